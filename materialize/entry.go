@@ -1,0 +1,65 @@
+// Package materialize renders a resolved agent into the desired entries of
+// its backend's native files. It does no I/O on the agent's workspace: the
+// reconciler compares the entries with what is on disk and in the state.
+package materialize
+
+import "encoding/json"
+
+// Mode is how actctl owns an entry (SPEC section 4).
+type Mode string
+
+const (
+	// ModeFile: the whole file is actctl's.
+	ModeFile Mode = "file"
+	// ModeBlock: one delimited block inside a text file the user may edit.
+	ModeBlock Mode = "block"
+	// ModeKeys: some keys inside a structured (JSON/TOML) file the user may edit.
+	ModeKeys Mode = "keys"
+	// ModeDir: a directory actctl creates (e.g. logs/); removed on prune when empty.
+	ModeDir Mode = "dir"
+)
+
+// Block comment styles.
+const (
+	StyleHTML = "html" // <!-- BEGIN actctl agent=NAME --> ... <!-- END actctl agent=NAME -->
+	StyleHash = "hash" // # BEGIN actctl agent=NAME ... # END actctl agent=NAME
+)
+
+// Entry is one desired piece of one file in an agent's workspace.
+type Entry struct {
+	// Path is slash-separated, relative to Target.Dir, clean, and never
+	// absolute or escaping (checked by Render).
+	Path string `json:"path"`
+	Mode Mode   `json:"mode"`
+	// Content: ModeFile, the whole file; ModeBlock, the block body between
+	// the markers (ending in a newline).
+	Content []byte `json:"content,omitempty"`
+	// Style: ModeBlock comment style.
+	Style string `json:"style,omitempty"`
+	// Format: ModeKeys, "json" or "toml".
+	Format string `json:"format,omitempty"`
+	// Keys: ModeKeys, the managed keys with their values.
+	Keys []Key `json:"keys,omitempty"`
+}
+
+// Key is one managed key: a path of object keys / table names from the
+// document root, and its value as canonical JSON (encoding/json output,
+// maps with sorted keys). For TOML files the value is converted.
+type Key struct {
+	Path  []string        `json:"path"`
+	Value json.RawMessage `json:"value"`
+}
+
+// Target is everything one agent wants on disk.
+type Target struct {
+	Agent string `json:"agent"`
+	// Dir is the absolute workspace directory of the agent.
+	Dir string `json:"dir"`
+	// Conflict is the workDirConflict policy for files actctl does not own.
+	Conflict string `json:"conflict"`
+	// Entries are sorted by Path, then Mode.
+	Entries []Entry `json:"entries"`
+	// Warnings are non-fatal notes (e.g. a permission preset the backend
+	// cannot express).
+	Warnings []string `json:"warnings,omitempty"`
+}

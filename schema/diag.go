@@ -1,0 +1,103 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+
+	"cuelang.org/go/cue/token"
+)
+
+// Diagnostic is one problem found in the configuration, with the position
+// of the offending field when one is known.
+type Diagnostic struct {
+	// Pos is the position in the user's files; token.NoPos when unknown.
+	Pos token.Pos `json:"-"`
+	// Path is the CUE path of the field, e.g. "agents.reviewer.template".
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+	// Warning diagnostics are printed but do not fail validation.
+	Warning bool `json:"warning,omitempty"`
+}
+
+// String formats the diagnostic as "file:line:col: path: message".
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	if d.Pos.IsValid() {
+		fmt.Fprintf(&b, "%s:%d:%d: ", d.Pos.Filename(), d.Pos.Line(), d.Pos.Column())
+	}
+	if d.Warning {
+		b.WriteString("warning: ")
+	}
+	if d.Path != "" {
+		b.WriteString(d.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(d.Message)
+	return b.String()
+}
+
+// Diagnostics is a list of problems; as an error it reports the errors
+// (not the warnings) one per line.
+type Diagnostics []Diagnostic
+
+func (ds Diagnostics) Error() string {
+	var lines []string
+	for _, d := range ds {
+		if !d.Warning {
+			lines = append(lines, d.String())
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Errors returns the diagnostics that are not warnings.
+func (ds Diagnostics) Errors() Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if !d.Warning {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Warnings returns the diagnostics that are warnings.
+func (ds Diagnostics) Warnings() Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Warning {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Pos returns the position of the field at the dotted CUE path in the
+// user's files, or of its closest recorded parent; token.NoPos if none.
+func (c *Config) Pos(path string) token.Pos {
+	for p := path; p != ""; {
+		if pos, ok := c.pos[p]; ok && pos.IsValid() {
+			return pos
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return token.NoPos
+}
+
+// SetPos records the position of a field; used by the loader and by the
+// hub when it merges components (pointing at the hub's source file).
+func (c *Config) SetPos(path string, pos token.Pos) {
+	if c.pos == nil {
+		c.pos = map[string]token.Pos{}
+	}
+	c.pos[path] = pos
+}
+
+// Diag makes an error diagnostic at the position of path.
+func (c *Config) Diag(path, format string, args ...any) Diagnostic {
+	return Diagnostic{Pos: c.Pos(path), Path: path, Message: fmt.Sprintf(format, args...)}
+}

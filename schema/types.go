@@ -1,0 +1,284 @@
+package schema
+
+import "cuelang.org/go/cue/token"
+
+// Config is the decoded, validated workspace configuration: the single
+// model every other package works from. Maps are keyed by component name;
+// hub components are keyed "source@name" once the hub package has merged
+// them in (see hub.Merge).
+type Config struct {
+	// Root is the absolute workspace root (the directory holding actant.cue).
+	Root string `json:"-"`
+	// Home is the absolute $ACTANT_HOME.
+	Home string `json:"-"`
+	// Files are the absolute paths of the .cue files that were loaded.
+	Files []string `json:"-"`
+
+	Hub        map[string]HubSource `json:"hub,omitempty"`
+	Backends   map[string]Backend   `json:"backends"`
+	Archetypes map[string]Archetype `json:"archetypes"`
+	Skills     map[string]Skill     `json:"skills,omitempty"`
+	Prompts    map[string]Prompt    `json:"prompts,omitempty"`
+	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+	Templates  map[string]Template  `json:"templates,omitempty"`
+	Agents     map[string]Agent     `json:"agents,omitempty"`
+
+	// pos maps a CUE path ("agents.reviewer.template") to the position of
+	// that field in the user's files, for diagnostics raised after decoding.
+	pos map[string]token.Pos
+}
+
+// HubSource is one git repository of components (SPEC section 5).
+type HubSource struct {
+	URL      string   `json:"url"`
+	Ref      *Ref     `json:"ref,omitempty"`
+	Path     string   `json:"path,omitempty"`
+	Interval string   `json:"interval,omitempty"`
+	Auth     *HubAuth `json:"auth,omitempty"`
+}
+
+// Ref selects what a hub source tracks; exactly one field is set.
+type Ref struct {
+	Branch string `json:"branch,omitempty"`
+	Tag    string `json:"tag,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	Semver string `json:"semver,omitempty"`
+}
+
+// HubAuth names where credentials come from; the credentials themselves are
+// never part of the config.
+type HubAuth struct {
+	TokenEnv   string `json:"tokenEnv,omitempty"`
+	SSHKeyFile string `json:"sshKeyFile,omitempty"`
+}
+
+// Command is a program to start: used for a backend's acp and open modes.
+type Command struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
+	// OS holds per-GOOS replacements ("linux", "darwin", "windows").
+	OS map[string]Command `json:"os,omitempty"`
+}
+
+// Backend modes.
+const (
+	ModeOpen    = "open"
+	ModeResolve = "resolve"
+	ModeACP     = "acp"
+)
+
+// Backend describes an agent tool as data: how to start it and where it
+// reads its files. Built-ins are defined in schema/actant.cue.
+type Backend struct {
+	Description string   `json:"description,omitempty"`
+	Modes       []string `json:"modes"`
+	ACP         *Command `json:"acp,omitempty"`
+	Open        *Command `json:"open,omitempty"`
+	Install     string   `json:"install,omitempty"`
+	Files       Files    `json:"files"`
+}
+
+// HasMode reports whether the backend supports mode m.
+func (b Backend) HasMode(m string) bool {
+	for _, x := range b.Modes {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Files is a backend's file layout: where the materializer writes each kind
+// of content, relative to the agent's workspace directory. An empty field
+// means the backend does not read that kind of content.
+type Files struct {
+	// Instructions are text files that receive the agent's managed block
+	// (prompts and description), e.g. ["CLAUDE.md"].
+	Instructions []string `json:"instructions,omitempty"`
+	// Skills: where skills go and in which format.
+	Skills *DirLayout `json:"skills,omitempty"`
+	// SubAgents: where sub-agent definitions go.
+	SubAgents *DirLayout `json:"subAgents,omitempty"`
+	// Prompts: where prompt files go (for tools with prompt templates, e.g. pi).
+	Prompts *DirLayout `json:"prompts,omitempty"`
+	// MCP: the structured file holding MCP servers.
+	MCP *KeysFile `json:"mcp,omitempty"`
+	// Permissions: the structured file holding permission settings.
+	Permissions *KeysFile `json:"permissions,omitempty"`
+}
+
+// Skill formats (DirLayout.Format for skills).
+const (
+	FormatSkillDir  = "skill"    // <dir>/<name>/SKILL.md with Agent Skills frontmatter, plus sibling files
+	FormatCursorMDC = "mdc"      // <dir>/<name>.mdc with description/alwaysApply frontmatter
+	FormatMarkdown  = "markdown" // <dir>/<name>.md, plain
+	FormatClaudeSub = "claude"   // <dir>/<name>.md with Claude Code sub-agent frontmatter
+)
+
+// DirLayout places one file (or directory) per component under Dir.
+type DirLayout struct {
+	Dir    string `json:"dir"`
+	Format string `json:"format"`
+}
+
+// Structured file formats and the permission dialects.
+const (
+	FormatJSON = "json"
+	FormatTOML = "toml"
+
+	PermClaude = "claude" // .claude/settings.json "permissions"
+	PermCodex  = "codex"  // .codex/config.toml sandbox_mode / approval_policy
+)
+
+// KeysFile is a structured file in which actctl manages some keys.
+type KeysFile struct {
+	Path string `json:"path"`
+	// Format is "json" or "toml".
+	Format string `json:"format"`
+	// Key is the top-level table holding MCP servers ("mcpServers",
+	// "mcp_servers"); for permissions it names the dialect ("claude", "codex").
+	Key string `json:"key"`
+}
+
+// Archetype names and their policies (SPEC section 3 table).
+const (
+	ArchTool     = "tool"
+	ArchRepo     = "repo"
+	ArchEmployee = "employee"
+	ArchService  = "service"
+
+	WorkspaceProject  = "project"
+	WorkspaceInstance = "instance"
+
+	CwdClient    = "client"
+	CwdWorkspace = "workspace"
+
+	ConflictAppend    = "append"
+	ConflictOverwrite = "overwrite"
+	ConflictSkip      = "skip"
+	ConflictError     = "error"
+
+	MaterializeMinimal = "minimal"
+	MaterializeFull    = "full"
+)
+
+// Archetype is the policy bundle an agent's template selects.
+type Archetype struct {
+	LaunchMode       string   `json:"launchMode"`
+	InteractionModes []string `json:"interactionModes"`
+	AutoStart        bool     `json:"autoStart"`
+	Workspace        string   `json:"workspace"`
+	ProcessCwd       string   `json:"processCwd"`
+	SessionCwd       string   `json:"sessionCwd"`
+	WorkDirConflict  string   `json:"workDirConflict"`
+	Gitignore        []string `json:"gitignore"`
+	Materialize      string   `json:"materialize"`
+}
+
+// Allows reports whether the archetype allows interaction mode m.
+func (a Archetype) Allows(m string) bool {
+	for _, x := range a.InteractionModes {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Skill is instruction content for one capability. Exactly one of Content,
+// File or Dir is the source; File and Dir are relative to the workspace
+// root (or to the hub tree for hub skills) and are read by the loader, so
+// that Content always holds the SKILL body after loading and Files holds
+// the sibling files of a directory skill.
+type Skill struct {
+	Description string `json:"description,omitempty"`
+	Content     string `json:"content,omitempty"`
+	File        string `json:"file,omitempty"`
+	Dir         string `json:"dir,omitempty"`
+	// Files are extra files travelling with the skill (relative path -> bytes).
+	Files map[string][]byte `json:"-"`
+	// Source is the file the skill was read from, for messages and watch.
+	Source string `json:"-"`
+}
+
+// Prompt is a text with {{var}} placeholders.
+type Prompt struct {
+	Description string   `json:"description,omitempty"`
+	Content     string   `json:"content"`
+	Variables   []string `json:"variables,omitempty"`
+}
+
+// MCPServer is either a stdio server (Command) or a remote one (URL).
+type MCPServer struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// Permissions is a preset name or an explicit rule set.
+type Permissions struct {
+	// Preset is one of permissive, standard, restricted, readonly; empty
+	// when the rules below are given explicitly.
+	Preset      string   `json:"preset,omitempty"`
+	Allow       []string `json:"allow,omitempty"`
+	Deny        []string `json:"deny,omitempty"`
+	Ask         []string `json:"ask,omitempty"`
+	DefaultMode string   `json:"defaultMode,omitempty"`
+}
+
+// Permission presets.
+const (
+	PresetPermissive = "permissive"
+	PresetStandard   = "standard"
+	PresetRestricted = "restricted"
+	PresetReadonly   = "readonly"
+)
+
+// Schedule drives employee agents.
+type Schedule struct {
+	Heartbeat *Heartbeat `json:"heartbeat,omitempty"`
+	Cron      []Cron     `json:"cron,omitempty"`
+}
+
+type Heartbeat struct {
+	Interval string `json:"interval"`
+	Prompt   string `json:"prompt"`
+}
+
+type Cron struct {
+	Pattern  string `json:"pattern"`
+	Prompt   string `json:"prompt"`
+	Timezone string `json:"timezone,omitempty"`
+}
+
+// Template is a reusable agent definition.
+type Template struct {
+	Version         string            `json:"version"`
+	Description     string            `json:"description,omitempty"`
+	Backend         string            `json:"backend"`
+	Archetype       string            `json:"archetype"`
+	LaunchMode      string            `json:"launchMode,omitempty"`
+	WorkspacePolicy string            `json:"workspacePolicy,omitempty"`
+	Skills          []string          `json:"skills"`
+	Prompts         []string          `json:"prompts"`
+	MCPServers      []string          `json:"mcpServers"`
+	SubAgents       []string          `json:"subAgents"`
+	Permissions     Permissions       `json:"permissions"`
+	Schedule        *Schedule         `json:"schedule,omitempty"`
+	Vars            map[string]string `json:"vars,omitempty"`
+	// Source is "" for local templates, else the hub source name.
+	Source string `json:"-"`
+}
+
+// Agent is one declared agent: a template plus where and how it lives.
+type Agent struct {
+	Template        string            `json:"template"`
+	WorkDir         string            `json:"workDir,omitempty"`
+	WorkDirConflict string            `json:"workDirConflict,omitempty"`
+	Vars            map[string]string `json:"vars,omitempty"`
+	Permissions     *Permissions      `json:"permissions,omitempty"`
+	LaunchMode      string            `json:"launchMode,omitempty"`
+}
