@@ -2,8 +2,10 @@ package schema
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/token"
 )
 
@@ -72,18 +74,27 @@ func (ds Diagnostics) Warnings() Diagnostics {
 	return out
 }
 
-// Pos returns the position of the field at the dotted CUE path in the
-// user's files, or of its closest recorded parent; token.NoPos if none.
+// Pos returns the position of the field at path (CUE path syntax, see
+// Path) in the user's files, or of its closest parent that has one;
+// token.NoPos if none.
 func (c *Config) Pos(path string) token.Pos {
-	for p := path; p != ""; {
-		if pos, ok := c.pos[p]; ok && pos.IsValid() {
+	p := cue.ParsePath(path)
+	if p.Err() != nil {
+		return token.NoPos
+	}
+	sel := p.Selectors()
+	for n := len(sel); n > 0; n-- {
+		key := cue.MakePath(sel[:n]...).String()
+		if pos, ok := c.pos[key]; ok && pos.IsValid() {
 			return pos
 		}
-		i := strings.LastIndexByte(p, '.')
-		if i < 0 {
-			break
+		if c.value.Exists() {
+			if v := c.value.LookupPath(cue.MakePath(sel[:n]...)); v.Exists() {
+				if pos := v.Pos(); pos.IsValid() && filepath.Base(pos.Filename()) != schemaFile {
+					return pos
+				}
+			}
 		}
-		p = p[:i]
 	}
 	return token.NoPos
 }
@@ -94,7 +105,7 @@ func (c *Config) SetPos(path string, pos token.Pos) {
 	if c.pos == nil {
 		c.pos = map[string]token.Pos{}
 	}
-	c.pos[path] = pos
+	c.pos[cue.ParsePath(path).String()] = pos
 }
 
 // Diag makes an error diagnostic at the position of path.

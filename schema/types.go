@@ -1,6 +1,11 @@
 package schema
 
-import "cuelang.org/go/cue/token"
+import (
+	"encoding/json"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/token"
+)
 
 // Config is the decoded, validated workspace configuration: the single
 // model every other package works from. Maps are keyed by component name;
@@ -23,8 +28,14 @@ type Config struct {
 	Templates  map[string]Template  `json:"templates,omitempty"`
 	Agents     map[string]Agent     `json:"agents,omitempty"`
 
-	// pos maps a CUE path ("agents.reviewer.template") to the position of
-	// that field in the user's files, for diagnostics raised after decoding.
+	// Warnings found while loading (they do not stop anything).
+	Warnings Diagnostics `json:"-"`
+
+	// value is the evaluated CUE, kept to find the position of any field
+	// for diagnostics raised after decoding.
+	value cue.Value
+	// pos holds positions of fields that do not come from CUE (hub
+	// components point at their source file).
 	pos map[string]token.Pos
 }
 
@@ -281,4 +292,29 @@ type Agent struct {
 	Vars            map[string]string `json:"vars,omitempty"`
 	Permissions     *Permissions      `json:"permissions,omitempty"`
 	LaunchMode      string            `json:"launchMode,omitempty"`
+}
+
+// UnmarshalJSON accepts a preset name or an explicit rule set.
+func (p *Permissions) UnmarshalJSON(b []byte) error {
+	var preset string
+	if json.Unmarshal(b, &preset) == nil {
+		*p = Permissions{Preset: preset}
+		return nil
+	}
+	type rules Permissions
+	var r rules
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	*p = Permissions(r)
+	return nil
+}
+
+// MarshalJSON writes a preset as its name, rules as an object.
+func (p Permissions) MarshalJSON() ([]byte, error) {
+	if p.Preset != "" {
+		return json.Marshal(p.Preset)
+	}
+	type rules Permissions
+	return json.Marshal(rules(p))
 }

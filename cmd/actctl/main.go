@@ -1,0 +1,211 @@
+// Command actctl manages AI coding agents the GitOps way: one actant.cue
+// declares them, `actctl apply` materializes their files in each backend's
+// native format. This package only parses flags, formats output and maps
+// errors to exit codes; the work is done by the library packages.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// version is set by the linker (-ldflags "-X main.version=...").
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// commands is filled by the init functions of the cmd_*.go files, one file
+// per command group, so that command groups stay independent.
+var commands []*cli.Command
+
+func register(c ...*cli.Command) { commands = append(commands, c...) }
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// exitCode carries a specific exit status through urfave/cli.
+type exitCode struct {
+	code int
+	err  error // may be nil: exit silently with code
+}
+
+func (e *exitCode) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitCode) Unwrap() error { return e.err }
+
+// withCode makes err exit with code instead of 1.
+func withCode(code int, err error) error { return &exitCode{code: code, err: err} }
+
+// usageError reports a command-line mistake (exit 2).
+func usageError(format string, args ...any) error {
+	return withCode(exitUsage, fmt.Errorf(format, args...))
+}
+
+// run executes actctl with args and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(args)
+	if err == nil {
+		return exitOK
+	}
+	code := exitError
+	var ec *exitCode
+	if errors.As(err, &ec) {
+		code = ec.code
+		err = ec.err
+	}
+	if err != nil {
+		printError(stderr, err)
+	}
+	return code
+}
+
+// printError writes err as "actctl: ..." lines; diagnostics get one line
+// each so that every problem is visible with its position.
+func printError(w io.Writer, err error) {
+	var ds schema.Diagnostics
+	if errors.As(err, &ds) {
+		for _, d := range ds {
+			fmt.Fprintf(w, "actctl: %s\n", d)
+		}
+		return
+	}
+	fmt.Fprintf(w, "actctl: %v\n", err)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	cmds := append([]*cli.Command(nil), commands...)
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	return &cli.App{
+		Name:                 "actctl",
+		Usage:                "manage AI coding agents from one declarative actant.cue",
+		Version:              version,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideVersion:          true,
+		EnableBashCompletion: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR` (the workspace root)"},
+			&cli.StringFlag{Name: "home", Usage: "actctl home `DIR` (instances, hub cache)", EnvVars: []string{"ACTANT_HOME"}},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format: text or json"},
+			&cli.BoolFlag{Name: "no-color", Usage: "never colour output (also NO_COLOR)"},
+		},
+		Before: func(c *cli.Context) error {
+			switch c.String("output") {
+			case "text", "json":
+				return nil
+			}
+			return usageError("-o: unknown output format %q (want text or json)", c.String("output"))
+		},
+		Commands: cmds,
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return withCode(exitUsage, err)
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(stderr, "actctl: unknown command %q (see actctl help)\n", name)
+			os.Exit(exitUsage)
+		},
+		// Errors are printed by run, once, in our format.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+// usageErrors is installed on every command so flag mistakes exit 2.
+func usageErrors(c *cli.Context, err error, _ bool) error { return withCode(exitUsage, err) }
+
+func init() {
+	register(&cli.Command{
+		Name:  "version",
+		Usage: "print the actctl version",
+		Action: func(c *cli.Context) error {
+			g := globalsOf(c)
+			if g.JSON() {
+				return g.PrintJSON(map[string]string{"version": version})
+			}
+			fmt.Fprintf(g.Stdout, "actctl %s\n", version)
+			return nil
+		},
+	})
+}
+
+// globals are the parsed global flags plus the output streams.
+type globals struct {
+	Dir     string
+	Home    string
+	Output  string
+	NoColor bool
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+func globalsOf(c *cli.Context) *globals {
+	// Context lookups search the parent contexts, so global flags are
+	// found from any sub-command.
+	return &globals{
+		Dir:     c.String("C"),
+		Home:    c.String("home"),
+		Output:  c.String("output"),
+		NoColor: c.Bool("no-color") || os.Getenv("NO_COLOR") != "",
+		Stdout:  c.App.Writer,
+		Stderr:  c.App.ErrWriter,
+	}
+}
+
+// JSON reports whether -o json was asked for.
+func (g *globals) JSON() bool { return g.Output == "json" }
+
+// PrintJSON writes v as indented JSON: the stable machine format.
+func (g *globals) PrintJSON(v any) error {
+	enc := json.NewEncoder(g.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Warn prints a warning line to stderr.
+func (g *globals) Warn(format string, args ...any) {
+	fmt.Fprintf(g.Stderr, "actctl: warning: "+format+"\n", args...)
+}
+
+// LoadOptions returns the workspace discovery options from the flags.
+func (g *globals) LoadOptions() (schema.LoadOptions, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return schema.LoadOptions{}, err
+	}
+	return schema.LoadOptions{Dir: g.Dir, Cwd: cwd, Home: g.Home}, nil
+}
+
+// Load finds and loads the workspace config, printing its warnings.
+func (g *globals) Load() (*schema.Config, error) {
+	o, err := g.LoadOptions()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := schema.Load(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+	}
+	return cfg, nil
+}

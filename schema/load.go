@@ -1,0 +1,484 @@
+package schema
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/load"
+	"cuelang.org/go/cue/token"
+)
+
+// Source is the embedded CUE schema (SPEC section 3), printed by `actctl schema`.
+//
+//go:embed actant.cue
+var Source []byte
+
+// FileName is the workspace config file that marks a workspace root.
+const FileName = "actant.cue"
+
+// schemaFile is the name the embedded schema takes beside the user's files.
+// It is an overlay: nothing is written to the workspace.
+const schemaFile = "actctl-schema.cue"
+
+// LoadOptions say where to look for the workspace.
+type LoadOptions struct {
+	// Dir is the workspace root given with -C; empty means search.
+	Dir string
+	// Cwd is where the upward search starts.
+	Cwd string
+	// Home is $ACTANT_HOME; empty means ~/.actant.
+	Home string
+}
+
+// DefaultHome returns $ACTANT_HOME's default, ~/.actant.
+func DefaultHome() (string, error) {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory: %w", err)
+	}
+	return filepath.Join(h, ".actant"), nil
+}
+
+// HomeDir returns the absolute actctl home for o.
+func (o LoadOptions) HomeDir() (string, error) {
+	if o.Home == "" {
+		return DefaultHome()
+	}
+	return filepath.Abs(o.Home)
+}
+
+// Find returns the workspace root: -C, else the nearest directory upward
+// from Cwd holding actant.cue, else $ACTANT_HOME when it holds one.
+func Find(o LoadOptions) (string, error) {
+	home, err := o.HomeDir()
+	if err != nil {
+		return "", err
+	}
+	if o.Dir != "" {
+		dir, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return "", err
+		}
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return "", fmt.Errorf("workspace %s: %w", dir, unwrapPathError(err))
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("workspace %s: not a directory", dir)
+		}
+		if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
+			return "", fmt.Errorf("no %s in %s (run `actctl init` there to create one)", FileName, dir)
+		}
+		return dir, nil
+	}
+	start, err := filepath.Abs(o.Cwd)
+	if err != nil {
+		return "", err
+	}
+	for dir := start; ; {
+		if _, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if _, err := os.Stat(filepath.Join(home, FileName)); err == nil {
+		return home, nil
+	}
+	return "", fmt.Errorf("no %s found: looked in %s and every parent directory, and in %s (ACTANT_HOME); run `actctl init` to create one",
+		FileName, start, home)
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Load finds the workspace, loads every *.cue file of package actant in its
+// root with the embedded schema, validates it and decodes it. On failure
+// the error is a Diagnostics listing every problem with its position.
+func Load(o LoadOptions) (*Config, error) {
+	root, err := Find(o)
+	if err != nil {
+		return nil, err
+	}
+	home, err := o.HomeDir()
+	if err != nil {
+		return nil, err
+	}
+	return LoadDir(root, home)
+}
+
+// LoadDir loads the workspace rooted at root (absolute) with actctl home home.
+func LoadDir(root, home string) (*Config, error) {
+	v, files, err := build(root)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{Root: root, Home: home, Files: files, value: v}
+	if ds := cfg.checkTopLevel(); len(ds) > 0 {
+		return nil, ds
+	}
+	data, err := v.MarshalJSON()
+	if err != nil {
+		return nil, cueDiagnostics(err)
+	}
+	if err := json.Unmarshal(data, cfg); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", root, err)
+	}
+	for _, name := range sortedKeys(cfg.Templates) {
+		t := cfg.Templates[name]
+		normalize(&t)
+		cfg.Templates[name] = t
+	}
+	ds := cfg.readSkillFiles()
+	ds = append(ds, cfg.Validate()...)
+	cfg.Warnings = ds.Warnings()
+	if errs := ds.Errors(); len(errs) > 0 {
+		return nil, ds
+	}
+	return cfg, nil
+}
+
+// build evaluates the CUE package in root unified with the schema.
+func build(root string) (cue.Value, []string, error) {
+	if err := checkReadable(root); err != nil {
+		return cue.Value{}, nil, err
+	}
+	lc := &load.Config{
+		Dir:     root,
+		Package: "actant",
+		Overlay: map[string]load.Source{
+			filepath.Join(root, schemaFile): load.FromBytes(Source),
+		},
+	}
+	insts := load.Instances([]string{"."}, lc)
+	if len(insts) != 1 {
+		return cue.Value{}, nil, fmt.Errorf("load %s: expected one CUE package, got %d", root, len(insts))
+	}
+	inst := insts[0]
+	if inst.Err != nil {
+		return cue.Value{}, nil, cueDiagnostics(inst.Err)
+	}
+	var files []string
+	for _, f := range inst.BuildFiles {
+		if filepath.Base(f.Filename) != schemaFile {
+			files = append(files, f.Filename)
+		}
+	}
+	if len(files) == 0 {
+		return cue.Value{}, nil, fmt.Errorf("load %s: no CUE files of package actant (does %s start with `package actant`?)", root, FileName)
+	}
+	ctx := cuecontext.New()
+	v := ctx.BuildInstance(inst)
+	if err := v.Err(); err != nil {
+		return cue.Value{}, nil, cueDiagnostics(err)
+	}
+	if err := v.Validate(cue.Concrete(true), cue.All()); err != nil {
+		return cue.Value{}, nil, cueDiagnostics(err)
+	}
+	return v, files, nil
+}
+
+// checkReadable turns an unreadable .cue file into a clear error naming
+// it: cue/load would otherwise report the package as empty or missing.
+func checkReadable(root string) error {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return fmt.Errorf("read workspace %s: %w", root, unwrapPathError(err))
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
+			continue
+		}
+		p := filepath.Join(root, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// cueDiagnostics converts a CUE error list into Diagnostics, each at the
+// position in the user's files (not the embedded schema) when there is one.
+func cueDiagnostics(err error) Diagnostics {
+	var ds Diagnostics
+	seen := map[string]bool{}
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		d := Diagnostic{
+			Pos:     userPos(cueerrors.Positions(e)),
+			Path:    pathString(e.Path()),
+			Message: fmt.Sprintf(format, args...),
+		}
+		if d.Pos == token.NoPos {
+			d.Pos = e.Position()
+		}
+		if k := d.String(); !seen[k] {
+			seen[k] = true
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 0 {
+		ds = append(ds, Diagnostic{Message: err.Error()})
+	}
+	return ds
+}
+
+// userPos picks the first position outside the embedded schema.
+func userPos(ps []token.Pos) token.Pos {
+	for _, p := range ps {
+		if p.IsValid() && filepath.Base(p.Filename()) != schemaFile {
+			return p
+		}
+	}
+	for _, p := range ps {
+		if p.IsValid() {
+			return p
+		}
+	}
+	return token.NoPos
+}
+
+// pathString renders CUE path selectors as a dotted path, quoting labels
+// that are not identifiers, as cue.ParsePath accepts it.
+func pathString(sel []string) string {
+	return strings.Join(sel, ".")
+}
+
+// Path builds a CUE path string from labels, quoting where needed:
+// Path("agents", "my.agent") == `agents."my.agent"`.
+func Path(labels ...string) string {
+	sel := make([]cue.Selector, len(labels))
+	for i, l := range labels {
+		sel[i] = cue.Str(l)
+	}
+	return cue.MakePath(sel...).String()
+}
+
+// topLevel are the fields the schema defines at the top of the config.
+var topLevel = []string{"hub", "backends", "archetypes", "skills", "prompts", "mcpServers", "templates", "agents"}
+
+// checkTopLevel reports regular top-level fields the schema does not know
+// (a typo like `agent:` would otherwise be silently ignored).
+func (c *Config) checkTopLevel() Diagnostics {
+	var ds Diagnostics
+	it, err := c.value.Fields()
+	if err != nil {
+		return cueDiagnostics(err)
+	}
+	for it.Next() {
+		name := it.Selector().Unquoted()
+		if it.Selector().IsDefinition() || it.Selector().Type().IsHidden() || contains(topLevel, name) {
+			continue
+		}
+		msg := fmt.Sprintf("unknown top-level field %q", name)
+		if s := suggest(name, topLevel); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		ds = append(ds, Diagnostic{Pos: it.Value().Pos(), Path: name, Message: msg})
+	}
+	return ds
+}
+
+// readSkillFiles loads the content of file and dir skills, relative to the
+// workspace root, so that Skill.Content always holds the skill body.
+func (c *Config) readSkillFiles() Diagnostics {
+	var ds Diagnostics
+	for _, name := range sortedKeys(c.Skills) {
+		s := c.Skills[name]
+		path := Path("skills", name)
+		n := 0
+		for _, set := range []bool{s.Content != "", s.File != "", s.Dir != ""} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			ds = append(ds, c.Diag(path, "a skill needs exactly one of content, file or dir"))
+			continue
+		}
+		switch {
+		case s.File != "":
+			p := c.abs(s.File)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				ds = append(ds, c.Diag(Path("skills", name, "file"), "read %s: %v", p, unwrapPathError(err)))
+				continue
+			}
+			s.Source = p
+			s.Content = string(b)
+		case s.Dir != "":
+			dir := c.abs(s.Dir)
+			sk, err := ReadSkillDir(dir)
+			if err != nil {
+				ds = append(ds, c.Diag(Path("skills", name, "dir"), "%v", err))
+				continue
+			}
+			sk.Description = firstNonEmpty(s.Description, sk.Description)
+			sk.Dir = s.Dir
+			s = sk
+		}
+		if s.Description == "" {
+			s.Description, s.Content = splitFrontmatterDescription(s.Content)
+		}
+		c.Skills[name] = s
+	}
+	return ds
+}
+
+func (c *Config) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(c.Root, p)
+}
+
+// MaxSkillFileSize bounds each file read into a skill, so a stray binary
+// cannot blow up memory or the materialized workspace.
+const MaxSkillFileSize = 1 << 20
+
+// ReadSkillDir reads an Agent Skills directory: SKILL.md (frontmatter
+// description taken out of the body) plus every sibling file, recursively.
+// Symlinks are refused: a skill travels as plain files.
+func ReadSkillDir(dir string) (Skill, error) {
+	main := filepath.Join(dir, "SKILL.md")
+	b, err := os.ReadFile(main)
+	if err != nil {
+		return Skill{}, fmt.Errorf("read %s: %v", main, unwrapPathError(err))
+	}
+	s := Skill{Source: main, Files: map[string][]byte{}}
+	s.Description, s.Content = splitFrontmatterDescription(string(b))
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir || p == main {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s: symlinks are not allowed in a skill directory", p)
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", p)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Size() > MaxSkillFileSize {
+			return fmt.Errorf("%s: %d bytes is over the %d byte limit for skill files", p, info.Size(), MaxSkillFileSize)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		s.Files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		return Skill{}, fmt.Errorf("read skill %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// splitFrontmatterDescription returns the `description:` of a leading YAML
+// frontmatter block and the body after it; without frontmatter the whole
+// text is the body. Only the flat description key is read: the
+// materializer writes its own frontmatter.
+func splitFrontmatterDescription(text string) (desc, body string) {
+	rest, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		rest, ok = strings.CutPrefix(text, "---\r\n")
+	}
+	if !ok {
+		return "", text
+	}
+	end := strings.Index(rest, "\n---")
+	if end < 0 {
+		return "", text
+	}
+	front := rest[:end]
+	body = rest[end+len("\n---"):]
+	body = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(body, "\r"), "\n"), "\r\n")
+	for _, line := range strings.Split(front, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "description:"); ok {
+			desc = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return desc, body
+}
+
+// normalize fills the zero values JSON decoding leaves for lists.
+func normalize(t *Template) {
+	if t.Skills == nil {
+		t.Skills = []string{}
+	}
+	if t.Prompts == nil {
+		t.Prompts = []string{}
+	}
+	if t.MCPServers == nil {
+		t.MCPServers = []string{}
+	}
+	if t.SubAgents == nil {
+		t.SubAgents = []string{}
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedKeys returns the keys of m in order, for deterministic output.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Starter is the commented actant.cue that `actctl init` writes.
+//
+//go:embed starter.cue
+var Starter []byte

@@ -1,0 +1,237 @@
+package schema
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// NamePattern is what every component and agent name must match: it keeps
+// names usable as file and directory names with no path tricks.
+var NamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// CheckName explains why name is not a valid name, or returns "".
+func CheckName(name string) string {
+	if NamePattern.MatchString(name) && !strings.Contains(name, "..") {
+		return ""
+	}
+	return fmt.Sprintf("invalid name %q: names are 1-63 characters of a-z, 0-9, '.', '_' and '-', start with a letter or digit, and contain no '..'", name)
+}
+
+// Validate runs the checks that CUE types cannot express (SPEC section 3):
+// names, references (with "did you mean"), schedules, acp support,
+// workDir placement. Hub references are checked for a declared source
+// only; their content is resolved by the hub package.
+func (c *Config) Validate() Diagnostics {
+	var ds Diagnostics
+	add := func(d Diagnostic) { ds = append(ds, d) }
+
+	checkNames := func(kind string, names []string) {
+		for _, n := range names {
+			if msg := CheckName(n); msg != "" {
+				add(c.Diag(Path(kind, n), "%s", msg))
+			}
+		}
+	}
+	checkNames("hub", sortedKeys(c.Hub))
+	checkNames("backends", sortedKeys(c.Backends))
+	checkNames("skills", localKeys(c.Skills))
+	checkNames("prompts", localKeys(c.Prompts))
+	checkNames("mcpServers", localKeys(c.MCPServers))
+	checkNames("templates", localKeys(c.Templates))
+	checkNames("agents", sortedKeys(c.Agents))
+
+	for _, name := range localKeys(c.MCPServers) {
+		s := c.MCPServers[name]
+		if (s.Command == "") == (s.URL == "") {
+			add(c.Diag(Path("mcpServers", name), "an MCP server needs exactly one of command (local) or url (remote)"))
+		}
+	}
+
+	for _, name := range sortedKeys(c.Backends) {
+		b := c.Backends[name]
+		if b.HasMode(ModeACP) && b.ACP == nil {
+			add(c.Diag(Path("backends", name, "modes"), "backend %q lists mode acp but has no acp command", name))
+		}
+		if b.HasMode(ModeOpen) && b.Open == nil {
+			add(c.Diag(Path("backends", name, "modes"), "backend %q lists mode open but has no open command", name))
+		}
+	}
+
+	for _, name := range localKeys(c.Templates) {
+		ds = append(ds, c.validateTemplate(name, c.Templates[name])...)
+	}
+
+	for _, name := range sortedKeys(c.Agents) {
+		a := c.Agents[name]
+		p := Path("agents", name)
+		if d, ok := c.checkRef(Path("agents", name, "template"), "template", a.Template, keys(c.Templates)); !ok {
+			add(d)
+			continue
+		}
+		if isHubRef(a.Template) {
+			continue // resolved once the hub is merged
+		}
+		t := c.Templates[a.Template]
+		arch, ok := c.Archetypes[t.Archetype]
+		if !ok || arch.Workspace != WorkspaceProject {
+			if a.WorkDir != "" {
+				add(c.Diag(Path("agents", name, "workDir"), "workDir is only used by archetypes whose workspace is \"project\"; %q (archetype %s) lives in $ACTANT_HOME/instances/%s", name, t.Archetype, name))
+			}
+			continue
+		}
+		r, err := c.Resolve(name)
+		if err != nil {
+			add(c.Diag(p, "%v", err))
+			continue
+		}
+		if within(c.Home, r.Dir) {
+			add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", r.Dir, c.Home))
+		}
+	}
+	return ds
+}
+
+func (c *Config) validateTemplate(name string, t Template) Diagnostics {
+	var ds Diagnostics
+	add := func(d Diagnostic, ok bool) {
+		if !ok {
+			ds = append(ds, d)
+		}
+	}
+	p := func(field string) string { return Path("templates", name, field) }
+	add(c.checkRef(p("backend"), "backend", t.Backend, keys(c.Backends)))
+	for i, ref := range t.Skills {
+		add(c.checkRef(Path("templates", name, "skills")+fmt.Sprintf("[%d]", i), "skill", ref, keys(c.Skills)))
+	}
+	for i, ref := range t.Prompts {
+		add(c.checkRef(Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, keys(c.Prompts)))
+	}
+	for i, ref := range t.MCPServers {
+		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, keys(c.MCPServers)))
+	}
+	for i, ref := range t.SubAgents {
+		add(c.checkRef(Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, keys(c.Templates)))
+		if ref == name {
+			ds = append(ds, c.Diag(p("subAgents"), "template %q lists itself as a sub-agent", name))
+		}
+	}
+	switch t.Archetype {
+	case ArchEmployee:
+		if t.Schedule == nil || (t.Schedule.Heartbeat == nil && len(t.Schedule.Cron) == 0) {
+			ds = append(ds, c.Diag(p("archetype"), "an employee needs a schedule (heartbeat or cron): it works on its own"))
+		}
+	case ArchService:
+		if t.Schedule != nil {
+			ds = append(ds, c.Diag(p("schedule"), "a service must not have a schedule: it only answers requests (use archetype \"employee\" for scheduled work)"))
+		}
+	}
+	b, bok := c.Backends[t.Backend]
+	arch, aok := c.Archetypes[t.Archetype]
+	if bok && aok {
+		var needs []string
+		for _, m := range []string{"proxy", "run", "chat"} {
+			if arch.Allows(m) {
+				needs = append(needs, m)
+			}
+		}
+		if len(needs) > 0 && (!b.HasMode(ModeACP) || b.ACP == nil) {
+			ds = append(ds, c.Diag(p("backend"),
+				"backend %q has no acp mode, but archetype %q allows %s, which need ACP; use a backend with acp, give %q an acp command, or drop those modes from archetypes.%s.interactionModes",
+				t.Backend, t.Archetype, strings.Join(needs, "/"), t.Backend, t.Archetype))
+		}
+		if b.Files.Permissions == nil && t.Permissions.Preset != PresetStandard {
+			d := c.Diag(p("permissions"), "backend %q has no permission settings actctl can write; the permissions of template %q are not applied", t.Backend, name)
+			d.Warning = true
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+// checkRef checks that ref names a declared component (local) or a
+// declared hub source (source@name). It returns the diagnostic and false
+// when the reference does not resolve.
+func (c *Config) checkRef(path, kind, ref string, declared []string) (Diagnostic, bool) {
+	if src, _, ok := strings.Cut(ref, "@"); ok {
+		if _, ok := c.Hub[src]; ok {
+			return Diagnostic{}, true
+		}
+		msg := fmt.Sprintf("%s %q: hub source %q is not declared", kind, ref, src)
+		if s := suggest(src, keys(c.Hub)); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s+"@"+ref[len(src)+1:])
+		} else {
+			msg += " (declare it under hub)"
+		}
+		return c.Diag(path, "%s", msg), false
+	}
+	if contains(declared, ref) {
+		return Diagnostic{}, true
+	}
+	msg := fmt.Sprintf("unknown %s %q", kind, ref)
+	if s := suggest(ref, declared); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return c.Diag(path, "%s", msg), false
+}
+
+func isHubRef(ref string) bool { return strings.Contains(ref, "@") }
+
+// localKeys are the keys of m that are not hub components.
+func localKeys[V any](m map[string]V) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		if !isHubRef(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func keys[V any](m map[string]V) []string { return sortedKeys(m) }
+
+// within reports whether path is dir or inside it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// suggest returns the candidate closest to s when it is close enough to
+// be what the user meant.
+func suggest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range candidates {
+		if d := levenshtein(s, c); d < bestD || (d == bestD && best != "" && c < best) {
+			best, bestD = c, d
+		}
+	}
+	if best == "" && len(s) > 3 {
+		for _, c := range candidates {
+			if strings.HasPrefix(c, s) || strings.HasPrefix(s, c) {
+				return c
+			}
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
