@@ -85,6 +85,9 @@ func (c *Config) Pos(path string) token.Pos {
 	sel := p.Selectors()
 	for n := len(sel); n > 0; n-- {
 		key := cue.MakePath(sel[:n]...).String()
+		if n == len(sel) {
+			key = path // keep list indexes such as skills[0]
+		}
 		if pos, ok := c.pos[key]; ok && pos.IsValid() {
 			return pos
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/load"
@@ -76,7 +77,7 @@ func Find(o LoadOptions) (string, error) {
 		if !fi.IsDir() {
 			return "", fmt.Errorf("workspace %s: not a directory", dir)
 		}
-		if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
+		if _, err := os.Lstat(filepath.Join(dir, FileName)); err != nil {
 			return "", fmt.Errorf("no %s in %s (run `actctl init` there to create one)", FileName, dir)
 		}
 		return dir, nil
@@ -86,7 +87,7 @@ func Find(o LoadOptions) (string, error) {
 		return "", err
 	}
 	for dir := start; ; {
-		if _, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+		if _, err := os.Lstat(filepath.Join(dir, FileName)); err == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -127,16 +128,22 @@ func Load(o LoadOptions) (*Config, error) {
 
 // LoadDir loads the workspace rooted at root (absolute) with actctl home home.
 func LoadDir(root, home string) (*Config, error) {
-	v, files, err := build(root)
+	v, files, syntax, err := build(root)
 	if err != nil {
 		return nil, err
 	}
 	cfg := &Config{Root: root, Home: home, Files: files, value: v}
+	cfg.recordPositions(syntax)
 	if ds := cfg.checkTopLevel(); len(ds) > 0 {
 		return nil, ds
 	}
+	// Marshalling stops at the first problem; only then walk the whole
+	// value again to report every problem (the fast path walks once).
 	data, err := v.MarshalJSON()
 	if err != nil {
+		if verr := v.Validate(cue.Concrete(true), cue.All()); verr != nil {
+			err = verr
+		}
 		return nil, cueDiagnostics(err)
 	}
 	if err := json.Unmarshal(data, cfg); err != nil {
@@ -149,6 +156,7 @@ func LoadDir(root, home string) (*Config, error) {
 	}
 	ds := cfg.readSkillFiles()
 	ds = append(ds, cfg.Validate()...)
+	ds.Sort()
 	cfg.Warnings = ds.Warnings()
 	if errs := ds.Errors(); len(errs) > 0 {
 		return nil, ds
@@ -157,9 +165,9 @@ func LoadDir(root, home string) (*Config, error) {
 }
 
 // build evaluates the CUE package in root unified with the schema.
-func build(root string) (cue.Value, []string, error) {
+func build(root string) (cue.Value, []string, []*ast.File, error) {
 	if err := checkReadable(root); err != nil {
-		return cue.Value{}, nil, err
+		return cue.Value{}, nil, nil, err
 	}
 	lc := &load.Config{
 		Dir:     root,
@@ -170,30 +178,29 @@ func build(root string) (cue.Value, []string, error) {
 	}
 	insts := load.Instances([]string{"."}, lc)
 	if len(insts) != 1 {
-		return cue.Value{}, nil, fmt.Errorf("load %s: expected one CUE package, got %d", root, len(insts))
+		return cue.Value{}, nil, nil, fmt.Errorf("load %s: expected one CUE package, got %d", root, len(insts))
 	}
 	inst := insts[0]
 	if inst.Err != nil {
-		return cue.Value{}, nil, cueDiagnostics(inst.Err)
+		return cue.Value{}, nil, nil, cueDiagnostics(inst.Err)
 	}
 	var files []string
-	for _, f := range inst.BuildFiles {
+	var syntax []*ast.File
+	for _, f := range inst.Files {
 		if filepath.Base(f.Filename) != schemaFile {
 			files = append(files, f.Filename)
+			syntax = append(syntax, f)
 		}
 	}
 	if len(files) == 0 {
-		return cue.Value{}, nil, fmt.Errorf("load %s: no CUE files of package actant (does %s start with `package actant`?)", root, FileName)
+		return cue.Value{}, nil, nil, fmt.Errorf("load %s: no CUE files of package actant (does %s start with `package actant`?)", root, FileName)
 	}
 	ctx := cuecontext.New()
 	v := ctx.BuildInstance(inst)
 	if err := v.Err(); err != nil {
-		return cue.Value{}, nil, cueDiagnostics(err)
+		return cue.Value{}, nil, nil, cueDiagnostics(err)
 	}
-	if err := v.Validate(cue.Concrete(true), cue.All()); err != nil {
-		return cue.Value{}, nil, cueDiagnostics(err)
-	}
-	return v, files, nil
+	return v, files, syntax, nil
 }
 
 // checkReadable turns an unreadable .cue file into a clear error naming

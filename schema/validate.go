@@ -65,7 +65,6 @@ func (c *Config) Validate() Diagnostics {
 
 	for _, name := range sortedKeys(c.Agents) {
 		a := c.Agents[name]
-		p := Path("agents", name)
 		if d, ok := c.checkRef(Path("agents", name, "template"), "template", a.Template, keys(c.Templates)); !ok {
 			add(d)
 			continue
@@ -83,8 +82,7 @@ func (c *Config) Validate() Diagnostics {
 		}
 		r, err := c.Resolve(name)
 		if err != nil {
-			add(c.Diag(p, "%v", err))
-			continue
+			continue // the template's own diagnostics say why
 		}
 		if within(c.Home, r.Dir) {
 			add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", r.Dir, c.Home))

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// validHeader starts every test config.
+const validHeader = "package actant\n\n"
+
+// TestValidateBadInput drives `actctl validate` over every bad input the
+// config issue names: each must exit 1, name the problem, carry the
+// position of the offending field, and write nothing.
+func TestValidateBadInput(t *testing.T) {
+	base := `
+skills: "go-testing": content: "x"
+prompts: review: content: "y"
+mcpServers: fs: command: "npx"
+templates: reviewer: {
+	backend: "claude-code"
+	skills: ["go-testing"]
+	prompts: ["review"]
+	mcpServers: ["fs"]
+}
+`
+	tests := []struct {
+		name string
+		cue  string
+		want []string // substrings of stderr
+		pos  string   // "line:col" of the first diagnostic, "" to only require a position
+	}{
+		{"syntax error", "agents: reviewer: {template: \"reviewer\"\n", []string{"actant.cue:"}, ""},
+		{"type error", base + "templates: boss: {backend: \"claude-code\", archetype: \"boss\"}\n", []string{"templates.boss.archetype", "boss"}, ""},
+		{"unknown backend", "templates: t: backend: \"claud-code\"\n", []string{`unknown backend "claud-code"`, `did you mean "claude-code"`}, "3:24"},
+		{"unknown template", base + "agents: a: template: \"reviewr\"\n", []string{`unknown template "reviewr"`, `did you mean "reviewer"`}, ""},
+		{"unknown skill", base + "templates: t2: {backend: \"codex\", skills: [\"go-testin\"]}\n", []string{`unknown skill "go-testin"`, `did you mean "go-testing"`}, ""},
+		{"unknown prompt", base + "templates: t2: {backend: \"codex\", prompts: [\"reveiw\"]}\n", []string{`unknown prompt "reveiw"`, `did you mean "review"`}, ""},
+		{"unknown mcp", base + "templates: t2: {backend: \"codex\", mcpServers: [\"fss\"]}\n", []string{`unknown MCP server "fss"`, `did you mean "fs"`}, ""},
+		{"unknown hub source", base + "hub: team: url: \"https://example.com/hub.git\"\nagents: a: template: \"teem@x\"\n", []string{`hub source "teem" is not declared`, `did you mean "team@x"`}, ""},
+		{"path trick name", base + "agents: \"../evil\": template: \"reviewer\"\n", []string{`invalid name "../evil"`}, ""},
+		{"name with space", base + "agents: \"A B\": template: \"reviewer\"\n", []string{`invalid name "A B"`}, ""},
+		{"name too long", base + "agents: \"" + strings.Repeat("a", 70) + "\": template: \"reviewer\"\n", []string{`invalid name "` + strings.Repeat("a", 70) + `"`}, ""},
+		{"employee without schedule", "templates: e: {backend: \"claude-code\", archetype: \"employee\"}\n", []string{"an employee needs a schedule"}, ""},
+		{"service with schedule", "templates: s: {backend: \"claude-code\", archetype: \"service\", schedule: heartbeat: {interval: \"5m\", prompt: \"check\"}}\n", []string{"a service must not have a schedule"}, ""},
+		{"proxy archetype without acp", "templates: c: backend: \"cursor\"\n", []string{`backend "cursor" has no acp mode`, `archetype "tool" allows`}, ""},
+		{"workDir inside home", base + "agents: a: {template: \"reviewer\", workDir: \"HOME/projects/x\"}\n", []string{"is inside the actctl home"}, ""},
+		{"unknown top-level field", base + "agent: a: template: \"reviewer\"\n", []string{`unknown top-level field "agent"`, `did you mean "agents"`}, ""},
+		{"unknown agent field", base + "agents: a: {template: \"reviewer\", wrkDir: \".\"}\n", []string{"agents.a.wrkDir", "not allowed"}, ""},
+	}
+	posRE := regexp.MustCompile(`actant\.cue:(\d+):(\d+): `)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			home := filepath.Join(t.TempDir(), "home")
+			src := strings.ReplaceAll(validHeader+tt.cue, "HOME", home)
+			writeFiles(t, dir, map[string]string{"actant.cue": src})
+			r := actctl(t, dir, home, "validate")
+			if r.Code != 1 {
+				t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.Stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)
+				}
+			}
+			m := posRE.FindStringSubmatch(r.Stderr)
+			if m == nil {
+				t.Fatalf("no file:line:col position in:\n%s", r.Stderr)
+			}
+			if tt.pos != "" && m[1]+":"+m[2] != tt.pos {
+				t.Errorf("position %s:%s, want %s\n%s", m[1], m[2], tt.pos, r.Stderr)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(r.Stderr), "\n") {
+				if !strings.HasPrefix(line, "actctl: ") {
+					t.Errorf("line not in `actctl: ...` form: %q", line)
+				}
+			}
+			if files := listFiles(t, dir); len(files) != 1 {
+				t.Errorf("validate wrote files: %v", files)
+			}
+			if _, err := os.Stat(home); err == nil {
+				t.Errorf("validate created the home %s", home)
+			}
+		})
+	}
+}
+
+// TestValidateListsEveryError checks that all problems are reported at
+// once, each with its own position.
+func TestValidateListsEveryError(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"actant.cue": validHeader + `
+templates: t: backend: "claud-code"
+agents: {
+	a: template: "tt"
+	b: template: "t"
+	"B": template: "t"
+}
+`})
+	r := actctl(t, dir, "", "validate")
+	if r.Code != 1 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	for _, w := range []string{
+		"actant.cue:4:24: templates.t.backend: unknown backend \"claud-code\"",
+		"actant.cue:6:15: agents.a.template: unknown template \"tt\" (did you mean \"t\"?)",
+		"actant.cue:8:2: agents.B: invalid name \"B\"",
+	} {
+		if !strings.Contains(r.Stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)
+		}
+	}
+}
+
+func TestNoWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(t.TempDir(), "home")
+	r := actctl(t, dir, home, "validate")
+	if r.Code != 1 {
+		t.Fatalf("exit %d, want 1: %s", r.Code, r.Stderr)
+	}
+	for _, w := range []string{"no actant.cue found", dir, home, "actctl init"} {
+		if !strings.Contains(r.Stderr, w) {
+			t.Errorf("stderr lacks %q: %s", w, r.Stderr)
+		}
+	}
+	r = actctl(t, t.TempDir(), home, "-C", dir, "get", "agents")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "no actant.cue in "+dir) {
+		t.Errorf("-C on an empty dir: exit %d: %s", r.Code, r.Stderr)
+	}
+}
+
+func TestUnreadableConfig(t *testing.T) {
+	dir := t.TempDir()
+	// A symlink loop cannot be read, even by root (chmod 000 can).
+	if err := os.Symlink("actant.cue", filepath.Join(dir, "actant.cue")); err != nil {
+		t.Fatal(err)
+	}
+	r := actctl(t, dir, "", "validate")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "read "+filepath.Join(dir, "actant.cue")) {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	if os.Geteuid() != 0 {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"actant.cue": validHeader})
+		os.Chmod(filepath.Join(dir, "actant.cue"), 0)
+		r := actctl(t, dir, "", "validate")
+		if r.Code != 1 || !strings.Contains(r.Stderr, "permission denied") {
+			t.Fatalf("chmod 000: exit %d: %s", r.Code, r.Stderr)
+		}
+	}
+}
+
+func TestInitThenValidate(t *testing.T) {
+	dir := t.TempDir()
+	r := actctl(t, dir, "", "init")
+	if r.Code != 0 {
+		t.Fatalf("init: exit %d: %s", r.Code, r.Stderr)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, "actant.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := actctl(t, dir, "", "validate"); r.Code != 0 {
+		t.Fatalf("validate after init: exit %d: %s", r.Code, r.Stderr)
+	}
+	r = actctl(t, dir, "", "init")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "already exists") {
+		t.Fatalf("second init: exit %d: %s", r.Code, r.Stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "actant.cue"))
+	if string(after) != string(before) {
+		t.Fatal("second init changed actant.cue")
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"get"}, {"get", "nonsense"}, {"-o", "yaml", "version"}, {"validate", "--bogus"}, {"frobnicate"}} {
+		r := actctl(t, dir, "", args...)
+		if r.Code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, r.Code, r.Stderr)
+		}
+	}
+}
+
+// TestQuickstart runs validate and get on the bundled example, as the
+// README tells a newcomer to.
+func TestQuickstart(t *testing.T) {
+	root, _ := filepath.Abs("../../examples/quickstart")
+	r := actctl(t, t.TempDir(), "", "-C", root, "validate")
+	if r.Code != 0 {
+		t.Fatalf("validate quickstart: %s", r.Stderr)
+	}
+	r = actctl(t, t.TempDir(), "", "-C", root, "-o", "json", "get", "agents")
+	if r.Code != 0 {
+		t.Fatalf("get agents: %s", r.Stderr)
+	}
+	var agents []agentJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &agents); err != nil {
+		t.Fatalf("get agents -o json: %v\n%s", err, r.Stdout)
+	}
+	if len(agents) != 2 || agents[0].Name != "fixer" || agents[0].Backend != "codex" || agents[1].Backend != "claude-code" || agents[1].Dir != root {
+		t.Fatalf("agents = %+v", agents)
+	}
+	for _, kind := range []string{"templates", "backends", "skills", "prompts", "mcp"} {
+		if r := actctl(t, t.TempDir(), "", "-C", root, "get", kind); r.Code != 0 || r.Stdout == "" {
+			t.Errorf("get %s: exit %d: %s", kind, r.Code, r.Stderr)
+		}
+	}
+}

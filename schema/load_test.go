@@ -1,0 +1,220 @@
+package schema
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeWorkspace(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func mustLoad(t *testing.T, files map[string]string) *Config {
+	t.Helper()
+	dir := writeWorkspace(t, files)
+	cfg, err := LoadDir(dir, filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return cfg
+}
+
+func TestBuiltinDefaults(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
+templates: t: backend: "claude-code"
+agents: a: template: "t"
+`})
+	b := cfg.Backends["claude-code"]
+	if b.ACP == nil || b.ACP.Command != "claude-agent-acp" || !b.HasMode(ModeACP) {
+		t.Errorf("claude-code acp = %+v", b.ACP)
+	}
+	if got := b.Files.Instructions; !reflect.DeepEqual(got, []string{"CLAUDE.md"}) {
+		t.Errorf("instructions = %v", got)
+	}
+	for _, name := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "pi", "custom"} {
+		if _, ok := cfg.Backends[name]; !ok {
+			t.Errorf("built-in backend %s missing", name)
+		}
+	}
+	want := map[string]Archetype{
+		"tool":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "project", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "append", Gitignore: []string{".actant.json", ".actant/", "logs/"}, Materialize: "minimal"},
+		"repo":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "workspace", WorkDirConflict: "error", Gitignore: []string{".actant.json", ".actant/", "logs/"}, Materialize: "full"},
+		"employee": {LaunchMode: "acp-background", InteractionModes: []string{"start", "run", "proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full"},
+		"service":  {LaunchMode: "acp-service", InteractionModes: []string{"proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full"},
+	}
+	for name, w := range want {
+		if got := cfg.Archetypes[name]; !reflect.DeepEqual(got, w) {
+			t.Errorf("archetype %s =\n%+v\nwant\n%+v", name, got, w)
+		}
+	}
+	r, err := cfg.Resolve("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Permissions.Preset != PresetStandard || r.Conflict != ConflictAppend || r.Dir != cfg.Root || r.Template.Version != "0.1.0" {
+		t.Errorf("resolved = %+v", r)
+	}
+}
+
+// TestOverrides checks that built-in defaults are CUE defaults: a user's
+// own value wins, and a new backend can be declared entirely in CUE.
+func TestOverrides(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
+backends: "claude-code": acp: {command: "/opt/bin/my-acp", args: ["--verbose"]}
+archetypes: tool: workDirConflict: "skip"
+backends: mine: {
+	modes: ["acp"]
+	acp: command: "my-agent"
+	files: {
+		instructions: ["MINE.md"]
+		skills: {dir: ".mine/skills", format: "markdown"}
+		mcp: {path: ".mine/mcp.json", format: "json", key: "servers"}
+	}
+}
+templates: t: {backend: "mine", permissions: {allow: ["Read"], defaultMode: "plan"}}
+agents: a: {template: "t", workDir: "sub", vars: x: "1"}
+`})
+	b := cfg.Backends["claude-code"]
+	if b.ACP.Command != "/opt/bin/my-acp" || !reflect.DeepEqual(b.ACP.Args, []string{"--verbose"}) {
+		t.Errorf("acp override = %+v", b.ACP)
+	}
+	if b.Open == nil || b.Open.Command != "claude" {
+		t.Errorf("open lost by the override: %+v", b.Open)
+	}
+	if got := cfg.Archetypes["tool"].WorkDirConflict; got != "skip" {
+		t.Errorf("tool workDirConflict = %q", got)
+	}
+	r, err := cfg.Resolve("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Backend.Files.Skills.Dir != ".mine/skills" || r.Backend.Files.MCP.Key != "servers" {
+		t.Errorf("custom backend files = %+v", r.Backend.Files)
+	}
+	if r.Conflict != "skip" || r.Dir != filepath.Join(cfg.Root, "sub") {
+		t.Errorf("conflict %q dir %q", r.Conflict, r.Dir)
+	}
+	if r.Permissions.Preset != "" || r.Permissions.DefaultMode != "plan" || !reflect.DeepEqual(r.Permissions.Allow, []string{"Read"}) {
+		t.Errorf("permissions = %+v", r.Permissions)
+	}
+}
+
+func TestSkillSources(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{
+		"actant.cue": `package actant
+skills: {
+	inline: {description: "d", content: "body"}
+	one: file: "docs/one.md"
+	dirskill: dir: "skills/dirskill"
+}
+`,
+		"docs/one.md":                 "---\nname: one\ndescription: \"From the file\"\n---\n\n# One\n",
+		"skills/dirskill/SKILL.md":    "---\nname: dirskill\ndescription: A dir skill\n---\nBody\n",
+		"skills/dirskill/ref/more.md": "more",
+	})
+	if s := cfg.Skills["one"]; s.Description != "From the file" || s.Content != "# One\n" {
+		t.Errorf("file skill = %+v", s)
+	}
+	s := cfg.Skills["dirskill"]
+	if s.Description != "A dir skill" || s.Content != "Body\n" || string(s.Files["ref/more.md"]) != "more" || len(s.Files) != 1 {
+		t.Errorf("dir skill = %+v", s)
+	}
+}
+
+func TestMissingSkillFileIsPositioned(t *testing.T) {
+	dir := writeWorkspace(t, map[string]string{"actant.cue": "package actant\n\nskills: one: file: \"nope.md\"\n"})
+	_, err := LoadDir(dir, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "actant.cue:3:20: skills.one.file: read ") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestCueModImport loads a workspace that imports a package of its own
+// CUE module, as users with cue.mod/ can.
+func TestCueModImport(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{
+		"cue.mod/module.cue": "module: \"example.com/team@v0\"\nlanguage: version: \"v0.9.0\"\n",
+		"shared/shared.cue":  "package shared\n\nbackend: \"codex\"\n",
+		"actant.cue":         "package actant\n\nimport \"example.com/team/shared\"\n\ntemplates: t: backend: shared.backend\n",
+		"more.cue":           "package actant\n\nagents: a: template: \"t\"\n",
+	})
+	if cfg.Templates["t"].Backend != "codex" || cfg.Agents["a"].Template != "t" || len(cfg.Files) != 2 {
+		t.Fatalf("templates %+v agents %+v files %v", cfg.Templates, cfg.Agents, cfg.Files)
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"reviewer": true, "a": true, "go-testing.v2": true, "x_1": true,
+		"": false, "../evil": false, "A B": false, "Upper": false, "-x": false, "a..b": false,
+		strings.Repeat("a", 63): true, strings.Repeat("a", 64): false, "a/b": false,
+	} {
+		if got := CheckName(name) == ""; got != ok {
+			t.Errorf("CheckName(%q) ok = %v, want %v", name, got, ok)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	cands := []string{"claude-code", "codex", "gemini"}
+	for in, want := range map[string]string{"claud-code": "claude-code", "codx": "codex", "zzzzzzzz": "", "gemni": "gemini"} {
+		if got := suggest(in, cands); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// genConfig writes a workspace with n agents, for BenchmarkLoad and the
+// cue export comparison in docs/benchmarks.md.
+func genConfig(n int) string {
+	var b strings.Builder
+	b.WriteString("package actant\n\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "skills: \"skill-%d\": {description: \"skill %d\", content: \"Do thing %d well.\"}\n", i, i, i)
+	}
+	b.WriteString("prompts: base: content: \"You work on {{project}}.\"\n")
+	b.WriteString("mcpServers: fs: {command: \"npx\", args: [\"-y\", \"server-filesystem\"]}\n")
+	b.WriteString("templates: base: {\n\tbackend: \"claude-code\"\n\tprompts: [\"base\"]\n\tmcpServers: [\"fs\"]\n\tskills: [")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "\"skill-%d\", ", i)
+	}
+	b.WriteString("]\n}\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "agents: \"agent-%d\": {template: \"base\", workDir: \"work/agent-%d\", vars: project: \"p%d\"}\n", i, i, i)
+	}
+	return b.String()
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
+			dir := writeWorkspace(b, map[string]string{"actant.cue": genConfig(n)})
+			home := b.TempDir()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cfg, err := LoadDir(dir, home)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(cfg.Agents) != n {
+					b.Fatalf("%d agents", len(cfg.Agents))
+				}
+			}
+		})
+	}
+}
