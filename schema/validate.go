@@ -233,3 +233,7 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Suggest returns the candidate closest to s when it is close enough to be
+// what the user meant, or "".
+func Suggest(s string, candidates []string) string { return suggest(s, candidates) }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -62,7 +63,7 @@ func usageError(format string, args ...any) error {
 // run executes actctl with args and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	err := app.Run(intersperse(app, args))
 	if err == nil {
 		return exitOK
 	}
@@ -126,6 +127,71 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// Errors are printed by run, once, in our format.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+}
+
+// intersperse moves a sub-command's flags that follow its positional
+// arguments in front of them, so that `attach AGENT --pid N` and `proxy
+// AGENT -C DIR` (the form Zed is given) parse as users expect; urfave/cli
+// stops at the first positional argument. "--" ends flag moving.
+func intersperse(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// Skip the global flags to find the command.
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		if name := flagName(args[i]); !strings.Contains(args[i], "=") && !isBoolFlag(app.Flags, name) {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return args
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	var flags, pos []string
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if a == "--" {
+			pos = append(pos, rest[j:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			flags = append(flags, a)
+			if name := flagName(a); !strings.Contains(a, "=") && !isBoolFlag(cmd.Flags, name) && j+1 < len(rest) {
+				j++
+				flags = append(flags, rest[j])
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append(append([]string(nil), args[:i+1]...), flags...)
+	return append(out, pos...)
+}
+
+func flagName(arg string) string {
+	name := strings.TrimLeft(arg, "-")
+	if k := strings.IndexByte(name, '='); k >= 0 {
+		name = name[:k]
+	}
+	return name
+}
+
+func isBoolFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, ok := f.(*cli.BoolFlag)
+				return ok
+			}
+		}
+	}
+	return name == "help" || name == "h"
 }
 
 // usageErrors is installed on every command so flag mistakes exit 2.

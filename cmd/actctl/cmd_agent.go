@@ -1,0 +1,254 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/jsonkeys"
+	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/schema"
+)
+
+func init() {
+	register(
+		&cli.Command{
+			Name:         "resolve",
+			Usage:        "print how to start AGENT's ACP backend: {command, args, env, cwd, workspace}",
+			ArgsUsage:    "AGENT",
+			OnUsageError: usageErrors,
+			Action:       resolveCmd,
+		},
+		&cli.Command{
+			Name:         "open",
+			Usage:        "start AGENT's backend UI (its open command) in the agent's workspace, detached",
+			ArgsUsage:    "AGENT",
+			OnUsageError: usageErrors,
+			Action:       openCmd,
+		},
+		&cli.Command{
+			Name:         "attach",
+			Usage:        "record an externally started process as serving AGENT",
+			ArgsUsage:    "AGENT",
+			Flags:        []cli.Flag{&cli.IntFlag{Name: "pid", Usage: "the process `ID`", Required: true}},
+			OnUsageError: usageErrors,
+			Action:       attachCmd,
+		},
+		&cli.Command{
+			Name:         "detach",
+			Usage:        "forget the process serving AGENT",
+			ArgsUsage:    "AGENT",
+			Flags:        []cli.Flag{&cli.BoolFlag{Name: "cleanup", Usage: "remove the runtime keys entirely"}},
+			OnUsageError: usageErrors,
+			Action:       detachCmd,
+		},
+		&cli.Command{
+			Name:  "zed",
+			Usage: "print (or --write) Zed agent_servers entries for every agent that allows proxy",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "write", Usage: "merge the entries into Zed's settings.json"},
+				&cli.StringFlag{Name: "settings", Usage: "Zed settings `FILE` (default $XDG_CONFIG_HOME/zed/settings.json)"},
+			},
+			OnUsageError: usageErrors,
+			Action:       zedCmd,
+		},
+	)
+}
+
+// oneAgent loads the config and resolves the single AGENT argument.
+func oneAgent(c *cli.Context) (*globals, *schema.Config, *schema.Resolved, error) {
+	g := globalsOf(c)
+	if c.NArg() != 1 {
+		return nil, nil, nil, usageError("%s: want exactly one AGENT", c.Command.Name)
+	}
+	cfg, err := g.Load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	name := c.Args().First()
+	if _, ok := cfg.Agents[name]; !ok {
+		return nil, nil, nil, unknownAgent(cfg, name)
+	}
+	r, err := cfg.Resolve(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return g, cfg, r, nil
+}
+
+func unknownAgent(cfg *schema.Config, name string) error {
+	names := sortedNames(cfg.Agents)
+	msg := fmt.Sprintf("unknown agent %q", name)
+	if s := schema.Suggest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return errors.New(msg)
+}
+
+func resolveCmd(c *cli.Context) error {
+	g, _, r, err := oneAgent(c)
+	if err != nil {
+		return err
+	}
+	l, err := proxy.Resolve(r, schema.ModeACP)
+	if err != nil {
+		return err
+	}
+	if g.JSON() {
+		return g.PrintJSON(l)
+	}
+	fmt.Fprintf(g.Stdout, "command:    %s\nargs:       %q\ncwd:        %s\nworkspace:  %s\nsessionCwd: %s\n", l.Command, l.Args, l.Cwd, l.Workspace, l.SessionCwd)
+	for _, kv := range l.EnvList() {
+		fmt.Fprintf(g.Stdout, "env:        %s\n", kv)
+	}
+	return nil
+}
+
+func openCmd(c *cli.Context) error {
+	g, _, r, err := oneAgent(c)
+	if err != nil {
+		return err
+	}
+	l, err := proxy.Resolve(r, schema.ModeOpen)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(l.Cwd); err != nil || !fi.IsDir() {
+		return fmt.Errorf("open %s: workspace %s does not exist; run `actctl apply %s` first", r.Name, l.Cwd, r.Name)
+	}
+	cmd := exec.Command(l.Command, l.Args...)
+	cmd.Dir = l.Cwd
+	cmd.Env = append(os.Environ(), l.EnvList()...)
+	// Detached: its own session, no stdio tied to ours, not waited for.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		msg := fmt.Sprintf("open %s: start %s: %v", r.Name, l.Command, err)
+		if l.Install != "" {
+			msg += " (install: " + l.Install + ")"
+		}
+		return errors.New(msg)
+	}
+	pid := cmd.Process.Pid
+	cmd.Process.Release()
+	if g.JSON() {
+		return g.PrintJSON(map[string]any{"agent": r.Name, "pid": pid, "command": l.Command, "args": l.Args, "cwd": l.Cwd})
+	}
+	fmt.Fprintf(g.Stdout, "started %s (pid %d) in %s\n", l.Command, pid, l.Cwd)
+	return nil
+}
+
+func attachCmd(c *cli.Context) error {
+	g, _, r, err := oneAgent(c)
+	if err != nil {
+		return err
+	}
+	if err := proxy.Attach(r, c.Int("pid")); err != nil {
+		return err
+	}
+	if g.JSON() {
+		return g.PrintJSON(map[string]any{"agent": r.Name, "pid": c.Int("pid"), "record": proxy.RecordPath(r)})
+	}
+	fmt.Fprintf(g.Stdout, "attached pid %d to %s (%s)\n", c.Int("pid"), r.Name, proxy.RecordPath(r))
+	return nil
+}
+
+func detachCmd(c *cli.Context) error {
+	g, _, r, err := oneAgent(c)
+	if err != nil {
+		return err
+	}
+	if err := proxy.Detach(r, c.Bool("cleanup")); err != nil {
+		return err
+	}
+	if g.JSON() {
+		return g.PrintJSON(map[string]any{"agent": r.Name, "record": proxy.RecordPath(r)})
+	}
+	fmt.Fprintf(g.Stdout, "detached %s\n", r.Name)
+	return nil
+}
+
+// zedEntry is one Zed agent_servers entry (a custom ACP agent server).
+type zedEntry struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+func zedCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	cfg, err := g.Load()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("zed: find the actctl binary: %w", err)
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		return fmt.Errorf("zed: find the actctl binary: %w", err)
+	}
+	entries := map[string]zedEntry{}
+	for _, name := range sortedNames(cfg.Agents) {
+		r, err := cfg.Resolve(name)
+		if err != nil || !r.Archetype.Allows("proxy") || !r.Backend.HasMode(schema.ModeACP) {
+			continue
+		}
+		entries[name] = zedEntry{Type: "custom", Command: self, Args: []string{"proxy", name, "-C", cfg.Root}}
+	}
+	if !c.Bool("write") {
+		return g.PrintJSON(map[string]any{"agent_servers": entries})
+	}
+	path := c.String("settings")
+	if path == "" {
+		if path, err = zedSettingsPath(); err != nil {
+			return err
+		}
+	}
+	content, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("zed: read %s: %w", path, err)
+	}
+	out := content
+	for _, name := range sortedNames(entries) {
+		raw, _ := json.Marshal(entries[name])
+		if out, _, err = jsonkeys.Set(out, []string{"agent_servers", name}, raw); err != nil {
+			return fmt.Errorf("zed: update %s: %w", path, err)
+		}
+	}
+	if string(out) != string(content) {
+		if _, err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("zed: %w", err)
+		}
+		if err := atomicfile.Write(path, out, 0o644); err != nil {
+			return fmt.Errorf("zed: write %s: %w", path, err)
+		}
+	}
+	names := sortedNames(entries)
+	sort.Strings(names)
+	if g.JSON() {
+		return g.PrintJSON(map[string]any{"settings": path, "agents": names})
+	}
+	fmt.Fprintf(g.Stdout, "%s: %d agent server(s): %v\n", path, len(names), names)
+	return nil
+}
+
+// zedSettingsPath is Zed's user settings file.
+func zedSettingsPath() (string, error) {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "zed", "settings.json"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(h, ".config", "zed", "settings.json"), nil
+}

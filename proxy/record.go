@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/jsonkeys"
+	"github.com/actctl/actctl/schema"
+)
+
+// Process ownership values of the runtime record, as in Actant's
+// .actant.json: managed (actctl started the backend, e.g. proxy) or
+// external (someone else did and told us with attach).
+const (
+	OwnershipManaged  = "managed"
+	OwnershipExternal = "external"
+)
+
+// Record is the runtime part of an agent's .actant.json: which process
+// serves it. The static part (name, template, backend, ...) is written by
+// apply; these keys are written only at runtime, with byte-exact key edits
+// so that neither side disturbs the other.
+type Record struct {
+	ProcessOwnership string `json:"processOwnership,omitempty"`
+	Status           string `json:"status,omitempty"`
+	PID              int    `json:"pid,omitempty"`
+	CreatedAt        string `json:"createdAt,omitempty"`
+	UpdatedAt        string `json:"updatedAt,omitempty"`
+}
+
+// RecordPath is where an agent's runtime record lives: .actant.json in an
+// instance workspace (Actant-compatible), and .actant/agents/<name>.json in
+// a project workspace, where several tool agents share one directory.
+func RecordPath(r *schema.Resolved) string {
+	if r.Archetype.Workspace == schema.WorkspaceInstance {
+		return filepath.Join(r.Dir, ".actant.json")
+	}
+	return filepath.Join(r.Dir, ".actant", "agents", r.Name+".json")
+}
+
+// ReadRecord reads the runtime keys of the record at path; a missing file
+// is an empty record.
+func ReadRecord(path string) (Record, error) {
+	var rec Record
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rec, nil
+	}
+	if err != nil {
+		return rec, fmt.Errorf("read %s: %w", path, err)
+	}
+	std, err := jsonStandard(b)
+	if err != nil {
+		return rec, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(std, &rec); err != nil {
+		return rec, fmt.Errorf("read %s: %w", path, err)
+	}
+	return rec, nil
+}
+
+func jsonStandard(b []byte) ([]byte, error) {
+	if len(b) == 0 {
+		return []byte("{}"), nil
+	}
+	v, err := jsonkeys.Canonical(b)
+	return v, err
+}
+
+// Live reports whether the record names a running process.
+func (r Record) Live() bool { return r.PID > 0 && PIDAlive(r.PID) }
+
+// PIDAlive reports whether a process with this pid exists.
+func PIDAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// UpdateRecord sets the runtime keys of the record at path (nil values
+// delete a key), leaving every other key and byte of the file as it was.
+// createdAt is set the first time.
+func UpdateRecord(path string, set map[string]any) error {
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("update %s: %w", path, err)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	if _, ok, _ := jsonkeys.Get(b, []string{"createdAt"}); !ok {
+		set["createdAt"] = now
+	}
+	set["updatedAt"] = now
+	// createdAt/updatedAt are deleted by Detach with cleanup like the rest.
+	if v, ok := set["status"]; ok && v == nil {
+		set["createdAt"], set["updatedAt"] = nil, nil
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := set[k]
+		if v == nil {
+			if _, ok, _ := jsonkeys.Get(b, []string{k}); ok {
+				if b, err = jsonkeys.Delete(b, []string{k}, jsonkeys.Receipt{}); err != nil {
+					return fmt.Errorf("update %s: %w", path, err)
+				}
+			}
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if b, _, err = jsonkeys.Set(b, []string{k}, raw); err != nil {
+			return fmt.Errorf("update %s: %w", path, err)
+		}
+	}
+	if _, err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("update %s: %w", path, err)
+	}
+	return atomicfile.Write(path, b, 0o644)
+}
+
+// Attach records an externally started process as serving the agent.
+func Attach(r *schema.Resolved, pid int) error {
+	if !PIDAlive(pid) {
+		return fmt.Errorf("attach %s: no process with pid %d is running", r.Name, pid)
+	}
+	return UpdateRecord(RecordPath(r), map[string]any{
+		"processOwnership": OwnershipExternal, "status": "running", "pid": pid,
+	})
+}
+
+// Detach forgets the process serving the agent. With cleanup the runtime
+// keys are removed entirely (the record returns to what apply wrote).
+func Detach(r *schema.Resolved, cleanup bool) error {
+	path := RecordPath(r)
+	rec, err := ReadRecord(path)
+	if err != nil {
+		return err
+	}
+	if rec.PID == 0 && rec.Status == "" {
+		return fmt.Errorf("detach %s: no process is attached (%s)", r.Name, path)
+	}
+	if cleanup {
+		return UpdateRecord(path, map[string]any{"processOwnership": nil, "status": nil, "pid": nil})
+	}
+	return UpdateRecord(path, map[string]any{"status": "stopped", "pid": nil})
+}
