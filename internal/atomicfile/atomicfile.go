@@ -1,0 +1,256 @@
+// Package atomicfile writes and removes files so that a crash (kill -9,
+// power loss) at any moment leaves each file either wholly old or wholly
+// new, never truncated (SPEC section 4, "Atomic").
+//
+// Every write goes to a temporary file in the destination's own directory
+// (so the final rename never crosses a filesystem), is fsynced, renamed over
+// the destination, and the directory is fsynced so the rename itself is
+// durable. Temporary files carry the TempPrefix name prefix so that a later
+// run can recognise and delete the ones a killed process left behind.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// TempPrefix starts the name of every temporary file Write creates. It is
+// exported so that callers (and CleanTemps) can recognise leftovers and, for
+// instance, keep them out of status output.
+const TempPrefix = ".actctl-tmp-"
+
+// DirPerm is the permission used for directories MkdirAll creates; the
+// process umask still applies.
+const DirPerm fs.FileMode = 0o755
+
+// Write atomically replaces path with data.
+//
+// If path already exists its permission bits are kept (a user who made a
+// file read-only for the group keeps it that way); perm is used only when the
+// file is new. If path is a symbolic link, the link is kept and its target is
+// replaced instead: users commonly symlink CLAUDE.md to AGENTS.md, and
+// renaming over the link would silently split the two files. On any error the
+// temporary file is removed and path is untouched.
+func Write(path string, data []byte, perm fs.FileMode) (err error) {
+	target, err := resolve(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if fi, statErr := os.Stat(target); statErr == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("write %s: not a regular file", path)
+		}
+		perm = fi.Mode().Perm()
+	} else if !errors.Is(statErr, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", path, statErr)
+	}
+	dir := filepath.Dir(target)
+	f, err := os.CreateTemp(dir, TempPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	closed := false
+	defer func() {
+		if err != nil {
+			if !closed {
+				_ = f.Close()
+			}
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// CreateTemp makes the file 0600; set the final bits explicitly (Chmod
+	// is not subject to the umask, so perm is exactly what the file gets).
+	if err = f.Chmod(perm.Perm()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: fsync: %w", path, err)
+	}
+	closed = true
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, target); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = syncDir(dir); err != nil {
+		// The rename happened; the temp name no longer exists, so there is
+		// nothing to clean up, but durability is not guaranteed: report it.
+		return fmt.Errorf("write %s: fsync dir: %w", path, err)
+	}
+	return nil
+}
+
+// resolve follows a symbolic link at path (if any) to the file it names, so
+// that Write replaces the link's target rather than the link.
+func resolve(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		// A dangling link: write where it points, relative to its directory.
+		link, lerr := os.Readlink(path)
+		if lerr != nil {
+			return "", lerr
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		return link, nil
+	}
+	return target, nil
+}
+
+// MkdirAll creates dir and any missing parents and returns the directories
+// it actually created, outermost first, so the caller can record them and
+// remove them again on prune (see RemoveEmptyDirs). Each new directory's
+// parent is fsynced so the creation is durable. If it fails part way, the
+// directories it created are removed again and none are returned.
+func MkdirAll(dir string) (created []string, err error) {
+	dir = filepath.Clean(dir)
+	var missing []string
+	for d := dir; ; {
+		fi, statErr := os.Stat(d)
+		if statErr == nil {
+			if !fi.IsDir() {
+				return nil, fmt.Errorf("mkdir %s: %s is not a directory", dir, d)
+			}
+			break
+		}
+		if !errors.Is(statErr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("mkdir %s: %w", dir, statErr)
+		}
+		missing = append(missing, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	defer func() {
+		if err != nil {
+			for i := len(created) - 1; i >= 0; i-- {
+				_ = os.Remove(created[i])
+			}
+			created = nil
+		}
+	}()
+	for i := len(missing) - 1; i >= 0; i-- {
+		d := missing[i]
+		if err = os.Mkdir(d, DirPerm); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				// Created concurrently by someone else: not ours to remove.
+				err = nil
+				continue
+			}
+			return nil, fmt.Errorf("mkdir %s: %w", dir, err)
+		}
+		created = append(created, d)
+		if err = syncDir(filepath.Dir(d)); err != nil {
+			return nil, fmt.Errorf("mkdir %s: fsync: %w", dir, err)
+		}
+	}
+	return created, nil
+}
+
+// Remove deletes path and fsyncs its directory so the deletion is durable.
+// A path that does not exist is not an error: prune must be re-runnable
+// after a crash that happened between two removals.
+func Remove(path string) error {
+	if err := os.Remove(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("remove %s: fsync dir: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveEmptyDirs removes the given directories (as returned by MkdirAll)
+// deepest first, skipping any that are missing or no longer empty: a
+// directory actctl created may since have received the user's files, which
+// must never be lost.
+func RemoveEmptyDirs(dirs []string) error {
+	sorted := append([]string(nil), dirs...)
+	// Deepest first: longer cleaned paths are never ancestors of shorter ones.
+	for i := 1; i < len(sorted); i++ {
+		for j := i; j > 0 && len(sorted[j]) > len(sorted[j-1]); j-- {
+			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+		}
+	}
+	for _, d := range sorted {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return fmt.Errorf("remove dir %s: %w", d, err)
+		}
+		if len(entries) > 0 {
+			continue
+		}
+		if err := Remove(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CleanTemps removes the TempPrefix files a killed process left in dir (not
+// recursively) and returns the names it removed. Call it, under the
+// workspace lock, for each directory actctl writes to; a missing directory
+// is not an error.
+func CleanTemps(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("clean temps in %s: %w", dir, err)
+	}
+	var removed []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), TempPrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("clean temps in %s: %w", dir, err)
+		}
+		removed = append(removed, e.Name())
+	}
+	if len(removed) > 0 {
+		if err := syncDir(dir); err != nil {
+			return removed, fmt.Errorf("clean temps in %s: fsync: %w", dir, err)
+		}
+	}
+	return removed, nil
+}
+
+// syncDir fsyncs a directory so that entries created, renamed or removed in
+// it survive a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	serr := d.Sync()
+	cerr := d.Close()
+	if serr != nil {
+		return serr
+	}
+	return cerr
+}

@@ -1,0 +1,209 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), TempPrefix) {
+			t.Errorf("temp file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestWriteNewFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.txt")
+	if err := Write(p, []byte("hello\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != "hello\n" {
+		t.Fatalf("content = %q, %v", got, err)
+	}
+	fi, _ := os.Stat(p)
+	if fi.Mode().Perm() != 0o640 {
+		t.Errorf("perm = %v, want 0640", fi.Mode().Perm())
+	}
+	noTemps(t, dir)
+}
+
+func TestWritePreservesPerm(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.sh")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, 0o751); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	if string(got) != "new" {
+		t.Fatalf("content = %q", got)
+	}
+	fi, _ := os.Stat(p)
+	if fi.Mode().Perm() != 0o751 {
+		t.Errorf("perm = %v, want 0751 kept", fi.Mode().Perm())
+	}
+	noTemps(t, dir)
+}
+
+func TestWriteEmptyAndOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	for _, s := range []string{"first", "", "third-longer-content"} {
+		if err := Write(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(p)
+		if string(got) != s {
+			t.Fatalf("content = %q, want %q", got, s)
+		}
+	}
+	noTemps(t, dir)
+}
+
+func TestWriteThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "AGENTS.md")
+	link := filepath.Join(dir, "CLAUDE.md")
+	if err := os.WriteFile(real, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("AGENTS.md", link); err != nil {
+		t.Skip("symlinks unsupported:", err)
+	}
+	if err := Write(link, []byte("y"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("link replaced: %v %v", fi, err)
+	}
+	got, _ := os.ReadFile(real)
+	if string(got) != "y" {
+		t.Errorf("target content = %q", got)
+	}
+	noTemps(t, dir)
+}
+
+func TestWriteErrorLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	// Destination is a directory: rename must fail, temp must be removed.
+	p := filepath.Join(dir, "sub")
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("x"), 0o644); err == nil {
+		t.Fatal("expected error writing over a directory")
+	}
+	noTemps(t, dir)
+	// Missing directory: error, nothing created.
+	if err := Write(filepath.Join(dir, "nope", "f"), []byte("x"), 0o644); err == nil {
+		t.Fatal("expected error for missing dir")
+	}
+}
+
+func TestMkdirAllAndRemoveEmptyDirs(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "a", "b", "c")
+	created, err := MkdirAll(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(root, "a"), filepath.Join(root, "a", "b"), target}
+	if !slices.Equal(created, want) {
+		t.Fatalf("created = %v, want %v", created, want)
+	}
+	again, err := MkdirAll(target)
+	if err != nil || len(again) != 0 {
+		t.Fatalf("second MkdirAll = %v, %v; want nothing created", again, err)
+	}
+	// A user file in a/ keeps a/ alive.
+	userFile := filepath.Join(root, "a", "user.txt")
+	if err := os.WriteFile(userFile, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveEmptyDirs(created); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a", "b")); !os.IsNotExist(err) {
+		t.Errorf("a/b should be removed: %v", err)
+	}
+	if b, err := os.ReadFile(userFile); err != nil || string(b) != "mine" {
+		t.Errorf("user file lost: %q %v", b, err)
+	}
+	// Idempotent.
+	if err := RemoveEmptyDirs(created); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMkdirAllThroughFile(t *testing.T) {
+	root := t.TempDir()
+	f := filepath.Join(root, "file")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MkdirAll(filepath.Join(f, "sub")); err == nil {
+		t.Fatal("expected error")
+	}
+}
+
+func TestRemove(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatalf("still there: %v", err)
+	}
+	if err := Remove(p); err != nil {
+		t.Fatalf("removing a missing file: %v", err)
+	}
+}
+
+func TestCleanTemps(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{TempPrefix + "123", TempPrefix + "abc", "keep.txt", ".actctl-other"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, TempPrefix+"dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := CleanTemps(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(removed)
+	if !slices.Equal(removed, []string{TempPrefix + "123", TempPrefix + "abc"}) {
+		t.Errorf("removed = %v", removed)
+	}
+	for _, n := range []string{"keep.txt", ".actctl-other", TempPrefix + "dir"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s should be kept: %v", n, err)
+		}
+	}
+	if r, err := CleanTemps(filepath.Join(dir, "missing")); err != nil || r != nil {
+		t.Errorf("missing dir: %v %v", r, err)
+	}
+}
