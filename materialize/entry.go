@@ -1,6 +1,16 @@
 // Package materialize renders a resolved agent into the desired entries of
 // its backend's native files. It does no I/O on the agent's workspace: the
 // reconciler compares the entries with what is on disk and in the state.
+//
+// Rendering is driven by the backend's schema.Files layout, never by the
+// backend's name, so a backend defined entirely in CUE renders like a
+// built-in one. The only tool knowledge in code is the small table of MCP
+// dialects (mcp.go) and permission dialects (perm.go); docs/formats.md
+// lists every native format with its source.
+//
+// Entry.Content and Key.Value may share memory between agents and with the
+// config (identical skill files are rendered once per RenderAll): treat
+// them as read-only.
 package materialize
 
 import "encoding/json"
@@ -62,4 +72,43 @@ type Target struct {
 	// Warnings are non-fatal notes (e.g. a permission preset the backend
 	// cannot express).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Find returns the target's entry at the slash-separated path, or nil.
+// Entries are sorted by path, so this is a binary search.
+func (t *Target) Find(path string) *Entry {
+	lo, hi := 0, len(t.Entries)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if t.Entries[m].Path < path {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(t.Entries) && t.Entries[lo].Path == path {
+		return &t.Entries[lo]
+	}
+	return nil
+}
+
+// Lookup returns the value of the managed key at keyPath in the ModeKeys
+// entry e, or nil when e does not manage that key.
+func (e *Entry) Lookup(keyPath ...string) json.RawMessage {
+	for _, k := range e.Keys {
+		if len(k.Path) != len(keyPath) {
+			continue
+		}
+		same := true
+		for i := range k.Path {
+			if k.Path[i] != keyPath[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return k.Value
+		}
+	}
+	return nil
 }

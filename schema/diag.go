@@ -78,6 +78,10 @@ func (ds Diagnostics) Warnings() Diagnostics {
 // Path) in the user's files, or of its closest parent that has one;
 // token.NoPos if none.
 func (c *Config) Pos(path string) token.Pos {
+	// Paths built with Path are recorded verbatim: no parse needed.
+	if pos, ok := c.pos[path]; ok && pos.IsValid() {
+		return pos
+	}
 	p := cue.ParsePath(path)
 	if p.Err() != nil {
 		return token.NoPos

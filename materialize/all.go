@@ -1,0 +1,266 @@
+package materialize
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// RenderAll resolves and renders every declared agent, in name order, and
+// checks that no two agents claim the same thing on disk (SPEC section 3:
+// "two agents may not own the same file; two blocks in one shared file are
+// fine"). Agents that fail to resolve or render are reported as positioned
+// diagnostics at agents.<name> and left out of the result; target warnings
+// are returned as warning diagnostics too, so `actctl validate` shows them.
+func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
+	names := make([]string, 0, len(cfg.Agents))
+	for n := range cfg.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+
+	// Agents render independently (the shared cache is concurrency-safe),
+	// so spread them over the available cores; results keep name order.
+	type result struct {
+		t    *Target
+		err  error
+		warn []string
+	}
+	results := make([]result, len(names))
+	sh := newShared()
+	workers := min(runtime.GOMAXPROCS(0), len(names))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(names) {
+					return
+				}
+				r, err := cfg.Resolve(names[i])
+				if err != nil {
+					results[i].err = err
+					continue
+				}
+				results[i].t, results[i].err = renderWith(cfg, r, o, sh)
+			}
+		}()
+	}
+	wg.Wait()
+
+	var diags schema.Diagnostics
+	targets := make([]*Target, 0, len(names))
+	for i, n := range names {
+		res := results[i]
+		if res.err == nil && len(res.t.Warnings) == 0 {
+			targets = append(targets, res.t)
+			continue
+		}
+		// Config.Pos is costly (it parses the CUE path); look it up once
+		// per agent, and only for agents with something to say.
+		at := "agents." + n
+		pos := cfg.Pos(at)
+		if res.err != nil {
+			diags = append(diags, schema.Diagnostic{Pos: pos, Path: at, Message: res.err.Error()})
+			continue
+		}
+		for _, w := range res.t.Warnings {
+			diags = append(diags, schema.Diagnostic{Pos: pos, Path: at, Message: w, Warning: true})
+		}
+		targets = append(targets, res.t)
+	}
+	diags = append(diags, checkOwnership(cfg, targets)...)
+	return targets, diags
+}
+
+// claim is one agent's hold on an absolute path.
+type claim struct {
+	agent  string
+	mode   Mode
+	format string
+}
+
+// fileClaims is everything claimed at one absolute path.
+type fileClaims struct {
+	claims []claim
+	// keys maps a joined key path to the agent owning it; interior holds
+	// every proper prefix of an owned key, so that an agent owning
+	// "permissions" and another owning "permissions.allow" collide.
+	keys     map[string]string
+	interior map[string]string
+}
+
+// checkOwnership reports, at the later agent in name order, every path two
+// agents both want in incompatible ways: a file owned by two agents, a
+// path that is a whole file for one and a block/keys file for another, a
+// text (block) file that another agent treats as structured (keys), and
+// the same (or an overlapping) key in the same file. Paths are compared
+// absolute, so agents with different workDirs that meet in one directory
+// are caught too.
+func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
+	var diags schema.Diagnostics
+	targets = overlapping(targets)
+	n := 0
+	for _, t := range targets {
+		n += len(t.Entries)
+	}
+	byAbs := make(map[string]*fileClaims, n)
+	// One allocation for all claim records; most paths are claimed once.
+	pool := make([]fileClaims, 0, n)
+	for _, t := range targets {
+		// Entry paths are checked clean and relative, so plain
+		// concatenation equals filepath.Join and avoids re-cleaning 40k paths.
+		dir := filepath.Clean(t.Dir)
+		if !strings.HasSuffix(dir, string(filepath.Separator)) {
+			dir += string(filepath.Separator)
+		}
+		reported := map[string]bool{}
+		report := func(abs, format string, args ...any) {
+			msg := fmt.Sprintf(format, args...)
+			if reported[abs+msg] {
+				return
+			}
+			reported[abs+msg] = true
+			diags = append(diags, cfg.Diag("agents."+t.Agent, "%s", msg))
+		}
+		for _, e := range t.Entries {
+			abs := dir + filepath.FromSlash(e.Path)
+			fc := byAbs[abs]
+			if fc == nil {
+				pool = append(pool, fileClaims{})
+				fc = &pool[len(pool)-1]
+				byAbs[abs] = fc
+			}
+			for _, c := range fc.claims {
+				if c.agent == t.Agent {
+					continue
+				}
+				if msg := incompatible(c, e); msg != "" {
+					report(abs, "%s: %s (agent %q %s it)", abs, msg, c.agent, verb(c.mode))
+				}
+			}
+			if e.Mode == ModeKeys {
+				if fc.keys == nil {
+					fc.keys, fc.interior = map[string]string{}, map[string]string{}
+				}
+				for _, k := range e.Keys {
+					j := strings.Join(k.Path, "\x00")
+					if other, ok := fc.keys[j]; ok && other != t.Agent {
+						report(abs, "%s: key %s is also managed by agent %q", abs, dotted(k.Path), other)
+					} else if other, ok := fc.interior[j]; ok && other != t.Agent {
+						report(abs, "%s: key %s contains keys managed by agent %q", abs, dotted(k.Path), other)
+					} else {
+						for i := len(k.Path) - 1; i > 0; i-- {
+							pj := strings.Join(k.Path[:i], "\x00")
+							if other, ok := fc.keys[pj]; ok && other != t.Agent {
+								report(abs, "%s: key %s is inside key %s managed by agent %q", abs, dotted(k.Path), dotted(k.Path[:i]), other)
+								break
+							}
+						}
+					}
+				}
+				for _, k := range e.Keys {
+					j := strings.Join(k.Path, "\x00")
+					if _, ok := fc.keys[j]; !ok {
+						fc.keys[j] = t.Agent
+					}
+					for i := len(k.Path) - 1; i > 0; i-- {
+						pj := strings.Join(k.Path[:i], "\x00")
+						if _, ok := fc.interior[pj]; !ok {
+							fc.interior[pj] = t.Agent
+						}
+					}
+				}
+			}
+			fc.claims = append(fc.claims, claim{agent: t.Agent, mode: e.Mode, format: e.Format})
+		}
+	}
+	return diags
+}
+
+// overlapping returns the targets whose directory equals, contains or lies
+// inside another target's directory. Entry paths are clean and relative,
+// so a target in a directory tree nobody else touches cannot collide with
+// anyone; skipping those keeps the check cheap for the common layout of
+// one instance directory per agent.
+func overlapping(targets []*Target) []*Target {
+	sep := string(filepath.Separator)
+	type dirT struct {
+		dir string // cleaned, with a trailing separator
+		i   int
+	}
+	ds := make([]dirT, len(targets))
+	for i, t := range targets {
+		d := filepath.Clean(t.Dir)
+		if !strings.HasSuffix(d, sep) {
+			d += sep
+		}
+		ds[i] = dirT{d, i}
+	}
+	// With trailing separators, a directory sorts right before the
+	// directories inside it, so ancestors form a stack while scanning.
+	sort.Slice(ds, func(a, b int) bool { return ds[a].dir < ds[b].dir })
+	related := make([]bool, len(targets))
+	var stack []dirT
+	for _, d := range ds {
+		for len(stack) > 0 && !strings.HasPrefix(d.dir, stack[len(stack)-1].dir) {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			related[d.i] = true
+			for _, a := range stack {
+				related[a.i] = true
+			}
+		}
+		stack = append(stack, d)
+	}
+	var out []*Target
+	for i, t := range targets {
+		if related[i] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// incompatible explains why entry e cannot coexist with an earlier claim
+// by another agent, or returns "" when it can.
+func incompatible(c claim, e Entry) string {
+	switch {
+	case c.mode == ModeFile && e.Mode == ModeFile:
+		return "file is owned by two agents"
+	case c.mode == ModeFile || e.Mode == ModeFile:
+		return fmt.Sprintf("wanted as a %s but another agent owns the whole file", e.Mode)
+	case c.mode == ModeDir && e.Mode == ModeDir:
+		return "" // both just want the directory to exist
+	case c.mode == ModeDir || e.Mode == ModeDir:
+		return fmt.Sprintf("wanted as a %s but another agent wants a directory there", e.Mode)
+	case c.mode != e.Mode:
+		return fmt.Sprintf("wanted as %s but another agent manages it as %s", e.Mode, c.mode)
+	case e.Mode == ModeKeys && c.format != e.Format:
+		return fmt.Sprintf("read as %s but another agent writes it as %s", e.Format, c.format)
+	}
+	return "" // blocks share a file; keys are compared one by one
+}
+
+func verb(m Mode) string {
+	switch m {
+	case ModeFile:
+		return "owns"
+	case ModeDir:
+		return "creates"
+	case ModeBlock:
+		return "has a block in"
+	default:
+		return "manages keys in"
+	}
+}

@@ -1,0 +1,127 @@
+package materialize
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// builtinBackends mirrors the built-in backend layouts of schema/actant.cue
+// as Go values, so materialize can be tested without the CUE loader.
+func builtinBackends() map[string]schema.Backend {
+	skill := func(dir string) *schema.DirLayout { return &schema.DirLayout{Dir: dir, Format: schema.FormatSkillDir} }
+	return map[string]schema.Backend{
+		"claude-code": {Files: schema.Files{
+			Instructions: []string{"CLAUDE.md"},
+			Skills:       skill(".claude/skills"),
+			SubAgents:    &schema.DirLayout{Dir: ".claude/agents", Format: schema.FormatClaudeSub},
+			MCP:          &schema.KeysFile{Path: ".mcp.json", Format: schema.FormatJSON, Key: "mcpServers"},
+			Permissions:  &schema.KeysFile{Path: ".claude/settings.json", Format: schema.FormatJSON, Key: schema.PermClaude},
+		}},
+		"codex": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".agents/skills"),
+			MCP:          &schema.KeysFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Key: "mcp_servers"},
+			Permissions:  &schema.KeysFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Key: schema.PermCodex},
+		}},
+		"gemini": {Files: schema.Files{
+			Instructions: []string{"GEMINI.md"},
+			Skills:       skill(".gemini/skills"),
+			MCP:          &schema.KeysFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers"},
+		}},
+		"cursor": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
+			MCP:          &schema.KeysFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers"},
+		}},
+		"cursor-agent": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
+			MCP:          &schema.KeysFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers"},
+		}},
+		"pi": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".pi/skills"),
+			Prompts:      &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
+		}},
+	}
+}
+
+// builtinArchetypes are the SPEC section 3 defaults.
+func builtinArchetypes() map[string]schema.Archetype {
+	ign := []string{".actant.json", ".actant/", "logs/"}
+	return map[string]schema.Archetype{
+		schema.ArchTool: {LaunchMode: "direct", Workspace: schema.WorkspaceProject, WorkDirConflict: schema.ConflictAppend,
+			Gitignore: ign, Materialize: schema.MaterializeMinimal, ProcessCwd: "workspace", SessionCwd: "client"},
+		schema.ArchRepo: {LaunchMode: "direct", Workspace: schema.WorkspaceInstance, WorkDirConflict: schema.ConflictError,
+			Gitignore: ign, Materialize: schema.MaterializeFull, ProcessCwd: "workspace", SessionCwd: "workspace"},
+		schema.ArchEmployee: {LaunchMode: "acp-background", Workspace: schema.WorkspaceInstance, WorkDirConflict: schema.ConflictError,
+			Materialize: schema.MaterializeFull, AutoStart: true},
+		schema.ArchService: {LaunchMode: "acp-service", Workspace: schema.WorkspaceInstance, WorkDirConflict: schema.ConflictError,
+			Materialize: schema.MaterializeFull, AutoStart: true},
+	}
+}
+
+const (
+	testRoot = "/ws"
+	testHome = "/home/u/.actant"
+)
+
+// sampleConfig has one agent "reviewer" on the given backend and archetype,
+// with two prompts, two skills (one with a sibling file), two MCP servers
+// (stdio and remote) and one sub-agent.
+func sampleConfig(backend, archetype string) *schema.Config {
+	return &schema.Config{
+		Root: testRoot, Home: testHome,
+		Backends:   builtinBackends(),
+		Archetypes: builtinArchetypes(),
+		Skills: map[string]schema.Skill{
+			"code-review": {Description: "Review code for bugs. Use when: reviewing a PR", Content: "# Code review\n\nCheck {{language}} idioms.\n",
+				Files: map[string][]byte{"references/checklist.md": []byte("- tests\n"), "scripts/lint.sh": []byte("#!/bin/sh\nexit 0\n")}},
+			"hub@git-flow": {Description: "Branching rules", Content: "Use trunk-based development on {{repo}}."},
+		},
+		Prompts: map[string]schema.Prompt{
+			"role":  {Content: "You are a careful reviewer of {{repo}}.", Description: "Reviewer role"},
+			"style": {Content: "Answer in {{tone}} tone.\n"},
+		},
+		MCPServers: map[string]schema.MCPServer{
+			"github": {URL: "https://api.githubcopilot.com/mcp/?a=1&b=2", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"}},
+			"fs":     {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."}, Env: map[string]string{"LOG": "1"}},
+		},
+		Templates: map[string]schema.Template{
+			"reviewer": {Version: "1.2.0", Description: "Reviews pull requests", Backend: backend, Archetype: archetype,
+				Skills: []string{"code-review", "hub@git-flow"}, Prompts: []string{"role", "style"},
+				MCPServers: []string{"github", "fs"}, SubAgents: []string{"tester"},
+				Vars: map[string]string{"repo": "acme/api", "language": "Go", "tone": "neutral"}},
+			"tester": {Version: "0.1.0", Description: "Writes tests", Backend: backend, Archetype: archetype,
+				Prompts: []string{"style"}, Vars: map[string]string{"tone": "terse"}},
+		},
+		Agents: map[string]schema.Agent{"reviewer": {Template: "reviewer", Vars: map[string]string{"tone": "friendly"}}},
+	}
+}
+
+// dump renders a target as stable, human-readable text for golden files.
+func dump(t *Target) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "agent: %s\ndir: %s\nconflict: %s\n", t.Agent, t.Dir, t.Conflict)
+	for _, w := range t.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	for _, e := range t.Entries {
+		switch e.Mode {
+		case ModeFile:
+			fmt.Fprintf(&b, "\n=== %s (file)\n%s", e.Path, e.Content)
+		case ModeBlock:
+			fmt.Fprintf(&b, "\n=== %s (block, %s)\n%s", e.Path, e.Style, e.Content)
+		case ModeKeys:
+			fmt.Fprintf(&b, "\n=== %s (keys, %s)\n", e.Path, e.Format)
+			for _, k := range e.Keys {
+				fmt.Fprintf(&b, "%s = %s\n", strings.Join(k.Path, "."), k.Value)
+			}
+		case ModeDir:
+			fmt.Fprintf(&b, "\n=== %s (dir)\n", e.Path)
+		}
+	}
+	return b.String()
+}

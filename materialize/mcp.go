@@ -1,0 +1,235 @@
+package materialize
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// mcpDialect is the shape one tool expects for an MCP server entry. The
+// backend layout only says where the servers live (path, format, key), so
+// the dialect is derived from those by the table in dialectFor. A
+// `dialect` field on schema.KeysFile would make this explicit for custom
+// backends; until then a custom JSON file gets the generic shape that
+// Cursor, Claude Desktop and most MCP clients read.
+type mcpDialect string
+
+const (
+	// dialectClaude: Claude Code .mcp.json — stdio {command,args,env};
+	// remote {"type":"http"|"sse", url, headers}. Claude Code requires the
+	// type for remote servers (code.claude.com/docs/en/mcp).
+	dialectClaude mcpDialect = "claude"
+	// dialectGemini: Gemini CLI settings.json — stdio {command,args,env};
+	// streamable HTTP {httpUrl, headers}; SSE {url, headers}
+	// (geminicli.com/docs/tools/mcp-server).
+	dialectGemini mcpDialect = "gemini"
+	// dialectGeneric: the common "mcpServers" shape (Claude Desktop and
+	// most clients) — stdio {command,args,env}; remote {url, headers}.
+	dialectGeneric mcpDialect = "generic"
+	// dialectCursor: .cursor/mcp.json — the generic shape (Cursor detects
+	// streamable HTTP vs SSE itself), but Cursor interpolates environment
+	// variables as ${env:NAME}, so "${NAME}" is rewritten to that form
+	// (cursor.com/docs/mcp).
+	dialectCursor mcpDialect = "cursor"
+	// dialectCodex: Codex config.toml [mcp_servers.<name>] — stdio
+	// {command,args,env}; streamable HTTP {url, http_headers,
+	// env_http_headers, bearer_token_env_var} (developers.openai.com/codex/mcp).
+	dialectCodex mcpDialect = "codex"
+)
+
+// dialectFor picks the MCP dialect of a backend's MCP file:
+//
+//	format toml                       -> codex (the only TOML MCP client we know)
+//	json, file name ".mcp.json"       -> claude
+//	json, path ending ".gemini/settings.json" -> gemini
+//	json, path ending ".cursor/mcp.json"      -> cursor
+//	any other json                    -> generic
+func dialectFor(k *schema.KeysFile) (mcpDialect, error) {
+	switch k.Format {
+	case schema.FormatTOML:
+		return dialectCodex, nil
+	case schema.FormatJSON:
+		switch {
+		case path.Base(k.Path) == ".mcp.json":
+			return dialectClaude, nil
+		case pathIs(k.Path, ".gemini/settings.json"):
+			return dialectGemini, nil
+		case pathIs(k.Path, ".cursor/mcp.json"):
+			return dialectCursor, nil
+		default:
+			return dialectGeneric, nil
+		}
+	}
+	return "", fmt.Errorf("mcp file %q: unknown format %q (want json or toml)", k.Path, k.Format)
+}
+
+// pathIs reports whether slash path p is rel or ends in "/"+rel.
+func pathIs(p, rel string) bool { return p == rel || strings.HasSuffix(p, "/"+rel) }
+
+// cursorPredefined are Cursor's own interpolation names, which must not be
+// turned into ${env:...}.
+var cursorPredefined = map[string]bool{"userHome": true, "workspaceFolder": true, "workspaceFolderBasename": true, "pathSeparator": true}
+
+// cursorEnv rewrites every "${NAME}" in s to Cursor's "${env:NAME}".
+func cursorEnv(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		name := s[i+2 : i+j]
+		b.WriteString(s[:i])
+		if _, ok := envRef(s[i : i+j+1]); ok && !cursorPredefined[name] {
+			b.WriteString("${env:" + name + "}")
+		} else {
+			b.WriteString(s[i : i+j+1])
+		}
+		s = s[i+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+func cursorEnvMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = cursorEnv(v)
+	}
+	return out
+}
+
+// isSSE reports whether a remote server URL names the legacy SSE transport.
+// schema.MCPServer has no transport field, so we follow the convention every
+// SSE server uses: the endpoint path ends in "/sse".
+func isSSE(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return strings.HasSuffix(u, "/sse")
+	}
+	return strings.HasSuffix(strings.TrimSuffix(p.Path, "/"), "/sse")
+}
+
+// envRef returns VAR when v is exactly "${VAR}", the form Codex can take
+// from the environment instead of storing a secret in config.toml.
+func envRef(v string) (string, bool) {
+	if !strings.HasPrefix(v, "${") || !strings.HasSuffix(v, "}") {
+		return "", false
+	}
+	name := v[2 : len(v)-1]
+	if !isVarName(name) || strings.ContainsAny(name, ".-") {
+		return "", false
+	}
+	return name, true
+}
+
+// mcpServerValue renders one server in the tool's native shape. Empty
+// args/env/headers are omitted: every client treats absent and empty alike,
+// and omitting them keeps the user's file small.
+func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string, error) {
+	var warns []string
+	switch {
+	case s.Command != "" && s.URL != "":
+		return nil, nil, fmt.Errorf("mcp server %q: both command and url are set", name)
+	case s.Command != "":
+		v := map[string]any{"command": s.Command}
+		args, env := s.Args, s.Env
+		if d == dialectCursor {
+			args = make([]string, len(s.Args))
+			for i, a := range s.Args {
+				args[i] = cursorEnv(a)
+			}
+			env = cursorEnvMap(s.Env)
+		}
+		if len(args) > 0 {
+			v["args"] = args
+		}
+		if len(env) > 0 {
+			v["env"] = env
+		}
+		if len(s.Headers) > 0 {
+			warns = append(warns, fmt.Sprintf("mcp server %q: headers are ignored for a stdio server", name))
+		}
+		return v, warns, nil
+	case s.URL != "":
+	default:
+		return nil, nil, fmt.Errorf("mcp server %q: neither command nor url is set", name)
+	}
+	if len(s.Args) > 0 || len(s.Env) > 0 {
+		warns = append(warns, fmt.Sprintf("mcp server %q: args and env are ignored for a remote server", name))
+	}
+	sse := isSSE(s.URL)
+	v := map[string]any{}
+	switch d {
+	case dialectClaude:
+		v["type"] = "http"
+		if sse {
+			v["type"] = "sse"
+		}
+		v["url"] = s.URL
+		if len(s.Headers) > 0 {
+			v["headers"] = s.Headers
+		}
+	case dialectGemini:
+		if sse {
+			v["url"] = s.URL
+		} else {
+			v["httpUrl"] = s.URL
+		}
+		if len(s.Headers) > 0 {
+			v["headers"] = s.Headers
+		}
+	case dialectCodex:
+		if sse {
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex supports streamable HTTP only; an SSE endpoint will not connect", name))
+		}
+		v["url"] = s.URL
+		// Codex rejects inline bearer tokens and prefers env references;
+		// map "${VAR}" header values onto its env-based keys so no secret
+		// lands in config.toml.
+		plain := map[string]string{}
+		envh := map[string]string{}
+		for h, val := range s.Headers {
+			if strings.EqualFold(h, "Authorization") {
+				if rest, ok := strings.CutPrefix(val, "Bearer "); ok {
+					if ev, ok := envRef(rest); ok {
+						v["bearer_token_env_var"] = ev
+						continue
+					}
+				}
+			}
+			if ev, ok := envRef(val); ok {
+				envh[h] = ev
+				continue
+			}
+			plain[h] = val
+		}
+		if len(plain) > 0 {
+			v["http_headers"] = plain
+		}
+		if len(envh) > 0 {
+			v["env_http_headers"] = envh
+		}
+	case dialectCursor:
+		v["url"] = cursorEnv(s.URL)
+		if len(s.Headers) > 0 {
+			v["headers"] = cursorEnvMap(s.Headers)
+		}
+	default:
+		v["url"] = s.URL
+		if len(s.Headers) > 0 {
+			v["headers"] = s.Headers
+		}
+	}
+	return v, warns, nil
+}

@@ -1,0 +1,112 @@
+package materialize
+
+import (
+	"fmt"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Claude Code permission modes (code.claude.com/docs/en/permission-modes).
+// They double as actctl's ACP mode vocabulary (seed 001).
+const (
+	claudeDefault     = "default"
+	claudeAcceptEdits = "acceptEdits"
+	claudePlan        = "plan"
+	claudeBypass      = "bypassPermissions"
+	claudeDontAsk     = "dontAsk"
+	claudeAuto        = "auto"
+)
+
+// presetMode is SPEC section 4: each preset is an ACP/Claude permission mode.
+var presetMode = map[string]string{
+	schema.PresetReadonly:   claudePlan,
+	schema.PresetRestricted: claudeDefault,
+	schema.PresetStandard:   claudeAcceptEdits,
+	schema.PresetPermissive: claudeBypass,
+}
+
+// codexPolicy is what a permission mode means for Codex.
+type codexPolicy struct {
+	Sandbox  string // sandbox_mode
+	Approval string // approval_policy
+	Network  bool   // sandbox_workspace_write.network_access (workspace-write only)
+}
+
+// codexByMode maps a mode onto Codex settings (SPEC section 4 table; seed
+// 001 for the sandbox/network pairs). dontAsk and auto have no Codex
+// equivalent and are approximated: dontAsk never prompts and stays
+// read-only, auto behaves like acceptEdits (Codex has no safety
+// classifier). danger-full-access is deliberately absent: no preset or
+// mode may produce it; only an explicit backend setting can.
+var codexByMode = map[string]codexPolicy{
+	claudePlan:        {Sandbox: "read-only", Approval: "on-request"},
+	claudeDefault:     {Sandbox: "read-only", Approval: "on-request"},
+	claudeAcceptEdits: {Sandbox: "workspace-write", Approval: "on-request"},
+	claudeAuto:        {Sandbox: "workspace-write", Approval: "on-request"},
+	claudeBypass:      {Sandbox: "workspace-write", Approval: "never", Network: true},
+	claudeDontAsk:     {Sandbox: "read-only", Approval: "never"},
+}
+
+// effectiveMode is the permission mode of p: its explicit defaultMode, else
+// its preset's mode; "" when neither is set (explicit rules only).
+func effectiveMode(p schema.Permissions) (string, error) {
+	mode := ""
+	if p.Preset != "" {
+		m, ok := presetMode[p.Preset]
+		if !ok {
+			return "", fmt.Errorf("unknown permission preset %q (want permissive, standard, restricted or readonly)", p.Preset)
+		}
+		mode = m
+	}
+	if p.DefaultMode != "" {
+		if _, ok := codexByMode[p.DefaultMode]; !ok {
+			return "", fmt.Errorf("unknown permission defaultMode %q (want default, acceptEdits, plan, auto, dontAsk or bypassPermissions)", p.DefaultMode)
+		}
+		mode = p.DefaultMode
+	}
+	return mode, nil
+}
+
+// permissionKeys renders p in the dialect named by the layout's Key.
+func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, error) {
+	mode, err := effectiveMode(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch dialect {
+	case schema.PermClaude:
+		var keys []Key
+		if mode != "" {
+			keys = append(keys, key(mode, "permissions", "defaultMode"))
+		}
+		for _, l := range []struct {
+			name  string
+			rules []string
+		}{{"allow", p.Allow}, {"deny", p.Deny}, {"ask", p.Ask}} {
+			if len(l.rules) > 0 {
+				keys = append(keys, key(l.rules, "permissions", l.name))
+			}
+		}
+		return keys, nil, nil
+	case schema.PermCodex:
+		var warns []string
+		if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
+			warns = append(warns, "permission rules (allow/deny/ask) cannot be expressed for codex; only the mode is mapped to sandbox_mode/approval_policy")
+		}
+		if mode == "" {
+			// Claude Code starts in "default" when no defaultMode is set;
+			// give Codex the same meaning.
+			mode = claudeDefault
+		}
+		pol := codexByMode[mode]
+		keys := []Key{
+			key(pol.Sandbox, "sandbox_mode"),
+			key(pol.Approval, "approval_policy"),
+		}
+		if pol.Sandbox == "workspace-write" {
+			keys = append(keys, key(pol.Network, "sandbox_workspace_write", "network_access"))
+		}
+		return keys, warns, nil
+	}
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q or %q)", dialect, schema.PermClaude, schema.PermCodex)
+}

@@ -1,0 +1,694 @@
+package materialize
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Options carries what the renderer may know about the world without doing
+// I/O itself.
+type Options struct {
+	// IsTracked reports whether git tracks the slash-separated path rel
+	// (relative to the agent's workspace directory, without a trailing
+	// slash). Such paths are left out of the .gitignore block: ignoring a
+	// tracked file does nothing in git and only confuses readers. nil means
+	// nothing is tracked.
+	IsTracked func(rel string) bool
+}
+
+// Well-known files of a workspace.
+const (
+	// GitignorePath receives one hash-style block per project agent.
+	GitignorePath = ".gitignore"
+	// ActantJSONPath is the Actant-compatible instance metadata file.
+	ActantJSONPath = ".actant.json"
+	// SystemPromptPath is written for full materialization (Actant layout).
+	SystemPromptPath = "prompts/system.md"
+	// LogsDir is created for full materialization.
+	LogsDir = "logs"
+	// defaultWorkspacePolicy is Actant's default when a template sets none.
+	defaultWorkspacePolicy = "persistent"
+)
+
+// Render computes every entry agent r wants in its workspace. It reads
+// only cfg and r: no file of the workspace is touched, so the result is a
+// pure function of the config (plus o.IsTracked) and can be diffed, cached
+// and compared with the state by the reconciler.
+//
+// Entry contents may share memory with cfg (skill sibling files are not
+// copied); callers must treat them as read-only.
+func Render(cfg *schema.Config, r *schema.Resolved, o Options) (*Target, error) {
+	if r == nil {
+		return nil, fmt.Errorf("render: nil agent")
+	}
+	return renderWith(cfg, r, o, newShared())
+}
+
+func renderWith(cfg *schema.Config, r *schema.Resolved, o Options, sh *shared) (*Target, error) {
+	n := 16 + 2*len(r.Template.Skills)
+	rd := &renderer{cfg: cfg, r: r, o: o, sh: sh, byPath: make(map[string]int, n), slots: make([]slot, 0, n)}
+	if err := rd.render(); err != nil {
+		return nil, fmt.Errorf("render agent %q: %w", r.Name, err)
+	}
+	return rd.target(), nil
+}
+
+// slot is the one entry an agent has at a path, plus what produced it so
+// a collision can name both sides.
+type slot struct {
+	e      Entry
+	origin string
+	keys   map[string]string // joined key path -> origin, for ModeKeys
+}
+
+type renderer struct {
+	cfg    *schema.Config
+	r      *schema.Resolved
+	o      Options
+	sh     *shared
+	byPath map[string]int // path -> index in slots
+	slots  []slot
+	warns  []string
+	// prompts are the template's prompts with vars filled, in order.
+	prompts []string
+}
+
+func (rd *renderer) warn(format string, args ...any) {
+	w := fmt.Sprintf(format, args...)
+	if !contains(rd.warns, w) {
+		rd.warns = append(rd.warns, w)
+	}
+}
+
+func (rd *renderer) fill(what, text string, vars map[string]string) string {
+	out, missing := fillVars(text, vars)
+	for _, m := range missing {
+		rd.warn("%s: variable {{%s}} is not set; the placeholder is left as is", what, m)
+	}
+	return out
+}
+
+func (rd *renderer) render() error {
+	r := rd.r
+	switch r.Archetype.Workspace {
+	case schema.WorkspaceProject, schema.WorkspaceInstance:
+	default:
+		return fmt.Errorf("archetype %q: unknown workspace kind %q", r.ArchetypeName, r.Archetype.Workspace)
+	}
+	for _, ref := range r.Template.Prompts {
+		p, ok := rd.cfg.Prompts[ref]
+		if !ok {
+			return fmt.Errorf("prompt %q is not declared", ref)
+		}
+		rd.prompts = append(rd.prompts, rd.fill(fmt.Sprintf("prompt %q", ref), p.Content, r.Vars))
+	}
+	files := r.Backend.Files
+	steps := []func(schema.Files) error{
+		rd.instructions, rd.skills, rd.subAgents, rd.promptFiles, rd.mcp, rd.permissions,
+	}
+	for _, step := range steps {
+		if err := step(files); err != nil {
+			return err
+		}
+	}
+	if r.Archetype.Workspace == schema.WorkspaceProject {
+		return rd.gitignore()
+	}
+	return rd.instance()
+}
+
+// target assembles the Target. An agent has at most one entry per path,
+// so sorting the paths alone gives the "Path, then Mode" order; sorting
+// strings instead of Entry values avoids moving large structs around.
+func (rd *renderer) target() *Target {
+	paths := make([]string, 0, len(rd.slots))
+	for i := range rd.slots {
+		paths = append(paths, rd.slots[i].e.Path)
+	}
+	sort.Strings(paths)
+	t := &Target{
+		Agent:    rd.r.Name,
+		Dir:      rd.r.Dir,
+		Conflict: rd.r.Conflict,
+		Entries:  make([]Entry, len(paths)),
+		Warnings: rd.warns,
+	}
+	for i, p := range paths {
+		e := rd.slots[rd.byPath[p]].e
+		if e.Mode == ModeKeys {
+			sort.Slice(e.Keys, func(i, j int) bool { return keyLess(e.Keys[i].Path, e.Keys[j].Path) })
+		}
+		t.Entries[i] = e
+	}
+	return t
+}
+
+// slotAt returns the slot at path p, or nil.
+func (rd *renderer) slotAt(p string) *slot {
+	if i, ok := rd.byPath[p]; ok {
+		return &rd.slots[i]
+	}
+	return nil
+}
+
+func (rd *renderer) newSlot(s slot) *slot {
+	rd.byPath[s.e.Path] = len(rd.slots)
+	rd.slots = append(rd.slots, s)
+	return &rd.slots[len(rd.slots)-1]
+}
+
+func keyLess(a, b []string) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return len(a) < len(b)
+}
+
+// --- entry bookkeeping -------------------------------------------------
+
+func (rd *renderer) checkPath(p, origin string) error {
+	if err := checkRel(p); err != nil {
+		return fmt.Errorf("%s: refusing path %q: %w", origin, p, err)
+	}
+	return nil
+}
+
+func (rd *renderer) addFile(p string, content []byte, origin string) error {
+	if err := rd.checkPath(p, origin); err != nil {
+		return err
+	}
+	if old := rd.slotAt(p); old != nil {
+		return fmt.Errorf("%s and %s both render %q", old.origin, origin, p)
+	}
+	rd.newSlot(slot{e: Entry{Path: p, Mode: ModeFile, Content: content}, origin: origin})
+	return nil
+}
+
+func (rd *renderer) addDir(p, origin string) error {
+	if err := rd.checkPath(p, origin); err != nil {
+		return err
+	}
+	if old := rd.slotAt(p); old != nil {
+		if old.e.Mode == ModeDir {
+			return nil
+		}
+		return fmt.Errorf("%s and %s both render %q", old.origin, origin, p)
+	}
+	rd.newSlot(slot{e: Entry{Path: p, Mode: ModeDir}, origin: origin})
+	return nil
+}
+
+// markerRe finds text that the reconciler would take for a block marker.
+var markerRe = regexp.MustCompile(`(?m)(<!--\s*(BEGIN|END) actctl\b)|(^#\s*(BEGIN|END) actctl\b)`)
+
+func (rd *renderer) addBlock(p, style, body, origin string) error {
+	if err := rd.checkPath(p, origin); err != nil {
+		return err
+	}
+	// A marker inside the body would end the block early when the file is
+	// read back, so the rest of our text would look like user content.
+	if strings.Contains(body, "actctl") && markerRe.MatchString(body) {
+		return fmt.Errorf("%s: the text for %q contains an actctl block marker (BEGIN/END actctl)", origin, p)
+	}
+	if old := rd.slotAt(p); old != nil {
+		if old.e.Mode == ModeBlock && old.e.Style == style && string(old.e.Content) == body {
+			return nil // the same file listed twice
+		}
+		return fmt.Errorf("%s and %s both render %q", old.origin, origin, p)
+	}
+	rd.newSlot(slot{e: Entry{Path: p, Mode: ModeBlock, Style: style, Content: []byte(body)}, origin: origin})
+	return nil
+}
+
+func (rd *renderer) addKeys(p, format string, keys []Key, origin string) error {
+	if err := rd.checkPath(p, origin); err != nil {
+		return err
+	}
+	if format != schema.FormatJSON && format != schema.FormatTOML {
+		return fmt.Errorf("%s: file %q: unknown format %q (want json or toml)", origin, p, format)
+	}
+	s := rd.slotAt(p)
+	switch {
+	case s == nil:
+		s = rd.newSlot(slot{e: Entry{Path: p, Mode: ModeKeys, Format: format}, origin: origin, keys: map[string]string{}})
+	case s.e.Mode != ModeKeys:
+		return fmt.Errorf("%s and %s both render %q", s.origin, origin, p)
+	case s.e.Format != format:
+		return fmt.Errorf("%s declares %q as %s but %s declares it as %s", s.origin, p, s.e.Format, origin, format)
+	}
+	for _, k := range keys {
+		if err := checkKeyPath(k.Path); err != nil {
+			return fmt.Errorf("%s: %q: %w", origin, p, err)
+		}
+		j := strings.Join(k.Path, "\x00")
+		for other, o := range s.keys {
+			if other == j || strings.HasPrefix(other, j+"\x00") || strings.HasPrefix(j, other+"\x00") {
+				return fmt.Errorf("%s and %s both set key %s in %q", o, origin, dotted(k.Path), p)
+			}
+		}
+		s.keys[j] = origin
+		s.e.Keys = append(s.e.Keys, k)
+	}
+	return nil
+}
+
+func checkKeyPath(p []string) error {
+	if len(p) == 0 {
+		return fmt.Errorf("empty key path")
+	}
+	for _, s := range p {
+		if s == "" {
+			return fmt.Errorf("key path %s has an empty segment", dotted(p))
+		}
+	}
+	return nil
+}
+
+func dotted(p []string) string { return strings.Join(p, ".") }
+
+// key builds a Key with v as canonical JSON: encoding/json output (map keys
+// sorted), without HTML escaping so URLs keep their '&' readable in the
+// user's file, and without the encoder's trailing newline.
+func key(v any, path ...string) Key {
+	return Key{Path: path, Value: canonicalJSON(v)}
+}
+
+func canonicalJSON(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only maps, slices, strings and bools are encoded here.
+		panic(fmt.Sprintf("materialize: encoding %T: %v", v, err))
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// --- instructions --------------------------------------------------------
+
+// instructionBody is the agent's managed block: a heading with the agent
+// name, the template description, then every prompt in template order.
+// When the backend has no skills layout the skills are inlined too: a
+// skill the tool never reads is as useless as an unread prompt.
+func (rd *renderer) instructionBody(f schema.Files) string {
+	r := rd.r
+	parts := []string{"## " + r.Name, r.Template.Description}
+	parts = append(parts, rd.prompts...)
+	if f.Skills == nil {
+		for _, ref := range r.Template.Skills {
+			s := rd.cfg.Skills[ref]
+			body := rd.skillBody(ref, s)
+			parts = append(parts, "### Skill: "+diskName(ref), s.Description, body)
+		}
+	}
+	return joinParagraphs(parts...)
+}
+
+func (rd *renderer) instructions(f schema.Files) error {
+	r := rd.r
+	if len(f.Instructions) == 0 {
+		if len(rd.prompts) > 0 {
+			rd.warn("backend %q has no instruction file: the prompts of template %q are not given to the tool", r.BackendName, r.TemplateName)
+		}
+		if f.Skills == nil && len(r.Template.Skills) > 0 {
+			rd.warn("backend %q has neither a skills layout nor an instruction file: skills are not rendered", r.BackendName)
+		}
+		return nil
+	}
+	if f.Skills == nil {
+		for _, ref := range r.Template.Skills {
+			s, ok := rd.cfg.Skills[ref]
+			if !ok {
+				return fmt.Errorf("skill %q is not declared", ref)
+			}
+			if len(s.Files) > 0 {
+				rd.warn("skill %q: backend %q has no skills layout, so the skill is inlined into the instructions and its %d extra file(s) are not rendered", ref, r.BackendName, len(s.Files))
+			}
+		}
+	}
+	body := rd.instructionBody(f)
+	for _, p := range f.Instructions {
+		if err := rd.addBlock(p, StyleHTML, body, "instructions"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// --- skills --------------------------------------------------------------
+
+const maxSkillDescription = 1024
+
+// skillBody is the skill text with vars filled and any frontmatter that was
+// copied into content removed (it is regenerated from the config).
+func (rd *renderer) skillBody(ref string, s schema.Skill) string {
+	content := s.Content
+	if _, body, ok := splitFrontmatter(content); ok {
+		content = body
+	}
+	return rd.fill(fmt.Sprintf("skill %q", ref), content, rd.r.Vars)
+}
+
+func (rd *renderer) skills(f schema.Files) error {
+	r := rd.r
+	if f.Skills == nil {
+		return nil // inlined by instructions, or warned about there
+	}
+	switch f.Skills.Format {
+	case schema.FormatSkillDir, schema.FormatCursorMDC, schema.FormatMarkdown:
+	default:
+		return fmt.Errorf("backend %q: unknown skills format %q (want skill, mdc or markdown)", r.BackendName, f.Skills.Format)
+	}
+	for _, ref := range r.Template.Skills {
+		s, ok := rd.cfg.Skills[ref]
+		if !ok {
+			return fmt.Errorf("skill %q is not declared", ref)
+		}
+		name := diskName(ref)
+		origin := "skill " + strconv.Quote(ref)
+		in := rd.sh.skill(ref, &s)
+		desc := skillDescription(name, &s)
+		var p string
+		switch f.Skills.Format {
+		case schema.FormatSkillDir:
+			if !validSkillName(name) {
+				rd.warn("skill %q: name %q does not follow the Agent Skills rule (1-64 lowercase letters, digits and single hyphens); some tools will skip or rename it", ref, name)
+			}
+			if len(desc) > maxSkillDescription {
+				rd.warn("skill %q: description is %d characters; Agent Skills allow at most %d", ref, len(desc), maxSkillDescription)
+			}
+			p = joinRel(f.Skills.Dir, name) + "/SKILL.md"
+		case schema.FormatCursorMDC:
+			p = joinRel(f.Skills.Dir, name+".mdc")
+		case schema.FormatMarkdown:
+			p = joinRel(f.Skills.Dir, name+".md")
+		}
+		out := rd.sh.file(f.Skills.Format, ref, in, r.Vars, func() rendered {
+			return renderSkill(f.Skills.Format, name, desc, s.Content, r.Vars)
+		})
+		for _, m := range out.missing {
+			rd.warn("%s: variable {{%s}} is not set; the placeholder is left as is", origin, m)
+		}
+		if err := rd.addFile(p, out.content, origin); err != nil {
+			return err
+		}
+		if len(in.rels) == 0 {
+			continue
+		}
+		if f.Skills.Format != schema.FormatSkillDir {
+			rd.warn("skill %q: format %s has no place for the skill's %d extra file(s); they are not rendered", ref, f.Skills.Format, len(in.rels))
+			continue
+		}
+		if in.relErr != nil {
+			return fmt.Errorf("%s: refusing file %q: %w", origin, in.badRel, in.relErr)
+		}
+		base := joinRel(f.Skills.Dir, name) + "/"
+		for _, rel := range in.rels {
+			if err := rd.addFile(base+rel, s.Files[rel], origin); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// skillDescription is the skill's description, or, since Agent Skills and
+// Cursor rules need one to be picked up on demand, its first line of text.
+func skillDescription(name string, s *schema.Skill) string {
+	if strings.TrimSpace(s.Description) != "" {
+		return s.Description
+	}
+	if d := firstLine(s.Content); d != "" {
+		return d
+	}
+	return name
+}
+
+// renderSkill renders one skill file in the given layout format.
+func renderSkill(format, name, desc, content string, vars map[string]string) rendered {
+	extra := ""
+	if fm, body, ok := splitFrontmatter(content); ok {
+		// Keep fields we do not generate (license, allowed-tools, ...);
+		// name and description come from the config.
+		extra = dropKeys(fm, "name", "description")
+		content = body
+	}
+	body, missing := fillVars(content, vars)
+	var out []byte
+	switch format {
+	case schema.FormatSkillDir:
+		out = frontmatter([]field{{"name", yamlString(name)}, {"description", yamlString(desc)}}, extra, body)
+	case schema.FormatCursorMDC:
+		// Cursor rule types (cursor.com/docs/context/rules): alwaysApply
+		// false plus a description is an "Agent Requested" rule, the same
+		// on-demand loading a skill gets. globs is written empty, as
+		// Cursor itself does.
+		out = frontmatter([]field{{"description", yamlString(desc)}, {"globs", ""}, {"alwaysApply", "false"}}, "", body)
+	default:
+		out = []byte(ensureNL(body))
+	}
+	return rendered{content: out, missing: missing}
+}
+
+// validSkillName is the Agent Skills name rule (agentskills.io/specification):
+// 1-64 lowercase letters, digits and single hyphens, no leading or trailing
+// hyphen. Claude Code sub-agent names follow the same convention.
+func validSkillName(s string) bool {
+	if s == "" || len(s) > 64 || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func ensureNL(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// --- sub-agents ----------------------------------------------------------
+
+func (rd *renderer) subAgents(f schema.Files) error {
+	r := rd.r
+	if len(r.Template.SubAgents) == 0 {
+		return nil
+	}
+	if f.SubAgents == nil {
+		rd.warn("backend %q has no sub-agents layout: sub-agents %s of template %q are not rendered", r.BackendName, strings.Join(r.Template.SubAgents, ", "), r.TemplateName)
+		return nil
+	}
+	if f.SubAgents.Format != schema.FormatClaudeSub {
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude)", r.BackendName, f.SubAgents.Format)
+	}
+	for _, ref := range r.Template.SubAgents {
+		t, ok := rd.cfg.Templates[ref]
+		if !ok {
+			return fmt.Errorf("sub-agent template %q is not declared", ref)
+		}
+		name := diskName(ref)
+		origin := fmt.Sprintf("sub-agent %q", ref)
+		if !validSkillName(name) {
+			rd.warn("sub-agent %q: name %q should be lowercase letters, digits and hyphens for Claude Code", ref, name)
+		}
+		// The sub-template's own vars, overridden by the agent's: the
+		// agent is what the user configured last.
+		vars := make(map[string]string, len(t.Vars)+len(r.Vars))
+		for k, v := range t.Vars {
+			vars[k] = v
+		}
+		for k, v := range r.Vars {
+			vars[k] = v
+		}
+		var parts []string
+		for _, pref := range t.Prompts {
+			p, ok := rd.cfg.Prompts[pref]
+			if !ok {
+				return fmt.Errorf("%s: prompt %q is not declared", origin, pref)
+			}
+			parts = append(parts, rd.fill(fmt.Sprintf("%s prompt %q", origin, pref), p.Content, vars))
+		}
+		desc := t.Description
+		if strings.TrimSpace(desc) == "" {
+			desc = "Sub-agent " + name
+		}
+		// tools is omitted: the sub-agent inherits the session's tools
+		// (schema.Template has no tool list to restrict it with).
+		md := frontmatter([]field{{"name", yamlString(name)}, {"description", yamlString(desc)}}, "", joinParagraphs(parts...))
+		if err := rd.addFile(joinRel(f.SubAgents.Dir, name+".md"), md, origin); err != nil {
+			return err
+		}
+		if len(t.Skills)+len(t.MCPServers)+len(t.SubAgents) > 0 {
+			rd.warn("%s: its skills, MCP servers and sub-agents are not rendered; only its description and prompts are", origin)
+		}
+	}
+	return nil
+}
+
+// --- prompt files ----------------------------------------------------------
+
+// promptFiles writes one file per prompt for tools with prompt templates
+// (pi's .pi/prompts/<name>.md become /name commands). The prompts are in
+// the instruction block as well; these files only add the commands.
+func (rd *renderer) promptFiles(f schema.Files) error {
+	r := rd.r
+	if f.Prompts == nil {
+		return nil
+	}
+	if f.Prompts.Format != schema.FormatMarkdown {
+		return fmt.Errorf("backend %q: unknown prompts format %q (want markdown)", r.BackendName, f.Prompts.Format)
+	}
+	for i, ref := range r.Template.Prompts {
+		p := rd.cfg.Prompts[ref]
+		var content []byte
+		if p.Description != "" {
+			content = frontmatter([]field{{"description", yamlString(p.Description)}}, "", rd.prompts[i])
+		} else {
+			content = []byte(ensureNL(rd.prompts[i]))
+		}
+		if err := rd.addFile(joinRel(f.Prompts.Dir, diskName(ref)+".md"), content, fmt.Sprintf("prompt %q", ref)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// --- MCP -------------------------------------------------------------------
+
+func (rd *renderer) mcp(f schema.Files) error {
+	r := rd.r
+	if len(r.Template.MCPServers) == 0 {
+		return nil
+	}
+	if f.MCP == nil {
+		rd.warn("backend %q has no MCP layout: MCP servers %s are not rendered", r.BackendName, strings.Join(r.Template.MCPServers, ", "))
+		return nil
+	}
+	if f.MCP.Key == "" {
+		return fmt.Errorf("backend %q: mcp layout for %q has no key", r.BackendName, f.MCP.Path)
+	}
+	d, err := dialectFor(f.MCP)
+	if err != nil {
+		return fmt.Errorf("backend %q: %w", r.BackendName, err)
+	}
+	for _, ref := range r.Template.MCPServers {
+		s, ok := rd.cfg.MCPServers[ref]
+		if !ok {
+			return fmt.Errorf("mcp server %q is not declared", ref)
+		}
+		name := diskName(ref)
+		m := rd.sh.mcpServer(d, name, ref, s)
+		if m.err != nil {
+			return m.err
+		}
+		for _, w := range m.warns {
+			rd.warn("%s", w)
+		}
+		k := Key{Path: []string{f.MCP.Key, name}, Value: m.value}
+		if err := rd.addKeys(f.MCP.Path, f.MCP.Format, []Key{k}, "mcp server "+strconv.Quote(ref)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// --- permissions -----------------------------------------------------------
+
+func (rd *renderer) permissions(f schema.Files) error {
+	r := rd.r
+	p := r.Permissions
+	if f.Permissions == nil {
+		what := p.Preset
+		if what == "" {
+			what = "rules"
+		} else {
+			what = "preset " + what
+		}
+		rd.warn("permissions (%s) cannot be expressed for backend %q: it has no permissions layout, so the tool's own defaults apply", what, r.BackendName)
+		return nil
+	}
+	keys, warns, err := permissionKeys(f.Permissions.Key, p)
+	if err != nil {
+		return fmt.Errorf("backend %q: %w", r.BackendName, err)
+	}
+	for _, w := range warns {
+		rd.warn("%s", w)
+	}
+	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, keys, "permissions")
+}
+
+// --- workspace kinds ---------------------------------------------------------
+
+// gitignore renders the project workspace's .gitignore block: the
+// archetype's entries minus those git already tracks (SPEC section 4).
+func (rd *renderer) gitignore() error {
+	var lines []string
+	for _, g := range rd.r.Archetype.Gitignore {
+		g = strings.TrimSpace(g)
+		if g == "" || contains(lines, g) {
+			continue
+		}
+		if strings.ContainsAny(g, "\r\n") {
+			return fmt.Errorf("archetype %q: gitignore entry %q spans lines", rd.r.ArchetypeName, g)
+		}
+		if rd.o.IsTracked != nil && rd.o.IsTracked(strings.Trim(g, "/")) {
+			continue
+		}
+		lines = append(lines, g)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return rd.addBlock(GitignorePath, StyleHash, strings.Join(lines, "\n")+"\n", "gitignore")
+}
+
+// instance renders the Actant-compatible files of an instance workspace.
+//
+// .actant.json holds only the static keys derived from the config. The
+// runtime keys (processOwnership, status, pid, createdAt, updatedAt) are
+// written by the proxy and attach/detach while the agent runs; they are
+// not desired state, so rendering them would make every apply fight the
+// running process.
+func (rd *renderer) instance() error {
+	r := rd.r
+	policy := r.Template.WorkspacePolicy
+	if policy == "" {
+		policy = defaultWorkspacePolicy
+	}
+	keys := []Key{
+		key(r.Name, "name"),
+		key(r.TemplateName, "templateName"),
+		key(r.Template.Version, "templateVersion"),
+		key(r.BackendName, "backendType"),
+		key(r.ArchetypeName, "archetype"),
+		key(r.LaunchMode, "launchMode"),
+		key(policy, "workspacePolicy"),
+	}
+	if err := rd.addKeys(ActantJSONPath, schema.FormatJSON, keys, "instance metadata"); err != nil {
+		return err
+	}
+	if r.Archetype.Materialize != schema.MaterializeFull {
+		return nil
+	}
+	// prompts/system.md is Actant's layout; no backend reads it, which is
+	// why the prompts are also in the backend's instruction file.
+	if err := rd.addFile(SystemPromptPath, []byte(joinParagraphs(rd.prompts...)), "system prompt"); err != nil {
+		return err
+	}
+	return rd.addDir(LogsDir, "logs")
+}
