@@ -48,6 +48,7 @@ templates: reviewer: {
 		{"service with schedule", "templates: s: {backend: \"claude-code\", archetype: \"service\", schedule: heartbeat: {interval: \"5m\", prompt: \"check\"}}\n", []string{"a service must not have a schedule"}, ""},
 		{"proxy archetype without acp", "templates: c: backend: \"cursor\"\n", []string{`backend "cursor" has no acp mode`, `archetype "tool" allows`}, ""},
 		{"workDir inside home", base + "agents: a: {template: \"reviewer\", workDir: \"HOME/projects/x\"}\n", []string{"is inside the actctl home"}, ""},
+		{"two agents own one file", base + "agents: a: template: \"reviewer\"\nagents: b: template: \"reviewer\"\n", []string{".claude/skills/go-testing/SKILL.md", "agents.b"}, ""},
 		{"unknown top-level field", base + "agent: a: template: \"reviewer\"\n", []string{`unknown top-level field "agent"`, `did you mean "agents"`}, ""},
 		{"unknown agent field", base + "agents: a: {template: \"reviewer\", wrkDir: \".\"}\n", []string{"agents.a.wrkDir", "not allowed"}, ""},
 	}
