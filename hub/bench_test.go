@@ -1,0 +1,102 @@
+//go:build unix
+
+package hub
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// BenchmarkEnsureSatisfied measures a sync whose lock and cache are
+// satisfied (the everyday `apply`): it must make no network call, which the
+// benchmark checks with the network hook.
+func BenchmarkEnsureSatisfied(b *testing.B) {
+	for _, n := range []int{0, 1000} {
+		b.Run(fmt.Sprintf("components=%d", n), func(b *testing.B) {
+			dir := benchRepo(b, n)
+			_, _, load := workspace(b, fmt.Sprintf("hub: h: {url: %q, ref: branch: \"main\"}\n", "file://"+dir))
+			ensure(b, load(), Options{})
+			cfgs := make([]*schema.Config, b.N)
+			for i := range cfgs {
+				cfgs[i] = load()
+			}
+			calls := countNet(b)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Ensure(context.Background(), cfgs[i], Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			if calls.Load() != 0 {
+				b.Fatalf("satisfied lock made %d network calls", calls.Load())
+			}
+		})
+	}
+}
+
+// BenchmarkFetchCold measures a first sync (resolve, shallow fetch,
+// extract, read, lock) of a hub with 1000 extra skills over file://, next
+// to `git clone --depth 1` of the same repository.
+func BenchmarkFetchCold(b *testing.B) {
+	dir := benchRepo(b, 1000)
+	url := "file://" + dir
+	b.Run("actctl", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			_, _, load := workspace(b, fmt.Sprintf("hub: h: {url: %q, ref: branch: \"main\"}\n", url))
+			cfg := load()
+			b.StartTimer()
+			if _, err := Ensure(context.Background(), cfg, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("git-clone-depth1", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			dst := filepath.Join(b.TempDir(), "c")
+			b.StartTimer()
+			cmd := exec.Command("git", "clone", "-q", "--depth", "1", url, dst)
+			cmd.Env = gitEnv(b)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v %s", err, out)
+			}
+		}
+	})
+}
+
+// benchRepo is the test fixture plus n generated skills (half JSON, half
+// SKILL.md directories), committed on main.
+func benchRepo(b *testing.B, n int) string {
+	needGit(b)
+	dir := filepath.Join(b.TempDir(), "hub")
+	copyTree(b, "testdata/actant-hub", dir)
+	for i := 0; i < n; i++ {
+		var p, body string
+		if i%2 == 0 {
+			p = fmt.Sprintf("skills/gen-%04d.json", i)
+			body = fmt.Sprintf(`{"name":"gen-%04d","version":"1.0.0","description":"generated","content":"# Skill %d\n\nDo the thing."}`, i, i)
+		} else {
+			p = fmt.Sprintf("skills/gen-%04d/SKILL.md", i)
+			body = fmt.Sprintf("---\nname: gen-%04d\ndescription: generated\n---\n# Skill %d\n", i, i)
+		}
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runGit(b, dir, "init", "-q", "-b", "main")
+	runGit(b, dir, "add", "-A")
+	runGit(b, dir, "commit", "-q", "-m", "bench")
+	return dir
+}

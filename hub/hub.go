@@ -1,0 +1,538 @@
+// Package hub makes components published in git repositories (skills,
+// prompts, MCP servers, templates, backends) available to a workspace
+// (SPEC section 5). It resolves each configured source's ref to a commit,
+// pins it in actant.lock, keeps fetched objects and extracted trees in a
+// cache under $ACTANT_HOME/hub, reads the tree in one of the supported
+// layouts (actant-hub, Agent Skills, CUE) and merges the components into
+// the config as "source@name".
+//
+// Hub content is untrusted: paths are checked, symlinks leading out are
+// refused, file sizes are bounded, nothing is executed, and every
+// component is validated with its file named in errors.
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// lockWait bounds how long a process waits for another one fetching into
+// the same cache directory.
+const lockWait = 2 * time.Minute
+
+// Options tune Ensure.
+type Options struct {
+	// Frozen fails when the lock is missing or stale instead of resolving,
+	// and never writes the lock (CI: `apply --frozen`).
+	Frozen bool
+	// Update names the sources whose refs are re-resolved even though the
+	// config did not change them (`hub update SOURCE...`); nil: none.
+	Update []string
+	// UpdateAll re-resolves every source (`hub update`).
+	UpdateAll bool
+	// Progress receives fetch progress (one line per fetch plus the
+	// server's progress); nil is quiet. Pass stderr only on a terminal.
+	Progress io.Writer
+	// Warn receives warnings (an unreachable remote served from cache).
+	Warn func(string)
+	// Now stamps newly locked entries; nil is time.Now.
+	Now func() time.Time
+}
+
+// Report tells what Ensure did.
+type Report struct {
+	// Sources in name order.
+	Sources []SourceReport `json:"sources"`
+	// LockChanged is true when actant.lock was (or, with Frozen, would
+	// have been) rewritten.
+	LockChanged bool `json:"lockChanged"`
+	// Changes are the components added, updated or removed by sources
+	// whose commit changed, in source/kind/name order.
+	Changes []Change `json:"changes"`
+	// Warnings repeats what was passed to Options.Warn.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SourceReport is one source after Ensure.
+type SourceReport struct {
+	Name     string `json:"name"`
+	URL      string `json:"url"`
+	Ref      string `json:"ref"`
+	Resolved string `json:"resolved,omitempty"`
+	Commit   string `json:"commit"`
+	Digest   string `json:"digest"`
+	// Dir is the extracted, read-only component tree in the cache.
+	Dir    string `json:"dir"`
+	Layout string `json:"layout"`
+	// Fetched is true when the network was used for this source.
+	Fetched bool `json:"fetched"`
+	// Offline is true when the remote was unreachable and the cache served.
+	Offline bool `json:"offline,omitempty"`
+	// Previous is the commit locked before, when it changed.
+	Previous   string      `json:"previous,omitempty"`
+	Components *Components `json:"-"`
+}
+
+// Change is one component difference between two commits of a source.
+type Change struct {
+	Source string `json:"source"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	// Op is added, updated or removed.
+	Op   string `json:"op"`
+	From string `json:"from,omitempty"` // previous version
+	To   string `json:"to,omitempty"`   // new version
+}
+
+// Ref is the component's reference as used in the config: source@name.
+func (c Change) Ref() string { return c.Source + "@" + c.Name }
+
+// SourceError is a failure of one source; it names the source and its URL.
+type SourceError struct {
+	Source, URL string
+	Err         error
+}
+
+func (e *SourceError) Error() string {
+	return fmt.Sprintf("hub source %q (%s): %v", e.Source, redactURL(e.URL), e.Err)
+}
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Ensure makes cfg's hub sources available and merges their components
+// into cfg. It reads <cfg.Root>/actant.lock; a source whose lock entry
+// matches its config and whose tree is cached is used as is, with no
+// network at all. A new or changed source (or one named in Update) is
+// resolved against its remote, fetched into <cfg.Home>/hub and locked; if
+// the remote is unreachable during an implicit sync, the ref is resolved
+// from the cache with a warning, and when it is not cached the error names
+// the source and URL. The lock is rewritten only when it changed (never
+// with Frozen). Components are merged as "source@name", templates' own
+// references qualified with their source, positions pointing at the hub
+// files; then every hub reference of the config is checked (unknown
+// "src@name" gets a did-you-mean diagnostic at the user's field).
+func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error) {
+	lockPath := filepath.Join(cfg.Root, LockFile)
+	old, err := ReadLock(lockPath)
+	if err != nil {
+		return nil, err
+	}
+	if o.Frozen {
+		if why := staleness(old, cfg.Hub); why != "" {
+			return nil, fmt.Errorf("--frozen: %s (run `actctl hub sync` and commit %s)", why, LockFile)
+		}
+	}
+	for _, n := range o.Update {
+		if _, ok := cfg.Hub[n]; !ok {
+			msg := fmt.Sprintf("unknown hub source %q", n)
+			if s := suggest(n, sortedKeys(cfg.Hub)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, errors.New(msg)
+		}
+	}
+	if len(cfg.Hub) == 0 && old == nil {
+		return &Report{Sources: []SourceReport{}, Changes: []Change{}}, nil
+	}
+	e := &ensurer{cfg: cfg, o: o, rep: &Report{Sources: []SourceReport{}, Changes: []Change{}}}
+	if e.o.Now == nil {
+		e.o.Now = time.Now
+	}
+	next := &Lock{Version: lockVersion, Sources: map[string]LockedSource{}}
+	var errs []error
+	for _, name := range sortedKeys(cfg.Hub) {
+		var prev *LockedSource
+		if old != nil {
+			if p, ok := old.Sources[name]; ok {
+				prev = &p
+			}
+		}
+		sr, entry, err := e.source(ctx, name, cfg.Hub[name], prev)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		next.Sources[name] = entry
+		e.rep.Sources = append(e.rep.Sources, sr)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if old == nil || string(old.Marshal()) != string(next.Marshal()) {
+		e.rep.LockChanged = true
+		if !o.Frozen {
+			if err := next.Write(lockPath); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, sr := range e.rep.Sources {
+		Merge(cfg, sr.Name, sr.Components)
+	}
+	if ds := CheckRefs(cfg); len(ds.Errors()) > 0 {
+		return e.rep, ds
+	}
+	return e.rep, nil
+}
+
+type ensurer struct {
+	cfg *schema.Config
+	o   Options
+	rep *Report
+}
+
+func (e *ensurer) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	e.rep.Warnings = append(e.rep.Warnings, msg)
+	if e.o.Warn != nil {
+		e.o.Warn(msg)
+	}
+}
+
+func (e *ensurer) progress(format string, args ...any) {
+	if e.o.Progress != nil {
+		fmt.Fprintf(e.o.Progress, format+"\n", args...)
+	}
+}
+
+// gitURL is the URL handed to go-git: a relative local path is taken
+// relative to the workspace root.
+func (e *ensurer) gitURL(u string) string {
+	if ep, err := transport.NewEndpoint(u); err == nil && ep.Protocol != "file" {
+		return u
+	}
+	if strings.HasPrefix(u, "file://") || filepath.IsAbs(u) {
+		return u
+	}
+	return filepath.Join(e.cfg.Root, u)
+}
+
+// source makes one source available and returns its report and lock entry.
+func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource, prev *LockedSource) (SourceReport, LockedSource, error) {
+	u := e.gitURL(src.URL)
+	fail := func(err error) (SourceReport, LockedSource, error) {
+		return SourceReport{}, LockedSource{}, &SourceError{Source: name, URL: src.URL, Err: err}
+	}
+	sub := cleanSub(src.Path)
+	if sub != "" {
+		if err := checkRel(sub); err != nil {
+			return fail(fmt.Errorf("path: %v", err))
+		}
+	}
+	dir := filepath.Join(e.cfg.Home, "hub", sourceKey(u))
+	ref := refOf(src.Ref)
+	sr := SourceReport{Name: name, URL: redactURL(src.URL), Ref: ref.String()}
+	update := e.o.UpdateAll || contains(e.o.Update, name)
+
+	var entry LockedSource
+	if prev != nil && prev.matches(src) && !update {
+		// The lock decides. Fast path: tree cached, no lock, no network.
+		entry = *prev
+		treeDir := filepath.Join(dir, "trees", treeID(entry.Commit, sub))
+		if m, ok := readMarker(treeDir); !ok || m.Digest != entry.Digest {
+			if err := e.materialize(ctx, name, src, u, dir, ref, &entry, &sr, true); err != nil {
+				return fail(err)
+			}
+		}
+	} else {
+		if e.o.Frozen { // unreachable: staleness was checked; kept for safety
+			return fail(errors.New("--frozen: the lock does not match the config"))
+		}
+		entry = LockedSource{URL: redactURL(src.URL), Ref: src.Ref, Path: sub}
+		if err := e.materialize(ctx, name, src, u, dir, ref, &entry, &sr, false); err != nil {
+			return fail(err)
+		}
+		entry.LockedAt = e.o.Now().UTC().Truncate(time.Second)
+		if prev != nil && prev.Commit == entry.Commit && prev.Digest == entry.Digest && prev.Resolved == entry.Resolved && prev.matches(src) {
+			entry.LockedAt = prev.LockedAt // nothing moved: keep the lock byte-identical
+		}
+		if prev != nil && prev.Commit != entry.Commit {
+			sr.Previous = prev.Commit
+		}
+	}
+	treeDir := filepath.Join(dir, "trees", treeID(entry.Commit, sub))
+	comps, err := ReadTree(os.DirFS(treeDir), treeDir)
+	if err != nil {
+		return fail(err)
+	}
+	sr.Commit, sr.Digest, sr.Resolved, sr.Dir, sr.Layout, sr.Components = entry.Commit, entry.Digest, entry.Resolved, treeDir, comps.Layout, comps
+	if prev == nil {
+		e.rep.Changes = append(e.rep.Changes, diffComponents(name, nil, comps)...)
+	} else if prev.Commit != entry.Commit || prev.Digest != entry.Digest {
+		var before *Components
+		if pd := filepath.Join(dir, "trees", treeID(prev.Commit, cleanSub(prev.Path))); dirExists(pd) {
+			before, _ = ReadTree(os.DirFS(pd), pd)
+		}
+		e.rep.Changes = append(e.rep.Changes, diffComponents(name, before, comps)...)
+	}
+	return sr, entry, nil
+}
+
+// materialize ensures the commit is in the cache repository and its tree
+// extracted. With locked, entry.Commit is fixed and the digest verified;
+// otherwise the ref is resolved (remote first, the cache when the remote is
+// unreachable during an implicit sync) and entry is filled in.
+func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSource, u, dir string, ref refSpec, entry *LockedSource, sr *SourceReport, locked bool) error {
+	unlock, err := lockDir(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	repo, err := openRepo(filepath.Join(dir, "git"))
+	if err != nil {
+		return err
+	}
+	auth, err := authFor(src, u)
+	if err != nil {
+		return err
+	}
+	fo := fetchOpts{URL: u, Auth: auth, Progress: e.o.Progress, RepoDir: filepath.Join(dir, "git")}
+	var commit plumbing.Hash
+	if locked {
+		commit = plumbing.NewHash(entry.Commit)
+		if !hasCommit(repo, commit) {
+			sr.Fetched = true
+			e.progress("hub: fetching %s (%s) for locked commit %s", name, redactURL(src.URL), short(entry.Commit))
+			if err := e.fetchCommit(ctx, repo, fo, ref, commit); err != nil {
+				return err
+			}
+		}
+	} else {
+		update := e.o.UpdateAll || contains(e.o.Update, name)
+		e.progress("hub: resolving %s (%s) %s", name, redactURL(src.URL), ref)
+		refs, lerr := listRemote(ctx, u, auth)
+		var res resolved
+		if lerr != nil {
+			if update {
+				return fmt.Errorf("cannot update: remote unreachable: %v", lerr)
+			}
+			res, err = resolveLocal(repo, ref)
+			if err != nil {
+				return fmt.Errorf("remote unreachable (%v), and %v", lerr, err)
+			}
+			sr.Offline = true
+			e.warn("hub source %q (%s) is unreachable (%v); using %s at %s from the cache", name, redactURL(src.URL), lerr, ref, short(res.Commit.String()))
+		} else {
+			sr.Fetched = true
+			if res, err = resolveRemote(refs, ref); err != nil {
+				return fmt.Errorf("resolve %s: %v", ref, err)
+			}
+			if ref.Kind == "commit" {
+				if res, err = e.fetchBareCommit(ctx, repo, fo, ref.Value); err != nil {
+					return err
+				}
+			} else if !hasCommit(repo, res.Commit) {
+				e.progress("hub: fetching %s %s (%s)", name, res.Name, short(res.Commit.String()))
+				if err := e.fetchCommit(ctx, repo, fo, ref, res.Commit, res.Spec); err != nil {
+					return err
+				}
+			} else if res.Spec != "" {
+				// Keep the local ref current for offline resolution later.
+				_ = repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(localName(res.Name)), res.Commit))
+			}
+		}
+		commit = res.Commit
+		entry.Commit, entry.Resolved = res.Commit.String(), res.Name
+	}
+	treeDir := filepath.Join(dir, "trees", treeID(commit.String(), cleanSub(src.Path)))
+	if m, ok := readMarker(treeDir); ok {
+		if locked && m.Digest != entry.Digest {
+			return fmt.Errorf("commit %s does not match the digest in %s (%s, cache has %s): the lock was edited or the cache is damaged; run `actctl hub update %s`", short(entry.Commit), LockFile, entry.Digest, m.Digest, name)
+		}
+		entry.Digest = m.Digest
+		return nil
+	}
+	digest, err := extract(repo, commit, cleanSub(src.Path), treeDir)
+	if err != nil {
+		return err
+	}
+	if locked && digest != entry.Digest {
+		return fmt.Errorf("the content of commit %s does not match the digest in %s (%s, got %s): the lock was edited or the repository was rewritten", short(entry.Commit), LockFile, entry.Digest, digest)
+	}
+	entry.Digest = digest
+	return nil
+}
+
+// fetchCommit fetches until commit is present: shallow first (the named
+// ref, depth 1) where the ref allows, then the full history.
+func (e *ensurer) fetchCommit(ctx context.Context, repo *git.Repository, fo fetchOpts, ref refSpec, commit plumbing.Hash, spec ...config.RefSpec) error {
+	if len(spec) == 0 && (ref.Kind == "branch" || ref.Kind == "tag") {
+		name := "refs/heads/" + ref.Value
+		if ref.Kind == "tag" {
+			name = "refs/tags/" + ref.Value
+		}
+		spec = []config.RefSpec{config.RefSpec("+" + name + ":" + localName(name))}
+	}
+	if len(spec) > 0 {
+		err := fetch(ctx, repo, fo, spec, true)
+		if err == nil && hasCommit(repo, commit) {
+			return nil
+		}
+		if isNetErr(err) {
+			return fmt.Errorf("fetch: %v", err)
+		}
+	}
+	if err := e.fetchFull(ctx, repo, fo); err != nil {
+		return err
+	}
+	if !hasCommit(repo, commit) {
+		return fmt.Errorf("commit %s is not in the repository (was it force-pushed away? run `actctl hub update` to re-resolve the ref)", commit)
+	}
+	return nil
+}
+
+// fetchFull fetches every branch and tag with full history. A cache made
+// shallow by earlier fetches is rebuilt from scratch: go-git cannot always
+// deepen a shallow repository.
+func (e *ensurer) fetchFull(ctx context.Context, repo *git.Repository, fo fetchOpts) error {
+	if sh, _ := repo.Storer.Shallow(); len(sh) > 0 {
+		if err := resetRepo(repo, fo.RepoDir); err != nil {
+			return err
+		}
+	}
+	err := fetch(ctx, repo, fo, fullSpecs, false)
+	if err == nil {
+		return nil
+	}
+	if isNetErr(err) {
+		return fmt.Errorf("fetch: %v", err)
+	}
+	if rerr := resetRepo(repo, fo.RepoDir); rerr != nil {
+		return rerr
+	}
+	if err := fetch(ctx, repo, fo, fullSpecs, false); err != nil {
+		return fmt.Errorf("fetch: %v", err)
+	}
+	return nil
+}
+
+// fetchBareCommit fetches the full history and resolves a (possibly
+// abbreviated) commit hash: servers do not serve unadvertised commits.
+func (e *ensurer) fetchBareCommit(ctx context.Context, repo *git.Repository, fo fetchOpts, want string) (resolved, error) {
+	if len(want) == 40 && hasCommit(repo, plumbing.NewHash(want)) {
+		return resolved{Commit: plumbing.NewHash(want)}, nil
+	}
+	e.progress("hub: fetching full history of %s for commit %s", redactURL(fo.URL), want)
+	if err := e.fetchFull(ctx, repo, fo); err != nil {
+		return resolved{}, err
+	}
+	h, err := repo.ResolveRevision(plumbing.Revision(want))
+	if err != nil || !hasCommit(repo, *h) {
+		return resolved{}, fmt.Errorf("commit %s is not in the repository", want)
+	}
+	return resolved{Commit: *h}, nil
+}
+
+// resetRepo recreates the cache repository in dir (under the cache lock).
+func resetRepo(repo *git.Repository, dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("reset cache repository: %w", err)
+	}
+	nr, err := git.PlainInit(dir, true)
+	if err != nil {
+		return fmt.Errorf("reset cache repository: %w", err)
+	}
+	*repo = *nr
+	return nil
+}
+
+// isNetErr tells transport failures (unreachable, refused, auth) from
+// local problems, so an offline fetch fails at once instead of retrying.
+func isNetErr(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, transport.ErrRepositoryNotFound) || errors.Is(err, transport.ErrAuthenticationRequired) ||
+		errors.Is(err, transport.ErrAuthorizationFailed) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	s := err.Error()
+	for _, m := range []string{"connection refused", "no such host", "i/o timeout", "network is unreachable", "dial tcp", "connection reset", "EOF"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// authFor builds credentials for u from the source's auth block: an SSH key
+// file or the SSH agent for ssh URLs; a token from an environment variable
+// as the basic-auth password for http(s). Credentials stay in memory.
+func authFor(src schema.HubSource, u string) (transport.AuthMethod, error) {
+	ep, err := transport.NewEndpoint(u)
+	if err != nil {
+		return nil, fmt.Errorf("url: %v", err)
+	}
+	a := src.Auth
+	switch ep.Protocol {
+	case "ssh":
+		user := firstNonEmpty(ep.User, "git")
+		if a != nil && a.SSHKeyFile != "" {
+			key := a.SSHKeyFile
+			if strings.HasPrefix(key, "~/") {
+				if h, err := os.UserHomeDir(); err == nil {
+					key = filepath.Join(h, key[2:])
+				}
+			}
+			pk, err := gitssh.NewPublicKeysFromFile(user, key, os.Getenv("ACTANT_SSH_PASSPHRASE"))
+			if err != nil {
+				return nil, fmt.Errorf("auth.sshKeyFile %s: %v", key, err)
+			}
+			return pk, nil
+		}
+		if os.Getenv("SSH_AUTH_SOCK") != "" {
+			am, err := gitssh.NewSSHAgentAuth(user)
+			if err != nil {
+				return nil, fmt.Errorf("ssh agent: %v", err)
+			}
+			return am, nil
+		}
+		return nil, nil
+	case "http", "https":
+		if a != nil && a.TokenEnv != "" {
+			tok := os.Getenv(a.TokenEnv)
+			if tok == "" {
+				return nil, fmt.Errorf("auth.tokenEnv: environment variable %s is empty or not set", a.TokenEnv)
+			}
+			return &githttp.BasicAuth{Username: firstNonEmpty(ep.User, "x-access-token"), Password: tok}, nil
+		}
+	}
+	return nil, nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,250 @@
+package hub
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Merge adds source's components to cfg under "source@name". Template
+// references inside the source are qualified with it ("skill" ->
+// "source@skill"); references already qualified (other@x) are kept. A
+// template's backend is the workspace's backend of that name when there is
+// one (built-ins carry the file layouts an Actant backend JSON cannot
+// express), else the source's own. A hub backend without a file layout
+// borrows the one of the workspace backend of the same name. Positions are
+// recorded with cfg.SetPos so diagnostics name the hub file.
+func Merge(cfg *schema.Config, source string, c *Components) {
+	if c == nil {
+		return
+	}
+	if cfg.Skills == nil {
+		cfg.Skills = map[string]schema.Skill{}
+	}
+	if cfg.Prompts == nil {
+		cfg.Prompts = map[string]schema.Prompt{}
+	}
+	if cfg.MCPServers == nil {
+		cfg.MCPServers = map[string]schema.MCPServer{}
+	}
+	if cfg.Templates == nil {
+		cfg.Templates = map[string]schema.Template{}
+	}
+	if cfg.Backends == nil {
+		cfg.Backends = map[string]schema.Backend{}
+	}
+	key := func(n string) string { return source + "@" + n }
+	pos := func(field, kind, n string) {
+		if in, ok := c.Info[kind+"/"+n]; ok && in.Pos.IsValid() {
+			cfg.SetPos(schema.Path(field, key(n)), in.Pos)
+		}
+	}
+	for n, s := range c.Skills {
+		cfg.Skills[key(n)] = s
+		pos("skills", KindSkill, n)
+	}
+	for n, p := range c.Prompts {
+		cfg.Prompts[key(n)] = p
+		pos("prompts", KindPrompt, n)
+	}
+	for n, m := range c.MCPServers {
+		cfg.MCPServers[key(n)] = m
+		pos("mcpServers", KindMCP, n)
+	}
+	for n, b := range c.Backends {
+		if isZeroFiles(b.Files) {
+			if local, ok := cfg.Backends[n]; ok {
+				b.Files = local.Files
+			}
+		}
+		cfg.Backends[key(n)] = b
+		pos("backends", KindBackend, n)
+	}
+	q := func(ref string) string {
+		if strings.Contains(ref, "@") {
+			return ref
+		}
+		return key(ref)
+	}
+	qs := func(refs []string) []string {
+		out := make([]string, len(refs))
+		for i, r := range refs {
+			out[i] = q(r)
+		}
+		return out
+	}
+	for n, t := range c.Templates {
+		t.Skills, t.Prompts, t.MCPServers, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.MCPServers), qs(t.SubAgents)
+		if !strings.Contains(t.Backend, "@") {
+			if _, local := cfg.Backends[t.Backend]; !local {
+				t.Backend = key(t.Backend)
+			}
+		}
+		t.Source = source
+		cfg.Templates[key(n)] = t
+		pos("templates", KindTemplate, n)
+	}
+}
+
+func isZeroFiles(f schema.Files) bool {
+	return len(f.Instructions) == 0 && f.Skills == nil && f.SubAgents == nil && f.Prompts == nil && f.MCP == nil && f.Permissions == nil
+}
+
+// CheckRefs validates every hub reference in cfg once sources are merged:
+// the references of local templates and agents that name "src@x", and
+// every reference inside hub templates (diagnostics positioned at the hub
+// file), plus the archetype rules the schema checks for local templates.
+func CheckRefs(cfg *schema.Config) schema.Diagnostics {
+	var ds schema.Diagnostics
+	check := func(path, kind, ref string, declared []string, all bool) {
+		if !all && !strings.Contains(ref, "@") {
+			return // local references are checked by schema.Validate
+		}
+		if contains(declared, ref) {
+			return
+		}
+		src, name, _ := strings.Cut(ref, "@")
+		var same []string
+		for _, d := range declared {
+			if s, n, ok := strings.Cut(d, "@"); ok && s == src {
+				same = append(same, n)
+			}
+		}
+		msg := fmt.Sprintf("unknown %s %q", kind, ref)
+		if name == "" {
+			msg = fmt.Sprintf("%s %q: no component name after %q", kind, ref, src+"@")
+		} else if s := suggest(name, same); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", src+"@"+s)
+		} else if len(same) == 0 && !strings.Contains(ref, "@") {
+			if s := suggest(ref, declared); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+		} else if _, ok := cfg.Hub[src]; ok {
+			msg += fmt.Sprintf(" (hub source %q has no such %s)", src, kind)
+		}
+		ds = append(ds, cfg.Diag(path, "%s", msg))
+	}
+	skills, prompts, mcps, templates, backends := sortedKeys(cfg.Skills), sortedKeys(cfg.Prompts), sortedKeys(cfg.MCPServers), sortedKeys(cfg.Templates), sortedKeys(cfg.Backends)
+	for _, name := range sortedKeys(cfg.Agents) {
+		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
+	}
+	for _, name := range templates {
+		t := cfg.Templates[name]
+		hub := strings.Contains(name, "@")
+		idx := func(field string, i int) string {
+			return schema.Path("templates", name, field) + fmt.Sprintf("[%d]", i)
+		}
+		check(schema.Path("templates", name, "backend"), "backend", t.Backend, backends, hub)
+		for i, r := range t.Skills {
+			check(idx("skills", i), "skill", r, skills, hub)
+		}
+		for i, r := range t.Prompts {
+			check(idx("prompts", i), "prompt", r, prompts, hub)
+		}
+		for i, r := range t.MCPServers {
+			check(idx("mcpServers", i), "MCP server", r, mcps, hub)
+		}
+		for i, r := range t.SubAgents {
+			check(idx("subAgents", i), "template", r, templates, hub)
+			if r == name {
+				ds = append(ds, cfg.Diag(schema.Path("templates", name, "subAgents"), "template %q lists itself as a sub-agent", name))
+			}
+		}
+		if hub {
+			ds = append(ds, checkHubTemplate(cfg, name, t)...)
+		}
+	}
+	return ds
+}
+
+// checkHubTemplate applies to a hub template the rules schema.Validate
+// applies to local ones (it skips "source@name" keys).
+func checkHubTemplate(cfg *schema.Config, name string, t schema.Template) schema.Diagnostics {
+	var ds schema.Diagnostics
+	arch, ok := cfg.Archetypes[t.Archetype]
+	if !ok {
+		return append(ds, cfg.Diag(schema.Path("templates", name, "archetype"), "unknown archetype %q", t.Archetype))
+	}
+	b, ok := cfg.Backends[t.Backend]
+	if !ok {
+		return ds
+	}
+	var needs []string
+	for _, m := range []string{"proxy", "run", "chat"} {
+		if arch.Allows(m) {
+			needs = append(needs, m)
+		}
+	}
+	if len(needs) > 0 && (!b.HasMode(schema.ModeACP) || b.ACP == nil) {
+		ds = append(ds, cfg.Diag(schema.Path("templates", name, "backend"),
+			"backend %q has no acp mode, but archetype %q allows %s, which need ACP", t.Backend, t.Archetype, strings.Join(needs, "/")))
+	}
+	return ds
+}
+
+// diffComponents lists what changed between two readings of a source
+// (before nil: everything is added).
+func diffComponents(source string, before, after *Components) []Change {
+	var out []Change
+	var bi map[string]Info
+	if before != nil {
+		bi = before.Info
+	}
+	for _, k := range sortedKeys(after.Info) {
+		a := after.Info[k]
+		b, ok := bi[k]
+		switch {
+		case !ok:
+			out = append(out, Change{Source: source, Kind: a.Kind, Name: a.Name, Op: "added", To: a.Version})
+		case a.Digest != b.Digest || a.Version != b.Version:
+			out = append(out, Change{Source: source, Kind: a.Kind, Name: a.Name, Op: "updated", From: b.Version, To: a.Version})
+		}
+	}
+	for _, k := range sortedKeys(bi) {
+		if _, ok := after.Info[k]; !ok {
+			b := bi[k]
+			out = append(out, Change{Source: source, Kind: b.Kind, Name: b.Name, Op: "removed", From: b.Version})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// suggest returns the candidate closest to s when it is close enough to be
+// what the user meant.
+func suggest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range candidates {
+		if d := levenshtein(s, c); d < bestD || (d == bestD && best != "" && c < best) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

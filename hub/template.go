@@ -1,0 +1,279 @@
+package hub
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// templateJSON is Actant's AgentTemplate as published in actant-hub.
+// Fields actctl has no use for (metadata, provider, schedule.hooks,
+// permissions.sandbox) are read as raw JSON so they can be noted.
+type templateJSON struct {
+	Name            string `json:"name"`
+	Version         string `json:"version"`
+	Description     string `json:"description"`
+	Archetype       string `json:"archetype"`
+	LaunchMode      string `json:"launchMode"`
+	WorkspacePolicy string `json:"workspacePolicy"`
+	Backend         struct {
+		Type string `json:"type"`
+	} `json:"backend"`
+	DomainContext struct {
+		Skills     []json.RawMessage `json:"skills"`
+		Prompts    []json.RawMessage `json:"prompts"`
+		MCPServers []json.RawMessage `json:"mcpServers"`
+		SubAgents  []json.RawMessage `json:"subAgents"`
+	} `json:"domainContext"`
+	Permissions json.RawMessage `json:"permissions"`
+	Schedule    *struct {
+		Heartbeat *struct {
+			IntervalMs int64  `json:"intervalMs"`
+			Interval   string `json:"interval"`
+			Prompt     string `json:"prompt"`
+		} `json:"heartbeat"`
+		Cron []struct {
+			Pattern  string `json:"pattern"`
+			Prompt   string `json:"prompt"`
+			Timezone string `json:"timezone"`
+		} `json:"cron"`
+		Hooks json.RawMessage `json:"hooks"`
+	} `json:"schedule"`
+	Vars map[string]string `json:"vars"`
+}
+
+var (
+	archetypes  = []string{schema.ArchTool, schema.ArchRepo, schema.ArchService, schema.ArchEmployee}
+	launchModes = []string{"direct", "acp-background", "acp-service", "one-shot"}
+	presets     = []string{schema.PresetPermissive, schema.PresetStandard, schema.PresetRestricted, schema.PresetReadonly}
+	defaultMode = []string{"default", "acceptEdits", "plan", "bypassPermissions"}
+)
+
+// readTemplate maps an Actant template onto schema.Template, validating
+// what the CUE schema would: archetype, launch mode, permissions, version.
+func (r *reader) readTemplate(f string) {
+	var tj templateJSON
+	if !r.decodeJSON(f, &tj) || !r.checkVersion(f, tj.Version) {
+		return
+	}
+	data := r.files[f]
+	name := componentName(f, tj.Name)
+	bad := func(key, format string, args ...any) {
+		r.errorf(f, keyOffset(data, key), "template %q: %s", name, fmt.Sprintf(format, args...))
+	}
+	t := schema.Template{
+		Version:         firstNonEmpty(tj.Version, "0.1.0"),
+		Description:     tj.Description,
+		Backend:         tj.Backend.Type,
+		Archetype:       firstNonEmpty(tj.Archetype, schema.ArchTool),
+		LaunchMode:      tj.LaunchMode,
+		WorkspacePolicy: tj.WorkspacePolicy,
+		Vars:            tj.Vars,
+	}
+	ok := true
+	if t.Backend == "" {
+		bad("backend", "backend.type is required (e.g. {\"type\": \"claude-code\"})")
+		ok = false
+	}
+	if !contains(archetypes, t.Archetype) {
+		bad("archetype", "unknown archetype %q (want tool, repo, service or employee)", t.Archetype)
+		ok = false
+	}
+	if t.LaunchMode != "" && !contains(launchModes, t.LaunchMode) {
+		bad("launchMode", "unknown launchMode %q", t.LaunchMode)
+		ok = false
+	}
+	if t.WorkspacePolicy != "" && t.WorkspacePolicy != "persistent" && t.WorkspacePolicy != "ephemeral" {
+		bad("workspacePolicy", "unknown workspacePolicy %q (want persistent or ephemeral)", t.WorkspacePolicy)
+		ok = false
+	}
+	refs := func(field string, raw []json.RawMessage, allowInline bool) []string {
+		out := []string{}
+		for i, m := range raw {
+			var s string
+			if json.Unmarshal(m, &s) == nil {
+				if s == "" {
+					bad(field, "domainContext.%s[%d] is empty", field, i)
+					ok = false
+					continue
+				}
+				out = append(out, s)
+				continue
+			}
+			var obj mcpJSON
+			if err := json.Unmarshal(m, &obj); err != nil || obj.Name == "" {
+				bad(field, "domainContext.%s[%d]: want a name or an object with a name", field, i)
+				ok = false
+				continue
+			}
+			if allowInline && (obj.Command != "" || obj.URL != "") {
+				r.inlineMCP(f, name, obj)
+			}
+			out = append(out, obj.Name)
+		}
+		return out
+	}
+	t.Skills = refs("skills", tj.DomainContext.Skills, false)
+	t.Prompts = refs("prompts", tj.DomainContext.Prompts, false)
+	t.MCPServers = refs("mcpServers", tj.DomainContext.MCPServers, true)
+	t.SubAgents = refs("subAgents", tj.DomainContext.SubAgents, false)
+
+	perms, err := r.permissions(f, tj.Permissions)
+	if err != nil {
+		bad("permissions", "%v", err)
+		ok = false
+	}
+	t.Permissions = perms
+
+	if s := tj.Schedule; s != nil {
+		sch := &schema.Schedule{}
+		if hb := s.Heartbeat; hb != nil {
+			iv := hb.Interval
+			if iv == "" {
+				if hb.IntervalMs <= 0 {
+					bad("heartbeat", "schedule.heartbeat needs a positive intervalMs")
+					ok = false
+				}
+				iv = msInterval(hb.IntervalMs)
+			}
+			sch.Heartbeat = &schema.Heartbeat{Interval: iv, Prompt: hb.Prompt}
+		}
+		for i, c := range s.Cron {
+			if c.Pattern == "" {
+				bad("cron", "schedule.cron[%d] has no pattern", i)
+				ok = false
+			}
+			sch.Cron = append(sch.Cron, schema.Cron{Pattern: c.Pattern, Prompt: c.Prompt, Timezone: c.Timezone})
+		}
+		if len(s.Hooks) > 0 && string(s.Hooks) != "null" {
+			r.note("%s: schedule.hooks ignored (actctl schedules heartbeat and cron only)", r.display(f))
+		}
+		if sch.Heartbeat != nil || len(sch.Cron) > 0 {
+			t.Schedule = sch
+		}
+	}
+	switch t.Archetype {
+	case schema.ArchEmployee:
+		if t.Schedule == nil {
+			bad("archetype", "an employee needs a schedule (heartbeat or cron)")
+			ok = false
+		}
+	case schema.ArchService:
+		if t.Schedule != nil {
+			bad("schedule", "a service must not have a heartbeat or cron schedule")
+			ok = false
+		}
+	}
+	if !ok {
+		return
+	}
+	in := Info{Kind: KindTemplate, Name: name, Version: tj.Version, Description: tj.Description, File: f,
+		Digest: digestOf(map[string][]byte{path.Base(f): data}), Pos: r.pos(f, 0)}
+	if r.addInfo(in) {
+		r.c.Templates[name] = t
+	}
+}
+
+// inlineMCP registers an MCP server a template declares inline. The same
+// name declared twice must mean the same server.
+func (r *reader) inlineMCP(f, tmpl string, m mcpJSON) {
+	s := m.server()
+	if (s.Command == "") == (s.URL == "") {
+		r.errorf(f, keyOffset(r.files[f], "mcpServers"), "template %q: inline MCP server %q needs exactly one of command or url", tmpl, m.Name)
+		return
+	}
+	if old, ok := r.c.MCPServers[m.Name]; ok {
+		a, _ := json.Marshal(old)
+		b, _ := json.Marshal(s)
+		if string(a) != string(b) {
+			r.errorf(f, keyOffset(r.files[f], "mcpServers", m.Name), "template %q: inline MCP server %q differs from the one defined in %s", tmpl, m.Name, r.display(r.c.Info[KindMCP+"/"+m.Name].File))
+		}
+		return
+	}
+	in := Info{Kind: KindMCP, Name: m.Name, Version: m.Version, Description: m.Description, File: f,
+		Digest: digestOf(map[string][]byte{m.Name: mustJSON(s)}), Pos: r.pos(f, keyOffset(r.files[f], "mcpServers", m.Name))}
+	if r.addInfo(in) {
+		r.c.MCPServers[m.Name] = s
+	}
+}
+
+// permissions reads a preset name or {defaultMode, allow, deny, ask};
+// other keys (Actant's sandbox) have no equivalent and are noted.
+func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return schema.Permissions{Preset: schema.PresetStandard}, nil
+	}
+	var preset string
+	if json.Unmarshal(raw, &preset) == nil {
+		if !contains(presets, preset) {
+			return schema.Permissions{}, fmt.Errorf("unknown permissions preset %q (want permissive, standard, restricted or readonly)", preset)
+		}
+		return schema.Permissions{Preset: preset}, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return schema.Permissions{}, fmt.Errorf("permissions: want a preset name or an object: %v", err)
+	}
+	var p schema.Permissions
+	var dropped []string
+	for k, v := range m {
+		var err error
+		switch k {
+		case "defaultMode":
+			err = json.Unmarshal(v, &p.DefaultMode)
+			if err == nil && !contains(defaultMode, p.DefaultMode) {
+				err = fmt.Errorf("unknown defaultMode %q (want default, acceptEdits, plan or bypassPermissions)", p.DefaultMode)
+			}
+		case "allow":
+			err = json.Unmarshal(v, &p.Allow)
+		case "deny":
+			err = json.Unmarshal(v, &p.Deny)
+		case "ask":
+			err = json.Unmarshal(v, &p.Ask)
+		default:
+			dropped = append(dropped, k)
+		}
+		if err != nil {
+			return schema.Permissions{}, fmt.Errorf("permissions.%s: %v", k, err)
+		}
+	}
+	if len(dropped) > 0 {
+		sort.Strings(dropped)
+		r.note("%s: permissions fields %v ignored (no equivalent in actctl)", r.display(f), dropped)
+	}
+	if p.DefaultMode == "" && p.Allow == nil && p.Deny == nil && p.Ask == nil {
+		p.Preset = schema.PresetStandard
+	}
+	return p, nil
+}
+
+// msInterval renders milliseconds as the largest exact unit: 120000 -> "2m".
+func msInterval(ms int64) string {
+	switch {
+	case ms > 0 && ms%3_600_000 == 0:
+		return strconv.FormatInt(ms/3_600_000, 10) + "h"
+	case ms > 0 && ms%60_000 == 0:
+		return strconv.FormatInt(ms/60_000, 10) + "m"
+	case ms > 0 && ms%1000 == 0:
+		return strconv.FormatInt(ms/1000, 10) + "s"
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
