@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/reconcile"
+)
+
+func init() {
+	register(
+		&cli.Command{
+			Name:      "apply",
+			Usage:     "reconcile every agent's files with actant.cue (plan first; any conflict writes nothing)",
+			ArgsUsage: "[AGENT...]",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
+				&cli.BoolFlag{Name: "force", Usage: "overwrite hand-edited managed files, blocks and keys (backed up first)"},
+				&cli.BoolFlag{Name: "no-prune", Usage: "keep the files of agents removed from the config"},
+			},
+			OnUsageError: usageErrors,
+			Action:       applyCmd,
+		},
+		&cli.Command{
+			Name:         "diff",
+			Usage:        "unified diff of every file apply would change (exit 0: none, 1: changes, 2: error)",
+			ArgsUsage:    "[AGENT...]",
+			OnUsageError: usageErrors,
+			Action:       diffCmd,
+		},
+		&cli.Command{
+			Name:         "status",
+			Usage:        "per agent: Synced, OutOfSync (with what drifted) or Missing",
+			ArgsUsage:    "[AGENT...]",
+			OnUsageError: usageErrors,
+			Action:       statusCmd,
+		},
+	)
+}
+
+// signalContext cancels on SIGINT/SIGTERM so a waiting lock gives up.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func applyCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	cfg, err := g.Load()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	res, err := reconcile.Apply(ctx, cfg, reconcile.Options{
+		DryRun:  c.Bool("dry-run"),
+		Force:   c.Bool("force"),
+		NoPrune: c.Bool("no-prune"),
+		Only:    c.Args().Slice(),
+	})
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+		}
+		if g.JSON() {
+			if perr := g.PrintJSON(res); perr != nil {
+				return perr
+			}
+		} else {
+			printItems(g, res)
+			if err == nil {
+				fmt.Fprintln(g.Stdout, res.Summary())
+			}
+		}
+	}
+	var ce *reconcile.ConflictError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("apply: %w", err)
+	}
+	return err
+}
+
+// printItems writes one line per file action or finding.
+func printItems(g *globals, res *reconcile.Result) {
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	for _, it := range res.Items {
+		var extra []string
+		if len(it.Agents) > 0 {
+			extra = append(extra, "agent "+strings.Join(it.Agents, ","))
+		}
+		if it.Policy != "" && (it.Action == reconcile.ActConflict || it.Action == reconcile.ActSkip || it.Action == reconcile.ActWarning) {
+			extra = append(extra, "workDirConflict="+it.Policy)
+		}
+		if it.Reason != "" {
+			extra = append(extra, it.Reason)
+		}
+		if it.Backup != "" {
+			extra = append(extra, "backup "+it.Backup)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", it.Action, it.Path, strings.Join(extra, "; "))
+	}
+	tw.Flush()
+}
+
+func diffCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	cfg, err := g.Load()
+	if err != nil {
+		return withCode(2, err)
+	}
+	diffs, res, err := reconcile.Diff(cfg, reconcile.Options{Only: c.Args().Slice()})
+	if err != nil {
+		var ce *reconcile.ConflictError
+		if !errors.As(err, &ce) {
+			return withCode(2, err)
+		}
+	}
+	if g.JSON() {
+		out := map[string]any{"changes": len(diffs) > 0, "files": diffs}
+		if res != nil {
+			out["actions"] = res.Items
+		}
+		if perr := g.PrintJSON(out); perr != nil {
+			return withCode(2, perr)
+		}
+	} else {
+		for _, d := range diffs {
+			if d.Unified == "" {
+				fmt.Fprintf(g.Stdout, "%s directory %s\n", d.Action, d.Path)
+				continue
+			}
+			fmt.Fprint(g.Stdout, d.Unified)
+		}
+		if res != nil {
+			for _, it := range res.Items {
+				if it.Action == reconcile.ActDrift || it.Action == reconcile.ActConflict || it.Action == reconcile.ActWarning {
+					fmt.Fprintf(g.Stderr, "actctl: %s: %s: %s\n", it.Action, it.Path, it.Reason)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return withCode(2, fmt.Errorf("diff: %w", err))
+	}
+	if len(diffs) > 0 {
+		return withCode(1, nil)
+	}
+	return nil
+}
+
+func statusCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	cfg, err := g.Load()
+	if err != nil {
+		return err
+	}
+	sts, err := reconcile.Status(cfg, reconcile.Options{Only: c.Args().Slice()})
+	if err != nil {
+		return err
+	}
+	if only := c.Args().Slice(); len(only) > 0 {
+		keep := map[string]bool{}
+		for _, n := range only {
+			keep[n] = true
+		}
+		filtered := sts[:0]
+		for _, s := range sts {
+			if keep[s.Name] {
+				filtered = append(filtered, s)
+			}
+		}
+		sts = filtered
+	}
+	if g.JSON() {
+		if sts == nil {
+			sts = []reconcile.AgentStatus{}
+		}
+		return g.PrintJSON(sts)
+	}
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATUS\tDIR\tDETAILS")
+	for _, s := range sts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Dir, strings.Join(s.Details, "; "))
+	}
+	return tw.Flush()
+}

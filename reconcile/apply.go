@@ -1,0 +1,609 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aymanbagabas/go-udiff"
+	git "github.com/go-git/go-git/v5"
+
+	"github.com/actctl/actctl/internal/block"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
+)
+
+// Options steer Apply, Diff and Status.
+type Options struct {
+	// DryRun computes and reports the plan without writing (and without
+	// taking the lock).
+	DryRun bool
+	// Force overwrites hand edits of managed entries, backing them up.
+	Force bool
+	// NoPrune keeps agents that were removed from the config.
+	NoPrune bool
+	// Only limits the run to these agents (declared or recorded).
+	Only []string
+	// LockWait bounds the wait for another apply (DefaultLockWait if 0).
+	LockWait time.Duration
+	// Prepare runs under the workspace lock before rendering: the place for
+	// the hub sync, which may merge hub components into cfg.
+	Prepare func(cfg *schema.Config) error
+	// LockDigest is recorded in the state (digest of actant.lock).
+	LockDigest string
+	// Now is the clock for backup names (time.Now when nil).
+	Now func() time.Time
+}
+
+// Item is one line of a Result: a file change or a finding.
+type Item struct {
+	Path   string   `json:"path"`
+	Action Action   `json:"action"`
+	Agents []string `json:"agents,omitempty"`
+	Policy string   `json:"policy,omitempty"`
+	Reason string   `json:"reason,omitempty"`
+	Backup string   `json:"backup,omitempty"`
+}
+
+// Counts summarise a Result.
+type Counts struct {
+	// Changed is the number of files (and directories) created, updated,
+	// deleted or restored.
+	Changed   int `json:"changed"`
+	Created   int `json:"created"`
+	Updated   int `json:"updated"`
+	Deleted   int `json:"deleted"`
+	Restored  int `json:"restored"`
+	Skipped   int `json:"skipped"`
+	Drifted   int `json:"drifted"`
+	Conflicts int `json:"conflicts"`
+	Warnings  int `json:"warnings"`
+	// Pruned is the number of agents removed.
+	Pruned int `json:"pruned"`
+}
+
+// Result is what Apply did (or, with DryRun, would do). Its JSON form is
+// the stable output of `actctl apply -o json`.
+type Result struct {
+	Root         string        `json:"root"`
+	DryRun       bool          `json:"dryRun"`
+	Items        []Item        `json:"actions"`
+	Counts       Counts        `json:"counts"`
+	Pruned       []string      `json:"pruned,omitempty"`
+	StateWritten bool          `json:"stateWritten"`
+	Recovered    bool          `json:"recovered,omitempty"`
+	Duration     time.Duration `json:"-"`
+	DurationMS   float64       `json:"durationMs"`
+	// Warnings are the renderer's warnings (not per file).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",
+// or "no changes" (watch mode prints it per cycle).
+func (r *Result) Summary() string {
+	if r.Counts.Changed == 0 && r.Counts.Pruned == 0 {
+		if r.DryRun {
+			return "dry run: no changes"
+		}
+		return "no changes"
+	}
+	verb := "applied"
+	if r.DryRun {
+		verb = "dry run"
+	}
+	return fmt.Sprintf("%s: %d changed, %d pruned in %s", verb, r.Counts.Changed, r.Counts.Pruned, roundDuration(r.Duration))
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// ConflictError is returned when the plan has conflicts; nothing was
+// written. It lists every conflicting file with its agent and policy.
+type ConflictError struct{ Conflicts []Note }
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d conflict(s); nothing was written:", len(e.Conflicts))
+	for _, n := range e.Conflicts {
+		fmt.Fprintf(&b, "\n  %s: ", n.Rel)
+		if n.Agent != "" {
+			fmt.Fprintf(&b, "agent %s", n.Agent)
+			if n.Policy != "" {
+				fmt.Fprintf(&b, " (workDirConflict=%s)", n.Policy)
+			}
+			b.WriteString(": ")
+		}
+		b.WriteString(n.Reason)
+	}
+	return b.String()
+}
+
+// Apply reconciles the workspace of cfg: lock, prepare (hub sync), render,
+// snapshot, plan, and — unless DryRun or a conflict — execute. On a
+// conflict the Result is returned with a *ConflictError.
+func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) {
+	start := time.Now()
+	if !o.DryRun {
+		l, err := Lock(ctx, cfg.Root, o.LockWait)
+		if err != nil {
+			return nil, fmt.Errorf("apply: %w", err)
+		}
+		defer func() {
+			if l.f != nil {
+				_ = l.Unlock()
+			}
+		}()
+		defer func() {
+			// With no agents left the workspace carries no actctl trace.
+			if _, err := os.Stat(metaPath(cfg.Root, StateFile)); errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); errors.Is(err, os.ErrNotExist) {
+					if entries, _ := os.ReadDir(filepath.Join(cfg.Root, MetaDir)); onlyLockAndEmptyBackup(cfg.Root, entries) {
+						_ = l.removeAndUnlock()
+						removeMetaIfEmpty(cfg.Root)
+					}
+				}
+			}
+		}()
+	}
+	run, err := prepareRun(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	res := run.result(o.DryRun)
+	if c := run.plan.Conflicts(); len(c) > 0 {
+		res.Duration = time.Since(start)
+		res.DurationMS = ms(res.Duration)
+		return res, &ConflictError{Conflicts: c}
+	}
+	if !o.DryRun {
+		if run.recovering {
+			if err := cleanTemps(run.snap, cfg.Root); err != nil {
+				return nil, fmt.Errorf("apply: %w", err)
+			}
+		}
+		written, err := Execute(run.plan, run.stateData, run.recovering)
+		if err != nil {
+			return nil, err
+		}
+		res.StateWritten = written
+	}
+	res.Duration = time.Since(start)
+	res.DurationMS = ms(res.Duration)
+	return res, nil
+}
+
+// onlyLockAndEmptyBackup reports whether .actant holds nothing but the
+// lock and an empty backup directory: then nothing of actctl is left.
+func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
+	for _, e := range entries {
+		switch {
+		case e.Name() == LockFile:
+		case e.Name() == BackupDir && e.IsDir():
+			sub, err := os.ReadDir(filepath.Join(root, MetaDir, BackupDir))
+			if err != nil || len(sub) > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// run is one computed plan with its inputs.
+type run struct {
+	cfg        *schema.Config
+	targets    []*materialize.Target
+	warnings   []string
+	snap       *Snapshot
+	state      *State
+	stateData  []byte
+	recovering bool
+	plan       *Plan
+}
+
+// prepareRun does everything before the first write: hub hook, render,
+// read state (recovering a killed run), snapshot and plan.
+func prepareRun(cfg *schema.Config, o Options) (*run, error) {
+	if o.Prepare != nil {
+		if err := o.Prepare(cfg); err != nil {
+			return nil, err
+		}
+	}
+	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg)})
+	if errs := diags.Errors(); len(errs) > 0 {
+		return nil, errs
+	}
+	r := &run{cfg: cfg, targets: targets}
+	for _, d := range diags {
+		if d.Warning {
+			r.warnings = append(r.warnings, d.String())
+		}
+	}
+	st, data, err := ReadState(metaPath(cfg.Root, StateFile))
+	if err != nil {
+		return nil, err
+	}
+	pending, _, err := ReadState(metaPath(cfg.Root, PendingFile))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); err != nil {
+		pending = nil
+	}
+	if len(o.Only) > 0 {
+		known := map[string]bool{}
+		for _, t := range targets {
+			known[t.Agent] = true
+		}
+		for n := range st.Agents {
+			known[n] = true
+		}
+		for _, n := range o.Only {
+			if !known[n] {
+				return nil, fmt.Errorf("apply: agent %q is neither declared nor applied", n)
+			}
+		}
+	}
+	snap, err := TakeSnapshot(cfg.Root, targets, st, pending)
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	if pending != nil {
+		st = recoverState(st, pending, snap)
+		r.recovering = true
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	plan, err := MakePlan(cfg.Root, targets, snap, st, PlanOptions{
+		Force: o.Force, NoPrune: o.NoPrune, Only: o.Only, LockDigest: o.LockDigest,
+		Stamp: now().UTC().Format("20060102T150405.000000000Z"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	r.snap, r.state, r.stateData, r.plan = snap, st, data, plan
+	return r, nil
+}
+
+func (r *run) result(dry bool) *Result {
+	res := &Result{Root: r.cfg.Root, DryRun: dry, Pruned: r.plan.Pruned, Warnings: r.warnings, Recovered: r.recovering}
+	res.Counts.Pruned = len(r.plan.Pruned)
+	for _, op := range r.plan.Ops {
+		res.Items = append(res.Items, Item{Path: op.Rel, Action: op.Action, Agents: op.Agents, Reason: op.Reason, Backup: op.BackupTo})
+		res.Counts.Changed++
+		switch op.Action {
+		case ActCreate:
+			res.Counts.Created++
+		case ActUpdate:
+			res.Counts.Updated++
+		case ActDelete:
+			res.Counts.Deleted++
+		case ActRestore:
+			res.Counts.Restored++
+		}
+	}
+	for _, n := range r.plan.Notes {
+		it := Item{Path: n.Rel, Action: n.Action, Policy: n.Policy, Reason: n.Reason}
+		if n.Agent != "" {
+			it.Agents = []string{n.Agent}
+		}
+		res.Items = append(res.Items, it)
+		switch n.Action {
+		case ActSkip:
+			res.Counts.Skipped++
+		case ActDrift:
+			res.Counts.Drifted++
+		case ActConflict:
+			res.Counts.Conflicts++
+		case ActWarning:
+			res.Counts.Warnings++
+		}
+	}
+	sort.SliceStable(res.Items, func(i, j int) bool { return res.Items[i].Path < res.Items[j].Path })
+	return res
+}
+
+// FileDiff is the change apply would make to one file.
+type FileDiff struct {
+	Path   string `json:"path"`
+	Action Action `json:"action"`
+	// Unified is the unified diff (empty for a directory).
+	Unified string `json:"diff"`
+}
+
+// Diff reports, as unified diffs, every file apply would change. It takes
+// no lock and writes nothing.
+func Diff(cfg *schema.Config, o Options) ([]FileDiff, *Result, error) {
+	o.DryRun = true
+	r, err := prepareRun(cfg, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := r.result(true)
+	var out []FileDiff
+	for _, op := range r.plan.Ops {
+		fd := FileDiff{Path: op.Rel, Action: op.Action}
+		if !op.Dir {
+			oldLabel, newLabel := "a/"+op.Rel, "b/"+op.Rel
+			if !op.Exists {
+				oldLabel = "/dev/null"
+			}
+			if op.Action == ActDelete {
+				newLabel = "/dev/null"
+			}
+			fd.Unified = udiff.Unified(oldLabel, newLabel, string(op.Old), string(op.Data))
+		}
+		out = append(out, fd)
+	}
+	if c := r.plan.Conflicts(); len(c) > 0 {
+		return out, res, &ConflictError{Conflicts: c}
+	}
+	return out, res, nil
+}
+
+// Agent statuses.
+const (
+	Synced    = "Synced"
+	OutOfSync = "OutOfSync"
+	Missing   = "Missing"
+)
+
+// AgentStatus is one agent's line in `actctl status`.
+type AgentStatus struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Dir    string `json:"dir"`
+	// Details say what is out of sync: drifted entries, pending changes.
+	Details []string `json:"details,omitempty"`
+}
+
+// Status compares every agent's desired files with the disk and the state.
+func Status(cfg *schema.Config, o Options) ([]AgentStatus, error) {
+	o.DryRun, o.Force = true, false
+	r, err := prepareRun(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*AgentStatus{}
+	var names []string
+	for _, t := range r.targets {
+		s := &AgentStatus{Name: t.Agent, Status: Synced, Dir: t.Dir}
+		if _, ok := r.state.Agents[t.Agent]; !ok {
+			s.Status = Missing
+			s.Details = append(s.Details, "never applied")
+		}
+		byName[t.Agent] = s
+		names = append(names, t.Agent)
+	}
+	for n, a := range r.state.Agents {
+		if _, ok := byName[n]; !ok {
+			byName[n] = &AgentStatus{Name: n, Status: OutOfSync, Dir: a.Dir, Details: []string{"removed from the config; apply prunes it"}}
+			names = append(names, n)
+		}
+	}
+	mark := func(agent, detail string) {
+		s := byName[agent]
+		if s == nil {
+			return
+		}
+		if s.Status == Synced {
+			s.Status = OutOfSync
+		}
+		if s.Status != Missing || !strings.HasPrefix(detail, "create") {
+			s.Details = append(s.Details, detail)
+		}
+	}
+	for _, op := range r.plan.Ops {
+		for _, a := range op.Agents {
+			mark(a, fmt.Sprintf("%s %s", op.Action, op.Rel))
+		}
+	}
+	for _, n := range r.plan.Notes {
+		if n.Agent != "" {
+			mark(n.Agent, fmt.Sprintf("%s %s: %s", n.Action, n.Rel, n.Reason))
+		}
+	}
+	sort.Strings(names)
+	out := make([]AgentStatus, 0, len(names))
+	for _, n := range names {
+		out = append(out, *byName[n])
+	}
+	return out, nil
+}
+
+// recoverState merges the journal of a killed apply into the recorded
+// state: an entry the killed run already wrote (its recorded digest
+// matches the disk) is taken from the journal — with the separators,
+// receipts and created-file flags of that write — and any other from the
+// old state. This is what lets the next apply converge instead of taking
+// actctl's own half-applied files for the user's.
+func recoverState(old, pending *State, snap *Snapshot) *State {
+	out := NewState()
+	out.ConfigDigest, out.LockDigest = old.ConfigDigest, old.LockDigest
+	type key struct {
+		abs  string
+		mode materialize.Mode
+	}
+	names := map[string]bool{}
+	for n := range old.Agents {
+		names[n] = true
+	}
+	for n := range pending.Agents {
+		names[n] = true
+	}
+	for n := range names {
+		o, p := old.Agents[n], pending.Agents[n]
+		dir := ""
+		if p != nil {
+			dir = p.Dir
+		} else {
+			dir = o.Dir
+		}
+		oldEntries := map[key]EntryState{}
+		if o != nil {
+			for _, e := range o.Entries {
+				oldEntries[key{filepath.Join(o.Dir, filepath.FromSlash(e.Path)), e.Mode}] = e
+			}
+		}
+		var entries []EntryState
+		used := map[key]bool{}
+		if p != nil {
+			for _, e := range p.Entries {
+				k := key{filepath.Join(p.Dir, filepath.FromSlash(e.Path)), e.Mode}
+				oe, hasOld := oldEntries[k]
+				if m, ok := mergeEntry(n, e, oe, hasOld, snap.Files[k.abs]); ok {
+					entries = append(entries, m)
+				}
+				used[k] = true
+			}
+		}
+		if o != nil && dir != "" {
+			for k, e := range oldEntries {
+				if used[k] {
+					continue
+				}
+				if dir != o.Dir {
+					rel, err := filepath.Rel(dir, k.abs)
+					if err != nil || strings.HasPrefix(rel, "..") {
+						continue
+					}
+					e.Path = filepath.ToSlash(rel)
+				}
+				entries = append(entries, e)
+			}
+		}
+		if len(entries) > 0 || (p != nil && o != nil) {
+			out.Agents[n] = &AgentState{Dir: dir, Entries: entries}
+		}
+	}
+	return out
+}
+
+// mergeEntry picks the journal's entry pe where the disk shows it was
+// written, else the old entry oe (if any).
+func mergeEntry(agent string, pe, oe EntryState, hasOld bool, fi *FileInfo) (EntryState, bool) {
+	exists := fi != nil && fi.Exists
+	switch pe.Mode {
+	case materialize.ModeDir:
+		if exists {
+			return pe, true
+		}
+	case materialize.ModeFile:
+		if exists && sum(fi.Data) == pe.SHA256 {
+			return pe, true
+		}
+	case materialize.ModeBlock:
+		if exists {
+			if body, ok, err := block.Find(fi.Data, agent, pe.Style); err == nil && ok && sum(body) == pe.SHA256 {
+				return pe, true
+			}
+		}
+	case materialize.ModeKeys:
+		kc, err := codecFor(pe.Format)
+		if err != nil || !exists {
+			break
+		}
+		all := true
+		for _, k := range pe.Keys {
+			v, ok, err := kc.get(fi.Data, k.Path)
+			if err != nil || !ok || sum(canonical(v)) != k.SHA256 {
+				all = false
+			}
+		}
+		if all {
+			return pe, true
+		}
+	}
+	return oe, hasOld
+}
+
+// gitTracked returns the renderer's IsTracked: whether git tracks a path
+// relative to a project agent's workspace. The git index is read once,
+// lazily (only when a .gitignore block is rendered); without a repository
+// nothing is tracked. The renderer's callback does not say which agent
+// asks, so a path counts as tracked when it is tracked below any project
+// agent's directory: it errs on the side of not ignoring.
+func gitTracked(cfg *schema.Config) func(rel string) bool {
+	var once sync.Once
+	var tracked map[string]bool
+	var dirs []string
+	var wtRoot string
+	load := func() {
+		repo, err := git.PlainOpenWithOptions(cfg.Root, &git.PlainOpenOptions{DetectDotGit: true})
+		if err != nil {
+			return
+		}
+		wt, err := repo.Worktree()
+		if err != nil {
+			return
+		}
+		idx, err := repo.Storer.Index()
+		if err != nil {
+			return
+		}
+		wtRoot = wt.Filesystem.Root()
+		if r, err := filepath.EvalSymlinks(wtRoot); err == nil {
+			wtRoot = r
+		}
+		tracked = make(map[string]bool, len(idx.Entries)*2)
+		for _, e := range idx.Entries {
+			p := e.Name
+			tracked[p] = true
+			for i := strings.LastIndexByte(p, '/'); i > 0; i = strings.LastIndexByte(p[:i], '/') {
+				if tracked[p[:i]] {
+					break
+				}
+				tracked[p[:i]] = true
+			}
+		}
+		seen := map[string]bool{}
+		for name := range cfg.Agents {
+			r, err := cfg.Resolve(name)
+			if err != nil || r.Archetype.Workspace != schema.WorkspaceProject {
+				continue
+			}
+			d := r.Dir
+			if rd, err := filepath.EvalSymlinks(d); err == nil {
+				d = rd
+			}
+			if !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return func(rel string) bool {
+		once.Do(load)
+		if tracked == nil {
+			return false
+		}
+		for _, d := range dirs {
+			r, err := filepath.Rel(wtRoot, filepath.Join(d, filepath.FromSlash(rel)))
+			if err != nil || strings.HasPrefix(r, "..") {
+				continue
+			}
+			if tracked[filepath.ToSlash(r)] {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -1,0 +1,197 @@
+package reconcile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/actctl/actctl/internal/atomicfile"
+)
+
+// Execute carries out plan p exactly, in the order that keeps every
+// moment of it recoverable:
+//
+//  1. the journal (.actant/state.pending.json: the state this run will
+//     record), so a killed run is recognised and finished by the next;
+//  2. backups of the users' files about to be replaced;
+//  3. missing directories, outermost first;
+//  4. the file writes, in parallel, each temp file + fsync + rename;
+//  5. deletions and restores, then the emptied directories actctl made;
+//  6. the state, last, and the journal is removed.
+//
+// oldState is the raw state.json read before planning; the state is not
+// rewritten when its bytes are unchanged, so a no-op apply writes nothing.
+// Execute must run under the workspace lock.
+func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err error) {
+	stateChanged := !bytes.Equal(p.StateData, oldState) || recovering
+	empty := len(p.State.Agents) == 0
+	if empty {
+		stateChanged = oldState != nil || recovering
+	}
+	if len(p.Ops) == 0 && len(p.RmDirs) == 0 && !stateChanged {
+		return false, nil
+	}
+	meta := filepath.Join(p.Root, MetaDir)
+	if _, err := atomicfile.MkdirAll(meta); err != nil {
+		return false, fmt.Errorf("apply: %w", err)
+	}
+	pending := filepath.Join(meta, PendingFile)
+	if len(p.Ops) > 0 {
+		if err := atomicfile.Write(pending, p.StateData, 0o644); err != nil {
+			return false, fmt.Errorf("apply: journal: %w", err)
+		}
+	}
+
+	// Backups first: nothing of the user's is replaced before its copy is
+	// durable.
+	for _, op := range p.Ops {
+		if op.BackupTo == "" || !op.Exists {
+			continue
+		}
+		b := filepath.Join(p.Root, filepath.FromSlash(op.BackupTo))
+		if _, err := atomicfile.MkdirAll(filepath.Dir(b)); err != nil {
+			return false, fmt.Errorf("apply: backup %s: %w", op.Rel, err)
+		}
+		perm := op.Perm
+		if perm == 0 {
+			perm = 0o644
+		}
+		if err := atomicfile.Write(b, op.Old, perm); err != nil {
+			return false, fmt.Errorf("apply: backup %s: %w", op.Rel, err)
+		}
+	}
+
+	// Directories, outermost first (deduplicated across files).
+	seen := map[string]bool{}
+	var dirs []string
+	for _, op := range p.Ops {
+		for _, d := range op.MkDirs {
+			if !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+		if op.Dir && !seen[op.Path] {
+			seen[op.Path] = true
+			dirs = append(dirs, op.Path)
+		}
+	}
+	sort.Strings(dirs) // a parent sorts before its children
+	for _, d := range dirs {
+		if _, err := atomicfile.MkdirAll(d); err != nil {
+			return false, fmt.Errorf("apply: %w", err)
+		}
+	}
+
+	// Writes, in parallel: each is independent and durable on its own.
+	var writes []*Op
+	for _, op := range p.Ops {
+		if !op.Dir && (op.Action == ActCreate || op.Action == ActUpdate || op.Action == ActRestore) {
+			writes = append(writes, op)
+		}
+	}
+	errs := make([]error, len(writes))
+	parallel(len(writes), func(i int) {
+		op := writes[i]
+		perm := op.Perm
+		if perm == 0 {
+			perm = 0o644
+		}
+		if err := atomicfile.Write(op.Path, op.Data, perm); err != nil {
+			errs[i] = fmt.Errorf("apply %s: %w", op.Rel, err)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return false, err
+	}
+
+	// Deletions, consumed backups, emptied directories.
+	var backupDirs []string
+	for _, op := range p.Ops {
+		switch {
+		case op.Action == ActDelete:
+			if err := atomicfile.Remove(op.Path); err != nil {
+				return false, fmt.Errorf("apply: %w", err)
+			}
+		case op.Action == ActRestore && op.RemoveBackup != "":
+			if err := atomicfile.Remove(op.RemoveBackup); err != nil {
+				return false, fmt.Errorf("apply: %w", err)
+			}
+			backupDirs = append(backupDirs, parentsBelow(filepath.Join(meta, BackupDir), op.RemoveBackup)...)
+		}
+	}
+	if err := atomicfile.RemoveEmptyDirs(append(p.RmDirs, backupDirs...)); err != nil {
+		return false, fmt.Errorf("apply: %w", err)
+	}
+
+	// State last.
+	stateFile := filepath.Join(meta, StateFile)
+	if empty {
+		if err := atomicfile.Remove(stateFile); err != nil {
+			return false, fmt.Errorf("apply: %w", err)
+		}
+		stateChanged = oldState != nil
+	} else if stateChanged {
+		if err := atomicfile.Write(stateFile, p.StateData, 0o644); err != nil {
+			return false, fmt.Errorf("apply: state: %w", err)
+		}
+	}
+	if err := atomicfile.Remove(pending); err != nil {
+		return stateChanged, fmt.Errorf("apply: %w", err)
+	}
+	return stateChanged, nil
+}
+
+// parentsBelow returns the directories strictly between base and path
+// (path's parent up to, and including, base), deepest first.
+func parentsBelow(base, path string) []string {
+	var out []string
+	for d := filepath.Dir(path); within(base, d); d = filepath.Dir(d) {
+		out = append(out, d)
+		if d == base {
+			break
+		}
+	}
+	return out
+}
+
+// cleanTemps removes the temporary files a killed apply left beside the
+// files it was writing (only called when a journal shows a run was killed).
+func cleanTemps(snap *Snapshot, root string) error {
+	dirs := map[string]bool{filepath.Join(root, MetaDir): true}
+	for abs, fi := range snap.Files {
+		dirs[filepath.Dir(abs)] = true
+		dirs[filepath.Dir(fi.Real)] = true
+	}
+	for d := range snap.Backups {
+		dirs[filepath.Dir(d)] = true
+	}
+	var mu sync.Mutex
+	var errs []error
+	list := make([]string, 0, len(dirs))
+	for d := range dirs {
+		list = append(list, d)
+	}
+	parallel(len(list), func(i int) {
+		if _, err := atomicfile.CleanTemps(list[i]); err != nil && !errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), "not a directory") {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// removeMetaIfEmpty removes .actant/backup and .actant when nothing is
+// left in them (the lock file is removed by its holder first).
+func removeMetaIfEmpty(root string) {
+	meta := filepath.Join(root, MetaDir)
+	_ = os.Remove(filepath.Join(meta, BackupDir))
+	_ = os.Remove(meta)
+}

@@ -1,0 +1,823 @@
+package reconcile
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
+)
+
+// Action is what happens to one file (or, for skip/drift/conflict/warning,
+// what was found about one entry).
+type Action string
+
+const (
+	ActCreate   Action = "create"
+	ActUpdate   Action = "update"
+	ActDelete   Action = "delete"
+	ActRestore  Action = "restore" // a backed-up user file is put back
+	ActSkip     Action = "skip"
+	ActDrift    Action = "drift"
+	ActConflict Action = "conflict"
+	ActWarning  Action = "warning"
+)
+
+// PlanOptions steer Plan.
+type PlanOptions struct {
+	// Force overwrites hand-edited (drifted) entries after backing them up.
+	Force bool
+	// NoPrune keeps agents that are in the state but no longer declared.
+	NoPrune bool
+	// Only limits the plan to these agents; others are left exactly as
+	// they are (their files, blocks, keys and state).
+	Only []string
+	// Stamp names this run's backup directory (.actant/backup/<Stamp>/);
+	// Apply uses the UTC time. Plan is pure, so the caller supplies it.
+	Stamp string
+	// LockDigest is recorded in the state (the hub lock digest).
+	LockDigest string
+}
+
+// Op is one file-system change.
+type Op struct {
+	// Path is absolute (the real path, after an in-workspace symlink).
+	Path   string   `json:"-"`
+	Rel    string   `json:"path"`
+	Action Action   `json:"action"`
+	Agents []string `json:"agents,omitempty"`
+	Reason string   `json:"reason,omitempty"`
+	// Dir: the op creates a directory (ModeDir), not a file.
+	Dir bool `json:"dir,omitempty"`
+	// Data is the new content (create, update, restore).
+	Data []byte `json:"-"`
+	// Old is the current content, Exists whether there is one.
+	Old    []byte      `json:"-"`
+	Exists bool        `json:"-"`
+	Perm   fs.FileMode `json:"-"`
+	// MkDirs are the missing directories to create first, outermost first.
+	MkDirs []string `json:"-"`
+	// BackupTo, when set, receives Old before the change (absolute).
+	BackupTo  string `json:"backup,omitempty"`
+	backupAbs string
+	// RemoveBackup is the backup file a restore consumes (absolute).
+	RemoveBackup string `json:"-"`
+}
+
+// Note is something found about one entry that does not change a file.
+type Note struct {
+	Rel    string `json:"path"`
+	Action Action `json:"action"`
+	Agent  string `json:"agent,omitempty"`
+	Policy string `json:"policy,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Plan is everything Execute will do, decided before the first write.
+type Plan struct {
+	Root  string
+	Ops   []*Op
+	Notes []Note
+	// RmDirs are directories actctl created that are removed, when empty,
+	// after the deletions.
+	RmDirs []string
+	// State is the state to record after the ops; StateData its bytes.
+	State     *State
+	StateData []byte
+	// Pruned are the agents removed from the workspace.
+	Pruned []string
+}
+
+// Conflicts returns the conflict notes; a plan with any is not executed.
+func (p *Plan) Conflicts() []Note {
+	var out []Note
+	for _, n := range p.Notes {
+		if n.Action == ActConflict {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// desiredItem is one agent's wish for one file.
+type desiredItem struct {
+	agent, dir, policy string
+	e                  *materialize.Entry
+}
+
+// recordedItem is one agent's recorded entry in one file.
+type recordedItem struct {
+	agent, dir string
+	e          EntryState
+	// frozen: out of scope (AGENT... or --no-prune): carried over as is.
+	frozen bool
+}
+
+// fileGroup is everything about one real file.
+type fileGroup struct {
+	real, abs string
+	fi        *FileInfo
+	desired   []desiredItem
+	recorded  []recordedItem
+}
+
+// newRecord is an entry of the next state, with where it belongs.
+type newRecord struct {
+	agent, dir string
+	e          EntryState
+}
+
+// planner holds the pure computation's inputs and accumulators.
+type planner struct {
+	root   string
+	snap   *Snapshot
+	o      PlanOptions
+	plan   *Plan
+	recs   []newRecord
+	rmDirs []string
+	// backedUp: files already scheduled for a backup in this run.
+	backedUp map[string]string
+}
+
+// MakePlan computes, without any I/O, what apply must do so that disk matches
+// targets: per file the new bytes, drift and conflict notes, and the next
+// state. st is the recorded state (after crash recovery).
+func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *State, o PlanOptions) (*Plan, error) {
+	if st == nil {
+		st = NewState()
+	}
+	inScope := func(string) bool { return true }
+	if len(o.Only) > 0 {
+		only := map[string]bool{}
+		for _, n := range o.Only {
+			only[n] = true
+		}
+		inScope = func(a string) bool { return only[a] }
+	}
+	declared := map[string]*materialize.Target{}
+	for _, t := range targets {
+		declared[t.Agent] = t
+	}
+	p := &planner{root: root, snap: snap, o: o, plan: &Plan{Root: root}, backedUp: map[string]string{}}
+
+	groups := map[string]*fileGroup{}
+	group := func(abs string) *fileGroup {
+		fi := snap.Files[abs]
+		if fi == nil {
+			fi = &FileInfo{Real: abs}
+		}
+		g := groups[fi.Real]
+		if g == nil {
+			g = &fileGroup{real: fi.Real, abs: abs, fi: fi}
+			groups[fi.Real] = g
+		}
+		return g
+	}
+	for _, t := range targets {
+		if !inScope(t.Agent) {
+			continue
+		}
+		for i := range t.Entries {
+			e := &t.Entries[i]
+			g := group(filepath.Join(t.Dir, filepath.FromSlash(e.Path)))
+			g.desired = append(g.desired, desiredItem{agent: t.Agent, dir: t.Dir, policy: t.Conflict, e: e})
+		}
+	}
+	agentNames := make([]string, 0, len(st.Agents))
+	for n := range st.Agents {
+		agentNames = append(agentNames, n)
+	}
+	sort.Strings(agentNames)
+	for _, n := range agentNames {
+		a := st.Agents[n]
+		_, isDeclared := declared[n]
+		frozen := !inScope(n) || (!isDeclared && o.NoPrune)
+		if !frozen && !isDeclared {
+			p.plan.Pruned = append(p.plan.Pruned, n)
+		}
+		for _, e := range a.Entries {
+			g := group(filepath.Join(a.Dir, filepath.FromSlash(e.Path)))
+			g.recorded = append(g.recorded, recordedItem{agent: n, dir: a.Dir, e: e, frozen: frozen})
+		}
+	}
+
+	reals := make([]string, 0, len(groups))
+	for r := range groups {
+		reals = append(reals, r)
+	}
+	sort.Strings(reals)
+	for _, r := range reals {
+		if err := p.file(groups[r]); err != nil {
+			return nil, err
+		}
+	}
+
+	// The next state: every kept record, grouped by agent.
+	next := NewState()
+	next.LockDigest = o.LockDigest
+	next.ConfigDigest = TargetsDigest(targets)
+	for _, t := range targets {
+		if inScope(t.Agent) {
+			next.Agents[t.Agent] = &AgentState{Dir: t.Dir, Entries: []EntryState{}}
+		}
+	}
+	for _, n := range agentNames {
+		if _, ok := next.Agents[n]; ok {
+			continue
+		}
+		a := st.Agents[n]
+		_, isDeclared := declared[n]
+		if !inScope(n) || (!isDeclared && o.NoPrune) {
+			next.Agents[n] = &AgentState{Dir: a.Dir, Entries: []EntryState{}}
+		}
+	}
+	p.transferDirs()
+	for _, r := range p.recs {
+		a := next.Agents[r.agent]
+		if a == nil {
+			continue // a pruned agent's entries are dropped
+		}
+		a.Entries = append(a.Entries, r.e)
+	}
+	if len(o.Only) > 0 && st.ConfigDigest != "" {
+		// A partial apply did not apply the whole config.
+		next.ConfigDigest = st.ConfigDigest
+	}
+	p.plan.State = next
+	p.plan.StateData = next.Encode()
+	sort.Strings(p.rmDirs)
+	p.plan.RmDirs = dedupe(p.rmDirs)
+	return p.plan, nil
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// rel is the display path of abs: relative to the workspace root when
+// inside it, else absolute.
+func (p *planner) rel(abs string) string {
+	if r, err := filepath.Rel(p.root, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(r)
+	}
+	return abs
+}
+
+func (p *planner) note(g *fileGroup, a Action, agent, policy, format string, args ...any) {
+	p.plan.Notes = append(p.plan.Notes, Note{Rel: p.rel(g.abs), Action: a, Agent: agent, Policy: policy, Reason: fmt.Sprintf(format, args...)})
+}
+
+// backupPath returns where this run backs up the file abs (relative to the
+// root, slash-separated), scheduling the backup once per file.
+func (p *planner) backupPath(abs string) string {
+	if b, ok := p.backedUp[abs]; ok {
+		return b
+	}
+	r := p.rel(abs)
+	if filepath.IsAbs(r) {
+		// Outside the root (an instance or an absolute workDir): keep the
+		// absolute path under "abs/" so backups never collide.
+		r = "abs" + filepath.ToSlash(r)
+	}
+	stamp := p.o.Stamp
+	if stamp == "" {
+		stamp = "backup"
+	}
+	b := MetaDir + "/" + BackupDir + "/" + stamp + "/" + r
+	p.backedUp[abs] = b
+	return b
+}
+
+// missingDirs returns the directories between dir (inclusive) and the
+// parent of abs that do not exist, outermost first.
+func (p *planner) missingDirs(dir, abs string) []string {
+	var out []string
+	for d := filepath.Dir(abs); within(dir, d); d = filepath.Dir(d) {
+		if p.snap.Dirs[d] {
+			break
+		}
+		out = append(out, d)
+		if d == dir {
+			break
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+func relDirs(dir string, abs []string) []string {
+	var out []string
+	for _, d := range abs {
+		r, err := filepath.Rel(dir, d)
+		if err != nil || strings.HasPrefix(r, "..") {
+			continue
+		}
+		out = append(out, filepath.ToSlash(r))
+	}
+	return out
+}
+
+func absDirs(dir string, rel []string) []string {
+	out := make([]string, 0, len(rel))
+	for _, r := range rel {
+		out = append(out, filepath.Join(dir, filepath.FromSlash(r)))
+	}
+	return out
+}
+
+// transferDirs hands the created directories of dropped records to kept
+// records below them, so a directory shared by entries of several applies
+// is still removed when its last entry goes.
+func (p *planner) transferDirs() {
+	if len(p.rmDirs) == 0 {
+		return
+	}
+	type kept struct {
+		abs string
+		i   int
+	}
+	var ks []kept
+	for i, r := range p.recs {
+		ks = append(ks, kept{filepath.Join(r.dir, filepath.FromSlash(r.e.Path)), i})
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].abs < ks[j].abs })
+	for _, d := range p.rmDirs {
+		prefix := d + string(filepath.Separator)
+		j := sort.Search(len(ks), func(i int) bool { return ks[i].abs >= prefix })
+		if j < len(ks) && strings.HasPrefix(ks[j].abs, prefix) {
+			r := &p.recs[ks[j].i]
+			for _, rd := range relDirs(r.dir, []string{d}) {
+				if !contains(r.e.Dirs, rd) {
+					r.e.Dirs = append(append([]string(nil), r.e.Dirs...), rd)
+					sort.Strings(r.e.Dirs)
+				}
+			}
+		}
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// file plans one real file.
+func (p *planner) file(g *fileGroup) error {
+	// Frozen records are carried over first; the kinds below may update
+	// their bookkeeping (block and key order) when they re-seat them.
+	hasDir, hasFile, hasText := false, false, false
+	for _, d := range g.desired {
+		switch d.e.Mode {
+		case materialize.ModeDir:
+			hasDir = true
+		case materialize.ModeFile:
+			hasFile = true
+		default:
+			hasText = true
+		}
+	}
+	for _, r := range g.recorded {
+		switch r.e.Mode {
+		case materialize.ModeDir:
+			hasDir = true
+		case materialize.ModeFile:
+			hasFile = true
+		default:
+			hasText = true
+		}
+	}
+	switch {
+	case hasDir && (hasFile || hasText):
+		p.note(g, ActConflict, "", "", "wanted both as a directory and as a file")
+		p.keepAll(g)
+		return nil
+	case hasDir:
+		p.dirs(g)
+		return nil
+	case hasFile && hasText && len(g.desired) > 0 && len(g.recorded) > 0:
+		// A layout change turned a whole-file entry into blocks/keys or
+		// back. Rare; handle the removal this run and the rest next run
+		// would surprise users, so do both: owned file first.
+	}
+	return p.content(g)
+}
+
+// keepAll carries every record of g into the next state unchanged.
+func (p *planner) keepAll(g *fileGroup) {
+	for _, r := range g.recorded {
+		p.recs = append(p.recs, newRecord{agent: r.agent, dir: r.dir, e: r.e})
+	}
+}
+
+// dirs plans ModeDir entries: create missing, remove on prune when empty.
+func (p *planner) dirs(g *fileGroup) {
+	var agents []string
+	var mk []string
+	for _, d := range g.desired {
+		var rec *EntryState
+		for i := range g.recorded {
+			if g.recorded[i].agent == d.agent {
+				rec = &g.recorded[i].e
+			}
+		}
+		e := EntryState{Path: d.e.Path, Mode: materialize.ModeDir}
+		if rec != nil {
+			e.Dirs = rec.Dirs
+		}
+		if !g.fi.Exists {
+			missing := append(p.missingDirs(d.dir, g.abs), g.abs)
+			if mk == nil {
+				mk = missing
+			}
+			e.Dirs = relDirs(d.dir, missing)
+			agents = append(agents, d.agent)
+		}
+		p.recs = append(p.recs, newRecord{agent: d.agent, dir: d.dir, e: e})
+	}
+	for _, r := range g.recorded {
+		if r.frozen {
+			p.recs = append(p.recs, newRecord{agent: r.agent, dir: r.dir, e: r.e})
+			continue
+		}
+		still := false
+		for _, d := range g.desired {
+			still = still || d.agent == r.agent
+		}
+		if !still {
+			p.rmDirs = append(p.rmDirs, absDirs(r.dir, r.e.Dirs)...)
+		}
+	}
+	if len(mk) > 0 {
+		p.plan.Ops = append(p.plan.Ops, &Op{Path: g.abs, Rel: p.rel(g.abs), Action: ActCreate, Agents: agents, Dir: true, MkDirs: mk})
+	}
+}
+
+// fileState is the evolving content of one file while it is planned.
+type fileState struct {
+	content []byte
+	present bool
+	// backup is the user's original recorded (or newly made) for
+	// workDirConflict=overwrite; created: actctl created the file.
+	backup  string
+	created bool
+	// forcedBackup: --force replaced a hand edit; the file's current bytes
+	// are backed up first (not restored on prune).
+	forcedBackup bool
+	agents       []string
+	reasons      []string
+	// drifted: a hand edit was kept in this file.
+	drifted bool
+}
+
+func (fs *fileState) touch(agent, reason string) {
+	if !contains(fs.agents, agent) {
+		fs.agents = append(fs.agents, agent)
+	}
+	if reason != "" && !contains(fs.reasons, reason) {
+		fs.reasons = append(fs.reasons, reason)
+	}
+}
+
+// unchanged reports whether g can be kept as it is without looking inside
+// the file: it has the bytes the last apply left (FileSHA) and every
+// desired entry is exactly what is recorded. Drifted files never carry a
+// FileSHA, so drift is always re-examined (and reported).
+func (p *planner) unchanged(g *fileGroup) bool {
+	if !g.fi.Exists || len(g.recorded) == 0 || p.o.Force {
+		return false
+	}
+	fileSHA := ""
+	active := 0
+	for _, r := range g.recorded {
+		if r.e.FileSHA == "" {
+			return false
+		}
+		if fileSHA == "" {
+			fileSHA = sum(g.fi.Data)
+		}
+		if r.e.FileSHA != fileSHA {
+			return false
+		}
+		if !r.frozen {
+			active++
+		}
+	}
+	if active != len(g.desired) {
+		return false
+	}
+	for _, d := range g.desired {
+		var rec *EntryState
+		for i := range g.recorded {
+			r := &g.recorded[i]
+			if r.agent == d.agent && !r.frozen && r.e.Mode == d.e.Mode {
+				rec = &r.e
+			}
+		}
+		if rec == nil || rec.Path != d.e.Path {
+			return false
+		}
+		switch d.e.Mode {
+		case materialize.ModeFile:
+			if sum(d.e.Content) != rec.SHA256 {
+				return false
+			}
+		case materialize.ModeBlock:
+			if rec.Style != d.e.Style || sum(normBody(d.e.Content)) != rec.SHA256 {
+				return false
+			}
+		case materialize.ModeKeys:
+			if rec.Format != d.e.Format || len(rec.Keys) != len(d.e.Keys) {
+				return false
+			}
+			for i, k := range d.e.Keys {
+				rk := rec.Keys[i]
+				if !samePath(rk.Path, k.Path) || rk.Want == "" || rk.Want != sum(k.Value) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// content plans a file holding an owned file, blocks or keys.
+func (p *planner) content(g *fileGroup) error {
+	if p.unchanged(g) {
+		p.keepAll(g)
+		return nil
+	}
+	fs := &fileState{present: g.fi.Exists}
+	if g.fi.Exists {
+		fs.content = g.fi.Data
+	}
+	for _, r := range g.recorded {
+		fs.created = fs.created || r.e.Created
+		if fs.backup == "" {
+			fs.backup = r.e.Backup
+		}
+	}
+	userFile := g.fi.Exists && len(g.recorded) == 0
+	conflictBefore := len(p.plan.Conflicts())
+
+	var kept []newRecord
+	// --- whole files -------------------------------------------------
+	var fileDes *desiredItem
+	for i := range g.desired {
+		if g.desired[i].e.Mode == materialize.ModeFile {
+			if fileDes != nil {
+				p.note(g, ActConflict, g.desired[i].agent, "", "file is also owned by agent %q", fileDes.agent)
+				continue
+			}
+			fileDes = &g.desired[i]
+		}
+	}
+	for _, r := range g.recorded {
+		if r.e.Mode != materialize.ModeFile {
+			continue
+		}
+		if r.frozen {
+			kept = append(kept, newRecord{agent: r.agent, dir: r.dir, e: r.e})
+			continue
+		}
+		if fileDes != nil && fileDes.agent == r.agent {
+			continue // handled with the desired entry below
+		}
+		// Removal of an owned file.
+		if !fs.present {
+			continue
+		}
+		if sum(fs.content) != r.e.SHA256 {
+			if !p.o.Force {
+				p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
+				continue
+			}
+			fs.forcedBackup = true
+			fs.touch(r.agent, "forced over a hand edit")
+		}
+		fs.content, fs.present = nil, false
+		fs.touch(r.agent, "agent "+r.agent+" no longer owns it")
+	}
+	if fileDes != nil {
+		d := fileDes
+		var rec *EntryState
+		for i := range g.recorded {
+			if g.recorded[i].agent == d.agent && g.recorded[i].e.Mode == materialize.ModeFile {
+				rec = &g.recorded[i].e
+			}
+		}
+		want := d.e.Content
+		if want == nil {
+			want = []byte{}
+		}
+		ne := EntryState{Path: d.e.Path, Mode: materialize.ModeFile, SHA256: sum(want)}
+		write := false
+		switch {
+		case rec != nil && !fs.present:
+			write = true
+			fs.touch(d.agent, "missing")
+		case rec != nil && bytes.Equal(fs.content, want):
+		case rec != nil && sum(fs.content) == rec.SHA256:
+			write = true
+			fs.touch(d.agent, "")
+		case rec != nil && p.o.Force:
+			write = true
+			fs.forcedBackup = true
+			fs.touch(d.agent, "forced over a hand edit")
+		case rec != nil:
+			p.note(g, ActDrift, d.agent, d.policy, "edited since the last apply; kept (use --force to overwrite it, with a backup)")
+			ne = *rec
+			fs.drifted = true
+		case !fs.present:
+			write = true
+			if !g.fi.Exists {
+				fs.created = true
+			}
+			fs.touch(d.agent, "")
+		case !userFile:
+			write = true
+			fs.touch(d.agent, "")
+		default:
+			switch d.policy {
+			case schema.ConflictOverwrite:
+				write = true
+				fs.backup = p.backupPath(g.abs)
+				fs.touch(d.agent, "the user's file is backed up to "+fs.backup)
+			case schema.ConflictSkip:
+				p.note(g, ActSkip, d.agent, d.policy, "exists and is not actctl's; left alone")
+				ne.Path = ""
+			case schema.ConflictError:
+				p.note(g, ActConflict, d.agent, d.policy, "exists and is not actctl's")
+				ne.Path = ""
+			default:
+				p.note(g, ActWarning, d.agent, d.policy, "exists and is not actctl's; not replaced (workDirConflict=%s)", d.policy)
+				ne.Path = ""
+			}
+		}
+		if write {
+			fs.content, fs.present = want, true
+		}
+		if ne.Path != "" {
+			if rec != nil {
+				ne.Dirs = rec.Dirs
+			}
+			kept = append(kept, newRecord{agent: d.agent, dir: d.dir, e: ne})
+		}
+	}
+
+	// --- blocks and keys ---------------------------------------------
+	textKept, err := p.text(g, fs, userFile)
+	if err != nil {
+		return err
+	}
+	kept = append(kept, textKept...)
+
+	if len(p.plan.Conflicts()) > conflictBefore {
+		// Nothing of this file changes; its records stay as they were so
+		// the state stays true if the user fixes the conflict.
+		p.keepAll(g)
+		return nil
+	}
+
+	// --- finalise ------------------------------------------------------
+	op := &Op{Path: g.real, Rel: p.rel(g.abs), Old: g.fi.Data, Exists: g.fi.Exists, Perm: 0o644, Agents: fs.agents}
+	if len(kept) == 0 {
+		switch {
+		case fs.backup != "" && (!fs.present || p.isEmpty(g, fs.content)):
+			bAbs := filepath.Join(p.root, filepath.FromSlash(fs.backup))
+			data, ok := p.snap.Backups[bAbs]
+			if ok && data != nil {
+				fs.content, fs.present = data, true
+				op.Action, op.RemoveBackup = ActRestore, bAbs
+				fs.reasons = append(fs.reasons, "the user's original is put back from "+fs.backup)
+			} else {
+				p.note(g, ActWarning, "", "", "the backup %s of the user's original is missing; nothing to restore", fs.backup)
+				if fs.present && p.isEmpty(g, fs.content) && fs.created {
+					fs.content, fs.present = nil, false
+				}
+			}
+		case fs.backup != "" && fs.present:
+			p.note(g, ActWarning, "", "", "the file has new content, so the user's original stays in %s", fs.backup)
+		case fs.created && fs.present && p.isEmpty(g, fs.content):
+			fs.content, fs.present = nil, false
+		}
+	} else {
+		for i := range kept {
+			kept[i].e.Created = fs.created
+			kept[i].e.Backup = fs.backup
+		}
+	}
+
+	switch {
+	case op.Action == ActRestore:
+	case !fs.present && g.fi.Exists:
+		op.Action = ActDelete
+	case fs.present && !g.fi.Exists:
+		op.Action = ActCreate
+	case fs.present && !bytes.Equal(fs.content, g.fi.Data):
+		op.Action = ActUpdate
+	}
+	if op.Action != "" {
+		op.Data = fs.content
+		if fs.forcedBackup || (userFile && fs.backup != "" && g.fi.Exists) {
+			op.BackupTo = p.backupPath(g.abs)
+		}
+		if op.Action == ActCreate || op.Action == ActRestore {
+			dir := ""
+			for _, d := range g.desired {
+				dir = d.dir
+			}
+			if dir == "" && len(g.recorded) > 0 {
+				dir = g.recorded[0].dir
+			}
+			if dir != "" {
+				op.MkDirs = p.missingDirs(dir, g.abs)
+			}
+		}
+		if len(op.MkDirs) > 0 {
+			for i := range kept {
+				if !kept[i].e.Created && !g.fi.Exists {
+					kept[i].e.Created = true
+				}
+				kept[i].e.Dirs = mergeDirs(kept[i].e.Dirs, relDirs(kept[i].dir, op.MkDirs))
+			}
+		}
+		op.Reason = strings.Join(fs.reasons, "; ")
+		p.plan.Ops = append(p.plan.Ops, op)
+	}
+	// The fast path of the next run: the file's digest, unless something
+	// in it drifted (drift must be looked at, and reported, every time).
+	fileSHA := ""
+	if fs.present && !fs.drifted {
+		fileSHA = sum(fs.content)
+	}
+	for i := range kept {
+		kept[i].e.FileSHA = fileSHA
+	}
+	// Records that are dropped give their directories back for removal.
+	for _, r := range g.recorded {
+		if len(r.e.Dirs) == 0 {
+			continue
+		}
+		still := false
+		for _, k := range kept {
+			still = still || (k.agent == r.agent && k.e.Mode == r.e.Mode)
+		}
+		if !still {
+			p.rmDirs = append(p.rmDirs, absDirs(r.dir, r.e.Dirs)...)
+		}
+	}
+	p.recs = append(p.recs, kept...)
+	return nil
+}
+
+func mergeDirs(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		if !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// isEmpty reports whether what is left of a file is nothing the user
+// wrote: whitespace, or an empty object for JSON.
+func (p *planner) isEmpty(g *fileGroup, c []byte) bool {
+	if blank(c) {
+		return true
+	}
+	for _, d := range g.desired {
+		if d.e.Mode == materialize.ModeKeys {
+			if kc, err := codecFor(d.e.Format); err == nil {
+				return kc.empty(c)
+			}
+		}
+	}
+	for _, r := range g.recorded {
+		if r.e.Mode == materialize.ModeKeys {
+			if kc, err := codecFor(r.e.Format); err == nil {
+				return kc.empty(c)
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,112 @@
+package reconcile
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/actctl/actctl/materialize"
+)
+
+// snapOf builds a Snapshot by hand: abs path -> content (absent: missing).
+func snapOf(root string, files map[string]string, dirs ...string) *Snapshot {
+	s := &Snapshot{Root: root, Files: map[string]*FileInfo{}, Dirs: map[string]bool{root: true}, Backups: map[string][]byte{}}
+	for p, c := range files {
+		abs := filepath.Join(root, p)
+		s.Files[abs] = &FileInfo{Real: abs, Exists: true, Data: []byte(c), Perm: 0o644}
+	}
+	for _, d := range dirs {
+		s.Dirs[filepath.Join(root, d)] = true
+	}
+	return s
+}
+
+func target(root, agent, policy string, es ...materialize.Entry) *materialize.Target {
+	return &materialize.Target{Agent: agent, Dir: root, Conflict: policy, Entries: es}
+}
+
+// TestPlanTable checks the planner's decisions without any I/O: each case
+// is targets x disk x state -> actions.
+func TestPlanTable(t *testing.T) {
+	root := "/ws"
+	skill := materialize.Entry{Path: "s/SKILL.md", Mode: materialize.ModeFile, Content: []byte("skill\n")}
+	blk := materialize.Entry{Path: "CLAUDE.md", Mode: materialize.ModeBlock, Style: "html", Content: []byte("hello\n")}
+	keys := materialize.Entry{Path: ".mcp.json", Mode: materialize.ModeKeys, Format: "json",
+		Keys: []materialize.Key{{Path: []string{"mcpServers", "fs"}, Value: []byte(`{"command":"x"}`)}}}
+
+	// A first plan into an empty workspace, then its state, for the
+	// follow-up cases.
+	first, err := MakePlan(root, []*materialize.Target{target(root, "a", "append", skill, blk, keys)}, snapOf(root, nil), nil, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := map[string]string{}
+	for _, op := range first.Ops {
+		r, _ := filepath.Rel(root, op.Path)
+		written[r] = string(op.Data)
+	}
+
+	cases := []struct {
+		name    string
+		targets []*materialize.Target
+		files   map[string]string
+		state   *State
+		opts    PlanOptions
+		want    []string // "action path" of ops, then notes
+	}{
+		{"create in empty workspace", []*materialize.Target{target(root, "a", "append", skill, blk, keys)}, nil, nil, PlanOptions{},
+			[]string{"create .mcp.json", "create CLAUDE.md", "create s/SKILL.md"}},
+		{"no-op after apply", []*materialize.Target{target(root, "a", "append", skill, blk, keys)}, written, first.State, PlanOptions{}, nil},
+		{"drifted block kept", []*materialize.Target{target(root, "a", "append", skill, blk, keys)},
+			with(written, "CLAUDE.md", strings.Replace(written["CLAUDE.md"], "hello", "HELLO", 1)), first.State, PlanOptions{},
+			[]string{"drift CLAUDE.md"}},
+		{"drifted block forced", []*materialize.Target{target(root, "a", "append", skill, blk, keys)},
+			with(written, "CLAUDE.md", strings.Replace(written["CLAUDE.md"], "hello", "HELLO", 1)), first.State, PlanOptions{Force: true},
+			[]string{"update CLAUDE.md backup"}},
+		{"prune deletes created files", nil, written, first.State, PlanOptions{},
+			[]string{"delete .mcp.json", "delete CLAUDE.md", "delete s/SKILL.md"}},
+		{"no-prune keeps them", nil, written, first.State, PlanOptions{NoPrune: true}, nil},
+		{"user file, append: owned file skipped", []*materialize.Target{target(root, "a", "append", skill)},
+			map[string]string{"s/SKILL.md": "mine"}, nil, PlanOptions{}, []string{"warning s/SKILL.md"}},
+		{"user file, error: conflict", []*materialize.Target{target(root, "a", "error", skill, blk)},
+			map[string]string{"s/SKILL.md": "mine", "CLAUDE.md": "mine"}, nil, PlanOptions{},
+			[]string{"conflict CLAUDE.md", "conflict s/SKILL.md"}},
+		{"user file, skip", []*materialize.Target{target(root, "a", "skip", skill, blk)},
+			map[string]string{"CLAUDE.md": "mine"}, nil, PlanOptions{}, []string{"create s/SKILL.md", "skip CLAUDE.md"}},
+		{"user file, overwrite: backed up", []*materialize.Target{target(root, "a", "overwrite", skill)},
+			map[string]string{"s/SKILL.md": "mine"}, nil, PlanOptions{Stamp: "T"}, []string{"update s/SKILL.md backup"}},
+		{"user key, append: skipped", []*materialize.Target{target(root, "a", "append", keys)},
+			map[string]string{".mcp.json": `{"mcpServers":{"fs":{"command":"mine"}}}`}, nil, PlanOptions{}, []string{"warning .mcp.json"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := MakePlan(root, c.targets, snapOf(root, c.files, "s"), c.state, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, op := range p.Ops {
+				s := string(op.Action) + " " + op.Rel
+				if op.BackupTo != "" {
+					s += " backup"
+				}
+				got = append(got, s)
+			}
+			for _, n := range p.Notes {
+				got = append(got, string(n.Action)+" "+n.Rel)
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+func with(m map[string]string, k, v string) map[string]string {
+	out := map[string]string{}
+	for a, b := range m {
+		out[a] = b
+	}
+	out[k] = v
+	return out
+}

@@ -1,0 +1,366 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/actctl/actctl/materialize"
+)
+
+// FileInfo is what Snapshot found at one path.
+type FileInfo struct {
+	// Real is the path writes go to: the path itself, or the target of a
+	// symbolic link that stays inside the agent's workspace (CLAUDE.md ->
+	// AGENTS.md). Entries of different paths with one Real path are
+	// planned together, as one file.
+	Real   string
+	Exists bool
+	IsDir  bool
+	Perm   fs.FileMode
+	Data   []byte
+}
+
+// Snapshot is every path the targets and the state mention, read once.
+// It is the only input of Plan that comes from the disk.
+type Snapshot struct {
+	Root string
+	// Files is keyed by absolute path (agent dir joined with entry path).
+	Files map[string]*FileInfo
+	// Dirs records, for every directory between an agent dir and its
+	// entries, whether it exists (and is a directory).
+	Dirs map[string]bool
+	// Backups holds the bytes of the backups the state records (keyed by
+	// absolute path), nil when the backup is missing.
+	Backups map[string][]byte
+}
+
+// pathRef is one (agent dir, relative path) pair to look at.
+type pathRef struct {
+	dir, rel string
+	dirMode  bool
+}
+
+// TakeSnapshot reads every file the targets and states mention. It fails,
+// before anything is written, when a path could leave its agent's
+// workspace: an entry path that is not clean and relative, or a symbolic
+// link inside the workspace (a parent directory or the file itself) that
+// points outside it.
+func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) (*Snapshot, error) {
+	s := &Snapshot{Root: root, Files: map[string]*FileInfo{}, Dirs: map[string]bool{}, Backups: map[string][]byte{}}
+	var refs []pathRef
+	seen := map[string]bool{}
+	add := func(dir, rel string, m materialize.Mode) error {
+		if err := checkRelPath(rel); err != nil {
+			return fmt.Errorf("refusing path %q in %s: %w", rel, dir, err)
+		}
+		abs := filepath.Join(dir, filepath.FromSlash(rel))
+		if !seen[abs] {
+			seen[abs] = true
+			refs = append(refs, pathRef{dir: dir, rel: rel, dirMode: m == materialize.ModeDir})
+		}
+		return nil
+	}
+	var backups []string
+	for _, t := range targets {
+		if !filepath.IsAbs(t.Dir) {
+			return nil, fmt.Errorf("agent %s: workspace dir %q is not absolute", t.Agent, t.Dir)
+		}
+		for _, e := range t.Entries {
+			if err := add(t.Dir, e.Path, e.Mode); err != nil {
+				return nil, fmt.Errorf("agent %s: %w", t.Agent, err)
+			}
+		}
+	}
+	for _, st := range states {
+		if st == nil {
+			continue
+		}
+		for name, a := range st.Agents {
+			if !filepath.IsAbs(a.Dir) {
+				return nil, fmt.Errorf("state: agent %s: dir %q is not absolute", name, a.Dir)
+			}
+			for _, e := range a.Entries {
+				if err := add(a.Dir, e.Path, e.Mode); err != nil {
+					return nil, fmt.Errorf("state: agent %s: %w", name, err)
+				}
+				if e.Backup != "" {
+					if err := checkRelPath(e.Backup); err != nil {
+						return nil, fmt.Errorf("state: agent %s: backup %q: %w", name, e.Backup, err)
+					}
+					backups = append(backups, filepath.Join(root, filepath.FromSlash(e.Backup)))
+				}
+			}
+		}
+	}
+
+	w := &walker{dirs: map[string]dirState{}, real: map[string]string{}}
+	results := make([]*FileInfo, len(refs))
+	errs := make([]error, len(refs))
+	parallel(len(refs), func(i int) { results[i], errs[i] = w.read(refs[i]) })
+	for i, r := range refs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		s.Files[filepath.Join(r.dir, filepath.FromSlash(r.rel))] = results[i]
+	}
+	for d, st := range w.dirs {
+		s.Dirs[d] = st.exists
+	}
+	// The agent dirs themselves (a workDir may be any directory, symlinked
+	// or not: the user's choice; only whether it exists matters).
+	for _, r := range refs {
+		if _, ok := s.Dirs[r.dir]; !ok {
+			fi, err := os.Stat(r.dir)
+			s.Dirs[r.dir] = err == nil && fi.IsDir()
+		}
+	}
+	for _, b := range backups {
+		data, err := os.ReadFile(b)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read backup %s: %w", b, err)
+		}
+		s.Backups[b] = data
+	}
+	return s, nil
+}
+
+// checkRelPath is the reconciler's own guard on entry paths (the renderer
+// checks them too, but the state file is input as well): relative, clean,
+// slash-separated, no "..".
+func checkRelPath(rel string) error {
+	if rel == "" || strings.ContainsRune(rel, '\\') || strings.ContainsRune(rel, 0) {
+		return errors.New("not a clean relative path")
+	}
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return errors.New("path is absolute")
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return errors.New("path has an empty, '.' or '..' segment")
+		}
+	}
+	return nil
+}
+
+type dirState struct {
+	exists bool
+	err    error
+}
+
+// walker checks parent directories once each, shared by the parallel
+// readers.
+type walker struct {
+	mu   sync.Mutex
+	dirs map[string]dirState
+	real map[string]string // agent dir -> its symlink-free form, lazily
+}
+
+func (w *walker) realDir(dir string) string {
+	w.mu.Lock()
+	r, ok := w.real[dir]
+	w.mu.Unlock()
+	if ok {
+		return r
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		r = dir
+	}
+	w.mu.Lock()
+	w.real[dir] = r
+	w.mu.Unlock()
+	return r
+}
+
+// within reports whether p (symlink-free) is dir or below it.
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// checkDir looks at one directory component d inside agent dir base. A
+// symbolic link is allowed only when it resolves inside the workspace;
+// anything but a directory is an error, because creating a file below it
+// is impossible.
+func (w *walker) checkDir(base, d string) (dirState, bool) {
+	w.mu.Lock()
+	st, ok := w.dirs[d]
+	w.mu.Unlock()
+	if ok {
+		return st, false
+	}
+	fi, err := os.Lstat(d)
+	linked := false
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		st = dirState{exists: false}
+	case err != nil:
+		st = dirState{err: fmt.Errorf("stat %s: %w", d, err)}
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, rerr := filepath.EvalSymlinks(d)
+		rb := w.realDir(base)
+		switch {
+		case rerr != nil && errors.Is(rerr, fs.ErrNotExist):
+			st = dirState{err: fmt.Errorf("%s is a dangling symbolic link; refusing to write through it", d)}
+		case rerr != nil:
+			st = dirState{err: fmt.Errorf("resolve %s: %w", d, rerr)}
+		case !within(rb, target):
+			st = dirState{err: fmt.Errorf("%s is a symbolic link to %s, outside the workspace %s; refusing to write through it", d, target, base)}
+		default:
+			tfi, serr := os.Stat(target)
+			if serr != nil || !tfi.IsDir() {
+				st = dirState{err: fmt.Errorf("%s: not a directory", d)}
+			} else {
+				st = dirState{exists: true}
+				linked = true
+			}
+		}
+	case !fi.IsDir():
+		st = dirState{err: fmt.Errorf("%s exists and is not a directory", d)}
+	default:
+		st = dirState{exists: true}
+	}
+	w.mu.Lock()
+	w.dirs[d] = st
+	w.mu.Unlock()
+	return st, linked
+}
+
+// read checks the parents of one path and reads it.
+func (w *walker) read(r pathRef) (*FileInfo, error) {
+	abs := filepath.Join(r.dir, filepath.FromSlash(r.rel))
+	segs := strings.Split(r.rel, "/")
+	missing := false
+	viaLink := false
+	d := r.dir
+	for _, seg := range segs[:len(segs)-1] {
+		d = filepath.Join(d, seg)
+		if missing {
+			w.mu.Lock()
+			w.dirs[d] = dirState{exists: false}
+			w.mu.Unlock()
+			continue
+		}
+		st, linked := w.checkDir(r.dir, d)
+		if st.err != nil {
+			return nil, st.err
+		}
+		if linked {
+			viaLink = true
+		}
+		if !st.exists {
+			missing = true
+		}
+	}
+	fi := &FileInfo{Real: abs}
+	if missing {
+		return fi, nil
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fi, nil
+		}
+		lfi, lerr := os.Lstat(abs)
+		if lerr != nil || lfi.Mode()&fs.ModeSymlink == 0 {
+			return nil, fmt.Errorf("read %s: %w", abs, err)
+		}
+		// A symbolic link as the file itself: fine while it stays inside
+		// the workspace (CLAUDE.md -> AGENTS.md); writes replace its target.
+		target, rerr := filepath.EvalSymlinks(abs)
+		rb := w.realDir(r.dir)
+		if rerr != nil {
+			link, _ := os.Readlink(abs)
+			return nil, fmt.Errorf("%s is a symbolic link to %s that cannot be resolved (%v); refusing to write through it", abs, link, rerr)
+		}
+		if !within(rb, target) {
+			return nil, fmt.Errorf("%s is a symbolic link to %s, outside the workspace %s; refusing to write through it", abs, target, r.dir)
+		}
+		f, err = os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", abs, err)
+		}
+		fi.Real = target
+		viaLink = false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	fi.Exists = true
+	fi.Perm = st.Mode().Perm()
+	switch {
+	case st.IsDir():
+		fi.IsDir = true
+		if !r.dirMode {
+			return nil, fmt.Errorf("%s is a directory; actctl wants to write a file there", abs)
+		}
+		return fi, nil
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", abs)
+	case r.dirMode:
+		return nil, fmt.Errorf("%s is a file; actctl wants a directory there", abs)
+	}
+	data := make([]byte, st.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	data = data[:n]
+	// A file that grew since the stat: read the rest.
+	if rest, err := io.ReadAll(f); err == nil && len(rest) > 0 {
+		data = append(data, rest...)
+	}
+	fi.Data = data
+	if viaLink {
+		// Reached through a directory link inside the workspace: group it
+		// under its real path so two spellings are planned as one file.
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			fi.Real = real
+		}
+	}
+	return fi, nil
+}
+
+// parallel runs f(0..n-1) on a few goroutines. File I/O here is bound by
+// system calls and fsync latency, not CPU, so more workers than cores pay.
+func parallel(n int, f func(i int)) {
+	workers := runtime.GOMAXPROCS(0) * 4
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

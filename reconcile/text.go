@@ -1,0 +1,537 @@
+package reconcile
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/actctl/actctl/internal/block"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
+)
+
+// item is one block, or one key, of one agent in one file, with what the
+// plan decided for it.
+type item struct {
+	agent, dir, policy string
+	rec                *EntryState // block: its record; keys: the entry record
+	krec               *KeyState   // keys: the key record
+	des                *materialize.Entry
+	key                []string
+	want               []byte // desired body / canonical value
+	frozen             bool
+	// cur is the current body / canonical value; ok whether present.
+	cur []byte
+	ok  bool
+	// insert is what the item's block/key must hold after the plan (nil:
+	// absent); record whether it stays in the state.
+	insert  []byte
+	record  bool
+	drifted bool // keep the old digest so drift stays reported
+	changed bool
+	seq     int
+	// wantRaw: digest of the desired key value as rendered (KeyState.Want).
+	wantRaw string
+}
+
+// normBody is a block body as block.Find reports it back: LF line endings
+// and a final newline. Digests are taken of this form.
+func normBody(b []byte) []byte {
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b[:len(b):len(b)], '\n')
+	}
+	return b
+}
+
+// text plans the blocks and keys of one file and returns their records.
+// userFile: the file exists and no agent has a record of it.
+func (p *planner) text(g *fileGroup, fs *fileState, userFile bool) ([]newRecord, error) {
+	var desBlocks, desKeys []desiredItem
+	for _, d := range g.desired {
+		switch d.e.Mode {
+		case materialize.ModeBlock:
+			desBlocks = append(desBlocks, d)
+		case materialize.ModeKeys:
+			desKeys = append(desKeys, d)
+		}
+	}
+	var recBlocks, recKeys []recordedItem
+	for _, r := range g.recorded {
+		switch r.e.Mode {
+		case materialize.ModeBlock:
+			recBlocks = append(recBlocks, r)
+		case materialize.ModeKeys:
+			recKeys = append(recKeys, r)
+		}
+	}
+	if len(desBlocks)+len(desKeys)+len(recBlocks)+len(recKeys) == 0 {
+		return nil, nil
+	}
+
+	// workDirConflict for a file that is the user's.
+	if userFile {
+		allowed := func(ds []desiredItem) []desiredItem {
+			var out []desiredItem
+			for _, d := range ds {
+				switch d.policy {
+				case schema.ConflictSkip:
+					p.note(g, ActSkip, d.agent, d.policy, "exists and is not actctl's; left alone")
+				case schema.ConflictError:
+					p.note(g, ActConflict, d.agent, d.policy, "exists and is not actctl's")
+				case schema.ConflictOverwrite:
+					if fs.backup == "" {
+						fs.backup = p.backupPath(g.abs)
+						fs.content = []byte{}
+						fs.touch(d.agent, "the user's file is backed up to "+fs.backup)
+					}
+					out = append(out, d)
+				default:
+					out = append(out, d)
+				}
+			}
+			return out
+		}
+		desBlocks, desKeys = allowed(desBlocks), allowed(desKeys)
+	}
+	var kept []newRecord
+	if len(desBlocks)+len(recBlocks) > 0 {
+		k, ok := p.blocks(g, fs, desBlocks, recBlocks)
+		if !ok {
+			return nil, nil
+		}
+		kept = append(kept, k...)
+	}
+	if len(desKeys)+len(recKeys) > 0 {
+		k, ok := p.keys(g, fs, desKeys, recKeys, userFile)
+		if !ok {
+			return nil, nil
+		}
+		kept = append(kept, k...)
+	}
+	return kept, nil
+}
+
+// blocks plans the managed blocks of one file. ok is false when the file
+// cannot be edited safely (a conflict was noted).
+func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem) ([]newRecord, bool) {
+	var items []*item
+	maxSeq := 0
+	find := func(it *item, style string) bool {
+		body, ok, err := block.Find(fs.content, it.agent, style)
+		if err != nil {
+			p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+			return false
+		}
+		it.cur, it.ok = body, ok
+		return true
+	}
+	for i := range recs {
+		r := recs[i]
+		it := &item{agent: r.agent, dir: r.dir, rec: &recs[i].e, frozen: r.frozen, seq: r.e.Seq}
+		if r.e.Seq > maxSeq {
+			maxSeq = r.e.Seq
+		}
+		if !find(it, r.e.Style) {
+			return nil, false
+		}
+		items = append(items, it)
+	}
+	for i := range des {
+		d := des[i]
+		want := normBody(d.e.Content)
+		var it *item
+		for _, x := range items {
+			if x.agent == d.agent && !x.frozen && x.des == nil && x.rec.Style == d.e.Style {
+				it = x
+			}
+		}
+		if it == nil {
+			it = &item{agent: d.agent, dir: d.dir}
+			if !find(it, d.e.Style) {
+				return nil, false
+			}
+			items = append(items, it)
+		}
+		it.des, it.policy, it.want, it.dir = d.e, d.policy, want, d.dir
+	}
+
+	replay := false
+	for _, it := range items {
+		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(a, b) })
+		if it.rec != nil && it.ok && it.insert == nil {
+			replay = true // a block comes out: re-seat all (see Seq)
+		}
+	}
+
+	style := func(it *item) string {
+		if it.des != nil {
+			return it.des.Style
+		}
+		return it.rec.Style
+	}
+	seps := map[*item]string{}
+	if replay {
+		sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
+		for i := len(items) - 1; i >= 0; i-- {
+			it := items[i]
+			if it.rec == nil || !it.ok {
+				continue
+			}
+			out, err := block.Remove(fs.content, it.agent, it.rec.Style, []byte(it.rec.Sep))
+			if err != nil {
+				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+				return nil, false
+			}
+			fs.content = out
+		}
+		seq := 0
+		for _, it := range items {
+			if it.insert == nil {
+				continue
+			}
+			out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
+			if err != nil {
+				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+				return nil, false
+			}
+			seq++
+			fs.content, it.seq, seps[it] = out, seq, string(sep)
+		}
+	} else {
+		for _, it := range items {
+			if !it.changed {
+				continue
+			}
+			out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
+			if err != nil {
+				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+				return nil, false
+			}
+			fs.content = out
+			if sep != nil || it.rec == nil {
+				maxSeq++
+				it.seq, seps[it] = maxSeq, string(sep)
+			}
+		}
+	}
+	if !fs.present {
+		// The file is new (or came back): nothing of the user's is in it.
+		fs.present = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+	}
+
+	var kept []newRecord
+	for _, it := range items {
+		if !it.record {
+			continue
+		}
+		var e EntryState
+		if it.rec != nil {
+			e = *it.rec
+		} else {
+			e = EntryState{Mode: materialize.ModeBlock, Path: it.des.Path}
+		}
+		if it.des != nil {
+			e.Path, e.Style = it.des.Path, it.des.Style
+		}
+		if !it.drifted {
+			e.SHA256 = sum(it.insert)
+		}
+		if s, ok := seps[it]; ok {
+			e.Sep = s
+		}
+		e.Seq = it.seq
+		kept = append(kept, newRecord{agent: it.agent, dir: it.dir, e: e})
+	}
+	return kept, true
+}
+
+// itemOrder sorts by insertion: recorded items by Seq, new ones after.
+func itemOrder(a, b *item) bool {
+	as, bs := a.seq, b.seq
+	if as == 0 {
+		as = 1 << 30
+	}
+	if bs == 0 {
+		bs = 1 << 30
+	}
+	return as < bs
+}
+
+// decide applies the ownership rules (SPEC section 4) to one block or key:
+// update what actctl wrote, keep and report hand edits (drift) unless
+// --force, remove what is no longer wanted, and respect workDirConflict
+// for content actctl never wrote.
+func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b []byte) bool) {
+	recSHA := ""
+	switch {
+	case it.krec != nil:
+		recSHA = it.krec.SHA256
+	case it.rec != nil && it.des == nil && it.key == nil:
+		recSHA = it.rec.SHA256
+	case it.rec != nil && it.key == nil:
+		recSHA = it.rec.SHA256
+	}
+	recorded := it.krec != nil || (it.rec != nil && it.key == nil)
+	what := "block"
+	if it.key != nil {
+		what = "key " + strings.Join(it.key, ".")
+	}
+	switch {
+	case it.frozen:
+		if it.rec != nil && it.rec.FileSHA == "" {
+			fs.drifted = true // keep a frozen drift visible
+		}
+		if it.ok {
+			it.insert, it.record = it.cur, true
+		}
+		it.drifted = true // carried over: keep its digest
+		if !it.ok {
+			it.record = true
+		}
+	case recorded && it.des == nil:
+		// Prune / no longer wanted.
+		if !it.ok {
+			return
+		}
+		if sum(it.cur) != recSHA {
+			if !p.o.Force {
+				p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
+				it.insert = it.cur // stays in the file, unrecorded
+				return
+			}
+			fs.forcedBackup = true
+		}
+		fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
+		it.changed = true
+	case recorded:
+		it.record = true
+		switch {
+		case !it.ok:
+			it.insert, it.changed = it.want, true
+			fs.touch(it.agent, what+" was missing")
+		case equal(it.cur, it.want):
+			it.insert = it.cur
+		case sum(it.cur) == recSHA:
+			it.insert, it.changed = it.want, true
+			fs.touch(it.agent, "")
+		case p.o.Force:
+			it.insert, it.changed = it.want, true
+			fs.forcedBackup = true
+			fs.touch(it.agent, "forced over a hand edit of its "+what)
+		default:
+			p.note(g, ActDrift, it.agent, it.policy, "%s edited since the last apply; kept (use --force to overwrite it, with a backup)", what)
+			it.insert, it.drifted = it.cur, true
+			fs.drifted = true
+		}
+	default:
+		// Wanted, never written by actctl.
+		if it.ok && it.key != nil && !equal(it.cur, it.want) {
+			switch it.policy {
+			case schema.ConflictError:
+				p.note(g, ActConflict, it.agent, it.policy, "%s already holds a value actctl did not write", what)
+			case schema.ConflictOverwrite:
+				it.insert, it.changed, it.record = it.want, true, true
+				fs.touch(it.agent, "replaced the user's value of "+what+" (restored on prune)")
+			default:
+				p.note(g, ActWarning, it.agent, it.policy, "%s already holds a user value; left alone (workDirConflict=%s)", what, it.policy)
+			}
+			return
+		}
+		if it.ok && it.key != nil {
+			// The user already has exactly this value: it stays the
+			// user's (prune must not take it away), nothing to write.
+			p.note(g, ActSkip, it.agent, it.policy, "%s already holds this value; left as the user's", what)
+			return
+		}
+		it.insert, it.changed, it.record = it.want, true, true
+		fs.touch(it.agent, "")
+	}
+}
+
+// keys plans the managed keys of one structured file.
+func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem, userFile bool) ([]newRecord, bool) {
+	format := ""
+	if len(des) > 0 {
+		format = des[0].e.Format
+	} else {
+		format = recs[0].e.Format
+	}
+	kc, err := codecFor(format)
+	if err != nil {
+		p.note(g, ActConflict, "", "", "%v", err)
+		return nil, false
+	}
+	var items []*item
+	maxSeq := 0
+	get := func(it *item) bool {
+		v, ok, err := kc.get(fs.content, it.key)
+		if err != nil {
+			p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+			return false
+		}
+		it.cur, it.ok = v, ok
+		return true
+	}
+	for i := range recs {
+		r := &recs[i]
+		for j := range r.e.Keys {
+			k := &r.e.Keys[j]
+			it := &item{agent: r.agent, dir: r.dir, rec: &r.e, krec: k, key: k.Path, frozen: r.frozen, seq: k.Seq}
+			if k.Seq > maxSeq {
+				maxSeq = k.Seq
+			}
+			if !get(it) {
+				return nil, false
+			}
+			items = append(items, it)
+		}
+	}
+	for i := range des {
+		d := des[i]
+		for _, k := range d.e.Keys {
+			var it *item
+			for _, x := range items {
+				if x.agent == d.agent && !x.frozen && x.des == nil && samePath(x.key, k.Path) {
+					it = x
+				}
+			}
+			if it == nil {
+				it = &item{agent: d.agent, dir: d.dir, key: k.Path}
+				if !get(it) {
+					return nil, false
+				}
+				items = append(items, it)
+			}
+			it.des, it.policy, it.want, it.dir = d.e, d.policy, canonical(k.Value), d.dir
+			it.wantRaw = sum(k.Value)
+		}
+	}
+	replay := false
+	for _, it := range items {
+		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
+		if it.krec != nil && it.ok && (it.insert == nil || !it.record) {
+			replay = true
+		}
+	}
+	receipts := map[*item]json.RawMessage{}
+	fail := func(it *item, err error) ([]newRecord, bool) {
+		p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+		return nil, false
+	}
+	if replay {
+		sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
+		for i := len(items) - 1; i >= 0; i-- {
+			it := items[i]
+			if it.krec == nil || !it.ok {
+				continue
+			}
+			out, err := kc.del(fs.content, it.key, it.krec.Receipt)
+			if err != nil {
+				return fail(it, err)
+			}
+			fs.content = out
+		}
+		seq := 0
+		for _, it := range items {
+			if it.insert == nil {
+				continue
+			}
+			out, r, err := kc.set(fs.content, it.key, it.insert)
+			if err != nil {
+				return fail(it, err)
+			}
+			seq++
+			fs.content, it.seq, receipts[it] = out, seq, r
+		}
+	} else {
+		for _, it := range items {
+			if !it.changed {
+				continue
+			}
+			out, r, err := kc.set(fs.content, it.key, it.insert)
+			if err != nil {
+				return fail(it, err)
+			}
+			fs.content = out
+			if it.krec == nil || !it.ok {
+				// A new key (or one the user deleted): this Set's
+				// receipt is the one that knows the user's document.
+				maxSeq++
+				it.seq, receipts[it] = maxSeq, r
+			}
+		}
+	}
+	if !fs.present && len(fs.content) > 0 {
+		fs.present = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+	}
+
+	// One record per agent, holding its keys.
+	byAgent := map[string]*newRecord{}
+	var order []string
+	for _, it := range items {
+		if !it.record {
+			continue
+		}
+		nr := byAgent[it.agent]
+		if nr == nil {
+			var e EntryState
+			if it.rec != nil {
+				e = *it.rec
+			} else {
+				e = EntryState{Mode: materialize.ModeKeys, Path: it.des.Path}
+			}
+			if it.des != nil {
+				e.Path = it.des.Path
+			}
+			e.Format, e.Keys = format, nil
+			nr = &newRecord{agent: it.agent, dir: it.dir, e: e}
+			byAgent[it.agent] = nr
+			order = append(order, it.agent)
+		}
+		var k KeyState
+		if it.krec != nil {
+			k = *it.krec
+		}
+		k.Path = it.key
+		if it.wantRaw != "" {
+			k.Want = it.wantRaw
+		}
+		if !it.drifted {
+			k.SHA256 = sum(canonical(it.insert))
+		}
+		if r, ok := receipts[it]; ok {
+			k.Receipt = r
+		}
+		k.Seq = it.seq
+		nr.e.Keys = append(nr.e.Keys, k)
+	}
+	var kept []newRecord
+	for _, a := range order {
+		nr := byAgent[a]
+		sort.Slice(nr.e.Keys, func(i, j int) bool {
+			return strings.Join(nr.e.Keys[i].Path, "\x00") < strings.Join(nr.e.Keys[j].Path, "\x00")
+		})
+		kept = append(kept, *nr)
+	}
+	return kept, true
+}
+
+func samePath(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
