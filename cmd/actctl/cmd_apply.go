@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/reconcile"
 )
 
@@ -25,6 +26,7 @@ func init() {
 				&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
 				&cli.BoolFlag{Name: "force", Usage: "overwrite hand-edited managed files, blocks and keys (backed up first)"},
 				&cli.BoolFlag{Name: "no-prune", Usage: "keep the files of agents removed from the config"},
+				&cli.BoolFlag{Name: "frozen", Usage: "fail if actant.lock is missing or does not match the config's hub sources"},
 			},
 			OnUsageError: usageErrors,
 			Action:       applyCmd,
@@ -53,17 +55,18 @@ func signalContext() (context.Context, context.CancelFunc) {
 
 func applyCmd(c *cli.Context) error {
 	g := globalsOf(c)
-	cfg, err := g.Load()
+	ctx, cancel := signalContext()
+	defer cancel()
+	cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen")})
 	if err != nil {
 		return err
 	}
-	ctx, cancel := signalContext()
-	defer cancel()
 	res, err := reconcile.Apply(ctx, cfg, reconcile.Options{
-		DryRun:  c.Bool("dry-run"),
-		Force:   c.Bool("force"),
-		NoPrune: c.Bool("no-prune"),
-		Only:    c.Args().Slice(),
+		DryRun:     c.Bool("dry-run"),
+		Force:      c.Bool("force"),
+		NoPrune:    c.Bool("no-prune"),
+		Only:       c.Args().Slice(),
+		LockDigest: hub.LockDigest(cfg.Root),
 	})
 	if res != nil {
 		for _, w := range res.Warnings {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -47,26 +46,15 @@ func init() {
 // hubEnsure loads the config and runs hub.Ensure with progress on a
 // terminal and warnings on stderr.
 func hubEnsure(c *cli.Context, o hub.Options) (*schema.Config, *hub.Report, error) {
-	g := globalsOf(c)
-	cfg, err := g.Load()
-	if err != nil {
-		return nil, nil, err
-	}
-	if hubIsTerminal(os.Stderr) && g.Stderr == os.Stderr {
-		o.Progress = g.Stderr
-	}
-	o.Warn = func(s string) { g.Warn("%s", s) }
 	ctx := c.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep, err := hub.Ensure(ctx, cfg, o)
+	cfg, rep, err := globalsOf(c).LoadWith(ctx, o)
+	if err == nil && rep == nil {
+		rep = &hub.Report{}
+	}
 	return cfg, rep, err
-}
-
-func hubIsTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func hubSyncCmd(c *cli.Context) error {

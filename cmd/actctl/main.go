@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -260,18 +262,48 @@ func (g *globals) LoadOptions() (schema.LoadOptions, error) {
 	return schema.LoadOptions{Dir: g.Dir, Cwd: cwd, Home: g.Home}, nil
 }
 
-// Load finds and loads the workspace config, printing its warnings.
+// Load finds and loads the workspace config, printing its warnings, and
+// makes its hub sources available (lock and cache satisfied: no network).
 func (g *globals) Load() (*schema.Config, error) {
+	cfg, _, err := g.LoadWith(context.Background(), hub.Options{})
+	return cfg, err
+}
+
+// LoadWith is Load with explicit hub options (apply --frozen, hub update).
+func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config, *hub.Report, error) {
 	o, err := g.LoadOptions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg, err := schema.Load(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
 	}
-	return cfg, nil
+	if len(cfg.Hub) == 0 && !ho.Frozen && !ho.UpdateAll && len(ho.Update) == 0 {
+		return cfg, nil, nil
+	}
+	if isTerminal(g.Stderr) {
+		ho.Progress = g.Stderr
+	}
+	if ho.Warn == nil {
+		ho.Warn = func(s string) { g.Warn("%s", s) }
+	}
+	rep, err := hub.Ensure(ctx, cfg, ho)
+	if err != nil {
+		return nil, rep, err
+	}
+	return cfg, rep, nil
+}
+
+// isTerminal reports whether w is a terminal (for progress output).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
