@@ -159,6 +159,33 @@ type WatchOptions struct {
 // ctx is cancelled (SIGINT/SIGTERM), after the run in flight, which receives
 // ctx, has returned. It returns an error only when the watch itself cannot
 // work (no inotify instance).
+//
+// Wiring for `apply --watch` (the loop is generic over the work it
+// triggers, so the command supplies load + apply and the printing):
+//
+//	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+//	defer stop()
+//	err := reconcile.Watch(ctx, reconcile.WatchOptions{
+//		Debounce: debounce, // --debounce, 0 = 50ms
+//		Base:     reconcile.WatchWorkspace(root),
+//		Run: func(ctx context.Context, trigger []string) (reconcile.WatchResult, error) {
+//			cfg, err := load(root) // positioned error; nothing is written
+//			if err != nil {
+//				return reconcile.WatchResult{}, err
+//			}
+//			res, err := reconcile.Apply(ctx, cfg, opts)
+//			return reconcile.WatchResult{
+//				Spec:    localComponents(cfg), // Dirs / Files the config references
+//				Written: absPaths(res),        // every path Apply touched
+//				Summary: res.Summary(), JSON: res,
+//			}, err
+//		},
+//		Pollers: pollers, // one per hub source with an interval
+//		Report: func(c reconcile.WatchCycle) {
+//			// -o json: json.NewEncoder(stdout).Encode(c); else the summary
+//			// to stdout, or "actctl: <err>" to stderr.
+//		},
+//	})
 func Watch(ctx context.Context, o WatchOptions) error {
 	if o.Run == nil {
 		return errors.New("watch: no Run function")
