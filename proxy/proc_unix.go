@@ -1,0 +1,34 @@
+//go:build unix
+
+package proxy
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup starts the backend as the leader of a new process group,
+// so that everything it forks (language servers, shells, `sleep`) can be
+// signalled at once and none of it outlives the proxy. It also keeps a
+// terminal's Ctrl-C (sent to the foreground group) from reaching the backend
+// behind the proxy's back: the proxy decides when the group dies.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr)
+}
+
+// killGroup sends SIGKILL to the process group led by pid. ESRCH (the group
+// is already empty) is not an error.
+func killGroup(pid int) error {
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// Signals are the signals on which the CLI should cancel Run's context
+// (SPEC section 7: SIGINT, SIGTERM and SIGHUP kill the backend's group).
+var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
