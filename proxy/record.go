@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
 
 	"github.com/actctl/actctl/internal/atomicfile"
@@ -78,14 +77,6 @@ func jsonStandard(b []byte) ([]byte, error) {
 // Live reports whether the record names a running process.
 func (r Record) Live() bool { return r.PID > 0 && PIDAlive(r.PID) }
 
-// PIDAlive reports whether a process with this pid exists.
-func PIDAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
 
 // UpdateRecord sets the runtime keys of the record at path (nil values
 // delete a key), leaving every other key and byte of the file as it was.

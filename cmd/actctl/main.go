@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -282,17 +283,20 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
 	}
-	if len(cfg.Hub) == 0 && !ho.Frozen && !ho.UpdateAll && len(ho.Update) == 0 {
-		return cfg, nil, nil
+	var rep *hub.Report
+	if len(cfg.Hub) > 0 || ho.Frozen || ho.UpdateAll || len(ho.Update) > 0 {
+		if isTerminal(g.Stderr) {
+			ho.Progress = g.Stderr
+		}
+		if ho.Warn == nil {
+			ho.Warn = func(s string) { g.Warn("%s", s) }
+		}
+		if rep, err = hub.Ensure(ctx, cfg, ho); err != nil {
+			return nil, rep, err
+		}
 	}
-	if isTerminal(g.Stderr) {
-		ho.Progress = g.Stderr
-	}
-	if ho.Warn == nil {
-		ho.Warn = func(s string) { g.Warn("%s", s) }
-	}
-	rep, err := hub.Ensure(ctx, cfg, ho)
-	if err != nil {
+	// Agents created by `proxy -t` belong to the workspace too.
+	if _, err := reconcile.MergeAdhoc(cfg); err != nil {
 		return nil, rep, err
 	}
 	return cfg, rep, nil

@@ -15,6 +15,10 @@ import (
 var actctlBin string
 
 func TestMain(m *testing.M) {
+	// The test binary doubles as a small ACP agent for the proxy tests.
+	if out := os.Getenv("ACTCTL_TEST_AGENT_OUT"); out != "" {
+		os.Exit(runTestAgent(out))
+	}
 	dir, err := os.MkdirTemp("", "actctl-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "proxy",
+		Usage:     "serve AGENT as an ACP agent on stdio (for Zed): materialize it, start its backend, relay",
+		ArgsUsage: "AGENT",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "template", Aliases: []string{"t"}, Usage: "create AGENT from `TEMPLATE` when it is not declared"},
+			&cli.StringFlag{Name: "cwd", Usage: "the client's project `DIR` (default: the current directory, which Zed sets to the project)"},
+			// -C after AGENT is how Zed's settings name the workspace.
+			&cli.StringFlag{Name: "C", Hidden: true},
+		},
+		OnUsageError: usageErrors,
+		Action:       proxyCmd,
+	})
+}
+
+// proxySession is one `actctl proxy` run: which agent serves the client,
+// and what to undo when the client goes away.
+type proxySession struct {
+	g         *globals
+	cfg       *schema.Config
+	r         *schema.Resolved
+	clientDir string
+	// ephemeral copies are removed (pruned) when the client disconnects.
+	ephemeral bool
+	// materialize is false for an ephemeral copy of a project agent, which
+	// shares the live agent's files.
+	materialize bool
+	log         io.Writer
+}
+
+func proxyCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	if c.String("C") != "" {
+		g.Dir = c.String("C")
+	}
+	if c.NArg() != 1 {
+		return usageError("proxy: want exactly one AGENT")
+	}
+	// A vanished client must not kill us before we kill the backend's group.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, cancel := signal.NotifyContext(context.Background(), proxy.Signals...)
+	defer cancel()
+
+	s, err := newProxySession(ctx, g, c.Args().First(), c.String("template"), c.String("cwd"))
+	if err != nil {
+		// The editor is waiting for an answer to initialize: give it the
+		// reason rather than a closed pipe.
+		proxy.Refuse(ctx, os.Stdin, os.Stdout, "actctl proxy: "+err.Error())
+		return err
+	}
+	return s.serve(ctx)
+}
+
+func newProxySession(ctx context.Context, g *globals, name, template, cwd string) (*proxySession, error) {
+	clientDir, err := clientProject(cwd)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := g.Load()
+	if err != nil {
+		return nil, err
+	}
+	s := &proxySession{g: g, cfg: cfg, clientDir: clientDir, materialize: true, log: g.Stderr}
+	if s.r, err = s.pickAgent(name, template); err != nil {
+		return nil, err
+	}
+	rec, err := proxy.ReadRecord(proxy.RecordPath(s.r))
+	if err != nil {
+		return nil, err
+	}
+	if rec.Live() {
+		if err := s.ephemeralCopy(); err != nil {
+			return nil, err
+		}
+	}
+	if s.materialize {
+		res, err := reconcile.Apply(ctx, cfg, reconcile.Options{Only: []string{s.r.Name}, NoPrune: true, LockWait: 10 * time.Second})
+		if res != nil {
+			for _, w := range res.Warnings {
+				fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("materialize %s: %w", s.r.Name, err)
+		}
+		fmt.Fprintf(g.Stderr, "actctl: proxy %s: %s (%s)\n", s.r.Name, res.Summary(), s.r.Dir)
+	}
+	return s, nil
+}
+
+// clientProject is the client's project directory: --cwd, else our cwd.
+func clientProject(cwd string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("client project %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// pickAgent finds the agent that serves this client (SPEC section 7):
+// a declared agent; for a tool agent whose workspace is not the client's
+// project, a per-project copy materialized there with append; with -t an
+// undeclared agent created from the template, recorded in the workspace.
+func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error) {
+	if a, ok := s.cfg.Agents[name]; ok {
+		r, err := s.cfg.Resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		if r.Archetype.Workspace != schema.WorkspaceProject || within(r.Dir, s.clientDir) {
+			return r, nil
+		}
+		// A tool agent works in the editor's project: give that project
+		// its own copy of the agent, named after the directory.
+		sum := sha256.Sum256([]byte(s.clientDir))
+		base := name
+		if len(base) > 52 {
+			base = base[:52]
+		}
+		return s.adhoc(base+"-p"+hex.EncodeToString(sum[:])[:8], a)
+	}
+	if template == "" {
+		return nil, unknownAgent(s.cfg, name)
+	}
+	if msg := schema.CheckName(name); msg != "" {
+		return nil, fmt.Errorf("proxy: %s", msg)
+	}
+	if _, ok := s.cfg.Templates[template]; !ok {
+		msg := fmt.Sprintf("proxy -t: unknown template %q", template)
+		if sug := schema.Suggest(template, sortedNames(s.cfg.Templates)); sug != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sug)
+		}
+		return nil, fmt.Errorf("%s", msg)
+	}
+	return s.adhoc(name, schema.Agent{Template: template})
+}
+
+// adhoc records an agent created for this client in the workspace and
+// resolves it; a project agent is placed in the client's project with the
+// append policy, so the user's own files there are kept.
+func (s *proxySession) adhoc(name string, a schema.Agent) (*schema.Resolved, error) {
+	t := s.cfg.Templates[a.Template]
+	if arch, ok := s.cfg.Archetypes[t.Archetype]; ok && arch.Workspace == schema.WorkspaceProject {
+		a.WorkDir = s.clientDir
+		a.WorkDirConflict = schema.ConflictAppend
+	}
+	r, err := s.cfg.ResolveAgent(name, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := reconcile.RecordAdhoc(s.cfg.Root, name, &a); err != nil {
+		return nil, err
+	}
+	s.cfg.Agents[name] = a
+	return r, nil
+}
+
+// ephemeralCopy switches the session to a fresh copy of a busy agent,
+// "<agent>-eph-<id>", removed when the client disconnects. An instance
+// agent's copy gets its own instance directory; a project agent's copy
+// shares the project's files and only has its own process record.
+func (s *proxySession) ephemeralCopy() error {
+	var id [4]byte
+	rand.Read(id[:])
+	name := s.r.Name
+	if len(name) > 49 {
+		name = name[:49]
+	}
+	name += "-eph-" + hex.EncodeToString(id[:])
+	a := s.r.Agent
+	r, err := s.cfg.ResolveAgent(name, a)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.g.Stderr, "actctl: proxy: %s is served by a live process; using the ephemeral copy %s\n", s.r.Name, name)
+	s.ephemeral = true
+	s.materialize = r.Archetype.Workspace == schema.WorkspaceInstance
+	if s.materialize {
+		s.cfg.Agents[name] = a
+	}
+	s.r = r
+	return nil
+}
+
+func (s *proxySession) serve(ctx context.Context) error {
+	l, err := proxy.Resolve(s.r, schema.ModeACP)
+	if err != nil {
+		proxy.Refuse(ctx, os.Stdin, os.Stdout, "actctl proxy: "+err.Error())
+		s.cleanup()
+		return err
+	}
+	record := proxy.RecordPath(s.r)
+	err = proxy.Run(ctx, proxy.Options{
+		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
+		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: s.g.Stderr,
+		LogFile: s.logFile(),
+		OnStart: func(pid int) {
+			if err := proxy.UpdateRecord(record, map[string]any{
+				"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid,
+			}); err != nil {
+				fmt.Fprintf(s.g.Stderr, "actctl: proxy: %v\n", err)
+			}
+		},
+	})
+	s.cleanup()
+	return err
+}
+
+// logFile is where the session's log goes: the instance's logs/, or
+// .actant/logs/ in a project (kept out of the user's tree and git).
+func (s *proxySession) logFile() string {
+	if s.r.Archetype.Workspace == schema.WorkspaceInstance {
+		return filepath.Join(s.r.Dir, "logs", "proxy.log")
+	}
+	return filepath.Join(s.r.Dir, ".actant", "logs", s.r.Name+".log")
+}
+
+// cleanup marks the agent stopped, or removes an ephemeral copy entirely.
+func (s *proxySession) cleanup() {
+	record := proxy.RecordPath(s.r)
+	if !s.ephemeral {
+		if _, err := os.Stat(record); err == nil {
+			if err := proxy.UpdateRecord(record, map[string]any{"status": "stopped", "pid": nil}); err != nil {
+				fmt.Fprintf(s.g.Stderr, "actctl: proxy: %v\n", err)
+			}
+		}
+		return
+	}
+	os.Remove(record)
+	if s.materialize {
+		delete(s.cfg.Agents, s.r.Name)
+		// Pruning the copy needs a fresh context: the session's may be
+		// cancelled by the signal that ended it.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{s.r.Name}, LockWait: 5 * time.Second}); err != nil {
+			fmt.Fprintf(s.g.Stderr, "actctl: proxy: remove ephemeral %s: %v\n", s.r.Name, err)
+		}
+		os.Remove(filepath.Join(s.r.Dir, "logs", "proxy.log"))
+		os.Remove(filepath.Join(s.r.Dir, "logs"))
+		os.Remove(s.r.Dir)
+	}
+}
+
+// within reports whether path is dir or below it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
