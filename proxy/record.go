@@ -77,7 +77,6 @@ func jsonStandard(b []byte) ([]byte, error) {
 // Live reports whether the record names a running process.
 func (r Record) Live() bool { return r.PID > 0 && PIDAlive(r.PID) }
 
-
 // UpdateRecord sets the runtime keys of the record at path (nil values
 // delete a key), leaving every other key and byte of the file as it was.
 // createdAt is set the first time.
