@@ -27,6 +27,8 @@ func init() {
 				&cli.BoolFlag{Name: "force", Usage: "overwrite hand-edited managed files, blocks and keys (backed up first)"},
 				&cli.BoolFlag{Name: "no-prune", Usage: "keep the files of agents removed from the config"},
 				&cli.BoolFlag{Name: "frozen", Usage: "fail if actant.lock is missing or does not match the config's hub sources"},
+				&cli.BoolFlag{Name: "watch", Usage: "keep applying: on every change of the config, a local component or a polled hub source"},
+				&cli.DurationFlag{Name: "debounce", Value: reconcile.DefaultWatchDebounce, Usage: "with --watch: quiet window before a change is applied"},
 			},
 			OnUsageError: usageErrors,
 			Action:       applyCmd,
@@ -55,6 +57,12 @@ func signalContext() (context.Context, context.CancelFunc) {
 
 func applyCmd(c *cli.Context) error {
 	g := globalsOf(c)
+	if c.Bool("watch") {
+		if c.Bool("dry-run") {
+			return usageError("apply: --watch and --dry-run do not go together")
+		}
+		return applyWatch(c, g)
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen")})

@@ -249,6 +249,14 @@ func (g *globals) PrintJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// PrintCompactJSON writes v as one line of JSON (a stream of objects, as
+// `apply --watch -o json` prints one per cycle).
+func (g *globals) PrintCompactJSON(v any) error {
+	enc := json.NewEncoder(g.Stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
 // Warn prints a warning line to stderr.
 func (g *globals) Warn(format string, args ...any) {
 	fmt.Fprintf(g.Stderr, "actctl: warning: "+format+"\n", args...)

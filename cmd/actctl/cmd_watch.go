@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
+)
+
+// applyWatch is `apply --watch`: apply, then re-apply on every change of
+// the config, a local component, or a polled hub source, until a signal.
+func applyWatch(c *cli.Context, g *globals) error {
+	opts, err := g.LoadOptions()
+	if err != nil {
+		return err
+	}
+	root, err := schema.Find(opts)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	applyOpts := reconcile.Options{Force: c.Bool("force"), NoPrune: c.Bool("no-prune"), Only: c.Args().Slice()}
+	frozen := c.Bool("frozen")
+	g.Dir = root // every cycle loads this workspace, wherever cwd is
+
+	run := func(ctx context.Context, trigger []string) (reconcile.WatchResult, error) {
+		cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
+		if err != nil {
+			return reconcile.WatchResult{}, err
+		}
+		o := applyOpts
+		o.LockDigest = hub.LockDigest(cfg.Root)
+		res, err := reconcile.Apply(ctx, cfg, o)
+		wr := reconcile.WatchResult{Spec: localComponents(cfg)}
+		if res != nil {
+			wr.Summary, wr.JSON = res.Summary(), res
+			for _, it := range res.Items {
+				p := it.Path
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(res.Root, p)
+				}
+				wr.Written = append(wr.Written, p)
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+			}
+		}
+		return wr, err
+	}
+
+	pollers, err := hubPollers(g, root)
+	if err != nil {
+		return err
+	}
+	err = reconcile.Watch(ctx, reconcile.WatchOptions{
+		Debounce: c.Duration("debounce"),
+		Base:     reconcile.WatchWorkspace(root),
+		Run:      run,
+		Pollers:  pollers,
+		Report: func(cy reconcile.WatchCycle) {
+			if g.JSON() {
+				g.PrintCompactJSON(cy)
+				return
+			}
+			if cy.Err != nil {
+				printError(g.Stderr, cy.Err)
+				return
+			}
+			if cy.Summary != "" {
+				fmt.Fprintln(g.Stdout, cy.Summary)
+			}
+		},
+	})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// localComponents are the files and directories outside the workspace's
+// *.cue that the config reads: file and dir skills.
+func localComponents(cfg *schema.Config) reconcile.WatchSpec {
+	var spec reconcile.WatchSpec
+	for _, name := range sortedNames(cfg.Skills) {
+		s := cfg.Skills[name]
+		switch {
+		case s.Dir != "" && !isHubKey(name):
+			spec.Dirs = append(spec.Dirs, abs(cfg.Root, s.Dir))
+		case s.File != "" && !isHubKey(name):
+			spec.Files = append(spec.Files, abs(cfg.Root, s.File))
+		}
+	}
+	return spec
+}
+
+func isHubKey(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '@' {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(root, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(root, p)
+}
+
+// hubPollers polls every hub source with an interval: when its ref moved,
+// the lock is updated for that source (fetching the new commit) and the
+// watch re-applies.
+func hubPollers(g *globals, root string) ([]reconcile.WatchPoller, error) {
+	cfg, err := schema.LoadDir(root, mustHome(g))
+	if err != nil {
+		// A broken config is reported by the first cycle; poll nothing yet.
+		return nil, nil
+	}
+	var out []reconcile.WatchPoller
+	for _, name := range sortedNames(cfg.Hub) {
+		src := cfg.Hub[name]
+		if src.Interval == "" {
+			continue
+		}
+		d, err := time.ParseDuration(src.Interval)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("hub %s: interval %q: want a duration like 30s or 5m", name, src.Interval)
+		}
+		name := name
+		out = append(out, reconcile.WatchPoller{
+			Name:     name,
+			Interval: d,
+			Poll: func(ctx context.Context) (bool, error) {
+				cfg, err := schema.LoadDir(root, mustHome(g))
+				if err != nil {
+					return false, err
+				}
+				moved, err := hub.Poll(ctx, cfg, name)
+				if err != nil || !moved {
+					return false, err
+				}
+				rep, err := hub.Ensure(ctx, cfg, hub.Options{Update: []string{name}, Warn: func(s string) { g.Warn("%s", s) }})
+				if err != nil {
+					return false, err
+				}
+				for _, sr := range rep.Sources {
+					if sr.Name == name && sr.Previous != "" {
+						fmt.Fprintf(g.Stderr, "actctl: hub %s moved: %s -> %s\n", name, short(sr.Previous), short(sr.Commit))
+					}
+				}
+				return true, nil
+			},
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+func mustHome(g *globals) string {
+	o, err := g.LoadOptions()
+	if err != nil {
+		return ""
+	}
+	h, err := o.HomeDir()
+	if err != nil {
+		return ""
+	}
+	return h
+}
