@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// copyTree copies the example at src into a fresh temp dir, so that the
+// tests never write into the repository.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, info.Mode())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestQuickstartLifecycle: the bundled example applies, re-applies with
+// zero writes, and prunes back to exactly its own files.
+func TestQuickstartLifecycle(t *testing.T) {
+	src, _ := filepath.Abs("../../examples/quickstart")
+	dir := copyTree(t, src)
+	home := filepath.Join(t.TempDir(), "home")
+	orig := listFiles(t, dir)
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 || !strings.Contains(r.Stdout, "applied:") {
+		t.Fatalf("apply: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, f := range []string{"CLAUDE.md", "AGENTS.md", ".mcp.json", ".codex/config.toml", ".claude/skills/go-testing/checklist.md", ".agents/skills/small-commits/SKILL.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("apply did not write %s", f)
+		}
+	}
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 || strings.TrimSpace(r.Stdout) != "no changes" {
+		t.Fatalf("second apply: %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := actctl(t, dir, home, "diff"); r.Code != 0 {
+		t.Fatalf("diff after apply: %d %s", r.Code, r.Stdout)
+	}
+	writeFiles(t, dir, map[string]string{"actant.cue": "package actant\n"})
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("prune: %s", r.Stderr)
+	}
+	got := listFiles(t, dir)
+	sort.Strings(got)
+	sort.Strings(orig)
+	if strings.Join(got, "\n") != strings.Join(orig, "\n") {
+		t.Errorf("after prune:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(orig, "\n"))
+	}
+}
+
+// TestTeamHubExample follows examples/team-hub/README.md: publish the hub
+// with make-hub.sh, apply (fetch, lock, materialize a hub template with its
+// skill's sibling file), then --frozen.
+func TestTeamHubExample(t *testing.T) {
+	src, _ := filepath.Abs("../../examples/team-hub")
+	dir := copyTree(t, src)
+	home := filepath.Join(t.TempDir(), "home")
+	cmd := exec.Command("bash", filepath.Join(dir, "make-hub.sh"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make-hub.sh: %v\n%s", err, out)
+	}
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %s", r.Stderr)
+	}
+	if !hasText(filepath.Join(dir, "CLAUDE.md"), "You are the platform team's reviewer.") ||
+		!hasText(filepath.Join(dir, ".claude/skills/code-review/checklist.md"), "Tests fail without the change") ||
+		!hasText(filepath.Join(dir, ".claude/settings.json"), `"plan"`) ||
+		!hasText(filepath.Join(dir, "actant.lock"), `"commit"`) {
+		t.Fatalf("hub template not materialized: %v", listFiles(t, dir))
+	}
+	if r := actctl(t, dir, home, "apply", "--frozen"); r.Code != 0 || strings.TrimSpace(r.Stdout) != "no changes" {
+		t.Fatalf("apply --frozen: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
