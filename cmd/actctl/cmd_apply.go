@@ -13,7 +13,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
 )
 
 func init() {
@@ -81,6 +83,9 @@ func applyCmd(c *cli.Context) error {
 			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
 		}
 		if g.JSON() {
+			if res.Items == nil {
+				res.Items = []reconcile.Item{}
+			}
 			if perr := g.PrintJSON(res); perr != nil {
 				return perr
 			}
@@ -134,8 +139,11 @@ func diffCmd(c *cli.Context) error {
 		}
 	}
 	if g.JSON() {
-		out := map[string]any{"changes": len(diffs) > 0, "files": diffs}
-		if res != nil {
+		if diffs == nil {
+			diffs = []reconcile.FileDiff{}
+		}
+		out := map[string]any{"changes": len(diffs) > 0, "files": diffs, "actions": []reconcile.Item{}}
+		if res != nil && res.Items != nil {
 			out["actions"] = res.Items
 		}
 		if perr := g.PrintJSON(out); perr != nil {
@@ -189,16 +197,54 @@ func statusCmd(c *cli.Context) error {
 		}
 		sts = filtered
 	}
+	out := make([]agentStatusJSON, 0, len(sts))
+	for _, st := range sts {
+		out = append(out, agentStatusJSON{AgentStatus: st, Process: processState(cfg, st.Name)})
+	}
 	if g.JSON() {
-		if sts == nil {
-			sts = []reconcile.AgentStatus{}
-		}
-		return g.PrintJSON(sts)
+		return g.PrintJSON(out)
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATUS\tDIR\tDETAILS")
-	for _, s := range sts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Dir, strings.Join(s.Details, "; "))
+	fmt.Fprintln(tw, "NAME\tSTATUS\tPROCESS\tDIR\tDETAILS")
+	for _, s := range out {
+		proc := "-"
+		if s.Process != nil {
+			proc = s.Process.Status
+			if s.Process.PID != 0 {
+				proc = fmt.Sprintf("%s pid %d (%s)", proc, s.Process.PID, s.Process.Ownership)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Status, proc, s.Dir, strings.Join(s.Details, "; "))
 	}
 	return tw.Flush()
+}
+
+// agentStatusJSON is one agent in `status -o json`.
+type agentStatusJSON struct {
+	reconcile.AgentStatus
+	Process *processJSON `json:"process,omitempty"`
+}
+
+type processJSON struct {
+	Status    string `json:"status"`
+	PID       int    `json:"pid,omitempty"`
+	Ownership string `json:"processOwnership,omitempty"`
+}
+
+// processState reads the agent's runtime record: which process serves it.
+// A recorded pid that is no longer alive is reported as "exited".
+func processState(cfg *schema.Config, name string) *processJSON {
+	r, err := cfg.Resolve(name)
+	if err != nil {
+		return nil
+	}
+	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
+	if err != nil || (rec.Status == "" && rec.PID == 0) {
+		return nil
+	}
+	p := &processJSON{Status: rec.Status, PID: rec.PID, Ownership: rec.ProcessOwnership}
+	if rec.PID != 0 && !rec.Live() {
+		p.Status, p.PID = "exited", 0
+	}
+	return p
 }

@@ -91,3 +91,14 @@ func TestTeamHubExample(t *testing.T) {
 		t.Fatalf("apply --frozen: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+func TestZedExample(t *testing.T) {
+	root, _ := filepath.Abs("../../examples/zed")
+	if r := actctl(t, t.TempDir(), "", "-C", root, "validate"); r.Code != 0 {
+		t.Fatalf("validate: %s", r.Stderr)
+	}
+	r := actctl(t, t.TempDir(), "", "-C", root, "zed")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"librarian"`) || !strings.Contains(r.Stdout, `"pair"`) {
+		t.Fatalf("zed: %s %s", r.Stdout, r.Stderr)
+	}
+}

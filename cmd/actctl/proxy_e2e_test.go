@@ -195,12 +195,13 @@ func TestProxyArchetypePolicies(t *testing.T) {
 				t.Errorf("backend saw\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 			// The agent was materialized before its backend started.
-			r := actctl(t, root, home, "status")
+			r := actctl(t, root, home, "-o", "json", "status")
 			dir := strings.TrimPrefix(tt.want[0], "process ")
+			var sts []struct{ Name, Status, Dir string }
+			json.Unmarshal([]byte(r.Stdout), &sts)
 			synced := false
-			for _, line := range strings.Split(r.Stdout, "\n") {
-				f := strings.Fields(line)
-				if len(f) >= 3 && strings.HasPrefix(f[0], tt.agent) && f[1] == "Synced" && f[2] == dir {
+			for _, st := range sts {
+				if strings.HasPrefix(st.Name, tt.agent) && st.Status == "Synced" && st.Dir == dir {
 					synced = true
 				}
 			}
