@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -27,18 +30,104 @@ func BenchmarkEnsureSatisfied(b *testing.B) {
 				cfgs[i] = load()
 			}
 			calls := countNet(b)
+			l0, r0 := indexCounts()
 			b.ResetTimer()
+			done := reportCPU(b)
 			for i := 0; i < b.N; i++ {
 				if _, err := Ensure(context.Background(), cfgs[i], Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			done()
 			b.StopTimer()
 			if calls.Load() != 0 {
 				b.Fatalf("satisfied lock made %d network calls", calls.Load())
 			}
+			if l, r := indexCounts(); l-l0 != b.N || r != r0 {
+				b.Fatalf("satisfied lock: %d index loads, %d tree reads for %d syncs", l-l0, r-r0, b.N)
+			}
 		})
 	}
+}
+
+// BenchmarkSatisfiedParts splits the satisfied sync of the 1014-component
+// hub: loading the tree's index, reading the tree instead (what the
+// index saves), and merging the components into the config.
+func BenchmarkSatisfiedParts(b *testing.B) {
+	dir := benchRepo(b, 1000)
+	_, home, load := workspace(b, fmt.Sprintf("hub: h: {url: %q, ref: branch: \"main\"}\n", "file://"+dir))
+	ensure(b, load(), Options{})
+	ms, _ := filepath.Glob(filepath.Join(home, "hub", "*", "trees", "*.json"))
+	if len(ms) != 1 {
+		b.Fatalf("trees %v", ms)
+	}
+	tree := strings.TrimSuffix(ms[0], ".json")
+	m, _ := readMarker(tree)
+	c, err := loadIndex(tree, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("load-index", func(b *testing.B) {
+		defer reportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			if _, err := loadIndex(tree, m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read-tree", func(b *testing.B) {
+		defer reportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			if _, err := ReadTree(os.DirFS(tree), tree); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("merge", func(b *testing.B) {
+		cfgs := make([]*schema.Config, b.N)
+		for i := range cfgs {
+			cfgs[i] = load()
+		}
+		b.ResetTimer()
+		defer reportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			Merge(cfgs[i], "h", c)
+		}
+	})
+	// The part of merge spent recording positions (schema.Config.SetPos
+	// parses every path it is given).
+	b.Run("merge-setpos", func(b *testing.B) {
+		cfgs := make([]*schema.Config, b.N)
+		for i := range cfgs {
+			cfgs[i] = load()
+		}
+		b.ResetTimer()
+		defer reportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			for _, in := range c.Info {
+				if in.Kind != KindPreset { // Merge does not merge presets
+					cfgs[i].SetPos(schema.Path(in.Kind+"s", "h@"+in.Name), in.Pos)
+				}
+			}
+		}
+	})
+}
+
+// reportCPU starts measuring CPU time; the function it returns reports it
+// per operation as cpu-ns/op.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }
+}
+
+// cpuTime is the CPU time (user and system) used by the process so far:
+// on a shared machine it varies less than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFetchCold measures a first sync (resolve, shallow fetch,
@@ -74,7 +163,7 @@ func BenchmarkFetchCold(b *testing.B) {
 
 // benchRepo is the test fixture plus n generated skills (half JSON, half
 // SKILL.md directories), committed on main.
-func benchRepo(b *testing.B, n int) string {
+func benchRepo(b testing.TB, n int) string {
 	needGit(b)
 	dir := filepath.Join(b.TempDir(), "hub")
 	copyTree(b, "testdata/actant-hub", dir)

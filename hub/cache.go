@@ -33,10 +33,14 @@ import (
 //	git/                       bare repository (objects fetched so far)
 //	trees/<commit>[-<path>]/    extracted component tree, read-only files
 //	trees/<commit>[-<path>].json  marker: written last, holds the digest
+//	trees/<commit>[-<path>].index parsed components of the tree (index.go),
+//	                           written after the marker once ReadTree
+//	                           accepted the tree; a cache of ReadTree only
 //	.lock                      serializes fetch/extract between processes
 //
 // A tree directory is renamed into place complete and never modified, so
-// readers need no lock; its marker is what makes it count as cached.
+// readers need no lock; its marker is what makes it count as cached. Files
+// beside the trees are replaced atomically, under the lock.
 
 // netHook, when set, is called before every network operation (remote
 // listing or fetch). Tests use it to prove that a satisfied lock makes no

@@ -36,3 +36,14 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		}
 	}
 }
+
+// tryLockDir takes the lock of lockDir only if it is free right now.
+func tryLockDir(dir string) (func(), bool) {
+	p := dir + "/.lock"
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, false
+	}
+	f.Close()
+	return func() { os.Remove(p) }, true
+}

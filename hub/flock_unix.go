@@ -44,3 +44,16 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		}
 	}
 }
+
+// tryLockDir takes the lock of lockDir only if it is free right now.
+func tryLockDir(dir string) (func(), bool) {
+	f, err := os.OpenFile(dir+"/.lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil, false
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true
+}

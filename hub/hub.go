@@ -266,7 +266,13 @@ func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource,
 		}
 	}
 	treeDir := filepath.Join(dir, "trees", treeID(entry.Commit, sub))
-	comps, err := ReadTree(os.DirFS(treeDir), treeDir)
+	m, ok := readMarker(treeDir)
+	if !ok || m.Digest != entry.Digest {
+		return fail(fmt.Errorf("cached tree %s is missing or does not match the digest %s", treeDir, entry.Digest))
+	}
+	// The tree's index when it is valid (the satisfied path reads one
+	// file), else the tree itself, indexed for the next run.
+	comps, err := readComponents(dir, treeDir, m)
 	if err != nil {
 		return fail(err)
 	}
@@ -275,8 +281,9 @@ func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource,
 		e.rep.Changes = append(e.rep.Changes, diffComponents(name, nil, comps)...)
 	} else if prev.Commit != entry.Commit || prev.Digest != entry.Digest {
 		var before *Components
-		if pd := filepath.Join(dir, "trees", treeID(prev.Commit, cleanSub(prev.Path))); dirExists(pd) {
-			before, _ = ReadTree(os.DirFS(pd), pd)
+		pd := filepath.Join(dir, "trees", treeID(prev.Commit, cleanSub(prev.Path)))
+		if pm, ok := readMarker(pd); ok {
+			before, _ = readComponents(dir, pd, pm)
 		}
 		e.rep.Changes = append(e.rep.Changes, diffComponents(name, before, comps)...)
 	}
@@ -520,11 +527,6 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-func dirExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 // sortedKeys returns the keys of m in order.

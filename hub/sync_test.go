@@ -384,7 +384,9 @@ func TestEnsureUnsafeHub(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, LockFile)); err == nil {
 		t.Error("lock written for a refused hub")
 	}
-	_ = home
+	if idx, _ := filepath.Glob(filepath.Join(home, "hub", "*", "trees", "*.index")); len(idx) > 0 {
+		t.Errorf("index written for a refused tree: %v", idx)
+	}
 }
 
 // TestEnsureMergedTemplate: a hub template used directly by an agent, with
