@@ -70,7 +70,12 @@ func (c *Config) Validate() Diagnostics {
 			continue
 		}
 		if isHubRef(a.Template) {
-			continue // resolved once the hub is merged
+			// The template comes with the hub; an explicit workDir can be
+			// checked now.
+			if a.WorkDir != "" && within(c.Home, c.abs(a.WorkDir)) {
+				add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", c.abs(a.WorkDir), c.Home))
+			}
+			continue
 		}
 		t := c.Templates[a.Template]
 		arch, ok := c.Archetypes[t.Archetype]
@@ -138,11 +143,6 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 			ds = append(ds, c.Diag(p("backend"),
 				"backend %q has no acp mode, but archetype %q allows %s, which need ACP; use a backend with acp, give %q an acp command, or drop those modes from archetypes.%s.interactionModes",
 				t.Backend, t.Archetype, strings.Join(needs, "/"), t.Backend, t.Archetype))
-		}
-		if b.Files.Permissions == nil && t.Permissions.Preset != PresetStandard {
-			d := c.Diag(p("permissions"), "backend %q has no permission settings actctl can write; the permissions of template %q are not applied", t.Backend, name)
-			d.Warning = true
-			ds = append(ds, d)
 		}
 	}
 	return ds

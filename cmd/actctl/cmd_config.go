@@ -54,7 +54,7 @@ func validateCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkRender(cfg); err != nil {
+	if err := checkRender(g, cfg); err != nil {
 		return err
 	}
 	if g.JSON() {
