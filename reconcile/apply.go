@@ -225,7 +225,27 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 			return nil, err
 		}
 	}
+	// The recorded state (and a killed run's journal) is read and decoded
+	// while the targets render: neither depends on the other.
+	type recorded struct {
+		st, pending *State
+		data        []byte
+		err         error
+	}
+	stateCh := make(chan recorded, 1)
+	go func() {
+		var rec recorded
+		rec.st, rec.data, rec.err = ReadState(metaPath(cfg.Root, StateFile))
+		if rec.err == nil {
+			rec.pending, _, rec.err = ReadState(metaPath(cfg.Root, PendingFile))
+			if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); err != nil {
+				rec.pending = nil
+			}
+		}
+		stateCh <- rec
+	}()
 	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg)})
+	rec := <-stateCh
 	if errs := diags.Errors(); len(errs) > 0 {
 		return nil, errs
 	}
@@ -235,17 +255,10 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 			r.warnings = append(r.warnings, d.String())
 		}
 	}
-	st, data, err := ReadState(metaPath(cfg.Root, StateFile))
-	if err != nil {
-		return nil, err
+	if rec.err != nil {
+		return nil, rec.err
 	}
-	pending, _, err := ReadState(metaPath(cfg.Root, PendingFile))
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); err != nil {
-		pending = nil
-	}
+	st, data, pending := rec.st, rec.data, rec.pending
 	if len(o.Only) > 0 {
 		known := map[string]bool{}
 		for _, t := range targets {

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -73,6 +75,21 @@ func wipe(b *testing.B, cfg *schema.Config) {
 
 var benchSizes = []int{1, 100, 1000}
 
+// cpuTime is the process's user + system CPU time. Benchmarks report it
+// per op ("cpu-ms/op") beside the wall time: on a shared machine the wall
+// time includes waiting for a core, the CPU time does not.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
 func sizes(b *testing.B) []int {
 	if testing.Short() {
 		return benchSizes[:2]
@@ -107,7 +124,19 @@ func BenchmarkApplyNoop(b *testing.B) {
 			if _, err := Apply(context.Background(), cfg, Options{}); err != nil {
 				b.Fatal(err)
 			}
+			// The metadata files are not touched either (the workspace
+			// files are covered by Counts and by the e2e test).
+			meta := []string{metaPath(cfg.Root, StateFile), metaPath(cfg.Root, LockFile)}
+			before := map[string]os.FileInfo{}
+			for _, p := range meta {
+				fi, err := os.Stat(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				before[p] = fi
+			}
 			b.ResetTimer()
+			cpu := cpuTime()
 			for i := 0; i < b.N; i++ {
 				res, err := Apply(context.Background(), cfg, Options{})
 				if err != nil {
@@ -115,6 +144,14 @@ func BenchmarkApplyNoop(b *testing.B) {
 				}
 				if res.Counts.Changed != 0 || res.StateWritten {
 					b.Fatalf("no-op apply wrote: %+v", res.Counts)
+				}
+			}
+			reportCPU(b, cpu)
+			b.StopTimer()
+			for _, p := range meta {
+				fi, err := os.Stat(p)
+				if err != nil || !os.SameFile(fi, before[p]) || !fi.ModTime().Equal(before[p].ModTime()) {
+					b.Fatalf("no-op apply touched %s", p)
 				}
 			}
 		})
@@ -129,6 +166,7 @@ func BenchmarkApplyEditSkill(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
+			cpu := cpuTime()
 			for i := 0; i < b.N; i++ {
 				s := cfg.Skills["t0000-s00"]
 				s.Content = fmt.Sprintf("# Skill\n\nedit %d\n", i)
@@ -141,6 +179,7 @@ func BenchmarkApplyEditSkill(b *testing.B) {
 					b.Fatalf("editing one skill must write exactly its file, wrote %+v", res.Items)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

@@ -25,11 +25,17 @@ import (
 //  5. deletions and restores, then the emptied directories actctl made;
 //  6. the state, last, and the journal is removed.
 //
-// oldState is the raw state.json read before planning; the state is not
-// rewritten when its bytes are unchanged, so a no-op apply writes nothing.
+// oldState is the raw state.json read before planning (the state given to
+// MakePlan, unless recovering); the state is not rewritten when the plan
+// records exactly what that state did (or its encoding has the same
+// bytes), so a no-op apply writes nothing.
 // Execute must run under the workspace lock.
 func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err error) {
-	stateChanged := !bytes.Equal(p.StateData, oldState) || recovering
+	// The state is unchanged when the plan records exactly what was read
+	// (compared as records, not as a re-encoding: a no-op apply does not
+	// encode the state at all), or, failing that, when its bytes are the
+	// same.
+	stateChanged := recovering || oldState == nil || (!p.stateSame && !bytes.Equal(p.StateBytes(), oldState))
 	empty := len(p.State.Agents) == 0
 	if empty {
 		stateChanged = oldState != nil || recovering
@@ -43,7 +49,7 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 	}
 	pending := filepath.Join(meta, PendingFile)
 	if len(p.Ops) > 0 {
-		if err := atomicfile.Write(pending, p.StateData, 0o644); err != nil {
+		if err := atomicfile.Write(pending, p.StateBytes(), 0o644); err != nil {
 			return false, fmt.Errorf("apply: journal: %w", err)
 		}
 	}
@@ -138,7 +144,7 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		}
 		stateChanged = oldState != nil
 	} else if stateChanged {
-		if err := atomicfile.Write(stateFile, p.StateData, 0o644); err != nil {
+		if err := atomicfile.Write(stateFile, p.StateBytes(), 0o644); err != nil {
 			return false, fmt.Errorf("apply: state: %w", err)
 		}
 	}

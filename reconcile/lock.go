@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,9 +94,15 @@ func tryLock(path string) (*WorkspaceLock, error) {
 		return nil, syscall.EWOULDBLOCK // lost a race with a remover; retry
 	}
 	// Record our pid for the message a waiting process prints. Not synced:
-	// it is a hint, and the lock itself lives in the kernel.
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	// it is a hint, and the lock itself lives in the kernel. Written only
+	// when the file does not already hold it (a process that applies again
+	// — watch mode, proxy — leaves the file and its mtime alone).
+	want := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	have := make([]byte, len(want)+1)
+	if n, _ := f.ReadAt(have, 0); n != len(want) || !bytes.Equal(have[:n], want) {
+		if err := f.Truncate(0); err == nil {
+			_, _ = f.WriteAt(want, 0)
+		}
 	}
 	return &WorkspaceLock{f: f, path: path}, nil
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/schema"
@@ -85,11 +87,24 @@ type Plan struct {
 	// RmDirs are directories actctl created that are removed, when empty,
 	// after the deletions.
 	RmDirs []string
-	// State is the state to record after the ops; StateData its bytes.
+	// State is the state to record after the ops; StateData its bytes,
+	// encoded only when needed (see Bytes): when State records exactly
+	// what the state given to MakePlan did, a no-op apply neither encodes
+	// nor writes it.
 	State     *State
 	StateData []byte
+	// stateSame: State equals the recorded state MakePlan was given.
+	stateSame bool
 	// Pruned are the agents removed from the workspace.
 	Pruned []string
+}
+
+// StateBytes returns the encoded State (StateData), encoding it once.
+func (p *Plan) StateBytes() []byte {
+	if p.StateData == nil {
+		p.StateData = p.State.Encode()
+	}
+	return p.StateData
 }
 
 // Conflicts returns the conflict notes; a plan with any is not executed.
@@ -107,6 +122,7 @@ func (p *Plan) Conflicts() []Note {
 type desiredItem struct {
 	agent, dir, policy string
 	e                  *materialize.Entry
+	sums               *entrySums
 }
 
 // recordedItem is one agent's recorded entry in one file.
@@ -163,55 +179,121 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 		declared[t.Agent] = t
 	}
 	p := &planner{root: root, snap: snap, o: o, plan: &Plan{Root: root}, backedUp: map[string]string{}}
-
-	groups := map[string]*fileGroup{}
-	group := func(abs string) *fileGroup {
-		fi := snap.Files[abs]
-		if fi == nil {
-			fi = &FileInfo{Real: abs}
-		}
-		g := groups[fi.Real]
-		if g == nil {
-			g = &fileGroup{real: fi.Real, abs: abs, fi: fi}
-			groups[fi.Real] = g
-		}
-		return g
-	}
+	configDigest, sums := digestTargets(targets)
+	nEntries := 0
 	for _, t := range targets {
-		if !inScope(t.Agent) {
-			continue
-		}
-		for i := range t.Entries {
-			e := &t.Entries[i]
-			g := group(filepath.Join(t.Dir, filepath.FromSlash(e.Path)))
-			g.desired = append(g.desired, desiredItem{agent: t.Agent, dir: t.Dir, policy: t.Conflict, e: e})
-		}
+		nEntries += len(t.Entries)
 	}
+	p.recs = make([]newRecord, 0, nEntries)
+	// Where each desired and recorded entry lives and what the snapshot
+	// found there, looked up in parallel (the snapshot is only read).
+	desLoc := make([][]entryLoc, len(targets))
+	parallel(len(targets), func(ti int) {
+		t := targets[ti]
+		if inScope(t.Agent) {
+			desLoc[ti] = locate(snap, newJoiner(t.Dir), len(t.Entries), func(i int) string { return t.Entries[i].Path })
+		}
+	})
 	agentNames := make([]string, 0, len(st.Agents))
 	for n := range st.Agents {
 		agentNames = append(agentNames, n)
 	}
 	sort.Strings(agentNames)
-	for _, n := range agentNames {
+	recLoc := make([][]entryLoc, len(agentNames))
+	parallel(len(agentNames), func(ai int) {
+		a := st.Agents[agentNames[ai]]
+		recLoc[ai] = locate(snap, newJoiner(a.Dir), len(a.Entries), func(i int) string { return a.Entries[i].Path })
+	})
+	// In the usual case every entry's file is in the snapshot at its own
+	// path (no symbolic link): its FileInfo then stands for the real path
+	// and groups are found by pointer, not by hashing the path again.
+	simple := true
+	for _, ls := range desLoc {
+		for _, l := range ls {
+			simple = simple && l.own
+		}
+	}
+	for _, ls := range recLoc {
+		for _, l := range ls {
+			simple = simple && l.own
+		}
+	}
+	var groups []*fileGroup
+	byFI := map[*FileInfo]*fileGroup{}
+	byReal := map[string]*fileGroup{}
+	if simple {
+		byFI = make(map[*FileInfo]*fileGroup, nEntries)
+	}
+	group := func(l entryLoc, j joiner, rel string) *fileGroup {
+		if simple {
+			g := byFI[l.fi]
+			if g == nil {
+				g = &fileGroup{real: l.fi.Real, abs: l.fi.Real, fi: l.fi}
+				byFI[l.fi] = g
+				groups = append(groups, g)
+			}
+			return g
+		}
+		abs := l.abs
+		if abs == "" {
+			abs = j.join(rel)
+		}
+		fi := l.fi
+		var g *fileGroup
+		if fi != nil {
+			g = byReal[fi.Real]
+		} else {
+			g = byReal[abs]
+		}
+		if g == nil {
+			if fi == nil {
+				fi = &FileInfo{Real: abs}
+			}
+			g = &fileGroup{real: fi.Real, abs: abs, fi: fi}
+			byReal[fi.Real] = g
+			groups = append(groups, g)
+		}
+		return g
+	}
+	for ti, t := range targets {
+		if !inScope(t.Agent) {
+			continue
+		}
+		j := newJoiner(t.Dir)
+		for i := range t.Entries {
+			e := &t.Entries[i]
+			g := group(desLoc[ti][i], j, e.Path)
+			g.desired = append(g.desired, desiredItem{agent: t.Agent, dir: t.Dir, policy: t.Conflict, e: e, sums: &sums[ti][i]})
+		}
+	}
+	for ai, n := range agentNames {
 		a := st.Agents[n]
 		_, isDeclared := declared[n]
 		frozen := !inScope(n) || (!isDeclared && o.NoPrune)
 		if !frozen && !isDeclared {
 			p.plan.Pruned = append(p.plan.Pruned, n)
 		}
-		for _, e := range a.Entries {
-			g := group(filepath.Join(a.Dir, filepath.FromSlash(e.Path)))
+		j := newJoiner(a.Dir)
+		for i, e := range a.Entries {
+			g := group(recLoc[ai][i], j, e.Path)
 			g.recorded = append(g.recorded, recordedItem{agent: n, dir: a.Dir, e: e, frozen: frozen})
 		}
 	}
 
-	reals := make([]string, 0, len(groups))
-	for r := range groups {
-		reals = append(reals, r)
+	// Files are planned in the order of their real paths. Whether a file
+	// is unchanged (the no-op fast path) is a pure check, made in parallel
+	// first.
+	sortGroups(groups)
+	keep := make([]bool, len(groups))
+	if !o.Force {
+		parallel(len(groups), func(i int) { keep[i] = !hasDirEntry(groups[i]) && p.unchanged(groups[i]) })
 	}
-	sort.Strings(reals)
-	for _, r := range reals {
-		if err := p.file(groups[r]); err != nil {
+	for i, g := range groups {
+		if keep[i] {
+			p.keepAll(g)
+			continue
+		}
+		if err := p.file(g); err != nil {
 			return nil, err
 		}
 	}
@@ -219,10 +301,10 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	// The next state: every kept record, grouped by agent.
 	next := NewState()
 	next.LockDigest = o.LockDigest
-	next.ConfigDigest = TargetsDigest(targets)
+	next.ConfigDigest = configDigest
 	for _, t := range targets {
 		if inScope(t.Agent) {
-			next.Agents[t.Agent] = &AgentState{Dir: t.Dir, Entries: []EntryState{}}
+			next.Agents[t.Agent] = &AgentState{Dir: t.Dir, Entries: make([]EntryState, 0, len(t.Entries))}
 		}
 	}
 	for _, n := range agentNames {
@@ -247,11 +329,73 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 		// A partial apply did not apply the whole config.
 		next.ConfigDigest = st.ConfigDigest
 	}
+	for _, a := range next.Agents {
+		sortEntryStates(a.Entries)
+	}
 	p.plan.State = next
-	p.plan.StateData = next.Encode()
+	p.plan.stateSame = equalStates(next, st)
 	sort.Strings(p.rmDirs)
 	p.plan.RmDirs = dedupe(p.rmDirs)
 	return p.plan, nil
+}
+
+// entryLoc is where one entry lives: what the snapshot has at its path,
+// own when that FileInfo is at its own path (Real is the path), and the
+// path itself when it is not own ("" otherwise: it is fi.Real).
+type entryLoc struct {
+	abs string
+	fi  *FileInfo
+	own bool
+}
+
+// locate looks up n entry paths below one directory in the snapshot.
+func locate(snap *Snapshot, j joiner, n int, path func(i int) string) []entryLoc {
+	out := make([]entryLoc, n)
+	var buf []byte
+	for i := range out {
+		rel := path(i)
+		if j.fast && isCleanRel(rel) {
+			buf = append(append(append(buf[:0], j.dir...), '/'), rel...)
+			fi := snap.Files[string(buf)]
+			if fi != nil && fi.Real == string(buf) {
+				out[i] = entryLoc{fi: fi, own: true}
+			} else {
+				out[i] = entryLoc{abs: string(buf), fi: fi}
+			}
+			continue
+		}
+		abs := j.join(rel)
+		fi := snap.Files[abs]
+		out[i] = entryLoc{abs: abs, fi: fi, own: fi != nil && fi.Real == abs}
+	}
+	return out
+}
+
+// sortGroups sorts groups by real path (unique per group), the two halves
+// in parallel.
+func sortGroups(groups []*fileGroup) {
+	cmp := func(a, b *fileGroup) int { return strings.Compare(a.real, b.real) }
+	if len(groups) < 1024 {
+		slices.SortFunc(groups, cmp)
+		return
+	}
+	h := len(groups) / 2
+	lo, hi := slices.Clone(groups[:h]), slices.Clone(groups[h:])
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); slices.SortFunc(lo, cmp) }()
+	slices.SortFunc(hi, cmp)
+	wg.Wait()
+	i, j := 0, 0
+	for k := range groups {
+		if j >= len(hi) || (i < len(lo) && cmp(lo[i], hi[j]) <= 0) {
+			groups[k] = lo[i]
+			i++
+		} else {
+			groups[k] = hi[j]
+			j++
+		}
+	}
 }
 
 func dedupe(s []string) []string {
@@ -303,7 +447,7 @@ func (p *planner) backupPath(abs string) string {
 func (p *planner) missingDirs(dir, abs string) []string {
 	var out []string
 	for d := filepath.Dir(abs); within(dir, d); d = filepath.Dir(d) {
-		if p.snap.Dirs[d] {
+		if p.snap.dirExists(d) {
 			break
 		}
 		out = append(out, d)
@@ -418,6 +562,22 @@ func (p *planner) file(g *fileGroup) error {
 	return p.content(g)
 }
 
+// hasDirEntry: a ModeDir entry is wanted or recorded in g (p.file does not
+// plan such a group as content).
+func hasDirEntry(g *fileGroup) bool {
+	for _, d := range g.desired {
+		if d.e.Mode == materialize.ModeDir {
+			return true
+		}
+	}
+	for _, r := range g.recorded {
+		if r.e.Mode == materialize.ModeDir {
+			return true
+		}
+	}
+	return false
+}
+
 // keepAll carries every record of g into the next state unchanged.
 func (p *planner) keepAll(g *fileGroup) {
 	for _, r := range g.recorded {
@@ -502,16 +662,9 @@ func (p *planner) unchanged(g *fileGroup) bool {
 	if !g.fi.Exists || len(g.recorded) == 0 || p.o.Force {
 		return false
 	}
-	fileSHA := ""
 	active := 0
 	for _, r := range g.recorded {
-		if r.e.FileSHA == "" {
-			return false
-		}
-		if fileSHA == "" {
-			fileSHA = sum(g.fi.Data)
-		}
-		if r.e.FileSHA != fileSHA {
+		if r.e.FileSHA == "" || !g.fi.digest().is(r.e.FileSHA) {
 			return false
 		}
 		if !r.frozen {
@@ -534,11 +687,11 @@ func (p *planner) unchanged(g *fileGroup) bool {
 		}
 		switch d.e.Mode {
 		case materialize.ModeFile:
-			if sum(d.e.Content) != rec.SHA256 {
+			if !d.contentIs(rec.SHA256) {
 				return false
 			}
 		case materialize.ModeBlock:
-			if rec.Style != d.e.Style || sum(normBody(d.e.Content)) != rec.SHA256 {
+			if rec.Style != d.e.Style || !d.blockIs(rec.SHA256) {
 				return false
 			}
 		case materialize.ModeKeys:
@@ -547,12 +700,76 @@ func (p *planner) unchanged(g *fileGroup) bool {
 			}
 			for i, k := range d.e.Keys {
 				rk := rec.Keys[i]
-				if !samePath(rk.Path, k.Path) || rk.Want == "" || rk.Want != sum(k.Value) {
+				if !samePath(rk.Path, k.Path) || rk.Want == "" || !d.keyIs(i, rk.Want) {
 					return false
 				}
 			}
 		default:
 			return false
+		}
+	}
+	return true
+}
+
+// contentIs, blockIs and keyIs compare the desired entry's digests with
+// recorded ones (hex), using the digests computed once per run.
+func (d *desiredItem) contentIs(h string) bool {
+	if d.sums != nil {
+		return d.sums.content.is(h)
+	}
+	return sum(d.e.Content) == h
+}
+
+func (d *desiredItem) blockIs(h string) bool {
+	if d.sums != nil {
+		return d.sums.blockIs(d.e, h)
+	}
+	return sum(normBody(d.e.Content)) == h
+}
+
+func (d *desiredItem) keyIs(i int, h string) bool {
+	if d.sums != nil && i < len(d.sums.keys) {
+		return d.sums.keys[i].is(h)
+	}
+	return sum(d.e.Keys[i].Value) == h
+}
+
+// joinRel is filepath.Join(dir, filepath.FromSlash(rel)).
+func joinRel(dir, rel string) string { return newJoiner(dir).join(rel) }
+
+// joiner joins slash paths to one directory: when the directory is clean
+// (and the separator '/'), a clean relative path is joined by
+// concatenation, which is what filepath.Join would return, without its
+// Clean of every result.
+type joiner struct {
+	dir  string
+	fast bool
+}
+
+func newJoiner(dir string) joiner {
+	return joiner{dir: dir, fast: filepath.Separator == '/' && dir != "" && dir != "/" && filepath.Clean(dir) == dir}
+}
+
+func (j joiner) join(rel string) string {
+	if j.fast && isCleanRel(rel) {
+		return j.dir + "/" + rel
+	}
+	return filepath.Join(j.dir, filepath.FromSlash(rel))
+}
+
+// isCleanRel: not empty, not absolute, no empty, "." or ".." segment.
+func isCleanRel(rel string) bool {
+	if rel == "" || rel[0] == '/' {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(rel); i++ {
+		if i == len(rel) || rel[i] == '/' {
+			seg := rel[start:i]
+			if seg == "" || seg == "." || seg == ".." {
+				return false
+			}
+			start = i + 1
 		}
 	}
 	return true

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/actctl/actctl/materialize"
@@ -26,6 +28,18 @@ type FileInfo struct {
 	IsDir  bool
 	Perm   fs.FileMode
 	Data   []byte
+	// sha is the digest of Data, computed by the snapshot's readers (in
+	// parallel) or on first use (hasSHA).
+	sha    digest
+	hasSHA bool
+}
+
+// digest returns the sha256 of fi.Data.
+func (fi *FileInfo) digest() *digest {
+	if !fi.hasSHA {
+		fi.sha, fi.hasSHA = sha256.Sum256(fi.Data), true
+	}
+	return &fi.sha
 }
 
 // Snapshot is every path the targets and the state mention, read once.
@@ -35,17 +49,46 @@ type Snapshot struct {
 	// Files is keyed by absolute path (agent dir joined with entry path).
 	Files map[string]*FileInfo
 	// Dirs records, for every directory between an agent dir and its
-	// entries, whether it exists (and is a directory).
+	// entries, whether it exists (and is a directory). The parents of files
+	// read by the fast path (which proved them to be real directories) are
+	// added on first use, by dirExists: a no-op apply never asks.
 	Dirs map[string]bool
 	// Backups holds the bytes of the backups the state records (keyed by
 	// absolute path), nil when the backup is missing.
 	Backups map[string][]byte
+
+	// fastRefs are the paths read by the fast path, whose parents are not
+	// yet in Dirs (see dirExists).
+	fastRefs []pathRef
+}
+
+// dirExists reports whether the directory d (between an agent dir and an
+// entry) exists.
+func (s *Snapshot) dirExists(d string) bool {
+	if s.fastRefs != nil {
+		for _, r := range s.fastRefs {
+			// abs is dir + "/" + rel (a fast read needs a clean rel): the
+			// parents are its prefixes up to each slash of rel.
+			for k := strings.LastIndexByte(r.abs, '/'); k > len(r.dir); k = strings.LastIndexByte(r.abs[:k], '/') {
+				p := r.abs[:k]
+				if s.Dirs[p] {
+					break
+				}
+				s.Dirs[p] = true
+			}
+		}
+		s.fastRefs = nil
+	}
+	return s.Dirs[d]
 }
 
 // pathRef is one (agent dir, relative path) pair to look at.
 type pathRef struct {
-	dir, rel string
-	dirMode  bool
+	dir, rel, abs string
+	dirMode       bool
+	// clean: abs is dir + "/" + rel (see joiner); only then is the fast
+	// read tried.
+	clean bool
 }
 
 // TakeSnapshot reads every file the targets and states mention. It fails,
@@ -54,18 +97,45 @@ type pathRef struct {
 // link inside the workspace (a parent directory or the file itself) that
 // points outside it.
 func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) (*Snapshot, error) {
-	s := &Snapshot{Root: root, Files: map[string]*FileInfo{}, Dirs: map[string]bool{}, Backups: map[string][]byte{}}
-	var refs []pathRef
-	seen := map[string]bool{}
-	add := func(dir, rel string, m materialize.Mode) error {
+	n := 0
+	for _, t := range targets {
+		n += len(t.Entries)
+	}
+	s := &Snapshot{Root: root, Files: make(map[string]*FileInfo, n), Dirs: map[string]bool{}, Backups: map[string][]byte{}}
+	refs := make([]pathRef, 0, n)
+	// Files doubles as the set of paths seen; each gets its FileInfo from
+	// a slab, filled in place by the readers.
+	var slab []FileInfo
+	slot := func() *FileInfo {
+		if len(slab) == 0 {
+			slab = make([]FileInfo, 1024)
+		}
+		fi := &slab[0]
+		slab = slab[1:]
+		return fi
+	}
+	var buf []byte
+	add := func(j joiner, rel string, m materialize.Mode) error {
 		if err := checkRelPath(rel); err != nil {
-			return fmt.Errorf("refusing path %q in %s: %w", rel, dir, err)
+			return fmt.Errorf("refusing path %q in %s: %w", rel, j.dir, err)
 		}
-		abs := filepath.Join(dir, filepath.FromSlash(rel))
-		if !seen[abs] {
-			seen[abs] = true
-			refs = append(refs, pathRef{dir: dir, rel: rel, dirMode: m == materialize.ModeDir})
+		var abs string
+		if j.fast {
+			// Look the path up without allocating it: most state paths
+			// repeat a target's.
+			buf = append(append(append(buf[:0], j.dir...), '/'), rel...)
+			if _, ok := s.Files[string(buf)]; ok {
+				return nil
+			}
+			abs = string(buf)
+		} else {
+			abs = j.join(rel)
+			if _, ok := s.Files[abs]; ok {
+				return nil
+			}
 		}
+		s.Files[abs] = slot()
+		refs = append(refs, pathRef{dir: j.dir, rel: rel, abs: abs, dirMode: m == materialize.ModeDir, clean: j.fast})
 		return nil
 	}
 	var backups []string
@@ -73,8 +143,9 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 		if !filepath.IsAbs(t.Dir) {
 			return nil, fmt.Errorf("agent %s: workspace dir %q is not absolute", t.Agent, t.Dir)
 		}
+		j := newJoiner(t.Dir)
 		for _, e := range t.Entries {
-			if err := add(t.Dir, e.Path, e.Mode); err != nil {
+			if err := add(j, e.Path, e.Mode); err != nil {
 				return nil, fmt.Errorf("agent %s: %w", t.Agent, err)
 			}
 		}
@@ -87,8 +158,9 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 			if !filepath.IsAbs(a.Dir) {
 				return nil, fmt.Errorf("state: agent %s: dir %q is not absolute", name, a.Dir)
 			}
+			j := newJoiner(a.Dir)
 			for _, e := range a.Entries {
-				if err := add(a.Dir, e.Path, e.Mode); err != nil {
+				if err := add(j, e.Path, e.Mode); err != nil {
 					return nil, fmt.Errorf("state: agent %s: %w", name, err)
 				}
 				if e.Backup != "" {
@@ -101,25 +173,79 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 		}
 	}
 
-	w := &walker{dirs: map[string]dirState{}, real: map[string]string{}}
-	results := make([]*FileInfo, len(refs))
-	errs := make([]error, len(refs))
-	parallel(len(refs), func(i int) { results[i], errs[i] = w.read(refs[i]) })
+	// One descriptor per agent directory for the fast path (fastRead).
+	var agentDirs []string
+	dirIndex := map[string]int{}
+	refDir := make([]int, len(refs))
 	for i, r := range refs {
+		j, ok := dirIndex[r.dir]
+		if !ok {
+			j = len(agentDirs)
+			dirIndex[r.dir] = j
+			agentDirs = append(agentDirs, r.dir)
+		}
+		refDir[i] = j
+	}
+	dirFDs := make([]int, len(agentDirs))
+	parallel(len(agentDirs), func(i int) { dirFDs[i] = openDirFD(agentDirs[i]) })
+	defer func() {
+		for _, fd := range dirFDs {
+			if fd >= 0 {
+				closeFD(fd)
+			}
+		}
+	}()
+
+	w := &walker{dirs: map[string]dirState{}, real: map[string]string{}}
+	errs := make([]error, len(refs))
+	fast := make([]bool, len(refs))
+	slots := make([]*FileInfo, len(refs))
+	for i, r := range refs {
+		slots[i] = s.Files[r.abs]
+	}
+	parallel(len(refs), func(i int) {
+		r, fi := refs[i], slots[i]
+		if r.clean && fastRead(fi, dirFDs[refDir[i]], r.rel, r.dirMode) {
+			fi.Real = r.abs
+			fast[i] = true
+		} else {
+			got, err := w.read(r)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			*fi = *got
+		}
+		if fi.Exists && !fi.IsDir {
+			fi.digest() // here, in parallel, for the planner
+		}
+	})
+	for i := range refs {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		s.Files[filepath.Join(r.dir, filepath.FromSlash(r.rel))] = results[i]
 	}
 	for d, st := range w.dirs {
 		s.Dirs[d] = st.exists
 	}
+	// A fast read found every directory between the agent dir and the
+	// file to be a real directory: they are added to Dirs when asked for.
+	for i, r := range refs {
+		if fast[i] {
+			s.fastRefs = append(s.fastRefs, r)
+		}
+	}
 	// The agent dirs themselves (a workDir may be any directory, symlinked
-	// or not: the user's choice; only whether it exists matters).
-	for _, r := range refs {
-		if _, ok := s.Dirs[r.dir]; !ok {
-			fi, err := os.Stat(r.dir)
-			s.Dirs[r.dir] = err == nil && fi.IsDir()
+	// or not: the user's choice; only whether it exists matters). One the
+	// fast path opened is a directory.
+	for i, d := range agentDirs {
+		if _, ok := s.Dirs[d]; !ok {
+			if dirFDs[i] >= 0 {
+				s.Dirs[d] = true
+				continue
+			}
+			fi, err := os.Stat(d)
+			s.Dirs[d] = err == nil && fi.IsDir()
 		}
 	}
 	for _, b := range backups {
@@ -136,16 +262,14 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 // checks them too, but the state file is input as well): relative, clean,
 // slash-separated, no "..".
 func checkRelPath(rel string) error {
-	if rel == "" || strings.ContainsRune(rel, '\\') || strings.ContainsRune(rel, 0) {
+	if rel == "" || strings.IndexByte(rel, '\\') >= 0 || strings.IndexByte(rel, 0) >= 0 {
 		return errors.New("not a clean relative path")
 	}
 	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
 		return errors.New("path is absolute")
 	}
-	for _, seg := range strings.Split(rel, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return errors.New("path has an empty, '.' or '..' segment")
-		}
+	if !isCleanRel(rel) {
+		return errors.New("path has an empty, '.' or '..' segment")
 	}
 	return nil
 }
@@ -235,7 +359,7 @@ func (w *walker) checkDir(base, d string) (dirState, bool) {
 
 // read checks the parents of one path and reads it.
 func (w *walker) read(r pathRef) (*FileInfo, error) {
-	abs := filepath.Join(r.dir, filepath.FromSlash(r.rel))
+	abs := r.abs
 	segs := strings.Split(r.rel, "/")
 	missing := false
 	viaLink := false
@@ -344,17 +468,13 @@ func parallel(n int, f func(i int)) {
 		return
 	}
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
+	var next atomic.Int64
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
+				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}

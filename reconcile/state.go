@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/actctl/actctl/materialize"
 )
@@ -150,9 +151,12 @@ func ReadState(path string) (*State, []byte, error) {
 }
 
 func parseState(data []byte) (*State, error) {
-	st := NewState()
-	if err := json.Unmarshal(data, st); err != nil {
-		return nil, err
+	st, err := decodeStateFast(data)
+	if err != nil {
+		st = NewState()
+		if err := json.Unmarshal(data, st); err != nil {
+			return nil, err
+		}
 	}
 	if st.Version > StateVersion {
 		return nil, fmt.Errorf("state version %d is newer than this actctl understands (%d); upgrade actctl", st.Version, StateVersion)
@@ -203,19 +207,151 @@ func sum(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
+// digest is a sha256 kept as bytes, compared with the hex form recorded
+// in the state without formatting it (the no-op path compares one per
+// entry and per file).
+type digest [sha256.Size]byte
+
+const hexDigits = "0123456789abcdef"
+
+// is reports whether h is d in lowercase hex (the form sum writes).
+func (d *digest) is(h string) bool {
+	if len(h) != 2*len(d) {
+		return false
+	}
+	for i, b := range d {
+		if h[2*i] != hexDigits[b>>4] || h[2*i+1] != hexDigits[b&15] {
+			return false
+		}
+	}
+	return true
+}
+
 // TargetsDigest is a digest of everything the targets want on disk; it is
 // recorded as the state's ConfigDigest so callers can tell cheaply whether
 // the rendered config changed since the last apply.
 func TargetsDigest(targets []*materialize.Target) string {
+	d, _ := digestTargets(targets)
+	return d
+}
+
+// entrySums are the digests of one desired entry, computed once per run
+// (for the config digest and the planner's fast path).
+type entrySums struct {
+	content digest   // of Content
+	keys    []digest // of each key's Value
+}
+
+// blockIs reports whether h is the digest of the entry's block body as
+// planText writes it (normBody), reusing the content digest when normBody
+// changes nothing.
+func (s *entrySums) blockIs(e *materialize.Entry, h string) bool {
+	c := e.Content
+	if len(c) == 0 || (c[len(c)-1] == '\n' && !bytes.Contains(c, []byte("\r\n"))) {
+		return s.content.is(h)
+	}
+	return sum(normBody(c)) == h
+}
+
+// digestTargets computes TargetsDigest and the digests of every entry
+// (sums[i][j] for targets[i].Entries[j]). The digest's text is exactly
+// what
+//
+//	fmt.Fprintf(h, "agent %q %q %q\n", t.Agent, t.Dir, t.Conflict)
+//	fmt.Fprintf(h, "%q %s %s %s %s\n", e.Path, e.Mode, e.Style, e.Format, sum(e.Content))
+//	fmt.Fprintf(h, " %q %s\n", k.Path, sum(k.Value))
+//
+// writes (the recorded ConfigDigest stays comparable), without fmt; each
+// target's text and entry digests are made in parallel, and hashed in
+// order.
+func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
+	sums := make([][]entrySums, len(targets))
+	texts := make([][]byte, len(targets))
+	parallel(len(targets), func(i int) {
+		t := targets[i]
+		es := make([]entrySums, len(t.Entries))
+		sums[i] = es
+		buf := make([]byte, 0, 64+len(t.Entries)*160)
+		buf = append(buf, "agent "...)
+		buf = strconv.AppendQuote(buf, t.Agent)
+		buf = append(buf, ' ')
+		buf = strconv.AppendQuote(buf, t.Dir)
+		buf = append(buf, ' ')
+		buf = strconv.AppendQuote(buf, t.Conflict)
+		buf = append(buf, '\n')
+		for x := range t.Entries {
+			e := &t.Entries[x]
+			s := &es[x]
+			s.content = sha256.Sum256(e.Content)
+			buf = strconv.AppendQuote(buf, e.Path)
+			buf = append(buf, ' ')
+			buf = append(buf, e.Mode...)
+			buf = append(buf, ' ')
+			buf = append(buf, e.Style...)
+			buf = append(buf, ' ')
+			buf = append(buf, e.Format...)
+			buf = append(buf, ' ')
+			buf = hex.AppendEncode(buf, s.content[:])
+			buf = append(buf, '\n')
+			if len(e.Keys) > 0 {
+				s.keys = make([]digest, len(e.Keys))
+			}
+			for j, k := range e.Keys {
+				s.keys[j] = sha256.Sum256(k.Value)
+				buf = append(buf, " ["...)
+				for y, p := range k.Path {
+					if y > 0 {
+						buf = append(buf, ' ')
+					}
+					buf = strconv.AppendQuote(buf, p)
+				}
+				buf = append(buf, "] "...)
+				buf = hex.AppendEncode(buf, s.keys[j][:])
+				buf = append(buf, '\n')
+			}
+		}
+		texts[i] = buf
+	})
 	h := sha256.New()
-	for _, t := range targets {
-		fmt.Fprintf(h, "agent %q %q %q\n", t.Agent, t.Dir, t.Conflict)
-		for _, e := range t.Entries {
-			fmt.Fprintf(h, "%q %s %s %s %s\n", e.Path, e.Mode, e.Style, e.Format, sum(e.Content))
-			for _, k := range e.Keys {
-				fmt.Fprintf(h, " %q %s\n", k.Path, sum(k.Value))
+	for _, b := range texts {
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), sums
+}
+
+// equalStates reports whether two states record the same thing, so that
+// one need not be encoded (and written) in place of the other. Entries are
+// compared in order: a is canonical (sorted), and a b that is not sorted
+// compares unequal, which only costs a rewrite.
+func equalStates(a, b *State) bool {
+	if a.Version != b.Version || a.ConfigDigest != b.ConfigDigest || a.LockDigest != b.LockDigest || len(a.Agents) != len(b.Agents) {
+		return false
+	}
+	for n, x := range a.Agents {
+		y, ok := b.Agents[n]
+		if !ok || x == nil || y == nil || x.Dir != y.Dir || len(x.Entries) != len(y.Entries) {
+			return false
+		}
+		for i := range x.Entries {
+			if !equalEntries(&x.Entries[i], &y.Entries[i]) {
+				return false
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return true
+}
+
+func equalEntries(a, b *EntryState) bool {
+	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
+		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created ||
+		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !samePath(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
+		return false
+	}
+	for i := range a.Keys {
+		x, y := &a.Keys[i], &b.Keys[i]
+		if x.SHA256 != y.SHA256 || x.Want != y.Want || x.Seq != y.Seq || !samePath(x.Path, y.Path) || !bytes.Equal(x.Receipt, y.Receipt) {
+			return false
+		}
+	}
+	return true
 }
