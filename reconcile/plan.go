@@ -818,7 +818,7 @@ func (p *planner) content(g *fileGroup) error {
 			continue // handled with the desired entry below
 		}
 		// Removal of an owned file.
-		if !fs.present {
+		if !fs.present || r.e.Adopted {
 			continue
 		}
 		if sum(fs.content) != r.e.SHA256 {
@@ -871,6 +871,11 @@ func (p *planner) content(g *fileGroup) error {
 		case !userFile:
 			write = true
 			fs.touch(d.agent, "")
+		case bytes.Equal(fs.content, want):
+			// Already exactly what we would write (a fresh clone of a
+			// repository that commits its materialized files): adopt it,
+			// nothing to write; prune will leave it where it was.
+			ne.Adopted = true
 		default:
 			switch d.policy {
 			case schema.ConflictOverwrite:
@@ -894,6 +899,7 @@ func (p *planner) content(g *fileGroup) error {
 		if ne.Path != "" {
 			if rec != nil {
 				ne.Dirs = rec.Dirs
+				ne.Adopted = ne.Adopted || rec.Adopted
 			}
 			kept = append(kept, newRecord{agent: d.agent, dir: d.dir, e: ne})
 		}

@@ -98,6 +98,11 @@ type EntryState struct {
 	// Created: the file did not exist before actctl wrote it, so it is
 	// deleted on prune once nothing but whitespace (or {}) is left.
 	Created bool `json:"created,omitempty"`
+	// Adopted: the owned file already held exactly this content before
+	// actctl managed it (a fresh clone of a repository that commits its
+	// materialized files). It is kept up to date like any owned file, but
+	// on prune it is left in place: it was there before actctl.
+	Adopted bool `json:"adopted,omitempty"`
 	// Backup is the user's original file (slash path relative to the
 	// workspace root), moved aside by workDirConflict=overwrite and put
 	// back on prune.
@@ -343,7 +348,7 @@ func equalStates(a, b *State) bool {
 
 func equalEntries(a, b *EntryState) bool {
 	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
-		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created ||
+		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted ||
 		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !samePath(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
 		return false
 	}

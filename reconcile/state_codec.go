@@ -400,6 +400,10 @@ func (d *stateDecoder) entry(e *EntryState) error {
 			if !d.null() {
 				e.Created, err = d.boolean()
 			}
+		case "adopted":
+			if !d.null() {
+				e.Adopted, err = d.boolean()
+			}
 		case "backup":
 			err = d.strOrNull(&e.Backup)
 		case "fileSha256":

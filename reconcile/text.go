@@ -343,9 +343,11 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 			return
 		}
 		if it.ok && it.key != nil {
-			// The user already has exactly this value: it stays the
-			// user's (prune must not take it away), nothing to write.
-			p.note(g, ActSkip, it.agent, it.policy, "%s already holds this value; left as the user's", what)
+			// The user already has exactly this value (a fresh clone of a
+			// repository that commits its materialized files): adopt it.
+			// Nothing is written; the key's receipt records its current
+			// text as the value to restore, so prune leaves it as it is.
+			it.insert, it.changed, it.record = it.want, true, true
 			return
 		}
 		it.insert, it.changed, it.record = it.want, true, true

@@ -102,3 +102,39 @@ func TestZedExample(t *testing.T) {
 		t.Fatalf("zed: %s %s", r.Stdout, r.Stderr)
 	}
 }
+
+// TestFreshCloneAdopts: a repository that commits its materialized files
+// is cloned without .actant/: apply adopts what is already exactly right
+// (no changes, no warnings, Synced), still sees later hand edits as drift,
+// and prune leaves the adopted files where they were.
+func TestFreshCloneAdopts(t *testing.T) {
+	src, _ := filepath.Abs("../../examples/quickstart")
+	dir := copyTree(t, src)
+	home := filepath.Join(t.TempDir(), "home")
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".actant")); err != nil {
+		t.Fatal(err)
+	}
+	r := actctl(t, dir, home, "apply")
+	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "no changes" || r.Stderr != "" {
+		t.Fatalf("apply in a fresh clone: %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := actctl(t, dir, home, "status"); r.Code != 0 || strings.Contains(r.Stdout, "OutOfSync") {
+		t.Fatalf("status: %s", r.Stdout)
+	}
+	skill := filepath.Join(dir, ".claude/skills/small-commits/SKILL.md")
+	b, _ := os.ReadFile(skill)
+	os.WriteFile(skill, append(b, "hand edit\n"...), 0o644)
+	if r := actctl(t, dir, home, "status"); !strings.Contains(r.Stdout, "drift .claude/skills/small-commits/SKILL.md") {
+		t.Fatalf("drift of an adopted file not seen: %s", r.Stdout)
+	}
+	writeFiles(t, dir, map[string]string{"actant.cue": "package actant\n"})
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude/skills/go-testing/SKILL.md")); err != nil {
+		t.Errorf("prune deleted an adopted file: %v", err)
+	}
+}
