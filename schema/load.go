@@ -2,7 +2,6 @@ package schema
 
 import (
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -137,17 +136,13 @@ func LoadDir(root, home string) (*Config, error) {
 	if ds := cfg.checkTopLevel(); len(ds) > 0 {
 		return nil, ds
 	}
-	// Marshalling stops at the first problem; only then walk the whole
-	// value again to report every problem (the fast path walks once).
-	data, err := v.MarshalJSON()
-	if err != nil {
+	// Decoding stops at the first problem; only then walk the whole value
+	// again to report every problem (the fast path walks once).
+	if err := v.Decode(cfg); err != nil {
 		if verr := v.Validate(cue.Concrete(true), cue.All()); verr != nil {
 			err = verr
 		}
 		return nil, cueDiagnostics(err)
-	}
-	if err := json.Unmarshal(data, cfg); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", root, err)
 	}
 	for _, name := range sortedKeys(cfg.Templates) {
 		t := cfg.Templates[name]
