@@ -140,7 +140,7 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 	for _, n := range o.Update {
 		if _, ok := cfg.Hub[n]; !ok {
 			msg := fmt.Sprintf("unknown hub source %q", n)
-			if s := suggest(n, sortedKeys(cfg.Hub)); s != "" {
+			if s := schema.Suggest(n, sortedKeys(cfg.Hub)); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return nil, errors.New(msg)

@@ -115,10 +115,10 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		msg := fmt.Sprintf("unknown %s %q", kind, ref)
 		if name == "" {
 			msg = fmt.Sprintf("%s %q: no component name after %q", kind, ref, src+"@")
-		} else if s := suggest(name, same); s != "" {
+		} else if s := schema.Suggest(name, same); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", src+"@"+s)
 		} else if len(same) == 0 && !strings.Contains(ref, "@") {
-			if s := suggest(ref, declared); s != "" {
+			if s := schema.Suggest(ref, declared); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 		} else if _, ok := cfg.Hub[src]; ok {
@@ -217,34 +217,3 @@ func diffComponents(source string, before, after *Components) []Change {
 	return out
 }
 
-// suggest returns the candidate closest to s when it is close enough to be
-// what the user meant.
-func suggest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := levenshtein(s, c); d < bestD || (d == bestD && best != "" && c < best) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
