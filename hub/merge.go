@@ -216,4 +216,3 @@ func diffComponents(source string, before, after *Components) []Change {
 	})
 	return out
 }
-
