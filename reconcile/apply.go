@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	git "github.com/go-git/go-git/v5"
 
+	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/block"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/schema"
@@ -169,12 +171,7 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 		return res, &ConflictError{Conflicts: c}
 	}
 	if !o.DryRun {
-		if run.recovering {
-			if err := cleanTemps(run.snap, cfg.Root); err != nil {
-				return nil, fmt.Errorf("apply: %w", err)
-			}
-		}
-		written, err := Execute(run.plan, run.stateData, run.recovering)
+		written, err := run.execute()
 		if err != nil {
 			return nil, err
 		}
@@ -192,8 +189,7 @@ func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
 		switch {
 		case e.Name() == LockFile:
 		case e.Name() == BackupDir && e.IsDir():
-			sub, err := os.ReadDir(filepath.Join(root, MetaDir, BackupDir))
-			if err != nil || len(sub) > 0 {
+			if !emptyTree(filepath.Join(root, MetaDir, BackupDir)) {
 				return false
 			}
 		default:
@@ -201,6 +197,22 @@ func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
 		}
 	}
 	return true
+}
+
+// execute carries out the plan of r (under the workspace lock): the temp
+// files a killed apply left are removed first, then Execute.
+func (r *run) execute() (bool, error) {
+	root := r.cfg.Root
+	if r.recovering {
+		if err := cleanTemps(r.snap, root); err != nil {
+			return false, fmt.Errorf("apply: %w", err)
+		}
+	} else if _, err := atomicfile.CleanTemps(filepath.Join(root, MetaDir)); err != nil {
+		// A run killed while writing its journal (or a state without a
+		// journal) leaves a temp file in .actant and nothing else.
+		return false, fmt.Errorf("apply: %w", err)
+	}
+	return Execute(r.plan, r.stateData, r.recovering)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -258,7 +270,17 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	if rec.err != nil {
 		return nil, rec.err
 	}
-	st, data, pending := rec.st, rec.data, rec.pending
+	if err := r.makePlan(rec.st, rec.data, rec.pending, o); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// makePlan snapshots the disk for r's targets and the recorded state st
+// (data its bytes), merges the journal of a killed apply (pending, nil
+// when there is none) and plans.
+func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error {
+	cfg, targets := r.cfg, r.targets
 	if len(o.Only) > 0 {
 		known := map[string]bool{}
 		for _, t := range targets {
@@ -269,16 +291,17 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		}
 		for _, n := range o.Only {
 			if !known[n] {
-				return nil, fmt.Errorf("apply: agent %q is neither declared nor applied", n)
+				return fmt.Errorf("apply: agent %q is neither declared nor applied", n)
 			}
 		}
 	}
 	snap, err := TakeSnapshot(cfg.Root, targets, st, pending)
 	if err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
+		return fmt.Errorf("apply: %w", err)
 	}
+	var orphans []string
 	if pending != nil {
-		st = recoverState(st, pending, snap)
+		st, orphans = recoverState(st, pending, snap)
 		r.recovering = true
 	}
 	now := time.Now
@@ -290,10 +313,16 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		Stamp: now().UTC().Format("20060102T150405.000000000Z"),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
+		return fmt.Errorf("apply: %w", err)
+	}
+	if r.recovering {
+		// What the disk holds now, as far as the old state and the
+		// journal tell: Execute records it before this run's journal
+		// replaces the killed run's (see Plan.recovered).
+		plan.recovered, plan.orphans = st, orphans
 	}
 	r.snap, r.state, r.stateData, r.plan = snap, st, data, plan
-	return r, nil
+	return nil
 }
 
 func (r *run) result(dry bool) *Result {
@@ -448,7 +477,11 @@ func Status(cfg *schema.Config, o Options) ([]AgentStatus, error) {
 // receipts and created-file flags of that write — and any other from the
 // old state. This is what lets the next apply converge instead of taking
 // actctl's own half-applied files for the user's.
-func recoverState(old, pending *State, snap *Snapshot) *State {
+//
+// It also returns the backups the killed run made of files it did not get
+// to replace (the file still has the backup's bytes, and no record keeps
+// the backup): copies nothing refers to, removed by Execute.
+func recoverState(old, pending *State, snap *Snapshot) (*State, []string) {
 	out := NewState()
 	out.ConfigDigest, out.LockDigest = old.ConfigDigest, old.LockDigest
 	type key struct {
@@ -493,6 +526,12 @@ func recoverState(old, pending *State, snap *Snapshot) *State {
 				if used[k] {
 					continue
 				}
+				if e.Backup != "" && snap.Backups[filepath.Join(snap.Root, filepath.FromSlash(e.Backup))] == nil {
+					// The killed run dropped this record and consumed its
+					// backup: the restore was written before the backup
+					// was removed, so the file is the user's again.
+					continue
+				}
 				if dir != o.Dir {
 					rel, err := filepath.Rel(dir, k.abs)
 					if err != nil || strings.HasPrefix(rel, "..") {
@@ -507,45 +546,107 @@ func recoverState(old, pending *State, snap *Snapshot) *State {
 			out.Agents[n] = &AgentState{Dir: dir, Entries: entries}
 		}
 	}
-	return out
+	return out, orphanBackups(old, pending, out, snap)
+}
+
+// orphanBackups returns the backups the old state or the journal name
+// that no record of the recovered state keeps, and that are copies of
+// bytes still kept elsewhere: the file itself (the killed run backed it up
+// and did not replace it) or a kept backup of the same file (the killed
+// run made a new one before consuming the old). Any other is left alone.
+func orphanBackups(old, pending, out *State, snap *Snapshot) []string {
+	backupAbs := func(b string) string { return filepath.Join(snap.Root, filepath.FromSlash(b)) }
+	keptBackups := map[string][][]byte{} // file -> bytes of its kept backups
+	kept := map[string]bool{}
+	for _, a := range out.Agents {
+		for _, e := range a.Entries {
+			if e.Backup != "" {
+				kept[e.Backup] = true
+				f := filepath.Join(a.Dir, filepath.FromSlash(e.Path))
+				keptBackups[f] = append(keptBackups[f], snap.Backups[backupAbs(e.Backup)])
+			}
+		}
+	}
+	var orphans []string
+	for _, st := range []*State{old, pending} {
+		for _, a := range st.Agents {
+			for _, e := range a.Entries {
+				if e.Backup == "" || kept[e.Backup] {
+					continue
+				}
+				b := backupAbs(e.Backup)
+				data := snap.Backups[b]
+				if data == nil || contains(orphans, b) {
+					continue
+				}
+				f := filepath.Join(a.Dir, filepath.FromSlash(e.Path))
+				copyOf := false
+				if fi := snap.Files[f]; fi != nil && fi.Exists && bytes.Equal(fi.Data, data) {
+					copyOf = true
+				}
+				for _, k := range keptBackups[f] {
+					copyOf = copyOf || (k != nil && bytes.Equal(k, data))
+				}
+				if copyOf {
+					orphans = append(orphans, b)
+				}
+			}
+		}
+	}
+	sort.Strings(orphans)
+	return orphans
 }
 
 // mergeEntry picks the journal's entry pe where the disk shows it was
-// written, else the old entry oe (if any).
+// written, else the old entry oe (if any). The killed run created its
+// directories (pe.Dirs) before any file: where its write did not happen,
+// the record kept still lists them, so a prune removes them again — the
+// old entry, or, when there is none and the file does not exist, pe
+// itself (a record of a missing file: the next plan writes it or drops
+// it, and its directories with it).
 func mergeEntry(agent string, pe, oe EntryState, hasOld bool, fi *FileInfo) (EntryState, bool) {
+	if written(agent, pe, fi) {
+		return pe, true
+	}
+	if hasOld {
+		if len(pe.Dirs) > 0 {
+			oe.Dirs = mergeDirs(oe.Dirs, pe.Dirs)
+		}
+		return oe, true
+	}
+	if fi == nil || !fi.Exists {
+		return pe, true
+	}
+	return oe, false
+}
+
+// written reports whether the disk (fi) holds the journal entry pe.
+func written(agent string, pe EntryState, fi *FileInfo) bool {
 	exists := fi != nil && fi.Exists
 	switch pe.Mode {
 	case materialize.ModeDir:
-		if exists {
-			return pe, true
-		}
+		return exists
 	case materialize.ModeFile:
-		if exists && sum(fi.Data) == pe.SHA256 {
-			return pe, true
-		}
+		return exists && sum(fi.Data) == pe.SHA256
 	case materialize.ModeBlock:
 		if exists {
-			if body, ok, err := block.Find(fi.Data, agent, pe.Style); err == nil && ok && sum(body) == pe.SHA256 {
-				return pe, true
-			}
+			body, ok, err := block.Find(fi.Data, agent, pe.Style)
+			return err == nil && ok && sum(body) == pe.SHA256
 		}
 	case materialize.ModeKeys:
 		kc, err := codecFor(pe.Format)
 		if err != nil || !exists {
-			break
+			return false
 		}
-		all := true
 		for _, k := range pe.Keys {
 			v, ok, err := kc.get(fi.Data, k.Path)
 			if err != nil || !ok || sum(canonical(v)) != k.SHA256 {
-				all = false
+				return false
 			}
 		}
-		if all {
-			return pe, true
-		}
+		return true
 	}
-	return oe, hasOld
+	return false
 }
 
 // gitTracked returns the renderer's IsTracked: whether git tracks a path

@@ -17,6 +17,9 @@ import (
 // Execute carries out plan p exactly, in the order that keeps every
 // moment of it recoverable:
 //
+//  0. when the last apply was killed, the state recovered from its
+//     journal (see Plan.recovered), before this run's journal replaces
+//     that one;
 //  1. the journal (.actant/state.pending.json: the state this run will
 //     record), so a killed run is recognised and finished by the next;
 //  2. backups of the users' files about to be replaced;
@@ -48,9 +51,38 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		return false, fmt.Errorf("apply: %w", err)
 	}
 	pending := filepath.Join(meta, PendingFile)
+	stateFile := filepath.Join(meta, StateFile)
 	if len(p.Ops) > 0 {
+		if recovering && p.recovered != nil {
+			// The journal below replaces the killed run's, which is all
+			// that records the files that run wrote: without this, a
+			// second kill would leave them to no state (and a later
+			// apply would adopt them, a prune leave them behind).
+			if crashed("recovered") {
+				return false, errCrashed
+			}
+			if err := atomicfile.Write(stateFile, p.recovered.Encode(), 0o644); err != nil {
+				return false, fmt.Errorf("apply: state: %w", err)
+			}
+		}
+		// Before the killed run's journal, which is what finds them, is
+		// replaced.
+		if err := removeBackups(p.orphans, meta); err != nil {
+			return false, err
+		}
+		if crashed("journal") {
+			return false, errCrashed
+		}
 		if err := atomicfile.Write(pending, p.StateBytes(), 0o644); err != nil {
 			return false, fmt.Errorf("apply: journal: %w", err)
+		}
+	}
+
+	if len(p.Ops) == 0 && len(p.orphans) > 0 {
+		// No journal replaces the killed run's: it stays until the state
+		// is written.
+		if err := removeBackups(p.orphans, meta); err != nil {
+			return false, err
 		}
 	}
 
@@ -67,6 +99,9 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		perm := op.Perm
 		if perm == 0 {
 			perm = 0o644
+		}
+		if crashed("backup " + op.Rel) {
+			return false, errCrashed
 		}
 		if err := atomicfile.Write(b, op.Old, perm); err != nil {
 			return false, fmt.Errorf("apply: backup %s: %w", op.Rel, err)
@@ -90,6 +125,9 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 	}
 	sort.Strings(dirs) // a parent sorts before its children
 	for _, d := range dirs {
+		if crashed("mkdir " + d) {
+			return false, errCrashed
+		}
 		if _, err := atomicfile.MkdirAll(d); err != nil {
 			return false, fmt.Errorf("apply: %w", err)
 		}
@@ -103,7 +141,7 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		}
 	}
 	errs := make([]error, len(writes))
-	parallel(len(writes), func(i int) {
+	write := func(i int) {
 		op := writes[i]
 		perm := op.Perm
 		if perm == 0 {
@@ -112,7 +150,18 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		if err := atomicfile.Write(op.Path, op.Data, perm); err != nil {
 			errs[i] = fmt.Errorf("apply %s: %w", op.Rel, err)
 		}
-	})
+	}
+	if crashAt != nil {
+		// One at a time, so a test can stop between any two.
+		for i := range writes {
+			if crashed("write " + writes[i].Rel) {
+				return false, errCrashed
+			}
+			write(i)
+		}
+	} else {
+		parallel(len(writes), write)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return false, err
 	}
@@ -122,22 +171,43 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 	for _, op := range p.Ops {
 		switch {
 		case op.Action == ActDelete:
+			if crashed("delete " + op.Rel) {
+				return false, errCrashed
+			}
 			if err := atomicfile.Remove(op.Path); err != nil {
 				return false, fmt.Errorf("apply: %w", err)
 			}
-		case op.Action == ActRestore && op.RemoveBackup != "":
+		case op.RemoveBackup != "":
+			if crashed("remove backup of " + op.Rel) {
+				return false, errCrashed
+			}
 			if err := atomicfile.Remove(op.RemoveBackup); err != nil {
 				return false, fmt.Errorf("apply: %w", err)
 			}
 			backupDirs = append(backupDirs, parentsBelow(filepath.Join(meta, BackupDir), op.RemoveBackup)...)
 		}
 	}
-	if err := atomicfile.RemoveEmptyDirs(append(p.RmDirs, backupDirs...)); err != nil {
+	rmDirs := append(p.RmDirs, backupDirs...)
+	if crashAt != nil {
+		deepest := append([]string(nil), rmDirs...)
+		sort.SliceStable(deepest, func(i, j int) bool { return len(deepest[i]) > len(deepest[j]) })
+		for _, d := range deepest {
+			if crashed("rmdir " + d) {
+				return false, errCrashed
+			}
+			if err := atomicfile.RemoveEmptyDirs([]string{d}); err != nil {
+				return false, fmt.Errorf("apply: %w", err)
+			}
+		}
+	}
+	if err := atomicfile.RemoveEmptyDirs(rmDirs); err != nil {
 		return false, fmt.Errorf("apply: %w", err)
 	}
 
 	// State last.
-	stateFile := filepath.Join(meta, StateFile)
+	if crashed("state") {
+		return false, errCrashed
+	}
 	if empty {
 		if err := atomicfile.Remove(stateFile); err != nil {
 			return false, fmt.Errorf("apply: %w", err)
@@ -148,10 +218,43 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 			return false, fmt.Errorf("apply: state: %w", err)
 		}
 	}
+	if crashed("remove journal") {
+		return false, errCrashed
+	}
 	if err := atomicfile.Remove(pending); err != nil {
 		return stateChanged, fmt.Errorf("apply: %w", err)
 	}
 	return stateChanged, nil
+}
+
+// crashAt, set only by tests, is asked before each step of Execute that
+// changes the disk (named "journal", "write <path>", ...); when it returns
+// true Execute stops right there, leaving the disk as a kill -9 at that
+// moment would, and returns errCrashed. With crashAt set the writes run
+// one at a time.
+var crashAt func(step string) bool
+
+var errCrashed = errors.New("apply: simulated crash")
+
+func crashed(step string) bool { return crashAt != nil && crashAt(step) }
+
+// removeBackups removes backup files that are no longer needed, and the
+// backup directories they leave empty.
+func removeBackups(backups []string, meta string) error {
+	var dirs []string
+	for _, b := range backups {
+		if crashed("remove backup " + b) {
+			return errCrashed
+		}
+		if err := atomicfile.Remove(b); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+		dirs = append(dirs, parentsBelow(filepath.Join(meta, BackupDir), b)...)
+	}
+	if err := atomicfile.RemoveEmptyDirs(dirs); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	return nil
 }
 
 // parentsBelow returns the directories strictly between base and path
@@ -198,6 +301,35 @@ func cleanTemps(snap *Snapshot, root string) error {
 // left in them (the lock file is removed by its holder first).
 func removeMetaIfEmpty(root string) {
 	meta := filepath.Join(root, MetaDir)
-	_ = os.Remove(filepath.Join(meta, BackupDir))
+	removeEmptyTree(filepath.Join(meta, BackupDir))
 	_ = os.Remove(meta)
+}
+
+// emptyTree reports whether dir holds nothing but (empty) directories: a
+// run killed between making a backup's directory and writing the backup
+// leaves one.
+func emptyTree(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !emptyTree(filepath.Join(dir, e.Name())) {
+			return false
+		}
+	}
+	return true
+}
+
+// removeEmptyTree removes dir and the directories below it when none
+// holds a file.
+func removeEmptyTree(dir string) {
+	if !emptyTree(dir) {
+		return
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		removeEmptyTree(filepath.Join(dir, e.Name()))
+	}
+	_ = os.Remove(dir)
 }

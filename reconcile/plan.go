@@ -95,6 +95,16 @@ type Plan struct {
 	StateData []byte
 	// stateSame: State equals the recorded state MakePlan was given.
 	stateSame bool
+	// recovered, when the last apply was killed, is the state MakePlan
+	// was given: the recorded state merged with the killed run's journal
+	// (recoverState). Execute records it as the state before it writes
+	// its own journal: the killed run's journal is the only record of
+	// the files that run wrote, and this run's journal replaces it.
+	recovered *State
+	// orphans are backups the killed run made of files it did not
+	// replace: copies of files still in place, removed with the
+	// recovered state recorded (see recoverState).
+	orphans []string
 	// Pruned are the agents removed from the workspace.
 	Pruned []string
 }
@@ -605,7 +615,9 @@ func (p *planner) dirs(g *fileGroup) {
 			if mk == nil {
 				mk = missing
 			}
-			e.Dirs = relDirs(d.dir, missing)
+			// The recorded ones stay: a killed run may have made the
+			// parents and not the directory itself.
+			e.Dirs = mergeDirs(e.Dirs, relDirs(d.dir, missing))
 			agents = append(agents, d.agent)
 		}
 		p.recs = append(p.recs, newRecord{agent: d.agent, dir: d.dir, e: e})
@@ -779,6 +791,28 @@ func isCleanRel(rel string) bool {
 func (p *planner) content(g *fileGroup) error {
 	if p.unchanged(g) {
 		p.keepAll(g)
+		return nil
+	}
+	if bAbs, ok := p.restoredAlready(g); ok {
+		if len(g.desired) == 0 {
+			return nil
+		}
+		// The user's file again (its records are dropped): planned as
+		// one, and the old backup consumed once the file has its new
+		// content (and, with workDirConflict=overwrite, its new backup).
+		n := len(p.plan.Ops)
+		if err := p.content(&fileGroup{real: g.real, abs: g.abs, fi: g.fi, desired: g.desired}); err != nil {
+			return err
+		}
+		for _, op := range p.plan.Ops[n:] {
+			if op.Path == g.real && op.RemoveBackup == "" {
+				op.RemoveBackup = bAbs
+				return nil
+			}
+		}
+		p.plan.Ops = append(p.plan.Ops, &Op{Path: g.real, Rel: p.rel(g.abs), Action: ActRestore,
+			Data: g.fi.Data, Old: g.fi.Data, Exists: true, Perm: 0o644, RemoveBackup: bAbs,
+			Reason: "the user's original is back; its backup is removed"})
 		return nil
 	}
 	fs := &fileState{present: g.fi.Exists}
@@ -1009,6 +1043,48 @@ func (p *planner) content(g *fileGroup) error {
 	}
 	p.recs = append(p.recs, kept...)
 	return nil
+}
+
+// restoredAlready recognises a restore a killed prune did not finish: the
+// file already holds exactly the user's original from its backup (the
+// restore was written, the backup not yet removed), not actctl's content.
+// With nothing desired in g it plans the end of the restore (the backup
+// consumed, nothing reported as drift); either way it returns the backup.
+func (p *planner) restoredAlready(g *fileGroup) (string, bool) {
+	if len(g.recorded) == 0 || !g.fi.Exists {
+		return "", false
+	}
+	backup := ""
+	var agents []string
+	for _, r := range g.recorded {
+		if r.frozen || (r.e.Mode == materialize.ModeFile && g.fi.digest().is(r.e.SHA256)) {
+			return "", false
+		}
+		if r.e.Backup != "" {
+			backup = r.e.Backup
+		}
+		if !contains(agents, r.agent) {
+			agents = append(agents, r.agent)
+		}
+	}
+	if backup == "" {
+		return "", false
+	}
+	bAbs := filepath.Join(p.root, filepath.FromSlash(backup))
+	data, ok := p.snap.Backups[bAbs]
+	if !ok || data == nil || !bytes.Equal(data, g.fi.Data) {
+		return "", false
+	}
+	if len(g.desired) > 0 {
+		return bAbs, true
+	}
+	p.plan.Ops = append(p.plan.Ops, &Op{Path: g.real, Rel: p.rel(g.abs), Action: ActRestore, Agents: agents,
+		Data: data, Old: g.fi.Data, Exists: true, Perm: 0o644, RemoveBackup: bAbs,
+		Reason: "the user's original is back; its backup " + backup + " is removed"})
+	for _, r := range g.recorded {
+		p.rmDirs = append(p.rmDirs, absDirs(r.dir, r.e.Dirs)...)
+	}
+	return bAbs, true
 }
 
 func mergeDirs(a, b []string) []string {

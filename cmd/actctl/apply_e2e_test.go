@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/reconcile"
 )
 
@@ -597,22 +599,49 @@ func TestKill9(t *testing.T) {
 		projectConfig("two", true, manySkills("B")+"agents: many: template: \"many\"\n"),
 		projectConfig("three", false, ""),
 	}
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	seed := time.Now().UnixNano()
+	if v := os.Getenv("ACTCTL_KILL_SEED"); v != "" {
+		fmt.Sscan(v, &seed)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	names := []string{"one", "two", "three"}
 	midWrite := 0
-	defer func() { t.Logf("%d iterations, %d killed between the journal and the state", iterations, midWrite) }()
+	defer func() {
+		t.Logf("seed %d: %d iterations, %d killed between the journal and the state", seed, iterations, midWrite)
+	}()
+	// hist records, per killed run, what it was asked to do and what it
+	// left in .actant, dumped on failure (see dumpKillHistory).
+	var hist []killRecord
+	defer func() {
+		if t.Failed() {
+			dumpKillHistory(t, dir, hist)
+		}
+	}()
 	for i := 0; i < iterations; i++ {
-		writeConfig(t, dir, configs[rng.Intn(len(configs))])
+		c := rng.Intn(len(configs))
+		writeConfig(t, dir, configs[c])
 		cmd := exec.Command(actctlBin, "apply")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(10000+rng.Intn(80000)) * time.Microsecond)
+		sleep := time.Duration(10000+rng.Intn(80000)) * time.Microsecond
+		time.Sleep(sleep)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-		if _, err := os.Stat(filepath.Join(dir, ".actant", reconcile.PendingFile)); err == nil {
+		werr := cmd.Wait()
+		rec := killRecord{iter: i, config: names[c], sleep: sleep, killed: werr != nil}
+		rec.state, _ = os.ReadFile(filepath.Join(dir, ".actant", reconcile.StateFile))
+		rec.pending, rec.pendingErr = os.ReadFile(filepath.Join(dir, ".actant", reconcile.PendingFile))
+		if rec.pendingErr == nil {
 			midWrite++
+		}
+		rec.untracked = untrackedFiles(t, dir, rec.state, rec.pending)
+		hist = append(hist, rec)
+		if len(rec.untracked) > 0 {
+			// Every file actctl made is in the state or the journal at
+			// every moment, else no later apply knows it is actctl's.
+			t.Errorf("iteration %d: files recorded by neither the state nor the journal: %v", i, rec.untracked)
 		}
 		checkWhole(t, dir)
 		if t.Failed() {
@@ -624,6 +653,8 @@ func TestKill9(t *testing.T) {
 			if r := actctl(t, dir, home, "diff"); r.Code != 0 {
 				t.Fatalf("iteration %d: not converged:\n%s%s", i, r.Stdout, r.Stderr)
 			}
+			st, _ := os.ReadFile(filepath.Join(dir, ".actant", reconcile.StateFile))
+			hist = append(hist, killRecord{iter: i, config: names[c] + " (converge)", state: st, pendingErr: os.ErrNotExist, untracked: untrackedFiles(t, dir, st, nil)})
 		}
 	}
 	// Finally: converge, prune everything, and the user's files are back.
@@ -632,6 +663,135 @@ func TestKill9(t *testing.T) {
 	assertUserFilesIdentical(t, dir)
 	if got, want := filesExceptMeta(t, dir), userFileSet("actant.cue"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("after the final prune:\n%v\nwant\n%v", got, want)
+	}
+	if got := dirsExceptMeta(t, dir); strings.Join(got, ",") != ".claude,src" { // the user's
+		t.Errorf("after the final prune, directories actctl created are left: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".actant")); err == nil {
+		t.Errorf("after the final prune, .actant is left: %v", listFiles(t, filepath.Join(dir, ".actant")))
+	}
+}
+
+// killRecord is one iteration of TestKill9, for the failure dump.
+type killRecord struct {
+	iter       int
+	config     string
+	sleep      time.Duration
+	killed     bool
+	state      []byte
+	pending    []byte
+	pendingErr error
+	// untracked: files on disk that are neither the user's nor recorded
+	// by the state or the journal (what a later prune would leave).
+	untracked []string
+}
+
+// untrackedFiles lists the files below dir that are not the user's, not
+// the config, not metadata, and recorded by neither state nor journal.
+func untrackedFiles(t *testing.T, dir string, state, pending []byte) []string {
+	t.Helper()
+	recorded := map[string]bool{}
+	for _, data := range [][]byte{state, pending} {
+		if len(data) == 0 {
+			continue
+		}
+		var st reconcile.State
+		if err := json.Unmarshal(data, &st); err != nil {
+			t.Errorf("state/journal does not parse: %v\n%s", err, data)
+			continue
+		}
+		for _, a := range st.Agents {
+			for _, e := range a.Entries {
+				if rel, err := filepath.Rel(dir, filepath.Join(a.Dir, filepath.FromSlash(e.Path))); err == nil && !e.Adopted {
+					recorded[filepath.ToSlash(rel)] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for _, f := range filesExceptMeta(t, dir) {
+		if strings.HasPrefix(path.Base(f), atomicfile.TempPrefix) {
+			continue // a killed write's temp file: the next apply removes it
+		}
+		if _, user := userFiles[f]; !user && f != "actant.cue" && !recorded[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dirsExceptMeta lists the directories below dir, except .actant.
+func dirsExceptMeta(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || !info.IsDir() || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == ".actant" {
+			return filepath.SkipDir
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// dumpKillHistory logs what every iteration of TestKill9 was asked to do
+// and left behind, the first one that left untracked files, and the
+// state and journals around it; ACTCTL_KILL_DUMP=<dir> also writes every
+// state and journal there.
+func dumpKillHistory(t *testing.T, dir string, hist []killRecord) {
+	t.Helper()
+	dump := os.Getenv("ACTCTL_KILL_DUMP")
+	if dump != "" {
+		os.MkdirAll(dump, 0o755)
+	}
+	summary := func(data []byte) string {
+		if len(data) == 0 {
+			return "-"
+		}
+		var st reconcile.State
+		if err := json.Unmarshal(data, &st); err != nil {
+			return "unparsable"
+		}
+		var parts []string
+		for n, a := range st.Agents {
+			adopted := 0
+			for _, e := range a.Entries {
+				if e.Adopted {
+					adopted++
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%s:%d(adopted %d)", n, len(a.Entries), adopted))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, " ")
+	}
+	first := -1
+	for k, h := range hist {
+		t.Logf("#%d iter %d config %-16s sleep %-8s killed %-5v state [%s] journal [%s] untracked %v",
+			k, h.iter, h.config, h.sleep.Round(time.Millisecond), h.killed, summary(h.state), summary(h.pending), h.untracked)
+		if first < 0 && len(h.untracked) > 0 {
+			first = k
+		}
+		if dump != "" {
+			os.WriteFile(filepath.Join(dump, fmt.Sprintf("%03d-state.json", k)), h.state, 0o644)
+			if h.pendingErr == nil {
+				os.WriteFile(filepath.Join(dump, fmt.Sprintf("%03d-pending.json", k)), h.pending, 0o644)
+			}
+		}
+	}
+	if first >= 0 {
+		t.Logf("first untracked files after #%d: %v", first, hist[first].untracked)
+		for k := max(0, first-2); k <= first; k++ {
+			t.Logf("#%d state.json:\n%s\n#%d journal:\n%s", k, hist[k].state, k, hist[k].pending)
+		}
+	}
+	if st, err := os.ReadFile(filepath.Join(dir, ".actant", reconcile.StateFile)); err == nil {
+		t.Logf("final state.json:\n%s", st)
 	}
 }
 

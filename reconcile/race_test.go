@@ -1,0 +1,5 @@
+//go:build race
+
+package reconcile
+
+func init() { raceEnabled = true }
