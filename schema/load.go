@@ -139,7 +139,7 @@ func LoadDir(root, home string) (*Config, error) {
 	// Decoding stops at the first problem; only then walk the whole value
 	// again to report every problem (the fast path walks once).
 	if err := v.Decode(cfg); err != nil {
-		if verr := v.Validate(cue.Concrete(true), cue.All()); verr != nil {
+		if verr := validateAll(v); verr != nil {
 			err = verr
 		}
 		return nil, cueDiagnostics(err)
@@ -193,6 +193,10 @@ func build(root string) (cue.Value, []string, []*ast.File, error) {
 	ctx := cuecontext.New()
 	v := ctx.BuildInstance(inst)
 	if err := v.Err(); err != nil {
+		// Err holds the first error only; list them all when we can.
+		if all := validateAll(v); all != nil {
+			err = all
+		}
 		return cue.Value{}, nil, nil, cueDiagnostics(err)
 	}
 	return v, files, syntax, nil
@@ -242,7 +246,7 @@ func cueDiagnostics(err error) Diagnostics {
 	if len(ds) == 0 {
 		ds = append(ds, Diagnostic{Message: err.Error()})
 	}
-	return ds
+	return collapseDisjunctions(ds)
 }
 
 // userPos picks the first position outside the embedded schema.

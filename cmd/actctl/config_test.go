@@ -232,3 +232,30 @@ func TestVendoredSchema(t *testing.T) {
 		t.Fatalf("resolve with a vendored schema: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// TestValidateListsEveryTypeError: CUE-level errors in several entries are
+// all reported, each at its position, and a value outside an enumeration
+// reads as one line naming the allowed values.
+func TestValidateListsEveryTypeError(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"actant.cue": validHeader +
+		"templates: t: {backend: \"claude-code\", archetype: \"boss\"}\n" +
+		"agents: a: {template: \"t\", workDir: 3}\n" +
+		"prompts: p: content: 5\n"})
+	r := actctl(t, dir, "", "validate")
+	if r.Code != 1 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	for _, w := range []string{
+		`actant.cue:3:51: templates.t.archetype: "boss" is not one of "employee", "repo", "service", "tool"`,
+		`actant.cue:4:37: agents.a.workDir: conflicting values 3 and string`,
+		`actant.cue:5:22: prompts.p.content: conflicting values 5 and string`,
+	} {
+		if !strings.Contains(r.Stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)
+		}
+	}
+	if strings.Contains(r.Stderr, "empty disjunction") {
+		t.Errorf("raw disjunction noise:\n%s", r.Stderr)
+	}
+}
