@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -29,6 +31,13 @@ func applyWatch(c *cli.Context, g *globals) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	applyOpts := reconcile.Options{Force: c.Bool("force"), NoPrune: c.Bool("no-prune"), Only: c.Args().Slice()}
+	if os.Getenv("GOGC") == "" {
+		// A cycle allocates ~20 MB and keeps under 1 MB (100 agents): the
+		// default GOGC=100 collects about five times per cycle, which costs
+		// more than a quarter of its CPU. A watch process trades a few tens
+		// of MB of heap for fewer collections (GOGC in the environment wins).
+		debug.SetGCPercent(400)
+	}
 	frozen := c.Bool("frozen")
 	g.Dir = root // every cycle loads this workspace, wherever cwd is
 
