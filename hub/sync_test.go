@@ -39,7 +39,7 @@ func runGit(t testing.TB, dir string, args ...string) string {
 
 func needGit(t testing.TB) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		t.Fatal("git is required (.ci/run installs it)")
 	}
 }
 
@@ -246,7 +246,7 @@ func startDaemon(t testing.TB, base string) *gitDaemon {
 	// so stopping kills both.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		t.Skipf("git daemon: %v", err)
+		t.Fatalf("start git daemon: %v", err)
 	}
 	d := &gitDaemon{cmd: cmd, port: port}
 	t.Cleanup(d.stop)

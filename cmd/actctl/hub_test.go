@@ -36,7 +36,7 @@ func hubRun(t *testing.T, args ...string) (string, string, int) {
 // repository in the actant-hub layout.
 func TestHubCommands(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		t.Fatal("git is required (.ci/run installs it)")
 	}
 	repo := filepath.Join(t.TempDir(), "hub")
 	files := map[string]string{
