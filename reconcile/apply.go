@@ -270,6 +270,12 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	if rec.err != nil {
 		return nil, rec.err
 	}
+	for _, st := range []*State{rec.st, rec.pending} {
+		if st != nil && st.Root != "" && st.Root != cfg.Root {
+			return nil, fmt.Errorf("%s was written for the workspace %s, not %s: this directory was copied or moved, and the recorded agents' files live there; remove %s to start afresh here (files already exactly right are adopted), or run actctl in %s",
+				metaPath(cfg.Root, StateFile), st.Root, cfg.Root, filepath.Join(cfg.Root, MetaDir), st.Root)
+		}
+	}
 	if err := r.makePlan(rec.st, rec.data, rec.pending, o); err != nil {
 		return nil, err
 	}

@@ -310,6 +310,7 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 
 	// The next state: every kept record, grouped by agent.
 	next := NewState()
+	next.Root = root
 	next.LockDigest = o.LockDigest
 	next.ConfigDigest = configDigest
 	for _, t := range targets {

@@ -62,6 +62,11 @@ const StateVersion = 1
 // changes on prune.
 type State struct {
 	Version int `json:"version"`
+	// Root is the workspace root the state was written for. A state found
+	// under another root belongs to a copied or moved workspace: its
+	// absolute agent directories point at the original, so it is refused
+	// rather than acted on.
+	Root string `json:"root,omitempty"`
 	// ConfigDigest is the digest of the rendered targets of the last apply.
 	ConfigDigest string `json:"configDigest,omitempty"`
 	// LockDigest is the digest of actant.lock at the last apply (set by the
@@ -329,7 +334,7 @@ func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
 // compared in order: a is canonical (sorted), and a b that is not sorted
 // compares unequal, which only costs a rewrite.
 func equalStates(a, b *State) bool {
-	if a.Version != b.Version || a.ConfigDigest != b.ConfigDigest || a.LockDigest != b.LockDigest || len(a.Agents) != len(b.Agents) {
+	if a.Version != b.Version || a.Root != b.Root || a.ConfigDigest != b.ConfigDigest || a.LockDigest != b.LockDigest || len(a.Agents) != len(b.Agents) {
 		return false
 	}
 	for n, x := range a.Agents {

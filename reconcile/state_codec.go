@@ -262,6 +262,8 @@ func (d *stateDecoder) state(st *State) error {
 			if !d.null() {
 				st.Version, err = d.integer()
 			}
+		case "root":
+			err = d.strOrNull(&st.Root)
 		case "configDigest":
 			err = d.strOrNull(&st.ConfigDigest)
 		case "lockDigest":

@@ -9,8 +9,12 @@ import (
 	"testing"
 )
 
-// copyTree copies the example at src into a fresh temp dir, so that the
-// tests never write into the repository.
+// exampleOutputs are what running an example leaves in it (ignored by git):
+// never copied, so the tests see the example as committed.
+var exampleOutputs = map[string]bool{"CLAUDE.md": true, "AGENTS.md": true, "GEMINI.md": true, "actant.lock": true, "hub.git": true}
+
+// copyTree copies the example at src (its committed input only) into a
+// fresh temp dir, so that the tests never write into the repository.
 func copyTree(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
@@ -19,6 +23,12 @@ func copyTree(t *testing.T, src string) string {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
+		if top := strings.Split(filepath.ToSlash(rel), "/")[0]; rel != "." && (strings.HasPrefix(top, ".") || exampleOutputs[top]) {
+			if info.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if info.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
@@ -136,5 +146,36 @@ func TestFreshCloneAdopts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".claude/skills/go-testing/SKILL.md")); err != nil {
 		t.Errorf("prune deleted an adopted file: %v", err)
+	}
+}
+
+// TestCopiedWorkspaceRefused: a workspace copied with its .actant/ must not
+// act on the original's files through the state's absolute directories.
+func TestCopiedWorkspaceRefused(t *testing.T) {
+	src, _ := filepath.Abs("../../examples/quickstart")
+	orig := copyTree(t, src)
+	home := filepath.Join(t.TempDir(), "home")
+	if r := actctl(t, orig, home, "apply"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	before := listFiles(t, orig)
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(orig, moved); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, moved, map[string]string{"actant.cue": "package actant\n"})
+	if err := os.MkdirAll(orig, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, orig, map[string]string{"CLAUDE.md": "mine\n"})
+	r := actctl(t, moved, home, "apply")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "copied or moved") || !strings.Contains(r.Stderr, orig) {
+		t.Fatalf("apply in a moved workspace: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(orig, "CLAUDE.md")); string(b) != "mine\n" {
+		t.Errorf("the original location was touched: %q", b)
+	}
+	if got := listFiles(t, moved); len(got) != len(before) {
+		t.Errorf("the moved workspace changed: %v", got)
 	}
 }
