@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/actctl/actctl/internal/jsonkeys"
+	"github.com/actctl/actctl/internal/tomlkeys"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -24,19 +25,26 @@ type keyCodec interface {
 func codecFor(format string) (keyCodec, error) {
 	switch format {
 	case schema.FormatJSON:
-		return jsonCodec{}, nil
+		return libCodec[jsonkeys.Receipt]{jsonkeys.Get, jsonkeys.Set, jsonkeys.Delete, jsonkeys.IsEmptyObject}, nil
 	case schema.FormatTOML:
-		return tomlCodec{}, nil
+		return libCodec[tomlkeys.Receipt]{tomlkeys.Get, tomlkeys.Set, tomlkeys.Delete, tomlkeys.IsEmpty}, nil
 	}
 	return nil, fmt.Errorf("unknown structured format %q", format)
 }
 
-type jsonCodec struct{}
+// libCodec adapts a key library whose Set returns a receipt of type R
+// (stored in the state as JSON) that its Delete takes back.
+type libCodec[R any] struct {
+	getF   func(content []byte, path []string) (json.RawMessage, bool, error)
+	setF   func(content []byte, path []string, v json.RawMessage) ([]byte, R, error)
+	delF   func(content []byte, path []string, r R) ([]byte, error)
+	emptyF func(content []byte) bool
+}
 
-func (jsonCodec) get(c []byte, p []string) (json.RawMessage, bool, error) { return jsonkeys.Get(c, p) }
+func (l libCodec[R]) get(c []byte, p []string) (json.RawMessage, bool, error) { return l.getF(c, p) }
 
-func (jsonCodec) set(c []byte, p []string, v json.RawMessage) ([]byte, json.RawMessage, error) {
-	out, r, err := jsonkeys.Set(c, p, v)
+func (l libCodec[R]) set(c []byte, p []string, v json.RawMessage) ([]byte, json.RawMessage, error) {
+	out, r, err := l.setF(c, p, v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,17 +55,17 @@ func (jsonCodec) set(c []byte, p []string, v json.RawMessage) ([]byte, json.RawM
 	return out, rb, nil
 }
 
-func (jsonCodec) del(c []byte, p []string, receipt json.RawMessage) ([]byte, error) {
-	var r jsonkeys.Receipt
+func (l libCodec[R]) del(c []byte, p []string, receipt json.RawMessage) ([]byte, error) {
+	var r R
 	if len(receipt) > 0 {
 		if err := json.Unmarshal(receipt, &r); err != nil {
 			return nil, fmt.Errorf("receipt of %v: %w", p, err)
 		}
 	}
-	return jsonkeys.Delete(c, p, r)
+	return l.delF(c, p, r)
 }
 
-func (jsonCodec) empty(c []byte) bool { return blank(c) || jsonkeys.IsEmptyObject(c) }
+func (l libCodec[R]) empty(c []byte) bool { return blank(c) || l.emptyF(c) }
 
 // blank reports whether c holds only whitespace.
 func blank(c []byte) bool { return len(bytes.TrimSpace(c)) == 0 }
