@@ -326,6 +326,13 @@ func (r *relay) run(ctx context.Context) error {
 		end = endFatal
 	case st = <-exited:
 		end, gotExit = endExit, true
+		select {
+		case <-r.clientDone:
+			// Both were ready: the client left first and the backend
+			// exited on the EOF it was given.
+			end = endClient
+		default:
+		}
 	case <-r.clientDone:
 		end = endClient
 		select {
@@ -617,18 +624,33 @@ func (r *relay) answered(env *envelope) {
 	r.mu.Unlock()
 }
 
+// testHookStdinClosed, when set by a test, runs right after the backend's
+// stdin is closed on the client's EOF: a window in which the backend can
+// exit before anything else the client loop does.
+var testHookStdinClosed atomic.Pointer[func()]
+
 // clientLoop relays client -> backend. It owns the backend's stdin and
 // closes it when the client's input ends.
 func (r *relay) clientLoop() {
-	defer r.setClientGone()
 	lr := newLineReader(r.o.Stdin, r.o.MaxMessageSize)
 	var bw *bufio.Writer
 	broken := true
 	if r.stdinW != nil {
 		bw = bufio.NewWriterSize(r.stdinW, bufSize)
 		broken = false
-		defer r.stdinW.Close()
 	}
+	defer func() {
+		// The client is marked gone before the backend's stdin closes, so
+		// a backend that exits on that EOF is seen as a normal end, not a
+		// crash.
+		r.setClientGone()
+		if r.stdinW != nil {
+			r.stdinW.Close()
+			if hook := testHookStdinClosed.Load(); hook != nil {
+				(*hook)()
+			}
+		}
+	}()
 	fail := func(err error) {
 		if !broken {
 			broken = true

@@ -482,6 +482,27 @@ func TestClientEOF(t *testing.T) {
 	}
 }
 
+// A backend that exits as soon as its stdin closes races the proxy's own
+// notice of the client's EOF; the end must still be read as the client
+// leaving (nil), never as a crash. The hook widens the window after the
+// backend's stdin closes so that the backend has exited before the client
+// loop returns.
+func TestClientEOFBackendExitsAtOnce(t *testing.T) {
+	hook := func() { time.Sleep(300 * time.Millisecond) }
+	testHookStdinClosed.Store(&hook)
+	defer testHookStdinClosed.Store(nil)
+	for i := 0; i < 5; i++ {
+		o, dir := agentOptions(t)
+		o.Grace = 5 * time.Second
+		c := startClient(t, context.Background(), o, dir)
+		c.initSession("/tmp")
+		c.in.Close()
+		if err := c.wait(); err != nil {
+			t.Fatalf("run %d: Run = %v, want nil\n%s", i, err, c.stderr)
+		}
+	}
+}
+
 // Cancelling Run's context (what the CLI does on SIGINT/SIGTERM/SIGHUP)
 // kills the group at once, answers pending requests, and is an error.
 func TestCancelKillsGroup(t *testing.T) {
