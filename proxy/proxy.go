@@ -112,8 +112,9 @@ type Options struct {
 	// OnStart, if set, is called with the backend's pid once it runs (the
 	// CLI records it in .actant.json).
 	OnStart func(pid int)
-	// OnSession, if set, is called for every session/new, session/load and
-	// session/resume request forwarded to the backend.
+	// OnSession, if set, is called for every session/new, load, resume and
+	// fork request, and every session/list with a cwd filter, forwarded to
+	// the backend.
 	OnSession func(SessionEvent)
 }
 
@@ -701,9 +702,8 @@ func (r *relay) clientLoop() {
 			// error the way it would without the proxy.
 			r.log.printf("warning: client sent a line that is not JSON-RPC; forwarding it unchanged")
 		case kindRequest:
-			if env.methodIs(acp.AgentMethodSessionNew) || env.methodIs(acp.AgentMethodSessionLoad) || env.methodIs(acp.AgentMethodSessionResume) {
-				var ok bool
-				if line, ok = r.sessionCwd(line, &env); !ok {
+			if need, ok := cwdMethod(&env); ok {
+				if line, ok = r.sessionCwd(line, &env, need); !ok {
 					continue
 				}
 			}
@@ -720,13 +720,30 @@ func (r *relay) clientLoop() {
 	}
 }
 
-// sessionCwd checks the cwd of a session/new|load|resume request and, for
+// cwdMethod reports whether a request carries a session cwd the proxy
+// must check (and, under sessionCwd "workspace", rewrite), and whether that
+// cwd is required. session/new, load and resume and the unstable
+// session/fork require one; session/list takes an optional cwd filter,
+// rewritten too so that a client listing its project's sessions finds the
+// ones the backend ran in the workspace.
+func cwdMethod(env *envelope) (required, ok bool) {
+	switch {
+	case env.methodIs(acp.AgentMethodSessionNew), env.methodIs(acp.AgentMethodSessionLoad),
+		env.methodIs(acp.AgentMethodSessionResume), env.methodIs(acp.AgentMethodSessionFork):
+		return true, true
+	case env.methodIs(acp.AgentMethodSessionList):
+		return false, true
+	}
+	return false, false
+}
+
+// sessionCwd checks the cwd of a request named by cwdMethod and, for
 // sessionCwd "workspace", replaces its value. Only the bytes of the cwd
-// value change. A missing, non-string or relative cwd is answered with
-// -32602 and not forwarded (ACP requires an absolute path; a backend given
-// a relative one would resolve it against processCwd, a directory the
-// client never chose).
-func (r *relay) sessionCwd(line []byte, env *envelope) ([]byte, bool) {
+// value change. A missing (when required), non-string or relative cwd is
+// answered with -32602 and not forwarded (ACP requires an absolute path; a
+// backend given a relative one would resolve it against processCwd, a
+// directory the client never chose).
+func (r *relay) sessionCwd(line []byte, env *envelope, required bool) ([]byte, bool) {
 	method := string(env.method[1 : len(env.method)-1])
 	var (
 		spans     []span
@@ -735,11 +752,16 @@ func (r *relay) sessionCwd(line []byte, env *envelope) ([]byte, bool) {
 	)
 	p := env.params
 	if p.start == p.end || line[p.start] != '{' {
-		problem = "params must be an object with an absolute cwd"
+		if required || p.start != p.end {
+			problem = "params must be an object with an absolute cwd"
+		}
 	} else {
 		scanObject(line, p.start, 0, func(key []byte, vs, ve int) {
 			if string(key) != "cwd" || problem != "" {
 				return
+			}
+			if !required && string(line[vs:ve]) == "null" {
+				return // an optional filter, explicitly absent
 			}
 			var s string
 			if line[vs] != '"' || json.Unmarshal(line[vs:ve], &s) != nil {
@@ -753,9 +775,12 @@ func (r *relay) sessionCwd(line []byte, env *envelope) ([]byte, bool) {
 			spans = append(spans, span{vs, ve})
 			clientCwd = s
 		})
-		if problem == "" && len(spans) == 0 {
+		if problem == "" && len(spans) == 0 && required {
 			problem = "cwd is required and must be an absolute path"
 		}
+	}
+	if problem == "" && len(spans) == 0 {
+		return line, true // an optional filter left out: nothing to do
 	}
 	if problem != "" {
 		r.log.printf("rejected %s: %s", method, problem)

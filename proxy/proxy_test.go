@@ -140,14 +140,14 @@ func realpath(t *testing.T, p string) string {
 	return r
 }
 
-// The cwd of session/new, session/load and session/resume is rewritten
+// The cwd of session/new, load, resume, fork and list is rewritten
 // only under sessionCwd "workspace", and then only the value bytes change:
 // spacing, escapes elsewhere, key order and a nested "_meta.cwd" stay.
 func TestSessionCwdPolicy(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), `ws "quoted" & ü`)
 	const clientCwd = "/home/user/proj\u00e9ct"
 	for _, policy := range []string{schema.CwdClient, schema.CwdWorkspace} {
-		for _, method := range []string{"session/new", "session/load", "session/resume"} {
+		for _, method := range []string{"session/new", "session/load", "session/resume", "session/fork", "session/list"} {
 			t.Run(policy+"/"+method, func(t *testing.T) {
 				o, dir := agentOptions(t)
 				o.SessionCwd, o.Workspace = policy, ws
@@ -198,6 +198,38 @@ func TestSessionCwdPolicy(t *testing.T) {
 	}
 }
 
+// session/list's cwd is an optional filter: left out, null, or with no
+// params at all, the request passes untouched under either policy.
+func TestSessionListWithoutCwd(t *testing.T) {
+	o, dir := agentOptions(t)
+	o.SessionCwd, o.Workspace = schema.CwdWorkspace, t.TempDir()
+	c := startClient(t, context.Background(), o, dir)
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{"cwd":null,"cursor":"c"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"session/list"}`,
+	}
+	for _, l := range lines {
+		c.send(l)
+		if m, got := c.recvMsg(); m.Error != nil {
+			t.Errorf("%s answered %s", l, got)
+		}
+	}
+	c.in.Close()
+	if err := c.wait(); err != nil {
+		t.Fatal(err)
+	}
+	recv := transcript(t, filepath.Join(dir, "recv.jsonl"))
+	if len(recv) != len(lines) {
+		t.Fatalf("backend received %d lines, want %d", len(recv), len(lines))
+	}
+	for i, l := range lines {
+		if string(recv[i]) != l+"\n" {
+			t.Errorf("backend received %q, want %q", recv[i], l)
+		}
+	}
+}
+
 // A relative (or missing, or non-string) cwd is answered by the proxy with
 // -32602 under the client's own id and never reaches the backend; the
 // session goes on.
@@ -211,6 +243,9 @@ func TestRelativeCwdIsRejected(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"r3","method":"session/new","params":{"cwd":42}}`,
 		`{"jsonrpc":"2.0","id":"r4","method":"session/new"}`,
 		`{"jsonrpc":"2.0","id":"r5","method":"session/new","params":{"cwd":"/abs","cwd":"rel"}}`,
+		`{"jsonrpc":"2.0","id":"f1","method":"session/fork","params":{"sessionId":"s","mcpServers":[]}}`,
+		`{"jsonrpc":"2.0","id":"l1","method":"session/list","params":{"cwd":"rel"}}`,
+		`{"jsonrpc":"2.0","id":"l2","method":"session/list","params":{"cwd":7}}`,
 	}
 	for _, policy := range []string{schema.CwdClient, schema.CwdWorkspace} {
 		t.Run(policy, func(t *testing.T) {

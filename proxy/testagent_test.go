@@ -224,7 +224,7 @@ func (a *testAgent) handle(m agentMsg) {
 	switch m.Method {
 	case "initialize":
 		a.result(m.ID, `{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"_meta":{"processCwd":`+jsonStr(wd)+`}}`)
-	case "session/new", "session/load", "session/resume":
+	case "session/new", "session/load", "session/resume", "session/fork", "session/list":
 		var p struct {
 			Cwd string `json:"cwd"`
 		}
