@@ -262,6 +262,7 @@ type relay struct {
 	clientDone   chan struct{} // client EOF, read error, or write failure
 	clientOnce   sync.Once
 	initAnswered chan struct{} // the proxy answered an initialize with deadErr
+	mark         string        // value of sessionMarkVar in the backend's environment
 	fatal        chan error    // a message too large, from either side
 }
 
@@ -371,6 +372,11 @@ func (r *relay) run(ctx context.Context) error {
 	}
 	if err := killGroup(pid); err != nil {
 		r.log.printf("killing process group %d: %v", pid, err)
+	}
+	// Descendants that left the group (setsid, daemonizing double forks)
+	// still carry the session mark in their environment.
+	if n := killMarked(r.mark); n > 0 {
+		r.log.printf("killed %d process(es) that had left the backend's process group", n)
 	}
 	exitCode, exitText := -1, "unknown exit status"
 	if st != nil {
@@ -507,14 +513,16 @@ func (r *relay) start() (err error) {
 	cmd := exec.Command(r.o.Command, r.o.Args...)
 	cmd.Dir = r.o.ProcessCwd
 	cmd.Env = r.o.Env
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
 	if cmd.Dir != "" && filepath.IsAbs(cmd.Dir) {
 		// A stale inherited $PWD would make shells and os.Getwd-style
 		// helpers in the backend report the proxy's directory.
-		if cmd.Env == nil {
-			cmd.Env = os.Environ()
-		}
 		cmd.Env = append(withoutVar(cmd.Env, "PWD"), "PWD="+cmd.Dir)
 	}
+	r.mark = newSessionMark()
+	cmd.Env = append(withoutVar(cmd.Env, sessionMarkVar), sessionMarkVar+"="+r.mark)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setProcessGroup(cmd)
 	err = cmd.Start()

@@ -318,6 +318,17 @@ func (a *testAgent) prompt(m agentMsg, sid, text string) {
 		}
 		gp, _ := os.ReadFile(gpFile)
 		pids = append(pids, strings.TrimSpace(string(gp)))
+		// A daemon: a new session (out of the backend's process group)
+		// whose leader exits, leaving the sleep reparented to init.
+		dFile := filepath.Join(a.dir, "daemon")
+		c = exec.Command("sh", "-c", `sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > "$1"`, "sh", dFile)
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Run(); err != nil {
+			a.result(m.ID, `{"error":`+jsonStr(err.Error())+`}`)
+			return
+		}
+		d, _ := os.ReadFile(dFile)
+		pids = append(pids, strings.TrimSpace(string(d)))
 		_ = os.WriteFile(filepath.Join(a.dir, "pids"), []byte(strings.Join(pids, "\n")), 0o644)
 		a.result(m.ID, `{"stopReason":"end_turn","_meta":{"pids":`+jsonStr(strings.Join(pids, ","))+`}}`)
 	default:
