@@ -120,7 +120,7 @@ func printItems(g *globals, res *reconcile.Result) {
 		if it.Backup != "" {
 			extra = append(extra, "backup "+it.Backup)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", it.Action, it.Path, strings.Join(extra, "; "))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", g.Color().action(it.Action), it.Path, strings.Join(extra, "; "))
 	}
 	tw.Flush()
 }
@@ -152,10 +152,10 @@ func diffCmd(c *cli.Context) error {
 	} else {
 		for _, d := range diffs {
 			if d.Unified == "" {
-				fmt.Fprintf(g.Stdout, "%s directory %s\n", d.Action, d.Path)
+				fmt.Fprintf(g.Stdout, "%s directory %s\n", g.Color().action(d.Action), d.Path)
 				continue
 			}
-			fmt.Fprint(g.Stdout, d.Unified)
+			fmt.Fprint(g.Stdout, g.Color().diff(d.Unified))
 		}
 		if res != nil {
 			for _, it := range res.Items {
@@ -205,7 +205,9 @@ func statusCmd(c *cli.Context) error {
 		return g.PrintJSON(out)
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATUS\tPROCESS\tDIR\tDETAILS")
+	// The header is painted plain so that its column lines up with the
+	// painted cells below it (tabwriter counts the escape bytes).
+	fmt.Fprintf(tw, "NAME\t%s\tPROCESS\tDIR\tDETAILS\n", g.Color().paint(ansiPlain, "STATUS"))
 	for _, s := range out {
 		proc := "-"
 		if s.Process != nil {
@@ -214,7 +216,7 @@ func statusCmd(c *cli.Context) error {
 				proc = fmt.Sprintf("%s pid %d (%s)", proc, s.Process.PID, s.Process.Ownership)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Status, proc, s.Dir, strings.Join(s.Details, "; "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), proc, s.Dir, strings.Join(s.Details, "; "))
 	}
 	return tw.Flush()
 }

@@ -238,6 +238,10 @@ func globalsOf(c *cli.Context) *globals {
 	}
 }
 
+// Color returns the palette for standard output: colour only on a
+// terminal and never with --no-color or NO_COLOR.
+func (g *globals) Color() palette { return colorFor(g.Stdout, g.NoColor, os.Getenv) }
+
 // JSON reports whether -o json was asked for.
 func (g *globals) JSON() bool { return g.Output == "json" }
 
