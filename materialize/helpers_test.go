@@ -2,7 +2,11 @@ package materialize
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
+	"testing"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -29,6 +33,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"GEMINI.md"},
 			Skills:       skill(".gemini/skills"),
 			MCP:          &schema.KeysFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers"},
+			Permissions:  &schema.KeysFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: schema.PermGemini},
 		}},
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -124,4 +129,22 @@ func dump(t *Target) string {
 		}
 	}
 	return b.String()
+}
+
+// TestBuiltinMirror keeps builtinBackends true to the embedded CUE schema:
+// a layout changed in one place only fails here.
+func TestBuiltinMirror(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "actant.cue"), []byte("package actant\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.LoadDir(dir, filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range builtinBackends() {
+		if got := cfg.Backends[name].Files; !reflect.DeepEqual(got, want.Files) {
+			t.Errorf("backend %s files in the schema:\n%+v\nin builtinBackends:\n%+v", name, got, want.Files)
+		}
+	}
 }

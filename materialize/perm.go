@@ -47,6 +47,24 @@ var codexByMode = map[string]codexPolicy{
 	claudeDontAsk:     {Sandbox: "read-only", Approval: "never"},
 }
 
+// geminiByMode maps a mode onto Gemini CLI's general.defaultApprovalMode
+// ("default" prompts, "auto_edit" approves edit tools, "plan" is
+// read-only; geminicli.com/docs/reference/configuration). Gemini CLI
+// refuses YOLO from settings (only --yolo on its command line), so
+// bypassPermissions is approximated by auto_edit, with a warning; dontAsk
+// (never prompt, deny what is not pre-approved) by read-only plan.
+var geminiByMode = map[string]struct {
+	mode   string
+	approx bool
+}{
+	claudePlan:        {"plan", false},
+	claudeDefault:     {"default", false},
+	claudeAcceptEdits: {"auto_edit", false},
+	claudeAuto:        {"auto_edit", true},
+	claudeBypass:      {"auto_edit", true},
+	claudeDontAsk:     {"plan", true},
+}
+
 // effectiveMode is the permission mode of p: its explicit defaultMode, else
 // its preset's mode; "" when neither is set (explicit rules only).
 func effectiveMode(p schema.Permissions) (string, error) {
@@ -107,6 +125,19 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 			keys = append(keys, key(pol.Network, "sandbox_workspace_write", "network_access"))
 		}
 		return keys, warns, nil
+	case schema.PermGemini:
+		var warns []string
+		if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
+			warns = append(warns, "permission rules (allow/deny/ask) cannot be expressed for gemini; only the mode is mapped to general.defaultApprovalMode")
+		}
+		if mode == "" {
+			mode = claudeDefault
+		}
+		g := geminiByMode[mode]
+		if g.approx {
+			warns = append(warns, fmt.Sprintf("permission mode %s has no Gemini CLI setting (YOLO only from its command line); approximated by general.defaultApprovalMode %q", mode, g.mode))
+		}
+		return []Key{key(g.mode, "general", "defaultApprovalMode")}, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q or %q)", dialect, schema.PermClaude, schema.PermCodex)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q or %q)", dialect, schema.PermClaude, schema.PermCodex, schema.PermGemini)
 }

@@ -81,7 +81,7 @@ func TestBuiltinLayouts(t *testing.T) {
 			"GEMINI.md":                           ModeBlock,
 			".gemini/skills/code-review/SKILL.md": ModeFile,
 			".gemini/settings.json":               ModeKeys,
-		}, nil, []string{"no sub-agents layout", `cannot be expressed for backend "gemini"`}},
+		}, nil, []string{"no sub-agents layout"}},
 		{"cursor", want{
 			"AGENTS.md":                     ModeBlock,
 			".cursor/rules/code-review.mdc": ModeFile,
@@ -278,28 +278,29 @@ func TestPresetMapping(t *testing.T) {
 		perm   schema.Permissions
 		claude kv
 		codex  kv
+		gemini string // general.defaultApprovalMode
 	}{
 		{schema.Permissions{Preset: "readonly"},
 			kv{"permissions.defaultMode": `"plan"`},
-			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}},
+			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}, `"plan"`},
 		{schema.Permissions{Preset: "restricted"},
 			kv{"permissions.defaultMode": `"default"`},
-			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}},
+			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}, `"default"`},
 		{schema.Permissions{Preset: "standard"},
 			kv{"permissions.defaultMode": `"acceptEdits"`},
-			kv{"sandbox_mode": `"workspace-write"`, "approval_policy": `"on-request"`, "sandbox_workspace_write.network_access": "false"}},
+			kv{"sandbox_mode": `"workspace-write"`, "approval_policy": `"on-request"`, "sandbox_workspace_write.network_access": "false"}, `"auto_edit"`},
 		{schema.Permissions{Preset: "permissive"},
 			kv{"permissions.defaultMode": `"bypassPermissions"`},
-			kv{"sandbox_mode": `"workspace-write"`, "approval_policy": `"never"`, "sandbox_workspace_write.network_access": "true"}},
+			kv{"sandbox_mode": `"workspace-write"`, "approval_policy": `"never"`, "sandbox_workspace_write.network_access": "true"}, `"auto_edit"`},
 		{schema.Permissions{Allow: []string{"Bash(git diff:*)"}, Deny: []string{"Read(./.env)"}, DefaultMode: "plan"},
 			kv{"permissions.defaultMode": `"plan"`, "permissions.allow": `["Bash(git diff:*)"]`, "permissions.deny": `["Read(./.env)"]`},
-			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}},
+			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}, `"plan"`},
 		{schema.Permissions{Ask: []string{"Bash(git push:*)"}},
 			kv{"permissions.ask": `["Bash(git push:*)"]`},
-			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}},
+			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}, `"default"`},
 	}
 	for _, c := range cases {
-		for dialect, want := range map[string]kv{schema.PermClaude: c.claude, schema.PermCodex: c.codex} {
+		for dialect, want := range map[string]kv{schema.PermClaude: c.claude, schema.PermCodex: c.codex, schema.PermGemini: {"general.defaultApprovalMode": c.gemini}} {
 			keys, _, err := permissionKeys(dialect, c.perm)
 			if err != nil {
 				t.Fatalf("%+v %s: %v", c.perm, dialect, err)
@@ -328,13 +329,22 @@ func TestPresetMapping(t *testing.T) {
 	if _, _, err := permissionKeys(schema.PermClaude, schema.Permissions{Preset: "yolo"}); err == nil {
 		t.Error("unknown preset accepted")
 	}
-	if _, _, err := permissionKeys("gemini", schema.Permissions{Preset: "standard"}); err == nil {
+	if _, _, err := permissionKeys("cursor", schema.Permissions{Preset: "standard"}); err == nil {
 		t.Error("unknown dialect accepted")
 	}
-	// Rules that codex cannot express are warned about, not dropped silently.
-	_, warns, _ := permissionKeys(schema.PermCodex, schema.Permissions{Allow: []string{"Bash"}})
-	if len(warns) == 0 {
-		t.Error("no warning for codex allow rules")
+	// Rules that codex and gemini cannot express are warned about, not
+	// dropped silently; so is a mode Gemini CLI has no setting for.
+	for _, d := range []string{schema.PermCodex, schema.PermGemini} {
+		_, warns, _ := permissionKeys(d, schema.Permissions{Allow: []string{"Bash"}})
+		if len(warns) == 0 {
+			t.Errorf("no warning for %s allow rules", d)
+		}
+	}
+	if _, warns, _ := permissionKeys(schema.PermGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
+		t.Error("no warning for permissive on gemini (YOLO cannot be set in settings)")
+	}
+	if _, warns, _ := permissionKeys(schema.PermGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
+		t.Errorf("warnings for standard on gemini: %v", warns)
 	}
 }
 
@@ -558,7 +568,7 @@ func TestWarnings(t *testing.T) {
 	tp.Skills = append(tp.Skills, "Bad_Name")
 	cfg.Templates["reviewer"] = tp
 	tg := render(t, cfg, "reviewer", Options{})
-	for _, w := range []string{`name "Bad_Name" does not follow the Agent Skills rule`, "description is 1100 characters", "sub-agents tester", `permissions (preset standard) cannot be expressed for backend "gemini"`} {
+	for _, w := range []string{`name "Bad_Name" does not follow the Agent Skills rule`, "description is 1100 characters", "sub-agents tester"} {
 		if !hasWarning(tg, w) {
 			t.Errorf("no warning %q in %q", w, tg.Warnings)
 		}

@@ -140,6 +140,7 @@ const (
 
 	PermClaude = "claude" // .claude/settings.json "permissions"
 	PermCodex  = "codex"  // .codex/config.toml sandbox_mode / approval_policy
+	PermGemini = "gemini" // .gemini/settings.json general.defaultApprovalMode
 )
 
 // KeysFile is a structured file in which actctl manages some keys.

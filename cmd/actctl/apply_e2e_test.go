@@ -824,3 +824,46 @@ func checkWhole(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestGeminiSettingsShared: a Gemini agent's MCP server and approval mode
+// go into the user's own .gemini/settings.json next to the user's keys
+// (one of them in the same "general" object); removing the agent gives
+// the file back byte for byte.
+func TestGeminiSettingsShared(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(t.TempDir(), "home")
+	const user = "{\n  \"general\": {\n    \"vimMode\": true\n  },\n  \"ui\": {\"theme\": \"GitHub\"}\n}\n"
+	writeFiles(t, dir, map[string]string{".gemini/settings.json": user})
+	cfg := func(agents string) string {
+		return `package actant
+mcpServers: fs: {command: "npx", args: ["-y", "server-filesystem", "."]}
+templates: g: {backend: "gemini", mcpServers: ["fs"], permissions: "readonly"}
+agents: {` + agents + `}
+`
+	}
+	writeConfig(t, dir, cfg(`helper: template: "g"`))
+	mustApply(t, dir, home)
+	var got struct {
+		General struct {
+			VimMode             bool   `json:"vimMode"`
+			DefaultApprovalMode string `json:"defaultApprovalMode"`
+		} `json:"general"`
+		UI         map[string]string          `json:"ui"`
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	body := read(t, filepath.Join(dir, ".gemini/settings.json"))
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatalf("settings.json after apply is not JSON: %v\n%s", err, body)
+	}
+	if !got.General.VimMode || got.General.DefaultApprovalMode != "plan" || got.UI["theme"] != "GitHub" || got.MCPServers["fs"] == nil {
+		t.Errorf("settings.json after apply:\n%s", body)
+	}
+	if r := actctl(t, dir, home, "diff"); r.Code != 0 {
+		t.Errorf("diff after apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	writeConfig(t, dir, cfg(""))
+	mustApply(t, dir, home)
+	if got := read(t, filepath.Join(dir, ".gemini/settings.json")); got != user {
+		t.Errorf("settings.json after prune:\n got %q\nwant %q", got, user)
+	}
+}
