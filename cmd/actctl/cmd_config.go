@@ -60,7 +60,7 @@ func validateCmd(c *cli.Context) error {
 	if g.JSON() {
 		return g.PrintJSON(map[string]any{"valid": true, "root": cfg.Root, "files": cfg.Files, "agents": len(cfg.Agents)})
 	}
-	fmt.Fprintf(g.Stdout, "%s: valid (%d agents, %d templates)\n", filepath.Join(cfg.Root, schema.FileName), len(cfg.Agents), len(cfg.Templates))
+	fmt.Fprintf(g.Stdout, "%s: valid (%s, %s)\n", filepath.Join(cfg.Root, schema.FileName), plural(len(cfg.Agents), "agent"), plural(len(cfg.Templates), "template"))
 	return nil
 }
 
@@ -264,4 +264,12 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// plural counts n things: "1 agent", "2 agents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -23,6 +24,34 @@ import (
 
 // version is set by the linker (-ldflags "-X main.version=...").
 var version = "dev"
+
+// buildCommit is the git commit the binary was built from, as go build
+// records it ("" under go run or outside a repository), with "+dirty" when
+// the tree had uncommitted changes: enough to tell two dev builds apart.
+func buildCommit() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return "commit " + rev + dirty
+}
 
 // Exit codes.
 const (
@@ -207,7 +236,15 @@ func init() {
 		Action: func(c *cli.Context) error {
 			g := globalsOf(c)
 			if g.JSON() {
-				return g.PrintJSON(map[string]string{"version": version})
+				out := map[string]string{"version": version}
+				if c := buildCommit(); c != "" {
+					out["commit"] = c
+				}
+				return g.PrintJSON(out)
+			}
+			if c := buildCommit(); c != "" {
+				fmt.Fprintf(g.Stdout, "actctl %s (%s)\n", version, c)
+				return nil
 			}
 			fmt.Fprintf(g.Stdout, "actctl %s\n", version)
 			return nil
