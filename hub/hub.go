@@ -325,15 +325,16 @@ func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSo
 		refs, lerr := listRemote(ctx, u, auth)
 		var res resolved
 		if lerr != nil {
+			why := remoteProblem(lerr, src, u)
 			if update {
-				return fmt.Errorf("cannot update: remote unreachable: %v", lerr)
+				return fmt.Errorf("cannot update: %s", why)
 			}
 			res, err = resolveLocal(repo, ref)
 			if err != nil {
-				return fmt.Errorf("remote unreachable (%v), and %v", lerr, err)
+				return fmt.Errorf("%s; %v", why, err)
 			}
 			sr.Offline = true
-			e.warn("hub source %q (%s) is unreachable (%v); using %s at %s from the cache", name, redactURL(src.URL), lerr, ref, short(res.Commit.String()))
+			e.warn("hub source %q (%s): %s; using %s at %s from the cache", name, redactURL(src.URL), why, ref, short(res.Commit.String()))
 		} else {
 			sr.Fetched = true
 			if res, err = resolveRemote(refs, ref); err != nil {
@@ -456,6 +457,26 @@ func resetRepo(repo *git.Repository, dir string) error {
 	}
 	*repo = *nr
 	return nil
+}
+
+// remoteProblem says why the remote could not be asked, in the user's
+// terms: a refused credential is not an unreachable host, and the fix for
+// each differs. The error text is trimmed (servers end it with newlines).
+func remoteProblem(err error, src schema.HubSource, u string) string {
+	msg := strings.TrimSpace(err.Error())
+	switch {
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
+		hint := "configure auth: tokenEnv (https) or sshKeyFile / an SSH agent (ssh)"
+		if src.Auth != nil && src.Auth.TokenEnv != "" && strings.HasPrefix(u, "http") {
+			hint = "check the token in $" + src.Auth.TokenEnv
+		} else if src.Auth != nil && src.Auth.SSHKeyFile != "" {
+			hint = "check that the server accepts the key " + src.Auth.SSHKeyFile
+		}
+		return fmt.Sprintf("the remote refused the credentials (%s); %s", msg, hint)
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return fmt.Sprintf("repository not found at the remote (%s)", msg)
+	}
+	return fmt.Sprintf("remote unreachable (%s)", msg)
 }
 
 // isNetErr tells transport failures (unreachable, refused, auth) from
