@@ -13,6 +13,7 @@ package hub
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,8 @@ import (
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 
 	"github.com/actctl/actctl/schema"
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // lockWait bounds how long a process waits for another one fetching into
@@ -459,6 +462,36 @@ func resetRepo(repo *git.Repository, dir string) error {
 	return nil
 }
 
+// sshPassphraseEnv holds the passphrase of an encrypted auth.sshKeyFile.
+// The config only names the key file; the secret stays in the environment.
+const sshPassphraseEnv = "ACTANT_SSH_PASSPHRASE"
+
+// readSSHKey loads a private key file, saying plainly when it needs a
+// passphrase that is missing or is given the wrong one.
+func readSSHKey(path, passphrase string) (ssh.Signer, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if passphrase == "" {
+		signer, err := ssh.ParsePrivateKey(pem)
+		var missing *ssh.PassphraseMissingError
+		if errors.As(err, &missing) {
+			return nil, fmt.Errorf("the key is protected by a passphrase: set %s", sshPassphraseEnv)
+		}
+		return signer, err
+	}
+	signer, err := ssh.ParsePrivateKeyWithPassphrase(pem, []byte(passphrase))
+	if errors.Is(err, x509.IncorrectPasswordError) {
+		return nil, fmt.Errorf("the passphrase in %s does not decrypt the key", sshPassphraseEnv)
+	}
+	if err != nil && strings.Contains(err.Error(), "not encrypted") {
+		// A plain key with a passphrase set for another one: use it as is.
+		return ssh.ParsePrivateKey(pem)
+	}
+	return signer, err
+}
+
 // remoteProblem says why the remote could not be asked, in the user's
 // terms: a refused credential is not an unreachable host, and the fix for
 // each differs. The error text is trimmed (servers end it with newlines).
@@ -475,6 +508,27 @@ func remoteProblem(err error, src schema.HubSource, u string) string {
 		return fmt.Sprintf("the remote refused the credentials (%s); %s", msg, hint)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return fmt.Sprintf("repository not found at the remote (%s)", msg)
+	}
+	var ke *knownhosts.KeyError
+	if errors.As(err, &ke) || strings.Contains(msg, "knownhosts:") {
+		host := u
+		if ep, perr := transport.NewEndpoint(u); perr == nil {
+			host = ep.Host
+			if ep.Port != 0 && ep.Port != 22 {
+				host = fmt.Sprintf("[%s]:%d", ep.Host, ep.Port)
+			}
+		}
+		if ke != nil && len(ke.Want) > 0 {
+			return fmt.Sprintf("the host key of %s does not match the one in known_hosts (%s): the host changed its key or someone is in between; check before you trust it", host, msg)
+		}
+		return fmt.Sprintf("the host key of %s is not in known_hosts (%s; files from SSH_KNOWN_HOSTS, else ~/.ssh/known_hosts): add it, e.g. with ssh-keyscan, after checking it", host, msg)
+	}
+	if strings.Contains(msg, "ssh: unable to authenticate") {
+		hint := "configure auth.sshKeyFile or an SSH agent (SSH_AUTH_SOCK)"
+		if src.Auth != nil && src.Auth.SSHKeyFile != "" {
+			hint = "check that the server accepts the key " + src.Auth.SSHKeyFile
+		}
+		return fmt.Sprintf("the remote refused the credentials (%s); %s", msg, hint)
 	}
 	return fmt.Sprintf("remote unreachable (%s)", msg)
 }
@@ -517,11 +571,11 @@ func authFor(src schema.HubSource, u string) (transport.AuthMethod, error) {
 					key = filepath.Join(h, key[2:])
 				}
 			}
-			pk, err := gitssh.NewPublicKeysFromFile(user, key, os.Getenv("ACTANT_SSH_PASSPHRASE"))
+			signer, err := readSSHKey(key, os.Getenv(sshPassphraseEnv))
 			if err != nil {
-				return nil, fmt.Errorf("auth.sshKeyFile %s: %v", key, err)
+				return nil, fmt.Errorf("auth.sshKeyFile %s: %w", key, err)
 			}
-			return pk, nil
+			return &gitssh.PublicKeys{User: user, Signer: signer}, nil
 		}
 		if os.Getenv("SSH_AUTH_SOCK") != "" {
 			am, err := gitssh.NewSSHAgentAuth(user)
