@@ -54,6 +54,7 @@ func MergeAdhoc(cfg *schema.Config) ([]string, error) {
 		if cfg.Agents == nil {
 			cfg.Agents = map[string]schema.Agent{}
 		}
+		a.Adhoc = true
 		cfg.Agents[name] = a
 		added = append(added, name)
 	}

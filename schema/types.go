@@ -293,6 +293,10 @@ type Agent struct {
 	Vars            map[string]string `json:"vars,omitempty"`
 	Permissions     *Permissions      `json:"permissions,omitempty"`
 	LaunchMode      string            `json:"launchMode,omitempty"`
+	// Adhoc marks an agent that `actctl proxy` created (-t, or a tool
+	// agent's per-project copy) and recorded in .actant/adhoc.json rather
+	// than one declared in CUE; `actctl delete` removes such agents.
+	Adhoc bool `json:"-"`
 }
 
 // UnmarshalJSON accepts a preset name or an explicit rule set.

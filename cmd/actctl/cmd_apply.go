@@ -78,6 +78,12 @@ func applyCmd(c *cli.Context) error {
 		Only:       c.Args().Slice(),
 		LockDigest: hub.LockDigest(cfg.Root),
 	})
+	return printResult(g, res, err)
+}
+
+// printResult prints what an apply did (or, on a dry run, would do): its
+// warnings, then the items and a summary line, or the JSON result.
+func printResult(g *globals, res *reconcile.Result, err error) error {
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)

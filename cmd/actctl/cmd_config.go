@@ -139,24 +139,31 @@ type agentJSON struct {
 	Workspace string `json:"workspace"`
 	Dir       string `json:"dir"`
 	Conflict  string `json:"workDirConflict"`
+	// Adhoc: created by actctl proxy (recorded in .actant/adhoc.json),
+	// not declared in the config; `actctl delete` removes it.
+	Adhoc bool `json:"adhoc,omitempty"`
 }
 
 func listAgents(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []agentJSON{}
 	var rows [][]string
 	for _, name := range sortedNames(cfg.Agents) {
+		a := cfg.Agents[name]
+		from := "config"
+		if a.Adhoc {
+			from = "proxy"
+		}
 		r, err := cfg.Resolve(name)
 		if err != nil {
-			a := cfg.Agents[name]
-			out = append(out, agentJSON{Name: name, Template: a.Template})
-			rows = append(rows, []string{name, a.Template, "?", "?", "(" + err.Error() + ")"})
+			out = append(out, agentJSON{Name: name, Template: a.Template, Adhoc: a.Adhoc})
+			rows = append(rows, []string{name, a.Template, "?", "?", "(" + err.Error() + ")", from})
 			continue
 		}
 		out = append(out, agentJSON{Name: name, Template: r.TemplateName, Backend: r.BackendName,
-			Archetype: r.ArchetypeName, Workspace: r.Archetype.Workspace, Dir: r.Dir, Conflict: r.Conflict})
-		rows = append(rows, []string{name, r.TemplateName, r.BackendName, r.ArchetypeName, r.Dir})
+			Archetype: r.ArchetypeName, Workspace: r.Archetype.Workspace, Dir: r.Dir, Conflict: r.Conflict, Adhoc: a.Adhoc})
+		rows = append(rows, []string{name, r.TemplateName, r.BackendName, r.ArchetypeName, r.Dir, from})
 	}
-	return []string{"NAME", "TEMPLATE", "BACKEND", "ARCHETYPE", "WORKDIR"}, rows, out
+	return []string{"NAME", "TEMPLATE", "BACKEND", "ARCHETYPE", "WORKDIR", "FROM"}, rows, out
 }
 
 type templateJSON struct {

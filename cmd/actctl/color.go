@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"strings"
 
 	"github.com/actctl/actctl/reconcile"
@@ -29,12 +28,7 @@ func colorFor(w io.Writer, noColor bool, getenv func(string) string) palette {
 	if noColor || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return palette(err == nil && fi.Mode()&os.ModeCharDevice != 0)
+	return palette(isTerminal(w))
 }
 
 func (p palette) paint(code, s string) string {

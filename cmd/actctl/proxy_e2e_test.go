@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +264,44 @@ func TestProxyTemplateIntoProject(t *testing.T) {
 		if err := c.cmd.Wait(); err == nil {
 			t.Errorf("%v: exit 0", args)
 		}
+	}
+
+	// delete: a declared agent is refused with its position, an unknown
+	// one by name, and nothing is written either way.
+	before := stamps(t, project)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"delete", "helper"}, 1, "actant.cue:"},
+		{[]string{"delete", "nobody"}, 1, `"nobody"`},
+		{[]string{"delete"}, 2, "name the agent"},
+	} {
+		r := actctl(t, root, home, c.args...)
+		if r.Code != c.code || !strings.Contains(r.Stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q\n%s", c.args, r.Code, c.code, c.want, r.Stderr)
+		}
+	}
+	if r := actctl(t, root, home, "delete", "scratch", "--dry-run"); r.Code != 0 || !strings.Contains(r.Stdout, "FAKE.md") {
+		t.Errorf("delete --dry-run: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if after := stamps(t, project); !reflect.DeepEqual(before, after) {
+		t.Error("a refused delete or a dry run changed the project")
+	}
+	// delete scratch: the user's file returns to its exact bytes and the
+	// agent is gone from the workspace.
+	if r := actctl(t, root, home, "delete", "scratch"); r.Code != 0 {
+		t.Fatalf("delete scratch: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(project, "FAKE.md")); string(b) != userText {
+		t.Errorf("FAKE.md after delete = %q, want the user's original", b)
+	}
+	if r := actctl(t, root, home, "-o", "json", "get", "agents"); strings.Contains(r.Stdout, `"scratch"`) {
+		t.Errorf("scratch still listed after delete: %s", r.Stdout)
+	}
+	if r := actctl(t, root, home, "apply", "--dry-run"); strings.Contains(r.Stdout, project) || strings.Contains(r.Stdout, "scratch") {
+		t.Errorf("apply would bring scratch back:\n%s", r.Stdout)
 	}
 }
 
