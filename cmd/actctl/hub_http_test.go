@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -75,37 +74,22 @@ func TestHubHTTPToken(t *testing.T) {
 hub: team: {url: "`+srv.URL+`/hub.git", ref: branch: "main", auth: tokenEnv: "TEAM_HUB_TOKEN"}
 agents: rev: template: "team@reviewer"
 `)
-	run := func(tok string, args ...string) result {
-		cmd := exec.Command(actctlBin, append([]string{"-C", root}, args...)...)
-		cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1", "TEAM_HUB_TOKEN="+tok)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		r := result{Stdout: o.String(), Stderr: e.String()}
-		if ee, ok := err.(*exec.ExitError); ok {
-			r.Code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return r
+	run := func(tok string) result {
+		return actctlEnv(t, root, home, []string{"TEAM_HUB_TOKEN=" + tok}, "apply")
 	}
 	nothingWritten := func(what string) {
 		t.Helper()
-		for _, f := range []string{"actant.lock", "CLAUDE.md", ".claude"} {
-			if _, err := os.Stat(filepath.Join(root, f)); err == nil {
-				t.Errorf("%s: %s was written", what, f)
-			}
-		}
+		assertNotWritten(t, root, what, "actant.lock", "CLAUDE.md", ".claude")
 	}
 
-	r := run("", "apply")
+	r := run("")
 	t.Logf("no token:\n%s", r.Stderr)
 	if r.Code != 1 || !strings.Contains(r.Stderr, "TEAM_HUB_TOKEN") || !strings.Contains(r.Stderr, "team") {
 		t.Errorf("no token: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	nothingWritten("no token")
 
-	r = run("wrong-token", "apply")
+	r = run("wrong-token")
 	t.Logf("wrong token:\n%s", r.Stderr)
 	if r.Code != 1 || !strings.Contains(r.Stderr, `hub source "team"`) || !strings.Contains(r.Stderr, "refused the credentials") || !strings.Contains(r.Stderr, "$TEAM_HUB_TOKEN") {
 		t.Errorf("wrong token: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
@@ -115,7 +99,7 @@ agents: rev: template: "team@reviewer"
 	}
 	nothingWritten("wrong token")
 
-	r = run(token, "apply")
+	r = run(token)
 	if r.Code != 0 {
 		t.Fatalf("apply with the token: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
@@ -134,7 +118,7 @@ agents: rev: template: "team@reviewer"
 	// The lock is satisfied from the cache: no request at all, even without
 	// the token.
 	n := len(users())
-	if r := run("", "apply"); r.Code != 0 || len(users()) != n {
+	if r := run(""); r.Code != 0 || len(users()) != n {
 		t.Errorf("satisfied lock: exit %d, %d new requests\n%s%s", r.Code, len(users())-n, r.Stdout, r.Stderr)
 	}
 }

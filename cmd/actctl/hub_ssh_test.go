@@ -171,28 +171,12 @@ agents: rev: template: "team@reviewer"
 `)
 	}
 	run := func(env ...string) result {
-		cmd := exec.Command(actctlBin, "-C", root, "apply")
-		// No agent: only the key file may be used.
-		cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1", "SSH_AUTH_SOCK=")
-		cmd.Env = append(cmd.Env, env...)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		r := result{Stdout: o.String(), Stderr: e.String()}
-		if ee, ok := err.(*exec.ExitError); ok {
-			r.Code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		// No SSH agent: only the key file may be used.
+		return actctlEnv(t, root, home, append([]string{"SSH_AUTH_SOCK="}, env...), "-C", root, "apply")
 	}
 	nothingWritten := func(what string) {
 		t.Helper()
-		for _, f := range []string{"actant.lock", "CLAUDE.md", ".claude"} {
-			if _, err := os.Stat(filepath.Join(root, f)); err == nil {
-				t.Errorf("%s: %s was written", what, f)
-			}
-		}
+		assertNotWritten(t, root, what, "actant.lock", "CLAUDE.md", ".claude")
 	}
 	bad := []struct {
 		name, key string

@@ -46,12 +46,18 @@ type result struct {
 // t.TempDir() when empty) and returns its output and exit code.
 func actctl(t *testing.T, dir, home string, args ...string) result {
 	t.Helper()
+	return actctlEnv(t, dir, home, nil, args...)
+}
+
+// actctlEnv is actctl with extra environment variables (NAME=value).
+func actctlEnv(t *testing.T, dir, home string, env []string, args ...string) result {
+	t.Helper()
 	if home == "" {
 		home = filepath.Join(t.TempDir(), "home")
 	}
 	cmd := exec.Command(actctlBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1"), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -90,4 +96,14 @@ func listFiles(t *testing.T, dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// assertNotWritten fails when any of files (relative to dir) exists.
+func assertNotWritten(t *testing.T, dir, what string, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s: %s was written", what, f)
+		}
+	}
 }
