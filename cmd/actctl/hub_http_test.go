@@ -50,23 +50,32 @@ func gitHTTPServer(t *testing.T, root, token string) (*httptest.Server, func() [
 	}
 }
 
+// bareHubRepo publishes a one-skill, one-template hub in the actant-hub
+// layout as hub.git under a new directory, which it returns (a server
+// root). The skill's content is skill.
+func bareHubRepo(t *testing.T, skill string) string {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{
+		"actant.json":             `{"name":"h","version":"1.0.0"}`,
+		"skills/review.json":      `{"name":"review","version":"1.0.0","description":"Review code","content":"` + skill + `"}`,
+		"templates/reviewer.json": `{"name":"reviewer","version":"1.0.0","archetype":"tool","backend":{"type":"claude-code"},"domainContext":{"skills":["review"]}}`,
+	})
+	hubGit(t, src, "init", "-q", "-b", "main")
+	hubGit(t, src, "add", "-A")
+	hubGit(t, src, "commit", "-q", "-m", "one")
+	root := t.TempDir()
+	hubGit(t, root, "clone", "-q", "--bare", src, "hub.git")
+	return root
+}
+
 // TestHubHTTPToken: a hub over HTTP that needs a token gets it from the
 // environment variable named by auth.tokenEnv, as the basic-auth password.
 // A missing or wrong token fails with a message that names the source and
 // writes nothing; the token never appears in the output or in the lock.
 func TestHubHTTPToken(t *testing.T) {
 	const token = "s3cret-token-value"
-	src := filepath.Join(t.TempDir(), "src")
-	writeFiles(t, src, map[string]string{
-		"actant.json":             `{"name":"h","version":"1.0.0"}`,
-		"skills/review.json":      `{"name":"review","version":"1.0.0","description":"Review code","content":"# Review"}`,
-		"templates/reviewer.json": `{"name":"reviewer","version":"1.0.0","archetype":"tool","backend":{"type":"claude-code"},"domainContext":{"skills":["review"]}}`,
-	})
-	hubGit(t, src, "init", "-q", "-b", "main")
-	hubGit(t, src, "add", "-A")
-	hubGit(t, src, "commit", "-q", "-m", "one")
-	srvRoot := t.TempDir()
-	hubGit(t, srvRoot, "clone", "-q", "--bare", src, "hub.git")
+	srvRoot := bareHubRepo(t, "# Review")
 	srv, users := gitHTTPServer(t, srvRoot, token)
 
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")

@@ -120,17 +120,7 @@ func serveGitSSH(nc net.Conn, cfg *ssh.ServerConfig, root string, sessions *atom
 // says which, and write nothing.
 func TestHubSSHKeyFile(t *testing.T) {
 	const pass = "correct horse"
-	src := filepath.Join(t.TempDir(), "src")
-	writeFiles(t, src, map[string]string{
-		"actant.json":             `{"name":"h","version":"1.0.0"}`,
-		"skills/review.json":      `{"name":"review","version":"1.0.0","description":"Review code","content":"# Review over ssh"}`,
-		"templates/reviewer.json": `{"name":"reviewer","version":"1.0.0","archetype":"tool","backend":{"type":"claude-code"},"domainContext":{"skills":["review"]}}`,
-	})
-	hubGit(t, src, "init", "-q", "-b", "main")
-	hubGit(t, src, "add", "-A")
-	hubGit(t, src, "commit", "-q", "-m", "one")
-	srvRoot := t.TempDir()
-	hubGit(t, srvRoot, "clone", "-q", "--bare", src, "hub.git")
+	srvRoot := bareHubRepo(t, "# Review over ssh")
 
 	keys := t.TempDir()
 	writeKey := func(name string) ssh.PublicKey {
