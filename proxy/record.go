@@ -45,6 +45,35 @@ func RecordPath(r *schema.Resolved) string {
 	return filepath.Join(r.Dir, ".actant", "agents", r.Name+".json")
 }
 
+// LogPath is where proxy sessions of r log: the instance's logs/, or
+// .actant/logs/<name>.log in a project (kept out of the user's tree and git).
+func LogPath(r *schema.Resolved) string {
+	if r.Archetype.Workspace == schema.WorkspaceInstance {
+		return filepath.Join(r.Dir, "logs", "proxy.log")
+	}
+	return filepath.Join(r.Dir, ".actant", "logs", r.Name+".log")
+}
+
+// RemoveRuntime removes what running r left beside its materialized files
+// (its runtime record and proxy log), then the directories that held them
+// when that leaves them empty. Call it once r's files are pruned, when the
+// agent is gone for good.
+func RemoveRuntime(r *schema.Resolved) error {
+	for _, p := range []string{RecordPath(r), LogPath(r)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	dirs := []string{filepath.Join(r.Dir, ".actant", "agents"), filepath.Join(r.Dir, ".actant", "logs"), filepath.Join(r.Dir, ".actant")}
+	if r.Archetype.Workspace == schema.WorkspaceInstance {
+		dirs = []string{filepath.Join(r.Dir, "logs"), r.Dir}
+	}
+	for _, d := range dirs {
+		_ = os.Remove(d) // only succeeds when empty: anything else stays
+	}
+	return nil
+}
+
 // ReadRecord reads the runtime keys of the record at path; a missing file
 // is an empty record.
 func ReadRecord(path string) (Record, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
@@ -45,7 +46,7 @@ func deleteCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var adhoc []string
+	var adhoc []*schema.Resolved
 	for _, n := range names {
 		a, ok := cfg.Agents[n]
 		if !ok {
@@ -70,7 +71,11 @@ func deleteCmd(c *cli.Context) error {
 		if p := processState(cfg, n); p != nil && p.PID != 0 {
 			return fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, p.PID, p.Ownership)
 		}
-		adhoc = append(adhoc, n)
+		r, rerr := cfg.Resolve(n)
+		if rerr != nil {
+			return fmt.Errorf("delete %s: %w", n, rerr)
+		}
+		adhoc = append(adhoc, r)
 		delete(cfg.Agents, n)
 	}
 	dry := c.Bool("dry-run")
@@ -83,9 +88,13 @@ func deleteCmd(c *cli.Context) error {
 	if err == nil && !dry {
 		// Forget the agents only once their files are pruned: a failed
 		// prune leaves everything as it was, ready for another try.
-		for _, n := range adhoc {
-			if rerr := reconcile.RecordAdhoc(cfg.Root, n, nil); rerr != nil {
-				err = fmt.Errorf("delete %s: files pruned, but forgetting the agent failed: %w", n, rerr)
+		for _, r := range adhoc {
+			rerr := proxy.RemoveRuntime(r)
+			if rerr == nil {
+				rerr = reconcile.RecordAdhoc(cfg.Root, r.Name, nil)
+			}
+			if rerr != nil {
+				err = fmt.Errorf("delete %s: files pruned, but forgetting the agent failed: %w", r.Name, rerr)
 				break
 			}
 		}

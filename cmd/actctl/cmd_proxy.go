@@ -228,7 +228,7 @@ func (s *proxySession) serve(ctx context.Context) error {
 		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
 		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: s.g.Stderr,
-		LogFile: s.logFile(),
+		LogFile: proxy.LogPath(s.r),
 		OnStart: func(pid int) {
 			if err := proxy.UpdateRecord(record, map[string]any{
 				"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid,
@@ -239,15 +239,6 @@ func (s *proxySession) serve(ctx context.Context) error {
 	})
 	s.cleanup()
 	return err
-}
-
-// logFile is where the session's log goes: the instance's logs/, or
-// .actant/logs/ in a project (kept out of the user's tree and git).
-func (s *proxySession) logFile() string {
-	if s.r.Archetype.Workspace == schema.WorkspaceInstance {
-		return filepath.Join(s.r.Dir, "logs", "proxy.log")
-	}
-	return filepath.Join(s.r.Dir, ".actant", "logs", s.r.Name+".log")
 }
 
 // cleanup marks the agent stopped, or removes an ephemeral copy entirely.
@@ -261,19 +252,20 @@ func (s *proxySession) cleanup() {
 		}
 		return
 	}
-	os.Remove(record)
-	if s.materialize {
-		delete(s.cfg.Agents, s.r.Name)
-		// Pruning the copy needs a fresh context: the session's may be
-		// cancelled by the signal that ended it.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{s.r.Name}, LockWait: 5 * time.Second}); err != nil {
-			fmt.Fprintf(s.g.Stderr, "actctl: proxy: remove ephemeral %s: %v\n", s.r.Name, err)
-		}
-		os.Remove(filepath.Join(s.r.Dir, "logs", "proxy.log"))
-		os.Remove(filepath.Join(s.r.Dir, "logs"))
-		os.Remove(s.r.Dir)
+	if !s.materialize {
+		os.Remove(record)
+		return
+	}
+	delete(s.cfg.Agents, s.r.Name)
+	// Pruning the copy needs a fresh context: the session's may be
+	// cancelled by the signal that ended it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{s.r.Name}, LockWait: 5 * time.Second}); err != nil {
+		fmt.Fprintf(s.g.Stderr, "actctl: proxy: remove ephemeral %s: %v\n", s.r.Name, err)
+	}
+	if err := proxy.RemoveRuntime(s.r); err != nil {
+		fmt.Fprintf(s.g.Stderr, "actctl: proxy: remove ephemeral %s: %v\n", s.r.Name, err)
 	}
 }
 

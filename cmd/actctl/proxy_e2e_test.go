@@ -289,6 +289,21 @@ func TestProxyTemplateIntoProject(t *testing.T) {
 	if after := stamps(t, project); !reflect.DeepEqual(before, after) {
 		t.Error("a refused delete or a dry run changed the project")
 	}
+	// An agent a live process serves is not deleted under it.
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	if r := actctl(t, root, home, "attach", "scratch", "--pid", jsonInt(sleeper.Process.Pid)); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	if r := actctl(t, root, home, "delete", "scratch"); r.Code != 1 || !strings.Contains(r.Stderr, "served by pid "+jsonInt(sleeper.Process.Pid)) {
+		t.Errorf("delete of a served agent: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if r := actctl(t, root, home, "detach", "scratch"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
 	// delete scratch: the user's file returns to its exact bytes and the
 	// agent is gone from the workspace.
 	if r := actctl(t, root, home, "delete", "scratch"); r.Code != 0 {
@@ -296,6 +311,9 @@ func TestProxyTemplateIntoProject(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(project, "FAKE.md")); string(b) != userText {
 		t.Errorf("FAKE.md after delete = %q, want the user's original", b)
+	}
+	if got := listFiles(t, project); strings.Join(got, ",") != "FAKE.md" {
+		t.Errorf("project after delete holds %v, want only the user's FAKE.md", got)
 	}
 	if r := actctl(t, root, home, "-o", "json", "get", "agents"); strings.Contains(r.Stdout, `"scratch"`) {
 		t.Errorf("scratch still listed after delete: %s", r.Stdout)
