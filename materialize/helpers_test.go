@@ -55,7 +55,7 @@ func builtinBackends() map[string]schema.Backend {
 
 // builtinArchetypes are the SPEC section 3 defaults.
 func builtinArchetypes() map[string]schema.Archetype {
-	ign := []string{".actant.json", ".actant/", "logs/"}
+	ign := []string{"/.actant/"}
 	return map[string]schema.Archetype{
 		schema.ArchTool: {LaunchMode: "direct", Workspace: schema.WorkspaceProject, WorkDirConflict: schema.ConflictAppend,
 			Gitignore: ign, Materialize: schema.MaterializeMinimal, ProcessCwd: "workspace", SessionCwd: "client"},

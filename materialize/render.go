@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -31,6 +32,10 @@ const (
 	ActantJSONPath = ".actant.json"
 	// SystemPromptPath is written for full materialization (Actant layout).
 	SystemPromptPath = "prompts/system.md"
+	// MetaDir is actctl's own directory in a workspace: runtime records
+	// and proxy logs of the agents working there and, at the workspace
+	// root, the state, lock and backups.
+	MetaDir = ".actant"
 	// LogsDir is created for full materialization.
 	LogsDir = "logs"
 	// defaultWorkspacePolicy is Actant's default when a template sets none.
@@ -634,27 +639,76 @@ func (rd *renderer) permissions(f schema.Files) error {
 
 // --- workspace kinds ---------------------------------------------------------
 
-// gitignore renders the project workspace's .gitignore block: the
-// archetype's entries minus those git already tracks (SPEC section 4).
+// gitignore renders the project workspace's .gitignore block (README,
+// "What apply writes"). The archetype's entries choose among the paths
+// actctl writes in this workspace: its .actant/ directory (the runtime
+// records and proxy logs of the agents working here, and at the workspace
+// root the state, lock and backups too) and the agent's own files. Each is
+// written anchored to the workspace (/.actant/), so it never hides a
+// same-named path deeper in the user's tree; an entry naming anything else
+// is left out with a warning, and so is a path git already tracks.
 func (rd *renderer) gitignore() error {
+	written := rd.writtenPaths()
 	var lines []string
 	for _, g := range rd.r.Archetype.Gitignore {
-		g = strings.TrimSpace(g)
-		if g == "" || contains(lines, g) {
-			continue
-		}
 		if strings.ContainsAny(g, "\r\n") {
 			return fmt.Errorf("archetype %q: gitignore entry %q spans lines", rd.r.ArchetypeName, g)
 		}
-		if rd.o.IsTracked != nil && rd.o.IsTracked(strings.Trim(g, "/")) {
+		rel := strings.Trim(strings.TrimSpace(g), "/")
+		if rel == "" {
 			continue
 		}
-		lines = append(lines, g)
+		rel = path.Clean(rel)
+		isDir, ok := written[rel]
+		if !ok {
+			rd.warn("archetype %q: gitignore entry %q is not a path actctl writes in a project workspace; it is left out of .gitignore", rd.r.ArchetypeName, g)
+			continue
+		}
+		if rd.o.IsTracked != nil && rd.o.IsTracked(rel) {
+			continue
+		}
+		line := "/" + gitignoreEscape(rel)
+		if isDir {
+			line += "/"
+		}
+		if !contains(lines, line) {
+			lines = append(lines, line)
+		}
 	}
 	if len(lines) == 0 {
 		return nil
 	}
 	return rd.addBlock(GitignorePath, StyleHash, strings.Join(lines, "\n")+"\n", "gitignore")
+}
+
+// writtenPaths maps every path actctl writes in a project workspace, and
+// every directory holding one, to whether it is a directory.
+func (rd *renderer) writtenPaths() map[string]bool {
+	m := map[string]bool{MetaDir: true}
+	for i := range rd.slots {
+		e := &rd.slots[i].e
+		m[e.Path] = e.Mode == ModeDir
+		for d := path.Dir(e.Path); d != "." && d != "/"; d = path.Dir(d) {
+			m[d] = true
+		}
+	}
+	return m
+}
+
+// gitignoreEscape quotes the characters gitignore reads as a pattern, so
+// a path matches only itself.
+func gitignoreEscape(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '*' || c == '?' || c == '[' || c == '\\' || (c == ' ' && i == len(p)-1):
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // instance renders the Actant-compatible files of an instance workspace.

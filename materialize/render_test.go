@@ -348,33 +348,83 @@ func TestPresetMapping(t *testing.T) {
 	}
 }
 
+// TestGitignore: the block lists only paths actctl writes in the project
+// workspace, each anchored to it, never a tracked one.
 func TestGitignore(t *testing.T) {
-	cfg := sampleConfig("claude-code", schema.ArchTool)
-	var asked []string
-	tracked := map[string]bool{".actant.json": true}
-	tg := render(t, cfg, "reviewer", Options{IsTracked: func(rel string) bool {
-		asked = append(asked, rel)
-		return tracked[rel]
-	}})
-	e := tg.Find(GitignorePath)
-	if e == nil || e.Mode != ModeBlock || e.Style != StyleHash {
-		t.Fatalf(".gitignore entry: %+v", e)
-	}
-	if got := string(e.Content); got != ".actant/\nlogs/\n" {
-		t.Errorf(".gitignore block = %q", got)
-	}
-	if !reflect.DeepEqual(asked, []string{".actant.json", ".actant", "logs"}) {
-		t.Errorf("IsTracked asked for %q", asked)
-	}
-	// Everything tracked: no block at all.
-	tg = render(t, cfg, "reviewer", Options{IsTracked: func(string) bool { return true }})
-	if tg.Find(GitignorePath) != nil {
-		t.Error(".gitignore block rendered although every entry is tracked")
+	for _, tc := range []struct {
+		name    string
+		entries []string
+		tracked map[string]bool
+		want    string // block content, "" for no block
+		asked   []string
+		warns   []string // substrings of expected warnings
+	}{
+		{name: "default", entries: []string{"/.actant/"}, want: "/.actant/\n", asked: []string{".actant"}},
+		// The old defaults: nothing writes .actant.json or logs/ in a
+		// project, and a bare logs/ would hide every */logs/ of the repository.
+		{name: "old defaults", entries: []string{".actant.json", ".actant/", "logs/"}, want: "/.actant/\n", asked: []string{".actant"},
+			warns: []string{`gitignore entry ".actant.json" is not a path actctl writes`, `gitignore entry "logs/" is not a path actctl writes`}},
+		{name: "own files anchored", entries: []string{".actant", "CLAUDE.md", ".claude/", "/.claude/skills/code-review/scripts"},
+			want:  "/.actant/\n/CLAUDE.md\n/.claude/\n/.claude/skills/code-review/scripts/\n",
+			asked: []string{".actant", "CLAUDE.md", ".claude", ".claude/skills/code-review/scripts"}},
+		{name: "duplicates and blanks", entries: []string{".actant/", " ", "/.actant", ".actant//"}, want: "/.actant/\n", asked: []string{".actant", ".actant", ".actant"}},
+		{name: "tracked left out", entries: []string{".actant/", "CLAUDE.md"}, tracked: map[string]bool{".actant": true}, want: "/CLAUDE.md\n", asked: []string{".actant", "CLAUDE.md"}},
+		{name: "all tracked", entries: []string{".actant/"}, tracked: map[string]bool{".actant": true}, asked: []string{".actant"}},
+		{name: "none", entries: nil},
+		{name: "pattern refused", entries: []string{"*.log", "src/logs/"}, warns: []string{`"*.log" is not a path`, `"src/logs/" is not a path`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := sampleConfig("claude-code", schema.ArchTool)
+			a := cfg.Archetypes[schema.ArchTool]
+			a.Gitignore = tc.entries
+			cfg.Archetypes[schema.ArchTool] = a
+			var asked []string
+			tg := render(t, cfg, "reviewer", Options{IsTracked: func(rel string) bool {
+				asked = append(asked, rel)
+				return tc.tracked[rel]
+			}})
+			got := ""
+			if e := tg.Find(GitignorePath); e != nil {
+				if e.Mode != ModeBlock || e.Style != StyleHash {
+					t.Fatalf(".gitignore entry: %+v", e)
+				}
+				got = string(e.Content)
+			}
+			if got != tc.want {
+				t.Errorf(".gitignore block = %q, want %q", got, tc.want)
+			}
+			if !reflect.DeepEqual(asked, tc.asked) {
+				t.Errorf("IsTracked asked for %q, want %q", asked, tc.asked)
+			}
+			for _, w := range tc.warns {
+				if !hasWarning(tg, w) {
+					t.Errorf("no warning containing %q in %q", w, tg.Warnings)
+				}
+			}
+			if len(tc.warns) == 0 && hasWarning(tg, "gitignore") {
+				t.Errorf("unexpected gitignore warning: %q", tg.Warnings)
+			}
+		})
 	}
 	// Instances never get a .gitignore block.
-	tg = render(t, sampleConfig("claude-code", schema.ArchRepo), "reviewer", Options{})
+	tg := render(t, sampleConfig("claude-code", schema.ArchRepo), "reviewer", Options{})
 	if tg.Find(GitignorePath) != nil {
 		t.Error("instance workspace got a .gitignore block")
+	}
+}
+
+func TestGitignoreEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		".actant":     ".actant",
+		"a*b/c?d[e]":  `a\*b/c\?d\[e]`,
+		`back\slash`:  `back\\slash`,
+		"trailing ":   `trailing\ `,
+		"in side":     "in side",
+		"#hash!/x.md": "#hash!/x.md", // after the leading "/" neither is special
+	} {
+		if got := gitignoreEscape(in); got != want {
+			t.Errorf("gitignoreEscape(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

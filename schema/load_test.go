@@ -52,8 +52,8 @@ agents: a: template: "t"
 		}
 	}
 	want := map[string]Archetype{
-		"tool":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "project", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "append", Gitignore: []string{".actant.json", ".actant/", "logs/"}, Materialize: "minimal"},
-		"repo":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "workspace", WorkDirConflict: "error", Gitignore: []string{".actant.json", ".actant/", "logs/"}, Materialize: "full"},
+		"tool":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "project", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "append", Gitignore: []string{"/.actant/"}, Materialize: "minimal"},
+		"repo":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "workspace", WorkDirConflict: "error", Gitignore: []string{"/.actant/"}, Materialize: "full"},
 		"employee": {LaunchMode: "acp-background", InteractionModes: []string{"start", "run", "proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full"},
 		"service":  {LaunchMode: "acp-service", InteractionModes: []string{"proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full"},
 	}
