@@ -29,22 +29,44 @@ const DirPerm fs.FileMode = 0o755
 
 // Write atomically replaces path with data.
 //
-// If path already exists its permission bits are kept (a user who made a
-// file read-only for the group keeps it that way); perm is used only when the
-// file is new. If path is a symbolic link, the link is kept and its target is
-// replaced instead: users commonly symlink CLAUDE.md to AGENTS.md, and
-// renaming over the link would silently split the two files. On any error the
-// temporary file is removed and path is untouched.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+// If path already exists its mode (permission, setuid, setgid and sticky
+// bits) and, where the process may set them, its owner and group are kept:
+// a user who made a file read-only for the group keeps it that way, and a
+// file replaced by a run as root still belongs to its user. perm is used
+// only when the file is new. If path is a symbolic link, the link is kept
+// and its target is replaced instead: users commonly symlink CLAUDE.md to
+// AGENTS.md, and renaming over the link would silently split the two
+// files. On any error the temporary file is removed and path is untouched.
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+// WriteMode is Write, except that the file gets exactly the permission
+// bits perm, also when it replaces one (its owner is still kept): for
+// files whose mode is part of what actctl writes, such as an executable
+// skill script.
+func WriteMode(path string, data []byte, perm fs.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// keptMode are the mode bits Write carries over from the replaced file.
+const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+func write(path string, data []byte, perm fs.FileMode, exact bool) (err error) {
 	target, err := resolve(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	mode := perm.Perm()
+	var old fs.FileInfo
 	if fi, statErr := os.Stat(target); statErr == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("write %s: not a regular file", path)
 		}
-		perm = fi.Mode().Perm()
+		old = fi
+		if !exact {
+			mode = fi.Mode() & keptMode
+		}
 	} else if !errors.Is(statErr, fs.ErrNotExist) {
 		return fmt.Errorf("write %s: %w", path, statErr)
 	}
@@ -66,9 +88,15 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// The owner first: a chown may clear setuid and setgid bits.
+	if old != nil {
+		if err = keepOwner(f, old); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
 	// CreateTemp makes the file 0600; set the final bits explicitly (Chmod
-	// is not subject to the umask, so perm is exactly what the file gets).
-	if err = f.Chmod(perm.Perm()); err != nil {
+	// is not subject to the umask, so mode is exactly what the file gets).
+	if err = f.Chmod(mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Sync(); err != nil {

@@ -207,3 +207,76 @@ func TestCleanTemps(t *testing.T) {
 		t.Errorf("missing dir: %v %v", r, err)
 	}
 }
+
+// TestWriteKeepsOwner: replacing a file keeps its owner and group, which a
+// rename of a temp file created by root would otherwise change (only root
+// can give a file away, so the uid/gid part runs as root only).
+func TestWriteKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root can chown a file to another user")
+	}
+	for _, exact := range []bool{false, true} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "CLAUDE.md")
+		if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, 1234, 5678); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o640|os.ModeSetgid); err != nil {
+			t.Fatal(err)
+		}
+		write, wantMode := Write, 0o640|os.ModeSetgid
+		if exact {
+			write, wantMode = WriteMode, 0o755
+		}
+		if err := write(p, []byte("new"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		uid, gid, ok := owner(statOf(t, p))
+		if !ok || uid != 1234 || gid != 5678 {
+			t.Errorf("exact=%v: owner = %d:%d, want 1234:5678 kept", exact, uid, gid)
+		}
+		if m := statOf(t, p).Mode() & (os.ModePerm | os.ModeSetgid); m != wantMode {
+			t.Errorf("exact=%v: mode = %v, want %v", exact, m, wantMode)
+		}
+		noTemps(t, dir)
+	}
+}
+
+// TestWriteModeSetsPerm: WriteMode gives the file exactly perm, also when
+// it replaces one (a skill script that became executable), while Write
+// keeps the replaced file's bits.
+func TestWriteModeSetsPerm(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "run.sh")
+	if err := WriteMode(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if m := statOf(t, p).Mode().Perm(); m != 0o755 {
+		t.Errorf("new file: perm = %v, want 0755", m)
+	}
+	if err := WriteMode(p, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m := statOf(t, p).Mode().Perm(); m != 0o644 {
+		t.Errorf("replaced: perm = %v, want 0644", m)
+	}
+	if err := Write(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if m := statOf(t, p).Mode().Perm(); m != 0o644 {
+		t.Errorf("Write: perm = %v, want 0644 kept", m)
+	}
+	noTemps(t, dir)
+}
+
+func statOf(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
