@@ -200,6 +200,7 @@ func (r *reader) readSkillDir(dir string, hint Info, key string) {
 	}
 	desc := firstNonEmpty(fm["description"], hint.Description)
 	files := map[string][]byte{}
+	exec := map[string]bool{}
 	all := map[string][]byte{"SKILL.md": data}
 	_ = fs.WalkDir(r.fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -226,12 +227,18 @@ func (r *reader) readSkillDir(dir string, hint Info, key string) {
 		}
 		files[rel] = b
 		all[rel] = b
+		if fi, err := fs.Stat(r.fsys, p); err == nil && fi.Mode()&0o111 != 0 {
+			exec[rel] = true // git's 100755, kept by the cache's extraction
+		}
 		return nil
 	})
 	in := Info{Kind: KindSkill, Name: name, Version: version, Description: desc, File: main,
 		Digest: digestOf(all), Pos: r.pos(main, 0)}
 	if r.addInfo(in) {
-		r.c.Skills[name] = schema.Skill{Description: desc, Content: body, Files: files, Source: r.display(main)}
+		if len(exec) == 0 {
+			exec = nil
+		}
+		r.c.Skills[name] = schema.Skill{Description: desc, Content: body, Files: files, Executable: exec, Source: r.display(main)}
 	}
 }
 

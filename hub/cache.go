@@ -78,6 +78,10 @@ type marker struct {
 	Commit string `json:"commit"`
 	Path   string `json:"path,omitempty"`
 	Digest string `json:"digest"`
+	// ExecBits: the tree was extracted with git's executable bits (0555
+	// for 100755 files). A tree extracted before that has every file 0444
+	// and is extracted again from the cached repository.
+	ExecBits bool `json:"execBits,omitempty"`
 }
 
 func readMarker(treeDir string) (marker, bool) {
@@ -387,6 +391,7 @@ func extract(repo *git.Repository, commit plumbing.Hash, sub, dst string) (strin
 		return io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	}
 	files := map[string][]byte{}
+	exec := map[string]bool{}
 	total := int64(0)
 	names := make([]string, 0, len(entries))
 	for n := range entries {
@@ -438,6 +443,7 @@ func extract(repo *git.Repository, commit plumbing.Hash, sub, dst string) (strin
 			return "", fmt.Errorf("%s: %w", name, err)
 		}
 		files[name] = data
+		exec[name] = e.mode == filemode.Executable
 	}
 	if len(problems) > 0 {
 		return "", &UnsafeTreeError{Problems: problems}
@@ -461,8 +467,16 @@ func extract(repo *git.Repository, commit plumbing.Hash, sub, dst string) (strin
 			return "", err
 		}
 		// Read-only: the cache is shared by every workspace and renderers
-		// must not edit it in place.
-		if err := os.WriteFile(p, data, 0o444); err != nil {
+		// must not edit it in place. Executable files stay executable:
+		// skill scripts keep their mode.
+		perm := fs.FileMode(0o444)
+		if exec[name] {
+			perm = 0o555
+		}
+		if err := os.WriteFile(p, data, perm); err != nil {
+			return "", err
+		}
+		if err := os.Chmod(p, perm); err != nil { // not subject to the umask
 			return "", err
 		}
 	}
@@ -470,7 +484,7 @@ func extract(repo *git.Repository, commit plumbing.Hash, sub, dst string) (strin
 	if err := os.Rename(tmp, dst); err != nil {
 		return "", fmt.Errorf("install tree %s: %w", dst, err)
 	}
-	m, _ := json.Marshal(marker{Commit: commit.String(), Path: sub, Digest: digest})
+	m, _ := json.Marshal(marker{Commit: commit.String(), Path: sub, Digest: digest, ExecBits: true})
 	if err := atomicfile.Write(dst+".json", m, 0o644); err != nil {
 		return "", err
 	}

@@ -247,7 +247,7 @@ func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource,
 		// The lock decides. Fast path: tree cached, no lock, no network.
 		entry = *prev
 		treeDir := filepath.Join(dir, "trees", treeID(entry.Commit, sub))
-		if m, ok := readMarker(treeDir); !ok || m.Digest != entry.Digest {
+		if m, ok := readMarker(treeDir); !ok || m.Digest != entry.Digest || !m.ExecBits {
 			if err := e.materialize(ctx, name, src, u, dir, ref, &entry, &sr, true); err != nil {
 				return fail(err)
 			}
@@ -361,7 +361,7 @@ func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSo
 		entry.Commit, entry.Resolved = res.Commit.String(), res.Name
 	}
 	treeDir := filepath.Join(dir, "trees", treeID(commit.String(), cleanSub(src.Path)))
-	if m, ok := readMarker(treeDir); ok {
+	if m, ok := readMarker(treeDir); ok && m.ExecBits {
 		if locked && m.Digest != entry.Digest {
 			return fmt.Errorf("commit %s does not match the digest in %s (%s, cache has %s): the lock was edited or the cache is damaged; run `actctl hub update %s`", short(entry.Commit), LockFile, entry.Digest, m.Digest, name)
 		}

@@ -4,6 +4,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -489,5 +490,62 @@ func TestEnsureConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestEnsureKeepsExecBits: a hub skill's script committed as 100755 stays
+// executable in the cache and is marked so the materializer writes it
+// 0755; a tree cached by an actctl that dropped the bits is extracted
+// again from the cached repository, without the network.
+func TestEnsureKeepsExecBits(t *testing.T) {
+	r := newHubRepo(t)
+	script := filepath.Join(r.dir, "skills/guided-setup/scripts/run.sh")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.commit(t, "script")
+	_, _, load := workspace(t, fmt.Sprintf("hub: h: {url: %q, ref: branch: \"main\"}\n", "file://"+r.dir))
+	check := func(rep *Report) {
+		t.Helper()
+		src := rep.Sources[0]
+		s, ok := src.Components.Skills["guided-setup"]
+		if !ok {
+			t.Fatalf("no guided-setup skill in %v", src.Components.Skills)
+		}
+		if !s.Executable["scripts/run.sh"] || s.Executable["references/checklist.md"] || len(s.Executable) != 1 {
+			t.Errorf("Executable = %v, want only scripts/run.sh", s.Executable)
+		}
+		fi, err := os.Stat(filepath.Join(src.Dir, "skills/guided-setup/scripts/run.sh"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o555 {
+			t.Errorf("cached script has mode %v, want 0555", fi.Mode().Perm())
+		}
+	}
+	rep := ensure(t, load(), Options{})
+	check(rep)
+
+	// The tree as an older actctl left it: every file 0444, no execBits.
+	dir := rep.Sources[0].Dir
+	m, _ := readMarker(dir)
+	m.ExecBits = false
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(dir+".json", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "skills/guided-setup/scripts/run.sh"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(indexPath(dir)); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	n := countNet(t)
+	check(ensure(t, load(), Options{}))
+	if n.Load() != 0 {
+		t.Errorf("re-extraction used the network (%d ops)", n.Load())
 	}
 }

@@ -44,6 +44,9 @@ type Entry struct {
 	// Content: ModeFile, the whole file; ModeBlock, the block body between
 	// the markers (ending in a newline).
 	Content []byte `json:"content,omitempty"`
+	// Exec: ModeFile, the file is executable (a skill's script): written
+	// with mode 0755 instead of 0644, and a mode change is a change.
+	Exec bool `json:"exec,omitempty"`
 	// Style: ModeBlock comment style.
 	Style string `json:"style,omitempty"`
 	// Format: ModeKeys, "json" or "toml".

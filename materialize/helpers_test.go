@@ -83,7 +83,8 @@ func sampleConfig(backend, archetype string) *schema.Config {
 		Archetypes: builtinArchetypes(),
 		Skills: map[string]schema.Skill{
 			"code-review": {Description: "Review code for bugs. Use when: reviewing a PR", Content: "# Code review\n\nCheck {{language}} idioms.\n",
-				Files: map[string][]byte{"references/checklist.md": []byte("- tests\n"), "scripts/lint.sh": []byte("#!/bin/sh\nexit 0\n")}},
+				Files:      map[string][]byte{"references/checklist.md": []byte("- tests\n"), "scripts/lint.sh": []byte("#!/bin/sh\nexit 0\n")},
+				Executable: map[string]bool{"scripts/lint.sh": true}},
 			"hub@git-flow": {Description: "Branching rules", Content: "Use trunk-based development on {{repo}}."},
 		},
 		Prompts: map[string]schema.Prompt{
@@ -116,7 +117,11 @@ func dump(t *Target) string {
 	for _, e := range t.Entries {
 		switch e.Mode {
 		case ModeFile:
-			fmt.Fprintf(&b, "\n=== %s (file)\n%s", e.Path, e.Content)
+			exec := ""
+			if e.Exec {
+				exec = ", exec"
+			}
+			fmt.Fprintf(&b, "\n=== %s (file%s)\n%s", e.Path, exec, e.Content)
 		case ModeBlock:
 			fmt.Fprintf(&b, "\n=== %s (block, %s)\n%s", e.Path, e.Style, e.Content)
 		case ModeKeys:

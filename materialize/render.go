@@ -421,6 +421,7 @@ func (rd *renderer) skills(f schema.Files) error {
 			if err := rd.addFile(base+rel, s.Files[rel], origin); err != nil {
 				return err
 			}
+			rd.slotAt(base + rel).e.Exec = s.Executable[rel] // skill files keep their mode
 		}
 	}
 	return nil

@@ -405,6 +405,12 @@ func ReadSkillDir(dir string) (Skill, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		s.Files[filepath.ToSlash(rel)] = data
+		if info.Mode()&0o111 != 0 {
+			if s.Executable == nil {
+				s.Executable = map[string]bool{}
+			}
+			s.Executable[filepath.ToSlash(rel)] = true
+		}
 		return nil
 	})
 	if err != nil {

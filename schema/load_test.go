@@ -218,3 +218,29 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// TestSkillDirExecutable: a directory skill's executable files are marked
+// so the materializer keeps their mode.
+func TestSkillDirExecutable(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]os.FileMode{"SKILL.md": 0o644, "scripts/run.sh": 0o755, "scripts/owner-only": 0o700, "ref.md": 0o644}
+	for name, mode := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := ReadSkillDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]bool{"scripts/run.sh": true, "scripts/owner-only": true}; !reflect.DeepEqual(s.Executable, want) {
+		t.Errorf("Executable = %v, want %v", s.Executable, want)
+	}
+}

@@ -210,6 +210,9 @@ type Skill struct {
 	Dir         string `json:"dir,omitempty"`
 	// Files are extra files travelling with the skill (relative path -> bytes).
 	Files map[string][]byte `json:"-"`
+	// Executable marks the Files whose source is executable (any x bit, or
+	// git's mode 100755): they are written with mode 0755, others 0644.
+	Executable map[string]bool `json:"-"`
 	// Source is the file the skill was read from, for messages and watch.
 	Source string `json:"-"`
 }
