@@ -397,7 +397,7 @@ func Diff(cfg *schema.Config, o Options) ([]FileDiff, *Result, error) {
 			if op.Action == ActDelete {
 				newLabel = "/dev/null"
 			}
-			fd.Unified = udiff.Unified(oldLabel, newLabel, string(op.Old), string(op.Data))
+			fd.Unified = modeHeader(op) + udiff.Unified(oldLabel, newLabel, string(op.Old), string(op.Data))
 		}
 		out = append(out, fd)
 	}
@@ -633,7 +633,7 @@ func written(agent string, pe EntryState, fi *FileInfo) bool {
 	case materialize.ModeDir:
 		return exists
 	case materialize.ModeFile:
-		return exists && sum(fi.Data) == pe.SHA256
+		return exists && sum(fi.Data) == pe.SHA256 && isExec(fi.Perm) == pe.Exec
 	case materialize.ModeBlock:
 		if exists {
 			body, ok, err := block.Find(fi.Data, agent, pe.Style)

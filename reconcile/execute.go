@@ -147,7 +147,11 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		if perm == 0 {
 			perm = 0o644
 		}
-		if err := atomicfile.Write(op.Path, op.Data, perm); err != nil {
+		w := atomicfile.Write
+		if op.SetPerm {
+			w = atomicfile.WriteMode
+		}
+		if err := w(op.Path, op.Data, perm); err != nil {
 			errs[i] = fmt.Errorf("apply %s: %w", op.Rel, err)
 		}
 	}

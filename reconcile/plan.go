@@ -61,6 +61,10 @@ type Op struct {
 	Old    []byte      `json:"-"`
 	Exists bool        `json:"-"`
 	Perm   fs.FileMode `json:"-"`
+	// SetPerm: the file gets exactly Perm, also when it exists (an owned
+	// file's executable bit); OldPerm is its mode now.
+	SetPerm bool        `json:"-"`
+	OldPerm fs.FileMode `json:"-"`
 	// MkDirs are the missing directories to create first, outermost first.
 	MkDirs []string `json:"-"`
 	// BackupTo, when set, receives Old before the change (absolute).
@@ -656,6 +660,8 @@ type fileState struct {
 	reasons      []string
 	// drifted: a hand edit was kept in this file.
 	drifted bool
+	// perm, when not 0, is the mode the file must have (see ownedMode).
+	perm fs.FileMode
 }
 
 func (fs *fileState) touch(agent, reason string) {
@@ -700,7 +706,7 @@ func (p *planner) unchanged(g *fileGroup) bool {
 		}
 		switch d.e.Mode {
 		case materialize.ModeFile:
-			if !d.contentIs(rec.SHA256) {
+			if !d.contentIs(rec.SHA256) || rec.Exec != d.e.Exec || isExec(g.fi.Perm) != rec.Exec {
 				return false
 			}
 		case materialize.ModeBlock:
@@ -931,6 +937,9 @@ func (p *planner) content(g *fileGroup) error {
 		if write {
 			fs.content, fs.present = want, true
 		}
+		if ne.Path != "" && !fs.drifted {
+			p.ownedMode(g, d, rec, &ne, fs)
+		}
 		if ne.Path != "" {
 			if rec != nil {
 				ne.Dirs = rec.Dirs
@@ -991,6 +1000,11 @@ func (p *planner) content(g *fileGroup) error {
 		op.Action = ActCreate
 	case fs.present && !bytes.Equal(fs.content, g.fi.Data):
 		op.Action = ActUpdate
+	case fs.present && fs.perm != 0 && fs.perm != g.fi.Perm:
+		op.Action = ActUpdate // the mode alone
+	}
+	if fs.perm != 0 {
+		op.Perm, op.SetPerm, op.OldPerm = fs.perm, true, g.fi.Perm
 	}
 	if op.Action != "" {
 		op.Data = fs.content

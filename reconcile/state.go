@@ -108,6 +108,8 @@ type EntryState struct {
 	// materialized files). It is kept up to date like any owned file, but
 	// on prune it is left in place: it was there before actctl.
 	Adopted bool `json:"adopted,omitempty"`
+	// Exec: ModeFile, actctl made the file executable (a skill's script).
+	Exec bool `json:"exec,omitempty"`
 	// Backup is the user's original file (slash path relative to the
 	// workspace root), moved aside by workDirConflict=overwrite and put
 	// back on prune.
@@ -302,6 +304,9 @@ func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
 			buf = append(buf, e.Format...)
 			buf = append(buf, ' ')
 			buf = hex.AppendEncode(buf, s.content[:])
+			if e.Exec {
+				buf = append(buf, " exec"...)
+			}
 			buf = append(buf, '\n')
 			if len(e.Keys) > 0 {
 				s.keys = make([]digest, len(e.Keys))
@@ -353,7 +358,7 @@ func equalStates(a, b *State) bool {
 
 func equalEntries(a, b *EntryState) bool {
 	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
-		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted ||
+		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec ||
 		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !samePath(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
 		return false
 	}

@@ -406,6 +406,10 @@ func (d *stateDecoder) entry(e *EntryState) error {
 			if !d.null() {
 				e.Adopted, err = d.boolean()
 			}
+		case "exec":
+			if !d.null() {
+				e.Exec, err = d.boolean()
+			}
 		case "backup":
 			err = d.strOrNull(&e.Backup)
 		case "fileSha256":

@@ -22,7 +22,7 @@ func codecSample() *State {
 		}},
 		{Path: "CLAUDE.md", Mode: materialize.ModeBlock, Style: "html", SHA256: "b1", Sep: "\n\n", Seq: 3, Backup: ".actant/backup/x/CLAUDE.md"},
 		{Path: "logs", Mode: materialize.ModeDir, Dirs: []string{".", "logs"}},
-		{Path: "s/\u00e9t\u00e9/SKILL.md", Mode: materialize.ModeFile, SHA256: "s1", FileSHA: "s1", Dirs: []string{"s"}},
+		{Path: "s/\u00e9t\u00e9/SKILL.md", Mode: materialize.ModeFile, SHA256: "s1", FileSHA: "s1", Dirs: []string{"s"}, Exec: true},
 	}}
 	st.Agents["b \u2603"] = &AgentState{Dir: "/ws/b", Entries: []EntryState{}}
 	return st
@@ -111,6 +111,7 @@ func TestStateEqual(t *testing.T) {
 		func(s *State) { s.Agents["a"].Entries[1].Backup = "" },
 		func(s *State) { s.Agents["a"].Entries[2].Dirs = []string{"."} },
 		func(s *State) { s.Agents["a"].Entries[3].SHA256 = "x" },
+		func(s *State) { s.Agents["a"].Entries[3].Exec = false },
 	}
 	for i, change := range changes {
 		c, _ := parseState(a.Encode())

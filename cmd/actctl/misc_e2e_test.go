@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +74,136 @@ agents: {
 	}
 	if r := actctl(t, dir, "", "diff"); r.Code != 0 {
 		t.Errorf("diff after apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+func permOf(t *testing.T, p string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func chmod(t *testing.T, p string, m os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(p, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSkillFileModes: a skill's executable script arrives executable for
+// every backend; a change of the source's mode alone is a change that
+// apply makes and diff shows; a mode flipped by hand is drift, kept until
+// --force; a second apply writes nothing.
+func TestSkillFileModes(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{
+		"skills/tools/SKILL.md":       "---\ndescription: Tools\n---\nRun scripts/run.sh.\n",
+		"skills/tools/scripts/run.sh": "#!/bin/sh\necho ok\n",
+		"skills/tools/notes.md":       "notes\n",
+	})
+	src := filepath.Join(dir, "skills/tools/scripts/run.sh")
+	chmod(t, src, 0o755)
+	writeConfig(t, dir, `package actant
+
+skills: tools: dir: "skills/tools"
+templates: {
+	c: {backend: "claude-code", skills: ["tools"]}
+	x: {backend: "codex", skills: ["tools"]}
+}
+agents: {
+	c: template: "c"
+	x: template: "x"
+}
+`)
+	claude := filepath.Join(dir, ".claude/skills/tools/scripts/run.sh")
+	codex := filepath.Join(dir, ".agents/skills/tools/scripts/run.sh")
+	notes := filepath.Join(dir, ".claude/skills/tools/notes.md")
+	mustApply(t, dir, home)
+	for _, p := range []string{claude, codex} {
+		if m := permOf(t, p); m != 0o755 {
+			t.Errorf("%s: mode %v, want 0755", p, m)
+		}
+	}
+	if m := permOf(t, notes); m != 0o644 {
+		t.Errorf("notes.md: mode %v, want 0644", m)
+	}
+	before := stamps(t, dir)
+	if res := mustApply(t, dir, home); res.Counts.Changed != 0 || !equalStamps(before, stamps(t, dir)) {
+		t.Errorf("second apply changed something: %+v\n%s", res.Counts, diffStamps(before, stamps(t, dir)))
+	}
+
+	// The source loses its x bit: a change of the mode alone.
+	chmod(t, src, 0o644)
+	r := actctl(t, dir, home, "diff")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "old mode 100755\nnew mode 100644\n") {
+		t.Errorf("diff of a mode change: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	res := mustApply(t, dir, home)
+	if got := changedPaths(res); strings.Join(got, " ") != ".agents/skills/tools/scripts/run.sh .claude/skills/tools/scripts/run.sh" {
+		t.Errorf("changed %v", got)
+	}
+	for _, p := range []string{claude, codex} {
+		if m := permOf(t, p); m != 0o644 {
+			t.Errorf("%s: mode %v after the source lost its x bit, want 0644", p, m)
+		}
+	}
+	chmod(t, src, 0o755)
+	mustApply(t, dir, home)
+	if m := permOf(t, claude); m != 0o755 {
+		t.Fatalf("mode %v after the source got its x bit back, want 0755", m)
+	}
+
+	// A hand chmod is drift: reported by diff, apply and status, kept.
+	chmod(t, claude, 0o644)
+	if r := actctl(t, dir, home, "diff"); r.Code != 0 || !strings.Contains(r.Stderr, "drift: .claude/skills/tools/scripts/run.sh: mode changed since the last apply") {
+		t.Errorf("diff of a hand chmod: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	res = mustApply(t, dir, home)
+	if res.Counts.Drifted != 1 || res.Counts.Changed != 0 || permOf(t, claude) != 0o644 {
+		t.Errorf("apply over a hand chmod: %+v, mode %v", res.Counts, permOf(t, claude))
+	}
+	if r := actctl(t, dir, home, "status"); !strings.Contains(r.Stdout, "mode changed") {
+		t.Errorf("status does not show the mode drift:\n%s", r.Stdout)
+	}
+	mustApply(t, dir, home, "--force")
+	if m := permOf(t, claude); m != 0o755 {
+		t.Errorf("mode %v after --force, want 0755", m)
+	}
+	before = stamps(t, dir)
+	if res := mustApply(t, dir, home); res.Counts.Changed != 0 || res.Counts.Drifted != 0 || !equalStamps(before, stamps(t, dir)) {
+		t.Errorf("apply after --force changed something: %+v", res.Counts)
+	}
+}
+
+// TestHubSkillExecutable: a hub skill's script committed as 100755 is
+// materialized executable (over file://, through the cache).
+func TestHubSkillExecutable(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "hub")
+	writeFiles(t, src, map[string]string{
+		"actant.json":                  `{"name":"h","version":"1.0.0"}`,
+		"skills/tools/SKILL.md":        "---\nname: tools\ndescription: Tools\n---\nRun scripts/run.sh.\n",
+		"skills/tools/scripts/run.sh":  "#!/bin/sh\necho ok\n",
+		"skills/tools/scripts/data.md": "data\n",
+	})
+	chmod(t, filepath.Join(src, "skills/tools/scripts/run.sh"), 0o755)
+	hubGit(t, src, "init", "-q", "-b", "main")
+	hubGit(t, src, "add", "-A")
+	hubGit(t, src, "commit", "-q", "-m", "one")
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, `package actant
+hub: h: {url: "file://`+src+`", ref: branch: "main"}
+templates: t: {backend: "claude-code", skills: ["h@tools"]}
+agents: a: template: "t"
+`)
+	mustApply(t, dir, home)
+	base := filepath.Join(dir, ".claude/skills/tools/scripts")
+	if m := permOf(t, filepath.Join(base, "run.sh")); m != 0o755 {
+		t.Errorf("run.sh: mode %v, want 0755", m)
+	}
+	if m := permOf(t, filepath.Join(base, "data.md")); m != 0o644 {
+		t.Errorf("data.md: mode %v, want 0644", m)
 	}
 }
