@@ -241,9 +241,11 @@ func Upsert(content []byte, name, style string, body []byte) (out, sep []byte, e
 // (as returned by Upsert), they are removed too, but only when that cannot
 // eat a line ending the user's text needs: the text before sep must itself
 // end a line, or sep must hold two line endings (the file had no final
-// newline before Upsert), or sep must be everything before the block. A
-// block the user moved to the start or middle of the file is removed the
-// same way. Content without the block is returned unchanged.
+// newline before Upsert), or sep must be everything before the block. A sep
+// of line endings matches the same number of line endings of either kind,
+// so a file converted between LF and CRLF since Upsert loses exactly its
+// separator. A block the user moved to the start or middle of the file is
+// removed the same way. Content without the block is returned unchanged.
 func Remove(content []byte, name, style string, sep []byte) ([]byte, error) {
 	begin, end, err := Markers(name, style)
 	if err != nil {
@@ -257,20 +259,63 @@ func Remove(content []byte, name, style string, sep []byte) ([]byte, error) {
 		return content, nil
 	}
 	prefix := content[:sp.beginStart]
-	if stripSep(prefix, sep) {
-		prefix = prefix[:len(prefix)-len(sep)]
-	}
+	prefix = prefix[:len(prefix)-sepLen(prefix, sep)]
 	out := make([]byte, 0, len(prefix)+len(content)-sp.endEnd)
 	out = append(out, prefix...)
 	out = append(out, content[sp.endEnd:]...)
 	return out, nil
 }
 
-// stripSep reports whether sep, found at the end of prefix, may be removed.
-func stripSep(prefix, sep []byte) bool {
-	if len(sep) == 0 || !bytes.HasSuffix(prefix, sep) {
-		return false
+// sepLen returns how many bytes at the end of prefix are sep and may be
+// removed (0 when none): sep itself, or, when the file's line endings
+// were converted since, as many line endings of either kind.
+func sepLen(prefix, sep []byte) int {
+	if len(sep) == 0 {
+		return 0
 	}
-	rest := prefix[:len(prefix)-len(sep)]
-	return len(rest) == 0 || bytes.Count(sep, []byte("\n")) >= 2 || rest[len(rest)-1] == '\n'
+	lines := bytes.Count(sep, []byte("\n"))
+	// The text before sep must end a line, unless sep is two line endings
+	// or all there is.
+	mayStrip := func(n int) bool {
+		rest := prefix[:len(prefix)-n]
+		return len(rest) == 0 || lines >= 2 || rest[len(rest)-1] == '\n'
+	}
+	if bytes.HasSuffix(prefix, sep) && mayStrip(len(sep)) {
+		return len(sep)
+	}
+	if newlines(sep) != lines {
+		return 0
+	}
+	n := 0
+	for range lines {
+		switch {
+		case bytes.HasSuffix(prefix[:len(prefix)-n], []byte("\r\n")):
+			n += 2
+		case bytes.HasSuffix(prefix[:len(prefix)-n], []byte("\n")):
+			n++
+		default:
+			return 0
+		}
+	}
+	if mayStrip(n) {
+		return n
+	}
+	return 0
+}
+
+// newlines returns the number of line endings ("\n" or "\r\n") s is made
+// of, or -1 when s holds anything else.
+func newlines(s []byte) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\n':
+		case s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			i++
+		default:
+			return -1
+		}
+		n++
+	}
+	return n
 }

@@ -204,6 +204,9 @@ func checkRoundTrip(t *testing.T, content, body []byte, name, style string, pref
 	if err != nil || !bytes.Equal(back, content) {
 		t.Fatalf("Remove(Upsert(%q)) = %q, %v", content, back, err)
 	}
+	// The user converts the file's line endings (unix2dos, dos2unix, an
+	// editor setting): prune still takes exactly the separator away.
+	checkConverted(t, out, content, name, style, sep)
 	// Upsert again with the same body is a no-op.
 	again, sep2, err := Upsert(out, name, style, body)
 	if err != nil || sep2 != nil || !bytes.Equal(again, out) {
@@ -222,6 +225,58 @@ func checkRoundTrip(t *testing.T, content, body []byte, name, style string, pref
 	}
 	if err != nil || !bytes.Equal(back, wantBack) {
 		t.Fatalf("Remove(prefix+Upsert+suffix) = %q, %v; want %q", back, err, wantBack)
+	}
+}
+
+// checkConverted: Remove on out with its line endings converted gives
+// content converted the same way.
+func checkConverted(t *testing.T, out, content []byte, name, style string, sep []byte) {
+	t.Helper()
+	crlf, lf := []byte("\r\n"), []byte("\n")
+	convs := []struct {
+		name     string
+		ok       bool
+		from, to []byte
+	}{
+		{"to CRLF", !bytes.Contains(out, []byte("\r")), lf, crlf},
+		{"to LF", bytes.Count(out, []byte("\r")) == bytes.Count(out, crlf), crlf, lf},
+	}
+	for _, c := range convs {
+		// A final CR of content would join the separator's LF into one
+		// CRLF: the conversion then changes what the user wrote.
+		if !c.ok || bytes.HasSuffix(content, []byte("\r")) {
+			continue
+		}
+		got, err := Remove(bytes.ReplaceAll(out, c.from, c.to), name, style, sep)
+		if want := bytes.ReplaceAll(content, c.from, c.to); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("Remove(Upsert(%q) %s) = %q, %v; want %q", content, c.name, got, err, want)
+		}
+	}
+}
+
+// TestRemoveAfterLineEndingChange: a file converted to CRLF (or back to
+// LF) after apply loses its block and the separator, no extra blank line.
+func TestRemoveAfterLineEndingChange(t *testing.T) {
+	const blkLF = "<!-- BEGIN actctl agent=a -->\nx\n<!-- END actctl agent=a -->\n"
+	blkCRLF := strings.ReplaceAll(blkLF, "\n", "\r\n")
+	tests := []struct{ name, content, sep, want string }{
+		{"LF file made CRLF", "# Notes\r\n\r\n" + blkCRLF, "\n", "# Notes\r\n"},
+		{"LF file without final newline made CRLF", "# Notes\r\n\r\n" + blkCRLF, "\n\n", "# Notes"},
+		{"CRLF file made LF", "# Notes\n\n" + blkLF, "\r\n", "# Notes\n"},
+		{"CRLF file without final newline made LF", "# Notes\n\n" + blkLF, "\r\n\r\n", "# Notes"},
+		{"mixed endings", "# Notes\r\n\n" + blkLF, "\n", "# Notes\r\n"},
+		{"user removed the blank line", "# Notes\r\n" + blkCRLF, "\n", "# Notes\r\n"},
+		{"only the separator before", "\r\n" + blkCRLF, "\n", ""},
+		{"line ending after a lone CR kept", "# Notes\r\r\n" + blkCRLF, "\n", "# Notes\r\r\n"},
+		{"separator of other bytes kept exact", "# Notes\n--\n" + blkLF, "--\n", "# Notes\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Remove([]byte(tt.content), "a", StyleHTML, []byte(tt.sep))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("Remove = %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }
 
@@ -244,6 +299,8 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("text without newline"), []byte(""), "z", true, []byte(""), []byte("\n"))
 	f.Add([]byte("<!-- BEGIN actctl agent=other -->\nq\n<!-- END actctl agent=other -->\n"), []byte("b\n"), "me", true, []byte(""), []byte(""))
 	f.Add([]byte("node_modules/\n# comment"), []byte("logs/\n.actant/\n"), "w", false, []byte("x\n"), []byte("y"))
+	f.Add([]byte("# Notes\n"), []byte("x\n"), "a", true, []byte(""), []byte(""))
+	f.Add([]byte("a\r\nb\r\n"), []byte("x\n"), "a", false, []byte(""), []byte(""))
 	f.Fuzz(func(t *testing.T, content, body []byte, name string, html bool, prefix, suffix []byte) {
 		style := StyleHash
 		if html {
