@@ -207,3 +207,23 @@ agents: a: template: "t"
 		t.Errorf("data.md: mode %v, want 0644", m)
 	}
 }
+
+// TestPruneAfterCRLFConversion: the user converts CLAUDE.md to CRLF after
+// apply; removing the agent gives back their text, converted, without an
+// extra blank line.
+func TestPruneAfterCRLFConversion(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"CLAUDE.md": "# Notes\n\nBe nice.\n"})
+	writeConfig(t, dir, "package actant\ntemplates: t: {backend: \"claude-code\", description: \"T\"}\nagents: a: template: \"t\"\n")
+	mustApply(t, dir, home)
+	p := filepath.Join(dir, "CLAUDE.md")
+	crlf := strings.ReplaceAll(read(t, p), "\n", "\r\n")
+	if err := os.WriteFile(p, []byte(crlf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, dir, "package actant\n")
+	res := mustApply(t, dir, home)
+	if got := read(t, p); got != "# Notes\r\n\r\nBe nice.\r\n" {
+		t.Errorf("CLAUDE.md after prune = %q (%+v)", got, res.Counts)
+	}
+}
