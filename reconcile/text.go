@@ -116,6 +116,9 @@ func (p *planner) text(g *fileGroup, fs *fileState, userFile bool) ([]newRecord,
 // blocks plans the managed blocks of one file. ok is false when the file
 // cannot be edited safely (a conflict was noted).
 func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem) ([]newRecord, bool) {
+	if p.refuseNonText(g, fs, des, recs) {
+		return nil, false
+	}
 	var items []*item
 	maxSeq := 0
 	find := func(it *item, style string) bool {

@@ -227,3 +227,27 @@ func TestPruneAfterCRLFConversion(t *testing.T) {
 		t.Errorf("CLAUDE.md after prune = %q (%+v)", got, res.Counts)
 	}
 }
+
+// TestApplyRefusesUTF16Instructions: a UTF-16 CLAUDE.md does not get a
+// UTF-8 block appended: apply fails naming the file and why, and writes
+// nothing at all.
+func TestApplyRefusesUTF16Instructions(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	utf16 := "\xff\xfe#\x00 \x00N\x00o\x00t\x00e\x00s\x00\r\x00\n\x00"
+	writeFiles(t, dir, map[string]string{"CLAUDE.md": utf16})
+	writeConfig(t, dir, `package actant
+skills: s: {description: "S", content: "Do it."}
+templates: t: {backend: "claude-code", description: "T", skills: ["s"]}
+agents: a: template: "t"
+`)
+	for _, args := range [][]string{{"apply"}, {"diff"}} {
+		r := actctl(t, dir, home, args...)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "CLAUDE.md") || !strings.Contains(r.Stderr, "not UTF-8 text: it starts with a UTF-16LE byte order mark") {
+			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	if got := read(t, filepath.Join(dir, "CLAUDE.md")); got != utf16 {
+		t.Errorf("CLAUDE.md changed: %q", got)
+	}
+	assertNotWritten(t, dir, "apply into a UTF-16 CLAUDE.md", ".claude", ".gitignore", ".actant/state.json")
+}
