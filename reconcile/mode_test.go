@@ -1,13 +1,16 @@
 package reconcile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
 )
 
 // TestPlanExecBit: an owned file's executable bit is planned like its
@@ -91,5 +94,65 @@ func TestTargetsDigestExec(t *testing.T) {
 	e.Exec = true
 	if b := TargetsDigest([]*materialize.Target{{Agent: "a", Entries: []materialize.Entry{e}}}); a == b {
 		t.Error("digest ignores Exec")
+	}
+}
+
+// execApply plans and executes targets against root's state and journal,
+// with crashAt set to crash; it returns errCrashed when crash stopped it.
+func execApply(t *testing.T, root string, targets []*materialize.Target, crash func(string) bool) (*Plan, error) {
+	t.Helper()
+	st, data, err := ReadState(metaPath(root, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending *State
+	if _, err := os.Stat(metaPath(root, PendingFile)); err == nil {
+		if pending, _, err = ReadState(metaPath(root, PendingFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &run{cfg: &schema.Config{Root: root}, targets: targets}
+	if err := r.makePlan(st, data, pending, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	crashAt = crash
+	defer func() { crashAt = nil }()
+	_, err = r.execute()
+	return r.plan, err
+}
+
+// TestCrashModeChange: a kill -9 before any step of an apply that only
+// flips a script's executable bit leaves a workspace the next apply
+// converges from (the journal does not claim a mode the disk lacks), and
+// the apply after that plans nothing.
+func TestCrashModeChange(t *testing.T) {
+	script := func(root string, exec bool) []*materialize.Target {
+		return []*materialize.Target{target(root, "a", "append",
+			materialize.Entry{Path: "s/run.sh", Mode: materialize.ModeFile, Content: []byte("#!/bin/sh\n"), Exec: exec})}
+	}
+	for k := 0; ; k++ {
+		root := t.TempDir()
+		if _, err := execApply(t, root, script(root, false), nil); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		_, err := execApply(t, root, script(root, true), func(string) bool { n++; return n > k })
+		if err == nil {
+			break // k is past the last step
+		}
+		if !errors.Is(err, errCrashed) {
+			t.Fatal(err)
+		}
+		if _, err := execApply(t, root, script(root, true), nil); err != nil {
+			t.Fatalf("after a kill before step %d: %v", k, err)
+		}
+		fi, err := os.Stat(filepath.Join(root, "s/run.sh"))
+		if err != nil || fi.Mode().Perm() != 0o755 {
+			t.Fatalf("after a kill before step %d: %v %v, want mode 0755", k, fi.Mode(), err)
+		}
+		p, err := execApply(t, root, script(root, true), nil)
+		if err != nil || len(p.Ops) != 0 || len(p.Notes) != 0 {
+			t.Fatalf("after a kill before step %d, a further apply plans %+v %+v (%v)", k, p.Ops, p.Notes, err)
+		}
 	}
 }
