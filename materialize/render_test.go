@@ -520,8 +520,9 @@ func TestFrontmatterIsValidYAML(t *testing.T) {
 // decoder and returns the top-level scalars as strings.
 func parseFrontmatter(t *testing.T, content []byte) map[string]string {
 	t.Helper()
-	fm, _, ok := splitFrontmatter(string(content))
-	if !ok {
+	rest, ok := strings.CutPrefix(string(content), "---\n")
+	fm, _, closed := strings.Cut(rest, "\n---\n")
+	if !ok || !closed {
 		t.Fatalf("no frontmatter in:\n%s", content)
 	}
 	f, err := cueyaml.Extract("fm.yaml", []byte(fm))
@@ -537,27 +538,56 @@ func parseFrontmatter(t *testing.T, content []byte) map[string]string {
 	for it.Next() {
 		switch it.Value().Kind() {
 		case cue.StringKind:
-			out[it.Selector().String()], _ = it.Value().String()
+			out[it.Selector().Unquoted()], _ = it.Value().String()
 		case cue.BoolKind:
 			b, _ := it.Value().Bool()
-			out[it.Selector().String()] = map[bool]string{true: "true", false: "false"}[b]
+			out[it.Selector().Unquoted()] = map[bool]string{true: "true", false: "false"}[b]
 		case cue.NullKind:
-			out[it.Selector().String()] = ""
+			out[it.Selector().Unquoted()] = ""
 		default:
-			out[it.Selector().String()] = "<" + it.Value().Kind().String() + ">"
+			out[it.Selector().Unquoted()] = "<" + it.Value().Kind().String() + ">"
 		}
 	}
 	return out
 }
 
-func TestSkillFrontmatterInContent(t *testing.T) {
+// richSkill is a SKILL.md using the Agent Skills optional fields and the
+// YAML forms (folded scalar, ” escape, nested mapping) that the former
+// line-based readers dropped or mangled.
+const richSkill = "---\nname: old-name\ndescription: >-\n  Folded description\n  on two lines.\nlicense: 'It''s MIT'\n" +
+	"compatibility: Requires git\nallowed-tools: Read Grep\nmetadata:\n  author: acme\n  version: \"1.0\"\n" +
+	"disable-model-invocation: true\n---\n\n# Body\n\nUse {{language}}.\n"
+
+// TestSkillFrontmatterKept: every field of the source survives into
+// SKILL.md, in order, name set to the skill's directory name; the Cursor
+// rule keeps only what Cursor reads.
+func TestSkillFrontmatterKept(t *testing.T) {
 	cfg := sampleConfig("claude-code", schema.ArchTool)
-	cfg.Skills["code-review"] = schema.Skill{Description: "From config", Content: "---\nname: old\ndescription: >\n  old folded\n  text\nlicense: MIT\nallowed-tools: Read Grep\n---\n\n# Body\n"}
-	tg := render(t, cfg, "reviewer", Options{})
-	got := string(tg.Find(".claude/skills/code-review/SKILL.md").Content)
-	want := "---\nname: code-review\ndescription: From config\nlicense: MIT\nallowed-tools: Read Grep\n---\n\n# Body\n"
+	var sk schema.Skill
+	if err := schema.SplitSkill(&sk, richSkill); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Skills["code-review"] = sk
+	got := string(render(t, cfg, "reviewer", Options{}).Find(".claude/skills/code-review/SKILL.md").Content)
+	want := "---\nname: code-review\ndescription: >-\n  Folded description on two lines.\nlicense: 'It''s MIT'\n" +
+		"compatibility: Requires git\nallowed-tools: Read Grep\nmetadata:\n  author: acme\n  version: \"1.0\"\n" +
+		"disable-model-invocation: true\n---\n\n# Body\n\nUse Go.\n"
 	if got != want {
 		t.Errorf("SKILL.md:\n%s\nwant:\n%s", got, want)
+	}
+	fm := parseFrontmatter(t, []byte(got))
+	for k, v := range map[string]string{"name": "code-review", "description": "Folded description on two lines.", "license": "It's MIT",
+		"allowed-tools": "Read Grep", "compatibility": "Requires git", "disable-model-invocation": "true", "metadata": "<struct>"} {
+		if fm[k] != v {
+			t.Errorf("%s read back as %q, want %q", k, fm[k], v)
+		}
+	}
+	// A description set in the config replaces the source's, in place.
+	sk.Description = "From config"
+	cfg.Skills["code-review"] = sk
+	got = string(render(t, cfg, "reviewer", Options{}).Find(".claude/skills/code-review/SKILL.md").Content)
+	if !strings.HasPrefix(got, "---\nname: code-review\ndescription: From config\nlicense: 'It''s MIT'\n") {
+		t.Errorf("config description not set in place:\n%s", got)
 	}
 }
 

@@ -218,3 +218,44 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// TestSkillFrontmatterYAML: skill frontmatter is read as YAML (folded
+// scalars, ” escapes) and every field is kept in Skill.Meta, for file,
+// dir and inline skills alike.
+func TestSkillFrontmatterYAML(t *testing.T) {
+	fm := "---\nname: x\ndescription: >-\n  Folded\n  text.\nlicense: 'It''s MIT'\nmetadata:\n  a: b\n---\n\nBody\n"
+	cfg := mustLoad(t, map[string]string{
+		"actant.cue": "package actant\nskills: {\n\tone: file: \"one.md\"\n\tdir: dir: \"d\"\n\tinline: content: \"---\\nlicense: 'It''s MIT'\\n---\\nBody\\n\"\n}\n",
+		"one.md":     fm,
+		"d/SKILL.md": fm,
+	})
+	for _, name := range []string{"one", "dir"} {
+		s := cfg.Skills[name]
+		lic, _, _ := s.Meta.Text("license")
+		if s.Description != "Folded text." || lic != "It's MIT" || s.Content != "Body\n" ||
+			strings.Join(s.Meta.Keys(), ",") != "name,description,license,metadata" {
+			t.Errorf("%s: description %q license %q content %q keys %v", name, s.Description, lic, s.Content, s.Meta.Keys())
+		}
+	}
+	if lic, _, _ := cfg.Skills["inline"].Meta.Text("license"); lic != "It's MIT" || cfg.Skills["inline"].Content != "Body\n" {
+		t.Errorf("inline: %+v", cfg.Skills["inline"])
+	}
+}
+
+// TestSkillFrontmatterInvalid: invalid YAML frontmatter stops loading,
+// reported at its line in the skill's file.
+func TestSkillFrontmatterInvalid(t *testing.T) {
+	cases := []struct{ file, want string }{
+		{"---\nname: x\ndescription: a: b\n---\nBody\n", "d/SKILL.md:3:1: skills.bad: frontmatter: invalid YAML: mapping values are not allowed"},
+		{"---\nname: x\nname: y\n---\n", `d/SKILL.md:3:1: skills.bad: frontmatter: field "name" is given twice`},
+		{"---\ndescription: [a, b]\n---\n", `d/SKILL.md:2:1: skills.bad: frontmatter: field "description" must be a string`},
+		{"---\nname: x\n", "d/SKILL.md:1:1: skills.bad: frontmatter: the frontmatter opened here is never closed"},
+	}
+	for _, c := range cases {
+		dir := writeWorkspace(t, map[string]string{"actant.cue": "package actant\nskills: bad: dir: \"d\"\n", "d/SKILL.md": c.file})
+		_, err := LoadDir(dir, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v\nwant %s", c.file, err, c.want)
+		}
+	}
+}

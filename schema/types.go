@@ -5,6 +5,8 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/token"
+
+	"github.com/actctl/actctl/internal/frontmatter"
 )
 
 // Config is the decoded, validated workspace configuration: the single
@@ -208,6 +210,10 @@ type Skill struct {
 	Content     string `json:"content,omitempty"`
 	File        string `json:"file,omitempty"`
 	Dir         string `json:"dir,omitempty"`
+	// Meta is the frontmatter of the skill's source (SKILL.md, a file, or
+	// content starting with one), every field kept; nil when it has none.
+	// Content never holds it.
+	Meta *frontmatter.Doc `json:"-"`
 	// Files are extra files travelling with the skill (relative path -> bytes).
 	Files map[string][]byte `json:"-"`
 	// Source is the file the skill was read from, for messages and watch.
