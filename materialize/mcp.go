@@ -3,71 +3,64 @@ package materialize
 import (
 	"fmt"
 	"net/url"
-	"path"
 	"strings"
 
 	"github.com/actctl/actctl/schema"
 )
 
 // mcpDialect is the shape one tool expects for an MCP server entry. The
-// backend layout only says where the servers live (path, format, key), so
-// the dialect is derived from those by the table in dialectFor. A
-// `dialect` field on schema.KeysFile would make this explicit for custom
-// backends; until then a custom JSON file gets the generic shape that
-// Cursor, Claude Desktop and most MCP clients read.
+// backend layout declares it (schema.MCPFile.Dialect, #MCPFile in
+// schema/actant.cue); it is never guessed from the file's path, so a
+// user-defined backend can say "Claude-style MCP JSON at .foo/mcp.json".
 type mcpDialect string
 
 const (
 	// dialectClaude: Claude Code .mcp.json — stdio {command,args,env};
 	// remote {"type":"http"|"sse", url, headers}. Claude Code requires the
-	// type for remote servers (code.claude.com/docs/en/mcp).
-	dialectClaude mcpDialect = "claude"
+	// type for remote servers and expands ${VAR} and ${VAR:-default} in
+	// command, args, env, url and headers itself (code.claude.com/docs/en/mcp).
+	dialectClaude mcpDialect = schema.DialectClaude
 	// dialectGemini: Gemini CLI settings.json — stdio {command,args,env};
-	// streamable HTTP {httpUrl, headers}; SSE {url, headers}
-	// (geminicli.com/docs/tools/mcp-server).
-	dialectGemini mcpDialect = "gemini"
+	// streamable HTTP {httpUrl, headers}; SSE {url, headers}; it expands
+	// $VAR and ${VAR} in settings values (geminicli.com/docs/tools/mcp-server).
+	dialectGemini mcpDialect = schema.DialectGemini
 	// dialectGeneric: the common "mcpServers" shape (Claude Desktop and
 	// most clients) — stdio {command,args,env}; remote {url, headers}.
-	dialectGeneric mcpDialect = "generic"
+	dialectGeneric mcpDialect = schema.DialectGeneric
 	// dialectCursor: .cursor/mcp.json — the generic shape (Cursor detects
 	// streamable HTTP vs SSE itself), but Cursor interpolates environment
 	// variables as ${env:NAME}, so "${NAME}" is rewritten to that form
 	// (cursor.com/docs/mcp).
-	dialectCursor mcpDialect = "cursor"
+	dialectCursor mcpDialect = schema.DialectCursor
 	// dialectCodex: Codex config.toml [mcp_servers.<name>] — stdio
-	// {command,args,env}; streamable HTTP {url, http_headers,
-	// env_http_headers, bearer_token_env_var} (developers.openai.com/codex/mcp).
-	dialectCodex mcpDialect = "codex"
+	// {command,args,env,env_vars}; streamable HTTP {url, http_headers,
+	// env_http_headers, bearer_token_env_var}. Codex expands no ${VAR}
+	// anywhere (developers.openai.com/codex/mcp), so references become
+	// its env-based keys (see codexEnv).
+	dialectCodex mcpDialect = schema.DialectCodex
 )
 
-// dialectFor picks the MCP dialect of a backend's MCP file:
-//
-//	format toml                       -> codex (the only TOML MCP client we know)
-//	json, file name ".mcp.json"       -> claude
-//	json, path ending ".gemini/settings.json" -> gemini
-//	json, path ending ".cursor/mcp.json"      -> cursor
-//	any other json                    -> generic
-func dialectFor(k *schema.KeysFile) (mcpDialect, error) {
-	switch k.Format {
-	case schema.FormatTOML:
-		return dialectCodex, nil
-	case schema.FormatJSON:
-		switch {
-		case path.Base(k.Path) == ".mcp.json":
-			return dialectClaude, nil
-		case pathIs(k.Path, ".gemini/settings.json"):
-			return dialectGemini, nil
-		case pathIs(k.Path, ".cursor/mcp.json"):
-			return dialectCursor, nil
-		default:
-			return dialectGeneric, nil
-		}
+// dialectFor returns the declared MCP dialect of a backend's MCP file
+// ("" is generic) and checks that the file's format is the one that
+// dialect's tool reads (TOML for codex, JSON for the others).
+func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
+	d := mcpDialect(k.Dialect)
+	if d == "" {
+		d = dialectGeneric
 	}
-	return "", fmt.Errorf("mcp file %q: unknown format %q (want json or toml)", k.Path, k.Format)
+	want := schema.FormatJSON
+	switch d {
+	case dialectCodex:
+		want = schema.FormatTOML
+	case dialectClaude, dialectGemini, dialectCursor, dialectGeneric:
+	default:
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor or generic)", k.Path, k.Dialect)
+	}
+	if k.Format != want {
+		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
+	}
+	return d, nil
 }
-
-// pathIs reports whether slash path p is rel or ends in "/"+rel.
-func pathIs(p, rel string) bool { return p == rel || strings.HasSuffix(p, "/"+rel) }
 
 // cursorPredefined are Cursor's own interpolation names, which must not be
 // turned into ${env:...}.

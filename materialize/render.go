@@ -520,9 +520,7 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		if strings.TrimSpace(desc) == "" {
 			desc = "Sub-agent " + name
 		}
-		// tools is omitted: the sub-agent inherits the session's tools
-		// (schema.Template has no tool list to restrict it with).
-		md := fixedFrontmatter([]field{{"name", frontmatter.Scalar(name)}, {"description", frontmatter.Scalar(desc)}}, joinParagraphs(parts...))
+		md := fixedFrontmatter(subAgentFields(name, desc, t.SubAgent), joinParagraphs(parts...))
 		if err := rd.addFile(joinRel(f.SubAgents.Dir, name+".md"), md, origin); err != nil {
 			return err
 		}
@@ -531,6 +529,24 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		}
 	}
 	return nil
+}
+
+// subAgentFields is a Claude Code sub-agent's frontmatter
+// (code.claude.com/docs/en/sub-agents): name, description, then the
+// template's subAgent tools (comma-separated; omitted: the sub-agent
+// inherits every tool of the session) and model.
+func subAgentFields(name, desc string, sa *schema.SubAgent) []field {
+	fields := []field{{"name", frontmatter.Scalar(name)}, {"description", frontmatter.Scalar(desc)}}
+	if sa == nil {
+		return fields
+	}
+	if len(sa.Tools) > 0 {
+		fields = append(fields, field{"tools", frontmatter.Scalar(strings.Join(sa.Tools, ", "))})
+	}
+	if sa.Model != "" {
+		fields = append(fields, field{"model", frontmatter.Scalar(sa.Model)})
+	}
+	return fields
 }
 
 // --- prompt files ----------------------------------------------------------
@@ -615,7 +631,10 @@ func (rd *renderer) permissions(f schema.Files) error {
 		rd.warn("permissions (%s) cannot be expressed for backend %q: it has no permissions layout, so the tool's own defaults apply", what, r.BackendName)
 		return nil
 	}
-	keys, warns, err := permissionKeys(f.Permissions.Key, p)
+	if err := checkPermFile(f.Permissions); err != nil {
+		return fmt.Errorf("backend %q: %w", r.BackendName, err)
+	}
+	keys, warns, err := permissionKeys(f.Permissions.Dialect, p)
 	if err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}

@@ -215,7 +215,7 @@ func TestPathEscapeRejected(t *testing.T) {
 		}, ErrPathAbsolute},
 		{"mcp path with backslash", func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.MCP = &schema.KeysFile{Path: `..\x.json`, Format: "json", Key: "mcpServers"}
+			b.Files.MCP = &schema.MCPFile{Path: `..\x.json`, Format: "json", Key: "mcpServers"}
 			c.Backends["claude-code"] = b
 		}, ErrPathBackslash},
 		{"hub skill sibling escapes", func(c *schema.Config) {
@@ -298,9 +298,16 @@ func TestPresetMapping(t *testing.T) {
 		{schema.Permissions{Ask: []string{"Bash(git push:*)"}},
 			kv{"permissions.ask": `["Bash(git push:*)"]`},
 			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}, `"default"`},
+		// Current Claude Code modes and additionalDirectories.
+		{schema.Permissions{DefaultMode: "dontAsk", AdditionalDirectories: []string{"../lib", "/data"}},
+			kv{"permissions.defaultMode": `"dontAsk"`, "permissions.additionalDirectories": `["../lib","/data"]`},
+			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"never"`}, `"plan"`},
+		{schema.Permissions{DefaultMode: "auto"},
+			kv{"permissions.defaultMode": `"auto"`},
+			kv{"sandbox_mode": `"workspace-write"`, "approval_policy": `"on-request"`, "sandbox_workspace_write.network_access": "false"}, `"auto_edit"`},
 	}
 	for _, c := range cases {
-		for dialect, want := range map[string]kv{schema.PermClaude: c.claude, schema.PermCodex: c.codex, schema.PermGemini: {"general.defaultApprovalMode": c.gemini}} {
+		for dialect, want := range map[string]kv{schema.DialectClaude: c.claude, schema.DialectCodex: c.codex, schema.DialectGemini: {"general.defaultApprovalMode": c.gemini}} {
 			keys, _, err := permissionKeys(dialect, c.perm)
 			if err != nil {
 				t.Fatalf("%+v %s: %v", c.perm, dialect, err)
@@ -316,7 +323,7 @@ func TestPresetMapping(t *testing.T) {
 	}
 	// No preset and no mode ever yields danger-full-access.
 	for mode := range codexByMode {
-		keys, _, err := permissionKeys(schema.PermCodex, schema.Permissions{DefaultMode: mode})
+		keys, _, err := permissionKeys(schema.DialectCodex, schema.Permissions{DefaultMode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +333,7 @@ func TestPresetMapping(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := permissionKeys(schema.PermClaude, schema.Permissions{Preset: "yolo"}); err == nil {
+	if _, _, err := permissionKeys(schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
 		t.Error("unknown preset accepted")
 	}
 	if _, _, err := permissionKeys("cursor", schema.Permissions{Preset: "standard"}); err == nil {
@@ -334,16 +341,20 @@ func TestPresetMapping(t *testing.T) {
 	}
 	// Rules that codex and gemini cannot express are warned about, not
 	// dropped silently; so is a mode Gemini CLI has no setting for.
-	for _, d := range []string{schema.PermCodex, schema.PermGemini} {
+	for _, d := range []string{schema.DialectCodex, schema.DialectGemini} {
 		_, warns, _ := permissionKeys(d, schema.Permissions{Allow: []string{"Bash"}})
 		if len(warns) == 0 {
 			t.Errorf("no warning for %s allow rules", d)
 		}
+		_, warns, _ = permissionKeys(d, schema.Permissions{Preset: "standard", AdditionalDirectories: []string{"../lib"}})
+		if len(warns) != 1 || !strings.Contains(warns[0], "additionalDirectories") {
+			t.Errorf("%s additionalDirectories warnings: %v", d, warns)
+		}
 	}
-	if _, warns, _ := permissionKeys(schema.PermGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
+	if _, warns, _ := permissionKeys(schema.DialectGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
 		t.Error("no warning for permissive on gemini (YOLO cannot be set in settings)")
 	}
-	if _, warns, _ := permissionKeys(schema.PermGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
+	if _, warns, _ := permissionKeys(schema.DialectGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
 		t.Errorf("warnings for standard on gemini: %v", warns)
 	}
 }
@@ -444,20 +455,27 @@ func TestInstanceVsProject(t *testing.T) {
 func TestMCPDialects(t *testing.T) {
 	remote := schema.MCPServer{URL: "https://x.example/mcp", Headers: map[string]string{"X-Key": "${KEY}", "X-Plain": "v"}}
 	sse := schema.MCPServer{URL: "https://x.example/sse"}
+	json := func(p, d string) *schema.MCPFile { return &schema.MCPFile{Path: p, Format: "json", Dialect: d} }
 	cases := []struct {
-		file *schema.KeysFile
+		file *schema.MCPFile
 		srv  schema.MCPServer
 		want string
 	}{
-		{&schema.KeysFile{Path: ".mcp.json", Format: "json"}, remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".mcp.json", Format: "json"}, sse, `{"type":"sse","url":"https://x.example/sse"}`},
-		{&schema.KeysFile{Path: ".gemini/settings.json", Format: "json"}, remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"httpUrl":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".gemini/settings.json", Format: "json"}, sse, `{"url":"https://x.example/sse"}`},
-		{&schema.KeysFile{Path: ".cursor/mcp.json", Format: "json"}, remote, `{"headers":{"X-Key":"${env:KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: "tool/mcp.json", Format: "json"}, remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".codex/config.toml", Format: "toml"}, remote, `{"env_http_headers":{"X-Key":"KEY"},"http_headers":{"X-Plain":"v"},"url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".cursor/mcp.json", Format: "json"}, schema.MCPServer{Command: "srv", Args: []string{"${workspaceFolder}/x", "${HOME}"}},
+		{json(".mcp.json", "claude"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
+		{json(".mcp.json", "claude"), sse, `{"type":"sse","url":"https://x.example/sse"}`},
+		{json(".gemini/settings.json", "gemini"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"httpUrl":"https://x.example/mcp"}`},
+		{json(".gemini/settings.json", "gemini"), sse, `{"url":"https://x.example/sse"}`},
+		{json(".cursor/mcp.json", "cursor"), remote, `{"headers":{"X-Key":"${env:KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
+		{json("tool/mcp.json", ""), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
+		{&schema.MCPFile{Path: ".codex/config.toml", Format: "toml", Dialect: "codex"}, remote, `{"env_http_headers":{"X-Key":"KEY"},"http_headers":{"X-Plain":"v"},"url":"https://x.example/mcp"}`},
+		{json(".cursor/mcp.json", "cursor"), schema.MCPServer{Command: "srv", Args: []string{"${workspaceFolder}/x", "${HOME}"}},
 			`{"args":["${workspaceFolder}/x","${env:HOME}"],"command":"srv"}`},
+		// The dialect is declared, never guessed from the path: a custom
+		// backend's Claude-style file anywhere gets Claude's shape, and a
+		// file named .mcp.json without a dialect gets the generic one.
+		{json(".foo/mcp.json", "claude"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
+		{json(".mcp.json", ""), sse, `{"url":"https://x.example/sse"}`},
+		{json("x/.cursor/mcp.json", "generic"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
 	}
 	for _, c := range cases {
 		d, err := dialectFor(c.file)
@@ -469,11 +487,17 @@ func TestMCPDialects(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := string(canonicalJSON(v)); got != c.want {
-			t.Errorf("%s: got %s\nwant %s", c.file.Path, got, c.want)
+			t.Errorf("%s (%s): got %s\nwant %s", c.file.Path, c.file.Dialect, got, c.want)
 		}
 	}
 	if _, _, err := mcpServerValue(dialectClaude, "s", schema.MCPServer{}); err == nil {
 		t.Error("server with neither command nor url accepted")
+	}
+	for _, f := range []*schema.MCPFile{{Path: "a.json", Format: "json", Dialect: "codex"}, {Path: "a.toml", Format: "toml", Dialect: "claude"},
+		{Path: "a.toml", Format: "toml"}, {Path: "a.json", Format: "json", Dialect: "vim"}} {
+		if _, err := dialectFor(f); err == nil {
+			t.Errorf("%+v accepted", *f)
+		}
 	}
 }
 
@@ -814,17 +838,17 @@ func TestRenderErrors(t *testing.T) {
 		},
 		"unknown permissions dialect": func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.Permissions = &schema.KeysFile{Path: "p.json", Format: "json", Key: "vim"}
+			b.Files.Permissions = &schema.PermissionsFile{Path: "p.json", Format: "json", Dialect: "vim"}
 			c.Backends["claude-code"] = b
 		},
 		"mcp and permissions in one file with two formats": func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.Permissions = &schema.KeysFile{Path: ".mcp.json", Format: "toml", Key: "codex"}
+			b.Files.Permissions = &schema.PermissionsFile{Path: ".mcp.json", Format: "toml", Dialect: "codex"}
 			c.Backends["claude-code"] = b
 		},
 		"permissions key inside an MCP key": func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.MCP = &schema.KeysFile{Path: ".claude/settings.json", Format: "json", Key: "permissions"}
+			b.Files.MCP = &schema.MCPFile{Path: ".claude/settings.json", Format: "json", Key: "permissions", Dialect: "claude"}
 			c.MCPServers["defaultMode"] = schema.MCPServer{Command: "x"}
 			tp := c.Templates["reviewer"]
 			tp.MCPServers = []string{"defaultMode"}
@@ -851,5 +875,22 @@ func TestRenderErrors(t *testing.T) {
 				t.Errorf("error lacks context: %v", err)
 			}
 		})
+	}
+}
+
+// TestSubAgentToolsAndModel: a template's subAgent tools and model reach
+// the Claude Code sub-agent frontmatter; without them both are omitted.
+func TestSubAgentToolsAndModel(t *testing.T) {
+	cfg := sampleConfig("claude-code", schema.ArchTool)
+	tp := cfg.Templates["tester"]
+	tp.SubAgent = &schema.SubAgent{Tools: []string{"Read", "Grep", "Bash(go test:*)"}, Model: "haiku"}
+	cfg.Templates["tester"] = tp
+	got := string(render(t, cfg, "reviewer", Options{}).Find(".claude/agents/tester.md").Content)
+	want := "---\nname: tester\ndescription: Writes tests\ntools: Read, Grep, Bash(go test:*)\nmodel: haiku\n---\n\nAnswer in friendly tone.\n"
+	if got != want {
+		t.Errorf("sub-agent:\n%s\nwant:\n%s", got, want)
+	}
+	if fm := parseFrontmatter(t, []byte(got)); fm["tools"] != "Read, Grep, Bash(go test:*)" || fm["model"] != "haiku" {
+		t.Errorf("read back: %v", fm)
 	}
 }

@@ -259,3 +259,45 @@ func TestSkillFrontmatterInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendDialects: a user-defined backend declares the dialect of its
+// MCP and permissions files; the schema rejects unknown dialects and the
+// former double meaning of key for permissions; defaultMode accepts every
+// current Claude Code mode; a template can describe itself as a sub-agent.
+func TestBackendDialects(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
+backends: foo: {
+	modes: ["acp"]
+	acp: command: "foo-acp"
+	files: {
+		mcp: {path: ".foo/mcp.json", format: "json", key: "mcpServers", dialect: "claude"}
+		permissions: {path: ".foo/settings.json", format: "json", dialect: "claude"}
+	}
+}
+templates: t: {backend: "foo", permissions: {defaultMode: "dontAsk", additionalDirectories: ["../lib"]}}
+templates: u: {backend: "foo", permissions: defaultMode: "auto", subAgent: {tools: ["Read", "Grep"], model: "haiku"}}
+`})
+	f := cfg.Backends["foo"].Files
+	if f.MCP.Dialect != DialectClaude || f.Permissions.Dialect != DialectClaude {
+		t.Errorf("files = %+v %+v", *f.MCP, *f.Permissions)
+	}
+	if p := cfg.Templates["t"].Permissions; p.DefaultMode != "dontAsk" || !reflect.DeepEqual(p.AdditionalDirectories, []string{"../lib"}) {
+		t.Errorf("permissions = %+v", p)
+	}
+	if u := cfg.Templates["u"]; u.Permissions.DefaultMode != "auto" || u.SubAgent == nil || u.SubAgent.Model != "haiku" || len(u.SubAgent.Tools) != 2 {
+		t.Errorf("template u = %+v", u)
+	}
+	if d := cfg.Backends["codex"].Files.MCP.Dialect; d != DialectCodex {
+		t.Errorf("codex mcp dialect = %q", d)
+	}
+	for _, bad := range []string{
+		`backends: foo: files: mcp: {path: "m.json", format: "json", key: "mcpServers", dialect: "vim"}`,
+		`backends: foo: files: permissions: {path: "s.json", format: "json", key: "claude"}`,
+		`templates: t: {backend: "claude-code", permissions: defaultMode: "yolo"}`,
+	} {
+		dir := writeWorkspace(t, map[string]string{"actant.cue": "package actant\n" + bad + "\n"})
+		if _, err := LoadDir(dir, t.TempDir()); err == nil || !strings.Contains(err.Error(), "actant.cue:2:") {
+			t.Errorf("%s: err = %v, want an error at actant.cue:2", bad, err)
+		}
+	}
+}
