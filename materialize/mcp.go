@@ -3,6 +3,8 @@ package materialize
 import (
 	"fmt"
 	"net/url"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/actctl/actctl/schema"
@@ -144,6 +146,13 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 			}
 			env = cursorEnvMap(s.Env)
 		}
+		if d == dialectCodex {
+			var envVars []string
+			env, envVars, warns = codexEnv(name, s)
+			if len(envVars) > 0 {
+				v["env_vars"] = envVars
+			}
+		}
 		if len(args) > 0 {
 			v["args"] = args
 		}
@@ -205,6 +214,10 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 				envh[h] = ev
 				continue
 			}
+			if strings.Contains(val, "${") {
+				warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR}, and header %s = %q is not a whole ${VAR} it can take from the environment (env_http_headers); the header is not written", name, h, val))
+				continue
+			}
 			plain[h] = val
 		}
 		if len(plain) > 0 {
@@ -225,4 +238,72 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 		}
 	}
 	return v, warns, nil
+}
+
+// codexEnv splits a stdio server's env for Codex, which expands no
+// ${VAR} (developers.openai.com/codex/mcp): literal values stay in env;
+// "NAME": "${NAME}" becomes a pass-through in env_vars (Codex forwards
+// that variable from its own environment). Codex cannot rename a
+// variable, so "A": "${B}" is written as a pass-through of A, with a
+// warning; a value with ${VAR} inside other text cannot be expressed and
+// is left out, with a warning. Never is ${VAR} written as literal text.
+// ${VAR} in command or args is warned about: Codex passes it on as is.
+func codexEnv(name string, s schema.MCPServer) (env map[string]string, envVars, warns []string) {
+	env = map[string]string{}
+	for _, k := range sortedKeys(s.Env) {
+		v := s.Env[k]
+		ref, whole := envRef(v)
+		switch {
+		case whole && ref == k:
+			envVars = append(envVars, k)
+		case whole:
+			envVars = append(envVars, k)
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex cannot rename an environment variable: env %s = %q is written as env_vars = [%q], so %s must be set where codex runs", name, k, v, k, k))
+		case strings.Contains(v, "${"):
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR}: env %s = %q is not written; set %s where codex runs and use %s: \"${%s}\"", name, k, v, k, k, k))
+		default:
+			env[k] = v
+		}
+	}
+	for _, a := range append([]string{s.Command}, s.Args...) {
+		if strings.Contains(a, "${") {
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR} in command or args: %q is passed as is", name, a))
+		}
+	}
+	return env, envVars, warns
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// codexNameRe is what Codex accepts as an MCP server name.
+var codexNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// serverKey is the key a server gets in the dialect's file, plus a
+// warning when the name had to change or will misbehave: Codex refuses
+// names outside ^[A-Za-z0-9_-]+$ (its other characters become "_");
+// Gemini CLI qualifies MCP tools as mcp_<server>_<tool> and its policy
+// engine splits that at the first "_", so rules for a server whose name
+// holds one do not match (google-gemini/gemini-cli#21727, #27981).
+func serverKey(d mcpDialect, ref string) (string, string) {
+	name := diskName(ref)
+	switch {
+	case d == dialectCodex && !codexNameRe.MatchString(name):
+		fixed := strings.Map(func(r rune) rune {
+			if r < 0x80 && codexNameRe.MatchString(string(r)) {
+				return r
+			}
+			return '_'
+		}, name)
+		return fixed, fmt.Sprintf("mcp server %q: codex accepts server names matching ^[A-Za-z0-9_-]+$ only, so it is written as %q; rename it to %q to silence this", ref, fixed, fixed)
+	case d == dialectGemini && strings.Contains(name, "_"):
+		return name, fmt.Sprintf("mcp server %q: Gemini CLI's policy rules split MCP tool names (mcp_<server>_<tool>) at the first \"_\", so policies for this server do not match; prefer a name without \"_\" (e.g. %q)", ref, strings.ReplaceAll(name, "_", "-"))
+	}
+	return name, ""
 }

@@ -600,7 +600,10 @@ func (rd *renderer) mcp(f schema.Files) error {
 		if !ok {
 			return fmt.Errorf("mcp server %q is not declared", ref)
 		}
-		name := diskName(ref)
+		name, w := serverKey(d, ref)
+		if w != "" {
+			rd.warn("%s", w)
+		}
 		m := rd.sh.mcpServer(d, name, ref, s)
 		if m.err != nil {
 			return m.err

@@ -894,3 +894,102 @@ func TestSubAgentToolsAndModel(t *testing.T) {
 		t.Errorf("read back: %v", fm)
 	}
 }
+
+// TestCodexMCPEnv: Codex expands no ${VAR}, so a reference is never
+// written as literal text: a pass-through becomes env_vars, a rename is
+// passed through under the server's name with a warning, a reference
+// inside other text is left out with a warning.
+func TestCodexMCPEnv(t *testing.T) {
+	cases := []struct {
+		env   map[string]string
+		want  string
+		warns []string
+	}{
+		{map[string]string{"GITHUB_TOKEN": "${GITHUB_TOKEN}", "LOG": "1"},
+			`{"command":"srv","env":{"LOG":"1"},"env_vars":["GITHUB_TOKEN"]}`, nil},
+		{map[string]string{"B": "${B}", "A": "${A}"}, `{"command":"srv","env_vars":["A","B"]}`, nil},
+		{map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"},
+			`{"command":"srv","env_vars":["GITHUB_PERSONAL_ACCESS_TOKEN"]}`, []string{"codex cannot rename an environment variable"}},
+		{map[string]string{"AUTH": "Bearer ${TOKEN}", "X": "$HOME"},
+			`{"command":"srv","env":{"X":"$HOME"}}`, []string{`env AUTH = "Bearer ${TOKEN}" is not written`}},
+	}
+	for _, c := range cases {
+		v, warns, err := mcpServerValue(dialectCodex, "s", schema.MCPServer{Command: "srv", Env: c.env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(canonicalJSON(v))
+		if got != c.want {
+			t.Errorf("env %v: got %s\nwant %s", c.env, got, c.want)
+		}
+		if strings.Contains(got, "${") {
+			t.Errorf("env %v: ${VAR} written literally: %s", c.env, got)
+		}
+		if len(warns) != len(c.warns) {
+			t.Errorf("env %v: warnings %q, want %q", c.env, warns, c.warns)
+		}
+		for i := range c.warns {
+			if i < len(warns) && !strings.Contains(warns[i], c.warns[i]) {
+				t.Errorf("env %v: warning %q does not contain %q", c.env, warns[i], c.warns[i])
+			}
+		}
+	}
+	// Other dialects expand ${VAR} themselves (Cursor in its own syntax).
+	for d, want := range map[mcpDialect]string{dialectClaude: "${GITHUB_TOKEN}", dialectGemini: "${GITHUB_TOKEN}", dialectCursor: "${env:GITHUB_TOKEN}"} {
+		v, _, _ := mcpServerValue(d, "s", schema.MCPServer{Command: "srv", Env: map[string]string{"T": "${GITHUB_TOKEN}"}})
+		if got := v["env"].(map[string]string)["T"]; got != want {
+			t.Errorf("%s: env T = %q, want %q", d, got, want)
+		}
+	}
+	_, warns, _ := mcpServerValue(dialectCodex, "s", schema.MCPServer{Command: "srv", Args: []string{"--token", "${T}"}})
+	if len(warns) != 1 || !strings.Contains(warns[0], "command or args") {
+		t.Errorf("args warnings = %q", warns)
+	}
+}
+
+// TestMCPServerNames: Codex never gets a name it rejects; Gemini names
+// with "_" are warned about (the e2e test reads the TOML back).
+func TestMCPServerNames(t *testing.T) {
+	cfg := sampleConfig("codex", schema.ArchTool)
+	cfg.MCPServers["docs.v2"] = schema.MCPServer{Command: "docs", Env: map[string]string{"TOKEN": "${TOKEN}"}}
+	tp := cfg.Templates["reviewer"]
+	tp.MCPServers = []string{"docs.v2", "hub@my_srv"}
+	cfg.MCPServers["hub@my_srv"] = schema.MCPServer{Command: "x"}
+	cfg.Templates["reviewer"] = tp
+	tg := render(t, cfg, "reviewer", Options{})
+	e := tg.Find(".codex/config.toml")
+	var names []string
+	for _, k := range e.Keys {
+		if k.Path[0] == "mcp_servers" {
+			names = append(names, k.Path[1])
+		}
+	}
+	if strings.Join(names, ",") != "docs_v2,my_srv" {
+		t.Errorf("codex server names = %v", names)
+	}
+	if !hasWarning(tg, `mcp server "docs.v2": codex accepts server names matching ^[A-Za-z0-9_-]+$ only, so it is written as "docs_v2"`) {
+		t.Errorf("warnings = %q", tg.Warnings)
+	}
+	// Two servers that would land on one codex name are an error, never a
+	// silent overwrite.
+	cfg.MCPServers["docs_v2"] = schema.MCPServer{Command: "y"}
+	tp.MCPServers = []string{"docs.v2", "docs_v2"}
+	cfg.Templates["reviewer"] = tp
+	if r, err := cfg.Resolve("reviewer"); err != nil {
+		t.Fatal(err)
+	} else if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), "mcp_servers.docs_v2") {
+		t.Errorf("collision: err = %v", err)
+	}
+	g := sampleConfig("gemini", schema.ArchTool)
+	g.MCPServers["my_srv"] = schema.MCPServer{Command: "x"}
+	gt := g.Templates["reviewer"]
+	gt.MCPServers = []string{"my_srv"}
+	g.Templates["reviewer"] = gt
+	gtg := render(t, g, "reviewer", Options{})
+	if !hasWarning(gtg, `mcp server "my_srv": Gemini CLI's policy rules split`) {
+		t.Errorf("gemini warnings = %q", gtg.Warnings)
+	}
+	if k := gtg.Find(".gemini/settings.json").Keys; k[1].Path[1] != "my_srv" {
+		t.Errorf("gemini keys = %v", k)
+	}
+}
