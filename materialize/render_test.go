@@ -576,7 +576,7 @@ func parseFrontmatter(t *testing.T, content []byte) map[string]string {
 }
 
 // richSkill is a SKILL.md using the Agent Skills optional fields and the
-// YAML forms (folded scalar, ” escape, nested mapping) that the former
+// YAML forms (folded scalar, doubled single quote, nested mapping) that the former
 // line-based readers dropped or mangled.
 const richSkill = "---\nname: old-name\ndescription: >-\n  Folded description\n  on two lines.\nlicense: 'It''s MIT'\n" +
 	"compatibility: Requires git\nallowed-tools: Read Grep\nmetadata:\n  author: acme\n  version: \"1.0\"\n" +

@@ -220,7 +220,7 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // TestSkillFrontmatterYAML: skill frontmatter is read as YAML (folded
-// scalars, ” escapes) and every field is kept in Skill.Meta, for file,
+// scalars, doubled single quotes) and every field is kept in Skill.Meta, for file,
 // dir and inline skills alike.
 func TestSkillFrontmatterYAML(t *testing.T) {
 	fm := "---\nname: x\ndescription: >-\n  Folded\n  text.\nlicense: 'It''s MIT'\nmetadata:\n  a: b\n---\n\nBody\n"

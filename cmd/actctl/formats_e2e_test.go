@@ -12,7 +12,7 @@ import (
 )
 
 // richSkillMD uses the Agent Skills optional fields and YAML forms
-// (folded scalar, ” escape, nested mapping) that earlier versions dropped
+// (folded scalar, doubled single quote, nested mapping) that earlier versions dropped
 // or mangled.
 const richSkillMD = `---
 name: pdf
