@@ -445,7 +445,7 @@ func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]str
 		// false plus a description is an "Agent Requested" rule, the same
 		// on-demand loading a skill gets. globs is written empty, as
 		// Cursor itself does.
-		out = fixedFrontmatter([]field{{"description", frontmatter.Scalar(desc)}, {"globs", ""}, {"alwaysApply", "false"}}, body)
+		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "globs", Value: ""}, {Key: "alwaysApply", Value: "false"}}, body)
 	default:
 		out = []byte(ensureNL(body))
 	}
@@ -520,7 +520,7 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		if strings.TrimSpace(desc) == "" {
 			desc = "Sub-agent " + name
 		}
-		md := fixedFrontmatter(subAgentFields(name, desc, t.SubAgent), joinParagraphs(parts...))
+		md := frontmatter.Lines(subAgentFields(name, desc, t.SubAgent), joinParagraphs(parts...))
 		if err := rd.addFile(joinRel(f.SubAgents.Dir, name+".md"), md, origin); err != nil {
 			return err
 		}
@@ -535,16 +535,16 @@ func (rd *renderer) subAgents(f schema.Files) error {
 // (code.claude.com/docs/en/sub-agents): name, description, then the
 // template's subAgent tools (comma-separated; omitted: the sub-agent
 // inherits every tool of the session) and model.
-func subAgentFields(name, desc string, sa *schema.SubAgent) []field {
-	fields := []field{{"name", frontmatter.Scalar(name)}, {"description", frontmatter.Scalar(desc)}}
+func subAgentFields(name, desc string, sa *schema.SubAgent) []frontmatter.Line {
+	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(name)}, {Key: "description", Value: frontmatter.Scalar(desc)}}
 	if sa == nil {
 		return fields
 	}
 	if len(sa.Tools) > 0 {
-		fields = append(fields, field{"tools", frontmatter.Scalar(strings.Join(sa.Tools, ", "))})
+		fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(sa.Tools, ", "))})
 	}
 	if sa.Model != "" {
-		fields = append(fields, field{"model", frontmatter.Scalar(sa.Model)})
+		fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(sa.Model)})
 	}
 	return fields
 }
@@ -566,7 +566,7 @@ func (rd *renderer) promptFiles(f schema.Files) error {
 		p := rd.cfg.Prompts[ref]
 		var content []byte
 		if p.Description != "" {
-			content = fixedFrontmatter([]field{{"description", frontmatter.Scalar(p.Description)}}, rd.prompts[i])
+			content = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(p.Description)}}, rd.prompts[i])
 		} else {
 			content = []byte(ensureNL(rd.prompts[i]))
 		}

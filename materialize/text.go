@@ -78,42 +78,6 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-// field is one frontmatter line; an empty val is written as "key:" (YAML
-// null), which is how Cursor itself writes an unset globs.
-type field struct {
-	key string
-	val string // already a YAML scalar
-}
-
-// fixedFrontmatter renders "---\n" key: value lines "---\n" followed by
-// body, for the formats whose fields actctl writes all by itself (Cursor
-// rules, sub-agents, prompt templates); an Agent Skills SKILL.md, which
-// keeps the source's fields, goes through frontmatter.Render. The body is
-// separated by a blank line and always ends in a newline.
-func fixedFrontmatter(fields []field, body string) []byte {
-	var b strings.Builder
-	b.Grow(len(body) + 128)
-	b.WriteString("---\n")
-	for _, f := range fields {
-		b.WriteString(f.key)
-		b.WriteByte(':')
-		if f.val != "" {
-			b.WriteByte(' ')
-			b.WriteString(f.val)
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("---\n")
-	if body != "" {
-		b.WriteByte('\n')
-		b.WriteString(body)
-		if !strings.HasSuffix(body, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	return []byte(b.String())
-}
-
 // joinParagraphs joins non-empty texts with one blank line between them,
 // trimming surrounding blank lines of each, and ends with a newline.
 func joinParagraphs(parts ...string) string {

@@ -205,6 +205,15 @@ type Field struct {
 // output is deterministic, and rendering what Split reads back from it
 // gives the same bytes.
 func Render(d *Doc, set []Field, body string) []byte {
+	if src := d.mapping(); src == nil || len(src.Content) == 0 {
+		// Nothing to keep: write the fields directly (most skills have no
+		// frontmatter of their own, and a 1000-agent apply renders 20k).
+		lines := make([]Line, len(set))
+		for i, f := range set {
+			lines[i] = Line{Key: f.Key, Value: Scalar(f.Value)}
+		}
+		return Lines(lines, body)
+	}
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	root := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{m}}
 	if src := d.mapping(); src != nil {
@@ -244,15 +253,43 @@ func Render(d *Doc, set []Field, body string) []byte {
 	}
 	var b bytes.Buffer
 	b.WriteString("---\n")
-	if len(m.Content) > 0 {
-		enc := yaml.NewEncoder(&b)
-		enc.SetIndent(2)
-		if err := enc.Encode(root); err != nil {
-			// Only nodes decoded by yaml.v3 and string scalars are encoded.
-			panic(fmt.Sprintf("frontmatter: encode: %v", err))
-		}
-		_ = enc.Close()
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		// Only nodes decoded by yaml.v3 and string scalars are encoded.
+		panic(fmt.Sprintf("frontmatter: encode: %v", err))
 	}
+	_ = enc.Close()
+	return closeWith(&b, body)
+}
+
+// Line is one "key: value" line of a frontmatter whose fields the caller
+// writes all by itself; Value is already a YAML scalar (see Scalar), and
+// an empty Value writes "key:" (YAML null, as Cursor writes an unset globs).
+type Line struct {
+	Key, Value string
+}
+
+// Lines writes "---", the lines, "---", a blank line and body (which
+// always ends in a newline).
+func Lines(lines []Line, body string) []byte {
+	var b bytes.Buffer
+	b.Grow(len(body) + 128)
+	b.WriteString("---\n")
+	for _, l := range lines {
+		b.WriteString(l.Key)
+		b.WriteByte(':')
+		if l.Value != "" {
+			b.WriteByte(' ')
+			b.WriteString(l.Value)
+		}
+		b.WriteByte('\n')
+	}
+	return closeWith(&b, body)
+}
+
+// closeWith ends a frontmatter and appends the body after a blank line.
+func closeWith(b *bytes.Buffer, body string) []byte {
 	b.WriteString("---\n")
 	if body != "" {
 		b.WriteByte('\n')

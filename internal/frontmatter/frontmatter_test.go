@@ -137,3 +137,16 @@ func TestRenderHostileValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderIdempotent: a rendered frontmatter read back and rendered with
+// the same fields gives the same bytes, whichever path wrote it first.
+func TestRenderIdempotent(t *testing.T) {
+	for _, s := range []string{"plain", "Use when: x", "#tag", "yes", "it's", "multi\nline", "tab\there", `q " b\s`, "é 中文", ""} {
+		set := []Field{{"name", "pdf"}, {"description", s}}
+		first := Render(nil, set, "body")
+		d, body := mustSplit(t, string(first))
+		if again := Render(d, set, body); string(again) != string(first) {
+			t.Errorf("%q: not idempotent:\n%s\nthen:\n%s", s, first, again)
+		}
+	}
+}
