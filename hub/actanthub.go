@@ -144,10 +144,15 @@ func (r *reader) readSkills(jsonFiles []string) {
 			r.errorf(f, keyOffset(r.files[f], "content"), "skill %q has no content (and no %s/SKILL.md)", name, dir)
 			continue
 		}
-		in := Info{Kind: KindSkill, Name: name, Version: s.Version, Description: s.Description, File: f,
+		sk := schema.Skill{Description: s.Description, Source: r.display(f)}
+		if err := schema.SplitSkill(&sk, s.Content); err != nil {
+			r.errorf(f, keyOffset(r.files[f], "content"), "skill %q content: frontmatter: %v", name, err)
+			continue
+		}
+		in := Info{Kind: KindSkill, Name: name, Version: s.Version, Description: sk.Description, File: f,
 			Digest: digestOf(map[string][]byte{path.Base(f): r.files[f]}), Pos: r.pos(f, 0)}
 		if r.addInfo(in) {
-			r.c.Skills[name] = schema.Skill{Description: s.Description, Content: s.Content, Source: r.display(f)}
+			r.c.Skills[name] = sk
 		}
 	}
 	dirs, _ := fs.Glob(r.fsys, "skills/*/SKILL.md")

@@ -219,6 +219,15 @@ func TestReadTreeSkillFrontmatter(t *testing.T) {
 	if s.Description != "It's for PDFs" || strings.Join(s.Meta.Keys(), ",") != "name,description,license,allowed-tools,metadata" || s.Content != "Body\n" {
 		t.Errorf("pdf: description %q keys %v content %q", s.Description, s.Meta.Keys(), s.Content)
 	}
+	js := fstest.MapFS{"actant.json": {Data: []byte(`{"name":"h"}`)},
+		"skills/j.json": {Data: []byte(`{"name":"j","content":"---\nlicense: MIT\ndescription: From the frontmatter\n---\nJ body\n"}`)}}
+	c, err = ReadTree(js, "/hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := c.Skills["j"]; j.Content != "J body\n" || j.Description != "From the frontmatter" || strings.Join(j.Meta.Keys(), ",") != "license,description" {
+		t.Errorf("json skill: %+v", j)
+	}
 	bad := fstest.MapFS{"pdf/SKILL.md": {Data: []byte("---\nname: pdf\ndescription: a: b\n---\nBody\n")}}
 	_, err = ReadTree(bad, "/hub")
 	if err == nil || !strings.Contains(err.Error(), "/hub/pdf/SKILL.md:3:1: /hub/pdf/SKILL.md: frontmatter: invalid YAML") {
