@@ -110,6 +110,9 @@ func parse(text, yml, head string) (*Doc, error) {
 	if m.Kind != yaml.MappingNode {
 		return nil, errAt(text, m.Line+1, m.Column, "the frontmatter must be a YAML mapping of fields (name: value)")
 	}
+	if budget := maxNodes; !within(m, &budget) {
+		return nil, errAt(text, m.Line+1, m.Column, fmt.Sprintf("the frontmatter is too large: over %d YAML nodes with its aliases expanded", maxNodes))
+	}
 	seen := map[string]bool{}
 	for i := 0; i < len(m.Content); i += 2 {
 		k := m.Content[i]
@@ -122,6 +125,28 @@ func parse(text, yml, head string) (*Doc, error) {
 		seen[k.Value] = true
 	}
 	return &Doc{Node: &n, Head: head}, nil
+}
+
+// maxNodes bounds a frontmatter's size with aliases expanded: hub content
+// is untrusted, and a few nested aliases can stand for billions of nodes
+// once something walks through them (the hub's tree index stores the
+// node tree). Real frontmatter has a few dozen.
+const maxNodes = 10000
+
+// within reports whether n, aliases followed, has at most *budget nodes.
+func within(n *yaml.Node, budget *int) bool {
+	if *budget--; *budget < 0 {
+		return false
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return within(n.Alias, budget)
+	}
+	for _, c := range n.Content {
+		if !within(c, budget) {
+			return false
+		}
+	}
+	return true
 }
 
 // errAt makes an Error at line:col of text, computing its byte offset.

@@ -2,6 +2,7 @@ package frontmatter
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -148,5 +149,23 @@ func TestRenderIdempotent(t *testing.T) {
 		if again := Render(d, set, body); string(again) != string(first) {
 			t.Errorf("%q: not idempotent:\n%s\nthen:\n%s", s, first, again)
 		}
+	}
+}
+
+// TestSplitRefusesAliasBombs: nested aliases that expand to millions of
+// nodes are refused; ordinary aliases are fine.
+func TestSplitRefusesAliasBombs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 8; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	b.WriteString("---\n")
+	if _, _, err := Split(b.String()); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("alias bomb: err = %v", err)
+	}
+	d, _ := mustSplit(t, "---\nbase: &b hello\ndescription: *b\n---\n")
+	if v, ok, err := d.Text("description"); v != "hello" || !ok || err != nil {
+		t.Errorf("alias description = %q %v %v", v, ok, err)
 	}
 }
