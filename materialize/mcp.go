@@ -132,46 +132,60 @@ func envRef(v string) (string, bool) {
 // args/env/headers are omitted: every client treats absent and empty alike,
 // and omitting them keeps the user's file small.
 func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string, error) {
-	var warns []string
 	switch {
 	case s.Command != "" && s.URL != "":
 		return nil, nil, fmt.Errorf("mcp server %q: both command and url are set", name)
 	case s.Command != "":
-		v := map[string]any{"command": s.Command}
-		args, env := s.Args, s.Env
-		if d == dialectCursor {
-			args = make([]string, len(s.Args))
-			for i, a := range s.Args {
-				args[i] = cursorEnv(a)
-			}
-			env = cursorEnvMap(s.Env)
-		}
-		if d == dialectCodex {
-			var envVars []string
-			env, envVars, warns = codexEnv(name, s)
-			if len(envVars) > 0 {
-				v["env_vars"] = envVars
-			}
-		}
-		if len(args) > 0 {
-			v["args"] = args
-		}
-		if len(env) > 0 {
-			v["env"] = env
-		}
-		if len(s.Headers) > 0 {
-			warns = append(warns, fmt.Sprintf("mcp server %q: headers are ignored for a stdio server", name))
-		}
+		v, warns := stdioValue(d, name, s)
 		return v, warns, nil
 	case s.URL != "":
-	default:
-		return nil, nil, fmt.Errorf("mcp server %q: neither command nor url is set", name)
+		v, warns := remoteValue(d, name, s)
+		return v, warns, nil
 	}
+	return nil, nil, fmt.Errorf("mcp server %q: neither command nor url is set", name)
+}
+
+// stdioValue is a local server: {command, args, env} in every dialect,
+// with Cursor's ${env:NAME} and Codex's env_vars.
+func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string) {
+	var warns []string
+	v := map[string]any{"command": s.Command}
+	args, env := s.Args, s.Env
+	switch d {
+	case dialectCursor:
+		args = make([]string, len(s.Args))
+		for i, a := range s.Args {
+			args[i] = cursorEnv(a)
+		}
+		env = cursorEnvMap(s.Env)
+	case dialectCodex:
+		var envVars []string
+		env, envVars, warns = codexEnv(name, s)
+		if len(envVars) > 0 {
+			v["env_vars"] = envVars
+		}
+	}
+	if len(args) > 0 {
+		v["args"] = args
+	}
+	if len(env) > 0 {
+		v["env"] = env
+	}
+	if len(s.Headers) > 0 {
+		warns = append(warns, fmt.Sprintf("mcp server %q: headers are ignored for a stdio server", name))
+	}
+	return v, warns
+}
+
+// remoteValue is a remote server in the dialect's shape.
+func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string) {
+	var warns []string
 	if len(s.Args) > 0 || len(s.Env) > 0 {
 		warns = append(warns, fmt.Sprintf("mcp server %q: args and env are ignored for a remote server", name))
 	}
 	sse := isSSE(s.URL)
 	v := map[string]any{}
+	headers := s.Headers
 	switch d {
 	case dialectClaude:
 		v["type"] = "http"
@@ -179,65 +193,65 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 			v["type"] = "sse"
 		}
 		v["url"] = s.URL
-		if len(s.Headers) > 0 {
-			v["headers"] = s.Headers
-		}
 	case dialectGemini:
 		if sse {
 			v["url"] = s.URL
 		} else {
 			v["httpUrl"] = s.URL
 		}
-		if len(s.Headers) > 0 {
-			v["headers"] = s.Headers
-		}
 	case dialectCodex:
 		if sse {
 			warns = append(warns, fmt.Sprintf("mcp server %q: codex supports streamable HTTP only; an SSE endpoint will not connect", name))
 		}
 		v["url"] = s.URL
-		// Codex rejects inline bearer tokens and prefers env references;
-		// map "${VAR}" header values onto its env-based keys so no secret
-		// lands in config.toml.
-		plain := map[string]string{}
-		envh := map[string]string{}
-		for h, val := range s.Headers {
-			if strings.EqualFold(h, "Authorization") {
-				if rest, ok := strings.CutPrefix(val, "Bearer "); ok {
-					if ev, ok := envRef(rest); ok {
-						v["bearer_token_env_var"] = ev
-						continue
-					}
-				}
-			}
-			if ev, ok := envRef(val); ok {
-				envh[h] = ev
-				continue
-			}
-			if strings.Contains(val, "${") {
-				warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR}, and header %s = %q is not a whole ${VAR} it can take from the environment (env_http_headers); the header is not written", name, h, val))
-				continue
-			}
-			plain[h] = val
-		}
-		if len(plain) > 0 {
-			v["http_headers"] = plain
-		}
-		if len(envh) > 0 {
-			v["env_http_headers"] = envh
-		}
+		return v, append(warns, codexHeaders(v, name, s.Headers)...)
 	case dialectCursor:
 		v["url"] = cursorEnv(s.URL)
-		if len(s.Headers) > 0 {
-			v["headers"] = cursorEnvMap(s.Headers)
-		}
+		headers = cursorEnvMap(s.Headers)
 	default:
 		v["url"] = s.URL
-		if len(s.Headers) > 0 {
-			v["headers"] = s.Headers
-		}
 	}
-	return v, warns, nil
+	if len(headers) > 0 {
+		v["headers"] = headers
+	}
+	return v, warns
+}
+
+// codexHeaders sets a Codex remote server's headers in v. Codex rejects
+// inline bearer tokens and expands no ${VAR}: "${VAR}" values go to its
+// env-based keys (env_http_headers, bearer_token_env_var), so no secret
+// lands in config.toml; a ${VAR} inside other text is left out, warned.
+func codexHeaders(v map[string]any, name string, headers map[string]string) []string {
+	var warns []string
+	plain := map[string]string{}
+	envh := map[string]string{}
+	for _, h := range sortedKeys(headers) {
+		val := headers[h]
+		if strings.EqualFold(h, "Authorization") {
+			if rest, ok := strings.CutPrefix(val, "Bearer "); ok {
+				if ev, ok := envRef(rest); ok {
+					v["bearer_token_env_var"] = ev
+					continue
+				}
+			}
+		}
+		if ev, ok := envRef(val); ok {
+			envh[h] = ev
+			continue
+		}
+		if strings.Contains(val, "${") {
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR}, and header %s = %q is not a whole ${VAR} it can take from the environment (env_http_headers); the header is not written", name, h, val))
+			continue
+		}
+		plain[h] = val
+	}
+	if len(plain) > 0 {
+		v["http_headers"] = plain
+	}
+	if len(envh) > 0 {
+		v["env_http_headers"] = envh
+	}
+	return warns
 }
 
 // codexEnv splits a stdio server's env for Codex, which expands no

@@ -945,6 +945,10 @@ func TestCodexMCPEnv(t *testing.T) {
 	if len(warns) != 1 || !strings.Contains(warns[0], "command or args") {
 		t.Errorf("args warnings = %q", warns)
 	}
+	v, warns, _ := mcpServerValue(dialectCodex, "s", schema.MCPServer{URL: "https://x/mcp", Headers: map[string]string{"X-Org": "org-${ORG}", "X-A": "a"}})
+	if got := string(canonicalJSON(v)); got != `{"http_headers":{"X-A":"a"},"url":"https://x/mcp"}` || len(warns) != 1 || !strings.Contains(warns[0], "X-Org") {
+		t.Errorf("codex remote: %s %q", got, warns)
+	}
 }
 
 // TestMCPServerNames: Codex never gets a name it rejects; Gemini names
