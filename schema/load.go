@@ -429,15 +429,6 @@ func normalize(t *Template) {
 	}
 }
 
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
