@@ -255,7 +255,7 @@ func (r *reader) splitSkill(f string, data []byte, sk *schema.Skill) (map[string
 	if err := schema.SplitSkill(sk, string(data)); err != nil {
 		var fe *frontmatter.Error
 		if errors.As(err, &fe) {
-			r.errorf(f, fe.Offset, "%s: frontmatter: %s", r.display(f), fe.Msg)
+			r.errorf(f, fe.Offset, "frontmatter: %s", fe.Msg)
 		} else {
 			r.errorf(f, 0, "%s: frontmatter: %v", r.display(f), err)
 		}

@@ -230,7 +230,7 @@ func TestReadTreeSkillFrontmatter(t *testing.T) {
 	}
 	bad := fstest.MapFS{"pdf/SKILL.md": {Data: []byte("---\nname: pdf\ndescription: a: b\n---\nBody\n")}}
 	_, err = ReadTree(bad, "/hub")
-	if err == nil || !strings.Contains(err.Error(), "/hub/pdf/SKILL.md:3:1: /hub/pdf/SKILL.md: frontmatter: invalid YAML") {
+	if err == nil || !strings.Contains(err.Error(), "/hub/pdf/SKILL.md:3:1: frontmatter: invalid YAML") {
 		t.Errorf("err = %v", err)
 	}
 }
