@@ -2,6 +2,7 @@ package hub
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/actctl/actctl/internal/frontmatter"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -142,10 +144,15 @@ func (r *reader) readSkills(jsonFiles []string) {
 			r.errorf(f, keyOffset(r.files[f], "content"), "skill %q has no content (and no %s/SKILL.md)", name, dir)
 			continue
 		}
-		in := Info{Kind: KindSkill, Name: name, Version: s.Version, Description: s.Description, File: f,
+		sk := schema.Skill{Description: s.Description, Source: r.display(f)}
+		if err := schema.SplitSkill(&sk, s.Content); err != nil {
+			r.errorf(f, keyOffset(r.files[f], "content"), "skill %q content: frontmatter: %v", name, err)
+			continue
+		}
+		in := Info{Kind: KindSkill, Name: name, Version: s.Version, Description: sk.Description, File: f,
 			Digest: digestOf(map[string][]byte{path.Base(f): r.files[f]}), Pos: r.pos(f, 0)}
 		if r.addInfo(in) {
-			r.c.Skills[name] = schema.Skill{Description: s.Description, Content: s.Content, Source: r.display(f)}
+			r.c.Skills[name] = sk
 		}
 	}
 	dirs, _ := fs.Glob(r.fsys, "skills/*/SKILL.md")
@@ -185,7 +192,12 @@ func (r *reader) readSkillDir(dir string, hint Info, key string) {
 		r.errorf(main, 0, "read %s: %v", r.display(main), err)
 		return
 	}
-	fm, body := parseFrontmatter(string(data))
+	sk := schema.Skill{Source: r.display(main)}
+	fm, ok := r.splitSkill(main, data, &sk)
+	if !ok {
+		return
+	}
+	sk.Description = firstNonEmpty(sk.Description, hint.Description)
 	name := firstNonEmpty(key, fm["name"])
 	if name == "" {
 		name = path.Base(dir)
@@ -198,7 +210,6 @@ func (r *reader) readSkillDir(dir string, hint Info, key string) {
 	if !r.checkVersion(main, version) {
 		return
 	}
-	desc := firstNonEmpty(fm["description"], hint.Description)
 	files := map[string][]byte{}
 	exec := map[string]bool{}
 	all := map[string][]byte{"SKILL.md": data}
@@ -232,56 +243,42 @@ func (r *reader) readSkillDir(dir string, hint Info, key string) {
 		}
 		return nil
 	})
-	in := Info{Kind: KindSkill, Name: name, Version: version, Description: desc, File: main,
+	in := Info{Kind: KindSkill, Name: name, Version: version, Description: sk.Description, File: main,
 		Digest: digestOf(all), Pos: r.pos(main, 0)}
 	if r.addInfo(in) {
 		if len(exec) == 0 {
 			exec = nil
 		}
-		r.c.Skills[name] = schema.Skill{Description: desc, Content: body, Files: files, Executable: exec, Source: r.display(main)}
+		sk.Files = files
+		sk.Executable = exec
+		r.c.Skills[name] = sk
 	}
 }
 
-// parseFrontmatter returns the flat top-level scalar keys of a leading
-// YAML frontmatter block (block scalars `>`/`|` folded into one line) and
-// the body after it. Nested keys are ignored: only name, description and
-// version matter here, and the materializer writes its own frontmatter.
-func parseFrontmatter(text string) (map[string]string, string) {
-	fm := map[string]string{}
-	t := strings.ReplaceAll(text, "\r\n", "\n")
-	rest, ok := strings.CutPrefix(t, "---\n")
-	if !ok {
-		return fm, text
-	}
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return fm, text
-	}
-	body := strings.TrimLeft(strings.TrimPrefix(rest[end+4:], "\n"), "\n")
-	lines := strings.Split(rest[:end], "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' {
-			continue
+// splitSkill reads the frontmatter of hub file f into sk (see
+// schema.SplitSkill: every field kept, the frontmatter's description
+// unless sk has one) and returns its name and version. Invalid
+// frontmatter is reported at its line in f.
+func (r *reader) splitSkill(f string, data []byte, sk *schema.Skill) (map[string]string, bool) {
+	if err := schema.SplitSkill(sk, string(data)); err != nil {
+		var fe *frontmatter.Error
+		if errors.As(err, &fe) {
+			r.errorf(f, fe.Offset, "frontmatter: %s", fe.Msg)
+		} else {
+			r.errorf(f, 0, "%s: frontmatter: %v", r.display(f), err)
 		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if v == ">" || v == "|" || v == ">-" || v == "|-" {
-			var parts []string
-			for i+1 < len(lines) && (strings.HasPrefix(lines[i+1], " ") || lines[i+1] == "") {
-				i++
-				parts = append(parts, strings.TrimSpace(lines[i]))
-			}
-			v = strings.TrimSpace(strings.Join(parts, " "))
-		} else if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
-		fm[strings.TrimSpace(k)] = v
+		return nil, false
 	}
-	return fm, body
+	out := map[string]string{}
+	for _, k := range []string{"name", "version"} {
+		v, _, err := sk.Meta.Text(k)
+		if err != nil {
+			r.errorf(f, 0, "%s: frontmatter: %v", r.display(f), err)
+			return nil, false
+		}
+		out[k] = v
+	}
+	return out, true
 }
 
 type promptJSON struct {

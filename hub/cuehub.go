@@ -214,9 +214,11 @@ func (r *reader) cueSkill(name string, s schema.Skill, pos token.Pos) {
 			r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: p + ".file", Message: fmt.Sprintf("read %s: %v", r.display(f), err)})
 			return
 		}
-		fm, body := parseFrontmatter(string(data))
-		s.Description = firstNonEmpty(s.Description, fm["description"])
-		s.Content, s.File, s.Source = body, "", r.display(f)
+		fm, ok := r.splitSkill(f, data, &s)
+		if !ok {
+			return
+		}
+		s.File, s.Source = "", r.display(f)
 		r.c.Skills[name] = s
 		r.c.Info[KindSkill+"/"+name] = Info{Kind: KindSkill, Name: name, Version: fm["version"], Description: s.Description,
 			File: f, Pos: pos, Digest: digestOf(map[string][]byte{path.Base(f): data})}
@@ -233,6 +235,10 @@ func (r *reader) cueSkill(name string, s schema.Skill, pos token.Pos) {
 			r.c.Info[KindSkill+"/"+name] = in
 		}
 	default:
+		if err := schema.SplitSkill(&s, s.Content); err != nil {
+			r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: p + ".content", Message: fmt.Sprintf("frontmatter: %v", err)})
+			return
+		}
 		r.c.Skills[name] = s
 		r.c.Info[KindSkill+"/"+name] = Info{Kind: KindSkill, Name: name, Description: s.Description, File: relTo(r.base, pos.Filename()),
 			Pos: pos, Digest: digestOf(map[string][]byte{name: []byte(s.Content)})}

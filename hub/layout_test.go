@@ -102,7 +102,7 @@ func TestReadTreeAgentSkills(t *testing.T) {
 		t.Fatalf("layout %q", c.Layout)
 	}
 	r := c.Skills["code-review"]
-	if r.Description != "Review code carefully" || r.Content != "Body\n" || string(r.Files["scripts/check.sh"]) != "echo hi\n" {
+	if r.Description != "Review code carefully\n" || r.Content != "Body\n" || string(r.Files["scripts/check.sh"]) != "echo hi\n" {
 		t.Errorf("code-review: %+v", r)
 	}
 	l := c.Skills["lint"]
@@ -204,5 +204,33 @@ func TestPickSemver(t *testing.T) {
 	}
 	if _, err := pickSemver("^3", tags); err == nil {
 		t.Error("^3 matched")
+	}
+}
+
+// TestReadTreeSkillFrontmatter: hub SKILL.md frontmatter is read as YAML
+// with every field kept, and invalid frontmatter names the file and line.
+func TestReadTreeSkillFrontmatter(t *testing.T) {
+	fsys := fstest.MapFS{"pdf/SKILL.md": {Data: []byte("---\nname: pdf\ndescription: 'It''s for PDFs'\nlicense: Apache-2.0\nallowed-tools: Read\nmetadata:\n  version: \"2\"\n---\nBody\n")}}
+	c, err := ReadTree(fsys, "/hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Skills["pdf"]
+	if s.Description != "It's for PDFs" || strings.Join(s.Meta.Keys(), ",") != "name,description,license,allowed-tools,metadata" || s.Content != "Body\n" {
+		t.Errorf("pdf: description %q keys %v content %q", s.Description, s.Meta.Keys(), s.Content)
+	}
+	js := fstest.MapFS{"actant.json": {Data: []byte(`{"name":"h"}`)},
+		"skills/j.json": {Data: []byte(`{"name":"j","content":"---\nlicense: MIT\ndescription: From the frontmatter\n---\nJ body\n"}`)}}
+	c, err = ReadTree(js, "/hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := c.Skills["j"]; j.Content != "J body\n" || j.Description != "From the frontmatter" || strings.Join(j.Meta.Keys(), ",") != "license,description" {
+		t.Errorf("json skill: %+v", j)
+	}
+	bad := fstest.MapFS{"pdf/SKILL.md": {Data: []byte("---\nname: pdf\ndescription: a: b\n---\nBody\n")}}
+	_, err = ReadTree(bad, "/hub")
+	if err == nil || !strings.Contains(err.Error(), "/hub/pdf/SKILL.md:3:1: frontmatter: invalid YAML") {
+		t.Errorf("err = %v", err)
 	}
 }

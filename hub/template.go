@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -50,7 +51,7 @@ var (
 	archetypes  = []string{schema.ArchTool, schema.ArchRepo, schema.ArchService, schema.ArchEmployee}
 	launchModes = []string{"direct", "acp-background", "acp-service", "one-shot"}
 	presets     = []string{schema.PresetPermissive, schema.PresetStandard, schema.PresetRestricted, schema.PresetReadonly}
-	defaultMode = []string{"default", "acceptEdits", "plan", "bypassPermissions"}
+	defaultMode = []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
 )
 
 // readTemplate maps an Actant template onto schema.Template, validating
@@ -201,8 +202,9 @@ func (r *reader) inlineMCP(f, tmpl string, m mcpJSON) {
 	}
 }
 
-// permissions reads a preset name or {defaultMode, allow, deny, ask};
-// other keys (Actant's sandbox) have no equivalent and are noted.
+// permissions reads a preset name or {defaultMode, allow, deny, ask,
+// additionalDirectories}; other keys (Actant's sandbox) have no
+// equivalent and are noted.
 func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return schema.Permissions{Preset: schema.PresetStandard}, nil
@@ -226,7 +228,7 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 		case "defaultMode":
 			err = json.Unmarshal(v, &p.DefaultMode)
 			if err == nil && !contains(defaultMode, p.DefaultMode) {
-				err = fmt.Errorf("unknown defaultMode %q (want default, acceptEdits, plan or bypassPermissions)", p.DefaultMode)
+				err = fmt.Errorf("unknown defaultMode %q (want %s)", p.DefaultMode, strings.Join(defaultMode, ", "))
 			}
 		case "allow":
 			err = json.Unmarshal(v, &p.Allow)
@@ -234,6 +236,8 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 			err = json.Unmarshal(v, &p.Deny)
 		case "ask":
 			err = json.Unmarshal(v, &p.Ask)
+		case "additionalDirectories":
+			err = json.Unmarshal(v, &p.AdditionalDirectories)
 		default:
 			dropped = append(dropped, k)
 		}

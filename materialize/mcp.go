@@ -3,71 +3,66 @@ package materialize
 import (
 	"fmt"
 	"net/url"
-	"path"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/actctl/actctl/schema"
 )
 
 // mcpDialect is the shape one tool expects for an MCP server entry. The
-// backend layout only says where the servers live (path, format, key), so
-// the dialect is derived from those by the table in dialectFor. A
-// `dialect` field on schema.KeysFile would make this explicit for custom
-// backends; until then a custom JSON file gets the generic shape that
-// Cursor, Claude Desktop and most MCP clients read.
+// backend layout declares it (schema.MCPFile.Dialect, #MCPFile in
+// schema/actant.cue); it is never guessed from the file's path, so a
+// user-defined backend can say "Claude-style MCP JSON at .foo/mcp.json".
 type mcpDialect string
 
 const (
 	// dialectClaude: Claude Code .mcp.json — stdio {command,args,env};
 	// remote {"type":"http"|"sse", url, headers}. Claude Code requires the
-	// type for remote servers (code.claude.com/docs/en/mcp).
-	dialectClaude mcpDialect = "claude"
+	// type for remote servers and expands ${VAR} and ${VAR:-default} in
+	// command, args, env, url and headers itself (code.claude.com/docs/en/mcp).
+	dialectClaude mcpDialect = schema.DialectClaude
 	// dialectGemini: Gemini CLI settings.json — stdio {command,args,env};
-	// streamable HTTP {httpUrl, headers}; SSE {url, headers}
-	// (geminicli.com/docs/tools/mcp-server).
-	dialectGemini mcpDialect = "gemini"
+	// streamable HTTP {httpUrl, headers}; SSE {url, headers}; it expands
+	// $VAR and ${VAR} in settings values (geminicli.com/docs/tools/mcp-server).
+	dialectGemini mcpDialect = schema.DialectGemini
 	// dialectGeneric: the common "mcpServers" shape (Claude Desktop and
 	// most clients) — stdio {command,args,env}; remote {url, headers}.
-	dialectGeneric mcpDialect = "generic"
+	dialectGeneric mcpDialect = schema.DialectGeneric
 	// dialectCursor: .cursor/mcp.json — the generic shape (Cursor detects
 	// streamable HTTP vs SSE itself), but Cursor interpolates environment
 	// variables as ${env:NAME}, so "${NAME}" is rewritten to that form
 	// (cursor.com/docs/mcp).
-	dialectCursor mcpDialect = "cursor"
+	dialectCursor mcpDialect = schema.DialectCursor
 	// dialectCodex: Codex config.toml [mcp_servers.<name>] — stdio
-	// {command,args,env}; streamable HTTP {url, http_headers,
-	// env_http_headers, bearer_token_env_var} (developers.openai.com/codex/mcp).
-	dialectCodex mcpDialect = "codex"
+	// {command,args,env,env_vars}; streamable HTTP {url, http_headers,
+	// env_http_headers, bearer_token_env_var}. Codex expands no ${VAR}
+	// anywhere (developers.openai.com/codex/mcp), so references become
+	// its env-based keys (see codexEnv).
+	dialectCodex mcpDialect = schema.DialectCodex
 )
 
-// dialectFor picks the MCP dialect of a backend's MCP file:
-//
-//	format toml                       -> codex (the only TOML MCP client we know)
-//	json, file name ".mcp.json"       -> claude
-//	json, path ending ".gemini/settings.json" -> gemini
-//	json, path ending ".cursor/mcp.json"      -> cursor
-//	any other json                    -> generic
-func dialectFor(k *schema.KeysFile) (mcpDialect, error) {
-	switch k.Format {
-	case schema.FormatTOML:
-		return dialectCodex, nil
-	case schema.FormatJSON:
-		switch {
-		case path.Base(k.Path) == ".mcp.json":
-			return dialectClaude, nil
-		case pathIs(k.Path, ".gemini/settings.json"):
-			return dialectGemini, nil
-		case pathIs(k.Path, ".cursor/mcp.json"):
-			return dialectCursor, nil
-		default:
-			return dialectGeneric, nil
-		}
+// dialectFor returns the declared MCP dialect of a backend's MCP file
+// ("" is generic) and checks that the file's format is the one that
+// dialect's tool reads (TOML for codex, JSON for the others).
+func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
+	d := mcpDialect(k.Dialect)
+	if d == "" {
+		d = dialectGeneric
 	}
-	return "", fmt.Errorf("mcp file %q: unknown format %q (want json or toml)", k.Path, k.Format)
+	want := schema.FormatJSON
+	switch d {
+	case dialectCodex:
+		want = schema.FormatTOML
+	case dialectClaude, dialectGemini, dialectCursor, dialectGeneric:
+	default:
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor or generic)", k.Path, k.Dialect)
+	}
+	if k.Format != want {
+		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
+	}
+	return d, nil
 }
-
-// pathIs reports whether slash path p is rel or ends in "/"+rel.
-func pathIs(p, rel string) bool { return p == rel || strings.HasSuffix(p, "/"+rel) }
 
 // cursorPredefined are Cursor's own interpolation names, which must not be
 // turned into ${env:...}.
@@ -137,39 +132,60 @@ func envRef(v string) (string, bool) {
 // args/env/headers are omitted: every client treats absent and empty alike,
 // and omitting them keeps the user's file small.
 func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string, error) {
-	var warns []string
 	switch {
 	case s.Command != "" && s.URL != "":
 		return nil, nil, fmt.Errorf("mcp server %q: both command and url are set", name)
 	case s.Command != "":
-		v := map[string]any{"command": s.Command}
-		args, env := s.Args, s.Env
-		if d == dialectCursor {
-			args = make([]string, len(s.Args))
-			for i, a := range s.Args {
-				args[i] = cursorEnv(a)
-			}
-			env = cursorEnvMap(s.Env)
-		}
-		if len(args) > 0 {
-			v["args"] = args
-		}
-		if len(env) > 0 {
-			v["env"] = env
-		}
-		if len(s.Headers) > 0 {
-			warns = append(warns, fmt.Sprintf("mcp server %q: headers are ignored for a stdio server", name))
-		}
+		v, warns := stdioValue(d, name, s)
 		return v, warns, nil
 	case s.URL != "":
-	default:
-		return nil, nil, fmt.Errorf("mcp server %q: neither command nor url is set", name)
+		v, warns := remoteValue(d, name, s)
+		return v, warns, nil
 	}
+	return nil, nil, fmt.Errorf("mcp server %q: neither command nor url is set", name)
+}
+
+// stdioValue is a local server: {command, args, env} in every dialect,
+// with Cursor's ${env:NAME} and Codex's env_vars.
+func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string) {
+	var warns []string
+	v := map[string]any{"command": s.Command}
+	args, env := s.Args, s.Env
+	switch d {
+	case dialectCursor:
+		args = make([]string, len(s.Args))
+		for i, a := range s.Args {
+			args[i] = cursorEnv(a)
+		}
+		env = cursorEnvMap(s.Env)
+	case dialectCodex:
+		var envVars []string
+		env, envVars, warns = codexEnv(name, s)
+		if len(envVars) > 0 {
+			v["env_vars"] = envVars
+		}
+	}
+	if len(args) > 0 {
+		v["args"] = args
+	}
+	if len(env) > 0 {
+		v["env"] = env
+	}
+	if len(s.Headers) > 0 {
+		warns = append(warns, fmt.Sprintf("mcp server %q: headers are ignored for a stdio server", name))
+	}
+	return v, warns
+}
+
+// remoteValue is a remote server in the dialect's shape.
+func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string) {
+	var warns []string
 	if len(s.Args) > 0 || len(s.Env) > 0 {
 		warns = append(warns, fmt.Sprintf("mcp server %q: args and env are ignored for a remote server", name))
 	}
 	sse := isSSE(s.URL)
 	v := map[string]any{}
+	headers := s.Headers
 	switch d {
 	case dialectClaude:
 		v["type"] = "http"
@@ -177,59 +193,131 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 			v["type"] = "sse"
 		}
 		v["url"] = s.URL
-		if len(s.Headers) > 0 {
-			v["headers"] = s.Headers
-		}
 	case dialectGemini:
 		if sse {
 			v["url"] = s.URL
 		} else {
 			v["httpUrl"] = s.URL
 		}
-		if len(s.Headers) > 0 {
-			v["headers"] = s.Headers
-		}
 	case dialectCodex:
 		if sse {
 			warns = append(warns, fmt.Sprintf("mcp server %q: codex supports streamable HTTP only; an SSE endpoint will not connect", name))
 		}
 		v["url"] = s.URL
-		// Codex rejects inline bearer tokens and prefers env references;
-		// map "${VAR}" header values onto its env-based keys so no secret
-		// lands in config.toml.
-		plain := map[string]string{}
-		envh := map[string]string{}
-		for h, val := range s.Headers {
-			if strings.EqualFold(h, "Authorization") {
-				if rest, ok := strings.CutPrefix(val, "Bearer "); ok {
-					if ev, ok := envRef(rest); ok {
-						v["bearer_token_env_var"] = ev
-						continue
-					}
-				}
-			}
-			if ev, ok := envRef(val); ok {
-				envh[h] = ev
-				continue
-			}
-			plain[h] = val
-		}
-		if len(plain) > 0 {
-			v["http_headers"] = plain
-		}
-		if len(envh) > 0 {
-			v["env_http_headers"] = envh
-		}
+		return v, append(warns, codexHeaders(v, name, s.Headers)...)
 	case dialectCursor:
 		v["url"] = cursorEnv(s.URL)
-		if len(s.Headers) > 0 {
-			v["headers"] = cursorEnvMap(s.Headers)
-		}
+		headers = cursorEnvMap(s.Headers)
 	default:
 		v["url"] = s.URL
-		if len(s.Headers) > 0 {
-			v["headers"] = s.Headers
+	}
+	if len(headers) > 0 {
+		v["headers"] = headers
+	}
+	return v, warns
+}
+
+// codexHeaders sets a Codex remote server's headers in v. Codex rejects
+// inline bearer tokens and expands no ${VAR}: "${VAR}" values go to its
+// env-based keys (env_http_headers, bearer_token_env_var), so no secret
+// lands in config.toml; a ${VAR} inside other text is left out, warned.
+func codexHeaders(v map[string]any, name string, headers map[string]string) []string {
+	var warns []string
+	plain := map[string]string{}
+	envh := map[string]string{}
+	for _, h := range sortedKeys(headers) {
+		val := headers[h]
+		if strings.EqualFold(h, "Authorization") {
+			if rest, ok := strings.CutPrefix(val, "Bearer "); ok {
+				if ev, ok := envRef(rest); ok {
+					v["bearer_token_env_var"] = ev
+					continue
+				}
+			}
+		}
+		if ev, ok := envRef(val); ok {
+			envh[h] = ev
+			continue
+		}
+		if strings.Contains(val, "${") {
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR}, and header %s = %q is not a whole ${VAR} it can take from the environment (env_http_headers); the header is not written", name, h, val))
+			continue
+		}
+		plain[h] = val
+	}
+	if len(plain) > 0 {
+		v["http_headers"] = plain
+	}
+	if len(envh) > 0 {
+		v["env_http_headers"] = envh
+	}
+	return warns
+}
+
+// codexEnv splits a stdio server's env for Codex, which expands no
+// ${VAR} (developers.openai.com/codex/mcp): literal values stay in env;
+// "NAME": "${NAME}" becomes a pass-through in env_vars (Codex forwards
+// that variable from its own environment). Codex cannot rename a
+// variable, so "A": "${B}" is written as a pass-through of A, with a
+// warning; a value with ${VAR} inside other text cannot be expressed and
+// is left out, with a warning. Never is ${VAR} written as literal text.
+// ${VAR} in command or args is warned about: Codex passes it on as is.
+func codexEnv(name string, s schema.MCPServer) (env map[string]string, envVars, warns []string) {
+	env = map[string]string{}
+	for _, k := range sortedKeys(s.Env) {
+		v := s.Env[k]
+		ref, whole := envRef(v)
+		switch {
+		case whole && ref == k:
+			envVars = append(envVars, k)
+		case whole:
+			envVars = append(envVars, k)
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex cannot rename an environment variable: env %s = %q is written as env_vars = [%q], so %s must be set where codex runs", name, k, v, k, k))
+		case strings.Contains(v, "${"):
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR}: env %s = %q is not written; set %s where codex runs and use %s: \"${%s}\"", name, k, v, k, k, k))
+		default:
+			env[k] = v
 		}
 	}
-	return v, warns, nil
+	for _, a := range append([]string{s.Command}, s.Args...) {
+		if strings.Contains(a, "${") {
+			warns = append(warns, fmt.Sprintf("mcp server %q: codex does not expand ${VAR} in command or args: %q is passed as is", name, a))
+		}
+	}
+	return env, envVars, warns
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// codexNameRe is what Codex accepts as an MCP server name.
+var codexNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// serverKey is the key a server gets in the dialect's file, plus a
+// warning when the name had to change or will misbehave: Codex refuses
+// names outside ^[A-Za-z0-9_-]+$ (its other characters become "_");
+// Gemini CLI qualifies MCP tools as mcp_<server>_<tool> and its policy
+// engine splits that at the first "_", so rules for a server whose name
+// holds one do not match (google-gemini/gemini-cli#21727, #27981).
+func serverKey(d mcpDialect, ref string) (string, string) {
+	name := diskName(ref)
+	switch {
+	case d == dialectCodex && !codexNameRe.MatchString(name):
+		fixed := strings.Map(func(r rune) rune {
+			if r < 0x80 && codexNameRe.MatchString(string(r)) {
+				return r
+			}
+			return '_'
+		}, name)
+		return fixed, fmt.Sprintf("mcp server %q: codex accepts server names matching ^[A-Za-z0-9_-]+$ only, so it is written as %q; rename it to %q to silence this", ref, fixed, fixed)
+	case d == dialectGemini && strings.Contains(name, "_"):
+		return name, fmt.Sprintf("mcp server %q: Gemini CLI's policy rules split MCP tool names (mcp_<server>_<tool>) at the first \"_\", so policies for this server do not match; prefer a name without \"_\" (e.g. %q)", ref, strings.ReplaceAll(name, "_", "-"))
+	}
+	return name, ""
 }

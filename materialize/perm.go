@@ -85,14 +85,27 @@ func effectiveMode(p schema.Permissions) (string, error) {
 	return mode, nil
 }
 
-// permissionKeys renders p in the dialect named by the layout's Key.
+// checkPermFile checks that a permissions file's format is the one its
+// dialect's tool reads: TOML for codex, JSON for claude and gemini.
+func checkPermFile(f *schema.PermissionsFile) error {
+	want := schema.FormatJSON
+	if f.Dialect == schema.DialectCodex {
+		want = schema.FormatTOML
+	}
+	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini) {
+		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
+	}
+	return nil
+}
+
+// permissionKeys renders p in the given dialect (schema.PermissionsFile).
 func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, error) {
 	mode, err := effectiveMode(p)
 	if err != nil {
 		return nil, nil, err
 	}
 	switch dialect {
-	case schema.PermClaude:
+	case schema.DialectClaude:
 		var keys []Key
 		if mode != "" {
 			keys = append(keys, key(mode, "permissions", "defaultMode"))
@@ -100,17 +113,14 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		for _, l := range []struct {
 			name  string
 			rules []string
-		}{{"allow", p.Allow}, {"deny", p.Deny}, {"ask", p.Ask}} {
+		}{{"allow", p.Allow}, {"deny", p.Deny}, {"ask", p.Ask}, {"additionalDirectories", p.AdditionalDirectories}} {
 			if len(l.rules) > 0 {
 				keys = append(keys, key(l.rules, "permissions", l.name))
 			}
 		}
 		return keys, nil, nil
-	case schema.PermCodex:
-		var warns []string
-		if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
-			warns = append(warns, "permission rules (allow/deny/ask) cannot be expressed for codex; only the mode is mapped to sandbox_mode/approval_policy")
-		}
+	case schema.DialectCodex:
+		warns := untranslated("codex", "sandbox_mode/approval_policy", p)
 		if mode == "" {
 			// Claude Code starts in "default" when no defaultMode is set;
 			// give Codex the same meaning.
@@ -125,11 +135,8 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 			keys = append(keys, key(pol.Network, "sandbox_workspace_write", "network_access"))
 		}
 		return keys, warns, nil
-	case schema.PermGemini:
-		var warns []string
-		if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
-			warns = append(warns, "permission rules (allow/deny/ask) cannot be expressed for gemini; only the mode is mapped to general.defaultApprovalMode")
-		}
+	case schema.DialectGemini:
+		warns := untranslated("gemini", "general.defaultApprovalMode", p)
 		if mode == "" {
 			mode = claudeDefault
 		}
@@ -139,5 +146,18 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		}
 		return []Key{key(g.mode, "general", "defaultApprovalMode")}, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q or %q)", dialect, schema.PermClaude, schema.PermCodex, schema.PermGemini)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini)
+}
+
+// untranslated warns about the parts of p that only Claude Code's
+// settings can express: rules and additional directories.
+func untranslated(tool, keys string, p schema.Permissions) []string {
+	var warns []string
+	if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
+		warns = append(warns, fmt.Sprintf("permission rules (allow/deny/ask) cannot be expressed for %s; only the mode is mapped to %s", tool, keys))
+	}
+	if len(p.AdditionalDirectories) > 0 {
+		warns = append(warns, fmt.Sprintf("permissions.additionalDirectories cannot be expressed for %s; the agent gets its workspace only", tool))
+	}
+	return warns
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/actctl/actctl/internal/frontmatter"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -353,14 +354,10 @@ func (rd *renderer) instructions(f schema.Files) error {
 
 const maxSkillDescription = 1024
 
-// skillBody is the skill text with vars filled and any frontmatter that was
-// copied into content removed (it is regenerated from the config).
+// skillBody is the skill text with vars filled. The loader and the hub
+// have already taken the frontmatter out of Content (into Skill.Meta).
 func (rd *renderer) skillBody(ref string, s schema.Skill) string {
-	content := s.Content
-	if _, body, ok := splitFrontmatter(content); ok {
-		content = body
-	}
-	return rd.fill(fmt.Sprintf("skill %q", ref), content, rd.r.Vars)
+	return rd.fill(fmt.Sprintf("skill %q", ref), s.Content, rd.r.Vars)
 }
 
 func (rd *renderer) skills(f schema.Files) error {
@@ -398,7 +395,7 @@ func (rd *renderer) skills(f schema.Files) error {
 			p = joinRel(f.Skills.Dir, name+".md")
 		}
 		out := rd.sh.file(f.Skills.Format, ref, in, r.Vars, func() rendered {
-			return renderSkill(f.Skills.Format, name, desc, s.Content, r.Vars)
+			return renderSkill(f.Skills.Format, name, desc, &s, r.Vars)
 		})
 		for _, m := range out.missing {
 			rd.warn("%s: variable {{%s}} is not set; the placeholder is left as is", origin, m)
@@ -439,26 +436,22 @@ func skillDescription(name string, s *schema.Skill) string {
 	return name
 }
 
-// renderSkill renders one skill file in the given layout format.
-func renderSkill(format, name, desc, content string, vars map[string]string) rendered {
-	extra := ""
-	if fm, body, ok := splitFrontmatter(content); ok {
-		// Keep fields we do not generate (license, allowed-tools, ...);
-		// name and description come from the config.
-		extra = dropKeys(fm, "name", "description")
-		content = body
-	}
-	body, missing := fillVars(content, vars)
+// renderSkill renders one skill file in the given layout format. An Agent
+// Skills SKILL.md keeps every frontmatter field of the source (license,
+// allowed-tools, metadata, ...) in the source's order; name is the
+// skill's directory name and description the config's (docs/formats.md).
+func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]string) rendered {
+	body, missing := fillVars(s.Content, vars)
 	var out []byte
 	switch format {
 	case schema.FormatSkillDir:
-		out = frontmatter([]field{{"name", yamlString(name)}, {"description", yamlString(desc)}}, extra, body)
+		out = frontmatter.Render(s.Meta, []frontmatter.Field{{Key: "name", Value: name}, {Key: "description", Value: desc}}, body)
 	case schema.FormatCursorMDC:
 		// Cursor rule types (cursor.com/docs/context/rules): alwaysApply
 		// false plus a description is an "Agent Requested" rule, the same
 		// on-demand loading a skill gets. globs is written empty, as
 		// Cursor itself does.
-		out = frontmatter([]field{{"description", yamlString(desc)}, {"globs", ""}, {"alwaysApply", "false"}}, "", body)
+		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "globs", Value: ""}, {Key: "alwaysApply", Value: "false"}}, body)
 	default:
 		out = []byte(ensureNL(body))
 	}
@@ -533,9 +526,7 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		if strings.TrimSpace(desc) == "" {
 			desc = "Sub-agent " + name
 		}
-		// tools is omitted: the sub-agent inherits the session's tools
-		// (schema.Template has no tool list to restrict it with).
-		md := frontmatter([]field{{"name", yamlString(name)}, {"description", yamlString(desc)}}, "", joinParagraphs(parts...))
+		md := frontmatter.Lines(subAgentFields(name, desc, t.SubAgent), joinParagraphs(parts...))
 		if err := rd.addFile(joinRel(f.SubAgents.Dir, name+".md"), md, origin); err != nil {
 			return err
 		}
@@ -544,6 +535,24 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		}
 	}
 	return nil
+}
+
+// subAgentFields is a Claude Code sub-agent's frontmatter
+// (code.claude.com/docs/en/sub-agents): name, description, then the
+// template's subAgent tools (comma-separated; omitted: the sub-agent
+// inherits every tool of the session) and model.
+func subAgentFields(name, desc string, sa *schema.SubAgent) []frontmatter.Line {
+	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(name)}, {Key: "description", Value: frontmatter.Scalar(desc)}}
+	if sa == nil {
+		return fields
+	}
+	if len(sa.Tools) > 0 {
+		fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(sa.Tools, ", "))})
+	}
+	if sa.Model != "" {
+		fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(sa.Model)})
+	}
+	return fields
 }
 
 // --- prompt files ----------------------------------------------------------
@@ -563,7 +572,7 @@ func (rd *renderer) promptFiles(f schema.Files) error {
 		p := rd.cfg.Prompts[ref]
 		var content []byte
 		if p.Description != "" {
-			content = frontmatter([]field{{"description", yamlString(p.Description)}}, "", rd.prompts[i])
+			content = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(p.Description)}}, rd.prompts[i])
 		} else {
 			content = []byte(ensureNL(rd.prompts[i]))
 		}
@@ -597,7 +606,10 @@ func (rd *renderer) mcp(f schema.Files) error {
 		if !ok {
 			return fmt.Errorf("mcp server %q is not declared", ref)
 		}
-		name := diskName(ref)
+		name, w := serverKey(d, ref)
+		if w != "" {
+			rd.warn("%s", w)
+		}
 		m := rd.sh.mcpServer(d, name, ref, s)
 		if m.err != nil {
 			return m.err
@@ -628,7 +640,10 @@ func (rd *renderer) permissions(f schema.Files) error {
 		rd.warn("permissions (%s) cannot be expressed for backend %q: it has no permissions layout, so the tool's own defaults apply", what, r.BackendName)
 		return nil
 	}
-	keys, warns, err := permissionKeys(f.Permissions.Key, p)
+	if err := checkPermFile(f.Permissions); err != nil {
+		return fmt.Errorf("backend %q: %w", r.BackendName, err)
+	}
+	keys, warns, err := permissionKeys(f.Permissions.Dialect, p)
 	if err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}

@@ -215,7 +215,7 @@ func TestPathEscapeRejected(t *testing.T) {
 		}, ErrPathAbsolute},
 		{"mcp path with backslash", func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.MCP = &schema.KeysFile{Path: `..\x.json`, Format: "json", Key: "mcpServers"}
+			b.Files.MCP = &schema.MCPFile{Path: `..\x.json`, Format: "json", Key: "mcpServers"}
 			c.Backends["claude-code"] = b
 		}, ErrPathBackslash},
 		{"hub skill sibling escapes", func(c *schema.Config) {
@@ -298,9 +298,16 @@ func TestPresetMapping(t *testing.T) {
 		{schema.Permissions{Ask: []string{"Bash(git push:*)"}},
 			kv{"permissions.ask": `["Bash(git push:*)"]`},
 			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"on-request"`}, `"default"`},
+		// Current Claude Code modes and additionalDirectories.
+		{schema.Permissions{DefaultMode: "dontAsk", AdditionalDirectories: []string{"../lib", "/data"}},
+			kv{"permissions.defaultMode": `"dontAsk"`, "permissions.additionalDirectories": `["../lib","/data"]`},
+			kv{"sandbox_mode": `"read-only"`, "approval_policy": `"never"`}, `"plan"`},
+		{schema.Permissions{DefaultMode: "auto"},
+			kv{"permissions.defaultMode": `"auto"`},
+			kv{"sandbox_mode": `"workspace-write"`, "approval_policy": `"on-request"`, "sandbox_workspace_write.network_access": "false"}, `"auto_edit"`},
 	}
 	for _, c := range cases {
-		for dialect, want := range map[string]kv{schema.PermClaude: c.claude, schema.PermCodex: c.codex, schema.PermGemini: {"general.defaultApprovalMode": c.gemini}} {
+		for dialect, want := range map[string]kv{schema.DialectClaude: c.claude, schema.DialectCodex: c.codex, schema.DialectGemini: {"general.defaultApprovalMode": c.gemini}} {
 			keys, _, err := permissionKeys(dialect, c.perm)
 			if err != nil {
 				t.Fatalf("%+v %s: %v", c.perm, dialect, err)
@@ -316,7 +323,7 @@ func TestPresetMapping(t *testing.T) {
 	}
 	// No preset and no mode ever yields danger-full-access.
 	for mode := range codexByMode {
-		keys, _, err := permissionKeys(schema.PermCodex, schema.Permissions{DefaultMode: mode})
+		keys, _, err := permissionKeys(schema.DialectCodex, schema.Permissions{DefaultMode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +333,7 @@ func TestPresetMapping(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := permissionKeys(schema.PermClaude, schema.Permissions{Preset: "yolo"}); err == nil {
+	if _, _, err := permissionKeys(schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
 		t.Error("unknown preset accepted")
 	}
 	if _, _, err := permissionKeys("cursor", schema.Permissions{Preset: "standard"}); err == nil {
@@ -334,16 +341,20 @@ func TestPresetMapping(t *testing.T) {
 	}
 	// Rules that codex and gemini cannot express are warned about, not
 	// dropped silently; so is a mode Gemini CLI has no setting for.
-	for _, d := range []string{schema.PermCodex, schema.PermGemini} {
+	for _, d := range []string{schema.DialectCodex, schema.DialectGemini} {
 		_, warns, _ := permissionKeys(d, schema.Permissions{Allow: []string{"Bash"}})
 		if len(warns) == 0 {
 			t.Errorf("no warning for %s allow rules", d)
 		}
+		_, warns, _ = permissionKeys(d, schema.Permissions{Preset: "standard", AdditionalDirectories: []string{"../lib"}})
+		if len(warns) != 1 || !strings.Contains(warns[0], "additionalDirectories") {
+			t.Errorf("%s additionalDirectories warnings: %v", d, warns)
+		}
 	}
-	if _, warns, _ := permissionKeys(schema.PermGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
+	if _, warns, _ := permissionKeys(schema.DialectGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
 		t.Error("no warning for permissive on gemini (YOLO cannot be set in settings)")
 	}
-	if _, warns, _ := permissionKeys(schema.PermGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
+	if _, warns, _ := permissionKeys(schema.DialectGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
 		t.Errorf("warnings for standard on gemini: %v", warns)
 	}
 }
@@ -494,20 +505,27 @@ func TestInstanceVsProject(t *testing.T) {
 func TestMCPDialects(t *testing.T) {
 	remote := schema.MCPServer{URL: "https://x.example/mcp", Headers: map[string]string{"X-Key": "${KEY}", "X-Plain": "v"}}
 	sse := schema.MCPServer{URL: "https://x.example/sse"}
+	json := func(p, d string) *schema.MCPFile { return &schema.MCPFile{Path: p, Format: "json", Dialect: d} }
 	cases := []struct {
-		file *schema.KeysFile
+		file *schema.MCPFile
 		srv  schema.MCPServer
 		want string
 	}{
-		{&schema.KeysFile{Path: ".mcp.json", Format: "json"}, remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".mcp.json", Format: "json"}, sse, `{"type":"sse","url":"https://x.example/sse"}`},
-		{&schema.KeysFile{Path: ".gemini/settings.json", Format: "json"}, remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"httpUrl":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".gemini/settings.json", Format: "json"}, sse, `{"url":"https://x.example/sse"}`},
-		{&schema.KeysFile{Path: ".cursor/mcp.json", Format: "json"}, remote, `{"headers":{"X-Key":"${env:KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: "tool/mcp.json", Format: "json"}, remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".codex/config.toml", Format: "toml"}, remote, `{"env_http_headers":{"X-Key":"KEY"},"http_headers":{"X-Plain":"v"},"url":"https://x.example/mcp"}`},
-		{&schema.KeysFile{Path: ".cursor/mcp.json", Format: "json"}, schema.MCPServer{Command: "srv", Args: []string{"${workspaceFolder}/x", "${HOME}"}},
+		{json(".mcp.json", "claude"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
+		{json(".mcp.json", "claude"), sse, `{"type":"sse","url":"https://x.example/sse"}`},
+		{json(".gemini/settings.json", "gemini"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"httpUrl":"https://x.example/mcp"}`},
+		{json(".gemini/settings.json", "gemini"), sse, `{"url":"https://x.example/sse"}`},
+		{json(".cursor/mcp.json", "cursor"), remote, `{"headers":{"X-Key":"${env:KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
+		{json("tool/mcp.json", ""), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
+		{&schema.MCPFile{Path: ".codex/config.toml", Format: "toml", Dialect: "codex"}, remote, `{"env_http_headers":{"X-Key":"KEY"},"http_headers":{"X-Plain":"v"},"url":"https://x.example/mcp"}`},
+		{json(".cursor/mcp.json", "cursor"), schema.MCPServer{Command: "srv", Args: []string{"${workspaceFolder}/x", "${HOME}"}},
 			`{"args":["${workspaceFolder}/x","${env:HOME}"],"command":"srv"}`},
+		// The dialect is declared, never guessed from the path: a custom
+		// backend's Claude-style file anywhere gets Claude's shape, and a
+		// file named .mcp.json without a dialect gets the generic one.
+		{json(".foo/mcp.json", "claude"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
+		{json(".mcp.json", ""), sse, `{"url":"https://x.example/sse"}`},
+		{json("x/.cursor/mcp.json", "generic"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
 	}
 	for _, c := range cases {
 		d, err := dialectFor(c.file)
@@ -519,11 +537,17 @@ func TestMCPDialects(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := string(canonicalJSON(v)); got != c.want {
-			t.Errorf("%s: got %s\nwant %s", c.file.Path, got, c.want)
+			t.Errorf("%s (%s): got %s\nwant %s", c.file.Path, c.file.Dialect, got, c.want)
 		}
 	}
 	if _, _, err := mcpServerValue(dialectClaude, "s", schema.MCPServer{}); err == nil {
 		t.Error("server with neither command nor url accepted")
+	}
+	for _, f := range []*schema.MCPFile{{Path: "a.json", Format: "json", Dialect: "codex"}, {Path: "a.toml", Format: "toml", Dialect: "claude"},
+		{Path: "a.toml", Format: "toml"}, {Path: "a.json", Format: "json", Dialect: "vim"}} {
+		if _, err := dialectFor(f); err == nil {
+			t.Errorf("%+v accepted", *f)
+		}
 	}
 }
 
@@ -570,8 +594,9 @@ func TestFrontmatterIsValidYAML(t *testing.T) {
 // decoder and returns the top-level scalars as strings.
 func parseFrontmatter(t *testing.T, content []byte) map[string]string {
 	t.Helper()
-	fm, _, ok := splitFrontmatter(string(content))
-	if !ok {
+	rest, ok := strings.CutPrefix(string(content), "---\n")
+	fm, _, closed := strings.Cut(rest, "\n---\n")
+	if !ok || !closed {
 		t.Fatalf("no frontmatter in:\n%s", content)
 	}
 	f, err := cueyaml.Extract("fm.yaml", []byte(fm))
@@ -587,27 +612,56 @@ func parseFrontmatter(t *testing.T, content []byte) map[string]string {
 	for it.Next() {
 		switch it.Value().Kind() {
 		case cue.StringKind:
-			out[it.Selector().String()], _ = it.Value().String()
+			out[it.Selector().Unquoted()], _ = it.Value().String()
 		case cue.BoolKind:
 			b, _ := it.Value().Bool()
-			out[it.Selector().String()] = map[bool]string{true: "true", false: "false"}[b]
+			out[it.Selector().Unquoted()] = map[bool]string{true: "true", false: "false"}[b]
 		case cue.NullKind:
-			out[it.Selector().String()] = ""
+			out[it.Selector().Unquoted()] = ""
 		default:
-			out[it.Selector().String()] = "<" + it.Value().Kind().String() + ">"
+			out[it.Selector().Unquoted()] = "<" + it.Value().Kind().String() + ">"
 		}
 	}
 	return out
 }
 
-func TestSkillFrontmatterInContent(t *testing.T) {
+// richSkill is a SKILL.md using the Agent Skills optional fields and the
+// YAML forms (folded scalar, doubled single quote, nested mapping) that the former
+// line-based readers dropped or mangled.
+const richSkill = "---\nname: old-name\ndescription: >-\n  Folded description\n  on two lines.\nlicense: 'It''s MIT'\n" +
+	"compatibility: Requires git\nallowed-tools: Read Grep\nmetadata:\n  author: acme\n  version: \"1.0\"\n" +
+	"disable-model-invocation: true\n---\n\n# Body\n\nUse {{language}}.\n"
+
+// TestSkillFrontmatterKept: every field of the source survives into
+// SKILL.md, in order, name set to the skill's directory name; the Cursor
+// rule keeps only what Cursor reads.
+func TestSkillFrontmatterKept(t *testing.T) {
 	cfg := sampleConfig("claude-code", schema.ArchTool)
-	cfg.Skills["code-review"] = schema.Skill{Description: "From config", Content: "---\nname: old\ndescription: >\n  old folded\n  text\nlicense: MIT\nallowed-tools: Read Grep\n---\n\n# Body\n"}
-	tg := render(t, cfg, "reviewer", Options{})
-	got := string(tg.Find(".claude/skills/code-review/SKILL.md").Content)
-	want := "---\nname: code-review\ndescription: From config\nlicense: MIT\nallowed-tools: Read Grep\n---\n\n# Body\n"
+	var sk schema.Skill
+	if err := schema.SplitSkill(&sk, richSkill); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Skills["code-review"] = sk
+	got := string(render(t, cfg, "reviewer", Options{}).Find(".claude/skills/code-review/SKILL.md").Content)
+	want := "---\nname: code-review\ndescription: >-\n  Folded description on two lines.\nlicense: 'It''s MIT'\n" +
+		"compatibility: Requires git\nallowed-tools: Read Grep\nmetadata:\n  author: acme\n  version: \"1.0\"\n" +
+		"disable-model-invocation: true\n---\n\n# Body\n\nUse Go.\n"
 	if got != want {
 		t.Errorf("SKILL.md:\n%s\nwant:\n%s", got, want)
+	}
+	fm := parseFrontmatter(t, []byte(got))
+	for k, v := range map[string]string{"name": "code-review", "description": "Folded description on two lines.", "license": "It's MIT",
+		"allowed-tools": "Read Grep", "compatibility": "Requires git", "disable-model-invocation": "true", "metadata": "<struct>"} {
+		if fm[k] != v {
+			t.Errorf("%s read back as %q, want %q", k, fm[k], v)
+		}
+	}
+	// A description set in the config replaces the source's, in place.
+	sk.Description = "From config"
+	cfg.Skills["code-review"] = sk
+	got = string(render(t, cfg, "reviewer", Options{}).Find(".claude/skills/code-review/SKILL.md").Content)
+	if !strings.HasPrefix(got, "---\nname: code-review\ndescription: From config\nlicense: 'It''s MIT'\n") {
+		t.Errorf("config description not set in place:\n%s", got)
 	}
 }
 
@@ -834,17 +888,17 @@ func TestRenderErrors(t *testing.T) {
 		},
 		"unknown permissions dialect": func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.Permissions = &schema.KeysFile{Path: "p.json", Format: "json", Key: "vim"}
+			b.Files.Permissions = &schema.PermissionsFile{Path: "p.json", Format: "json", Dialect: "vim"}
 			c.Backends["claude-code"] = b
 		},
 		"mcp and permissions in one file with two formats": func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.Permissions = &schema.KeysFile{Path: ".mcp.json", Format: "toml", Key: "codex"}
+			b.Files.Permissions = &schema.PermissionsFile{Path: ".mcp.json", Format: "toml", Dialect: "codex"}
 			c.Backends["claude-code"] = b
 		},
 		"permissions key inside an MCP key": func(c *schema.Config) {
 			b := c.Backends["claude-code"]
-			b.Files.MCP = &schema.KeysFile{Path: ".claude/settings.json", Format: "json", Key: "permissions"}
+			b.Files.MCP = &schema.MCPFile{Path: ".claude/settings.json", Format: "json", Key: "permissions", Dialect: "claude"}
 			c.MCPServers["defaultMode"] = schema.MCPServer{Command: "x"}
 			tp := c.Templates["reviewer"]
 			tp.MCPServers = []string{"defaultMode"}
@@ -871,5 +925,125 @@ func TestRenderErrors(t *testing.T) {
 				t.Errorf("error lacks context: %v", err)
 			}
 		})
+	}
+}
+
+// TestSubAgentToolsAndModel: a template's subAgent tools and model reach
+// the Claude Code sub-agent frontmatter; without them both are omitted.
+func TestSubAgentToolsAndModel(t *testing.T) {
+	cfg := sampleConfig("claude-code", schema.ArchTool)
+	tp := cfg.Templates["tester"]
+	tp.SubAgent = &schema.SubAgent{Tools: []string{"Read", "Grep", "Bash(go test:*)"}, Model: "haiku"}
+	cfg.Templates["tester"] = tp
+	got := string(render(t, cfg, "reviewer", Options{}).Find(".claude/agents/tester.md").Content)
+	want := "---\nname: tester\ndescription: Writes tests\ntools: Read, Grep, Bash(go test:*)\nmodel: haiku\n---\n\nAnswer in friendly tone.\n"
+	if got != want {
+		t.Errorf("sub-agent:\n%s\nwant:\n%s", got, want)
+	}
+	if fm := parseFrontmatter(t, []byte(got)); fm["tools"] != "Read, Grep, Bash(go test:*)" || fm["model"] != "haiku" {
+		t.Errorf("read back: %v", fm)
+	}
+}
+
+// TestCodexMCPEnv: Codex expands no ${VAR}, so a reference is never
+// written as literal text: a pass-through becomes env_vars, a rename is
+// passed through under the server's name with a warning, a reference
+// inside other text is left out with a warning.
+func TestCodexMCPEnv(t *testing.T) {
+	cases := []struct {
+		env   map[string]string
+		want  string
+		warns []string
+	}{
+		{map[string]string{"GITHUB_TOKEN": "${GITHUB_TOKEN}", "LOG": "1"},
+			`{"command":"srv","env":{"LOG":"1"},"env_vars":["GITHUB_TOKEN"]}`, nil},
+		{map[string]string{"B": "${B}", "A": "${A}"}, `{"command":"srv","env_vars":["A","B"]}`, nil},
+		{map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"},
+			`{"command":"srv","env_vars":["GITHUB_PERSONAL_ACCESS_TOKEN"]}`, []string{"codex cannot rename an environment variable"}},
+		{map[string]string{"AUTH": "Bearer ${TOKEN}", "X": "$HOME"},
+			`{"command":"srv","env":{"X":"$HOME"}}`, []string{`env AUTH = "Bearer ${TOKEN}" is not written`}},
+	}
+	for _, c := range cases {
+		v, warns, err := mcpServerValue(dialectCodex, "s", schema.MCPServer{Command: "srv", Env: c.env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(canonicalJSON(v))
+		if got != c.want {
+			t.Errorf("env %v: got %s\nwant %s", c.env, got, c.want)
+		}
+		if strings.Contains(got, "${") {
+			t.Errorf("env %v: ${VAR} written literally: %s", c.env, got)
+		}
+		if len(warns) != len(c.warns) {
+			t.Errorf("env %v: warnings %q, want %q", c.env, warns, c.warns)
+		}
+		for i := range c.warns {
+			if i < len(warns) && !strings.Contains(warns[i], c.warns[i]) {
+				t.Errorf("env %v: warning %q does not contain %q", c.env, warns[i], c.warns[i])
+			}
+		}
+	}
+	// Other dialects expand ${VAR} themselves (Cursor in its own syntax).
+	for d, want := range map[mcpDialect]string{dialectClaude: "${GITHUB_TOKEN}", dialectGemini: "${GITHUB_TOKEN}", dialectCursor: "${env:GITHUB_TOKEN}"} {
+		v, _, _ := mcpServerValue(d, "s", schema.MCPServer{Command: "srv", Env: map[string]string{"T": "${GITHUB_TOKEN}"}})
+		if got := v["env"].(map[string]string)["T"]; got != want {
+			t.Errorf("%s: env T = %q, want %q", d, got, want)
+		}
+	}
+	_, warns, _ := mcpServerValue(dialectCodex, "s", schema.MCPServer{Command: "srv", Args: []string{"--token", "${T}"}})
+	if len(warns) != 1 || !strings.Contains(warns[0], "command or args") {
+		t.Errorf("args warnings = %q", warns)
+	}
+	v, warns, _ := mcpServerValue(dialectCodex, "s", schema.MCPServer{URL: "https://x/mcp", Headers: map[string]string{"X-Org": "org-${ORG}", "X-A": "a"}})
+	if got := string(canonicalJSON(v)); got != `{"http_headers":{"X-A":"a"},"url":"https://x/mcp"}` || len(warns) != 1 || !strings.Contains(warns[0], "X-Org") {
+		t.Errorf("codex remote: %s %q", got, warns)
+	}
+}
+
+// TestMCPServerNames: Codex never gets a name it rejects; Gemini names
+// with "_" are warned about (the e2e test reads the TOML back).
+func TestMCPServerNames(t *testing.T) {
+	cfg := sampleConfig("codex", schema.ArchTool)
+	cfg.MCPServers["docs.v2"] = schema.MCPServer{Command: "docs", Env: map[string]string{"TOKEN": "${TOKEN}"}}
+	tp := cfg.Templates["reviewer"]
+	tp.MCPServers = []string{"docs.v2", "hub@my_srv"}
+	cfg.MCPServers["hub@my_srv"] = schema.MCPServer{Command: "x"}
+	cfg.Templates["reviewer"] = tp
+	tg := render(t, cfg, "reviewer", Options{})
+	e := tg.Find(".codex/config.toml")
+	var names []string
+	for _, k := range e.Keys {
+		if k.Path[0] == "mcp_servers" {
+			names = append(names, k.Path[1])
+		}
+	}
+	if strings.Join(names, ",") != "docs_v2,my_srv" {
+		t.Errorf("codex server names = %v", names)
+	}
+	if !hasWarning(tg, `mcp server "docs.v2": codex accepts server names matching ^[A-Za-z0-9_-]+$ only, so it is written as "docs_v2"`) {
+		t.Errorf("warnings = %q", tg.Warnings)
+	}
+	// Two servers that would land on one codex name are an error, never a
+	// silent overwrite.
+	cfg.MCPServers["docs_v2"] = schema.MCPServer{Command: "y"}
+	tp.MCPServers = []string{"docs.v2", "docs_v2"}
+	cfg.Templates["reviewer"] = tp
+	if r, err := cfg.Resolve("reviewer"); err != nil {
+		t.Fatal(err)
+	} else if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), "mcp_servers.docs_v2") {
+		t.Errorf("collision: err = %v", err)
+	}
+	g := sampleConfig("gemini", schema.ArchTool)
+	g.MCPServers["my_srv"] = schema.MCPServer{Command: "x"}
+	gt := g.Templates["reviewer"]
+	gt.MCPServers = []string{"my_srv"}
+	g.Templates["reviewer"] = gt
+	gtg := render(t, g, "reviewer", Options{})
+	if !hasWarning(gtg, `mcp server "my_srv": Gemini CLI's policy rules split`) {
+		t.Errorf("gemini warnings = %q", gtg.Warnings)
+	}
+	if k := gtg.Find(".gemini/settings.json").Keys; k[1].Path[1] != "my_srv" {
+		t.Errorf("gemini keys = %v", k)
 	}
 }

@@ -339,12 +339,13 @@ func (c *Config) readSkillFiles() Diagnostics {
 				ds = append(ds, c.Diag(Path("skills", name, "dir"), "%v", err))
 				continue
 			}
-			sk.Description = firstNonEmpty(s.Description, sk.Description)
+			sk.Description = s.Description
 			sk.Dir = s.Dir
 			s = sk
 		}
-		if s.Description == "" {
-			s.Description, s.Content = splitFrontmatterDescription(s.Content)
+		if err := SplitSkill(&s, s.Content); err != nil {
+			ds = append(ds, c.skillDiag(Path("skills", name), s.Source, s.Content, err))
+			continue
 		}
 		c.Skills[name] = s
 	}
@@ -362,8 +363,8 @@ func (c *Config) abs(p string) string {
 // cannot blow up memory or the materialized workspace.
 const MaxSkillFileSize = 1 << 20
 
-// ReadSkillDir reads an Agent Skills directory: SKILL.md (frontmatter
-// description taken out of the body) plus every sibling file, recursively.
+// ReadSkillDir reads an Agent Skills directory: SKILL.md (as Content,
+// frontmatter included: see SplitSkill) plus every sibling file, recursively.
 // Symlinks are refused: a skill travels as plain files.
 func ReadSkillDir(dir string) (Skill, error) {
 	main := filepath.Join(dir, "SKILL.md")
@@ -371,8 +372,7 @@ func ReadSkillDir(dir string) (Skill, error) {
 	if err != nil {
 		return Skill{}, fmt.Errorf("read %s: %v", main, unwrapPathError(err))
 	}
-	s := Skill{Source: main, Files: map[string][]byte{}}
-	s.Description, s.Content = splitFrontmatterDescription(string(b))
+	s := Skill{Source: main, Content: string(b), Files: map[string][]byte{}}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -419,33 +419,6 @@ func ReadSkillDir(dir string) (Skill, error) {
 	return s, nil
 }
 
-// splitFrontmatterDescription returns the `description:` of a leading YAML
-// frontmatter block and the body after it; without frontmatter the whole
-// text is the body. Only the flat description key is read: the
-// materializer writes its own frontmatter.
-func splitFrontmatterDescription(text string) (desc, body string) {
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		rest, ok = strings.CutPrefix(text, "---\r\n")
-	}
-	if !ok {
-		return "", text
-	}
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return "", text
-	}
-	front := rest[:end]
-	body = rest[end+len("\n---"):]
-	body = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(body, "\r"), "\n"), "\r\n")
-	for _, line := range strings.Split(front, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "description:"); ok {
-			desc = strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	return desc, body
-}
-
 // normalize fills the zero values JSON decoding leaves for lists.
 func normalize(t *Template) {
 	if t.Skills == nil {
@@ -460,15 +433,6 @@ func normalize(t *Template) {
 	if t.SubAgents == nil {
 		t.SubAgents = []string{}
 	}
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func contains(list []string, s string) bool {

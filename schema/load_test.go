@@ -244,3 +244,86 @@ func TestSkillDirExecutable(t *testing.T) {
 		t.Errorf("Executable = %v, want %v", s.Executable, want)
 	}
 }
+
+// TestSkillFrontmatterYAML: skill frontmatter is read as YAML (folded
+// scalars, doubled single quotes) and every field is kept in Skill.Meta, for file,
+// dir and inline skills alike.
+func TestSkillFrontmatterYAML(t *testing.T) {
+	fm := "---\nname: x\ndescription: >-\n  Folded\n  text.\nlicense: 'It''s MIT'\nmetadata:\n  a: b\n---\n\nBody\n"
+	cfg := mustLoad(t, map[string]string{
+		"actant.cue": "package actant\nskills: {\n\tone: file: \"one.md\"\n\tdir: dir: \"d\"\n\tinline: content: \"---\\nlicense: 'It''s MIT'\\n---\\nBody\\n\"\n}\n",
+		"one.md":     fm,
+		"d/SKILL.md": fm,
+	})
+	for _, name := range []string{"one", "dir"} {
+		s := cfg.Skills[name]
+		lic, _, _ := s.Meta.Text("license")
+		if s.Description != "Folded text." || lic != "It's MIT" || s.Content != "Body\n" ||
+			strings.Join(s.Meta.Keys(), ",") != "name,description,license,metadata" {
+			t.Errorf("%s: description %q license %q content %q keys %v", name, s.Description, lic, s.Content, s.Meta.Keys())
+		}
+	}
+	if lic, _, _ := cfg.Skills["inline"].Meta.Text("license"); lic != "It's MIT" || cfg.Skills["inline"].Content != "Body\n" {
+		t.Errorf("inline: %+v", cfg.Skills["inline"])
+	}
+}
+
+// TestSkillFrontmatterInvalid: invalid YAML frontmatter stops loading,
+// reported at its line in the skill's file.
+func TestSkillFrontmatterInvalid(t *testing.T) {
+	cases := []struct{ file, want string }{
+		{"---\nname: x\ndescription: a: b\n---\nBody\n", "d/SKILL.md:3:1: skills.bad: frontmatter: invalid YAML: mapping values are not allowed"},
+		{"---\nname: x\nname: y\n---\n", `d/SKILL.md:3:1: skills.bad: frontmatter: field "name" is given twice`},
+		{"---\ndescription: [a, b]\n---\n", `d/SKILL.md:2:1: skills.bad: frontmatter: field "description" must be a string`},
+		{"---\nname: x\n", "d/SKILL.md:1:1: skills.bad: frontmatter: the frontmatter opened here is never closed"},
+	}
+	for _, c := range cases {
+		dir := writeWorkspace(t, map[string]string{"actant.cue": "package actant\nskills: bad: dir: \"d\"\n", "d/SKILL.md": c.file})
+		_, err := LoadDir(dir, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v\nwant %s", c.file, err, c.want)
+		}
+	}
+}
+
+// TestBackendDialects: a user-defined backend declares the dialect of its
+// MCP and permissions files; the schema rejects unknown dialects and the
+// former double meaning of key for permissions; defaultMode accepts every
+// current Claude Code mode; a template can describe itself as a sub-agent.
+func TestBackendDialects(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
+backends: foo: {
+	modes: ["acp"]
+	acp: command: "foo-acp"
+	files: {
+		mcp: {path: ".foo/mcp.json", format: "json", key: "mcpServers", dialect: "claude"}
+		permissions: {path: ".foo/settings.json", format: "json", dialect: "claude"}
+	}
+}
+templates: t: {backend: "foo", permissions: {defaultMode: "dontAsk", additionalDirectories: ["../lib"]}}
+templates: u: {backend: "foo", permissions: defaultMode: "auto", subAgent: {tools: ["Read", "Grep"], model: "haiku"}}
+`})
+	f := cfg.Backends["foo"].Files
+	if f.MCP.Dialect != DialectClaude || f.Permissions.Dialect != DialectClaude {
+		t.Errorf("files = %+v %+v", *f.MCP, *f.Permissions)
+	}
+	if p := cfg.Templates["t"].Permissions; p.DefaultMode != "dontAsk" || !reflect.DeepEqual(p.AdditionalDirectories, []string{"../lib"}) {
+		t.Errorf("permissions = %+v", p)
+	}
+	if u := cfg.Templates["u"]; u.Permissions.DefaultMode != "auto" || u.SubAgent == nil || u.SubAgent.Model != "haiku" || len(u.SubAgent.Tools) != 2 {
+		t.Errorf("template u = %+v", u)
+	}
+	if d := cfg.Backends["codex"].Files.MCP.Dialect; d != DialectCodex {
+		t.Errorf("codex mcp dialect = %q", d)
+	}
+	for _, bad := range []string{
+		`backends: foo: files: mcp: {path: "m.json", format: "json", key: "mcpServers", dialect: "vim"}`,
+		`backends: foo: files: permissions: {path: "s.json", format: "json", key: "claude"}`,
+		`templates: t: {backend: "claude-code", permissions: defaultMode: "yolo"}`,
+	} {
+		dir := writeWorkspace(t, map[string]string{"actant.cue": "package actant\n" + bad + "\n"})
+		if _, err := LoadDir(dir, t.TempDir()); err == nil || !strings.Contains(err.Error(), "actant.cue:2:") {
+			t.Errorf("%s: err = %v, want an error at actant.cue:2", bad, err)
+		}
+	}
+}

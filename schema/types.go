@@ -5,6 +5,8 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/token"
+
+	"github.com/actctl/actctl/internal/frontmatter"
 )
 
 // Config is the decoded, validated workspace configuration: the single
@@ -114,9 +116,9 @@ type Files struct {
 	// Prompts: where prompt files go (for tools with prompt templates, e.g. pi).
 	Prompts *DirLayout `json:"prompts,omitempty"`
 	// MCP: the structured file holding MCP servers.
-	MCP *KeysFile `json:"mcp,omitempty"`
+	MCP *MCPFile `json:"mcp,omitempty"`
 	// Permissions: the structured file holding permission settings.
-	Permissions *KeysFile `json:"permissions,omitempty"`
+	Permissions *PermissionsFile `json:"permissions,omitempty"`
 }
 
 // Skill formats (DirLayout.Format for skills).
@@ -133,24 +135,40 @@ type DirLayout struct {
 	Format string `json:"format"`
 }
 
-// Structured file formats and the permission dialects.
+// Structured file formats.
 const (
 	FormatJSON = "json"
 	FormatTOML = "toml"
-
-	PermClaude = "claude" // .claude/settings.json "permissions"
-	PermCodex  = "codex"  // .codex/config.toml sandbox_mode / approval_policy
-	PermGemini = "gemini" // .gemini/settings.json general.defaultApprovalMode
 )
 
-// KeysFile is a structured file in which actctl manages some keys.
-type KeysFile struct {
+// Dialects of structured files: which tool's keys and entry shapes are
+// written (see #MCPFile and #PermissionsFile in schema/actant.cue).
+const (
+	DialectClaude  = "claude"  // Claude Code: .mcp.json entries; settings.json "permissions"
+	DialectCodex   = "codex"   // Codex config.toml: [mcp_servers.<name>]; sandbox_mode / approval_policy
+	DialectGemini  = "gemini"  // Gemini CLI settings.json: mcpServers; general.defaultApprovalMode
+	DialectCursor  = "cursor"  // Cursor mcp.json (MCP only)
+	DialectGeneric = "generic" // the common mcpServers shape (MCP only); the default
+)
+
+// MCPFile is the structured file holding a backend's MCP servers.
+type MCPFile struct {
 	Path string `json:"path"`
 	// Format is "json" or "toml".
 	Format string `json:"format"`
-	// Key is the top-level table holding MCP servers ("mcpServers",
-	// "mcp_servers"); for permissions it names the dialect ("claude", "codex").
+	// Key is the top-level table holding the servers ("mcpServers",
+	// "mcp_servers").
 	Key string `json:"key"`
+	// Dialect is the entry shape the tool reads; "" means generic.
+	Dialect string `json:"dialect,omitempty"`
+}
+
+// PermissionsFile is the structured file holding a backend's permission
+// settings, in the keys of one tool (Dialect: claude, codex or gemini).
+type PermissionsFile struct {
+	Path    string `json:"path"`
+	Format  string `json:"format"`
+	Dialect string `json:"dialect"`
 }
 
 // Archetype names and their policies (SPEC section 3 table).
@@ -208,6 +226,10 @@ type Skill struct {
 	Content     string `json:"content,omitempty"`
 	File        string `json:"file,omitempty"`
 	Dir         string `json:"dir,omitempty"`
+	// Meta is the frontmatter of the skill's source (SKILL.md, a file, or
+	// content starting with one), every field kept; nil when it has none.
+	// Content never holds it.
+	Meta *frontmatter.Doc `json:"-"`
 	// Files are extra files travelling with the skill (relative path -> bytes).
 	Files map[string][]byte `json:"-"`
 	// Executable marks the Files whose source is executable (any x bit, or
@@ -242,6 +264,9 @@ type Permissions struct {
 	Deny        []string `json:"deny,omitempty"`
 	Ask         []string `json:"ask,omitempty"`
 	DefaultMode string   `json:"defaultMode,omitempty"`
+	// AdditionalDirectories are directories beyond the workspace the
+	// agent may use (Claude Code permissions.additionalDirectories).
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // Permission presets.
@@ -281,11 +306,21 @@ type Template struct {
 	Prompts         []string          `json:"prompts"`
 	MCPServers      []string          `json:"mcpServers"`
 	SubAgents       []string          `json:"subAgents"`
+	SubAgent        *SubAgent         `json:"subAgent,omitempty"`
 	Permissions     Permissions       `json:"permissions"`
 	Schedule        *Schedule         `json:"schedule,omitempty"`
 	Vars            map[string]string `json:"vars,omitempty"`
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`
+}
+
+// SubAgent is how a template is described when rendered as another
+// agent's sub-agent (Claude Code sub-agent frontmatter).
+type SubAgent struct {
+	// Tools the sub-agent may use; empty: every tool of the session.
+	Tools []string `json:"tools,omitempty"`
+	// Model: "sonnet", "opus", "haiku", "inherit" or a model id.
+	Model string `json:"model,omitempty"`
 }
 
 // Agent is one declared agent: a template plus where and how it lives.
