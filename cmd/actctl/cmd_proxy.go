@@ -29,8 +29,6 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "template", Aliases: []string{"t"}, Usage: "create AGENT from `TEMPLATE` when it is not declared"},
 			&cli.StringFlag{Name: "cwd", Usage: "the client's project `DIR` (default: the current directory, which Zed sets to the project)"},
-			// -C after AGENT is how Zed's settings name the workspace.
-			&cli.StringFlag{Name: "C", Hidden: true},
 		},
 		OnUsageError: usageErrors,
 		Action:       proxyCmd,
@@ -54,9 +52,6 @@ type proxySession struct {
 
 func proxyCmd(c *cli.Context) error {
 	g := globalsOf(c)
-	if c.String("C") != "" {
-		g.Dir = c.String("C")
-	}
 	if c.NArg() != 1 {
 		return usageError("proxy: want exactly one AGENT")
 	}

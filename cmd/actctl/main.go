@@ -95,7 +95,7 @@ func usageError(format string, args ...any) error {
 // run executes actctl with args and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(intersperse(app, args))
+	err := app.Run(normalizeArgs(app, args))
 	if err == nil {
 		return exitOK
 	}
@@ -161,51 +161,61 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// intersperse moves a sub-command's flags that follow its positional
-// arguments in front of them, so that `attach AGENT --pid N` and `proxy
-// AGENT -C DIR` (the form Zed is given) parse as users expect; urfave/cli
-// stops at the first positional argument. "--" ends flag moving.
-func intersperse(app *cli.App, args []string) []string {
+// normalizeArgs puts every global flag, wherever it was typed, before the
+// command, and a command's own flags before its positional arguments, so
+// that `get agents -o json`, `resolve AGENT -C DIR`, `attach AGENT --pid N`
+// and `proxy AGENT -C DIR` (the form Zed is given) parse as kubectl users
+// expect: urfave/cli knows global flags only before the command and stops
+// a command's flags at its first positional argument. A repeated flag
+// keeps its order, so the last one typed wins. "--" ends flag moving; an
+// unknown command is left to urfave/cli to report.
+func normalizeArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	// Skip the global flags to find the command.
-	i := 1
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
-		if name := flagName(args[i]); !strings.Contains(args[i], "=") && !isBoolFlag(app.Flags, name) {
-			i++
-		}
-		i++
-	}
-	if i >= len(args) {
-		return args
-	}
-	cmd := app.Command(args[i])
-	if cmd == nil || len(cmd.Subcommands) > 0 {
-		return args
-	}
-	var flags, pos []string
-	rest := args[i+1:]
+	var global, path, own, pos []string
+	var cmd *cli.Command
+	subs := app.Commands
+	rest := args[1:]
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]
 		if a == "--" {
 			pos = append(pos, rest[j:]...)
 			break
 		}
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			flags = append(flags, a)
-			if name := flagName(a); !strings.Contains(a, "=") && !isBoolFlag(cmd.Flags, name) && j+1 < len(rest) {
-				j++
-				flags = append(flags, rest[j])
+		if !isFlagArg(a) {
+			if len(pos) == 0 {
+				if c := findCommand(subs, a); c != nil {
+					path, cmd, subs = append(path, a), c, c.Subcommands
+					continue
+				}
 			}
+			if cmd == nil {
+				return args
+			}
+			pos = append(pos, a)
 			continue
 		}
-		pos = append(pos, a)
+		// A command's own flag wins over a global one of the same name;
+		// an unknown flag stays where it was typed, for urfave/cli to report.
+		dst, f := &global, lookupFlag(app.Flags, flagName(a))
+		if cmd != nil {
+			if cf := lookupFlag(cmd.Flags, flagName(a)); cf != nil || f == nil {
+				dst, f = &own, cf
+			}
+		}
+		*dst = append(*dst, a)
+		if takesValue(f) && !strings.Contains(a, "=") && j+1 < len(rest) {
+			j++
+			*dst = append(*dst, rest[j])
+		}
 	}
-	out := append(append([]string(nil), args[:i+1]...), flags...)
+	out := append([]string{args[0]}, global...)
+	out = append(append(out, path...), own...)
 	return append(out, pos...)
 }
 
+// flagName is the name of the flag argument arg ("--home=H" -> "home").
 func flagName(arg string) string {
 	name := strings.TrimLeft(arg, "-")
 	if k := strings.IndexByte(name, '='); k >= 0 {
@@ -214,16 +224,36 @@ func flagName(arg string) string {
 	return name
 }
 
-func isBoolFlag(flags []cli.Flag, name string) bool {
+// isFlagArg reports whether arg is a flag ("-" alone is an argument).
+func isFlagArg(arg string) bool { return strings.HasPrefix(arg, "-") && len(arg) > 1 }
+
+// findCommand is the command of cmds called name (or an alias of it).
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// lookupFlag is the flag of flags called name, nil if none is.
+func lookupFlag(flags []cli.Flag, name string) cli.Flag {
 	for _, f := range flags {
 		for _, n := range f.Names() {
 			if n == name {
-				_, ok := f.(*cli.BoolFlag)
-				return ok
+				return f
 			}
 		}
 	}
-	return name == "help" || name == "h"
+	return nil
+}
+
+// takesValue reports whether flag f reads the next argument as its value;
+// an unknown flag (nil: -h, --help, a typo) does not.
+func takesValue(f cli.Flag) bool {
+	v, ok := f.(cli.DocGenerationFlag)
+	return ok && v.TakesValue()
 }
 
 // usageErrors is installed on every command so flag mistakes exit 2.

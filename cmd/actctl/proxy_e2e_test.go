@@ -70,7 +70,14 @@ type acpClient struct {
 
 func startProxy(t *testing.T, dir, home string, args ...string) *acpClient {
 	t.Helper()
-	cmd := exec.Command(actctlBin, append([]string{"proxy"}, args...)...)
+	return startActctl(t, dir, home, append([]string{"proxy"}, args...)...)
+}
+
+// startActctl is startProxy with the whole command line given (global
+// flags before the command, as some clients put them).
+func startActctl(t *testing.T, dir, home string, args ...string) *acpClient {
+	t.Helper()
+	cmd := exec.Command(actctlBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
 	in, _ := cmd.StdinPipe()
