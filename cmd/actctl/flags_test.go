@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -174,5 +176,50 @@ func TestProxyGlobalFlagsE2E(t *testing.T) {
 	c.close()
 	if got := agentLog(t, out); got[0] != "process "+filepath.Join(other, "instances", "builder") {
 		t.Errorf("backend ran as %v, want in the --home instance", got)
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}
+	for _, tt := range []struct {
+		linked string
+		bi     *debug.BuildInfo
+		want   string
+	}{
+		{"v1.0.0", &debug.BuildInfo{Main: debug.Module{Version: "v2.0.0"}}, "v1.0.0"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs}, "devel-0123456789ab+dirty"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, ""},
+		{"", nil, ""},
+	} {
+		if got := versionOf(tt.linked, tt.bi); got != tt.want {
+			t.Errorf("versionOf(%q, %+v) = %q, want %q", tt.linked, tt.bi, got, tt.want)
+		}
+	}
+}
+
+// TestNoLoadCommands: version, help and schema work beside a broken and
+// beside an unreadable actant.cue, and version names a real version.
+func TestNoLoadCommands(t *testing.T) {
+	broken := t.TempDir()
+	writeFiles(t, broken, map[string]string{"actant.cue": "package actant\nagents: {\n"})
+	unreadable := t.TempDir()
+	os.Mkdir(filepath.Join(unreadable, "actant.cue"), 0o755) // reading it fails
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{"actant.cue": "agents: x: template: nope\n"})
+	for _, dir := range []string{broken, unreadable} {
+		if r := actctl(t, dir, home, "validate"); r.Code == 0 {
+			t.Fatalf("the config in %s loads; the test proves nothing", dir)
+		}
+		for _, args := range [][]string{{"version"}, {"-o", "json", "version"}, {"help"}, {"--help"}, {"help", "apply"}, {"schema"}, {"-C", dir, "version"}} {
+			r := actctl(t, dir, home, args...)
+			if r.Code != 0 || r.Stderr != "" || r.Stdout == "" {
+				t.Errorf("%v in %s: exit %d\n%s%s", args, dir, r.Code, r.Stdout, r.Stderr)
+			}
+		}
+	}
+	r := actctl(t, broken, home, "version")
+	if !regexp.MustCompile(`^actctl (v\d+\.\d+\.\d+\S*|devel-[0-9a-f]{12}\S*|devel\+sha256\.[0-9a-f]{12}) \(go\S+\)\n$`).MatchString(r.Stdout) {
+		t.Errorf("version printed %q", r.Stdout)
 	}
 }

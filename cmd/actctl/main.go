@@ -6,11 +6,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -22,15 +25,35 @@ import (
 	"github.com/actctl/actctl/schema"
 )
 
-// version is set by the linker (-ldflags "-X main.version=...").
-var version = "dev"
+// version is set by the linker (-ldflags "-X main.version=v1.2.3"); when
+// it is not, versionOf finds one in the build info.
+var version string
 
-// buildCommit is the git commit the binary was built from, as go build
-// records it ("" under go run or outside a repository), with "+dirty" when
-// the tree had uncommitted changes: enough to tell two dev builds apart.
-func buildCommit() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+// versionOf is actctl's version: the one the linker set; else the module
+// version Go records (`go install ...@v1.2.3`, or a pseudo-version with the
+// commit when built in a git checkout); else the VCS revision ("+dirty"
+// when the tree had changes). It is "" when the build recorded none of
+// them (go build -buildvcs=false of a checkout).
+func versionOf(linked string, bi *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
+	}
+	if bi == nil {
+		return ""
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	if rev := vcsRevision(bi); rev != "" {
+		return "devel-" + rev
+	}
+	return ""
+}
+
+// vcsRevision is the commit the binary was built from (12 hex, "+dirty"
+// when the tree had changes), "" when the build recorded none.
+func vcsRevision(bi *debug.BuildInfo) string {
+	if bi == nil {
 		return ""
 	}
 	var rev, dirty string
@@ -50,7 +73,31 @@ func buildCommit() string {
 	if rev == "" {
 		return ""
 	}
-	return "commit " + rev + dirty
+	return rev + dirty
+}
+
+// actctlVersion is versionOf this binary; without any recorded version it
+// names the binary by its content ("devel+sha256.<12 hex>"), so that two
+// builds are still told apart.
+func actctlVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	if v := versionOf(version, bi); v != "" {
+		return v
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "devel"
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "devel"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "devel"
+	}
+	return "devel+sha256." + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // Exit codes.
@@ -130,7 +177,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                 "actctl",
 		Usage:                "manage AI coding agents from one declarative actant.cue",
-		Version:              version,
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideVersion:          true,
@@ -264,19 +310,18 @@ func init() {
 		Name:  "version",
 		Usage: "print the actctl version",
 		Action: func(c *cli.Context) error {
+			// Never loads the workspace: it must work anywhere.
 			g := globalsOf(c)
+			v := actctlVersion()
 			if g.JSON() {
-				out := map[string]string{"version": version}
-				if c := buildCommit(); c != "" {
-					out["commit"] = c
+				out := map[string]string{"version": v, "go": runtime.Version()}
+				bi, _ := debug.ReadBuildInfo()
+				if rev := vcsRevision(bi); rev != "" {
+					out["commit"] = "commit " + rev
 				}
 				return g.PrintJSON(out)
 			}
-			if c := buildCommit(); c != "" {
-				fmt.Fprintf(g.Stdout, "actctl %s (%s)\n", version, c)
-				return nil
-			}
-			fmt.Fprintf(g.Stdout, "actctl %s\n", version)
+			fmt.Fprintf(g.Stdout, "actctl %s (%s)\n", v, runtime.Version())
 			return nil
 		},
 	})
