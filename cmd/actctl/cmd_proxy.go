@@ -269,3 +269,34 @@ func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// applyPruning is reconcile.Apply that also removes the runtime record and
+// proxy log of every agent it prunes (proxy.RemoveRuntime), as delete does:
+// left behind, they would keep a pruned instance's directory, and the
+// agent declared again would find an .actant.json that is not actctl's. A
+// record that names a live process stays: something still serves it.
+func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
+	// A state Apply cannot use either is its to report.
+	st, _, _ := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
+	res, err := reconcile.Apply(ctx, cfg, o)
+	if err != nil || o.DryRun || res == nil || st == nil {
+		return res, err
+	}
+	for _, name := range res.Pruned {
+		as := st.Agents[name]
+		if as == nil {
+			continue
+		}
+		r := &schema.Resolved{Name: name, Dir: as.Dir}
+		if as.Dir == filepath.Join(cfg.Home, "instances", name) {
+			r.Archetype.Workspace = schema.WorkspaceInstance
+		}
+		if rec, _ := proxy.ReadRecord(proxy.RecordPath(r)); rec.Live() {
+			continue
+		}
+		if err := proxy.RemoveRuntime(r); err != nil {
+			return res, fmt.Errorf("pruned %s, but removing its runtime record failed: %w", name, err)
+		}
+	}
+	return res, nil
+}
