@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,6 +49,9 @@ type proxySession struct {
 	// shares the live agent's files.
 	materialize bool
 	log         io.Writer
+	// origin is the config path the served agent comes from, for the
+	// position of its warnings.
+	origin string
 }
 
 func proxyCmd(c *cli.Context) error {
@@ -62,12 +66,17 @@ func proxyCmd(c *cli.Context) error {
 
 	s, err := newProxySession(ctx, g, c.Args().First(), c.String("template"), c.String("cwd"))
 	if err != nil {
-		// The editor is waiting for an answer to initialize: give it the
-		// reason rather than a closed pipe.
-		proxy.Refuse(ctx, os.Stdin, os.Stdout, "actctl proxy: "+err.Error())
-		return err
+		return refuse(ctx, g, err)
 	}
 	return s.serve(ctx)
+}
+
+// refuse reports err, once, and gives the editor, which is waiting for an
+// answer to initialize, the reason rather than a closed pipe.
+func refuse(ctx context.Context, g *globals, err error) error {
+	printError(g.Stderr, err)
+	proxy.Refuse(ctx, proxy.Refused{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr}, "actctl proxy: "+err.Error())
+	return withCode(exitError, nil)
 }
 
 func newProxySession(ctx context.Context, g *globals, name, template, cwd string) (*proxySession, error) {
@@ -75,6 +84,7 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 	if err != nil {
 		return nil, err
 	}
+	g.OnlyAgent = name // warnings about other agents are not this session's
 	cfg, err := g.Load()
 	if err != nil {
 		return nil, err
@@ -95,9 +105,7 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 	if s.materialize {
 		res, err := reconcile.Apply(ctx, cfg, reconcile.Options{Only: []string{s.r.Name}, NoPrune: true, LockWait: 10 * time.Second})
 		if res != nil {
-			for _, w := range res.Warnings {
-				fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
-			}
+			s.warn(res.Warnings)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("materialize %s: %w", s.r.Name, err)
@@ -105,6 +113,20 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 		fmt.Fprintf(g.Stderr, "actctl: proxy %s: %s (%s)\n", s.r.Name, res.Summary(), s.r.Dir)
 	}
 	return s, nil
+}
+
+// warn prints the apply warnings about the served agent (apply renders,
+// and warns about, every agent), at the position of what it comes from:
+// its declaration, the declared agent of a per-project copy, the template
+// of a -t agent.
+func (s *proxySession) warn(warnings []string) {
+	marker := "warning: agents." + s.r.Name + ": "
+	for _, w := range warnings {
+		if i := strings.Index(w, marker); i >= 0 {
+			d := schema.Diagnostic{Pos: s.cfg.Pos(s.origin), Path: "agents." + s.r.Name, Message: w[i+len(marker):], Warning: true}
+			fmt.Fprintf(s.g.Stderr, "actctl: %s\n", d)
+		}
+	}
 }
 
 // clientProject is the client's project directory: --cwd, else our cwd.
@@ -132,6 +154,10 @@ func clientProject(cwd string) (string, error) {
 // undeclared agent created from the template, recorded in the workspace.
 func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error) {
 	if a, ok := s.cfg.Agents[name]; ok {
+		s.origin = schema.Path("agents", name)
+		if a.Adhoc {
+			s.origin = schema.Path("templates", a.Template)
+		}
 		r, err := s.cfg.Resolve(name)
 		if err != nil {
 			return nil, err
@@ -161,6 +187,7 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		}
 		return nil, fmt.Errorf("%s", msg)
 	}
+	s.origin = schema.Path("templates", template)
 	return s.adhoc(name, schema.Agent{Template: template})
 }
 
@@ -214,9 +241,8 @@ func (s *proxySession) ephemeralCopy() error {
 func (s *proxySession) serve(ctx context.Context) error {
 	l, err := proxy.Resolve(s.r, schema.ModeACP)
 	if err != nil {
-		proxy.Refuse(ctx, os.Stdin, os.Stdout, "actctl proxy: "+err.Error())
 		s.cleanup()
-		return err
+		return refuse(ctx, s.g, err)
 	}
 	record := proxy.RecordPath(s.r)
 	err = proxy.Run(ctx, proxy.Options{
@@ -233,6 +259,10 @@ func (s *proxySession) serve(ctx context.Context) error {
 		},
 	})
 	s.cleanup()
+	var pe *proxy.Error
+	if errors.As(err, &pe) {
+		return withCode(exitError, nil) // proxy.Run has reported it
+	}
 	return err
 }
 

@@ -335,6 +335,10 @@ type globals struct {
 	NoColor bool
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// OnlyAgent, when set, limits the config warnings Load prints to
+	// those about this agent or about no agent in particular (proxy
+	// serves one agent).
+	OnlyAgent string
 }
 
 func globalsOf(c *cli.Context) *globals {
@@ -405,7 +409,9 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		return nil, nil, err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+		if g.concerns(w.Path) {
+			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+		}
 	}
 	var rep *hub.Report
 	if len(cfg.Hub) > 0 || ho.Frozen || ho.UpdateAll || len(ho.Update) > 0 {
@@ -424,6 +430,16 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		return nil, rep, err
 	}
 	return cfg, rep, nil
+}
+
+// concerns reports whether a warning at config path is for this run
+// (see OnlyAgent).
+func (g *globals) concerns(path string) bool {
+	if g.OnlyAgent == "" || !strings.HasPrefix(path, "agents.") {
+		return true
+	}
+	own := schema.Path("agents", g.OnlyAgent)
+	return path == own || strings.HasPrefix(path, own+".")
 }
 
 // isTerminal reports whether w is a terminal (for progress output).
