@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -158,6 +159,12 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		if a.Adhoc {
 			s.origin = schema.Path("templates", a.Template)
 		}
+		if o := s.declaredOrigin(name); o != "" {
+			// A per-project copy asked for by name (an older Zed entry)
+			// serves as its declared agent: another project gets a copy
+			// of that, never a copy of the copy.
+			name, a, s.origin = o, s.cfg.Agents[o], schema.Path("agents", o)
+		}
 		r, err := s.cfg.Resolve(name)
 		if err != nil {
 			return nil, err
@@ -189,6 +196,25 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 	}
 	s.origin = schema.Path("templates", template)
 	return s.adhoc(name, schema.Agent{Template: template})
+}
+
+// perProjectCopy matches the names pickAgent gives per-project copies.
+var perProjectCopy = regexp.MustCompile(`^(.+)-p[0-9a-f]{8}$`)
+
+// declaredOrigin is the declared agent the per-project copy name was made
+// from ("goex" for "goex-p1a2b3c4d"), "" when name is no such copy.
+func (s *proxySession) declaredOrigin(name string) string {
+	if a, ok := s.cfg.Agents[name]; !ok || !a.Adhoc {
+		return ""
+	}
+	m := perProjectCopy.FindStringSubmatch(name)
+	if m == nil {
+		return ""
+	}
+	if a, ok := s.cfg.Agents[m[1]]; ok && !a.Adhoc {
+		return m[1]
+	}
+	return ""
 }
 
 // adhoc records an agent created for this client in the workspace and

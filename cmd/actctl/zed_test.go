@@ -137,3 +137,56 @@ func TestZedWriteProvenance(t *testing.T) {
 		t.Errorf("settings after removing worker:\n%s", b)
 	}
 }
+
+// TestProxyCopyOfCopy: a per-project copy asked for by name (as an entry
+// an older zed wrote does) from another project serves a copy of the
+// declared agent there, not a copy of the copy.
+func TestProxyCopyOfCopy(t *testing.T) {
+	root, home, out := proxyWorkspace(t)
+	p1, p2 := t.TempDir(), t.TempDir()
+	c := startProxy(t, p1, home, "helper", "-C", root)
+	c.initialize()
+	c.close()
+	var copyName string
+	for _, n := range agentNames(t, root, home) {
+		if strings.HasPrefix(n, "helper-p") {
+			copyName = n
+		}
+	}
+	if copyName == "" {
+		t.Fatal("no per-project copy made")
+	}
+	c = startProxy(t, p2, home, copyName, "-C", root)
+	c.initialize()
+	c.close()
+	if got := agentLog(t, out); got[len(got)-1] != "process "+p2 {
+		t.Errorf("backend ran as %v, want in %s", got, p2)
+	}
+	var copies []string
+	for _, n := range agentNames(t, root, home) {
+		if strings.HasPrefix(n, "helper-p") {
+			copies = append(copies, n)
+		}
+		if strings.Count(n, "-p") > 1 {
+			t.Errorf("a copy of a copy: %s", n)
+		}
+	}
+	if len(copies) != 2 {
+		t.Errorf("copies %v, want one per project", copies)
+	}
+}
+
+// agentNames lists the workspace's agents (get agents -o json).
+func agentNames(t *testing.T, root, home string) []string {
+	t.Helper()
+	r := actctl(t, root, home, "-o", "json", "get", "agents")
+	var as []struct{ Name string }
+	if err := json.Unmarshal([]byte(r.Stdout), &as); err != nil {
+		t.Fatalf("get agents: %v\n%s%s", err, r.Stdout, r.Stderr)
+	}
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Name)
+	}
+	return out
+}
