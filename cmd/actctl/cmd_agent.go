@@ -48,7 +48,7 @@ func init() {
 		},
 		&cli.Command{
 			Name:  "zed",
-			Usage: "print (or --write) Zed agent_servers entries for every agent that allows proxy",
+			Usage: "print (or --write) Zed agent_servers entries for every declared agent that allows proxy",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "write", Usage: "merge the entries into Zed's settings.json"},
 				&cli.StringFlag{Name: "settings", Usage: "Zed settings `FILE` (default $XDG_CONFIG_HOME/zed/settings.json)"},
