@@ -23,14 +23,42 @@ const deadline = 30 * time.Second
 
 // syncBuffer is a goroutine-safe bytes.Buffer for Stderr/Log.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed (and replaced) on every write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor blocks until the buffer holds text; false if it never does.
+func (s *syncBuffer) waitFor(text string) bool {
+	t := time.NewTimer(deadline)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {

@@ -45,17 +45,17 @@ const (
 	// whole files and images, so the spec requires at least 32 MiB to pass;
 	// the bound only protects the proxy from a peer that never sends "\n".
 	DefaultMaxMessageSize = 64 << 20
+	// DefaultInitWait bounds how long a proxy that cannot serve (the
+	// backend failed to start, or the agent cannot be prepared) waits for
+	// the client's initialize, to answer it with the reason. Editors send
+	// it at once, so the wait normally ends at once; a slow client still
+	// gets the error instead of a closed pipe.
+	DefaultInitWait = 30 * time.Second
 )
 
 // Timing of the end of a session. They are not options: they only bound
 // waits that normally end at once.
 const (
-	// startLinger: after the backend failed to start (or died before
-	// initialize was answered), how long Run keeps reading the client to
-	// answer its initialize request with an error. Editors send initialize
-	// right after spawning the proxy, so this is rarely waited out; it keeps
-	// the whole failure well under a second.
-	startLinger = 750 * time.Millisecond
 	// drainTimeout bounds reading the backend's remaining output after the
 	// group was killed (it only matters if a process escaped the group and
 	// holds the pipes).
@@ -108,6 +108,10 @@ type Options struct {
 	// error (ErrProtocol): it cannot be forwarded, and dropping it would
 	// leave the peer waiting forever.
 	MaxMessageSize int
+	// InitWait bounds the wait for the client's initialize after the
+	// backend failed to start (see DefaultInitWait, used for 0); negative
+	// means no wait.
+	InitWait time.Duration
 
 	// OnStart, if set, is called with the backend's pid once it runs (the
 	// CLI records it in .actant.json).
@@ -141,7 +145,8 @@ const (
 )
 
 // Error is returned by Run for every end other than the client
-// disconnecting; the CLI exits non-zero on it.
+// disconnecting; the CLI exits non-zero on it. Run has already logged its
+// message (to Stderr and the log file): callers should not print it again.
 type Error struct {
 	Kind    ErrorKind
 	Command string
@@ -446,16 +451,31 @@ func (r *relay) run(ctx context.Context) error {
 	if len(pend) > 0 {
 		r.log.printf("answered %d pending request(s) with an error", len(pend))
 	}
+	// Logged here, once: the CLI does not print an *Error again.
+	r.log.printf("%s", strings.TrimPrefix(strings.TrimPrefix(msg, "actctl proxy: "), "actctl proxy "))
 	if kind == ErrStart {
 		r.linger(ctx)
 	}
 	return &Error{Kind: kind, Command: o.Command, ExitCode: exitCode, Err: cerr, msg: msg}
 }
 
-// linger waits (bounded) for the client's initialize so that it can be
-// answered with the start error instead of the client seeing a bare EOF.
+// linger waits (bounded by InitWait) for the client's initialize so that
+// it can be answered with the start error instead of the client seeing a
+// bare EOF.
 func (r *relay) linger(ctx context.Context) {
-	t := time.NewTimer(startLinger)
+	select {
+	case <-r.initAnswered:
+		return
+	case <-r.clientDone:
+		return
+	default:
+	}
+	wait := initWait(r.o.InitWait)
+	if wait <= 0 {
+		return
+	}
+	r.log.printf("waiting up to %s for the client's initialize, to answer it with this error", wait)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-r.initAnswered:
@@ -463,6 +483,14 @@ func (r *relay) linger(ctx context.Context) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// initWait is the effective wait for a given InitWait option.
+func initWait(d time.Duration) time.Duration {
+	if d == 0 {
+		return DefaultInitWait
+	}
+	return d
 }
 
 func waitUntil(ch <-chan struct{}, deadline time.Time) bool {

@@ -423,10 +423,45 @@ func TestMissingBackend(t *testing.T) {
 		asError(t, c.wait(), ErrStart)
 	})
 	t.Run("no initialize", func(t *testing.T) {
-		// A client that never asks still gets a prompt exit.
-		c := startClient(t, context.Background(), Options{Command: "actctl-test-no-such-backend"}, "")
+		// A client that never asks: the wait for it is bounded.
+		c := startClient(t, context.Background(), Options{Command: "actctl-test-no-such-backend", InitWait: time.Nanosecond}, "")
 		asError(t, c.wait(), ErrStart)
 	})
+	t.Run("late initialize", func(t *testing.T) {
+		// A client that asks only once the proxy has said it failed (and
+		// waits) still gets the reason; the error is logged once.
+		c := startClient(t, context.Background(), Options{Command: "actctl-test-no-such-backend", InitWait: time.Hour}, "")
+		if !c.stderr.waitFor("waiting up to 1h0m0s for the client's initialize") {
+			t.Fatalf("no waiting line; stderr:\n%s", c.stderr)
+		}
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+		if m, l := c.recvMsg(); m.Error == nil || !strings.Contains(m.Error.Message, "actctl-test-no-such-backend") {
+			t.Fatalf("initialize: %s", l)
+		}
+		asError(t, c.wait(), ErrStart)
+		if n := strings.Count(c.stderr.String(), "could not be started"); n != 1 {
+			t.Errorf("start error logged %d times:\n%s", n, c.stderr)
+		}
+	})
+}
+
+// A backend that exits during start, and a client whose initialize comes
+// only after the proxy said so: it still gets the reason.
+func TestBackendExitsBeforeLateInitialize(t *testing.T) {
+	o, dir := agentOptions(t, "die-at-start")
+	o.InitWait = time.Hour
+	c := startClient(t, context.Background(), o, dir)
+	if !c.stderr.waitFor("waiting up to 1h0m0s") {
+		t.Fatalf("no waiting line; stderr:\n%s", c.stderr)
+	}
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	if m, l := c.recvMsg(); m.Error == nil || !strings.Contains(m.Error.Message, "exited during start") {
+		t.Fatalf("initialize: %s", l)
+	}
+	asError(t, c.wait(), ErrStart)
+	if n := strings.Count(c.stderr.String(), "exited during start"); n != 1 {
+		t.Errorf("start error logged %d times:\n%s", n, c.stderr)
+	}
 }
 
 // A backend that exits before answering initialize: same answer, with the

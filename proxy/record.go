@@ -54,15 +54,17 @@ func LogPath(r *schema.Resolved) string {
 	return filepath.Join(r.Dir, ".actant", "logs", r.Name+".log")
 }
 
-// RemoveRuntime removes what running r left beside its materialized files
-// (its runtime record and proxy log), then the directories that held them
-// when that leaves them empty. Call it once r's files are pruned, when the
-// agent is gone for good.
+// RemoveRuntime removes what running r left beside its materialized files:
+// the runtime keys of its record (the file too when nothing else is left
+// in it; another key someone wrote there stays) and its proxy log, then
+// the directories that held them when that leaves them empty. Call it once
+// r's files are pruned, when the agent is gone for good.
 func RemoveRuntime(r *schema.Resolved) error {
-	for _, p := range []string{RecordPath(r), LogPath(r)} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+	if err := clearRecord(RecordPath(r)); err != nil {
+		return err
+	}
+	if err := os.Remove(LogPath(r)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	dirs := []string{filepath.Join(r.Dir, ".actant", "agents"), filepath.Join(r.Dir, ".actant", "logs"), filepath.Join(r.Dir, ".actant")}
 	if r.Archetype.Workspace == schema.WorkspaceInstance {
@@ -73,6 +75,32 @@ func RemoveRuntime(r *schema.Resolved) error {
 	}
 	return nil
 }
+
+// clearRecord deletes the runtime keys of the record at path, and the
+// file when it then holds an empty object. A missing file is no error.
+func clearRecord(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	set := map[string]any{}
+	for _, k := range runtimeKeys {
+		set[k] = nil
+	}
+	if err := UpdateRecord(path, set); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("clear %s: %w", path, err)
+	}
+	if jsonkeys.IsEmptyObject(b) {
+		return atomicfile.Remove(path)
+	}
+	return nil
+}
+
+// runtimeKeys are the keys of a record only the runtime writes.
+var runtimeKeys = []string{"processOwnership", "status", "pid", "createdAt", "updatedAt"}
 
 // ReadRecord reads the runtime keys of the record at path; a missing file
 // is an empty record.

@@ -3,18 +3,40 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
 
+// Refused is the client of a proxy that cannot serve it at all.
+type Refused struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Stderr gets one line saying that Refuse waits for the client (nil:
+	// discarded).
+	Stderr io.Writer
+	// Wait bounds the wait for initialize (0: DefaultInitWait; negative:
+	// no wait).
+	Wait time.Duration
+}
+
 // Refuse answers a client for which no backend can be started at all (the
 // config does not load, the agent cannot be materialized): every request
-// the client sends within the linger window gets a JSON-RPC error carrying
-// msg, so the editor shows why instead of hanging. It returns once
-// initialize was answered, at client EOF, or when the window ends.
-func Refuse(ctx context.Context, stdin io.Reader, stdout io.Writer, msg string) {
+// the client sends until it sends initialize, for up to c.Wait, gets a
+// JSON-RPC error carrying msg, so the editor shows why instead of hanging.
+// It returns once initialize was answered, at client EOF, when ctx ends
+// or when the wait is over.
+func Refuse(ctx context.Context, c Refused, msg string) {
+	wait := initWait(c.Wait)
+	if wait <= 0 {
+		return
+	}
+	if c.Stderr != nil {
+		fmt.Fprintf(c.Stderr, "actctl proxy: waiting up to %s for the client's initialize, to answer it with this error\n", wait)
+	}
+	stdin, stdout := c.Stdin, c.Stdout
 	lines := make(chan []byte)
 	go func() {
 		defer close(lines)
@@ -34,7 +56,7 @@ func Refuse(ctx context.Context, stdin io.Reader, stdout io.Writer, msg string) 
 		}
 	}()
 	body, _ := json.Marshal(&acp.RequestError{Code: -32603, Message: msg})
-	timer := time.NewTimer(startLinger)
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		select {

@@ -158,7 +158,7 @@ func TestZedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := out.AgentServers["helper"]
-	if e.Type != "custom" || !filepath.IsAbs(e.Command) || strings.Join(e.Args, " ") != "proxy helper -C "+dir {
+	if e.Type != "custom" || !filepath.IsAbs(e.Command) || strings.Join(e.Args, " ") != "proxy helper -C "+dir+" --home "+home {
 		t.Errorf("entry = %+v", e)
 	}
 }

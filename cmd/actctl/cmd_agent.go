@@ -1,20 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/actctl/actctl/internal/atomicfile"
-	"github.com/actctl/actctl/internal/jsonkeys"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schema"
 )
@@ -53,10 +48,12 @@ func init() {
 		},
 		&cli.Command{
 			Name:  "zed",
-			Usage: "print (or --write) Zed agent_servers entries for every agent that allows proxy",
+			Usage: "print (or --write) Zed agent_servers entries for every declared agent that allows proxy",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "write", Usage: "merge the entries into Zed's settings.json"},
 				&cli.StringFlag{Name: "settings", Usage: "Zed settings `FILE` (default $XDG_CONFIG_HOME/zed/settings.json)"},
+				&cli.StringFlag{Name: "prefix", Usage: "name the entries `PREFIX`AGENT (to keep them apart from other entries of the same name)"},
+				&cli.StringSliceFlag{Name: "template", Aliases: []string{"t"}, Usage: "also an entry per `TEMPLATE` that creates an agent from it in the project Zed has open (proxy -t)"},
 			},
 			OnUsageError: usageErrors,
 			Action:       zedCmd,
@@ -176,13 +173,6 @@ func detachCmd(c *cli.Context) error {
 	return nil
 }
 
-// zedEntry is one Zed agent_servers entry (a custom ACP agent server).
-type zedEntry struct {
-	Type    string   `json:"type"`
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
-}
-
 func zedCmd(c *cli.Context) error {
 	g := globalsOf(c)
 	cfg, err := g.Load()
@@ -196,59 +186,25 @@ func zedCmd(c *cli.Context) error {
 	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return fmt.Errorf("zed: find the actctl binary: %w", err)
 	}
+	prefix := c.String("prefix")
 	entries := map[string]zedEntry{}
 	for _, name := range sortedNames(cfg.Agents) {
+		// Only agents the user declared: the copies proxy made (per
+		// project, from -t) would each grow another copy elsewhere.
+		if cfg.Agents[name].Adhoc {
+			continue
+		}
 		r, err := cfg.Resolve(name)
 		if err != nil || !r.Archetype.Allows("proxy") || !r.Backend.HasMode(schema.ModeACP) {
 			continue
 		}
-		entries[name] = zedEntry{Type: "custom", Command: self, Args: []string{"proxy", name, "-C", cfg.Root}}
+		entries[prefix+name] = zedProxyEntry(self, cfg, name)
+	}
+	if err := zedTemplateEntries(entries, self, cfg, prefix, c.StringSlice("template")); err != nil {
+		return err
 	}
 	if !c.Bool("write") {
 		return g.PrintJSON(map[string]any{"agent_servers": entries})
 	}
-	path := c.String("settings")
-	if path == "" {
-		if path, err = zedSettingsPath(); err != nil {
-			return err
-		}
-	}
-	content, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("zed: read %s: %w", path, err)
-	}
-	out := content
-	for _, name := range sortedNames(entries) {
-		raw, _ := json.Marshal(entries[name])
-		if out, _, err = jsonkeys.Set(out, []string{"agent_servers", name}, raw); err != nil {
-			return fmt.Errorf("zed: update %s: %w", path, err)
-		}
-	}
-	if string(out) != string(content) {
-		if _, err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
-			return fmt.Errorf("zed: %w", err)
-		}
-		if err := atomicfile.Write(path, out, 0o644); err != nil {
-			return fmt.Errorf("zed: write %s: %w", path, err)
-		}
-	}
-	names := sortedNames(entries)
-	sort.Strings(names)
-	if g.JSON() {
-		return g.PrintJSON(map[string]any{"settings": path, "agents": names})
-	}
-	fmt.Fprintf(g.Stdout, "%s: %d agent server(s): %v\n", path, len(names), names)
-	return nil
-}
-
-// zedSettingsPath is Zed's user settings file.
-func zedSettingsPath() (string, error) {
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "zed", "settings.json"), nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(h, ".config", "zed", "settings.json"), nil
+	return writeZed(g, cfg, c.String("settings"), prefix, entries)
 }

@@ -71,7 +71,7 @@ func applyCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := reconcile.Apply(ctx, cfg, reconcile.Options{
+	res, err := applyPruning(ctx, cfg, reconcile.Options{
 		DryRun:     c.Bool("dry-run"),
 		Force:      c.Bool("force"),
 		NoPrune:    c.Bool("no-prune"),

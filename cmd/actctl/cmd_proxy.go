@@ -5,11 +5,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -29,8 +31,6 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "template", Aliases: []string{"t"}, Usage: "create AGENT from `TEMPLATE` when it is not declared"},
 			&cli.StringFlag{Name: "cwd", Usage: "the client's project `DIR` (default: the current directory, which Zed sets to the project)"},
-			// -C after AGENT is how Zed's settings name the workspace.
-			&cli.StringFlag{Name: "C", Hidden: true},
 		},
 		OnUsageError: usageErrors,
 		Action:       proxyCmd,
@@ -50,13 +50,13 @@ type proxySession struct {
 	// shares the live agent's files.
 	materialize bool
 	log         io.Writer
+	// origin is the config path the served agent comes from, for the
+	// position of its warnings.
+	origin string
 }
 
 func proxyCmd(c *cli.Context) error {
 	g := globalsOf(c)
-	if c.String("C") != "" {
-		g.Dir = c.String("C")
-	}
 	if c.NArg() != 1 {
 		return usageError("proxy: want exactly one AGENT")
 	}
@@ -67,12 +67,17 @@ func proxyCmd(c *cli.Context) error {
 
 	s, err := newProxySession(ctx, g, c.Args().First(), c.String("template"), c.String("cwd"))
 	if err != nil {
-		// The editor is waiting for an answer to initialize: give it the
-		// reason rather than a closed pipe.
-		proxy.Refuse(ctx, os.Stdin, os.Stdout, "actctl proxy: "+err.Error())
-		return err
+		return refuse(ctx, g, err)
 	}
 	return s.serve(ctx)
+}
+
+// refuse reports err, once, and gives the editor, which is waiting for an
+// answer to initialize, the reason rather than a closed pipe.
+func refuse(ctx context.Context, g *globals, err error) error {
+	printError(g.Stderr, err)
+	proxy.Refuse(ctx, proxy.Refused{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr}, "actctl proxy: "+err.Error())
+	return withCode(exitError, nil)
 }
 
 func newProxySession(ctx context.Context, g *globals, name, template, cwd string) (*proxySession, error) {
@@ -80,6 +85,7 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 	if err != nil {
 		return nil, err
 	}
+	g.OnlyAgent = name // warnings about other agents are not this session's
 	cfg, err := g.Load()
 	if err != nil {
 		return nil, err
@@ -100,9 +106,7 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 	if s.materialize {
 		res, err := reconcile.Apply(ctx, cfg, reconcile.Options{Only: []string{s.r.Name}, NoPrune: true, LockWait: 10 * time.Second})
 		if res != nil {
-			for _, w := range res.Warnings {
-				fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
-			}
+			s.warn(res.Warnings)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("materialize %s: %w", s.r.Name, err)
@@ -110,6 +114,20 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 		fmt.Fprintf(g.Stderr, "actctl: proxy %s: %s (%s)\n", s.r.Name, res.Summary(), s.r.Dir)
 	}
 	return s, nil
+}
+
+// warn prints the apply warnings about the served agent (apply renders,
+// and warns about, every agent), at the position of what it comes from:
+// its declaration, the declared agent of a per-project copy, the template
+// of a -t agent.
+func (s *proxySession) warn(warnings []string) {
+	marker := "warning: agents." + s.r.Name + ": "
+	for _, w := range warnings {
+		if i := strings.Index(w, marker); i >= 0 {
+			d := schema.Diagnostic{Pos: s.cfg.Pos(s.origin), Path: "agents." + s.r.Name, Message: w[i+len(marker):], Warning: true}
+			fmt.Fprintf(s.g.Stderr, "actctl: %s\n", d)
+		}
+	}
 }
 
 // clientProject is the client's project directory: --cwd, else our cwd.
@@ -137,6 +155,16 @@ func clientProject(cwd string) (string, error) {
 // undeclared agent created from the template, recorded in the workspace.
 func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error) {
 	if a, ok := s.cfg.Agents[name]; ok {
+		s.origin = schema.Path("agents", name)
+		if a.Adhoc {
+			s.origin = schema.Path("templates", a.Template)
+		}
+		if o := s.declaredOrigin(name); o != "" {
+			// A per-project copy asked for by name (an older Zed entry)
+			// serves as its declared agent: another project gets a copy
+			// of that, never a copy of the copy.
+			name, a, s.origin = o, s.cfg.Agents[o], schema.Path("agents", o)
+		}
 		r, err := s.cfg.Resolve(name)
 		if err != nil {
 			return nil, err
@@ -166,7 +194,27 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		}
 		return nil, fmt.Errorf("%s", msg)
 	}
+	s.origin = schema.Path("templates", template)
 	return s.adhoc(name, schema.Agent{Template: template})
+}
+
+// perProjectCopy matches the names pickAgent gives per-project copies.
+var perProjectCopy = regexp.MustCompile(`^(.+)-p[0-9a-f]{8}$`)
+
+// declaredOrigin is the declared agent the per-project copy name was made
+// from ("goex" for "goex-p1a2b3c4d"), "" when name is no such copy.
+func (s *proxySession) declaredOrigin(name string) string {
+	if a, ok := s.cfg.Agents[name]; !ok || !a.Adhoc {
+		return ""
+	}
+	m := perProjectCopy.FindStringSubmatch(name)
+	if m == nil {
+		return ""
+	}
+	if a, ok := s.cfg.Agents[m[1]]; ok && !a.Adhoc {
+		return m[1]
+	}
+	return ""
 }
 
 // adhoc records an agent created for this client in the workspace and
@@ -219,9 +267,8 @@ func (s *proxySession) ephemeralCopy() error {
 func (s *proxySession) serve(ctx context.Context) error {
 	l, err := proxy.Resolve(s.r, schema.ModeACP)
 	if err != nil {
-		proxy.Refuse(ctx, os.Stdin, os.Stdout, "actctl proxy: "+err.Error())
 		s.cleanup()
-		return err
+		return refuse(ctx, s.g, err)
 	}
 	record := proxy.RecordPath(s.r)
 	err = proxy.Run(ctx, proxy.Options{
@@ -238,6 +285,10 @@ func (s *proxySession) serve(ctx context.Context) error {
 		},
 	})
 	s.cleanup()
+	var pe *proxy.Error
+	if errors.As(err, &pe) {
+		return withCode(exitError, nil) // proxy.Run has reported it
+	}
 	return err
 }
 
@@ -273,4 +324,35 @@ func (s *proxySession) cleanup() {
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// applyPruning is reconcile.Apply that also removes the runtime record and
+// proxy log of every agent it prunes (proxy.RemoveRuntime), as delete does:
+// left behind, they would keep a pruned instance's directory, and the
+// agent declared again would find an .actant.json that is not actctl's. A
+// record that names a live process stays: something still serves it.
+func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
+	// A state Apply cannot use either is its to report.
+	st, _, _ := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
+	res, err := reconcile.Apply(ctx, cfg, o)
+	if err != nil || o.DryRun || res == nil || st == nil {
+		return res, err
+	}
+	for _, name := range res.Pruned {
+		as := st.Agents[name]
+		if as == nil {
+			continue
+		}
+		r := &schema.Resolved{Name: name, Dir: as.Dir}
+		if as.Dir == filepath.Join(cfg.Home, "instances", name) {
+			r.Archetype.Workspace = schema.WorkspaceInstance
+		}
+		if rec, _ := proxy.ReadRecord(proxy.RecordPath(r)); rec.Live() {
+			continue
+		}
+		if err := proxy.RemoveRuntime(r); err != nil {
+			return res, fmt.Errorf("pruned %s, but removing its runtime record failed: %w", name, err)
+		}
+	}
+	return res, nil
 }

@@ -48,7 +48,7 @@ func applyWatch(c *cli.Context, g *globals) error {
 		}
 		o := applyOpts
 		o.LockDigest = hub.LockDigest(cfg.Root)
-		res, err := reconcile.Apply(ctx, cfg, o)
+		res, err := applyPruning(ctx, cfg, o)
 		wr := reconcile.WatchResult{Spec: localComponents(cfg)}
 		if res != nil {
 			wr.Summary, wr.JSON = res.Summary(), res

@@ -6,11 +6,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -22,15 +25,35 @@ import (
 	"github.com/actctl/actctl/schema"
 )
 
-// version is set by the linker (-ldflags "-X main.version=...").
-var version = "dev"
+// version is set by the linker (-ldflags "-X main.version=v1.2.3"); when
+// it is not, versionOf finds one in the build info.
+var version string
 
-// buildCommit is the git commit the binary was built from, as go build
-// records it ("" under go run or outside a repository), with "+dirty" when
-// the tree had uncommitted changes: enough to tell two dev builds apart.
-func buildCommit() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+// versionOf is actctl's version: the one the linker set; else the module
+// version Go records (`go install ...@v1.2.3`, or a pseudo-version with the
+// commit when built in a git checkout); else the VCS revision ("+dirty"
+// when the tree had changes). It is "" when the build recorded none of
+// them (go build -buildvcs=false of a checkout).
+func versionOf(linked string, bi *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
+	}
+	if bi == nil {
+		return ""
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	if rev := vcsRevision(bi); rev != "" {
+		return "devel-" + rev
+	}
+	return ""
+}
+
+// vcsRevision is the commit the binary was built from (12 hex, "+dirty"
+// when the tree had changes), "" when the build recorded none.
+func vcsRevision(bi *debug.BuildInfo) string {
+	if bi == nil {
 		return ""
 	}
 	var rev, dirty string
@@ -50,7 +73,31 @@ func buildCommit() string {
 	if rev == "" {
 		return ""
 	}
-	return "commit " + rev + dirty
+	return rev + dirty
+}
+
+// actctlVersion is versionOf this binary; without any recorded version it
+// names the binary by its content ("devel+sha256.<12 hex>"), so that two
+// builds are still told apart.
+func actctlVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	if v := versionOf(version, bi); v != "" {
+		return v
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "devel"
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "devel"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "devel"
+	}
+	return "devel+sha256." + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // Exit codes.
@@ -95,7 +142,7 @@ func usageError(format string, args ...any) error {
 // run executes actctl with args and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(intersperse(app, args))
+	err := app.Run(normalizeArgs(app, args))
 	if err == nil {
 		return exitOK
 	}
@@ -130,7 +177,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                 "actctl",
 		Usage:                "manage AI coding agents from one declarative actant.cue",
-		Version:              version,
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideVersion:          true,
@@ -161,51 +207,61 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// intersperse moves a sub-command's flags that follow its positional
-// arguments in front of them, so that `attach AGENT --pid N` and `proxy
-// AGENT -C DIR` (the form Zed is given) parse as users expect; urfave/cli
-// stops at the first positional argument. "--" ends flag moving.
-func intersperse(app *cli.App, args []string) []string {
+// normalizeArgs puts every global flag, wherever it was typed, before the
+// command, and a command's own flags before its positional arguments, so
+// that `get agents -o json`, `resolve AGENT -C DIR`, `attach AGENT --pid N`
+// and `proxy AGENT -C DIR` (the form Zed is given) parse as kubectl users
+// expect: urfave/cli knows global flags only before the command and stops
+// a command's flags at its first positional argument. A repeated flag
+// keeps its order, so the last one typed wins. "--" ends flag moving; an
+// unknown command is left to urfave/cli to report.
+func normalizeArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	// Skip the global flags to find the command.
-	i := 1
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
-		if name := flagName(args[i]); !strings.Contains(args[i], "=") && !isBoolFlag(app.Flags, name) {
-			i++
-		}
-		i++
-	}
-	if i >= len(args) {
-		return args
-	}
-	cmd := app.Command(args[i])
-	if cmd == nil || len(cmd.Subcommands) > 0 {
-		return args
-	}
-	var flags, pos []string
-	rest := args[i+1:]
+	var global, path, own, pos []string
+	var cmd *cli.Command
+	subs := app.Commands
+	rest := args[1:]
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]
 		if a == "--" {
 			pos = append(pos, rest[j:]...)
 			break
 		}
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			flags = append(flags, a)
-			if name := flagName(a); !strings.Contains(a, "=") && !isBoolFlag(cmd.Flags, name) && j+1 < len(rest) {
-				j++
-				flags = append(flags, rest[j])
+		if !isFlagArg(a) {
+			if len(pos) == 0 {
+				if c := findCommand(subs, a); c != nil {
+					path, cmd, subs = append(path, a), c, c.Subcommands
+					continue
+				}
 			}
+			if cmd == nil {
+				return args
+			}
+			pos = append(pos, a)
 			continue
 		}
-		pos = append(pos, a)
+		// A command's own flag wins over a global one of the same name;
+		// an unknown flag stays where it was typed, for urfave/cli to report.
+		dst, f := &global, lookupFlag(app.Flags, flagName(a))
+		if cmd != nil {
+			if cf := lookupFlag(cmd.Flags, flagName(a)); cf != nil || f == nil {
+				dst, f = &own, cf
+			}
+		}
+		*dst = append(*dst, a)
+		if takesValue(f) && !strings.Contains(a, "=") && j+1 < len(rest) {
+			j++
+			*dst = append(*dst, rest[j])
+		}
 	}
-	out := append(append([]string(nil), args[:i+1]...), flags...)
+	out := append([]string{args[0]}, global...)
+	out = append(append(out, path...), own...)
 	return append(out, pos...)
 }
 
+// flagName is the name of the flag argument arg ("--home=H" -> "home").
 func flagName(arg string) string {
 	name := strings.TrimLeft(arg, "-")
 	if k := strings.IndexByte(name, '='); k >= 0 {
@@ -214,16 +270,36 @@ func flagName(arg string) string {
 	return name
 }
 
-func isBoolFlag(flags []cli.Flag, name string) bool {
+// isFlagArg reports whether arg is a flag ("-" alone is an argument).
+func isFlagArg(arg string) bool { return strings.HasPrefix(arg, "-") && len(arg) > 1 }
+
+// findCommand is the command of cmds called name (or an alias of it).
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// lookupFlag is the flag of flags called name, nil if none is.
+func lookupFlag(flags []cli.Flag, name string) cli.Flag {
 	for _, f := range flags {
 		for _, n := range f.Names() {
 			if n == name {
-				_, ok := f.(*cli.BoolFlag)
-				return ok
+				return f
 			}
 		}
 	}
-	return name == "help" || name == "h"
+	return nil
+}
+
+// takesValue reports whether flag f reads the next argument as its value;
+// an unknown flag (nil: -h, --help, a typo) does not.
+func takesValue(f cli.Flag) bool {
+	v, ok := f.(cli.DocGenerationFlag)
+	return ok && v.TakesValue()
 }
 
 // usageErrors is installed on every command so flag mistakes exit 2.
@@ -234,19 +310,18 @@ func init() {
 		Name:  "version",
 		Usage: "print the actctl version",
 		Action: func(c *cli.Context) error {
+			// Never loads the workspace: it must work anywhere.
 			g := globalsOf(c)
+			v := actctlVersion()
 			if g.JSON() {
-				out := map[string]string{"version": version}
-				if c := buildCommit(); c != "" {
-					out["commit"] = c
+				out := map[string]string{"version": v, "go": runtime.Version()}
+				bi, _ := debug.ReadBuildInfo()
+				if rev := vcsRevision(bi); rev != "" {
+					out["commit"] = "commit " + rev
 				}
 				return g.PrintJSON(out)
 			}
-			if c := buildCommit(); c != "" {
-				fmt.Fprintf(g.Stdout, "actctl %s (%s)\n", version, c)
-				return nil
-			}
-			fmt.Fprintf(g.Stdout, "actctl %s\n", version)
+			fmt.Fprintf(g.Stdout, "actctl %s (%s)\n", v, runtime.Version())
 			return nil
 		},
 	})
@@ -260,6 +335,10 @@ type globals struct {
 	NoColor bool
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// OnlyAgent, when set, limits the config warnings Load prints to
+	// those about this agent or about no agent in particular (proxy
+	// serves one agent).
+	OnlyAgent string
 }
 
 func globalsOf(c *cli.Context) *globals {
@@ -330,7 +409,9 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		return nil, nil, err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+		if g.concerns(w.Path) {
+			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+		}
 	}
 	var rep *hub.Report
 	if len(cfg.Hub) > 0 || ho.Frozen || ho.UpdateAll || len(ho.Update) > 0 {
@@ -349,6 +430,16 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		return nil, rep, err
 	}
 	return cfg, rep, nil
+}
+
+// concerns reports whether a warning at config path is for this run
+// (see OnlyAgent).
+func (g *globals) concerns(path string) bool {
+	if g.OnlyAgent == "" || !strings.HasPrefix(path, "agents.") {
+		return true
+	}
+	own := schema.Path("agents", g.OnlyAgent)
+	return path == own || strings.HasPrefix(path, own+".")
 }
 
 // isTerminal reports whether w is a terminal (for progress output).

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,17 +66,72 @@ type acpClient struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
-	stderr *strings.Builder
+	stderr *watchBuffer
+}
+
+// watchBuffer collects a process's stderr; waitFor lets a test act only
+// after the process said something (no sleeps).
+type watchBuffer struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	changed chan struct{} // closed (and replaced) on every write
+}
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.changed != nil {
+		close(w.changed)
+		w.changed = nil
+	}
+	return w.b.Write(p)
+}
+
+func (w *watchBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// waitFor blocks until the output holds text; false if it never does
+// (the deadline only turns a hang into a failure).
+func (w *watchBuffer) waitFor(text string) bool {
+	t := time.NewTimer(20 * time.Second)
+	defer t.Stop()
+	for {
+		w.mu.Lock()
+		if strings.Contains(w.b.String(), text) {
+			w.mu.Unlock()
+			return true
+		}
+		if w.changed == nil {
+			w.changed = make(chan struct{})
+		}
+		ch := w.changed
+		w.mu.Unlock()
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		}
+	}
 }
 
 func startProxy(t *testing.T, dir, home string, args ...string) *acpClient {
 	t.Helper()
-	cmd := exec.Command(actctlBin, append([]string{"proxy"}, args...)...)
+	return startActctl(t, dir, home, append([]string{"proxy"}, args...)...)
+}
+
+// startActctl is startProxy with the whole command line given (global
+// flags before the command, as some clients put them).
+func startActctl(t *testing.T, dir, home string, args ...string) *acpClient {
+	t.Helper()
+	cmd := exec.Command(actctlBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
 	in, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	c := &acpClient{t: t, cmd: cmd, in: in, out: bufio.NewReader(stdout), stderr: &strings.Builder{}}
+	c := &acpClient{t: t, cmd: cmd, in: in, out: bufio.NewReader(stdout), stderr: &watchBuffer{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
