@@ -161,7 +161,7 @@ func LoadDir(root, home string) (*Config, error) {
 
 // build evaluates the CUE package in root unified with the schema.
 func build(root string) (cue.Value, []string, []*ast.File, error) {
-	if err := checkReadable(root); err != nil {
+	if err := checkCUEFiles(root); err != nil {
 		return cue.Value{}, nil, nil, err
 	}
 	lc := &load.Config{
@@ -200,27 +200,6 @@ func build(root string) (cue.Value, []string, []*ast.File, error) {
 		return cue.Value{}, nil, nil, cueDiagnostics(err)
 	}
 	return v, files, syntax, nil
-}
-
-// checkReadable turns an unreadable .cue file into a clear error naming
-// it: cue/load would otherwise report the package as empty or missing.
-func checkReadable(root string) error {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return fmt.Errorf("read workspace %s: %w", root, unwrapPathError(err))
-	}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
-			continue
-		}
-		p := filepath.Join(root, e.Name())
-		f, err := os.Open(p)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
-		}
-		f.Close()
-	}
-	return nil
 }
 
 // cueDiagnostics converts a CUE error list into Diagnostics, each at the
@@ -325,7 +304,7 @@ func (c *Config) readSkillFiles() Diagnostics {
 		switch {
 		case s.File != "":
 			p := c.abs(s.File)
-			b, err := os.ReadFile(p)
+			b, err := ReadRegular(p, MaxSkillFileSize)
 			if err != nil {
 				ds = append(ds, c.Diag(Path("skills", name, "file"), "read %s: %v", p, unwrapPathError(err)))
 				continue
@@ -367,7 +346,7 @@ const MaxSkillFileSize = 1 << 20
 // Symlinks are refused: a skill travels as plain files.
 func ReadSkillDir(dir string) (Skill, error) {
 	main := filepath.Join(dir, "SKILL.md")
-	b, err := os.ReadFile(main)
+	b, err := ReadRegular(main, MaxSkillFileSize)
 	if err != nil {
 		return Skill{}, fmt.Errorf("read %s: %v", main, unwrapPathError(err))
 	}
@@ -399,7 +378,7 @@ func ReadSkillDir(dir string) (Skill, error) {
 		if info.Size() > MaxSkillFileSize {
 			return fmt.Errorf("%s: %d bytes is over the %d byte limit for skill files", p, info.Size(), MaxSkillFileSize)
 		}
-		data, err := os.ReadFile(p)
+		data, err := ReadRegular(p, MaxSkillFileSize)
 		if err != nil {
 			return err
 		}
