@@ -217,6 +217,9 @@ func cueDiagnostics(err error) Diagnostics {
 		if d.Pos == token.NoPos {
 			d.Pos = e.Position()
 		}
+		if d.Message == "import failed" {
+			d.Path, d.Message = "", importFailure(e, d.Pos)
+		}
 		if k := d.String(); !seen[k] {
 			seen[k] = true
 			ds = append(ds, d)
