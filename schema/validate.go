@@ -72,8 +72,8 @@ func (c *Config) Validate() Diagnostics {
 		if isHubRef(a.Template) {
 			// The template comes with the hub; an explicit workDir can be
 			// checked now.
-			if a.WorkDir != "" && within(c.Home, c.abs(a.WorkDir)) {
-				add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", c.abs(a.WorkDir), c.Home))
+			if msg := CheckWorkDir(c.workDirPath(a.WorkDir), c.Home); a.WorkDir != "" && msg != "" {
+				add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
 			}
 			continue
 		}
@@ -89,8 +89,8 @@ func (c *Config) Validate() Diagnostics {
 		if err != nil {
 			continue // the template's own diagnostics say why
 		}
-		if within(c.Home, r.Dir) {
-			add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", r.Dir, c.Home))
+		if msg := CheckWorkDir(r.Dir, c.Home); msg != "" {
+			add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
 		}
 	}
 	return ds

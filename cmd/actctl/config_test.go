@@ -47,6 +47,8 @@ templates: reviewer: {
 		{"employee without schedule", "templates: e: {backend: \"claude-code\", archetype: \"employee\"}\n", []string{"an employee needs a schedule"}, ""},
 		{"service with schedule", "templates: s: {backend: \"claude-code\", archetype: \"service\", schedule: heartbeat: {interval: \"5m\", prompt: \"check\"}}\n", []string{"a service must not have a schedule"}, ""},
 		{"proxy archetype without acp", "templates: c: backend: \"cursor\"\n", []string{`backend "cursor" has no acp mode`, `archetype "tool" allows`}, ""},
+		{"workDir is the root", base + "agents: a: {template: \"reviewer\", workDir: \"/\"}\n", []string{"agents.a.workDir: workDir / is the root of the file system"}, "13:44"},
+		{"workDir is .git", base + "agents: a: {template: \"reviewer\", workDir: \".git\"}\n", []string{"agents.a.workDir: workDir", ".git is inside a .git directory"}, "13:44"},
 		{"workDir inside home", base + "agents: a: {template: \"reviewer\", workDir: \"HOME/projects/x\"}\n", []string{"is inside the actctl home"}, ""},
 		{"two agents own one file", base + "agents: a: template: \"reviewer\"\nagents: b: template: \"reviewer\"\n", []string{".claude/skills/go-testing/SKILL.md", "agents.b"}, ""},
 		{"unknown top-level field", base + "agent: a: template: \"reviewer\"\n", []string{`unknown top-level field "agent"`, `did you mean "agents"`}, ""},
