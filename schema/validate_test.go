@@ -80,3 +80,80 @@ func TestWorkDirTildeExpanded(t *testing.T) {
 		t.Errorf("Dir = %s, want %s", r.Dir, want)
 	}
 }
+
+// TestModes: a backend's modes follow from its commands; only launch
+// modes that run the backend over ACP make a backend without acp an
+// error, at the position of the field that chose them.
+func TestModes(t *testing.T) {
+	sched := "schedule: heartbeat: {interval: \"5m\", prompt: \"go\"}"
+	runValidation(t, []validationCase{
+		{"cursor tool agent", "templates: c: backend: \"cursor\"\nagents: a: template: \"c\"\n", nil},
+		{"cursor repo agent", "templates: c: {backend: \"cursor\", archetype: \"repo\"}\nagents: a: template: \"c\"\n", nil},
+		{"custom with acp", "backends: custom: acp: command: \"my-acp\"\ntemplates: c: backend: \"custom\"\nagents: a: template: \"c\"\n", nil},
+		{"custom with acp as service", "backends: custom: acp: command: \"my-acp\"\ntemplates: c: {backend: \"custom\", archetype: \"service\"}\n", nil},
+		{"cursor service", "templates: c: {backend: \"cursor\", archetype: \"service\"}\n",
+			[]string{`actant.cue:3:25: templates.c.backend: backend "cursor" has no acp command, but launchMode "acp-service" (archetype "service") runs the agent's backend over ACP; give "cursor" an acp command (backends.cursor.acp: {command: ...})`}},
+		{"cursor employee", "templates: c: {backend: \"cursor\", archetype: \"employee\", " + sched + "}\n",
+			[]string{`actant.cue:3:25: templates.c.backend: backend "cursor" has no acp command, but launchMode "acp-background" (archetype "employee")`}},
+		{"custom without acp as service", "templates: c: {backend: \"custom\", archetype: \"service\"}\n",
+			[]string{`templates.c.backend: backend "custom" has no acp command, but launchMode "acp-service"`}},
+		{"tool template launched in the background", "templates: c: {backend: \"cursor\", launchMode: \"acp-background\"}\n",
+			[]string{`templates.c.backend: backend "cursor" has no acp command, but launchMode "acp-background" (archetype "tool")`}},
+		{"agent launched as a service", "templates: c: backend: \"cursor\"\nagents: a: {template: \"c\", launchMode: \"acp-service\"}\n",
+			[]string{`actant.cue:4:40: agents.a.launchMode: backend "cursor" has no acp command, but launchMode "acp-service"`}},
+		{"modes narrow acp away", "backends: \"claude-code\": modes: [\"open\"]\ntemplates: c: {backend: \"claude-code\", archetype: \"service\"}\n",
+			[]string{`templates.c.backend: backend "claude-code" leaves acp out of its modes, but launchMode "acp-service"`}},
+		{"mode without its command", "backends: mine: {modes: [\"acp\", \"resolve\"], files: {}}\n",
+			[]string{`actant.cue:3:25: backends.mine.modes: backend "mine" lists mode acp but has no acp command`, `backend "mine" lists mode resolve but has no acp command`}},
+		{"open mode without its command", "backends: mine: {modes: [\"open\"], acp: command: \"x\", files: {}}\n",
+			[]string{`backends.mine.modes: backend "mine" lists mode open but has no open command`}},
+	})
+}
+
+func TestOfferedModes(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
+backends: custom: acp: command: "my-acp"
+backends: narrowed: {modes: ["acp"], acp: command: "a", open: command: "o", files: {}}
+templates: {
+	cur: backend: "cursor"
+	cus: backend: "custom"
+	cc: backend: "claude-code"
+	nar: backend: "narrowed"
+	emp: {backend: "claude-code", archetype: "employee", schedule: heartbeat: {interval: "5m", prompt: "go"}}
+}
+agents: {
+	cur: template: "cur"
+	cus: template: "cus"
+	cc: template: "cc"
+	nar: template: "nar"
+	emp: template: "emp"
+}
+`})
+	tests := []struct {
+		agent  string
+		offers []string
+		served []string
+	}{
+		{"cur", []string{"open"}, []string{"open"}},
+		{"cus", []string{"start", "chat", "proxy"}, []string{"acp", "resolve"}},
+		{"cc", []string{"open", "start", "chat", "proxy"}, []string{"acp", "open", "resolve"}},
+		{"nar", []string{"start", "chat", "proxy"}, []string{"acp"}},
+		{"emp", []string{"start", "run", "proxy"}, []string{"acp", "open", "resolve"}},
+	}
+	for _, tt := range tests {
+		r, err := cfg.Resolve(tt.agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Offers(); strings.Join(got, ",") != strings.Join(tt.offers, ",") {
+			t.Errorf("%s offers %v, want %v", tt.agent, got, tt.offers)
+		}
+		if got := r.Backend.ServedModes(); strings.Join(got, ",") != strings.Join(tt.served, ",") {
+			t.Errorf("%s's backend serves %v, want %v", tt.agent, got, tt.served)
+		}
+	}
+	r, _ := cfg.Resolve("cur")
+	if msg := r.NotOffered(InteractProxy); !strings.Contains(msg, `agent "cur" does not offer proxy: its backend "cursor" has no acp command (it supports open), so the agent offers open`) {
+		t.Errorf("NotOffered = %s", msg)
+	}
+}

@@ -199,7 +199,7 @@ func zedCmd(c *cli.Context) error {
 	entries := map[string]zedEntry{}
 	for _, name := range sortedNames(cfg.Agents) {
 		r, err := cfg.Resolve(name)
-		if err != nil || !r.Archetype.Allows("proxy") || !r.Backend.HasMode(schema.ModeACP) {
+		if err != nil || !r.Offer(schema.InteractProxy) {
 			continue
 		}
 		entries[name] = zedEntry{Type: "custom", Command: self, Args: []string{"proxy", name, "-C", cfg.Root}}
