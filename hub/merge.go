@@ -127,6 +127,11 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		ds = append(ds, cfg.Diag(path, "%s", msg))
 	}
 	skills, prompts, mcps, templates, backends := sortedKeys(cfg.Skills), sortedKeys(cfg.Prompts), sortedKeys(cfg.MCPServers), sortedKeys(cfg.Templates), sortedKeys(cfg.Backends)
+	for _, name := range backends {
+		if strings.Contains(name, "@") {
+			ds = append(ds, cfg.CheckBackend(name)...)
+		}
+	}
 	for _, name := range sortedKeys(cfg.Agents) {
 		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
 	}

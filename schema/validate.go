@@ -51,7 +51,7 @@ func (c *Config) Validate() Diagnostics {
 
 	for _, name := range sortedKeys(c.Backends) {
 		if !isHubRef(name) {
-			ds = append(ds, c.checkModes(name)...)
+			ds = append(ds, c.CheckBackend(name)...)
 		}
 	}
 

@@ -157,3 +157,24 @@ agents: {
 		t.Errorf("NotOffered = %s", msg)
 	}
 }
+
+// TestProtectedTargets: no backend layout may write a CUE file, into
+// cue.mod/, .git/ or .actant/, or a root actant.* file (actant.lock and
+// the records beside it); the error is at the layout field.
+func TestProtectedTargets(t *testing.T) {
+	mine := func(files string) string {
+		return "backends: mine: {acp: command: \"m\", files: " + files + "}\n"
+	}
+	runValidation(t, []validationCase{
+		{"instructions actant.cue", "backends: \"claude-code\": files: instructions: [\"CLAUDE.md\", \"actant.cue\"]\n",
+			[]string{`actant.cue:3:61: backends."claude-code".files.instructions[1]: backend "claude-code" may not write actant.cue: it is a *.cue file, which actctl loads as configuration`}},
+		{"another cue file", mine(`instructions: ["docs/more.CUE"]`), []string{`backends.mine.files.instructions[0]: backend "mine" may not write docs/more.CUE: it is a *.cue file`}},
+		{"lock", mine(`instructions: ["actant.lock"]`), []string{`backends.mine.files.instructions[0]: backend "mine" may not write actant.lock: actant.lock at the root is actctl's own file`}},
+		{"root record", mine(`mcp: {path: "actant.owners.json", format: "json", key: "mcpServers"}`), []string{`backends.mine.files.mcp.path: backend "mine" may not write actant.owners.json: actant.owners.json at the root is actctl's own file`}},
+		{"cue.mod", mine(`skills: {dir: "cue.mod/pkg", format: "markdown"}`), []string{`backends.mine.files.skills.dir: backend "mine" may not write cue.mod/pkg: it is inside cue.mod/`}},
+		{"git", mine(`subAgents: {dir: ".git/hooks", format: "markdown"}`), []string{`backends.mine.files.subAgents.dir: backend "mine" may not write .git/hooks: it is inside .git/`}},
+		{"actant dir", mine(`permissions: {path: "./.actant/state.json", format: "json", key: "claude"}`), []string{`backends.mine.files.permissions.path: backend "mine" may not write ./.actant/state.json: it is inside .actant/`}},
+		{"ordinary names", mine(`instructions: ["AGENTS.md", "docs/actant.md", "cue.md", "x.cue.md"]`), nil},
+		{"case-insensitive file systems", mine(`instructions: ["Actant.Lock"]`), []string{`may not write Actant.Lock: Actant.Lock at the root is actctl's own file`}},
+	})
+}
