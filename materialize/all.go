@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -104,11 +105,12 @@ type fileClaims struct {
 // path that is a whole file for one and a block/keys file for another, a
 // text (block) file that another agent treats as structured (keys), and
 // the same (or an overlapping) key in the same file. Paths are compared
-// absolute, so agents with different workDirs that meet in one directory
-// are caught too.
+// absolute and with symlinks resolved, so agents with different workDirs
+// that meet in one directory (one a symlink to the other's, or a path
+// into it) are caught too.
 func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	var diags schema.Diagnostics
-	targets = overlapping(targets)
+	targets, dirs := overlapping(targets, realDirs(targets))
 	n := 0
 	for _, t := range targets {
 		n += len(t.Entries)
@@ -116,13 +118,10 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	byAbs := make(map[string]*fileClaims, n)
 	// One allocation for all claim records; most paths are claimed once.
 	pool := make([]fileClaims, 0, n)
-	for _, t := range targets {
+	for ti, t := range targets {
 		// Entry paths are checked clean and relative, so plain
 		// concatenation equals filepath.Join and avoids re-cleaning 40k paths.
-		dir := filepath.Clean(t.Dir)
-		if !strings.HasSuffix(dir, string(filepath.Separator)) {
-			dir += string(filepath.Separator)
-		}
+		dir := dirs[ti]
 		reported := map[string]bool{}
 		report := func(abs, format string, args ...any) {
 			msg := fmt.Sprintf(format, args...)
@@ -130,6 +129,9 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 				return
 			}
 			reported[abs+msg] = true
+			if real := strings.TrimSuffix(dir, string(filepath.Separator)); real != filepath.Clean(t.Dir) {
+				msg += fmt.Sprintf(" (workDir %s is %s)", t.Dir, real)
+			}
 			diags = append(diags, cfg.Diag("agents."+t.Agent, "%s", msg))
 		}
 		for _, e := range t.Entries {
@@ -187,24 +189,60 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	return diags
 }
 
-// overlapping returns the targets whose directory equals, contains or lies
-// inside another target's directory. Entry paths are clean and relative,
-// so a target in a directory tree nobody else touches cannot collide with
-// anyone; skipping those keeps the check cheap for the common layout of
-// one instance directory per agent.
-func overlapping(targets []*Target) []*Target {
+// realDirs returns each target's directory, cleaned, with symlinks
+// resolved and a trailing separator: two workDirs naming one directory
+// (a symlink to another agent's workDir, a path through one) compare
+// equal. A directory that does not exist yet is resolved through its
+// deepest existing ancestor. Ancestors are resolved once for all targets,
+// so the usual layout (one instance directory per agent) costs one lstat
+// per agent.
+func realDirs(targets []*Target) []string {
 	sep := string(filepath.Separator)
+	memo := map[string]string{}
+	out := make([]string, len(targets))
+	for i, t := range targets {
+		d := realPath(filepath.Clean(t.Dir), memo)
+		if !strings.HasSuffix(d, sep) {
+			d += sep
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// realPath resolves the symlinks of the clean absolute path p, as far as
+// it exists.
+func realPath(p string, memo map[string]string) string {
+	if r, ok := memo[p]; ok {
+		return r
+	}
+	r := p
+	if parent := filepath.Dir(p); parent != p {
+		r = filepath.Join(realPath(parent, memo), filepath.Base(p))
+		if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if e, err := filepath.EvalSymlinks(r); err == nil {
+				r = e
+			}
+		}
+	}
+	memo[p] = r
+	return r
+}
+
+// overlapping returns the targets whose directory (dirs[i], from
+// realDirs) equals, contains or lies inside another target's directory,
+// with their directories. Entry paths are clean and relative, so a target
+// in a directory tree nobody else touches cannot collide with anyone;
+// skipping those keeps the check cheap for the common layout of one
+// instance directory per agent.
+func overlapping(targets []*Target, dirs []string) ([]*Target, []string) {
 	type dirT struct {
 		dir string // cleaned, with a trailing separator
 		i   int
 	}
 	ds := make([]dirT, len(targets))
-	for i, t := range targets {
-		d := filepath.Clean(t.Dir)
-		if !strings.HasSuffix(d, sep) {
-			d += sep
-		}
-		ds[i] = dirT{d, i}
+	for i := range targets {
+		ds[i] = dirT{dirs[i], i}
 	}
 	// With trailing separators, a directory sorts right before the
 	// directories inside it, so ancestors form a stack while scanning.
@@ -224,12 +262,14 @@ func overlapping(targets []*Target) []*Target {
 		stack = append(stack, d)
 	}
 	var out []*Target
+	var outDirs []string
 	for i, t := range targets {
 		if related[i] {
 			out = append(out, t)
+			outDirs = append(outDirs, dirs[i])
 		}
 	}
-	return out
+	return out, outDirs
 }
 
 // incompatible explains why entry e cannot coexist with an earlier claim
