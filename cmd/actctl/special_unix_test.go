@@ -3,7 +3,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,4 +52,62 @@ agents: a: template: "t"
 		t.Errorf("files written: %v", got)
 	}
 	assertNotWritten(t, dir, "apply", "CLAUDE.md", ".actant")
+}
+
+// TestApplyInterrupted: SIGINT while apply waits on a hub source that
+// never answers stops it: the signal is acknowledged, the run ends at once
+// with exit 130 and a message, and nothing was written. The server tells
+// the test when apply's request has arrived, so the signal comes while
+// apply is blocked.
+func TestApplyInterrupted(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done() // until actctl goes away
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	home := filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": validHeader + `hub: team: url: "` + srv.URL + `/hub.git"
+templates: t: backend: "claude-code"
+agents: a: template: "t"
+`})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, actctlBin, "apply")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-arrived:
+	case err := <-exited:
+		t.Fatalf("apply ended before reaching the hub: %v\n%s", err, stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := <-exited
+	if ctx.Err() != nil {
+		t.Fatal("apply ignored SIGINT")
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("apply: %v, want exit 130\n%s", err, stderr.String())
+	}
+	for _, w := range []string{"actctl: SIGINT received: stopping at the next safe point", "interrupted by SIGINT"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	if got := listFiles(t, dir); len(got) != 1 {
+		t.Errorf("interrupted apply wrote files: %v", got)
+	}
 }
