@@ -110,7 +110,7 @@ type fileClaims struct {
 // into it) are caught too.
 func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	var diags schema.Diagnostics
-	targets, dirs := overlapping(targets, realDirs(targets))
+	targets, dirs := overlapping(targets, realDirs(targets, filepath.Join(cfg.Home, "instances")))
 	n := 0
 	for _, t := range targets {
 		n += len(t.Entries)
@@ -194,14 +194,20 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 // (a symlink to another agent's workDir, a path through one) compare
 // equal. A directory that does not exist yet is resolved through its
 // deepest existing ancestor. Ancestors are resolved once for all targets,
-// so the usual layout (one instance directory per agent) costs one lstat
-// per agent.
-func realDirs(targets []*Target) []string {
+// and the instance directories actctl makes itself below instances (no
+// workDir names them) are not looked up one by one: the check costs a few
+// lstats, plus one per project agent.
+func realDirs(targets []*Target, instances string) []string {
 	sep := string(filepath.Separator)
-	memo := map[string]string{}
+	memo := map[string]realDir{}
 	out := make([]string, len(targets))
 	for i, t := range targets {
-		d := realPath(filepath.Clean(t.Dir), memo)
+		d := filepath.Clean(t.Dir)
+		if parent := filepath.Dir(d); parent == instances {
+			d = filepath.Join(realPath(parent, memo), filepath.Base(d))
+		} else {
+			d = realPath(d, memo)
+		}
 		if !strings.HasSuffix(d, sep) {
 			d += sep
 		}
@@ -210,18 +216,33 @@ func realDirs(targets []*Target) []string {
 	return out
 }
 
+// realDir is a resolved path and whether it exists.
+type realDir struct {
+	path   string
+	exists bool
+}
+
 // realPath resolves the symlinks of the clean absolute path p, as far as
-// it exists.
-func realPath(p string, memo map[string]string) string {
+// it exists (below a missing directory nothing is looked up).
+func realPath(p string, memo map[string]realDir) string {
+	return realPathDir(p, memo).path
+}
+
+func realPathDir(p string, memo map[string]realDir) realDir {
 	if r, ok := memo[p]; ok {
 		return r
 	}
-	r := p
+	r := realDir{path: p, exists: true}
 	if parent := filepath.Dir(p); parent != p {
-		r = filepath.Join(realPath(parent, memo), filepath.Base(p))
-		if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			if e, err := filepath.EvalSymlinks(r); err == nil {
-				r = e
+		pr := realPathDir(parent, memo)
+		r = realDir{path: filepath.Join(pr.path, filepath.Base(p))}
+		if pr.exists {
+			fi, err := os.Lstat(r.path)
+			r.exists = err == nil
+			if r.exists && fi.Mode()&os.ModeSymlink != 0 {
+				if e, err := filepath.EvalSymlinks(r.path); err == nil {
+					r.path = e
+				}
 			}
 		}
 	}

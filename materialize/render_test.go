@@ -750,7 +750,7 @@ func TestOwnershipNestedDirs(t *testing.T) {
 		t.Fatalf("diagnostics: %v", ds)
 	}
 	got := map[string]bool{}
-	over, _ := overlapping(ts, realDirs(ts))
+	over, _ := overlapping(ts, realDirs(ts, ""))
 	for _, tg := range over {
 		got[tg.Agent] = true
 	}
