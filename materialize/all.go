@@ -80,7 +80,54 @@ func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
 		targets = append(targets, res.t)
 	}
 	diags = append(diags, checkOwnership(cfg, targets)...)
+	diags = append(diags, checkProtected(cfg, targets)...)
 	return targets, diags
+}
+
+// checkProtected reports every entry that lands on a file of the
+// workspace that no agent may write (schema.ProtectedInWorkspace: the
+// config, its modules, actctl's own files, .git/), whatever the agent's
+// workDir. Backend layouts are checked on their own when the config is
+// validated; this catches a workDir that carries them there (cue.mod, the
+// root's parent). An agent below the root is judged by its directory
+// alone, so the usual layouts cost one check per agent.
+func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
+	var diags schema.Diagnostics
+	if cfg.Root == "" {
+		return nil
+	}
+	root := filepath.Clean(cfg.Root)
+	for _, t := range targets {
+		dir := filepath.Clean(t.Dir)
+		report := func(p, why string) {
+			diags = append(diags, cfg.Diag("agents."+t.Agent, "%s: agent %q may not write there: %s", p, t.Agent, why))
+		}
+		base, err := filepath.Rel(root, dir)
+		switch {
+		case err != nil:
+		case within(root, dir) && base != ".":
+			if why := schema.ProtectedDir(filepath.ToSlash(base)); why != "" {
+				report(dir, why)
+			}
+		case within(dir, root):
+			for _, e := range t.Entries {
+				rel, err := filepath.Rel(root, filepath.Join(dir, filepath.FromSlash(e.Path)))
+				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					continue
+				}
+				if why := schema.ProtectedInWorkspace(filepath.ToSlash(rel)); why != "" {
+					report(filepath.Join(root, rel), why)
+				}
+			}
+		}
+	}
+	return diags
+}
+
+// within reports whether path is dir or inside it (both clean, absolute).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // claim is one agent's hold on an absolute path.

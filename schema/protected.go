@@ -15,10 +15,44 @@ import (
 // (actant.cue, actant.lock and the records kept beside them), .git/ and
 // .actant/. New root-level records need no change here as long as they are
 // named actant.*.
-func ProtectedTarget(rel string) string {
-	orig := strings.Split(path.Clean(strings.ReplaceAll(rel, `\`, "/")), "/")
-	// Lower case: on a case-insensitive file system ACTANT.CUE is actant.cue.
-	parts := strings.Split(strings.ToLower(strings.Join(orig, "/")), "/")
+func ProtectedTarget(rel string) string { return protected(rel, true) }
+
+// ProtectedInWorkspace is ProtectedTarget for a path relative to the
+// workspace root that an agent's entry lands on, wherever its workDir is:
+// there a *.cue file matters only at the root, where it is loaded (a skill
+// may well carry an example.cue).
+func ProtectedInWorkspace(rel string) string { return protected(rel, false) }
+
+// ProtectedDir explains why no agent may write inside dir (relative to
+// the workspace root), or returns "": a .git, .actant or cue.mod
+// directory, or a root actant.* name.
+func ProtectedDir(dir string) string {
+	orig, parts := splitLower(dir)
+	if why := reservedPart(parts); why != "" {
+		return why
+	}
+	return actantName(orig, parts)
+}
+
+func protected(rel string, cueAnywhere bool) string {
+	orig, parts := splitLower(rel)
+	if why := reservedPart(parts); why != "" {
+		return why
+	}
+	if base := parts[len(parts)-1]; strings.HasSuffix(base, ".cue") && (cueAnywhere || len(parts) == 1) {
+		return "it is a *.cue file, which actctl loads as configuration"
+	}
+	return actantName(orig, parts)
+}
+
+// splitLower splits a cleaned slash path, as written and in lower case
+// (on a case-insensitive file system ACTANT.CUE is actant.cue).
+func splitLower(p string) (orig, lower []string) {
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	return strings.Split(clean, "/"), strings.Split(strings.ToLower(clean), "/")
+}
+
+func reservedPart(parts []string) string {
 	for _, p := range parts {
 		switch p {
 		case ".git":
@@ -29,10 +63,10 @@ func ProtectedTarget(rel string) string {
 			return "it is inside cue.mod/, the workspace's CUE modules"
 		}
 	}
-	base := parts[len(parts)-1]
-	if strings.HasSuffix(base, ".cue") {
-		return "it is a *.cue file, which actctl loads as configuration"
-	}
+	return ""
+}
+
+func actantName(orig, parts []string) string {
 	if strings.HasPrefix(parts[0], "actant.") {
 		return fmt.Sprintf("%s at the root is actctl's own file (like actant.cue and actant.lock)", orig[0])
 	}

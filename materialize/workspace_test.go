@@ -59,3 +59,45 @@ func TestOwnershipAliasedDirs(t *testing.T) {
 		t.Errorf("blocks through an alias: %v", ds)
 	}
 }
+
+// TestProtectedWorkspacePaths: whatever an agent's workDir, no entry may
+// land on the workspace's config, its modules, actctl's root files or
+// .git/; a *.cue file below the root (a skill's example) is fine.
+func TestProtectedWorkspacePaths(t *testing.T) {
+	root := "/ws/proj"
+	entries := func(paths ...string) []Entry {
+		var es []Entry
+		for _, p := range paths {
+			es = append(es, Entry{Path: p, Mode: ModeFile})
+		}
+		return es
+	}
+	tests := []struct {
+		name    string
+		dir     string
+		entries []Entry
+		want    string // "" when allowed
+	}{
+		{"root lock", root, entries("CLAUDE.md", "actant.lock"), "/ws/proj/actant.lock: agent \"a\" may not write there: actant.lock at the root is actctl's own file"},
+		{"root cue", root, entries("extra.cue"), "/ws/proj/extra.cue: agent \"a\" may not write there: it is a *.cue file"},
+		{"workDir cue.mod", root + "/cue.mod", entries("CLAUDE.md"), "/ws/proj/cue.mod: agent \"a\" may not write there: it is inside cue.mod/"},
+		{"workDir the root's parent", "/ws", entries("proj/actant.cue", "proj/README.md"), "/ws/proj/actant.cue: agent \"a\" may not write there: it is a *.cue file"},
+		{"a skill's example", root, entries(".claude/skills/s/example.cue", "AGENTS.md"), ""},
+		{"cue file below the root", root + "/sub", entries("x.cue"), ""},
+		{"elsewhere", "/other", entries("actant.cue"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := checkProtected(&schema.Config{Root: root}, []*Target{{Agent: "a", Dir: tt.dir, Entries: tt.entries}})
+			if tt.want == "" {
+				if len(ds) != 0 {
+					t.Fatalf("diagnostics: %v", ds)
+				}
+				return
+			}
+			if len(ds) != 1 || ds[0].Path != "agents.a" || !strings.Contains(ds[0].Message, tt.want) {
+				t.Fatalf("diagnostics %v, want one at agents.a with %q", ds, tt.want)
+			}
+		})
+	}
+}
