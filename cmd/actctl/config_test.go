@@ -47,6 +47,7 @@ templates: reviewer: {
 		{"employee without schedule", "templates: e: {backend: \"claude-code\", archetype: \"employee\"}\n", []string{"an employee needs a schedule"}, ""},
 		{"service with schedule", "templates: s: {backend: \"claude-code\", archetype: \"service\", schedule: heartbeat: {interval: \"5m\", prompt: \"check\"}}\n", []string{"a service must not have a schedule"}, ""},
 		{"service without acp", "templates: c: {backend: \"cursor\", archetype: \"service\"}\n", []string{`templates.c.backend: backend "cursor" has no acp command, but launchMode "acp-service"`, `give "cursor" an acp command`}, "3:25"},
+		{"missing import", "import \"example.com/foo\"\n\nx: foo.y\n", []string{`import "example.com/foo" failed: imports are unavailable because there is no cue.mod/module.cue file`}, "3:8"},
 		{"workDir is the root", base + "agents: a: {template: \"reviewer\", workDir: \"/\"}\n", []string{"agents.a.workDir: workDir / is the root of the file system"}, "13:44"},
 		{"workDir is .git", base + "agents: a: {template: \"reviewer\", workDir: \".git\"}\n", []string{"agents.a.workDir: workDir", ".git is inside a .git directory"}, "13:44"},
 		{"workDir inside home", base + "agents: a: {template: \"reviewer\", workDir: \"HOME/projects/x\"}\n", []string{"is inside the actctl home"}, ""},
