@@ -38,13 +38,13 @@ func CheckWorkDir(dir, home string) string {
 	if userHome, err := os.UserHomeDir(); err == nil && sameDir(dir, userHome) {
 		return fmt.Sprintf("workDir %s is your home directory itself, where the agent's files would become your user-wide settings; choose a project directory", dir)
 	}
+	if home != "" && within(home, dir) {
+		return fmt.Sprintf("workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", dir, home)
+	}
 	for _, part := range strings.Split(filepath.ToSlash(dir), "/") {
 		if contains(reservedDirs, part) {
 			return fmt.Sprintf("workDir %s is inside a %s directory, which is not a place for an agent's files; choose a project directory", dir, part)
 		}
-	}
-	if home != "" && within(home, dir) {
-		return fmt.Sprintf("workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", dir, home)
 	}
 	return ""
 }
