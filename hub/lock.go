@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -46,7 +45,7 @@ type LockedSource struct {
 
 // ReadLock reads the lock at path; a missing file is (nil, nil).
 func ReadLock(p string) (*Lock, error) {
-	b, err := os.ReadFile(p)
+	b, err := schema.ReadRegular(p, 0)
 	if isNotExist(err) {
 		return nil, nil
 	}

@@ -127,6 +127,11 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		ds = append(ds, cfg.Diag(path, "%s", msg))
 	}
 	skills, prompts, mcps, templates, backends := sortedKeys(cfg.Skills), sortedKeys(cfg.Prompts), sortedKeys(cfg.MCPServers), sortedKeys(cfg.Templates), sortedKeys(cfg.Backends)
+	for _, name := range backends {
+		if strings.Contains(name, "@") {
+			ds = append(ds, cfg.CheckBackend(name)...)
+		}
+	}
 	for _, name := range sortedKeys(cfg.Agents) {
 		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
 	}
@@ -162,26 +167,10 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 // checkHubTemplate applies to a hub template the rules schema.Validate
 // applies to local ones (it skips "source@name" keys).
 func checkHubTemplate(cfg *schema.Config, name string, t schema.Template) schema.Diagnostics {
-	var ds schema.Diagnostics
-	arch, ok := cfg.Archetypes[t.Archetype]
-	if !ok {
-		return append(ds, cfg.Diag(schema.Path("templates", name, "archetype"), "unknown archetype %q", t.Archetype))
+	if _, ok := cfg.Archetypes[t.Archetype]; !ok {
+		return schema.Diagnostics{cfg.Diag(schema.Path("templates", name, "archetype"), "unknown archetype %q", t.Archetype)}
 	}
-	b, ok := cfg.Backends[t.Backend]
-	if !ok {
-		return ds
-	}
-	var needs []string
-	for _, m := range []string{"proxy", "run", "chat"} {
-		if arch.Allows(m) {
-			needs = append(needs, m)
-		}
-	}
-	if len(needs) > 0 && (!b.HasMode(schema.ModeACP) || b.ACP == nil) {
-		ds = append(ds, cfg.Diag(schema.Path("templates", name, "backend"),
-			"backend %q has no acp mode, but archetype %q allows %s, which need ACP", t.Backend, t.Archetype, strings.Join(needs, "/")))
-	}
-	return ds
+	return cfg.CheckLaunch(schema.Path("templates", name, "backend"), name, cfg.TemplateLaunchMode(t))
 }
 
 // diffComponents lists what changed between two readings of a source

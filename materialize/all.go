@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -79,7 +80,54 @@ func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
 		targets = append(targets, res.t)
 	}
 	diags = append(diags, checkOwnership(cfg, targets)...)
+	diags = append(diags, checkProtected(cfg, targets)...)
 	return targets, diags
+}
+
+// checkProtected reports every entry that lands on a file of the
+// workspace that no agent may write (schema.ProtectedInWorkspace: the
+// config, its modules, actctl's own files, .git/), whatever the agent's
+// workDir. Backend layouts are checked on their own when the config is
+// validated; this catches a workDir that carries them there (cue.mod, the
+// root's parent). An agent below the root is judged by its directory
+// alone, so the usual layouts cost one check per agent.
+func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
+	var diags schema.Diagnostics
+	if cfg.Root == "" {
+		return nil
+	}
+	root := filepath.Clean(cfg.Root)
+	for _, t := range targets {
+		dir := filepath.Clean(t.Dir)
+		report := func(p, why string) {
+			diags = append(diags, cfg.Diag("agents."+t.Agent, "%s: agent %q may not write there: %s", p, t.Agent, why))
+		}
+		base, err := filepath.Rel(root, dir)
+		switch {
+		case err != nil:
+		case within(root, dir) && base != ".":
+			if why := schema.ProtectedDir(filepath.ToSlash(base)); why != "" {
+				report(dir, why)
+			}
+		case within(dir, root):
+			for _, e := range t.Entries {
+				rel, err := filepath.Rel(root, filepath.Join(dir, filepath.FromSlash(e.Path)))
+				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					continue
+				}
+				if why := schema.ProtectedInWorkspace(filepath.ToSlash(rel)); why != "" {
+					report(filepath.Join(root, rel), why)
+				}
+			}
+		}
+	}
+	return diags
+}
+
+// within reports whether path is dir or inside it (both clean, absolute).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // claim is one agent's hold on an absolute path.
@@ -104,11 +152,12 @@ type fileClaims struct {
 // path that is a whole file for one and a block/keys file for another, a
 // text (block) file that another agent treats as structured (keys), and
 // the same (or an overlapping) key in the same file. Paths are compared
-// absolute, so agents with different workDirs that meet in one directory
-// are caught too.
+// absolute and with symlinks resolved, so agents with different workDirs
+// that meet in one directory (one a symlink to the other's, or a path
+// into it) are caught too.
 func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	var diags schema.Diagnostics
-	targets = overlapping(targets)
+	targets, dirs := overlapping(targets, realDirs(targets, filepath.Join(cfg.Home, "instances")))
 	n := 0
 	for _, t := range targets {
 		n += len(t.Entries)
@@ -116,13 +165,10 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	byAbs := make(map[string]*fileClaims, n)
 	// One allocation for all claim records; most paths are claimed once.
 	pool := make([]fileClaims, 0, n)
-	for _, t := range targets {
+	for ti, t := range targets {
 		// Entry paths are checked clean and relative, so plain
 		// concatenation equals filepath.Join and avoids re-cleaning 40k paths.
-		dir := filepath.Clean(t.Dir)
-		if !strings.HasSuffix(dir, string(filepath.Separator)) {
-			dir += string(filepath.Separator)
-		}
+		dir := dirs[ti]
 		reported := map[string]bool{}
 		report := func(abs, format string, args ...any) {
 			msg := fmt.Sprintf(format, args...)
@@ -130,6 +176,9 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 				return
 			}
 			reported[abs+msg] = true
+			if real := strings.TrimSuffix(dir, string(filepath.Separator)); real != filepath.Clean(t.Dir) {
+				msg += fmt.Sprintf(" (workDir %s is %s)", t.Dir, real)
+			}
 			diags = append(diags, cfg.Diag("agents."+t.Agent, "%s", msg))
 		}
 		for _, e := range t.Entries {
@@ -187,24 +236,81 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	return diags
 }
 
-// overlapping returns the targets whose directory equals, contains or lies
-// inside another target's directory. Entry paths are clean and relative,
-// so a target in a directory tree nobody else touches cannot collide with
-// anyone; skipping those keeps the check cheap for the common layout of
-// one instance directory per agent.
-func overlapping(targets []*Target) []*Target {
+// realDirs returns each target's directory, cleaned, with symlinks
+// resolved and a trailing separator: two workDirs naming one directory
+// (a symlink to another agent's workDir, a path through one) compare
+// equal. A directory that does not exist yet is resolved through its
+// deepest existing ancestor. Ancestors are resolved once for all targets,
+// and the instance directories actctl makes itself below instances (no
+// workDir names them) are not looked up one by one: the check costs a few
+// lstats, plus one per project agent.
+func realDirs(targets []*Target, instances string) []string {
 	sep := string(filepath.Separator)
+	memo := map[string]realDir{}
+	out := make([]string, len(targets))
+	for i, t := range targets {
+		d := filepath.Clean(t.Dir)
+		if parent := filepath.Dir(d); parent == instances {
+			d = filepath.Join(realPath(parent, memo), filepath.Base(d))
+		} else {
+			d = realPath(d, memo)
+		}
+		if !strings.HasSuffix(d, sep) {
+			d += sep
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// realDir is a resolved path and whether it exists.
+type realDir struct {
+	path   string
+	exists bool
+}
+
+// realPath resolves the symlinks of the clean absolute path p, as far as
+// it exists (below a missing directory nothing is looked up).
+func realPath(p string, memo map[string]realDir) string {
+	return realPathDir(p, memo).path
+}
+
+func realPathDir(p string, memo map[string]realDir) realDir {
+	if r, ok := memo[p]; ok {
+		return r
+	}
+	r := realDir{path: p, exists: true}
+	if parent := filepath.Dir(p); parent != p {
+		pr := realPathDir(parent, memo)
+		r = realDir{path: filepath.Join(pr.path, filepath.Base(p))}
+		if pr.exists {
+			fi, err := os.Lstat(r.path)
+			r.exists = err == nil
+			if r.exists && fi.Mode()&os.ModeSymlink != 0 {
+				if e, err := filepath.EvalSymlinks(r.path); err == nil {
+					r.path = e
+				}
+			}
+		}
+	}
+	memo[p] = r
+	return r
+}
+
+// overlapping returns the targets whose directory (dirs[i], from
+// realDirs) equals, contains or lies inside another target's directory,
+// with their directories. Entry paths are clean and relative, so a target
+// in a directory tree nobody else touches cannot collide with anyone;
+// skipping those keeps the check cheap for the common layout of one
+// instance directory per agent.
+func overlapping(targets []*Target, dirs []string) ([]*Target, []string) {
 	type dirT struct {
 		dir string // cleaned, with a trailing separator
 		i   int
 	}
 	ds := make([]dirT, len(targets))
-	for i, t := range targets {
-		d := filepath.Clean(t.Dir)
-		if !strings.HasSuffix(d, sep) {
-			d += sep
-		}
-		ds[i] = dirT{d, i}
+	for i := range targets {
+		ds[i] = dirT{dirs[i], i}
 	}
 	// With trailing separators, a directory sorts right before the
 	// directories inside it, so ancestors form a stack while scanning.
@@ -224,12 +330,14 @@ func overlapping(targets []*Target) []*Target {
 		stack = append(stack, d)
 	}
 	var out []*Target
+	var outDirs []string
 	for i, t := range targets {
 		if related[i] {
 			out = append(out, t)
+			outDirs = append(outDirs, dirs[i])
 		}
 	}
-	return out
+	return out, outDirs
 }
 
 // incompatible explains why entry e cannot coexist with an earlier claim

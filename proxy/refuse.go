@@ -3,11 +3,14 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/schema"
 )
 
 // Refused is the client of a proxy that cannot serve it at all.
@@ -84,4 +87,19 @@ func Refuse(ctx context.Context, c Refused, msg string) {
 			}
 		}
 	}
+}
+
+// CheckServe refuses, before anything is materialized, an agent that does
+// not offer proxy: an IDE-only backend (Cursor), a backend without an acp
+// command, or an archetype that does not allow proxy. The message names
+// what the agent supports instead.
+func CheckServe(r *schema.Resolved) error {
+	if r.Offer(schema.InteractProxy) {
+		return nil
+	}
+	msg := r.NotOffered(schema.InteractProxy)
+	if r.Offer(schema.InteractOpen) {
+		msg += fmt.Sprintf(" (start its own UI with `actctl open %s`)", r.Name)
+	}
+	return errors.New(msg)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/actctl/actctl/internal/atomicfile"
@@ -25,7 +24,7 @@ type adhocDoc struct {
 // AdhocAgents reads the ad-hoc agents of the workspace at root.
 func AdhocAgents(root string) (map[string]schema.Agent, error) {
 	p := metaPath(root, AdhocFile)
-	b, err := os.ReadFile(p)
+	b, err := schema.ReadRegular(p, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

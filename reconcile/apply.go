@@ -171,7 +171,7 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 		return res, &ConflictError{Conflicts: c}
 	}
 	if !o.DryRun {
-		written, err := run.execute()
+		written, err := run.execute(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +201,10 @@ func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
 
 // execute carries out the plan of r (under the workspace lock): the temp
 // files a killed apply left are removed first, then Execute.
-func (r *run) execute() (bool, error) {
+func (r *run) execute(ctx context.Context) (bool, error) {
+	if err := interrupted(ctx, "nothing was written"); err != nil {
+		return false, err
+	}
 	root := r.cfg.Root
 	if r.recovering {
 		if err := cleanTemps(r.snap, root); err != nil {
@@ -212,7 +215,7 @@ func (r *run) execute() (bool, error) {
 		// journal) leaves a temp file in .actant and nothing else.
 		return false, fmt.Errorf("apply: %w", err)
 	}
-	return Execute(r.plan, r.stateData, r.recovering)
+	return ExecuteContext(ctx, r.plan, r.stateData, r.recovering)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

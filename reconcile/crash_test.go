@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -72,7 +73,7 @@ func crashApply(t *testing.T, root, version string, crash func(string) bool) err
 	}
 	crashAt = crash
 	defer func() { crashAt = nil }()
-	if _, err := r.execute(); err != nil {
+	if _, err := r.execute(context.Background()); err != nil {
 		if errors.Is(err, errCrashed) {
 			return err
 		}

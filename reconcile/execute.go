@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/actctl/actctl/internal/atomicfile"
 )
@@ -34,6 +36,13 @@ import (
 // bytes), so a no-op apply writes nothing.
 // Execute must run under the workspace lock.
 func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err error) {
+	return ExecuteContext(context.Background(), p, oldState, recovering)
+}
+
+// ExecuteContext is Execute stopping at a safe point once ctx is cancelled:
+// before anything is written, or after the writes under way, leaving the
+// journal for the next apply (see ErrInterrupted).
+func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bool) (stateWritten bool, err error) {
 	// The state is unchanged when the plan records exactly what was read
 	// (compared as records, not as a re-encoding: a no-op apply does not
 	// encode the state at all), or, failing that, when its bytes are the
@@ -45,6 +54,9 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 	}
 	if len(p.Ops) == 0 && len(p.RmDirs) == 0 && !stateChanged {
 		return false, nil
+	}
+	if err := interrupted(ctx, "nothing was written"); err != nil {
+		return false, err
 	}
 	meta := filepath.Join(p.Root, MetaDir)
 	if _, err := atomicfile.MkdirAll(meta); err != nil {
@@ -141,7 +153,11 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		}
 	}
 	errs := make([]error, len(writes))
+	var written atomic.Int64
 	write := func(i int) {
+		if ctx.Err() != nil {
+			return // stopped: the journal keeps the rest
+		}
 		op := writes[i]
 		perm := op.Perm
 		if perm == 0 {
@@ -153,7 +169,9 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		}
 		if err := w(op.Path, op.Data, perm); err != nil {
 			errs[i] = fmt.Errorf("apply %s: %w", op.Rel, err)
+			return
 		}
+		written.Add(1)
 	}
 	if crashAt != nil {
 		// One at a time, so a test can stop between any two.
@@ -168,6 +186,9 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 	}
 	if err := errors.Join(errs...); err != nil {
 		return false, err
+	}
+	if err := interrupted(ctx, ""); err != nil {
+		return false, interruptedMidway(ctx, int(written.Load()), len(writes))
 	}
 
 	// Deletions, consumed backups, emptied directories.

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -117,7 +118,7 @@ func execApply(t *testing.T, root string, targets []*materialize.Target, crash f
 	}
 	crashAt = crash
 	defer func() { crashAt = nil }()
-	_, err = r.execute()
+	_, err = r.execute(context.Background())
 	return r.plan, err
 }
 

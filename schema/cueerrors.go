@@ -1,13 +1,16 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/token"
 )
 
 // validateAll reports every error of the evaluated config. A single
@@ -75,4 +78,45 @@ func collapseDisjunctions(ds Diagnostics) Diagnostics {
 	}
 	out.Sort()
 	return out
+}
+
+// importFailure says which import failed and why: CUE reports only
+// "import failed" at the import, with the reason in the wrapped error.
+func importFailure(e cueerrors.Error, pos token.Pos) string {
+	msg := "import failed"
+	if path := importPathAt(pos); path != "" {
+		msg = fmt.Sprintf("import %q failed", path)
+	}
+	var why string
+	for x := errors.Unwrap(e); x != nil; x = errors.Unwrap(x) {
+		if ce, ok := x.(cueerrors.Error); ok {
+			format, args := ce.Msg()
+			why = fmt.Sprintf(format, args...)
+		}
+	}
+	if why == "" {
+		return msg
+	}
+	msg += ": " + why
+	if strings.Contains(why, "no cue.mod/module.cue") {
+		msg += " (create cue.mod/module.cue with a `module:` line, or run `cue mod init` in the workspace root)"
+	}
+	return msg
+}
+
+// importPathAt reads the quoted import path written at pos.
+func importPathAt(pos token.Pos) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	src, err := ReadRegular(pos.Filename(), 0)
+	if err != nil || pos.Offset() >= len(src) {
+		return ""
+	}
+	q, err := strconv.QuotedPrefix(string(src[pos.Offset():]))
+	if err != nil {
+		return ""
+	}
+	path, _ := strconv.Unquote(q)
+	return path
 }

@@ -161,7 +161,7 @@ func LoadDir(root, home string) (*Config, error) {
 
 // build evaluates the CUE package in root unified with the schema.
 func build(root string) (cue.Value, []string, []*ast.File, error) {
-	if err := checkReadable(root); err != nil {
+	if err := checkCUEFiles(root); err != nil {
 		return cue.Value{}, nil, nil, err
 	}
 	lc := &load.Config{
@@ -202,27 +202,6 @@ func build(root string) (cue.Value, []string, []*ast.File, error) {
 	return v, files, syntax, nil
 }
 
-// checkReadable turns an unreadable .cue file into a clear error naming
-// it: cue/load would otherwise report the package as empty or missing.
-func checkReadable(root string) error {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return fmt.Errorf("read workspace %s: %w", root, unwrapPathError(err))
-	}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
-			continue
-		}
-		p := filepath.Join(root, e.Name())
-		f, err := os.Open(p)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
-		}
-		f.Close()
-	}
-	return nil
-}
-
 // cueDiagnostics converts a CUE error list into Diagnostics, each at the
 // position in the user's files (not the embedded schema) when there is one.
 func cueDiagnostics(err error) Diagnostics {
@@ -237,6 +216,9 @@ func cueDiagnostics(err error) Diagnostics {
 		}
 		if d.Pos == token.NoPos {
 			d.Pos = e.Position()
+		}
+		if d.Message == "import failed" {
+			d.Path, d.Message = "", importFailure(e, d.Pos)
 		}
 		if k := d.String(); !seen[k] {
 			seen[k] = true
@@ -325,7 +307,7 @@ func (c *Config) readSkillFiles() Diagnostics {
 		switch {
 		case s.File != "":
 			p := c.abs(s.File)
-			b, err := os.ReadFile(p)
+			b, err := ReadRegular(p, MaxSkillFileSize)
 			if err != nil {
 				ds = append(ds, c.Diag(Path("skills", name, "file"), "read %s: %v", p, unwrapPathError(err)))
 				continue
@@ -368,7 +350,7 @@ const MaxSkillFileSize = 1 << 20
 // Symlinks are refused: a skill travels as plain files.
 func ReadSkillDir(dir string) (Skill, error) {
 	main := filepath.Join(dir, "SKILL.md")
-	b, err := os.ReadFile(main)
+	b, err := ReadRegular(main, MaxSkillFileSize)
 	if err != nil {
 		return Skill{}, fmt.Errorf("read %s: %v", main, unwrapPathError(err))
 	}
@@ -399,7 +381,7 @@ func ReadSkillDir(dir string) (Skill, error) {
 		if info.Size() > MaxSkillFileSize {
 			return fmt.Errorf("%s: %d bytes is over the %d byte limit for skill files", p, info.Size(), MaxSkillFileSize)
 		}
-		data, err := os.ReadFile(p)
+		data, err := ReadRegular(p, MaxSkillFileSize)
 		if err != nil {
 			return err
 		}

@@ -327,3 +327,33 @@ templates: u: {backend: "foo", permissions: defaultMode: "auto", subAgent: {tool
 		}
 	}
 }
+
+// TestImportFailure: a failing CUE import names the import and the
+// reason, at the import's position (CUE itself says only "import failed").
+func TestImportFailure(t *testing.T) {
+	const mod = "module: \"example.com/m\"\nlanguage: version: \"v0.9.0\"\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"no cue.mod", map[string]string{"actant.cue": "package actant\n\nimport \"example.com/foo\"\n\nx: foo.y\n"},
+			[]string{`actant.cue:3:8: import "example.com/foo" failed: imports are unavailable because there is no cue.mod/module.cue file`, "cue mod init"}},
+		{"missing package", map[string]string{"actant.cue": "package actant\n\nimport \"example.com/m/foo\"\n\nx: foo.y\n", "cue.mod/module.cue": mod},
+			[]string{`actant.cue:3:8: import "example.com/m/foo" failed: cannot find package "example.com/m/foo"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeWorkspace(t, tt.files)
+			_, err := LoadDir(dir, filepath.Join(t.TempDir(), "home"))
+			if err == nil {
+				t.Fatal("loaded")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}

@@ -92,10 +92,8 @@ func (c *Config) ResolveAgent(name string, a Agent) (*Resolved, error) {
 		switch {
 		case a.WorkDir == "":
 			r.Dir = c.Root
-		case filepath.IsAbs(a.WorkDir):
-			r.Dir = filepath.Clean(a.WorkDir)
 		default:
-			r.Dir = filepath.Join(c.Root, a.WorkDir)
+			r.Dir = c.workDirPath(a.WorkDir)
 		}
 	} else {
 		r.Dir = filepath.Join(c.Home, "instances", name)

@@ -84,22 +84,14 @@ const (
 // Backend describes an agent tool as data: how to start it and where it
 // reads its files. Built-ins are defined in schema/actant.cue.
 type Backend struct {
-	Description string   `json:"description,omitempty"`
-	Modes       []string `json:"modes"`
-	ACP         *Command `json:"acp,omitempty"`
-	Open        *Command `json:"open,omitempty"`
-	Install     string   `json:"install,omitempty"`
-	Files       Files    `json:"files"`
-}
-
-// HasMode reports whether the backend supports mode m.
-func (b Backend) HasMode(m string) bool {
-	for _, x := range b.Modes {
-		if x == m {
-			return true
-		}
-	}
-	return false
+	Description string `json:"description,omitempty"`
+	// Modes narrows the modes the commands give (see ServedModes); nil
+	// when the config does not say.
+	Modes   []string `json:"modes"`
+	ACP     *Command `json:"acp,omitempty"`
+	Open    *Command `json:"open,omitempty"`
+	Install string   `json:"install,omitempty"`
+	Files   Files    `json:"files"`
 }
 
 // Files is a backend's file layout: where the materializer writes each kind

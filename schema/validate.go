@@ -50,12 +50,8 @@ func (c *Config) Validate() Diagnostics {
 	}
 
 	for _, name := range sortedKeys(c.Backends) {
-		b := c.Backends[name]
-		if b.HasMode(ModeACP) && b.ACP == nil {
-			add(c.Diag(Path("backends", name, "modes"), "backend %q lists mode acp but has no acp command", name))
-		}
-		if b.HasMode(ModeOpen) && b.Open == nil {
-			add(c.Diag(Path("backends", name, "modes"), "backend %q lists mode open but has no open command", name))
+		if !isHubRef(name) {
+			ds = append(ds, c.CheckBackend(name)...)
 		}
 	}
 
@@ -72,12 +68,15 @@ func (c *Config) Validate() Diagnostics {
 		if isHubRef(a.Template) {
 			// The template comes with the hub; an explicit workDir can be
 			// checked now.
-			if a.WorkDir != "" && within(c.Home, c.abs(a.WorkDir)) {
-				add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", c.abs(a.WorkDir), c.Home))
+			if msg := CheckWorkDir(c.workDirPath(a.WorkDir), c.Home); a.WorkDir != "" && msg != "" {
+				add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
 			}
 			continue
 		}
 		t := c.Templates[a.Template]
+		if a.LaunchMode != "" {
+			ds = append(ds, c.CheckLaunch(Path("agents", name, "launchMode"), a.Template, a.LaunchMode)...)
+		}
 		arch, ok := c.Archetypes[t.Archetype]
 		if !ok || arch.Workspace != WorkspaceProject {
 			if a.WorkDir != "" {
@@ -89,8 +88,8 @@ func (c *Config) Validate() Diagnostics {
 		if err != nil {
 			continue // the template's own diagnostics say why
 		}
-		if within(c.Home, r.Dir) {
-			add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", r.Dir, c.Home))
+		if msg := CheckWorkDir(r.Dir, c.Home); msg != "" {
+			add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
 		}
 	}
 	return ds
@@ -130,22 +129,7 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 			ds = append(ds, c.Diag(p("schedule"), "a service must not have a schedule: it only answers requests (use archetype \"employee\" for scheduled work)"))
 		}
 	}
-	b, bok := c.Backends[t.Backend]
-	arch, aok := c.Archetypes[t.Archetype]
-	if bok && aok {
-		var needs []string
-		for _, m := range []string{"proxy", "run", "chat"} {
-			if arch.Allows(m) {
-				needs = append(needs, m)
-			}
-		}
-		if len(needs) > 0 && (!b.HasMode(ModeACP) || b.ACP == nil) {
-			ds = append(ds, c.Diag(p("backend"),
-				"backend %q has no acp mode, but archetype %q allows %s, which need ACP; use a backend with acp, give %q an acp command, or drop those modes from archetypes.%s.interactionModes",
-				t.Backend, t.Archetype, strings.Join(needs, "/"), t.Backend, t.Archetype))
-		}
-	}
-	return ds
+	return append(ds, c.CheckLaunch(p("backend"), name, c.TemplateLaunchMode(t))...)
 }
 
 // checkRef checks that ref names a declared component (local) or a

@@ -195,7 +195,7 @@ func zedCmd(c *cli.Context) error {
 			continue
 		}
 		r, err := cfg.Resolve(name)
-		if err != nil || !r.Archetype.Allows("proxy") || !r.Backend.HasMode(schema.ModeACP) {
+		if err != nil || !r.Offer(schema.InteractProxy) {
 			continue
 		}
 		entries[prefix+name] = zedProxyEntry(self, cfg, name)

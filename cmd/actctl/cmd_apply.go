@@ -65,11 +65,11 @@ func applyCmd(c *cli.Context) error {
 		}
 		return applyWatch(c, g)
 	}
-	ctx, cancel := signalContext()
-	defer cancel()
+	ctx, stop := interruptContext(g.Stderr)
+	defer stop()
 	cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen")})
 	if err != nil {
-		return err
+		return interruptedError(ctx, err)
 	}
 	res, err := applyPruning(ctx, cfg, reconcile.Options{
 		DryRun:     c.Bool("dry-run"),
@@ -78,7 +78,7 @@ func applyCmd(c *cli.Context) error {
 		Only:       c.Args().Slice(),
 		LockDigest: hub.LockDigest(cfg.Root),
 	})
-	return printResult(g, res, err)
+	return interruptedError(ctx, printResult(g, res, err))
 }
 
 // printResult prints what an apply did (or, on a dry run, would do): its

@@ -192,6 +192,7 @@ func listBackends(cfg *schema.Config) ([]string, [][]string, any) {
 	var rows [][]string
 	for _, name := range sortedNames(cfg.Backends) {
 		b := cfg.Backends[name]
+		b.Modes = b.ServedModes()
 		out = append(out, backendJSON{Name: name, Backend: b})
 		acp := "-"
 		if b.ACP != nil {

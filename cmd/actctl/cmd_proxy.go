@@ -169,6 +169,9 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		if err != nil {
 			return nil, err
 		}
+		if err := proxy.CheckServe(r); err != nil {
+			return nil, err
+		}
 		if r.Archetype.Workspace != schema.WorkspaceProject || within(r.Dir, s.clientDir) {
 			return r, nil
 		}
@@ -229,6 +232,12 @@ func (s *proxySession) adhoc(name string, a schema.Agent) (*schema.Resolved, err
 	r, err := s.cfg.ResolveAgent(name, a)
 	if err != nil {
 		return nil, err
+	}
+	if err := proxy.CheckServe(r); err != nil {
+		return nil, err
+	}
+	if msg := schema.CheckWorkDir(r.Dir, s.cfg.Home); a.WorkDir != "" && msg != "" {
+		return nil, fmt.Errorf("proxy %s: the client's project: %s", name, msg)
 	}
 	if err := reconcile.RecordAdhoc(s.cfg.Root, name, &a); err != nil {
 		return nil, err

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIDEOnlyAgent: a Cursor tool agent is valid and offers open only;
+// a custom backend given an acp command is valid; `actctl zed` leaves the
+// Cursor agent out, and `actctl proxy` on it (declared, or created with -t)
+// answers the editor's initialize with an error naming what it supports,
+// exits 1 and writes nothing.
+func TestIDEOnlyAgent(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": validHeader + `
+backends: custom: {acp: command: "my-acp", files: instructions: ["MINE.md"]}
+templates: ide: backend: "cursor"
+templates: mine: backend: "custom"
+agents: ed: template: "ide"
+agents: me: {template: "mine", workDir: "sub"}
+`})
+	if r := actctl(t, dir, home, "validate"); r.Code != 0 {
+		t.Fatalf("validate: exit %d: %s", r.Code, r.Stderr)
+	}
+	z := actctl(t, dir, home, "zed")
+	var out struct {
+		AgentServers map[string]zedEntry `json:"agent_servers"`
+	}
+	if err := json.Unmarshal([]byte(z.Stdout), &out); err != nil {
+		t.Fatalf("zed: %v: %s %s", err, z.Stdout, z.Stderr)
+	}
+	if _, ok := out.AgentServers["ed"]; ok {
+		t.Errorf("zed lists the IDE-only agent: %s", z.Stdout)
+	}
+	if _, ok := out.AgentServers["me"]; !ok {
+		t.Errorf("zed leaves out the custom ACP agent: %s", z.Stdout)
+	}
+	for _, args := range [][]string{{"proxy", "ed"}, {"proxy", "fresh", "-t", "ide"}} {
+		cmd := exec.Command(actctlBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+		stdout, err := cmd.Output()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("%v: %v, want exit 1", args, err)
+		}
+		var resp struct {
+			ID    int `json:"id"`
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(stdout, &resp); err != nil || resp.ID != 1 {
+			t.Fatalf("%v: initialize not answered with an error: %q", args, stdout)
+		}
+		for _, w := range []string{"does not offer proxy", `backend "cursor" has no acp command (it supports open)`, "actctl open"} {
+			if !strings.Contains(resp.Error.Message, w) {
+				t.Errorf("%v: error lacks %q: %s", args, w, resp.Error.Message)
+			}
+		}
+	}
+	if got := listFiles(t, dir); len(got) != 1 {
+		t.Errorf("proxy wrote files: %v", got)
+	}
+}
+
+// TestProtectedTargetApply: a backend naming actant.cue as its
+// instructions file used to get a block appended to the config, after
+// which every command failed to parse it. apply must refuse it at the
+// layout's position and leave actant.cue byte for byte as it was.
+func TestProtectedTargetApply(t *testing.T) {
+	dir := t.TempDir()
+	src := validHeader + `backends: "claude-code": files: instructions: ["actant.cue"]
+templates: t: backend: "claude-code"
+agents: a: template: "t"
+`
+	writeFiles(t, dir, map[string]string{"actant.cue": src})
+	r := actctl(t, dir, "", "apply")
+	if r.Code != 1 {
+		t.Fatalf("apply: exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	want := `actant.cue:3:48: backends."claude-code".files.instructions[0]: backend "claude-code" may not write actant.cue`
+	if !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+	}
+	if got := string(mustRead(t, filepath.Join(dir, "actant.cue"))); got != src {
+		t.Errorf("actant.cue changed:\n%s", got)
+	}
+	if got := listFiles(t, dir); len(got) != 1 {
+		t.Errorf("apply wrote files: %v", got)
+	}
+}
+
+// TestAliasedWorkDirs: two agents whose workDirs are one directory under
+// two names (one a symlink to the other) used to overwrite each other's
+// files forever; apply must refuse them before writing anything.
+func TestAliasedWorkDirs(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"actant.cue": validHeader + `skills: s: content: "x"
+templates: t: {backend: "claude-code", skills: ["s"]}
+agents: a: {template: "t", workDir: "real"}
+agents: b: {template: "t", workDir: "alias"}
+`,
+		"real/keep.txt": "mine\n",
+	})
+	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	r := actctl(t, dir, "", "apply")
+	if r.Code != 1 {
+		t.Fatalf("apply: exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, w := range []string{"actant.cue:6:9: agents.b: ", ".claude/skills/s/SKILL.md: file is owned by two agents", "workDir " + filepath.Join(dir, "alias") + " is "} {
+		if !strings.Contains(r.Stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)
+		}
+	}
+	if got := listFiles(t, dir); len(got) != 3 { // actant.cue, alias, real/keep.txt
+		t.Errorf("apply wrote files: %v", got)
+	}
+}

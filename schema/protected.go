@@ -1,0 +1,131 @@
+package schema
+
+import (
+	"fmt"
+	"path"
+	"reflect"
+	"strings"
+)
+
+// ProtectedTarget explains why a backend may not write at rel (a layout
+// path, relative to the agent's workspace directory), or returns "".
+// Protected are the files actctl itself reads or keeps, where a block or
+// key written by a backend would break every later command: CUE files
+// (the config), cue.mod/ (its modules), the root's actant.* files
+// (actant.cue, actant.lock and the records kept beside them), .git/ and
+// .actant/. New root-level records need no change here as long as they are
+// named actant.*.
+func ProtectedTarget(rel string) string { return protected(rel, true) }
+
+// ProtectedInWorkspace is ProtectedTarget for a path relative to the
+// workspace root that an agent's entry lands on, wherever its workDir is:
+// there a *.cue file matters only at the root, where it is loaded (a skill
+// may well carry an example.cue).
+func ProtectedInWorkspace(rel string) string { return protected(rel, false) }
+
+// ProtectedDir explains why no agent may write inside dir (relative to
+// the workspace root), or returns "": a .git, .actant or cue.mod
+// directory, or a root actant.* name.
+func ProtectedDir(dir string) string {
+	orig, parts := splitLower(dir)
+	if why := reservedPart(parts); why != "" {
+		return why
+	}
+	return actantName(orig, parts)
+}
+
+func protected(rel string, cueAnywhere bool) string {
+	orig, parts := splitLower(rel)
+	if why := reservedPart(parts); why != "" {
+		return why
+	}
+	if base := parts[len(parts)-1]; strings.HasSuffix(base, ".cue") && (cueAnywhere || len(parts) == 1) {
+		return "it is a *.cue file, which actctl loads as configuration"
+	}
+	return actantName(orig, parts)
+}
+
+// splitLower splits a cleaned slash path, as written and in lower case
+// (on a case-insensitive file system ACTANT.CUE is actant.cue).
+func splitLower(p string) (orig, lower []string) {
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	return strings.Split(clean, "/"), strings.Split(strings.ToLower(clean), "/")
+}
+
+func reservedPart(parts []string) string {
+	for _, p := range parts {
+		switch p {
+		case ".git":
+			return "it is inside .git/, git's own directory"
+		case ".actant":
+			return "it is inside .actant/, where actctl keeps its state"
+		case "cue.mod":
+			return "it is inside cue.mod/, the workspace's CUE modules"
+		}
+	}
+	return ""
+}
+
+func actantName(orig, parts []string) string {
+	if strings.HasPrefix(parts[0], "actant.") {
+		return fmt.Sprintf("%s at the root is actctl's own file (like actant.cue and actant.lock)", orig[0])
+	}
+	return ""
+}
+
+// LayoutPath is one path a backend's file layout writes to.
+type LayoutPath struct {
+	// Field is its CUE path below the backend, e.g. "files.instructions[0]".
+	Field string
+	Path  string
+}
+
+// LayoutPaths lists every path of a file layout: each string list (such
+// as instructions) and the dir or path of each layout entry. It reads the
+// Files type itself, so a layout field added later is covered too.
+func (f Files) LayoutPaths() []LayoutPath {
+	var out []LayoutPath
+	v := reflect.ValueOf(f)
+	for i := 0; i < v.NumField(); i++ {
+		name := jsonName(v.Type().Field(i))
+		fv := v.Field(i)
+		switch {
+		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+			for j := 0; j < fv.Len(); j++ {
+				out = append(out, LayoutPath{fmt.Sprintf("files.%s[%d]", name, j), fv.Index(j).String()})
+			}
+		case fv.Kind() == reflect.Pointer && !fv.IsNil() && fv.Elem().Kind() == reflect.Struct:
+			s := fv.Elem()
+			for k := 0; k < s.NumField(); k++ {
+				sub := jsonName(s.Type().Field(k))
+				if (sub == "dir" || sub == "path") && s.Field(k).Kind() == reflect.String {
+					out = append(out, LayoutPath{"files." + name + "." + sub, s.Field(k).String()})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// CheckBackend reports what is wrong with backend name beyond its types:
+// modes without their command, and layout paths that target files actctl
+// protects (see ProtectedTarget), each at its position. The hub package
+// calls it for hub backends.
+func (c *Config) CheckBackend(name string) Diagnostics {
+	ds := c.checkModes(name)
+	for _, lp := range c.Backends[name].Files.LayoutPaths() {
+		if why := ProtectedTarget(lp.Path); why != "" {
+			ds = append(ds, c.Diag(Path("backends", name)+"."+lp.Field,
+				"backend %q may not write %s: %s", name, lp.Path, why))
+		}
+	}
+	return ds
+}

@@ -1,0 +1,61 @@
+package schema
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// workDirPath returns the absolute directory a workDir names: a leading
+// "~/" (or "~" alone) is the user's home directory, an absolute path is
+// taken as is, anything else is relative to the workspace root.
+func (c *Config) workDirPath(wd string) string {
+	if wd == "~" || strings.HasPrefix(wd, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(wd[1:], "/"))
+		}
+	}
+	if filepath.IsAbs(wd) {
+		return filepath.Clean(wd)
+	}
+	return filepath.Join(c.Root, wd)
+}
+
+// reservedDirs are directories no agent may be materialized into, at any
+// depth: git's own and actctl's state.
+var reservedDirs = []string{".git", ".actant"}
+
+// CheckWorkDir explains why dir (absolute) cannot be an agent's workspace
+// directory, or returns "": the file system root, the user's home
+// directory itself, a .git or .actant directory or anything inside one.
+// home is actctl's home ($ACTANT_HOME), which actctl manages itself.
+func CheckWorkDir(dir, home string) string {
+	dir = filepath.Clean(dir)
+	if filepath.Dir(dir) == dir {
+		return fmt.Sprintf("workDir %s is the root of the file system; choose a project directory", dir)
+	}
+	if userHome, err := os.UserHomeDir(); err == nil && sameDir(dir, userHome) {
+		return fmt.Sprintf("workDir %s is your home directory itself, where the agent's files would become your user-wide settings; choose a project directory", dir)
+	}
+	if home != "" && within(home, dir) {
+		return fmt.Sprintf("workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", dir, home)
+	}
+	for _, part := range strings.Split(filepath.ToSlash(dir), "/") {
+		if contains(reservedDirs, part) {
+			return fmt.Sprintf("workDir %s is inside a %s directory, which is not a place for an agent's files; choose a project directory", dir, part)
+		}
+	}
+	return ""
+}
+
+// sameDir reports whether a and b name the same directory, also through
+// symlinks.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
