@@ -43,7 +43,7 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 	if empty {
 		stateChanged = oldState != nil || recovering
 	}
-	if len(p.Ops) == 0 && len(p.RmDirs) == 0 && !stateChanged {
+	if len(p.Ops) == 0 && len(p.RmDirs) == 0 && !stateChanged && !p.ownedChanged() {
 		return false, nil
 	}
 	meta := filepath.Join(p.Root, MetaDir)
@@ -141,13 +141,18 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		}
 	}
 	errs := make([]error, len(writes))
+	raced := make([]bool, len(writes))
 	write := func(i int) {
 		op := writes[i]
 		perm := op.Perm
 		if perm == 0 {
 			perm = 0o644
 		}
-		if err := atomicfile.Write(op.Path, op.Data, perm); err != nil {
+		err := atomicfile.WriteIf(op.Path, op.Data, perm, func(target string) error { return stillAsPlanned(op, target) })
+		switch {
+		case errors.Is(err, errChangedMeanwhile):
+			raced[i] = true
+		case err != nil:
 			errs[i] = fmt.Errorf("apply %s: %w", op.Rel, err)
 		}
 	}
@@ -165,6 +170,11 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 	if err := errors.Join(errs...); err != nil {
 		return false, err
 	}
+	for i, op := range writes {
+		if raced[i] {
+			p.Raced = append(p.Raced, op)
+		}
+	}
 
 	// Deletions, consumed backups, emptied directories.
 	var backupDirs []string
@@ -174,9 +184,15 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 			if crashed("delete " + op.Rel) {
 				return false, errCrashed
 			}
+			if stillAsPlanned(op, op.Path) != nil {
+				p.Raced = append(p.Raced, op)
+				continue
+			}
 			if err := atomicfile.Remove(op.Path); err != nil {
 				return false, fmt.Errorf("apply: %w", err)
 			}
+		case op.RemoveBackup != "" && contains(p.racedPaths(), op.Path):
+			// Not restored: its backup stays, with its record.
 		case op.RemoveBackup != "":
 			if crashed("remove backup of " + op.Rel) {
 				return false, errCrashed
@@ -204,7 +220,21 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 		return false, fmt.Errorf("apply: %w", err)
 	}
 
-	// State last.
+	if len(p.Raced) > 0 {
+		// Edited while this apply ran: left as they are, with the
+		// records they had, so the next apply sees the edit as it is.
+		backupDirs = append(backupDirs, p.keepRaced()...)
+		if err := atomicfile.RemoveEmptyDirs(backupDirs); err != nil {
+			return false, fmt.Errorf("apply: %w", err)
+		}
+		stateChanged = true
+		empty = len(p.State.Agents) == 0
+	}
+
+	// The committed record, then the state, last.
+	if err := p.writeOwned(); err != nil {
+		return false, err
+	}
 	if crashed("state") {
 		return false, errCrashed
 	}

@@ -107,6 +107,17 @@ type Plan struct {
 	orphans []string
 	// Pruned are the agents removed from the workspace.
 	Pruned []string
+	// Raced are the ops Execute did not carry out because their file no
+	// longer held what the plan read (edited while apply ran).
+	Raced []*Op
+	// prev is the recorded state the plan was made from (with the
+	// committed record merged): a file whose compare-and-swap fails keeps
+	// these records (see Execute).
+	prev *State
+	// ownedPrev is the committed record as read; ownedNew the bytes of
+	// the one this plan leaves (nil: none). See setOwned.
+	ownedPrev *ownedRecord
+	ownedNew  []byte
 }
 
 // StateBytes returns the encoded State (StateData), encoding it once.
@@ -856,7 +867,7 @@ func (p *planner) content(g *fileGroup) error {
 		if !fs.present || r.e.Adopted {
 			continue
 		}
-		if sum(fs.content) != r.e.SHA256 {
+		if !r.e.owns(sum(fs.content)) {
 			if !p.o.Force {
 				p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
 				continue
@@ -886,7 +897,7 @@ func (p *planner) content(g *fileGroup) error {
 			write = true
 			fs.touch(d.agent, "missing")
 		case rec != nil && bytes.Equal(fs.content, want):
-		case rec != nil && sum(fs.content) == rec.SHA256:
+		case rec != nil && rec.owns(sum(fs.content)):
 			write = true
 			fs.touch(d.agent, "")
 		case rec != nil && p.o.Force:
@@ -1058,7 +1069,7 @@ func (p *planner) restoredAlready(g *fileGroup) (string, bool) {
 	backup := ""
 	var agents []string
 	for _, r := range g.recorded {
-		if r.frozen || (r.e.Mode == materialize.ModeFile && g.fi.digest().is(r.e.SHA256)) {
+		if r.frozen || (r.e.Mode == materialize.ModeFile && (g.fi.digest().is(r.e.SHA256) || len(r.e.Alt) > 0 && r.e.owns(sum(g.fi.Data)))) {
 			return "", false
 		}
 		if r.e.Backup != "" {

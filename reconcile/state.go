@@ -71,8 +71,13 @@ type State struct {
 	ConfigDigest string `json:"configDigest,omitempty"`
 	// LockDigest is the digest of actant.lock at the last apply (set by the
 	// caller through Options.LockDigest; empty without a hub).
-	LockDigest string                 `json:"lockDigest,omitempty"`
-	Agents     map[string]*AgentState `json:"agents"`
+	LockDigest string `json:"lockDigest,omitempty"`
+	// Owned is the sha256 of the committed record (actant.owned) this
+	// state goes with, as the apply that wrote both left it. A record
+	// with another digest came from elsewhere (a pull, a checkout, a
+	// fresh clone) and is merged in (see mergeOwned).
+	Owned  string                 `json:"owned,omitempty"`
+	Agents map[string]*AgentState `json:"agents"`
 }
 
 // AgentState is what one agent owns.
@@ -121,6 +126,10 @@ type EntryState struct {
 	// the agent dir ("." is the agent dir itself); prune removes the empty
 	// ones.
 	Dirs []string `json:"dirs,omitempty"`
+	// Alt are other digests of this entry that count as actctl's: those
+	// of the committed record (actant.owned) where it differs from this
+	// machine's state (see mergeOwned). Never written.
+	Alt []string `json:"-"`
 }
 
 // KeyState is one managed key.
@@ -137,6 +146,8 @@ type KeyState struct {
 	// created, the text it replaced), handed back to its Delete on prune so
 	// the user's file returns to its exact bytes.
 	Receipt json.RawMessage `json:"receipt,omitempty"`
+	// Alt: as on EntryState.
+	Alt []string `json:"-"`
 }
 
 // NewState returns an empty state.
@@ -205,7 +216,7 @@ func sortEntryStates(es []EntryState) {
 }
 
 func (s *State) clone() *State {
-	out := &State{Version: s.Version, ConfigDigest: s.ConfigDigest, LockDigest: s.LockDigest, Agents: map[string]*AgentState{}}
+	out := &State{Version: s.Version, ConfigDigest: s.ConfigDigest, LockDigest: s.LockDigest, Owned: s.Owned, Agents: map[string]*AgentState{}}
 	for n, a := range s.Agents {
 		out.Agents[n] = &AgentState{Dir: a.Dir, Entries: append([]EntryState(nil), a.Entries...)}
 	}
@@ -334,7 +345,7 @@ func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
 // compared in order: a is canonical (sorted), and a b that is not sorted
 // compares unequal, which only costs a rewrite.
 func equalStates(a, b *State) bool {
-	if a.Version != b.Version || a.Root != b.Root || a.ConfigDigest != b.ConfigDigest || a.LockDigest != b.LockDigest || len(a.Agents) != len(b.Agents) {
+	if a.Version != b.Version || a.Root != b.Root || a.ConfigDigest != b.ConfigDigest || a.LockDigest != b.LockDigest || a.Owned != b.Owned || len(a.Agents) != len(b.Agents) {
 		return false
 	}
 	for n, x := range a.Agents {

@@ -35,7 +35,15 @@ const DirPerm fs.FileMode = 0o755
 // replaced instead: users commonly symlink CLAUDE.md to AGENTS.md, and
 // renaming over the link would silently split the two files. On any error the
 // temporary file is removed and path is untouched.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return WriteIf(path, data, perm, nil)
+}
+
+// WriteIf is Write with a last check, for a compare-and-swap: check (when
+// not nil) runs with the path that would be replaced once the new content
+// is durable in its temporary file, right before the rename. If it
+// returns an error, nothing is replaced and WriteIf returns that error.
+func WriteIf(path string, data []byte, perm fs.FileMode, check func(target string) error) (err error) {
 	target, err := resolve(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -77,6 +85,11 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 	closed = true
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if check != nil {
+		if err = check(target); err != nil {
+			return err
+		}
 	}
 	if err = os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -205,5 +206,29 @@ func TestCleanTemps(t *testing.T) {
 	}
 	if r, err := CleanTemps(filepath.Join(dir, "missing")); err != nil || r != nil {
 		t.Errorf("missing dir: %v %v", r, err)
+	}
+}
+
+func TestWriteIfCheckRefuses(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("changed")
+	var seen string
+	err := WriteIf(p, []byte("new"), 0o644, func(target string) error { seen = target; return refused })
+	if !errors.Is(err, refused) || seen != p {
+		t.Fatalf("WriteIf: %v (check saw %q)", err, seen)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Fatalf("file replaced: %q", b)
+	}
+	noTemps(t, dir)
+	if err := WriteIf(p, []byte("new"), 0o644, func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Fatalf("file not replaced: %q", b)
 	}
 }
