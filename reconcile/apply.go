@@ -369,7 +369,13 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 func (r *run) result(dry bool) *Result {
 	res := &Result{Root: r.cfg.Root, DryRun: dry, Pruned: r.plan.Pruned, Warnings: r.warnings, Recovered: r.recovering}
 	res.Counts.Pruned = len(r.plan.Pruned)
-	for _, op := range r.plan.Ops {
+	ops := r.plan.Ops
+	if len(r.plan.Conflicts()) > 0 {
+		// Nothing is written: no file changes, no agent pruned; the
+		// findings (the conflicts first of all) are the result.
+		ops, res.Pruned, res.Counts.Pruned = nil, nil, 0
+	}
+	for _, op := range ops {
 		res.Items = append(res.Items, Item{Path: op.Rel, Action: op.Action, Agents: op.Agents, Reason: op.Reason, Backup: op.BackupTo})
 		res.Counts.Changed++
 		switch op.Action {

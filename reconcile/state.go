@@ -162,13 +162,32 @@ func ReadState(path string) (*State, []byte, error) {
 		return NewState(), nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read state: %w", err)
+		return nil, nil, metaNotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
 	}
 	st, err := parseState(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read state %s: %w", path, err)
+		return nil, nil, damagedState(path, err)
 	}
 	return st, data, nil
+}
+
+// damagedState says what a state file that does not parse is, and what
+// the user can do about it.
+func damagedState(path string, err error) error {
+	if filepath.Base(path) == PendingFile {
+		return fmt.Errorf("%s is damaged (%v): it is the journal of an apply that was interrupted, the only record of the files that run wrote. Delete it and apply again: those files then count as yours (adopted where they hold exactly what apply writes, otherwise reported and kept)", path, err)
+	}
+	return fmt.Errorf("%s is damaged (%v): it is actctl's record, on this machine, of the files, blocks and keys it wrote. Restore it from a backup, or delete it and apply again: actctl then knows only what %s records (inside the workspace root); anything else that holds exactly what apply would write is adopted (and left in place when its agent is removed), and any other file, block or key is kept as yours and reported, never overwritten", path, err, OwnedFile)
+}
+
+// metaNotDir turns err into a plain explanation when the workspace's
+// metadata directory (.actant) exists as something other than a
+// directory.
+func metaNotDir(meta string, err error) error {
+	if fi, serr := os.Stat(meta); serr == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, where actctl keeps its directory (state, lock, backups, proxy agents): move it away, or delete it if it is not yours, and run actctl again", meta)
+	}
+	return err
 }
 
 func parseState(data []byte) (*State, error) {
