@@ -55,8 +55,10 @@ func readOwned(root string) (*ownedRecord, error) {
 			return nil, fmt.Errorf("read %s: agent %q: directory %q is not relative to the workspace root", p, n, a.Dir)
 		}
 		// Receipts as the state holds them (compact), so an unchanged
-		// record compares equal without encoding it.
+		// record compares equal without encoding it. Backups are this
+		// machine's: a committed record never names one.
 		for i := range a.Entries {
+			a.Entries[i].Backup = ""
 			for j := range a.Entries[i].Keys {
 				k := &a.Entries[i].Keys[j]
 				var b bytes.Buffer

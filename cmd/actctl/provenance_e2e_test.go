@@ -190,6 +190,17 @@ func TestDamagedStateSaysWhatToDo(t *testing.T) {
 	if read(t, filepath.Join(dir, "CLAUDE.md")) != "mine\n" || read(t, state) != "{not json" {
 		t.Errorf("something was written")
 	}
+	// The committed record, damaged (a bad merge): restore it from git.
+	owned := filepath.Join(dir, reconcile.OwnedFile)
+	writeFiles(t, dir, map[string]string{reconcile.OwnedFile: "<<<<<<< HEAD\n"})
+	os.Remove(state)
+	r = actctl(t, dir, home, "apply")
+	if r.Code != 1 || !strings.Contains(r.Stderr, owned) || !strings.Contains(r.Stderr, "git checkout -- "+reconcile.OwnedFile) {
+		t.Fatalf("apply with a damaged %s: %d\n%s", reconcile.OwnedFile, r.Code, r.Stderr)
+	}
+	if read(t, filepath.Join(dir, "CLAUDE.md")) != "mine\n" {
+		t.Errorf("something was written")
+	}
 }
 
 // TestMetaDirIsAFile: .actant existing as a file is said as such.
