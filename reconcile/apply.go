@@ -350,6 +350,14 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 		return fmt.Errorf("apply: %w", err)
 	}
 	plan.prev = st
+	for n, a := range cfg.Agents {
+		if a.Adhoc {
+			if plan.localAgents == nil {
+				plan.localAgents = map[string]bool{}
+			}
+			plan.localAgents[n] = true
+		}
+	}
 	plan.setOwned(r.owned)
 	if st != local {
 		plan.stateSame = equalStates(plan.State, local)

@@ -312,7 +312,7 @@ func ownedMatchesState(t *testing.T, root, what string) {
 	}
 	got, _ := os.ReadFile(filepath.Join(root, OwnedFile))
 	want := ""
-	if o := ownedOf(st, root); o != nil {
+	if o := ownedOf(st, root, nil); o != nil {
 		want = string(encodeOwned(o))
 	}
 	if string(got) != want {

@@ -85,11 +85,15 @@ func (o *ownedRecord) absolute(root string) *State {
 }
 
 // ownedOf is the committed record of st: its agents whose directory is
-// the root or below it, with relative directories and without backups
-// (machine-local). Nil when no agent is left.
-func ownedOf(st *State, root string) *State {
+// the root or below it, except the machine-local ones (local: the agents
+// `actctl proxy -t` created, recorded in .actant/adhoc.json), with
+// relative directories and without backups. Nil when no agent is left.
+func ownedOf(st *State, root string, local map[string]bool) *State {
 	out := NewState()
 	for n, a := range st.Agents {
+		if local[n] {
+			continue
+		}
 		rel, err := filepath.Rel(root, a.Dir)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 			continue
@@ -139,7 +143,7 @@ func (o *ownedRecord) foreign(st, pending *State) bool {
 // the same, else re-encoded; none when no agent is left below the root.
 func (p *Plan) setOwned(prev *ownedRecord) {
 	p.ownedPrev = prev
-	next := ownedOf(p.State, p.Root)
+	next := ownedOf(p.State, p.Root, p.localAgents)
 	switch {
 	case next == nil:
 		p.ownedNew, p.State.Owned = nil, ""

@@ -1,12 +1,14 @@
 package reconcile
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
 )
 
 // TestOwnedRecord: the committed record holds only agents at or below the
@@ -23,7 +25,7 @@ func TestOwnedRecord(t *testing.T) {
 	st.Agents["below"] = &AgentState{Dir: filepath.Join(root, "sub", "dir"), Entries: []EntryState{{Path: "AGENTS.md", Mode: materialize.ModeBlock, SHA256: "c"}}}
 	st.Agents["instance"] = &AgentState{Dir: filepath.Join(t.TempDir(), "instances", "x"), Entries: []EntryState{{Path: "AGENTS.md", Mode: materialize.ModeBlock, SHA256: "d"}}}
 
-	o := ownedOf(st, root)
+	o := ownedOf(st, root, nil)
 	data := string(encodeOwned(o))
 	if strings.Contains(data, root) || strings.Contains(data, "instance") || strings.Contains(data, "backup") || strings.Contains(data, `"z"`) {
 		t.Fatalf("machine-local data in the record:\n%s", data)
@@ -55,5 +57,33 @@ func TestOwnedRecord(t *testing.T) {
 	os.WriteFile(filepath.Join(root, OwnedFile), []byte(bad), 0o644)
 	if _, err := readOwned(root); err == nil {
 		t.Fatalf("escaping dir accepted")
+	}
+}
+
+// TestAdhocAgentsStayLocal: an agent `actctl proxy -t` created (recorded
+// in .actant/adhoc.json, not in actant.cue) is not in the committed
+// record: a clone does not have it.
+func TestAdhocAgentsStayLocal(t *testing.T) {
+	root := t.TempDir()
+	cfg := casConfig("v1", true) + "agents: other: template: \"lead\"\nagents: other: workDir: \"sub\"\n"
+	if err := os.WriteFile(filepath.Join(root, "actant.cue"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := schema.LoadDir(root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Agents["other"]
+	a.Adhoc = true
+	c.Agents["other"] = a
+	if _, err := Apply(context.Background(), c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := readOwned(root)
+	if err != nil || rec.st == nil {
+		t.Fatalf("no record: %v", err)
+	}
+	if _, ok := rec.st.Agents["other"]; ok || rec.st.Agents["lead"] == nil {
+		t.Fatalf("record: %s", rec.data)
 	}
 }

@@ -118,6 +118,8 @@ type Plan struct {
 	// the one this plan leaves (nil: none). See setOwned.
 	ownedPrev *ownedRecord
 	ownedNew  []byte
+	// localAgents are left out of actant.owned (see ownedOf).
+	localAgents map[string]bool
 }
 
 // StateBytes returns the encoded State (StateData), encoding it once.
