@@ -97,12 +97,6 @@ func crashSteps(t *testing.T, root, version string) []string {
 	return steps
 }
 
-// crashAfter returns a crashAt that stops before step k (counted from 0).
-func crashAfter(k int) func(string) bool {
-	n := 0
-	return func(string) bool { n++; return n > k }
-}
-
 // tree is every file (with its bytes) and directory below root, as
 // "path" -> content ("/" for a directory).
 func tree(t *testing.T, root string, withMeta bool) map[string]string {

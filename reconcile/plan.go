@@ -64,8 +64,7 @@ type Op struct {
 	// MkDirs are the missing directories to create first, outermost first.
 	MkDirs []string `json:"-"`
 	// BackupTo, when set, receives Old before the change (absolute).
-	BackupTo  string `json:"backup,omitempty"`
-	backupAbs string
+	BackupTo string `json:"backup,omitempty"`
 	// RemoveBackup is the backup file a restore consumes (absolute).
 	RemoveBackup string `json:"-"`
 }
@@ -759,9 +758,6 @@ func (d *desiredItem) keyIs(i int, h string) bool {
 	}
 	return sum(d.e.Keys[i].Value) == h
 }
-
-// joinRel is filepath.Join(dir, filepath.FromSlash(rel)).
-func joinRel(dir, rel string) string { return newJoiner(dir).join(rel) }
 
 // joiner joins slash paths to one directory: when the directory is clean
 // (and the separator '/'), a clean relative path is joined by
