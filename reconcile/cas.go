@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/materialize"
 )
 
 // Compare and swap (README, "What apply writes"): a file is replaced or
@@ -72,7 +73,7 @@ func (p *Plan) keepRaced() []string {
 		}
 	}
 	isRaced := func(dir string, e *EntryState) bool {
-		return e.Mode != "dir" && raced[filepath.Join(dir, filepath.FromSlash(e.Path))]
+		return e.Mode != materialize.ModeDir && raced[filepath.Join(dir, filepath.FromSlash(e.Path))]
 	}
 	next := p.State.clone()
 	next.Root = p.State.Root
