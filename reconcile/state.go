@@ -177,7 +177,7 @@ func damagedState(path string, err error) error {
 	if filepath.Base(path) == PendingFile {
 		return fmt.Errorf("%s is damaged (%v): it is the journal of an apply that was interrupted, the only record of the files that run wrote. Delete it and apply again: those files then count as yours (adopted where they hold exactly what apply writes, otherwise reported and kept)", path, err)
 	}
-	return fmt.Errorf("%s is damaged (%v): it is actctl's record, on this machine, of the files, blocks and keys it wrote. Restore it from a backup, or delete it and apply again: actctl then knows only what %s records (inside the workspace root); anything else that holds exactly what apply would write is adopted (and left in place when its agent is removed), and any other file, block or key is kept as yours and reported, never overwritten", path, err, OwnedFile)
+	return fmt.Errorf("%s is damaged (%v): it is actctl's record, on this machine, of the files, blocks and keys it wrote. Restore it from a backup, or delete it and apply again: actctl then counts as its own only what %s (the committed record) lists inside the workspace root; other files, blocks and keys that hold exactly what apply would write are adopted (and left in place when their agent is removed), and the rest are treated as yours (reported and kept; with workDirConflict \"overwrite\", backed up before they are replaced)", path, err, OwnedFile)
 }
 
 // metaNotDir turns err into a plain explanation when the workspace's

@@ -184,7 +184,7 @@ func TestDamagedStateSaysWhatToDo(t *testing.T) {
 	writeFiles(t, dir, map[string]string{".actant/state.json": "{not json", "CLAUDE.md": "mine\n"})
 	r := actctl(t, dir, home, "apply")
 	if r.Code != 1 || !strings.Contains(r.Stderr, state+" is damaged") || !strings.Contains(r.Stderr, "delete it and apply again") ||
-		!strings.Contains(r.Stderr, "kept as yours") {
+		!strings.Contains(r.Stderr, "treated as yours") {
 		t.Fatalf("apply with a damaged state: %d\n%s", r.Code, r.Stderr)
 	}
 	if read(t, filepath.Join(dir, "CLAUDE.md")) != "mine\n" || read(t, state) != "{not json" {
