@@ -29,7 +29,7 @@ func AdhocAgents(root string) (map[string]schema.Agent, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+		return nil, metaNotDir(filepath.Dir(p), fmt.Errorf("read %s: %w", p, err))
 	}
 	var d adhocDoc
 	if err := json.Unmarshal(b, &d); err != nil {

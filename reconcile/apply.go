@@ -176,6 +176,7 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 			return nil, err
 		}
 		res.StateWritten = written
+		res.raced(run.plan.Raced)
 	}
 	res.Duration = time.Since(start)
 	res.DurationMS = ms(res.Duration)
@@ -230,6 +231,8 @@ type run struct {
 	stateData  []byte
 	recovering bool
 	plan       *Plan
+	// owned is the committed record read from actant.owned.
+	owned *ownedRecord
 }
 
 // prepareRun does everything before the first write: hub hook, render,
@@ -245,6 +248,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	type recorded struct {
 		st, pending *State
 		data        []byte
+		owned       *ownedRecord
 		err         error
 	}
 	stateCh := make(chan recorded, 1)
@@ -256,6 +260,9 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 			if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); err != nil {
 				rec.pending = nil
 			}
+		}
+		if rec.err == nil {
+			rec.owned, rec.err = readOwned(cfg.Root)
 		}
 		stateCh <- rec
 	}()
@@ -279,6 +286,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 				metaPath(cfg.Root, StateFile), st.Root, cfg.Root, filepath.Join(cfg.Root, MetaDir), st.Root)
 		}
 	}
+	r.owned = rec.owned
 	if err := r.makePlan(rec.st, rec.data, rec.pending, o); err != nil {
 		return nil, err
 	}
@@ -304,14 +312,34 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 			}
 		}
 	}
-	snap, err := TakeSnapshot(cfg.Root, targets, st, pending)
+	if r.owned == nil {
+		var err error
+		if r.owned, err = readOwned(cfg.Root); err != nil {
+			return err
+		}
+	}
+	owned := r.owned.absolute(cfg.Root)
+	snap, err := TakeSnapshot(cfg.Root, targets, st, pending, owned)
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	foreign := r.owned.foreign(st, pending)
 	var orphans []string
 	if pending != nil {
 		st, orphans = recoverState(st, pending, snap)
 		r.recovering = true
+		if !foreign {
+			// The record on disk is this machine's (the killed run's
+			// or the one before): the recovered state goes with it.
+			st.Owned = r.owned.sum
+		}
+	}
+	// This machine's record (what state.json will be compared with),
+	// then the committed one merged in when it came from elsewhere: what
+	// the plan knows as actctl's.
+	local := st
+	if foreign {
+		st = mergeOwned(st, owned)
 	}
 	now := time.Now
 	if o.Now != nil {
@@ -323,6 +351,21 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 	})
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
+	}
+	plan.prev = st
+	for n, a := range cfg.Agents {
+		if a.Adhoc {
+			if plan.localAgents == nil {
+				plan.localAgents = map[string]bool{}
+			}
+			plan.localAgents[n] = true
+		}
+	}
+	plan.setOwned(r.owned)
+	if st != local {
+		plan.stateSame = equalStates(plan.State, local)
+	} else {
+		plan.stateSame = plan.stateSame && plan.State.Owned == local.Owned
 	}
 	if r.recovering {
 		// What the disk holds now, as far as the old state and the
@@ -337,7 +380,13 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 func (r *run) result(dry bool) *Result {
 	res := &Result{Root: r.cfg.Root, DryRun: dry, Pruned: r.plan.Pruned, Warnings: r.warnings, Recovered: r.recovering}
 	res.Counts.Pruned = len(r.plan.Pruned)
-	for _, op := range r.plan.Ops {
+	ops := r.plan.Ops
+	if len(r.plan.Conflicts()) > 0 {
+		// Nothing is written: no file changes, no agent pruned; the
+		// findings (the conflicts first of all) are the result.
+		ops, res.Pruned, res.Counts.Pruned = nil, nil, 0
+	}
+	for _, op := range ops {
 		res.Items = append(res.Items, Item{Path: op.Rel, Action: op.Action, Agents: op.Agents, Reason: op.Reason, Backup: op.BackupTo})
 		res.Counts.Changed++
 		switch op.Action {
@@ -370,6 +419,34 @@ func (r *run) result(dry bool) *Result {
 	}
 	sort.SliceStable(res.Items, func(i, j int) bool { return res.Items[i].Path < res.Items[j].Path })
 	return res
+}
+
+// raced turns the items of ops that Execute left alone (their file was
+// edited while apply ran) into drift findings.
+func (r *Result) raced(ops []*Op) {
+	for _, op := range ops {
+		for i := range r.Items {
+			it := &r.Items[i]
+			if it.Path != op.Rel || it.Action != op.Action {
+				continue
+			}
+			r.Counts.Changed--
+			switch op.Action {
+			case ActCreate:
+				r.Counts.Created--
+			case ActUpdate:
+				r.Counts.Updated--
+			case ActDelete:
+				r.Counts.Deleted--
+			case ActRestore:
+				r.Counts.Restored--
+			}
+			r.Counts.Drifted++
+			it.Action, it.Backup = ActDrift, ""
+			it.Reason = "edited while apply ran; left as it is (apply again to reconcile it)"
+			break
+		}
+	}
 }
 
 // FileDiff is the change apply would make to one file.

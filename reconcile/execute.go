@@ -52,7 +52,7 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 	if empty {
 		stateChanged = oldState != nil || recovering
 	}
-	if len(p.Ops) == 0 && len(p.RmDirs) == 0 && !stateChanged {
+	if len(p.Ops) == 0 && len(p.RmDirs) == 0 && !stateChanged && !p.ownedChanged() {
 		return false, nil
 	}
 	if err := interrupted(ctx, "nothing was written"); err != nil {
@@ -154,6 +154,7 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 	}
 	errs := make([]error, len(writes))
 	var written atomic.Int64
+	raced := make([]bool, len(writes))
 	write := func(i int) {
 		if ctx.Err() != nil {
 			return // stopped: the journal keeps the rest
@@ -163,15 +164,19 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 		if perm == 0 {
 			perm = 0o644
 		}
-		w := atomicfile.Write
-		if op.SetPerm {
-			w = atomicfile.WriteMode
-		}
-		if err := w(op.Path, op.Data, perm); err != nil {
+		err := atomicfile.WriteWith(op.Path, op.Data, atomicfile.Options{
+			Perm:      perm,
+			ExactPerm: op.SetPerm,
+			Check:     func(target string) error { return stillAsPlanned(op, target) },
+		})
+		switch {
+		case errors.Is(err, errChangedMeanwhile):
+			raced[i] = true
+		case err != nil:
 			errs[i] = fmt.Errorf("apply %s: %w", op.Rel, err)
-			return
+		default:
+			written.Add(1)
 		}
-		written.Add(1)
 	}
 	if crashAt != nil {
 		// One at a time, so a test can stop between any two.
@@ -187,6 +192,11 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 	if err := errors.Join(errs...); err != nil {
 		return false, err
 	}
+	for i, op := range writes {
+		if raced[i] {
+			p.Raced = append(p.Raced, op)
+		}
+	}
 	if err := interrupted(ctx, ""); err != nil {
 		return false, interruptedMidway(ctx, int(written.Load()), len(writes))
 	}
@@ -199,9 +209,15 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 			if crashed("delete " + op.Rel) {
 				return false, errCrashed
 			}
+			if stillAsPlanned(op, op.Path) != nil {
+				p.Raced = append(p.Raced, op)
+				continue
+			}
 			if err := atomicfile.Remove(op.Path); err != nil {
 				return false, fmt.Errorf("apply: %w", err)
 			}
+		case op.RemoveBackup != "" && contains(p.racedPaths(), op.Path):
+			// Not restored: its backup stays, with its record.
 		case op.RemoveBackup != "":
 			if crashed("remove backup of " + op.Rel) {
 				return false, errCrashed
@@ -229,7 +245,21 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 		return false, fmt.Errorf("apply: %w", err)
 	}
 
-	// State last.
+	if len(p.Raced) > 0 {
+		// Edited while this apply ran: left as they are, with the
+		// records they had, so the next apply sees the edit as it is.
+		backupDirs = append(backupDirs, p.keepRaced()...)
+		if err := atomicfile.RemoveEmptyDirs(backupDirs); err != nil {
+			return false, fmt.Errorf("apply: %w", err)
+		}
+		stateChanged = true
+		empty = len(p.State.Agents) == 0
+	}
+
+	// The committed record, then the state, last.
+	if err := p.writeOwned(); err != nil {
+		return false, err
+	}
 	if crashed("state") {
 		return false, errCrashed
 	}

@@ -40,7 +40,7 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*WorkspaceLock,
 	}
 	dir := filepath.Join(root, MetaDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
+		return nil, metaNotDir(dir, fmt.Errorf("lock %s: %w", dir, err))
 	}
 	path := filepath.Join(dir, LockFile)
 	deadline := time.Now().Add(wait)

@@ -68,8 +68,7 @@ type Op struct {
 	// MkDirs are the missing directories to create first, outermost first.
 	MkDirs []string `json:"-"`
 	// BackupTo, when set, receives Old before the change (absolute).
-	BackupTo  string `json:"backup,omitempty"`
-	backupAbs string
+	BackupTo string `json:"backup,omitempty"`
 	// RemoveBackup is the backup file a restore consumes (absolute).
 	RemoveBackup string `json:"-"`
 }
@@ -111,6 +110,19 @@ type Plan struct {
 	orphans []string
 	// Pruned are the agents removed from the workspace.
 	Pruned []string
+	// Raced are the ops Execute did not carry out because their file no
+	// longer held what the plan read (edited while apply ran).
+	Raced []*Op
+	// prev is the recorded state the plan was made from (with the
+	// committed record merged): a file whose compare-and-swap fails keeps
+	// these records (see Execute).
+	prev *State
+	// ownedPrev is the committed record as read; ownedNew the bytes of
+	// the one this plan leaves (nil: none). See setOwned.
+	ownedPrev *ownedRecord
+	ownedNew  []byte
+	// localAgents are left out of actant.owned (see ownedOf).
+	localAgents map[string]bool
 }
 
 // StateBytes returns the encoded State (StateData), encoding it once.
@@ -753,9 +765,6 @@ func (d *desiredItem) keyIs(i int, h string) bool {
 	return sum(d.e.Keys[i].Value) == h
 }
 
-// joinRel is filepath.Join(dir, filepath.FromSlash(rel)).
-func joinRel(dir, rel string) string { return newJoiner(dir).join(rel) }
-
 // joiner joins slash paths to one directory: when the directory is clean
 // (and the separator '/'), a clean relative path is joined by
 // concatenation, which is what filepath.Join would return, without its
@@ -862,7 +871,7 @@ func (p *planner) content(g *fileGroup) error {
 		if !fs.present || r.e.Adopted {
 			continue
 		}
-		if sum(fs.content) != r.e.SHA256 {
+		if !r.e.owns(sum(fs.content)) {
 			if !p.o.Force {
 				p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
 				continue
@@ -892,7 +901,7 @@ func (p *planner) content(g *fileGroup) error {
 			write = true
 			fs.touch(d.agent, "missing")
 		case rec != nil && bytes.Equal(fs.content, want):
-		case rec != nil && sum(fs.content) == rec.SHA256:
+		case rec != nil && rec.owns(sum(fs.content)):
 			write = true
 			fs.touch(d.agent, "")
 		case rec != nil && p.o.Force:
@@ -1072,7 +1081,7 @@ func (p *planner) restoredAlready(g *fileGroup) (string, bool) {
 	backup := ""
 	var agents []string
 	for _, r := range g.recorded {
-		if r.frozen || (r.e.Mode == materialize.ModeFile && g.fi.digest().is(r.e.SHA256)) {
+		if r.frozen || (r.e.Mode == materialize.ModeFile && (g.fi.digest().is(r.e.SHA256) || len(r.e.Alt) > 0 && r.e.owns(sum(g.fi.Data)))) {
 			return "", false
 		}
 		if r.e.Backup != "" {

@@ -46,6 +46,36 @@ func TestPlanTable(t *testing.T) {
 		written[r] = string(op.Data)
 	}
 
+	keysB := materialize.Entry{Path: ".mcp.json", Mode: materialize.ModeKeys, Format: "json",
+		Keys: []materialize.Key{{Path: []string{"mcpServers", "b"}, Value: []byte(`{"command":"b"}`)}}}
+	blkB := materialize.Entry{Path: "CLAUDE.md", Mode: materialize.ModeBlock, Style: "html", Content: []byte("b\n")}
+	// The state of adopting CLAUDE.md with a user's line before the block.
+	adoptPlan, err := MakePlan(root, []*materialize.Target{target(root, "a", "append", blk)},
+		snapOf(root, map[string]string{"CLAUDE.md": "mine\n\n" + written["CLAUDE.md"]}), nil, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adopted := adoptPlan.State
+	// A teammate's apply of changed content (second), and what it wrote.
+	skill2, blk2, keys2 := skill, blk, keys
+	skill2.Content, blk2.Content = []byte("skill 2\n"), []byte("hello 2\n")
+	keys2.Keys = []materialize.Key{{Path: []string{"mcpServers", "fs"}, Value: []byte(`{"command":"y"}`)}}
+	second, err := MakePlan(root, []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)}, snapOf(root, written, "s"), first.State, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	written2 := map[string]string{}
+	for _, op := range second.Ops {
+		r, _ := filepath.Rel(root, op.Path)
+		written2[r] = string(op.Data)
+	}
+	// ... then hand edits of each on this machine's checkout: the
+	// teammate's digests no longer match, so this machine must update
+	// the files to what the config wants, which is written2 again
+	// after the config changes once more (skill3).
+	skill2.Content, blk2.Content = []byte("skill 3\n"), []byte("hello 3\n")
+	keys2.Keys = []materialize.Key{{Path: []string{"mcpServers", "fs"}, Value: []byte(`{"command":"z"}`)}}
+
 	cases := []struct {
 		name    string
 		targets []*materialize.Target
@@ -75,8 +105,41 @@ func TestPlanTable(t *testing.T) {
 			map[string]string{"CLAUDE.md": "mine"}, nil, PlanOptions{}, []string{"create s/SKILL.md", "skip CLAUDE.md"}},
 		{"user file, overwrite: backed up", []*materialize.Target{target(root, "a", "overwrite", skill)},
 			map[string]string{"s/SKILL.md": "mine"}, nil, PlanOptions{Stamp: "T"}, []string{"update s/SKILL.md backup"}},
-		{"user key, append: skipped", []*materialize.Target{target(root, "a", "append", keys)},
-			map[string]string{".mcp.json": `{"mcpServers":{"fs":{"command":"mine"}}}`}, nil, PlanOptions{}, []string{"warning .mcp.json"}},
+		{"user key, append: conflict", []*materialize.Target{target(root, "a", "append", keys)},
+			map[string]string{".mcp.json": `{"mcpServers":{"fs":{"command":"mine"}}}`}, nil, PlanOptions{}, []string{"conflict .mcp.json"}},
+		{"user key in a file actctl edits, append: conflict", []*materialize.Target{target(root, "a", "append", skill, blk, keys), target(root, "b", "append", keysB)},
+			with(written, ".mcp.json", `{"mcpServers":{"fs":{"command":"x"},"b":{"command":"mine"}}}`), first.State, PlanOptions{}, []string{"conflict .mcp.json"}},
+		{"user key in a file actctl edits, skip: left alone", []*materialize.Target{target(root, "a", "append", skill, blk, keys), target(root, "b", "skip", keysB)},
+			with(written, ".mcp.json", `{"mcpServers":{"fs":{"command":"x"},"b":{"command":"mine"}}}`), first.State, PlanOptions{}, []string{"skip .mcp.json"}},
+		{"user key in a file actctl edits, overwrite: replaced", []*materialize.Target{target(root, "a", "append", skill, blk, keys), target(root, "b", "overwrite", keysB)},
+			with(written, ".mcp.json", `{"mcpServers":{"fs":{"command":"x"},"b":{"command":"mine"}}}`), first.State, PlanOptions{}, []string{"update .mcp.json"}},
+		// Provenance: markers actctl has no record of are the user's.
+		{"foreign block markers, append: conflict", []*materialize.Target{target(root, "a", "append", blk)},
+			map[string]string{"CLAUDE.md": "mine\n<!-- BEGIN actctl agent=a -->\nfrom another repo\n<!-- END actctl agent=a -->\n"}, nil, PlanOptions{},
+			[]string{"conflict CLAUDE.md"}},
+		{"foreign block markers in a file actctl edits: conflict", []*materialize.Target{target(root, "a", "append", skill, blk, keys), target(root, "b", "append", blkB)},
+			with(written, "CLAUDE.md", written["CLAUDE.md"]+"```\n<!-- BEGIN actctl agent=b -->\nexample\n<!-- END actctl agent=b -->\n```\n"), first.State, PlanOptions{},
+			[]string{"conflict CLAUDE.md"}},
+		{"foreign block markers, skip: left alone", []*materialize.Target{target(root, "a", "skip", skill, blk, keys)},
+			with(written, "CLAUDE.md", "<!-- BEGIN actctl agent=a -->\nmine\n<!-- END actctl agent=a -->\n"), stateWithout(first.State, "CLAUDE.md"), PlanOptions{},
+			[]string{"skip CLAUDE.md"}},
+		{"block kept as the user's on prune, agent back: conflict", []*materialize.Target{target(root, "a", "append", blk)},
+			map[string]string{"CLAUDE.md": strings.Replace(written["CLAUDE.md"], "hello", "HELLO", 1)}, nil, PlanOptions{},
+			[]string{"conflict CLAUDE.md"}},
+		{"block exactly as apply writes it: adopted, nothing written", []*materialize.Target{target(root, "a", "append", blk)},
+			map[string]string{"CLAUDE.md": "mine\n\n" + written["CLAUDE.md"]}, nil, PlanOptions{}, nil},
+		{"adopted block: prune leaves it", nil,
+			map[string]string{"CLAUDE.md": "mine\n\n" + written["CLAUDE.md"]}, adopted, PlanOptions{}, nil},
+		// A teammate's newer output (its digest in the committed record)
+		// is actctl's, not a hand edit.
+		{"committed record's digest counts as actctl's", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
+			written2, mergeOwned(first.State, second.State), PlanOptions{},
+			[]string{"update .mcp.json", "update CLAUDE.md", "update s/SKILL.md"}},
+		{"without it, the same files are drift", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
+			written2, first.State, PlanOptions{},
+			[]string{"drift .mcp.json", "drift CLAUDE.md", "drift s/SKILL.md"}},
+		{"committed record alone: prune deletes", nil, written, mergeOwned(NewState(), first.State), PlanOptions{},
+			[]string{"delete .mcp.json", "delete CLAUDE.md", "delete s/SKILL.md"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -108,5 +171,20 @@ func with(m map[string]string, k, v string) map[string]string {
 		out[a] = b
 	}
 	out[k] = v
+	return out
+}
+
+// stateWithout returns a copy of st without the records of path.
+func stateWithout(st *State, path string) *State {
+	out := st.clone()
+	for _, a := range out.Agents {
+		var es []EntryState
+		for _, e := range a.Entries {
+			if e.Path != path {
+				es = append(es, e)
+			}
+		}
+		a.Entries = es
+	}
 	return out
 }

@@ -71,8 +71,13 @@ type State struct {
 	ConfigDigest string `json:"configDigest,omitempty"`
 	// LockDigest is the digest of actant.lock at the last apply (set by the
 	// caller through Options.LockDigest; empty without a hub).
-	LockDigest string                 `json:"lockDigest,omitempty"`
-	Agents     map[string]*AgentState `json:"agents"`
+	LockDigest string `json:"lockDigest,omitempty"`
+	// Owned is the sha256 of the committed record (actant.owned) this
+	// state goes with, as the apply that wrote both left it. A record
+	// with another digest came from elsewhere (a pull, a checkout, a
+	// fresh clone) and is merged in (see mergeOwned).
+	Owned  string                 `json:"owned,omitempty"`
+	Agents map[string]*AgentState `json:"agents"`
 }
 
 // AgentState is what one agent owns.
@@ -123,6 +128,10 @@ type EntryState struct {
 	// the agent dir ("." is the agent dir itself); prune removes the empty
 	// ones.
 	Dirs []string `json:"dirs,omitempty"`
+	// Alt are other digests of this entry that count as actctl's: those
+	// of the committed record (actant.owned) where it differs from this
+	// machine's state (see mergeOwned). Never written.
+	Alt []string `json:"-"`
 }
 
 // KeyState is one managed key.
@@ -139,6 +148,8 @@ type KeyState struct {
 	// created, the text it replaced), handed back to its Delete on prune so
 	// the user's file returns to its exact bytes.
 	Receipt json.RawMessage `json:"receipt,omitempty"`
+	// Alt: as on EntryState.
+	Alt []string `json:"-"`
 }
 
 // NewState returns an empty state.
@@ -153,13 +164,32 @@ func ReadState(path string) (*State, []byte, error) {
 		return NewState(), nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read state: %w", err)
+		return nil, nil, metaNotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
 	}
 	st, err := parseState(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read state %s: %w", path, err)
+		return nil, nil, damagedState(path, err)
 	}
 	return st, data, nil
+}
+
+// damagedState says what a state file that does not parse is, and what
+// the user can do about it.
+func damagedState(path string, err error) error {
+	if filepath.Base(path) == PendingFile {
+		return fmt.Errorf("%s is damaged (%v): it is the journal of an apply that was interrupted, the only record of the files that run wrote. Delete it and apply again: those files then count as yours (adopted where they hold exactly what apply writes, otherwise reported and kept)", path, err)
+	}
+	return fmt.Errorf("%s is damaged (%v): it is actctl's record, on this machine, of the files, blocks and keys it wrote. Restore it from a backup, or delete it and apply again: actctl then counts as its own only what %s (the committed record) lists inside the workspace root; other files, blocks and keys that hold exactly what apply would write are adopted (and left in place when their agent is removed), and the rest are treated as yours (reported and kept; with workDirConflict \"overwrite\", backed up before they are replaced)", path, err, OwnedFile)
+}
+
+// metaNotDir turns err into a plain explanation when the workspace's
+// metadata directory (.actant) exists as something other than a
+// directory.
+func metaNotDir(meta string, err error) error {
+	if fi, serr := os.Stat(meta); serr == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, where actctl keeps its directory (state, lock, backups, proxy agents): move it away, or delete it if it is not yours, and run actctl again", meta)
+	}
+	return err
 }
 
 func parseState(data []byte) (*State, error) {
@@ -207,7 +237,7 @@ func sortEntryStates(es []EntryState) {
 }
 
 func (s *State) clone() *State {
-	out := &State{Version: s.Version, ConfigDigest: s.ConfigDigest, LockDigest: s.LockDigest, Agents: map[string]*AgentState{}}
+	out := &State{Version: s.Version, ConfigDigest: s.ConfigDigest, LockDigest: s.LockDigest, Owned: s.Owned, Agents: map[string]*AgentState{}}
 	for n, a := range s.Agents {
 		out.Agents[n] = &AgentState{Dir: a.Dir, Entries: append([]EntryState(nil), a.Entries...)}
 	}
@@ -339,7 +369,7 @@ func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
 // compared in order: a is canonical (sorted), and a b that is not sorted
 // compares unequal, which only costs a rewrite.
 func equalStates(a, b *State) bool {
-	if a.Version != b.Version || a.Root != b.Root || a.ConfigDigest != b.ConfigDigest || a.LockDigest != b.LockDigest || len(a.Agents) != len(b.Agents) {
+	if a.Version != b.Version || a.Root != b.Root || a.ConfigDigest != b.ConfigDigest || a.LockDigest != b.LockDigest || a.Owned != b.Owned || len(a.Agents) != len(b.Agents) {
 		return false
 	}
 	for n, x := range a.Agents {

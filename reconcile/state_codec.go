@@ -268,6 +268,8 @@ func (d *stateDecoder) state(st *State) error {
 			err = d.strOrNull(&st.ConfigDigest)
 		case "lockDigest":
 			err = d.strOrNull(&st.LockDigest)
+		case "owned":
+			err = d.strOrNull(&st.Owned)
 		case "agents":
 			err = d.agents(st)
 		default:

@@ -14,7 +14,7 @@ import (
 
 func codecSample() *State {
 	st := NewState()
-	st.ConfigDigest, st.LockDigest = "c0ffee", "10c4"
+	st.ConfigDigest, st.LockDigest, st.Owned = "c0ffee", "10c4", "0e"
 	st.Agents["a"] = &AgentState{Dir: "/ws/a", Entries: []EntryState{
 		{Path: ".mcp.json", Mode: materialize.ModeKeys, Format: "json", FileSHA: "f1", Created: true, Keys: []KeyState{
 			{Path: []string{"mcpServers", "fs"}, SHA256: "k1", Want: "w1", Seq: 2, Receipt: json.RawMessage(`{"closing":"\n","doc":"","made":[["a","b"]],"n":-12.5e3,"t":true,"z":null}`)},

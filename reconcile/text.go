@@ -29,6 +29,9 @@ type item struct {
 	insert  []byte
 	record  bool
 	drifted bool // keep the old digest so drift stays reported
+	// adopted: a block already exactly as apply would write it, that
+	// actctl has no record of (see decide).
+	adopted bool
 	changed bool
 	seq     int
 	// wantRaw: digest of the desired key value as rendered (KeyState.Want).
@@ -244,6 +247,7 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 		if !it.drifted {
 			e.SHA256 = sum(it.insert)
 		}
+		e.Adopted = e.Adopted || it.adopted
 		if s, ok := seps[it]; ok {
 			e.Sep = s
 		}
@@ -270,14 +274,13 @@ func itemOrder(a, b *item) bool {
 // --force, remove what is no longer wanted, and respect workDirConflict
 // for content actctl never wrote.
 func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b []byte) bool) {
-	recSHA := ""
+	// owned: whether a body / value with digest h is one actctl wrote.
+	owned := func(string) bool { return false }
 	switch {
 	case it.krec != nil:
-		recSHA = it.krec.SHA256
-	case it.rec != nil && it.des == nil && it.key == nil:
-		recSHA = it.rec.SHA256
+		owned = it.krec.owns
 	case it.rec != nil && it.key == nil:
-		recSHA = it.rec.SHA256
+		owned = it.rec.owns
 	}
 	recorded := it.krec != nil || (it.rec != nil && it.key == nil)
 	what := "block"
@@ -301,7 +304,11 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 		if !it.ok {
 			return
 		}
-		if sum(it.cur) != recSHA {
+		if it.key == nil && it.rec.Adopted {
+			it.insert = it.cur // it was there before actctl: it stays
+			return
+		}
+		if !owned(sum(it.cur)) {
 			if !p.o.Force {
 				p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
 				it.insert = it.cur // stays in the file, unrecorded
@@ -319,7 +326,7 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 			fs.touch(it.agent, what+" was missing")
 		case equal(it.cur, it.want):
 			it.insert = it.cur
-		case sum(it.cur) == recSHA:
+		case owned(sum(it.cur)):
 			it.insert, it.changed = it.want, true
 			fs.touch(it.agent, "")
 		case p.o.Force:
@@ -332,29 +339,40 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 			fs.drifted = true
 		}
 	default:
-		// Wanted, never written by actctl.
-		if it.ok && it.key != nil && !equal(it.cur, it.want) {
-			switch it.policy {
-			case schema.ConflictError:
-				p.note(g, ActConflict, it.agent, it.policy, "%s already holds a value actctl did not write", what)
-			case schema.ConflictOverwrite:
-				it.insert, it.changed, it.record = it.want, true, true
-				fs.touch(it.agent, "replaced the user's value of "+what+" (restored on prune)")
-			default:
-				p.note(g, ActWarning, it.agent, it.policy, "%s already holds a user value; left alone (workDirConflict=%s)", what, it.policy)
-			}
+		// Wanted, never written by actctl: what is there is the user's.
+		if it.ok && !equal(it.cur, it.want) {
+			p.notOurs(g, fs, it, what)
 			return
 		}
-		if it.ok && it.key != nil {
-			// The user already has exactly this value (a fresh clone of a
-			// repository that commits its materialized files): adopt it.
-			// Nothing is written; the key's receipt records its current
-			// text as the value to restore, so prune leaves it as it is.
-			it.insert, it.changed, it.record = it.want, true, true
-			return
-		}
+		// Absent, or already exactly what apply would write (a fresh
+		// clone of a repository that commits its materialized files,
+		// without actant.owned): adopted. Nothing is written; prune
+		// leaves it as it is (a key's receipt records its current text as
+		// the value to restore; a block is marked adopted).
 		it.insert, it.changed, it.record = it.want, true, true
-		fs.touch(it.agent, "")
+		it.adopted = it.ok && it.key == nil
+		if !it.ok {
+			fs.touch(it.agent, "")
+		}
+	}
+}
+
+// notOurs handles a block or key that holds content actctl has no record
+// of writing (markers copied from elsewhere, an example in a code fence, a
+// block or key kept as the user's when its agent was removed): it is the
+// user's, never replaced — a conflict, unless workDirConflict says skip,
+// or overwrite for a key (the user's value is restored on prune).
+func (p *planner) notOurs(g *fileGroup, fs *fileState, it *item, what string) {
+	switch {
+	case it.policy == schema.ConflictSkip:
+		p.note(g, ActSkip, it.agent, it.policy, "%s holds content actctl has no record of writing; left alone", what)
+	case it.policy == schema.ConflictOverwrite && it.key != nil:
+		it.insert, it.changed, it.record = it.want, true, true
+		fs.touch(it.agent, "replaced the user's value of "+what+" (restored on prune)")
+	case it.key != nil:
+		p.note(g, ActConflict, it.agent, it.policy, "%s holds a value actctl has no record of writing, so it is yours and is not replaced: remove the key (or use workDirConflict \"overwrite\", which restores it on prune), then apply again", what)
+	default:
+		p.note(g, ActConflict, it.agent, it.policy, "holds a block between \"BEGIN actctl agent=%s\" and \"END actctl agent=%s\" markers that actctl has no record of writing (a copy from elsewhere, an example, or a block kept as yours when the agent was removed), so it is yours and is not replaced: remove the block or rename its markers, then apply again", it.agent, it.agent)
 	}
 }
 

@@ -173,7 +173,7 @@ func TestProtectedTargets(t *testing.T) {
 		{"root record", mine(`mcp: {path: "actant.owners.json", format: "json", key: "mcpServers"}`), []string{`backends.mine.files.mcp.path: backend "mine" may not write actant.owners.json: actant.owners.json at the root is actctl's own file`}},
 		{"cue.mod", mine(`skills: {dir: "cue.mod/pkg", format: "markdown"}`), []string{`backends.mine.files.skills.dir: backend "mine" may not write cue.mod/pkg: it is inside cue.mod/`}},
 		{"git", mine(`subAgents: {dir: ".git/hooks", format: "markdown"}`), []string{`backends.mine.files.subAgents.dir: backend "mine" may not write .git/hooks: it is inside .git/`}},
-		{"actant dir", mine(`permissions: {path: "./.actant/state.json", format: "json", key: "claude"}`), []string{`backends.mine.files.permissions.path: backend "mine" may not write ./.actant/state.json: it is inside .actant/`}},
+		{"actant dir", mine(`permissions: {path: "./.actant/state.json", format: "json", dialect: "claude"}`), []string{`backends.mine.files.permissions.path: backend "mine" may not write ./.actant/state.json: it is inside .actant/`}},
 		{"ordinary names", mine(`instructions: ["AGENTS.md", "docs/actant.md", "cue.md", "x.cue.md"]`), nil},
 		{"case-insensitive file systems", mine(`instructions: ["Actant.Lock"]`), []string{`may not write Actant.Lock: Actant.Lock at the root is actctl's own file`}},
 	})

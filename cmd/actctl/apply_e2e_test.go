@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -334,9 +335,22 @@ agents: reviewer: {template: "reviewer", workDirConflict: "` + policy + `"}
 	}
 	for _, policy := range []string{"append", "overwrite", "skip", "error"} {
 		t.Run(policy, func(t *testing.T) {
+			files := maps.Clone(files)
 			dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 			writeFiles(t, dir, files)
 			writeConfig(t, dir, cfg(policy))
+			if policy == "append" {
+				// A key actctl has no record of writing is the user's:
+				// a conflict, nothing written, until the user moves it.
+				res, r := applyJSON(t, dir, home)
+				if r.Code != 1 || res.Counts.Conflicts != 1 || res.Counts.Changed != 0 ||
+					!strings.Contains(r.Stderr, ".mcp.json: agent reviewer (workDirConflict=append): key mcpServers.filesystem holds a value actctl has no record of writing") {
+					t.Fatalf("append over the user's key: exit %d %+v\n%s", r.Code, res.Counts, r.Stderr)
+				}
+				assertUnchanged(t, dir, files)
+				files[".mcp.json"] = "{\"mcpServers\": {\"mine\": {\"command\": \"my-fs\"}}}\n"
+				writeFiles(t, dir, map[string]string{".mcp.json": files[".mcp.json"]})
+			}
 			res, r := applyJSON(t, dir, home)
 			switch policy {
 			case "error":
@@ -373,11 +387,11 @@ agents: reviewer: {template: "reviewer", workDirConflict: "` + policy + `"}
 				if !strings.HasPrefix(claude, "# mine\n\n<!-- BEGIN actctl agent=reviewer -->") {
 					t.Errorf("append: block must go into the user's CLAUDE.md: %q", claude)
 				}
-				if skill != files[".claude/skills/go-testing/SKILL.md"] || mcp != files[".mcp.json"] {
-					t.Errorf("append: the user's skill file and server must be left alone")
+				if skill != files[".claude/skills/go-testing/SKILL.md"] || !strings.Contains(mcp, `"mine": {"command": "my-fs"}`) || !strings.Contains(mcp, "npx") {
+					t.Errorf("append: the user's skill file and server must be left alone, ours added: %s", mcp)
 				}
-				if res.Counts.Warnings != 2 {
-					t.Errorf("append: want 2 warnings (skill file, mcp key), got %+v %+v", res.Counts, res.Items)
+				if res.Counts.Warnings != 1 {
+					t.Errorf("append: want 1 warning (skill file), got %+v %+v", res.Counts, res.Items)
 				}
 			case "overwrite":
 				if strings.Contains(claude, "# mine") || !strings.Contains(skill, "name: go-testing") || strings.Contains(mcp, "my-fs") {
@@ -713,7 +727,7 @@ func untrackedFiles(t *testing.T, dir string, state, pending []byte) []string {
 		if strings.HasPrefix(path.Base(f), atomicfile.TempPrefix) {
 			continue // a killed write's temp file: the next apply removes it
 		}
-		if _, user := userFiles[f]; !user && f != "actant.cue" && !recorded[f] {
+		if _, user := userFiles[f]; !user && f != "actant.cue" && f != reconcile.OwnedFile && !recorded[f] {
 			out = append(out, f)
 		}
 	}
@@ -865,5 +879,22 @@ agents: {` + agents + `}
 	mustApply(t, dir, home)
 	if got := read(t, filepath.Join(dir, ".gemini/settings.json")); got != user {
 		t.Errorf("settings.json after prune:\n got %q\nwant %q", got, user)
+	}
+}
+
+// assertUnchanged checks that the workspace holds exactly files (plus
+// actant.cue), byte for byte, and no .actant: nothing was written.
+func assertUnchanged(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for n, c := range files {
+		if got := read(t, filepath.Join(dir, n)); got != c {
+			t.Errorf("%s changed: %q", n, got)
+		}
+	}
+	if got := filesExceptMeta(t, dir); len(got) != len(files)+1 {
+		t.Errorf("files written: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".actant")); err == nil {
+		t.Errorf(".actant left behind")
 	}
 }

@@ -37,7 +37,7 @@ func init() {
 		},
 		&cli.Command{
 			Name:         "diff",
-			Usage:        "unified diff of every file apply would change (exit 0: none, 1: changes, 2: error)",
+			Usage:        "unified diff of every file apply would change (exit 0: none, 1: changes or hand edits, 2: error)",
 			ArgsUsage:    "[AGENT...]",
 			OnUsageError: usageErrors,
 			Action:       diffCmd,
@@ -174,7 +174,9 @@ func diffCmd(c *cli.Context) error {
 	if err != nil {
 		return withCode(2, fmt.Errorf("diff: %w", err))
 	}
-	if len(diffs) > 0 {
+	if len(diffs) > 0 || (res != nil && res.Counts.Drifted > 0) {
+		// A hand edit of a file actctl manages is a difference between
+		// the disk and what apply would write, too.
 		return withCode(1, nil)
 	}
 	return nil

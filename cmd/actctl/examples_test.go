@@ -11,7 +11,7 @@ import (
 
 // exampleOutputs are what running an example leaves in it (ignored by git):
 // never copied, so the tests see the example as committed.
-var exampleOutputs = map[string]bool{"CLAUDE.md": true, "AGENTS.md": true, "GEMINI.md": true, "actant.lock": true, "hub.git": true}
+var exampleOutputs = map[string]bool{"CLAUDE.md": true, "AGENTS.md": true, "GEMINI.md": true, "actant.lock": true, "actant.owned": true, "hub.git": true}
 
 // copyTree copies the example at src (its committed input only) into a
 // fresh temp dir, so that the tests never write into the repository.
@@ -113,10 +113,12 @@ func TestZedExample(t *testing.T) {
 	}
 }
 
-// TestFreshCloneAdopts: a repository that commits its materialized files
-// is cloned without .actant/: apply adopts what is already exactly right
-// (no changes, no warnings, Synced), still sees later hand edits as drift,
-// and prune leaves the adopted files where they were.
+// TestFreshCloneAdopts: a repository that committed its materialized
+// files but not actant.owned (made before it existed, or deleted) is
+// cloned without .actant/: apply adopts what is already exactly right (no
+// changes, no warnings, Synced), still sees later hand edits as drift, and
+// prune leaves the adopted files where they were: without a record, they
+// may be the user's.
 func TestFreshCloneAdopts(t *testing.T) {
 	src, _ := filepath.Abs("../../examples/quickstart")
 	dir := copyTree(t, src)
@@ -124,9 +126,12 @@ func TestFreshCloneAdopts(t *testing.T) {
 	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}
-	if err := os.RemoveAll(filepath.Join(dir, ".actant")); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{".actant", "actant.owned"} {
+		if err := os.RemoveAll(filepath.Join(dir, p)); err != nil {
+			t.Fatal(err)
+		}
 	}
+	claude := read(t, filepath.Join(dir, "CLAUDE.md"))
 	r := actctl(t, dir, home, "apply")
 	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "no changes" || r.Stderr != "" {
 		t.Fatalf("apply in a fresh clone: %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
@@ -146,6 +151,9 @@ func TestFreshCloneAdopts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".claude/skills/go-testing/SKILL.md")); err != nil {
 		t.Errorf("prune deleted an adopted file: %v", err)
+	}
+	if got := read(t, filepath.Join(dir, "CLAUDE.md")); got != claude {
+		t.Errorf("prune changed an adopted block: %q", got)
 	}
 }
 

@@ -38,33 +38,42 @@ const DirPerm fs.FileMode = 0o755
 // AGENTS.md, and renaming over the link would silently split the two
 // files. On any error the temporary file is removed and path is untouched.
 func Write(path string, data []byte, perm fs.FileMode) error {
-	return write(path, data, perm, false)
+	return WriteWith(path, data, Options{Perm: perm})
 }
 
-// WriteMode is Write, except that the file gets exactly the permission
-// bits perm, also when it replaces one (its owner is still kept): for
-// files whose mode is part of what actctl writes, such as an executable
-// skill script.
-func WriteMode(path string, data []byte, perm fs.FileMode) error {
-	return write(path, data, perm, true)
+// Options say how WriteWith replaces a file.
+type Options struct {
+	// Perm is the permission of a new file; a replaced file keeps its own
+	// mode unless ExactPerm.
+	Perm fs.FileMode
+	// ExactPerm gives the file exactly Perm, also when it replaces one
+	// (its owner is still kept): for files whose mode is part of what
+	// actctl writes, such as an executable skill script.
+	ExactPerm bool
+	// Check, when not nil, runs with the path that would be replaced once
+	// the new content is durable in its temporary file, right before the
+	// rename: a compare-and-swap. If it returns an error, nothing is
+	// replaced and WriteWith returns that error.
+	Check func(target string) error
 }
 
 // keptMode are the mode bits Write carries over from the replaced file.
 const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
-func write(path string, data []byte, perm fs.FileMode, exact bool) (err error) {
+// WriteWith is Write with options.
+func WriteWith(path string, data []byte, o Options) (err error) {
 	target, err := resolve(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	mode := perm.Perm()
+	mode := o.Perm.Perm()
 	var old fs.FileInfo
 	if fi, statErr := os.Stat(target); statErr == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("write %s: not a regular file", path)
 		}
 		old = fi
-		if !exact {
+		if !o.ExactPerm {
 			mode = fi.Mode() & keptMode
 		}
 	} else if !errors.Is(statErr, fs.ErrNotExist) {
@@ -105,6 +114,11 @@ func write(path string, data []byte, perm fs.FileMode, exact bool) (err error) {
 	closed = true
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if o.Check != nil {
+		if err = o.Check(target); err != nil {
+			return err
+		}
 	}
 	if err = os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

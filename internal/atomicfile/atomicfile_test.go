@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,7 +231,7 @@ func TestWriteKeepsOwner(t *testing.T) {
 		}
 		write, wantMode := Write, 0o640|os.ModeSetgid
 		if exact {
-			write, wantMode = WriteMode, 0o755
+			write, wantMode = writeExact, 0o755
 		}
 		if err := write(p, []byte("new"), 0o755); err != nil {
 			t.Fatal(err)
@@ -245,19 +247,19 @@ func TestWriteKeepsOwner(t *testing.T) {
 	}
 }
 
-// TestWriteModeSetsPerm: WriteMode gives the file exactly perm, also when
+// TestWriteModeSetsPerm: ExactPerm gives the file exactly perm, also when
 // it replaces one (a skill script that became executable), while Write
 // keeps the replaced file's bits.
 func TestWriteModeSetsPerm(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "run.sh")
-	if err := WriteMode(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+	if err := WriteWith(p, []byte("#!/bin/sh\n"), Options{Perm: 0o755, ExactPerm: true}); err != nil {
 		t.Fatal(err)
 	}
 	if m := statOf(t, p).Mode().Perm(); m != 0o755 {
 		t.Errorf("new file: perm = %v, want 0755", m)
 	}
-	if err := WriteMode(p, []byte("#!/bin/sh\n"), 0o644); err != nil {
+	if err := WriteWith(p, []byte("#!/bin/sh\n"), Options{Perm: 0o644, ExactPerm: true}); err != nil {
 		t.Fatal(err)
 	}
 	if m := statOf(t, p).Mode().Perm(); m != 0o644 {
@@ -279,4 +281,33 @@ func statOf(t *testing.T, p string) os.FileInfo {
 		t.Fatal(err)
 	}
 	return fi
+}
+
+func TestWriteIfCheckRefuses(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("changed")
+	var seen string
+	err := WriteWith(p, []byte("new"), Options{Perm: 0o644, Check: func(target string) error { seen = target; return refused }})
+	if !errors.Is(err, refused) || seen != p {
+		t.Fatalf("WriteWith: %v (check saw %q)", err, seen)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Fatalf("file replaced: %q", b)
+	}
+	noTemps(t, dir)
+	if err := WriteWith(p, []byte("new"), Options{Perm: 0o644, Check: func(string) error { return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Fatalf("file not replaced: %q", b)
+	}
+}
+
+// writeExact is Write with ExactPerm, in Write's shape.
+func writeExact(p string, data []byte, perm fs.FileMode) error {
+	return WriteWith(p, data, Options{Perm: perm, ExactPerm: true})
 }

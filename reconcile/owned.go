@@ -1,0 +1,239 @@
+package reconcile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/actctl/actctl/materialize"
+)
+
+// OwnedFile is the committed record of what actctl owns inside the
+// workspace root (README, "What apply writes"): it sits beside actant.lock
+// and is meant to be committed with the materialized files, so that a
+// fresh clone knows which files, blocks and keys are actctl's exactly as
+// the original checkout does. .actant/state.json stays the machine-local
+// record (absolute directories, instances under $ACTANT_HOME, backups).
+//
+// Its content is the part of the state below the root: agent directories
+// relative to the root ("." for the root itself), no backups, no digests
+// of the config or the lock, indented JSON with sorted keys and entries,
+// so it is the same on every machine and diffs cleanly. Apply writes it
+// atomically just before the state, and removes it when nothing is left.
+const OwnedFile = "actant.owned"
+
+// ownedRecord is a read committed record: the State as decoded (relative
+// dirs) and its bytes (nil when there is no file).
+type ownedRecord struct {
+	st   *State
+	data []byte
+	sum  string // of data; "" without a file
+}
+
+// readOwned reads root/actant.owned; a missing file is no record.
+func readOwned(root string) (*ownedRecord, error) {
+	p := filepath.Join(root, OwnedFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &ownedRecord{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	st, err := parseState(data)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w; it is the committed record of the files, blocks and keys actctl wrote: restore it from git (git checkout -- %s), or delete it, and actctl then knows only what .actant/state.json records on this machine",
+			p, err, OwnedFile)
+	}
+	for n, a := range st.Agents {
+		if a == nil || filepath.IsAbs(a.Dir) || !isCleanRel(a.Dir) && a.Dir != "." {
+			return nil, fmt.Errorf("read %s: agent %q: directory %q is not relative to the workspace root", p, n, a.Dir)
+		}
+		// Receipts as the state holds them (compact), so an unchanged
+		// record compares equal without encoding it. Backups are this
+		// machine's: a committed record never names one.
+		for i := range a.Entries {
+			a.Entries[i].Backup = ""
+			for j := range a.Entries[i].Keys {
+				k := &a.Entries[i].Keys[j]
+				var b bytes.Buffer
+				if len(k.Receipt) > 0 && json.Compact(&b, k.Receipt) == nil {
+					k.Receipt = b.Bytes()
+				}
+			}
+		}
+	}
+	return &ownedRecord{st: st, data: data, sum: sum(data)}, nil
+}
+
+// absolute returns the record with directories joined to root (nil when
+// there is no record), ready to merge into the state.
+func (o *ownedRecord) absolute(root string) *State {
+	if o == nil || o.st == nil {
+		return nil
+	}
+	out := NewState()
+	for n, a := range o.st.Agents {
+		out.Agents[n] = &AgentState{Dir: filepath.Join(root, filepath.FromSlash(a.Dir)), Entries: a.Entries}
+	}
+	return out
+}
+
+// ownedOf is the committed record of st: its agents whose directory is
+// the root or below it, except the machine-local ones (local: the agents
+// `actctl proxy -t` created, recorded in .actant/adhoc.json), with
+// relative directories and without backups. Nil when no agent is left.
+func ownedOf(st *State, root string, local map[string]bool) *State {
+	out := NewState()
+	for n, a := range st.Agents {
+		if local[n] {
+			continue
+		}
+		rel, err := filepath.Rel(root, a.Dir)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			continue
+		}
+		es := make([]EntryState, len(a.Entries))
+		for i, e := range a.Entries {
+			e.Backup = ""
+			e.Alt = nil
+			es[i] = e
+		}
+		out.Agents[n] = &AgentState{Dir: filepath.ToSlash(rel), Entries: es}
+	}
+	if len(out.Agents) == 0 {
+		return nil
+	}
+	return out
+}
+
+// encodeOwned is the committed record's bytes: indented JSON, sorted.
+func encodeOwned(st *State) []byte {
+	for _, a := range st.Agents {
+		sortEntryStates(a.Entries)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(st); err != nil {
+		panic(fmt.Sprintf("reconcile: encoding %s: %v", OwnedFile, err)) // only plain data
+	}
+	return b.Bytes()
+}
+
+// foreign reports whether the committed record did not come from this
+// machine's last apply (st, or the killed run's journal pending): then it
+// is merged into the state. One this machine wrote says nothing the state
+// does not (and may be older than it, when a run was killed).
+func (o *ownedRecord) foreign(st, pending *State) bool {
+	if o == nil || o.st == nil {
+		return false
+	}
+	return o.sum != st.Owned && (pending == nil || o.sum != pending.Owned)
+}
+
+// setOwned decides the committed record the plan leaves and records its
+// digest in the plan's state: unchanged (the bytes read) when it records
+// the same, else re-encoded; none when no agent is left below the root.
+func (p *Plan) setOwned(prev *ownedRecord) {
+	p.ownedPrev = prev
+	next := ownedOf(p.State, p.Root, p.localAgents)
+	switch {
+	case next == nil:
+		p.ownedNew, p.State.Owned = nil, ""
+	case prev != nil && prev.st != nil && equalStates(next, prev.st):
+		p.ownedNew, p.State.Owned = prev.data, prev.sum
+	default:
+		p.ownedNew = encodeOwned(next)
+		p.State.Owned = sum(p.ownedNew)
+	}
+	p.StateData = nil
+}
+
+// ownedChanged reports whether actant.owned must be written or removed.
+func (p *Plan) ownedChanged() bool {
+	var old []byte
+	if p.ownedPrev != nil {
+		old = p.ownedPrev.data
+	}
+	return (old == nil) != (p.ownedNew == nil) || !bytes.Equal(old, p.ownedNew)
+}
+
+// mergeOwned adds the committed record (absolute directories) to the
+// machine-local state st, which it does not modify: an entry only the
+// record has is taken from it; an entry both have keeps the local one,
+// and the record's digests count as actctl's too (Alt), so that after a
+// pull the teammate's newer output is recognised as actctl's, not taken
+// for a hand edit. An agent whose local directory differs from the
+// record's keeps the local one.
+func mergeOwned(st, owned *State) *State {
+	if owned == nil || len(owned.Agents) == 0 {
+		return st
+	}
+	out := st.clone()
+	out.Root = st.Root
+	for n, oa := range owned.Agents {
+		a := out.Agents[n]
+		if a == nil {
+			out.Agents[n] = &AgentState{Dir: oa.Dir, Entries: append([]EntryState(nil), oa.Entries...)}
+			continue
+		}
+		if a.Dir != oa.Dir {
+			continue
+		}
+		for _, oe := range oa.Entries {
+			i := findEntry(a.Entries, oe.Path, oe.Mode)
+			if i < 0 {
+				a.Entries = append(a.Entries, oe)
+				continue
+			}
+			a.Entries[i] = withAlt(a.Entries[i], oe)
+		}
+		sortEntryStates(a.Entries)
+	}
+	return out
+}
+
+func findEntry(es []EntryState, path string, mode materialize.Mode) int {
+	for i := range es {
+		if es[i].Path == path && es[i].Mode == mode {
+			return i
+		}
+	}
+	return -1
+}
+
+// withAlt returns e with the digests of other (the same entry in the
+// other record) added as alternatives where they differ.
+func withAlt(e, other EntryState) EntryState {
+	if other.SHA256 != "" && other.SHA256 != e.SHA256 && !contains(e.Alt, other.SHA256) {
+		e.Alt = append(append([]string(nil), e.Alt...), other.SHA256)
+	}
+	if len(other.Keys) == 0 {
+		return e
+	}
+	keys := append([]KeyState(nil), e.Keys...)
+	for _, ok := range other.Keys {
+		for i := range keys {
+			k := &keys[i]
+			if samePath(k.Path, ok.Path) && ok.SHA256 != k.SHA256 && !contains(k.Alt, ok.SHA256) {
+				k.Alt = append(append([]string(nil), k.Alt...), ok.SHA256)
+			}
+		}
+	}
+	e.Keys = keys
+	return e
+}
+
+// owns reports whether h is a digest actctl recorded for this entry (in
+// the local state or the committed record).
+func (e *EntryState) owns(h string) bool { return e.SHA256 == h || contains(e.Alt, h) }
+
+// owns reports whether h is a digest actctl recorded for this key.
+func (k *KeyState) owns(h string) bool { return k.SHA256 == h || contains(k.Alt, h) }

@@ -1,0 +1,89 @@
+package reconcile
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
+)
+
+// TestOwnedRecord: the committed record holds only agents at or below the
+// root, with relative directories and without backups; it reads back to
+// the same record, and one naming an absolute directory is refused.
+func TestOwnedRecord(t *testing.T) {
+	root := t.TempDir()
+	st := NewState()
+	st.Root = root
+	st.Agents["here"] = &AgentState{Dir: root, Entries: []EntryState{
+		{Path: "CLAUDE.md", Mode: materialize.ModeBlock, SHA256: "b", Backup: ".actant/backup/x/CLAUDE.md"},
+		{Path: "a/SKILL.md", Mode: materialize.ModeFile, SHA256: "a", Created: true, Alt: []string{"z"}},
+	}}
+	st.Agents["below"] = &AgentState{Dir: filepath.Join(root, "sub", "dir"), Entries: []EntryState{{Path: "AGENTS.md", Mode: materialize.ModeBlock, SHA256: "c"}}}
+	st.Agents["instance"] = &AgentState{Dir: filepath.Join(t.TempDir(), "instances", "x"), Entries: []EntryState{{Path: "AGENTS.md", Mode: materialize.ModeBlock, SHA256: "d"}}}
+
+	o := ownedOf(st, root, nil)
+	data := string(encodeOwned(o))
+	if strings.Contains(data, root) || strings.Contains(data, "instance") || strings.Contains(data, "backup") || strings.Contains(data, `"z"`) {
+		t.Fatalf("machine-local data in the record:\n%s", data)
+	}
+	if !strings.Contains(data, `"dir": "sub/dir"`) || !strings.Contains(data, `"dir": "."`) {
+		t.Fatalf("directories not relative:\n%s", data)
+	}
+	if err := os.WriteFile(filepath.Join(root, OwnedFile), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := readOwned(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalStates(rec.st, o) || rec.sum != sum([]byte(data)) {
+		t.Fatalf("read back differs:\n%s", encodeOwned(rec.st))
+	}
+	abs := rec.absolute(root)
+	if abs.Agents["below"].Dir != filepath.Join(root, "sub", "dir") {
+		t.Errorf("absolute: %+v", abs.Agents["below"])
+	}
+
+	bad := strings.Replace(data, `"dir": "sub/dir"`, `"dir": "/etc"`, 1)
+	os.WriteFile(filepath.Join(root, OwnedFile), []byte(bad), 0o644)
+	if _, err := readOwned(root); err == nil || !strings.Contains(err.Error(), "not relative") {
+		t.Fatalf("absolute dir accepted: %v", err)
+	}
+	bad = strings.Replace(data, `"dir": "sub/dir"`, `"dir": "../out"`, 1)
+	os.WriteFile(filepath.Join(root, OwnedFile), []byte(bad), 0o644)
+	if _, err := readOwned(root); err == nil {
+		t.Fatalf("escaping dir accepted")
+	}
+}
+
+// TestAdhocAgentsStayLocal: an agent `actctl proxy -t` created (recorded
+// in .actant/adhoc.json, not in actant.cue) is not in the committed
+// record: a clone does not have it.
+func TestAdhocAgentsStayLocal(t *testing.T) {
+	root := t.TempDir()
+	cfg := casConfig("v1", true) + "agents: other: template: \"lead\"\nagents: other: workDir: \"sub\"\n"
+	if err := os.WriteFile(filepath.Join(root, "actant.cue"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := schema.LoadDir(root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Agents["other"]
+	a.Adhoc = true
+	c.Agents["other"] = a
+	if _, err := Apply(context.Background(), c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := readOwned(root)
+	if err != nil || rec.st == nil {
+		t.Fatalf("no record: %v", err)
+	}
+	if _, ok := rec.st.Agents["other"]; ok || rec.st.Agents["lead"] == nil {
+		t.Fatalf("record: %s", rec.data)
+	}
+}
