@@ -37,12 +37,12 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
+			Skills:       skill(".cursor/skills"),
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"cursor-agent": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
+			Skills:       skill(".cursor/skills"),
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"pi": {Files: schema.Files{

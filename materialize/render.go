@@ -407,7 +407,7 @@ func (rd *renderer) skills(f schema.Files) error {
 			continue
 		}
 		if f.Skills.Format != schema.FormatSkillDir {
-			rd.warn("skill %q: format %s has no place for the skill's %d extra file(s); they are not rendered", ref, f.Skills.Format, len(in.rels))
+			rd.warn("skill %q: format %s has no place for the skill's %d extra file(s); they are not rendered (format \"skill\" keeps them)", ref, f.Skills.Format, len(in.rels))
 			continue
 		}
 		if in.relErr != nil {

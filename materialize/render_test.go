@@ -83,16 +83,19 @@ func TestBuiltinLayouts(t *testing.T) {
 			".gemini/settings.json":               ModeKeys,
 		}, nil, []string{"no sub-agents layout"}},
 		{"cursor", want{
-			"AGENTS.md":                     ModeBlock,
-			".cursor/rules/code-review.mdc": ModeFile,
-			".cursor/rules/git-flow.mdc":    ModeFile,
-			".cursor/mcp.json":              ModeKeys,
-		}, nil, []string{"extra file(s)", `cannot be expressed for backend "cursor"`}},
+			"AGENTS.md":                           ModeBlock,
+			".cursor/skills/code-review/SKILL.md": ModeFile,
+			".cursor/skills/code-review/references/checklist.md": ModeFile,
+			".cursor/skills/code-review/scripts/lint.sh":         ModeFile,
+			".cursor/skills/git-flow/SKILL.md":                   ModeFile,
+			".cursor/mcp.json":                                   ModeKeys,
+		}, []string{".cursor/rules/code-review.mdc"}, []string{`cannot be expressed for backend "cursor"`}},
 		{"cursor-agent", want{
-			"AGENTS.md":                     ModeBlock,
-			".cursor/rules/code-review.mdc": ModeFile,
-			".cursor/mcp.json":              ModeKeys,
-		}, nil, nil},
+			"AGENTS.md":                           ModeBlock,
+			".cursor/skills/code-review/SKILL.md": ModeFile,
+			".cursor/skills/code-review/references/checklist.md": ModeFile,
+			".cursor/mcp.json": ModeKeys,
+		}, []string{".cursor/rules/code-review.mdc"}, nil},
 		{"pi", want{
 			"AGENTS.md":                       ModeBlock,
 			".pi/skills/code-review/SKILL.md": ModeFile,
@@ -587,6 +590,30 @@ func TestFrontmatterIsValidYAML(t *testing.T) {
 		if fm["alwaysApply"] != "false" {
 			t.Errorf("mdc alwaysApply = %q", fm["alwaysApply"])
 		}
+	}
+}
+
+// TestCursorRulesLayout: the .mdc rules layout stays available for
+// cursor; sibling files have no place there and are warned about, never
+// referenced by a file that is not written.
+func TestCursorRulesLayout(t *testing.T) {
+	cfg := sampleConfig("cursor", schema.ArchTool)
+	b := cfg.Backends["cursor"]
+	b.Files.Skills = &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC}
+	cfg.Backends["cursor"] = b
+	tg := render(t, cfg, "reviewer", Options{})
+	for _, p := range []string{".cursor/rules/code-review.mdc", ".cursor/rules/git-flow.mdc"} {
+		if e := tg.Find(p); e == nil || e.Mode != ModeFile {
+			t.Errorf("missing %s", p)
+		}
+	}
+	for _, e := range tg.Entries {
+		if strings.HasPrefix(e.Path, ".cursor/rules/") && !strings.HasSuffix(e.Path, ".mdc") {
+			t.Errorf("unexpected %s in the rules layout", e.Path)
+		}
+	}
+	if !hasWarning(tg, `skill "code-review": format mdc has no place for the skill's 2 extra file(s)`) {
+		t.Errorf("warnings: %q", tg.Warnings)
 	}
 }
 

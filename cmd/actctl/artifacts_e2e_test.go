@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// artifactCase is one end-to-end run of a new artifact kind through the
+// binary: the user's files before, the config with and without the agent,
+// and a check of the bytes written.
+type artifactCase struct {
+	user    map[string]string // the user's files (also the skill sources)
+	exec    []string          // user files made executable
+	with    string            // config with the agent
+	without string            // the same config without it
+	check   func(t *testing.T, dir string, r result)
+}
+
+// runArtifact applies c.with, runs c.check, re-applies (nothing may be
+// written), then applies c.without and checks that only the user's files
+// are left, each with its exact bytes.
+func runArtifact(t *testing.T, c artifactCase) {
+	t.Helper()
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, c.user)
+	for _, p := range c.exec {
+		if err := os.Chmod(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeConfig(t, dir, c.with)
+	_, r := applyJSON(t, dir, home)
+	if r.Code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	c.check(t, dir, r)
+
+	before := stamps(t, dir)
+	if res := mustApply(t, dir, home); res.Counts.Changed != 0 || res.StateWritten || len(res.Items) != 0 {
+		t.Fatalf("second apply must be a no-op: %+v %+v", res.Counts, res.Items)
+	}
+	if after := stamps(t, dir); !equalStamps(before, after) {
+		t.Errorf("second apply changed files:\n%s", diffStamps(before, after))
+	}
+
+	writeConfig(t, dir, c.without)
+	mustApply(t, dir, home)
+	want := []string{"actant.cue"}
+	for p := range c.user {
+		want = append(want, p)
+	}
+	sort.Strings(want)
+	if got := filesExceptMeta(t, dir); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("after prune: %v, want %v", got, want)
+	}
+	for p, b := range c.user {
+		if got := read(t, filepath.Join(dir, p)); got != b {
+			t.Errorf("%s after prune:\n got %q\nwant %q", p, got, b)
+		}
+	}
+}
+
+func mustMode(t *testing.T, p string, want os.FileMode) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != want {
+		t.Errorf("%s: mode %v, want %v", p, got, want)
+	}
+}
+
+// TestCursorSkillsE2E: cursor and cursor-agent get Agent Skills in
+// .cursor/skills/<name>/SKILL.md with the skill's sibling files (an
+// executable script stays executable), not .mdc rules.
+func TestCursorSkillsE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+skills: pdf: dir: "skills/pdf"
+templates: {
+	ide: {backend: "cursor", archetype: "tool", skills: ["pdf"]}
+	cli: {backend: "cursor-agent", skills: ["pdf"]}
+}
+archetypes: tool: interactionModes: ["open"]
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user: map[string]string{
+			"skills/pdf/SKILL.md":        richSkillMD,
+			"skills/pdf/scripts/fill.py": "#!/usr/bin/env python3\nprint('ok')\n",
+			"AGENTS.md":                  "# My project\n",
+		},
+		exec:    []string{"skills/pdf/scripts/fill.py"},
+		with:    cfg("ide: template: \"ide\"\ncli: {template: \"cli\", workDir: \"sub\"}"),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			for _, base := range []string{dir, filepath.Join(dir, "sub")} {
+				p := filepath.Join(base, ".cursor/skills/pdf/SKILL.md")
+				if got := read(t, p); got != wantSkillMD {
+					t.Errorf("%s:\n%s\nwant:\n%s", p, got, wantSkillMD)
+				}
+				mustMode(t, filepath.Join(base, ".cursor/skills/pdf/scripts/fill.py"), 0o755)
+				if _, err := os.Stat(filepath.Join(base, ".cursor/rules")); !os.IsNotExist(err) {
+					t.Errorf("%s: .cursor/rules written (%v)", base, err)
+				}
+			}
+		},
+	})
+}
