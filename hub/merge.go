@@ -89,7 +89,7 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 }
 
 func isZeroFiles(f schema.Files) bool {
-	return len(f.Instructions) == 0 && f.Skills == nil && f.SubAgents == nil && f.Prompts == nil && f.MCP == nil && f.Permissions == nil
+	return len(f.Instructions) == 0 && f.Skills == nil && f.SubAgents == nil && f.Prompts == nil && f.Commands == nil && f.MCP == nil && f.Permissions == nil
 }
 
 // CheckRefs validates every hub reference in cfg once sources are merged:

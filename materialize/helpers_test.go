@@ -20,6 +20,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"CLAUDE.md"},
 			Skills:       skill(".claude/skills"),
 			SubAgents:    &schema.DirLayout{Dir: ".claude/agents", Format: schema.FormatClaudeSub},
+			Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
 			MCP:          &schema.MCPFile{Path: ".mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectClaude},
 			Permissions:  &schema.PermissionsFile{Path: ".claude/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectClaude},
 		}},
@@ -32,23 +33,26 @@ func builtinBackends() map[string]schema.Backend {
 		"gemini": {Files: schema.Files{
 			Instructions: []string{"GEMINI.md"},
 			Skills:       skill(".gemini/skills"),
+			Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
 			MCP:          &schema.MCPFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGemini},
 			Permissions:  &schema.PermissionsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectGemini},
 		}},
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
+			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"cursor-agent": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
+			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills"),
-			Prompts:      &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
+			Commands:     &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
 		}},
 	}
 }
@@ -91,6 +95,10 @@ func sampleConfig(backend, archetype string) *schema.Config {
 			"role":  {Content: "You are a careful reviewer of {{repo}}.", Description: "Reviewer role"},
 			"style": {Content: "Answer in {{tone}} tone.\n"},
 		},
+		Commands: map[string]schema.SlashCommand{
+			"fix-issue": {Description: "Fix a GitHub issue: {{repo}}", Content: "Fix issue #$ARGUMENTS in {{repo}}.\nGemini form: {{args}}; positional: $1.\nQuote \"\"\" and a backslash \\ stay.\n"},
+			"hub@lint":  {Content: "Run the linter."},
+		},
 		MCPServers: map[string]schema.MCPServer{
 			"github": {URL: "https://api.githubcopilot.com/mcp/?a=1&b=2", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"}},
 			"fs":     {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."}, Env: map[string]string{"LOG": "1"}},
@@ -98,7 +106,7 @@ func sampleConfig(backend, archetype string) *schema.Config {
 		Templates: map[string]schema.Template{
 			"reviewer": {Version: "1.2.0", Description: "Reviews pull requests", Backend: backend, Archetype: archetype,
 				Skills: []string{"code-review", "hub@git-flow"}, Prompts: []string{"role", "style"},
-				MCPServers: []string{"github", "fs"}, SubAgents: []string{"tester"},
+				MCPServers: []string{"github", "fs"}, SubAgents: []string{"tester"}, Commands: []string{"fix-issue", "hub@lint"},
 				Vars: map[string]string{"repo": "acme/api", "language": "Go", "tone": "neutral"}},
 			"tester": {Version: "0.1.0", Description: "Writes tests", Backend: backend, Archetype: archetype,
 				Prompts: []string{"style"}, Vars: map[string]string{"tone": "terse"}},

@@ -12,6 +12,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	cueyaml "cuelang.org/go/encoding/yaml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -67,6 +68,7 @@ func TestBuiltinLayouts(t *testing.T) {
 			".claude/skills/code-review/references/checklist.md": ModeFile,
 			".claude/skills/git-flow/SKILL.md":                   ModeFile,
 			".claude/agents/tester.md":                           ModeFile,
+			".claude/commands/fix-issue.md":                      ModeFile,
 			".mcp.json":                                          ModeKeys,
 			".claude/settings.json":                              ModeKeys,
 			".gitignore":                                         ModeBlock,
@@ -76,11 +78,12 @@ func TestBuiltinLayouts(t *testing.T) {
 			".agents/skills/code-review/SKILL.md": ModeFile,
 			".agents/skills/git-flow/SKILL.md":    ModeFile,
 			".codex/config.toml":                  ModeKeys,
-		}, nil, []string{"no sub-agents layout"}},
+		}, nil, []string{"no sub-agents layout", `backend "codex" has no commands layout`}},
 		{"gemini", want{
 			"GEMINI.md":                           ModeBlock,
 			".gemini/skills/code-review/SKILL.md": ModeFile,
 			".gemini/settings.json":               ModeKeys,
+			".gemini/commands/fix-issue.toml":     ModeFile,
 		}, nil, []string{"no sub-agents layout"}},
 		{"cursor", want{
 			"AGENTS.md":                           ModeBlock,
@@ -99,9 +102,9 @@ func TestBuiltinLayouts(t *testing.T) {
 		{"pi", want{
 			"AGENTS.md":                       ModeBlock,
 			".pi/skills/code-review/SKILL.md": ModeFile,
-			".pi/prompts/role.md":             ModeFile,
-			".pi/prompts/style.md":            ModeFile,
-		}, nil, []string{"no MCP layout", `cannot be expressed for backend "pi"`}},
+			".pi/prompts/fix-issue.md":        ModeFile,
+			".pi/prompts/lint.md":             ModeFile,
+		}, []string{".pi/prompts/role.md"}, []string{"no MCP layout", `cannot be expressed for backend "pi"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.backend, func(t *testing.T) {
@@ -1072,5 +1075,66 @@ func TestMCPServerNames(t *testing.T) {
 	}
 	if k := gtg.Find(".gemini/settings.json").Keys; k[1].Path[1] != "my_srv" {
 		t.Errorf("gemini keys = %v", k)
+	}
+}
+
+// TestCommandFiles reads every commands format back: the prompt is the
+// command's content byte for byte (vars filled, the tool's own
+// placeholders untouched), the description is where each tool reads it.
+func TestCommandFiles(t *testing.T) {
+	wantPrompt := "Fix issue #$ARGUMENTS in acme/api.\nGemini form: {{args}}; positional: $1.\nQuote \"\"\" and a backslash \\ stay.\n"
+	const wantDesc = "Fix a GitHub issue: acme/api"
+	for _, c := range []struct {
+		backend, path string
+		read          func(t *testing.T, b []byte) (desc, prompt string)
+	}{
+		{"claude-code", ".claude/commands/fix-issue.md", readMarkdownCommand},
+		{"pi", ".pi/prompts/fix-issue.md", readMarkdownCommand},
+		{"cursor", ".cursor/commands/fix-issue.md", func(t *testing.T, b []byte) (string, string) { return wantDesc, string(b) }},
+		{"gemini", ".gemini/commands/fix-issue.toml", func(t *testing.T, b []byte) (string, string) {
+			var v struct{ Description, Prompt string }
+			if err := toml.Unmarshal(b, &v); err != nil {
+				t.Fatalf("%v\n%s", err, b)
+			}
+			return v.Description, v.Prompt
+		}},
+	} {
+		t.Run(c.backend, func(t *testing.T) {
+			tg := render(t, sampleConfig(c.backend, schema.ArchTool), "reviewer", Options{})
+			e := tg.Find(c.path)
+			if e == nil {
+				t.Fatalf("missing %s", c.path)
+			}
+			desc, prompt := c.read(t, e.Content)
+			if desc != wantDesc || prompt != wantPrompt {
+				t.Errorf("%s read back as description %q, prompt %q", c.path, desc, prompt)
+			}
+			if hasWarning(tg, "{{args}}") {
+				t.Errorf("a tool placeholder was warned about: %q", tg.Warnings)
+			}
+		})
+	}
+}
+
+func readMarkdownCommand(t *testing.T, b []byte) (string, string) {
+	fm := parseFrontmatter(t, b)
+	_, body, _ := strings.Cut(strings.TrimPrefix(string(b), "---\n"), "\n---\n\n")
+	return fm["description"], body
+}
+
+// TestCommandsAsSkills: a commands layout in the skill format writes a
+// user-invocable skill (Antigravity runs a skill as /name).
+func TestCommandsAsSkills(t *testing.T) {
+	cfg := sampleConfig("codex", schema.ArchTool)
+	b := cfg.Backends["codex"]
+	b.Files.Commands = &schema.DirLayout{Dir: ".agents/skills", Format: schema.FormatSkillDir}
+	cfg.Backends["codex"] = b
+	tg := render(t, cfg, "reviewer", Options{})
+	fm := parseFrontmatter(t, tg.Find(".agents/skills/fix-issue/SKILL.md").Content)
+	if fm["name"] != "fix-issue" || fm["description"] != "Fix a GitHub issue: acme/api" {
+		t.Errorf("frontmatter %v", fm)
+	}
+	if fm := parseFrontmatter(t, tg.Find(".agents/skills/lint/SKILL.md").Content); fm["description"] != "Run the linter." {
+		t.Errorf("lint: description falls back to the first line: %v", fm)
 	}
 }

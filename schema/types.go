@@ -21,14 +21,15 @@ type Config struct {
 	// Files are the absolute paths of the .cue files that were loaded.
 	Files []string `json:"-"`
 
-	Hub        map[string]HubSource `json:"hub,omitempty"`
-	Backends   map[string]Backend   `json:"backends"`
-	Archetypes map[string]Archetype `json:"archetypes"`
-	Skills     map[string]Skill     `json:"skills,omitempty"`
-	Prompts    map[string]Prompt    `json:"prompts,omitempty"`
-	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
-	Templates  map[string]Template  `json:"templates,omitempty"`
-	Agents     map[string]Agent     `json:"agents,omitempty"`
+	Hub        map[string]HubSource    `json:"hub,omitempty"`
+	Backends   map[string]Backend      `json:"backends"`
+	Archetypes map[string]Archetype    `json:"archetypes"`
+	Skills     map[string]Skill        `json:"skills,omitempty"`
+	Prompts    map[string]Prompt       `json:"prompts,omitempty"`
+	Commands   map[string]SlashCommand `json:"commands,omitempty"`
+	MCPServers map[string]MCPServer    `json:"mcpServers,omitempty"`
+	Templates  map[string]Template     `json:"templates,omitempty"`
+	Agents     map[string]Agent        `json:"agents,omitempty"`
 
 	// Warnings found while loading (they do not stop anything).
 	Warnings Diagnostics `json:"-"`
@@ -113,8 +114,10 @@ type Files struct {
 	Skills *DirLayout `json:"skills,omitempty"`
 	// SubAgents: where sub-agent definitions go.
 	SubAgents *DirLayout `json:"subAgents,omitempty"`
-	// Prompts: where prompt files go (for tools with prompt templates, e.g. pi).
+	// Prompts: where prompt files go, one per prompt (optional).
 	Prompts *DirLayout `json:"prompts,omitempty"`
+	// Commands: where the template's commands (slash commands) go.
+	Commands *DirLayout `json:"commands,omitempty"`
 	// MCP: the structured file holding MCP servers.
 	MCP *MCPFile `json:"mcp,omitempty"`
 	// Permissions: the structured file holding permission settings.
@@ -239,6 +242,20 @@ type Skill struct {
 	Source string `json:"-"`
 }
 
+// SlashCommand is a prompt template the user invokes (/name in the
+// tool); the tool's own placeholders ($ARGUMENTS, {{args}}) pass through.
+type SlashCommand struct {
+	Description string `json:"description,omitempty"`
+	Content     string `json:"content"`
+}
+
+// Command layout formats (DirLayout.Format for commands), besides
+// FormatMarkdown and FormatSkillDir.
+const (
+	FormatPlain         = "plain"  // <dir>/<name>.md, the prompt only (Cursor)
+	FormatGeminiCommand = "gemini" // <dir>/<name>.toml: description, prompt (Gemini CLI)
+)
+
 // Prompt is a text with {{var}} placeholders.
 type Prompt struct {
 	Description string   `json:"description,omitempty"`
@@ -305,6 +322,7 @@ type Template struct {
 	Skills          []string          `json:"skills"`
 	Prompts         []string          `json:"prompts"`
 	MCPServers      []string          `json:"mcpServers"`
+	Commands        []string          `json:"commands"`
 	SubAgents       []string          `json:"subAgents"`
 	SubAgent        *SubAgent         `json:"subAgent,omitempty"`
 	Permissions     Permissions       `json:"permissions"`

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // artifactCase is one end-to-end run of a new artifact kind through the
@@ -108,6 +111,56 @@ agents: {` + agents + `}
 				if _, err := os.Stat(filepath.Join(base, ".cursor/rules")); !os.IsNotExist(err) {
 					t.Errorf("%s: .cursor/rules written (%v)", base, err)
 				}
+			}
+		},
+	})
+}
+
+// commandContent uses every placeholder form the tools define; all must
+// reach the files untouched.
+const commandContent = "Fix issue #$ARGUMENTS ($1) in {{repo}}.\nGemini: {{args}} and !{git log -1}.\n"
+
+// TestCommandsE2E: a command is written where each tool reads its slash
+// commands: Claude Code and Pi Markdown with a description, Cursor plain
+// Markdown, Gemini CLI TOML (description, prompt).
+func TestCommandsE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+commands: "fix-issue": {description: "Fix an issue of {{repo}}", content: ` + strconv.Quote(commandContent) + `}
+_t: {commands: ["fix-issue"], vars: repo: "acme/api"}
+templates: {
+	claude: _t & {backend: "claude-code"}
+	gemini: _t & {backend: "gemini"}
+	cursor: _t & {backend: "cursor-agent"}
+	pi:     _t & {backend: "pi"}
+}
+agents: {` + agents + `}
+`
+	}
+	const wantPrompt = "Fix issue #$ARGUMENTS ($1) in acme/api.\nGemini: {{args}} and !{git log -1}.\n"
+	const wantDesc = "Fix an issue of acme/api"
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".claude/commands/mine.md": "My own command\n", ".gemini/commands/mine.toml": "prompt = \"mine\"\n"},
+		with:    cfg(`claude: {template: "claude"}, gemini: {template: "gemini"}, cursor: {template: "cursor", workDir: "c"}, pi: {template: "pi", workDir: "p"}`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			md := "---\ndescription: " + wantDesc + "\n---\n\n" + wantPrompt
+			for p, want := range map[string]string{
+				".claude/commands/fix-issue.md":   md,
+				"p/.pi/prompts/fix-issue.md":      md,
+				"c/.cursor/commands/fix-issue.md": wantPrompt,
+			} {
+				if got := read(t, filepath.Join(dir, p)); got != want {
+					t.Errorf("%s:\n%q\nwant\n%q", p, got, want)
+				}
+			}
+			var g struct{ Description, Prompt string }
+			body := read(t, filepath.Join(dir, ".gemini/commands/fix-issue.toml"))
+			if err := toml.Unmarshal([]byte(body), &g); err != nil {
+				t.Fatalf("gemini command: %v\n%s", err, body)
+			}
+			if g.Description != wantDesc || g.Prompt != wantPrompt {
+				t.Errorf("gemini command read back as %+v:\n%s", g, body)
 			}
 		},
 	})

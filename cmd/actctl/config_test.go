@@ -40,6 +40,7 @@ templates: reviewer: {
 		{"unknown skill", base + "templates: t2: {backend: \"codex\", skills: [\"go-testin\"]}\n", []string{`unknown skill "go-testin"`, `did you mean "go-testing"`}, ""},
 		{"unknown prompt", base + "templates: t2: {backend: \"codex\", prompts: [\"reveiw\"]}\n", []string{`unknown prompt "reveiw"`, `did you mean "review"`}, ""},
 		{"unknown mcp", base + "templates: t2: {backend: \"codex\", mcpServers: [\"fss\"]}\n", []string{`unknown MCP server "fss"`, `did you mean "fs"`}, ""},
+		{"unknown command", base + "commands: \"fix-issue\": content: \"Fix $ARGUMENTS\"\ntemplates: t2: {backend: \"claude-code\", commands: [\"fix-isue\"]}\n", []string{`templates.t2.commands[0]: unknown command "fix-isue"`, `did you mean "fix-issue"`}, ""},
 		{"unknown hub source", base + "hub: team: url: \"https://example.com/hub.git\"\nagents: a: template: \"teem@x\"\n", []string{`hub source "teem" is not declared`, `did you mean "team@x"`}, ""},
 		{"path trick name", base + "agents: \"../evil\": template: \"reviewer\"\n", []string{`invalid name "../evil"`}, ""},
 		{"name with space", base + "agents: \"A B\": template: \"reviewer\"\n", []string{`invalid name "A B"`}, ""},
