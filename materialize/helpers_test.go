@@ -23,12 +23,14 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
 			MCP:          &schema.MCPFile{Path: ".mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectClaude},
 			Permissions:  &schema.PermissionsFile{Path: ".claude/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectClaude},
+			Settings:     &schema.SettingsFile{Path: ".claude/settings.json", Format: schema.FormatJSON},
 		}},
 		"codex": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".agents/skills"),
 			MCP:          &schema.MCPFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Key: "mcp_servers", Dialect: schema.DialectCodex},
 			Permissions:  &schema.PermissionsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Dialect: schema.DialectCodex},
+			Settings:     &schema.SettingsFile{Path: ".codex/config.toml", Format: schema.FormatTOML},
 		}},
 		"gemini": {Files: schema.Files{
 			Instructions: []string{"GEMINI.md"},
@@ -36,6 +38,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
 			MCP:          &schema.MCPFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGemini},
 			Permissions:  &schema.PermissionsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectGemini},
+			Settings:     &schema.SettingsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON},
 		}},
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -53,6 +56,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills"),
 			Commands:     &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
+			Settings:     &schema.SettingsFile{Path: ".pi/settings.json", Format: schema.FormatJSON},
 		}},
 	}
 }

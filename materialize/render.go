@@ -117,7 +117,7 @@ func (rd *renderer) render() error {
 	}
 	files := r.Backend.Files
 	steps := []func(schema.Files) error{
-		rd.instructions, rd.skills, rd.subAgents, rd.promptFiles, rd.commands, rd.mcp, rd.permissions,
+		rd.instructions, rd.skills, rd.subAgents, rd.promptFiles, rd.commands, rd.mcp, rd.permissions, rd.settings,
 	}
 	for _, step := range steps {
 		if err := step(files); err != nil {

@@ -1138,3 +1138,48 @@ func TestCommandsAsSkills(t *testing.T) {
 		t.Errorf("lint: description falls back to the first line: %v", fm)
 	}
 }
+
+// TestSettingsKeys: native settings become one managed key per leaf in
+// the backend's settings file, beside its permission keys; a leaf the
+// permissions also set is an error naming both; null is refused for TOML.
+func TestSettingsKeys(t *testing.T) {
+	cfg := sampleConfig("claude-code", schema.ArchTool)
+	tp := cfg.Templates["reviewer"]
+	tp.Settings = map[string]map[string]any{
+		"claude-code": {"model": "opus", "env": map[string]any{"A": "1"}, "hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "say done"}}}}}, "empty": map[string]any{}},
+		"codex":       {"model": "o3"},
+	}
+	cfg.Templates["reviewer"] = tp
+	tg := render(t, cfg, "reviewer", Options{})
+	e := tg.Find(".claude/settings.json")
+	for k, want := range map[string]string{
+		"model":                      `"opus"`,
+		"env\x00A":                   `"1"`,
+		"hooks\x00Stop":              `[{"hooks":[{"command":"say done","type":"command"}]}]`,
+		"empty":                      `{}`,
+		"permissions\x00defaultMode": `"acceptEdits"`,
+	} {
+		if got := string(e.Lookup(strings.Split(k, "\x00")...)); got != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+	}
+	if len(e.Keys) != 5 {
+		t.Errorf("keys: %v (codex settings must not reach claude-code)", e.Keys)
+	}
+
+	tp.Settings = map[string]map[string]any{"claude-code": {"permissions": map[string]any{"defaultMode": "plan"}}}
+	cfg.Templates["reviewer"] = tp
+	r, _ := cfg.Resolve("reviewer")
+	if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), "permissions and settings both set key permissions.defaultMode") {
+		t.Errorf("collision: %v", err)
+	}
+
+	cfg = sampleConfig("codex", schema.ArchTool)
+	tp = cfg.Templates["reviewer"]
+	tp.Settings = map[string]map[string]any{"codex": {"profiles": map[string]any{"x": []any{"a", nil}}}}
+	cfg.Templates["reviewer"] = tp
+	r, _ = cfg.Resolve("reviewer")
+	if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), "profiles.x: TOML has no null") {
+		t.Errorf("null in TOML: %v", err)
+	}
+}

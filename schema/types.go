@@ -122,6 +122,15 @@ type Files struct {
 	MCP *MCPFile `json:"mcp,omitempty"`
 	// Permissions: the structured file holding permission settings.
 	Permissions *PermissionsFile `json:"permissions,omitempty"`
+	// Settings: the structured file a template's native settings for this
+	// backend are merged into.
+	Settings *SettingsFile `json:"settings,omitempty"`
+}
+
+// SettingsFile is the structured file holding a backend's native settings.
+type SettingsFile struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
 }
 
 // Skill formats (DirLayout.Format for skills).
@@ -313,21 +322,25 @@ type Cron struct {
 
 // Template is a reusable agent definition.
 type Template struct {
-	Version         string            `json:"version"`
-	Description     string            `json:"description,omitempty"`
-	Backend         string            `json:"backend"`
-	Archetype       string            `json:"archetype"`
-	LaunchMode      string            `json:"launchMode,omitempty"`
-	WorkspacePolicy string            `json:"workspacePolicy,omitempty"`
-	Skills          []string          `json:"skills"`
-	Prompts         []string          `json:"prompts"`
-	MCPServers      []string          `json:"mcpServers"`
-	Commands        []string          `json:"commands"`
-	SubAgents       []string          `json:"subAgents"`
-	SubAgent        *SubAgent         `json:"subAgent,omitempty"`
-	Permissions     Permissions       `json:"permissions"`
-	Schedule        *Schedule         `json:"schedule,omitempty"`
-	Vars            map[string]string `json:"vars,omitempty"`
+	Version         string      `json:"version"`
+	Description     string      `json:"description,omitempty"`
+	Backend         string      `json:"backend"`
+	Archetype       string      `json:"archetype"`
+	LaunchMode      string      `json:"launchMode,omitempty"`
+	WorkspacePolicy string      `json:"workspacePolicy,omitempty"`
+	Skills          []string    `json:"skills"`
+	Prompts         []string    `json:"prompts"`
+	MCPServers      []string    `json:"mcpServers"`
+	Commands        []string    `json:"commands"`
+	SubAgents       []string    `json:"subAgents"`
+	SubAgent        *SubAgent   `json:"subAgent,omitempty"`
+	Permissions     Permissions `json:"permissions"`
+	// Settings are native settings by backend name (any JSON value under
+	// each top-level key), merged as managed keys into that backend's
+	// settings file.
+	Settings map[string]map[string]any `json:"settings,omitempty"`
+	Schedule *Schedule                 `json:"schedule,omitempty"`
+	Vars     map[string]string         `json:"vars,omitempty"`
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`
 }

@@ -124,6 +124,7 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 			ds = append(ds, c.Diag(p("subAgents"), "template %q lists itself as a sub-agent", name))
 		}
 	}
+	ds = append(ds, c.validateSettings(name, t)...)
 	switch t.Archetype {
 	case ArchEmployee:
 		if t.Schedule == nil || (t.Schedule.Heartbeat == nil && len(t.Schedule.Cron) == 0) {

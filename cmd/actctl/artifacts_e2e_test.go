@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -161,6 +162,73 @@ agents: {` + agents + `}
 			}
 			if g.Description != wantDesc || g.Prompt != wantPrompt {
 				t.Errorf("gemini command read back as %+v:\n%s", g, body)
+			}
+		},
+	})
+}
+
+// TestSettingsE2E: native settings are merged as managed keys into the
+// user's own .claude/settings.json and .codex/config.toml, beside their
+// keys, and pruning gives both files back byte for byte.
+func TestSettingsE2E(t *testing.T) {
+	const claudeUser = "{\n  \"env\": {\"MINE\": \"1\"},\n  \"theme\": \"dark\"\n}\n"
+	const codexUser = "# my codex config\nmodel = \"gpt-5\" # keep\n\n[profiles.mine]\nmodel = \"o3\"\n"
+	cfg := func(agents string) string {
+		return `package actant
+templates: {
+	claude: {backend: "claude-code", settings: "claude-code": {
+		model: "opus"
+		env: TRACE: "1"
+		hooks: PostToolUse: [{matcher: "Edit|Write", hooks: [{type: "command", command: "gofmt -l ."}]}]
+	}}
+	codex: {backend: "codex", settings: codex: {
+		model_reasoning_effort: "high"
+		profiles: fast: {model: "gpt-5-mini", approval_policy: "never"}
+	}}
+}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".claude/settings.json": claudeUser, ".codex/config.toml": codexUser},
+		with:    cfg(`claude: template: "claude", codex: template: "codex"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			var c struct {
+				Env   map[string]string `json:"env"`
+				Theme string            `json:"theme"`
+				Model string            `json:"model"`
+				Hooks map[string][]struct {
+					Matcher string `json:"matcher"`
+					Hooks   []struct{ Type, Command string }
+				} `json:"hooks"`
+				Permissions struct{ DefaultMode string } `json:"permissions"`
+			}
+			body := read(t, filepath.Join(dir, ".claude/settings.json"))
+			if err := json.Unmarshal([]byte(body), &c); err != nil {
+				t.Fatalf("%v\n%s", err, body)
+			}
+			if c.Theme != "dark" || c.Env["MINE"] != "1" || c.Env["TRACE"] != "1" || c.Model != "opus" || c.Permissions.DefaultMode != "acceptEdits" ||
+				len(c.Hooks["PostToolUse"]) != 1 || c.Hooks["PostToolUse"][0].Hooks[0].Command != "gofmt -l ." {
+				t.Errorf(".claude/settings.json:\n%s", body)
+			}
+			var x struct {
+				Model    string `toml:"model"`
+				Effort   string `toml:"model_reasoning_effort"`
+				Profiles map[string]struct {
+					Model    string `toml:"model"`
+					Approval string `toml:"approval_policy"`
+				} `toml:"profiles"`
+			}
+			body = read(t, filepath.Join(dir, ".codex/config.toml"))
+			if err := toml.Unmarshal([]byte(body), &x); err != nil {
+				t.Fatalf("%v\n%s", err, body)
+			}
+			if x.Model != "gpt-5" || x.Effort != "high" || x.Profiles["mine"].Model != "o3" || x.Profiles["fast"].Model != "gpt-5-mini" || x.Profiles["fast"].Approval != "never" {
+				t.Errorf(".codex/config.toml:\n%s", body)
+			}
+			if !strings.HasPrefix(body, "# my codex config\n") {
+				t.Errorf("the user's comment moved:\n%s", body)
 			}
 		},
 	})

@@ -41,6 +41,8 @@ templates: reviewer: {
 		{"unknown prompt", base + "templates: t2: {backend: \"codex\", prompts: [\"reveiw\"]}\n", []string{`unknown prompt "reveiw"`, `did you mean "review"`}, ""},
 		{"unknown mcp", base + "templates: t2: {backend: \"codex\", mcpServers: [\"fss\"]}\n", []string{`unknown MCP server "fss"`, `did you mean "fs"`}, ""},
 		{"unknown command", base + "commands: \"fix-issue\": content: \"Fix $ARGUMENTS\"\ntemplates: t2: {backend: \"claude-code\", commands: [\"fix-isue\"]}\n", []string{`templates.t2.commands[0]: unknown command "fix-isue"`, `did you mean "fix-issue"`}, ""},
+		{"settings for an unknown backend", base + "templates: t2: {backend: \"codex\", settings: codx: model: \"o3\"}\n", []string{`templates.t2.settings.codx: unknown backend "codx"`, `did you mean "codex"`}, ""},
+		{"null in TOML settings", base + "templates: t2: {backend: \"codex\", settings: codex: profiles: fast: model: null}\n", []string{`templates.t2.settings.codex.profiles.fast.model: null cannot be written to .codex/config.toml`}, ""},
 		{"unknown hub source", base + "hub: team: url: \"https://example.com/hub.git\"\nagents: a: template: \"teem@x\"\n", []string{`hub source "teem" is not declared`, `did you mean "team@x"`}, ""},
 		{"path trick name", base + "agents: \"../evil\": template: \"reviewer\"\n", []string{`invalid name "../evil"`}, ""},
 		{"name with space", base + "agents: \"A B\": template: \"reviewer\"\n", []string{`invalid name "A B"`}, ""},
