@@ -28,6 +28,7 @@ func builtinBackends() map[string]schema.Backend {
 		"codex": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".agents/skills"),
+			SubAgents:    &schema.DirLayout{Dir: ".codex/agents", Format: schema.FormatCodexSub},
 			MCP:          &schema.MCPFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Key: "mcp_servers", Dialect: schema.DialectCodex},
 			Permissions:  &schema.PermissionsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Dialect: schema.DialectCodex},
 			Settings:     &schema.SettingsFile{Path: ".codex/config.toml", Format: schema.FormatTOML},
@@ -36,6 +37,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"GEMINI.md"},
 			Skills:       skill(".gemini/skills"),
 			Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
+			SubAgents:    &schema.DirLayout{Dir: ".gemini/agents", Format: schema.FormatGeminiSub},
 			MCP:          &schema.MCPFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGemini},
 			Permissions:  &schema.PermissionsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectGemini},
 			Settings:     &schema.SettingsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON},
@@ -44,12 +46,14 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
 			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"cursor-agent": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
 			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"pi": {Files: schema.Files{

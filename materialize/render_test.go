@@ -3,6 +3,7 @@ package materialize
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	cueyaml "cuelang.org/go/encoding/yaml"
 	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -78,13 +80,15 @@ func TestBuiltinLayouts(t *testing.T) {
 			".agents/skills/code-review/SKILL.md": ModeFile,
 			".agents/skills/git-flow/SKILL.md":    ModeFile,
 			".codex/config.toml":                  ModeKeys,
-		}, nil, []string{"no sub-agents layout", `backend "codex" has no commands layout`}},
+			".codex/agents/tester.toml":           ModeFile,
+		}, nil, []string{`backend "codex" has no commands layout`}},
 		{"gemini", want{
 			"GEMINI.md":                           ModeBlock,
 			".gemini/skills/code-review/SKILL.md": ModeFile,
 			".gemini/settings.json":               ModeKeys,
 			".gemini/commands/fix-issue.toml":     ModeFile,
-		}, nil, []string{"no sub-agents layout"}},
+			".gemini/agents/tester.md":            ModeFile,
+		}, nil, nil},
 		{"cursor", want{
 			"AGENTS.md":                           ModeBlock,
 			".cursor/skills/code-review/SKILL.md": ModeFile,
@@ -697,6 +701,9 @@ func TestSkillFrontmatterKept(t *testing.T) {
 
 func TestWarnings(t *testing.T) {
 	cfg := sampleConfig("gemini", schema.ArchTool)
+	noSubs := cfg.Backends["gemini"]
+	noSubs.Files.SubAgents = nil
+	cfg.Backends["gemini"] = noSubs
 	cfg.Skills["Bad_Name"] = schema.Skill{Description: strings.Repeat("x", 1100), Content: "c"}
 	tp := cfg.Templates["reviewer"]
 	tp.Skills = append(tp.Skills, "Bad_Name")
@@ -893,7 +900,7 @@ func TestOwnershipNestedDirs(t *testing.T) {
 }
 
 func TestRenderAllWarningsArePositioned(t *testing.T) {
-	cfg := sampleConfig("gemini", schema.ArchTool)
+	cfg := sampleConfig("pi", schema.ArchTool)
 	_, diags := RenderAll(cfg, Options{})
 	if len(diags.Errors()) != 0 {
 		t.Fatal(diags.Errors())
@@ -1181,5 +1188,59 @@ func TestSettingsKeys(t *testing.T) {
 	r, _ = cfg.Resolve("reviewer")
 	if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), "profiles.x: TOML has no null") {
 		t.Errorf("null in TOML: %v", err)
+	}
+}
+
+// TestSubAgentFiles reads back the sub-agent file of every format.
+func TestSubAgentFiles(t *testing.T) {
+	sub := func(backend string) *Target {
+		cfg := sampleConfig(backend, schema.ArchTool)
+		tp := cfg.Templates["tester"]
+		tp.Description = `Writes "tests": fast`
+		tp.SubAgent = &schema.SubAgent{Tools: []string{"read_file", "grep_search"}, Model: "inherit"}
+		cfg.Templates["tester"] = tp
+		return render(t, cfg, "reviewer", Options{})
+	}
+	const desc, prompt = `Writes "tests": fast`, "Answer in friendly tone.\n"
+
+	var cx struct {
+		Name         string `toml:"name"`
+		Description  string `toml:"description"`
+		Model        *string
+		Instructions string `toml:"developer_instructions"`
+	}
+	tg := sub("codex")
+	if err := toml.Unmarshal(tg.Find(".codex/agents/tester.toml").Content, &cx); err != nil {
+		t.Fatal(err)
+	}
+	if cx.Name != "tester" || cx.Description != desc || cx.Instructions != prompt || cx.Model != nil {
+		t.Errorf("codex agent read back as %+v", cx)
+	}
+	if !hasWarning(tg, "Codex custom agents take no tool list") {
+		t.Errorf("codex warnings: %q", tg.Warnings)
+	}
+
+	for _, c := range []struct{ backend, path, tools string }{
+		{"gemini", ".gemini/agents/tester.md", "[read_file grep_search]"},
+		{"cursor", ".cursor/agents/tester.md", ""},
+		{"claude-code", ".claude/agents/tester.md", "read_file, grep_search"},
+	} {
+		content := sub(c.backend).Find(c.path).Content
+		rest := strings.TrimPrefix(string(content), "---\n")
+		fm, body, _ := strings.Cut(rest, "\n---\n\n")
+		var back map[string]any
+		if err := yaml.Unmarshal([]byte(fm), &back); err != nil {
+			t.Fatalf("%s: %v\n%s", c.path, err, content)
+		}
+		tools := ""
+		if back["tools"] != nil {
+			tools = fmt.Sprint(back["tools"])
+		}
+		if back["name"] != "tester" || back["description"] != desc || back["model"] != "inherit" || tools != c.tools || body != prompt {
+			t.Errorf("%s read back as %v, body %q", c.path, back, body)
+		}
+		if c.backend == "gemini" && back["kind"] != "local" {
+			t.Errorf("gemini kind = %v", back["kind"])
+		}
 	}
 }

@@ -139,6 +139,9 @@ const (
 	FormatCursorMDC = "mdc"      // <dir>/<name>.mdc with description/alwaysApply frontmatter
 	FormatMarkdown  = "markdown" // <dir>/<name>.md, plain
 	FormatClaudeSub = "claude"   // <dir>/<name>.md with Claude Code sub-agent frontmatter
+	FormatCodexSub  = "codex"    // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
+	FormatGeminiSub = "gemini"   // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
+	FormatCursorSub = "cursor"   // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
 )
 
 // DirLayout places one file (or directory) per component under Dir.

@@ -233,3 +233,47 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestSubAgentsE2E: a template listed in subAgents becomes a Codex custom
+// agent (.codex/agents/<n>.toml), a Gemini CLI sub-agent
+// (.gemini/agents/<n>.md) and a Cursor sub-agent (.cursor/agents/<n>.md).
+func TestSubAgentsE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+prompts: tests: content: "Write table tests for {{pkg}}."
+templates: {
+	tester: {backend: "codex", description: "Writes tests", prompts: ["tests"], vars: pkg: "./...", subAgent: model: "gpt-5-mini"}
+	codex: _lead & {backend: "codex"}
+	gemini: _lead & {backend: "gemini"}
+	cursor: _lead & {backend: "cursor-agent"}
+}
+_lead: subAgents: ["tester"]
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".codex/agents/mine.toml": "name = \"mine\"\n"},
+		with:    cfg(`codex: template: "codex", gemini: template: "gemini", cursor: {template: "cursor", workDir: "c"}`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			const prompt = "Write table tests for ./....\n"
+			var cx struct {
+				Name, Description, Model string
+				Instructions             string `toml:"developer_instructions"`
+			}
+			body := read(t, filepath.Join(dir, ".codex/agents/tester.toml"))
+			if err := toml.Unmarshal([]byte(body), &cx); err != nil {
+				t.Fatalf("%v\n%s", err, body)
+			}
+			if cx.Name != "tester" || cx.Description != "Writes tests" || cx.Model != "gpt-5-mini" || cx.Instructions != prompt {
+				t.Errorf("codex agent %+v:\n%s", cx, body)
+			}
+			for p, extra := range map[string]string{".gemini/agents/tester.md": "kind: local\n", "c/.cursor/agents/tester.md": ""} {
+				want := "---\nname: tester\ndescription: Writes tests\n" + extra + "model: gpt-5-mini\n---\n\n" + prompt
+				if got := read(t, filepath.Join(dir, p)); got != want {
+					t.Errorf("%s:\n%q\nwant\n%q", p, got, want)
+				}
+			}
+		},
+	})
+}
