@@ -56,6 +56,13 @@ func builtinBackends() map[string]schema.Backend {
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
+		"antigravity": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".agents/skills"),
+			Commands:     &schema.DirLayout{Dir: ".agents/skills", Format: schema.FormatSkillDir},
+			MCP:          &schema.MCPFile{Path: ".agents/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectAntigravity},
+			Settings:     &schema.SettingsFile{Path: ".agents/hooks.json", Format: schema.FormatJSON},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills"),

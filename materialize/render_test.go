@@ -523,8 +523,10 @@ func TestMCPDialects(t *testing.T) {
 	}{
 		{json(".mcp.json", "claude"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
 		{json(".mcp.json", "claude"), sse, `{"type":"sse","url":"https://x.example/sse"}`},
-		{json(".gemini/settings.json", "gemini"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"httpUrl":"https://x.example/mcp"}`},
-		{json(".gemini/settings.json", "gemini"), sse, `{"url":"https://x.example/sse"}`},
+		{json(".gemini/settings.json", "gemini"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
+		{json(".gemini/settings.json", "gemini"), sse, `{"type":"sse","url":"https://x.example/sse"}`},
+		{json(".agents/mcp_config.json", "antigravity"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"serverUrl":"https://x.example/mcp"}`},
+		{json(".agents/mcp_config.json", "antigravity"), schema.MCPServer{Command: "srv", Env: map[string]string{"T": "${T}"}}, `{"command":"srv","env":{"T":"${T}"}}`},
 		{json(".cursor/mcp.json", "cursor"), remote, `{"headers":{"X-Key":"${env:KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
 		{json("tool/mcp.json", ""), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
 		{&schema.MCPFile{Path: ".codex/config.toml", Format: "toml", Dialect: "codex"}, remote, `{"env_http_headers":{"X-Key":"KEY"},"http_headers":{"X-Plain":"v"},"url":"https://x.example/mcp"}`},

@@ -159,11 +159,13 @@ const (
 // Dialects of structured files: which tool's keys and entry shapes are
 // written (see #MCPFile and #PermissionsFile in schema/actant.cue).
 const (
-	DialectClaude  = "claude"  // Claude Code: .mcp.json entries; settings.json "permissions"
-	DialectCodex   = "codex"   // Codex config.toml: [mcp_servers.<name>]; sandbox_mode / approval_policy
-	DialectGemini  = "gemini"  // Gemini CLI settings.json: mcpServers; general.defaultApprovalMode
-	DialectCursor  = "cursor"  // Cursor mcp.json (MCP only)
-	DialectGeneric = "generic" // the common mcpServers shape (MCP only); the default
+	DialectClaude = "claude" // Claude Code: .mcp.json entries; settings.json "permissions"
+	DialectCodex  = "codex"  // Codex config.toml: [mcp_servers.<name>]; sandbox_mode / approval_policy
+	DialectGemini = "gemini" // Gemini CLI settings.json: mcpServers; general.defaultApprovalMode
+	DialectCursor = "cursor" // Cursor mcp.json (MCP only)
+	// DialectAntigravity: Antigravity .agents/mcp_config.json (MCP only; remote servers use serverUrl)
+	DialectAntigravity = "antigravity"
+	DialectGeneric     = "generic" // the common mcpServers shape (MCP only); the default
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

@@ -63,6 +63,7 @@ func (c *Config) Validate() Diagnostics {
 	for _, name := range localKeys(c.Templates) {
 		ds = append(ds, c.validateTemplate(name, c.Templates[name])...)
 	}
+	ds = append(ds, c.backendNotes()...)
 
 	for _, name := range sortedKeys(c.Agents) {
 		a := c.Agents[name]

@@ -277,3 +277,74 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestAntigravityE2E: the antigravity backend writes AGENTS.md, skills
+// and commands (as skills) in .agents/skills, MCP servers in
+// .agents/mcp_config.json (remote: serverUrl) and settings into
+// .agents/hooks.json; a gemini agent beside it gets its remote server as
+// url + type, and validate notes once that Gemini CLI's individual tier
+// is retired.
+func TestAntigravityE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+skills: pdf: dir: "skills/pdf"
+commands: review: {description: "Review the diff", content: "Review $ARGUMENTS"}
+mcpServers: {
+	fs: {command: "npx", args: ["-y", "server-filesystem", "."], env: TOKEN: "${TOKEN}"}
+	docs: {url: "https://docs.example/mcp", headers: "X-Team": "core"}
+}
+archetypes: tool: interactionModes: ["open"]
+templates: {
+	agy: {backend: "antigravity", skills: ["pdf"], commands: ["review"], mcpServers: ["fs", "docs"], settings: antigravity: hooks: Stop: [{command: "echo done"}]}
+	gem: {backend: "gemini", mcpServers: ["docs"]}
+	gem2: {backend: "gemini"}
+}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{"skills/pdf/SKILL.md": richSkillMD, "AGENTS.md": "# Mine\n", ".agents/mcp_config.json": "{\"mcpServers\": {\"mine\": {\"command\": \"x\"}}}\n"},
+		with:    cfg(`agy: template: "agy", gem: {template: "gem", workDir: "g"}`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			if n := strings.Count(r.Stderr, "Gemini CLI stopped serving individual accounts"); n != 1 {
+				t.Errorf("the Gemini CLI note appears %d times:\n%s", n, r.Stderr)
+			}
+			if got := read(t, filepath.Join(dir, ".agents/skills/pdf/SKILL.md")); got != wantSkillMD {
+				t.Errorf("skill:\n%s", got)
+			}
+			if got, want := read(t, filepath.Join(dir, ".agents/skills/review/SKILL.md")), "---\nname: review\ndescription: Review the diff\n---\n\nReview $ARGUMENTS\n"; got != want {
+				t.Errorf("command as skill:\n%q\nwant %q", got, want)
+			}
+			if !strings.Contains(read(t, filepath.Join(dir, "AGENTS.md")), "<!-- BEGIN actctl agent=agy -->") {
+				t.Errorf("AGENTS.md has no block")
+			}
+			var m struct {
+				MCPServers map[string]map[string]any `json:"mcpServers"`
+			}
+			body := read(t, filepath.Join(dir, ".agents/mcp_config.json"))
+			if err := json.Unmarshal([]byte(body), &m); err != nil {
+				t.Fatalf("%v\n%s", err, body)
+			}
+			if m.MCPServers["docs"]["serverUrl"] != "https://docs.example/mcp" || m.MCPServers["docs"]["url"] != nil || m.MCPServers["fs"]["command"] != "npx" || m.MCPServers["mine"] == nil {
+				t.Errorf("mcp_config.json:\n%s", body)
+			}
+			var h struct {
+				Hooks map[string][]map[string]string
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".agents/hooks.json"))), &h); err != nil || h.Hooks["Stop"][0]["command"] != "echo done" {
+				t.Errorf("hooks.json: %v %+v", err, h)
+			}
+			var g struct {
+				MCPServers map[string]map[string]any `json:"mcpServers"`
+			}
+			body = read(t, filepath.Join(dir, "g/.gemini/settings.json"))
+			if err := json.Unmarshal([]byte(body), &g); err != nil {
+				t.Fatal(err)
+			}
+			if d := g.MCPServers["docs"]; d["url"] != "https://docs.example/mcp" || d["type"] != "http" || d["httpUrl"] != nil {
+				t.Errorf("gemini remote server:\n%s", body)
+			}
+		},
+	})
+}
