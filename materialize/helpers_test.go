@@ -55,6 +55,8 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
+			Permissions:  &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
+			Settings:     &schema.SettingsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON},
 		}},
 		"antigravity": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},

@@ -346,7 +346,7 @@ func TestPresetMapping(t *testing.T) {
 	if _, _, err := permissionKeys(schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
 		t.Error("unknown preset accepted")
 	}
-	if _, _, err := permissionKeys("cursor", schema.Permissions{Preset: "standard"}); err == nil {
+	if _, _, err := permissionKeys("vim", schema.Permissions{Preset: "standard"}); err == nil {
 		t.Error("unknown dialect accepted")
 	}
 	// Rules that codex and gemini cannot express are warned about, not
@@ -1243,6 +1243,46 @@ func TestSubAgentFiles(t *testing.T) {
 		}
 		if c.backend == "gemini" && back["kind"] != "local" {
 			t.Errorf("gemini kind = %v", back["kind"])
+		}
+	}
+}
+
+// TestCursorPermissions: presets and modes as Cursor CLI allow/deny
+// tokens; explicit rules in Cursor's form kept, Edit() as Write(), others
+// warned about.
+func TestCursorPermissions(t *testing.T) {
+	cases := []struct {
+		perm        schema.Permissions
+		allow, deny string
+		warn        string
+	}{
+		{schema.Permissions{Preset: "readonly"}, `["Read(**)"]`, `["Write(**)"]`, ""},
+		{schema.Permissions{Preset: "restricted"}, `["Read(**)"]`, "", ""},
+		{schema.Permissions{Preset: "standard"}, `["Read(**)","Write(**)"]`, "", ""},
+		{schema.Permissions{Preset: "permissive"}, `["Read(**)","Write(**)","Shell(*)","WebFetch(*)","Mcp(*:*)"]`, "", ""},
+		{schema.Permissions{DefaultMode: "dontAsk"}, `["Read(**)"]`, `["Write(**)","Shell(*)"]`, "no Cursor CLI equivalent"},
+		{schema.Permissions{DefaultMode: "auto"}, `["Read(**)","Write(**)"]`, "", "no Cursor CLI equivalent"},
+		{schema.Permissions{Allow: []string{"Shell(git)", "Edit(src/**)", "Read(**)"}, Deny: []string{"Read(.env*)", "Bash(rm:*)"}},
+			`["Read(**)","Shell(git)","Write(src/**)"]`, `["Read(.env*)"]`, `permission rule "Bash(rm:*)" has no Cursor CLI form`},
+		{schema.Permissions{Ask: []string{"Shell(git)"}}, `["Read(**)"]`, "", "ask rules cannot be expressed for Cursor CLI"},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(schema.DialectCursor, c.perm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := Entry{Keys: keys}
+		if got := string(e.Lookup("permissions", "allow")); got != c.allow {
+			t.Errorf("%+v: allow %s, want %s", c.perm, got, c.allow)
+		}
+		if got := string(e.Lookup("permissions", "deny")); got != c.deny {
+			t.Errorf("%+v: deny %s, want %s", c.perm, got, c.deny)
+		}
+		if c.warn != "" && !strings.Contains(strings.Join(warns, "\n"), c.warn) {
+			t.Errorf("%+v: warnings %q lack %q", c.perm, warns, c.warn)
+		}
+		if c.warn == "" && len(warns) > 0 {
+			t.Errorf("%+v: unexpected warnings %q", c.perm, warns)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -344,6 +345,49 @@ agents: {` + agents + `}
 			}
 			if d := g.MCPServers["docs"]; d["url"] != "https://docs.example/mcp" || d["type"] != "http" || d["httpUrl"] != nil {
 				t.Errorf("gemini remote server:\n%s", body)
+			}
+		},
+	})
+}
+
+// TestCursorCLIPermissionsE2E: cursor-agent's permission preset becomes
+// Cursor CLI allow/deny tokens in .cursor/cli.json, beside the user's own
+// deny list; cursor (the IDE) writes no cli.json.
+func TestCursorCLIPermissionsE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+archetypes: tool: interactionModes: ["open"]
+templates: {
+	cli: {backend: "cursor-agent", permissions: "restricted"}
+	cli2: {backend: "cursor-agent", permissions: "permissive"}
+	ide: {backend: "cursor", permissions: "permissive"}
+}
+agents: {` + agents + `}
+`
+	}
+	const user = "{\n  \"permissions\": {\n    \"deny\": [\"Shell(rm)\"]\n  }\n}\n"
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".cursor/cli.json": user},
+		with:    cfg(`cli: template: "cli", cli2: {template: "cli2", workDir: "b"}, ide: {template: "ide", workDir: "i"}`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			for p, want := range map[string][2][]string{
+				".cursor/cli.json":   {{"Read(**)"}, {"Shell(rm)"}},
+				"b/.cursor/cli.json": {{"Read(**)", "Write(**)", "Shell(*)", "WebFetch(*)", "Mcp(*:*)"}, nil},
+			} {
+				var c struct {
+					Permissions struct{ Allow, Deny []string }
+				}
+				body := read(t, filepath.Join(dir, p))
+				if err := json.Unmarshal([]byte(body), &c); err != nil {
+					t.Fatalf("%s: %v\n%s", p, err, body)
+				}
+				if !reflect.DeepEqual(c.Permissions.Allow, want[0]) || !reflect.DeepEqual(c.Permissions.Deny, want[1]) {
+					t.Errorf("%s:\n%s", p, body)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "i/.cursor/cli.json")); !os.IsNotExist(err) {
+				t.Errorf("cursor (IDE) wrote cli.json: %v", err)
 			}
 		},
 	})
