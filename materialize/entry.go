@@ -75,6 +75,11 @@ type Target struct {
 	// Warnings are non-fatal notes (e.g. a permission preset the backend
 	// cannot express).
 	Warnings []string `json:"warnings,omitempty"`
+	// TrustPaths and TrustNote are the backend's trust gate (schema.Trust)
+	// with {dir} filled: after writing an entry under one of the paths,
+	// apply says the note.
+	TrustPaths []string `json:"trustPaths,omitempty"`
+	TrustNote  string   `json:"trustNote,omitempty"`
 }
 
 // Find returns the target's entry at the slash-separated path, or nil.

@@ -146,6 +146,9 @@ func (rd *renderer) target() *Target {
 		Entries:  make([]Entry, len(paths)),
 		Warnings: rd.warns,
 	}
+	if tr := rd.r.Backend.Trust; tr != nil {
+		t.TrustPaths, t.TrustNote = tr.Paths, strings.ReplaceAll(tr.Note, "{dir}", rd.r.Dir)
+	}
 	for i, p := range paths {
 		e := rd.slots[rd.byPath[p]].e
 		if e.Mode == ModeKeys {

@@ -91,6 +91,16 @@ type Backend struct {
 	Open        *Command `json:"open,omitempty"`
 	Install     string   `json:"install,omitempty"`
 	Files       Files    `json:"files"`
+	// Trust is the backend's trust gate, if any.
+	Trust *Trust `json:"trust,omitempty"`
+}
+
+// Trust is a trust gate: the tool reads files under Paths (prefixes
+// relative to the workspace) only in a trusted project; Note says what the
+// user must do, with {dir} standing for the agent's workspace directory.
+type Trust struct {
+	Paths []string `json:"paths"`
+	Note  string   `json:"note"`
 }
 
 // HasMode reports whether the backend supports mode m.

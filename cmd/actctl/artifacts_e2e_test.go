@@ -392,3 +392,46 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestTrustNotesE2E: after writing a project file that codex, gemini or
+// pi reads only in a trusted project, apply says once what to do, naming
+// the directory; a re-apply that writes nothing says nothing; nothing
+// outside the workspace is touched.
+func TestTrustNotesE2E(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, `package actant
+mcpServers: fs: {command: "npx", args: ["server-filesystem"]}
+commands: hi: content: "Say hi"
+templates: {
+	cx: {backend: "codex", mcpServers: ["fs"]}
+	gm: {backend: "gemini", mcpServers: ["fs"]}
+	pi: {backend: "pi", commands: ["hi"]}
+	cl: {backend: "claude-code", mcpServers: ["fs"]}
+}
+agents: {cx: template: "cx", cx2: {template: "cx", workDir: "sub"}, gm: template: "gm", pi: template: "pi", cl: template: "cl"}
+`)
+	fakeHome := t.TempDir()
+	r := actctlEnv(t, dir, home, []string{"HOME=" + fakeHome}, "apply")
+	if r.Code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{
+		"actctl: note: Codex reads " + dir + "/.codex/ (config.toml, agents) only in a trusted project",
+		"[projects.\"" + filepath.Join(dir, "sub") + "\"]\n  trust_level = \"trusted\"",
+		"actctl: note: With folder trust on (security.folderTrust.enabled), Gemini CLI ignores " + dir + "/.gemini/",
+		"actctl: note: Pi loads the project skills and prompt templates in " + dir + "/.pi/",
+	} {
+		if strings.Count(r.Stderr, want) != 1 {
+			t.Errorf("stderr has %d times %q:\n%s", strings.Count(r.Stderr, want), want, r.Stderr)
+		}
+	}
+	if n := strings.Count(r.Stderr, "actctl: note:"); n != 4 {
+		t.Errorf("%d notes, want 4 (one per gated workspace):\n%s", n, r.Stderr)
+	}
+	if files := listFiles(t, fakeHome); len(files) != 0 {
+		t.Errorf("files written in the home directory: %v", files)
+	}
+	if r := actctlEnv(t, dir, home, []string{"HOME=" + fakeHome}, "apply"); r.Code != 0 || strings.Contains(r.Stderr, "actctl: note:") {
+		t.Errorf("re-apply: exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
+}
