@@ -77,6 +77,7 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 	}
 	for n, t := range c.Templates {
 		t.Skills, t.Prompts, t.MCPServers, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.MCPServers), qs(t.SubAgents)
+		t.Commands = qs(t.Commands)
 		if !strings.Contains(t.Backend, "@") {
 			if _, local := cfg.Backends[t.Backend]; !local {
 				t.Backend = key(t.Backend)
@@ -127,6 +128,7 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		ds = append(ds, cfg.Diag(path, "%s", msg))
 	}
 	skills, prompts, mcps, templates, backends := sortedKeys(cfg.Skills), sortedKeys(cfg.Prompts), sortedKeys(cfg.MCPServers), sortedKeys(cfg.Templates), sortedKeys(cfg.Backends)
+	commands := sortedKeys(cfg.Commands)
 	for _, name := range sortedKeys(cfg.Agents) {
 		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
 	}
@@ -145,6 +147,9 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		}
 		for i, r := range t.MCPServers {
 			check(idx("mcpServers", i), "MCP server", r, mcps, hub)
+		}
+		for i, r := range t.Commands {
+			check(idx("commands", i), "command", r, commands, hub)
 		}
 		for i, r := range t.SubAgents {
 			check(idx("subAgents", i), "template", r, templates, hub)
