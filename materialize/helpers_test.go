@@ -125,7 +125,7 @@ func sampleConfig(backend, archetype string) *schema.Config {
 				Skills: []string{"code-review", "hub@git-flow"}, Prompts: []string{"role", "style"},
 				MCPServers: []string{"github", "fs"}, SubAgents: []string{"tester"}, Commands: []string{"fix-issue", "hub@lint"},
 				Settings: map[string]map[string]any{backend: {"model": "m-1", "env": map[string]any{"TRACE": "1"}}},
-				Vars: map[string]string{"repo": "acme/api", "language": "Go", "tone": "neutral"}},
+				Vars:     map[string]string{"repo": "acme/api", "language": "Go", "tone": "neutral"}},
 			"tester": {Version: "0.1.0", Description: "Writes tests", Backend: backend, Archetype: archetype,
 				Prompts: []string{"style"}, Vars: map[string]string{"tone": "terse"}},
 		},
