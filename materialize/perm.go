@@ -146,7 +146,7 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		}
 		return []Key{key(g.mode, "general", "defaultApprovalMode")}, warns, nil
 	case schema.DialectCursor:
-		keys, warns := cursorPermissions(mode, permRules{p.Allow, p.Deny, p.Ask, p.AdditionalDirectories})
+		keys, warns := cursorPermissions(mode, p)
 		return keys, warns, nil
 	}
 	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor)

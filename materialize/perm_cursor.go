@@ -3,6 +3,8 @@ package materialize
 import (
 	"fmt"
 	"strings"
+
+	"github.com/actctl/actctl/schema"
 )
 
 // Cursor CLI permission tokens (cursor.com/docs/cli/reference/permissions):
@@ -38,7 +40,7 @@ var cursorByMode = map[string]struct {
 // Claude Code's Edit(x) becomes Write(x); other rules (Bash(...) matches
 // whole commands, Cursor only their first word) and ask rules are warned
 // about and left out.
-func cursorPermissions(mode string, p permRules) ([]Key, []string) {
+func cursorPermissions(mode string, p schema.Permissions) ([]Key, []string) {
 	if mode == "" {
 		mode = claudeDefault
 	}
@@ -63,9 +65,6 @@ func cursorPermissions(mode string, p permRules) ([]Key, []string) {
 	}
 	return keys, warns
 }
-
-// permRules are the explicit parts of schema.Permissions.
-type permRules struct{ Allow, Deny, Ask, AdditionalDirectories []string }
 
 var cursorTypes = []string{"Shell(", "Read(", "Write(", "WebFetch(", "Mcp("}
 
