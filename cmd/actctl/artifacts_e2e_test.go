@@ -296,7 +296,7 @@ mcpServers: {
 }
 archetypes: tool: interactionModes: ["open"]
 templates: {
-	agy: {backend: "antigravity", skills: ["pdf"], commands: ["review"], mcpServers: ["fs", "docs"], settings: antigravity: hooks: Stop: [{command: "echo done"}]}
+	agy: {backend: "antigravity", skills: ["pdf"], commands: ["review"], mcpServers: ["fs", "docs"], settings: antigravity: team: Stop: [{command: "echo done"}]}
 	gem: {backend: "gemini", mcpServers: ["docs"]}
 	gem2: {backend: "gemini"}
 }
@@ -330,10 +330,8 @@ agents: {` + agents + `}
 			if m.MCPServers["docs"]["serverUrl"] != "https://docs.example/mcp" || m.MCPServers["docs"]["url"] != nil || m.MCPServers["fs"]["command"] != "npx" || m.MCPServers["mine"] == nil {
 				t.Errorf("mcp_config.json:\n%s", body)
 			}
-			var h struct {
-				Hooks map[string][]map[string]string
-			}
-			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".agents/hooks.json"))), &h); err != nil || h.Hooks["Stop"][0]["command"] != "echo done" {
+			var h map[string]map[string][]map[string]string
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".agents/hooks.json"))), &h); err != nil || h["team"]["Stop"][0]["command"] != "echo done" {
 				t.Errorf("hooks.json: %v %+v", err, h)
 			}
 			var g struct {
