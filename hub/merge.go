@@ -77,6 +77,7 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 	}
 	for n, t := range c.Templates {
 		t.Skills, t.Prompts, t.MCPServers, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.MCPServers), qs(t.SubAgents)
+		t.Commands = qs(t.Commands)
 		if !strings.Contains(t.Backend, "@") {
 			if _, local := cfg.Backends[t.Backend]; !local {
 				t.Backend = key(t.Backend)
@@ -89,7 +90,7 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 }
 
 func isZeroFiles(f schema.Files) bool {
-	return len(f.Instructions) == 0 && f.Skills == nil && f.SubAgents == nil && f.Prompts == nil && f.MCP == nil && f.Permissions == nil
+	return len(f.Instructions) == 0 && f.Skills == nil && f.SubAgents == nil && f.Prompts == nil && f.Commands == nil && f.MCP == nil && f.Permissions == nil
 }
 
 // CheckRefs validates every hub reference in cfg once sources are merged:
@@ -132,6 +133,7 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 			ds = append(ds, cfg.CheckBackend(name)...)
 		}
 	}
+	commands := sortedKeys(cfg.Commands)
 	for _, name := range sortedKeys(cfg.Agents) {
 		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
 	}
@@ -150,6 +152,9 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		}
 		for i, r := range t.MCPServers {
 			check(idx("mcpServers", i), "MCP server", r, mcps, hub)
+		}
+		for i, r := range t.Commands {
+			check(idx("commands", i), "command", r, commands, hub)
 		}
 		for i, r := range t.SubAgents {
 			check(idx("subAgents", i), "template", r, templates, hub)

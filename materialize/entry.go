@@ -4,9 +4,10 @@
 //
 // Rendering is driven by the backend's schema.Files layout, never by the
 // backend's name, so a backend defined entirely in CUE renders like a
-// built-in one. The only tool knowledge in code is the small table of MCP
-// dialects (mcp.go) and permission dialects (perm.go); docs/formats.md
-// lists every native format with its source.
+// built-in one. The only tool knowledge in code is the small tables of
+// MCP dialects (mcp.go), permission dialects (perm.go, perm_cursor.go),
+// command formats (commands.go) and sub-agent formats (subagents.go);
+// docs/formats.md lists every native format with its source.
 //
 // Entry.Content and Key.Value may share memory between agents and with the
 // config (identical skill files are rendered once per RenderAll): treat
@@ -75,6 +76,11 @@ type Target struct {
 	// Warnings are non-fatal notes (e.g. a permission preset the backend
 	// cannot express).
 	Warnings []string `json:"warnings,omitempty"`
+	// TrustPaths and TrustNote are the backend's trust gate (schema.Trust)
+	// with {dir} filled: after writing an entry under one of the paths,
+	// apply says the note.
+	TrustPaths []string `json:"trustPaths,omitempty"`
+	TrustNote  string   `json:"trustNote,omitempty"`
 }
 
 // Find returns the target's entry at the slash-separated path, or nil.

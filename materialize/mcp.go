@@ -23,9 +23,15 @@ const (
 	// command, args, env, url and headers itself (code.claude.com/docs/en/mcp).
 	dialectClaude mcpDialect = schema.DialectClaude
 	// dialectGemini: Gemini CLI settings.json — stdio {command,args,env};
-	// streamable HTTP {httpUrl, headers}; SSE {url, headers}; it expands
-	// $VAR and ${VAR} in settings values (geminicli.com/docs/tools/mcp-server).
+	// remote {url, type: "http"|"sse", headers} (httpUrl is deprecated in
+	// favour of url + type: gemini-cli packages/core/src/config/config.ts);
+	// it expands $VAR and ${VAR} in settings values
+	// (geminicli.com/docs/tools/mcp-server).
 	dialectGemini mcpDialect = schema.DialectGemini
+	// dialectAntigravity: Antigravity .agents/mcp_config.json — stdio
+	// {command,args,env}; remote {serverUrl, headers}. Whether it expands
+	// ${VAR} is not documented: values are written as given, with a warning.
+	dialectAntigravity mcpDialect = schema.DialectAntigravity
 	// dialectGeneric: the common "mcpServers" shape (Claude Desktop and
 	// most clients) — stdio {command,args,env}; remote {url, headers}.
 	dialectGeneric mcpDialect = schema.DialectGeneric
@@ -54,9 +60,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -137,12 +143,32 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 		return nil, nil, fmt.Errorf("mcp server %q: both command and url are set", name)
 	case s.Command != "":
 		v, warns := stdioValue(d, name, s)
-		return v, warns, nil
+		return v, append(warns, unexpanded(d, name, s)...), nil
 	case s.URL != "":
 		v, warns := remoteValue(d, name, s)
-		return v, warns, nil
+		return v, append(warns, unexpanded(d, name, s)...), nil
 	}
 	return nil, nil, fmt.Errorf("mcp server %q: neither command nor url is set", name)
+}
+
+// unexpanded warns when a dialect whose tool is not known to expand
+// ${VAR} gets one (Antigravity: docs/formats.md).
+func unexpanded(d mcpDialect, name string, s schema.MCPServer) []string {
+	if d != dialectAntigravity {
+		return nil
+	}
+	vals := append([]string{s.Command, s.URL}, s.Args...)
+	for _, m := range []map[string]string{s.Env, s.Headers} {
+		for _, k := range sortedKeys(m) {
+			vals = append(vals, m[k])
+		}
+	}
+	for _, v := range vals {
+		if strings.Contains(v, "${") {
+			return []string{fmt.Sprintf("mcp server %q: Antigravity does not document ${VAR} expansion in mcp_config.json; %q is written as is", name, v)}
+		}
+	}
+	return nil
 }
 
 // stdioValue is a local server: {command, args, env} in every dialect,
@@ -194,11 +220,12 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 		}
 		v["url"] = s.URL
 	case dialectGemini:
+		v["url"], v["type"] = s.URL, "http"
 		if sse {
-			v["url"] = s.URL
-		} else {
-			v["httpUrl"] = s.URL
+			v["type"] = "sse"
 		}
+	case dialectAntigravity:
+		v["serverUrl"] = s.URL
 	case dialectCodex:
 		if sse {
 			warns = append(warns, fmt.Sprintf("mcp server %q: codex supports streamable HTTP only; an SSE endpoint will not connect", name))

@@ -92,7 +92,7 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	if f.Dialect == schema.DialectCodex {
 		want = schema.FormatTOML
 	}
-	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini) {
+	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor) {
 		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
 	}
 	return nil
@@ -145,8 +145,11 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 			warns = append(warns, fmt.Sprintf("permission mode %s has no Gemini CLI setting (YOLO only from its command line); approximated by general.defaultApprovalMode %q", mode, g.mode))
 		}
 		return []Key{key(g.mode, "general", "defaultApprovalMode")}, warns, nil
+	case schema.DialectCursor:
+		keys, warns := cursorPermissions(mode, p)
+		return keys, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor)
 }
 
 // untranslated warns about the parts of p that only Claude Code's

@@ -117,7 +117,7 @@ func (rd *renderer) render() error {
 	}
 	files := r.Backend.Files
 	steps := []func(schema.Files) error{
-		rd.instructions, rd.skills, rd.subAgents, rd.promptFiles, rd.mcp, rd.permissions,
+		rd.instructions, rd.skills, rd.subAgents, rd.promptFiles, rd.commands, rd.mcp, rd.permissions, rd.settings,
 	}
 	for _, step := range steps {
 		if err := step(files); err != nil {
@@ -145,6 +145,9 @@ func (rd *renderer) target() *Target {
 		Conflict: rd.r.Conflict,
 		Entries:  make([]Entry, len(paths)),
 		Warnings: rd.warns,
+	}
+	if tr := rd.r.Backend.Trust; tr != nil {
+		t.TrustPaths, t.TrustNote = tr.Paths, strings.ReplaceAll(tr.Note, "{dir}", rd.r.Dir)
 	}
 	for i, p := range paths {
 		e := rd.slots[rd.byPath[p]].e
@@ -407,7 +410,7 @@ func (rd *renderer) skills(f schema.Files) error {
 			continue
 		}
 		if f.Skills.Format != schema.FormatSkillDir {
-			rd.warn("skill %q: format %s has no place for the skill's %d extra file(s); they are not rendered", ref, f.Skills.Format, len(in.rels))
+			rd.warn("skill %q: format %s has no place for the skill's %d extra file(s); they are not rendered (format \"skill\" keeps them)", ref, f.Skills.Format, len(in.rels))
 			continue
 		}
 		if in.relErr != nil {
@@ -479,80 +482,6 @@ func ensureNL(s string) string {
 		return s
 	}
 	return s + "\n"
-}
-
-// --- sub-agents ----------------------------------------------------------
-
-func (rd *renderer) subAgents(f schema.Files) error {
-	r := rd.r
-	if len(r.Template.SubAgents) == 0 {
-		return nil
-	}
-	if f.SubAgents == nil {
-		rd.warn("backend %q has no sub-agents layout: sub-agents %s of template %q are not rendered", r.BackendName, strings.Join(r.Template.SubAgents, ", "), r.TemplateName)
-		return nil
-	}
-	if f.SubAgents.Format != schema.FormatClaudeSub {
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude)", r.BackendName, f.SubAgents.Format)
-	}
-	for _, ref := range r.Template.SubAgents {
-		t, ok := rd.cfg.Templates[ref]
-		if !ok {
-			return fmt.Errorf("sub-agent template %q is not declared", ref)
-		}
-		name := diskName(ref)
-		origin := fmt.Sprintf("sub-agent %q", ref)
-		if !validSkillName(name) {
-			rd.warn("sub-agent %q: name %q should be lowercase letters, digits and hyphens for Claude Code", ref, name)
-		}
-		// The sub-template's own vars, overridden by the agent's: the
-		// agent is what the user configured last.
-		vars := make(map[string]string, len(t.Vars)+len(r.Vars))
-		for k, v := range t.Vars {
-			vars[k] = v
-		}
-		for k, v := range r.Vars {
-			vars[k] = v
-		}
-		var parts []string
-		for _, pref := range t.Prompts {
-			p, ok := rd.cfg.Prompts[pref]
-			if !ok {
-				return fmt.Errorf("%s: prompt %q is not declared", origin, pref)
-			}
-			parts = append(parts, rd.fill(fmt.Sprintf("%s prompt %q", origin, pref), p.Content, vars))
-		}
-		desc := t.Description
-		if strings.TrimSpace(desc) == "" {
-			desc = "Sub-agent " + name
-		}
-		md := frontmatter.Lines(subAgentFields(name, desc, t.SubAgent), joinParagraphs(parts...))
-		if err := rd.addFile(joinRel(f.SubAgents.Dir, name+".md"), md, origin); err != nil {
-			return err
-		}
-		if len(t.Skills)+len(t.MCPServers)+len(t.SubAgents) > 0 {
-			rd.warn("%s: its skills, MCP servers and sub-agents are not rendered; only its description and prompts are", origin)
-		}
-	}
-	return nil
-}
-
-// subAgentFields is a Claude Code sub-agent's frontmatter
-// (code.claude.com/docs/en/sub-agents): name, description, then the
-// template's subAgent tools (comma-separated; omitted: the sub-agent
-// inherits every tool of the session) and model.
-func subAgentFields(name, desc string, sa *schema.SubAgent) []frontmatter.Line {
-	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(name)}, {Key: "description", Value: frontmatter.Scalar(desc)}}
-	if sa == nil {
-		return fields
-	}
-	if len(sa.Tools) > 0 {
-		fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(sa.Tools, ", "))})
-	}
-	if sa.Model != "" {
-		fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(sa.Model)})
-	}
-	return fields
 }
 
 // --- prompt files ----------------------------------------------------------

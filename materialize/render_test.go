@@ -3,6 +3,7 @@ package materialize
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"sort"
@@ -12,6 +13,8 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	cueyaml "cuelang.org/go/encoding/yaml"
+	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -67,6 +70,7 @@ func TestBuiltinLayouts(t *testing.T) {
 			".claude/skills/code-review/references/checklist.md": ModeFile,
 			".claude/skills/git-flow/SKILL.md":                   ModeFile,
 			".claude/agents/tester.md":                           ModeFile,
+			".claude/commands/fix-issue.md":                      ModeFile,
 			".mcp.json":                                          ModeKeys,
 			".claude/settings.json":                              ModeKeys,
 			".gitignore":                                         ModeBlock,
@@ -76,29 +80,35 @@ func TestBuiltinLayouts(t *testing.T) {
 			".agents/skills/code-review/SKILL.md": ModeFile,
 			".agents/skills/git-flow/SKILL.md":    ModeFile,
 			".codex/config.toml":                  ModeKeys,
-		}, nil, []string{"no sub-agents layout"}},
+			".codex/agents/tester.toml":           ModeFile,
+		}, nil, []string{`backend "codex" has no commands layout`}},
 		{"gemini", want{
 			"GEMINI.md":                           ModeBlock,
 			".gemini/skills/code-review/SKILL.md": ModeFile,
 			".gemini/settings.json":               ModeKeys,
-		}, nil, []string{"no sub-agents layout"}},
-		{"cursor", want{
-			"AGENTS.md":                     ModeBlock,
-			".cursor/rules/code-review.mdc": ModeFile,
-			".cursor/rules/git-flow.mdc":    ModeFile,
-			".cursor/mcp.json":              ModeKeys,
-		}, nil, []string{"extra file(s)", `cannot be expressed for backend "cursor"`}},
-		{"cursor-agent", want{
-			"AGENTS.md":                     ModeBlock,
-			".cursor/rules/code-review.mdc": ModeFile,
-			".cursor/mcp.json":              ModeKeys,
+			".gemini/commands/fix-issue.toml":     ModeFile,
+			".gemini/agents/tester.md":            ModeFile,
 		}, nil, nil},
+		{"cursor", want{
+			"AGENTS.md":                           ModeBlock,
+			".cursor/skills/code-review/SKILL.md": ModeFile,
+			".cursor/skills/code-review/references/checklist.md": ModeFile,
+			".cursor/skills/code-review/scripts/lint.sh":         ModeFile,
+			".cursor/skills/git-flow/SKILL.md":                   ModeFile,
+			".cursor/mcp.json":                                   ModeKeys,
+		}, []string{".cursor/rules/code-review.mdc"}, []string{`cannot be expressed for backend "cursor"`}},
+		{"cursor-agent", want{
+			"AGENTS.md":                           ModeBlock,
+			".cursor/skills/code-review/SKILL.md": ModeFile,
+			".cursor/skills/code-review/references/checklist.md": ModeFile,
+			".cursor/mcp.json": ModeKeys,
+		}, []string{".cursor/rules/code-review.mdc"}, nil},
 		{"pi", want{
 			"AGENTS.md":                       ModeBlock,
 			".pi/skills/code-review/SKILL.md": ModeFile,
-			".pi/prompts/role.md":             ModeFile,
-			".pi/prompts/style.md":            ModeFile,
-		}, nil, []string{"no MCP layout", `cannot be expressed for backend "pi"`}},
+			".pi/prompts/fix-issue.md":        ModeFile,
+			".pi/prompts/lint.md":             ModeFile,
+		}, []string{".pi/prompts/role.md"}, []string{"no MCP layout", `cannot be expressed for backend "pi"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.backend, func(t *testing.T) {
@@ -336,7 +346,7 @@ func TestPresetMapping(t *testing.T) {
 	if _, _, err := permissionKeys(schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
 		t.Error("unknown preset accepted")
 	}
-	if _, _, err := permissionKeys("cursor", schema.Permissions{Preset: "standard"}); err == nil {
+	if _, _, err := permissionKeys("vim", schema.Permissions{Preset: "standard"}); err == nil {
 		t.Error("unknown dialect accepted")
 	}
 	// Rules that codex and gemini cannot express are warned about, not
@@ -513,8 +523,10 @@ func TestMCPDialects(t *testing.T) {
 	}{
 		{json(".mcp.json", "claude"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
 		{json(".mcp.json", "claude"), sse, `{"type":"sse","url":"https://x.example/sse"}`},
-		{json(".gemini/settings.json", "gemini"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"httpUrl":"https://x.example/mcp"}`},
-		{json(".gemini/settings.json", "gemini"), sse, `{"url":"https://x.example/sse"}`},
+		{json(".gemini/settings.json", "gemini"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"type":"http","url":"https://x.example/mcp"}`},
+		{json(".gemini/settings.json", "gemini"), sse, `{"type":"sse","url":"https://x.example/sse"}`},
+		{json(".agents/mcp_config.json", "antigravity"), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"serverUrl":"https://x.example/mcp"}`},
+		{json(".agents/mcp_config.json", "antigravity"), schema.MCPServer{Command: "srv", Env: map[string]string{"T": "${T}"}}, `{"command":"srv","env":{"T":"${T}"}}`},
 		{json(".cursor/mcp.json", "cursor"), remote, `{"headers":{"X-Key":"${env:KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
 		{json("tool/mcp.json", ""), remote, `{"headers":{"X-Key":"${KEY}","X-Plain":"v"},"url":"https://x.example/mcp"}`},
 		{&schema.MCPFile{Path: ".codex/config.toml", Format: "toml", Dialect: "codex"}, remote, `{"env_http_headers":{"X-Key":"KEY"},"http_headers":{"X-Plain":"v"},"url":"https://x.example/mcp"}`},
@@ -587,6 +599,30 @@ func TestFrontmatterIsValidYAML(t *testing.T) {
 		if fm["alwaysApply"] != "false" {
 			t.Errorf("mdc alwaysApply = %q", fm["alwaysApply"])
 		}
+	}
+}
+
+// TestCursorRulesLayout: the .mdc rules layout stays available for
+// cursor; sibling files have no place there and are warned about, never
+// referenced by a file that is not written.
+func TestCursorRulesLayout(t *testing.T) {
+	cfg := sampleConfig("cursor", schema.ArchTool)
+	b := cfg.Backends["cursor"]
+	b.Files.Skills = &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC}
+	cfg.Backends["cursor"] = b
+	tg := render(t, cfg, "reviewer", Options{})
+	for _, p := range []string{".cursor/rules/code-review.mdc", ".cursor/rules/git-flow.mdc"} {
+		if e := tg.Find(p); e == nil || e.Mode != ModeFile {
+			t.Errorf("missing %s", p)
+		}
+	}
+	for _, e := range tg.Entries {
+		if strings.HasPrefix(e.Path, ".cursor/rules/") && !strings.HasSuffix(e.Path, ".mdc") {
+			t.Errorf("unexpected %s in the rules layout", e.Path)
+		}
+	}
+	if !hasWarning(tg, `skill "code-review": format mdc has no place for the skill's 2 extra file(s)`) {
+		t.Errorf("warnings: %q", tg.Warnings)
 	}
 }
 
@@ -667,6 +703,9 @@ func TestSkillFrontmatterKept(t *testing.T) {
 
 func TestWarnings(t *testing.T) {
 	cfg := sampleConfig("gemini", schema.ArchTool)
+	noSubs := cfg.Backends["gemini"]
+	noSubs.Files.SubAgents = nil
+	cfg.Backends["gemini"] = noSubs
 	cfg.Skills["Bad_Name"] = schema.Skill{Description: strings.Repeat("x", 1100), Content: "c"}
 	tp := cfg.Templates["reviewer"]
 	tp.Skills = append(tp.Skills, "Bad_Name")
@@ -864,7 +903,7 @@ func TestOwnershipNestedDirs(t *testing.T) {
 }
 
 func TestRenderAllWarningsArePositioned(t *testing.T) {
-	cfg := sampleConfig("gemini", schema.ArchTool)
+	cfg := sampleConfig("pi", schema.ArchTool)
 	_, diags := RenderAll(cfg, Options{})
 	if len(diags.Errors()) != 0 {
 		t.Fatal(diags.Errors())
@@ -1044,7 +1083,207 @@ func TestMCPServerNames(t *testing.T) {
 	if !hasWarning(gtg, `mcp server "my_srv": Gemini CLI's policy rules split`) {
 		t.Errorf("gemini warnings = %q", gtg.Warnings)
 	}
-	if k := gtg.Find(".gemini/settings.json").Keys; k[1].Path[1] != "my_srv" {
-		t.Errorf("gemini keys = %v", k)
+	if e := gtg.Find(".gemini/settings.json"); e.Lookup("mcpServers", "my_srv") == nil {
+		t.Errorf("gemini keys = %v", e.Keys)
+	}
+}
+
+// TestCommandFiles reads every commands format back: the prompt is the
+// command's content byte for byte (vars filled, the tool's own
+// placeholders untouched), the description is where each tool reads it.
+func TestCommandFiles(t *testing.T) {
+	wantPrompt := "Fix issue #$ARGUMENTS in acme/api.\nGemini form: {{args}}; positional: $1.\nQuote \"\"\" and a backslash \\ stay.\n"
+	const wantDesc = "Fix a GitHub issue: acme/api"
+	for _, c := range []struct {
+		backend, path string
+		read          func(t *testing.T, b []byte) (desc, prompt string)
+	}{
+		{"claude-code", ".claude/commands/fix-issue.md", readMarkdownCommand},
+		{"pi", ".pi/prompts/fix-issue.md", readMarkdownCommand},
+		{"cursor", ".cursor/commands/fix-issue.md", func(t *testing.T, b []byte) (string, string) { return wantDesc, string(b) }},
+		{"gemini", ".gemini/commands/fix-issue.toml", func(t *testing.T, b []byte) (string, string) {
+			var v struct{ Description, Prompt string }
+			if err := toml.Unmarshal(b, &v); err != nil {
+				t.Fatalf("%v\n%s", err, b)
+			}
+			return v.Description, v.Prompt
+		}},
+	} {
+		t.Run(c.backend, func(t *testing.T) {
+			tg := render(t, sampleConfig(c.backend, schema.ArchTool), "reviewer", Options{})
+			e := tg.Find(c.path)
+			if e == nil {
+				t.Fatalf("missing %s", c.path)
+			}
+			desc, prompt := c.read(t, e.Content)
+			if desc != wantDesc || prompt != wantPrompt {
+				t.Errorf("%s read back as description %q, prompt %q", c.path, desc, prompt)
+			}
+			if hasWarning(tg, "{{args}}") {
+				t.Errorf("a tool placeholder was warned about: %q", tg.Warnings)
+			}
+		})
+	}
+}
+
+func readMarkdownCommand(t *testing.T, b []byte) (string, string) {
+	fm := parseFrontmatter(t, b)
+	_, body, _ := strings.Cut(strings.TrimPrefix(string(b), "---\n"), "\n---\n\n")
+	return fm["description"], body
+}
+
+// TestCommandsAsSkills: a commands layout in the skill format writes a
+// user-invocable skill (Antigravity runs a skill as /name).
+func TestCommandsAsSkills(t *testing.T) {
+	cfg := sampleConfig("codex", schema.ArchTool)
+	b := cfg.Backends["codex"]
+	b.Files.Commands = &schema.DirLayout{Dir: ".agents/skills", Format: schema.FormatSkillDir}
+	cfg.Backends["codex"] = b
+	tg := render(t, cfg, "reviewer", Options{})
+	fm := parseFrontmatter(t, tg.Find(".agents/skills/fix-issue/SKILL.md").Content)
+	if fm["name"] != "fix-issue" || fm["description"] != "Fix a GitHub issue: acme/api" {
+		t.Errorf("frontmatter %v", fm)
+	}
+	if fm := parseFrontmatter(t, tg.Find(".agents/skills/lint/SKILL.md").Content); fm["description"] != "Run the linter." {
+		t.Errorf("lint: description falls back to the first line: %v", fm)
+	}
+}
+
+// TestSettingsKeys: native settings become one managed key per leaf in
+// the backend's settings file, beside its permission keys; a leaf the
+// permissions also set is an error naming both; null is refused for TOML.
+func TestSettingsKeys(t *testing.T) {
+	cfg := sampleConfig("claude-code", schema.ArchTool)
+	tp := cfg.Templates["reviewer"]
+	tp.Settings = map[string]map[string]any{
+		"claude-code": {"model": "opus", "env": map[string]any{"A": "1"}, "hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "say done"}}}}}, "empty": map[string]any{}},
+		"codex":       {"model": "o3"},
+	}
+	cfg.Templates["reviewer"] = tp
+	tg := render(t, cfg, "reviewer", Options{})
+	e := tg.Find(".claude/settings.json")
+	for k, want := range map[string]string{
+		"model":                      `"opus"`,
+		"env\x00A":                   `"1"`,
+		"hooks\x00Stop":              `[{"hooks":[{"command":"say done","type":"command"}]}]`,
+		"empty":                      `{}`,
+		"permissions\x00defaultMode": `"acceptEdits"`,
+	} {
+		if got := string(e.Lookup(strings.Split(k, "\x00")...)); got != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+	}
+	if len(e.Keys) != 5 {
+		t.Errorf("keys: %v (codex settings must not reach claude-code)", e.Keys)
+	}
+
+	tp.Settings = map[string]map[string]any{"claude-code": {"permissions": map[string]any{"defaultMode": "plan"}}}
+	cfg.Templates["reviewer"] = tp
+	r, _ := cfg.Resolve("reviewer")
+	if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), "permissions and settings both set key permissions.defaultMode") {
+		t.Errorf("collision: %v", err)
+	}
+
+	cfg = sampleConfig("codex", schema.ArchTool)
+	tp = cfg.Templates["reviewer"]
+	tp.Settings = map[string]map[string]any{"codex": {"profiles": map[string]any{"x": []any{"a", nil}}}}
+	cfg.Templates["reviewer"] = tp
+	r, _ = cfg.Resolve("reviewer")
+	if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), "profiles.x: TOML has no null") {
+		t.Errorf("null in TOML: %v", err)
+	}
+}
+
+// TestSubAgentFiles reads back the sub-agent file of every format.
+func TestSubAgentFiles(t *testing.T) {
+	sub := func(backend string) *Target {
+		cfg := sampleConfig(backend, schema.ArchTool)
+		tp := cfg.Templates["tester"]
+		tp.Description = `Writes "tests": fast`
+		tp.SubAgent = &schema.SubAgent{Tools: []string{"read_file", "grep_search"}, Model: "inherit"}
+		cfg.Templates["tester"] = tp
+		return render(t, cfg, "reviewer", Options{})
+	}
+	const desc, prompt = `Writes "tests": fast`, "Answer in friendly tone.\n"
+
+	var cx struct {
+		Name         string `toml:"name"`
+		Description  string `toml:"description"`
+		Model        *string
+		Instructions string `toml:"developer_instructions"`
+	}
+	tg := sub("codex")
+	if err := toml.Unmarshal(tg.Find(".codex/agents/tester.toml").Content, &cx); err != nil {
+		t.Fatal(err)
+	}
+	if cx.Name != "tester" || cx.Description != desc || cx.Instructions != prompt || cx.Model != nil {
+		t.Errorf("codex agent read back as %+v", cx)
+	}
+	if !hasWarning(tg, "Codex custom agents take no tool list") {
+		t.Errorf("codex warnings: %q", tg.Warnings)
+	}
+
+	for _, c := range []struct{ backend, path, tools string }{
+		{"gemini", ".gemini/agents/tester.md", "[read_file grep_search]"},
+		{"cursor", ".cursor/agents/tester.md", ""},
+		{"claude-code", ".claude/agents/tester.md", "read_file, grep_search"},
+	} {
+		content := sub(c.backend).Find(c.path).Content
+		rest := strings.TrimPrefix(string(content), "---\n")
+		fm, body, _ := strings.Cut(rest, "\n---\n\n")
+		var back map[string]any
+		if err := yaml.Unmarshal([]byte(fm), &back); err != nil {
+			t.Fatalf("%s: %v\n%s", c.path, err, content)
+		}
+		tools := ""
+		if back["tools"] != nil {
+			tools = fmt.Sprint(back["tools"])
+		}
+		if back["name"] != "tester" || back["description"] != desc || back["model"] != "inherit" || tools != c.tools || body != prompt {
+			t.Errorf("%s read back as %v, body %q", c.path, back, body)
+		}
+		if c.backend == "gemini" && back["kind"] != "local" {
+			t.Errorf("gemini kind = %v", back["kind"])
+		}
+	}
+}
+
+// TestCursorPermissions: presets and modes as Cursor CLI allow/deny
+// tokens; explicit rules in Cursor's form kept, Edit() as Write(), others
+// warned about.
+func TestCursorPermissions(t *testing.T) {
+	cases := []struct {
+		perm        schema.Permissions
+		allow, deny string
+		warn        string
+	}{
+		{schema.Permissions{Preset: "readonly"}, `["Read(**)"]`, `["Write(**)"]`, ""},
+		{schema.Permissions{Preset: "restricted"}, `["Read(**)"]`, "", ""},
+		{schema.Permissions{Preset: "standard"}, `["Read(**)","Write(**)"]`, "", ""},
+		{schema.Permissions{Preset: "permissive"}, `["Read(**)","Write(**)","Shell(*)","WebFetch(*)","Mcp(*:*)"]`, "", ""},
+		{schema.Permissions{DefaultMode: "dontAsk"}, `["Read(**)"]`, `["Write(**)","Shell(*)"]`, "no Cursor CLI equivalent"},
+		{schema.Permissions{DefaultMode: "auto"}, `["Read(**)","Write(**)"]`, "", "no Cursor CLI equivalent"},
+		{schema.Permissions{Allow: []string{"Shell(git)", "Edit(src/**)", "Read(**)"}, Deny: []string{"Read(.env*)", "Bash(rm:*)"}},
+			`["Read(**)","Shell(git)","Write(src/**)"]`, `["Read(.env*)"]`, `permission rule "Bash(rm:*)" has no Cursor CLI form`},
+		{schema.Permissions{Ask: []string{"Shell(git)"}}, `["Read(**)"]`, "", "ask rules cannot be expressed for Cursor CLI"},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(schema.DialectCursor, c.perm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := Entry{Keys: keys}
+		if got := string(e.Lookup("permissions", "allow")); got != c.allow {
+			t.Errorf("%+v: allow %s, want %s", c.perm, got, c.allow)
+		}
+		if got := string(e.Lookup("permissions", "deny")); got != c.deny {
+			t.Errorf("%+v: deny %s, want %s", c.perm, got, c.deny)
+		}
+		if c.warn != "" && !strings.Contains(strings.Join(warns, "\n"), c.warn) {
+			t.Errorf("%+v: warnings %q lack %q", c.perm, warns, c.warn)
+		}
+		if c.warn == "" && len(warns) > 0 {
+			t.Errorf("%+v: unexpected warnings %q", c.perm, warns)
+		}
 	}
 }

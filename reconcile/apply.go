@@ -84,6 +84,9 @@ type Result struct {
 	DurationMS   float64       `json:"durationMs"`
 	// Warnings are the renderer's warnings (not per file).
 	Warnings []string `json:"warnings,omitempty"`
+	// Notes say what the user must do before a tool reads the files this
+	// run wrote (trust gates), each once; empty on a dry run.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",
@@ -418,6 +421,9 @@ func (r *run) result(dry bool) *Result {
 		}
 	}
 	sort.SliceStable(res.Items, func(i, j int) bool { return res.Items[i].Path < res.Items[j].Path })
+	if !dry {
+		res.Notes = trustNotes(r.targets, r.plan.Ops)
+	}
 	return res
 }
 

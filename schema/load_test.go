@@ -46,7 +46,7 @@ agents: a: template: "t"
 	if got := b.Files.Instructions; !reflect.DeepEqual(got, []string{"CLAUDE.md"}) {
 		t.Errorf("instructions = %v", got)
 	}
-	for _, name := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "pi", "custom"} {
+	for _, name := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "custom"} {
 		if _, ok := cfg.Backends[name]; !ok {
 			t.Errorf("built-in backend %s missing", name)
 		}

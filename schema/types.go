@@ -21,14 +21,15 @@ type Config struct {
 	// Files are the absolute paths of the .cue files that were loaded.
 	Files []string `json:"-"`
 
-	Hub        map[string]HubSource `json:"hub,omitempty"`
-	Backends   map[string]Backend   `json:"backends"`
-	Archetypes map[string]Archetype `json:"archetypes"`
-	Skills     map[string]Skill     `json:"skills,omitempty"`
-	Prompts    map[string]Prompt    `json:"prompts,omitempty"`
-	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
-	Templates  map[string]Template  `json:"templates,omitempty"`
-	Agents     map[string]Agent     `json:"agents,omitempty"`
+	Hub        map[string]HubSource    `json:"hub,omitempty"`
+	Backends   map[string]Backend      `json:"backends"`
+	Archetypes map[string]Archetype    `json:"archetypes"`
+	Skills     map[string]Skill        `json:"skills,omitempty"`
+	Prompts    map[string]Prompt       `json:"prompts,omitempty"`
+	Commands   map[string]SlashCommand `json:"commands,omitempty"`
+	MCPServers map[string]MCPServer    `json:"mcpServers,omitempty"`
+	Templates  map[string]Template     `json:"templates,omitempty"`
+	Agents     map[string]Agent        `json:"agents,omitempty"`
 
 	// Warnings found while loading (they do not stop anything).
 	Warnings Diagnostics `json:"-"`
@@ -92,6 +93,16 @@ type Backend struct {
 	Open    *Command `json:"open,omitempty"`
 	Install string   `json:"install,omitempty"`
 	Files   Files    `json:"files"`
+	// Trust is the backend's trust gate, if any.
+	Trust *Trust `json:"trust,omitempty"`
+}
+
+// Trust is a trust gate: the tool reads files under Paths (prefixes
+// relative to the workspace) only in a trusted project; Note says what the
+// user must do, with {dir} standing for the agent's workspace directory.
+type Trust struct {
+	Paths []string `json:"paths"`
+	Note  string   `json:"note"`
 }
 
 // Files is a backend's file layout: where the materializer writes each kind
@@ -105,12 +116,23 @@ type Files struct {
 	Skills *DirLayout `json:"skills,omitempty"`
 	// SubAgents: where sub-agent definitions go.
 	SubAgents *DirLayout `json:"subAgents,omitempty"`
-	// Prompts: where prompt files go (for tools with prompt templates, e.g. pi).
+	// Prompts: where prompt files go, one per prompt (optional).
 	Prompts *DirLayout `json:"prompts,omitempty"`
+	// Commands: where the template's commands (slash commands) go.
+	Commands *DirLayout `json:"commands,omitempty"`
 	// MCP: the structured file holding MCP servers.
 	MCP *MCPFile `json:"mcp,omitempty"`
 	// Permissions: the structured file holding permission settings.
 	Permissions *PermissionsFile `json:"permissions,omitempty"`
+	// Settings: the structured file a template's native settings for this
+	// backend are merged into.
+	Settings *SettingsFile `json:"settings,omitempty"`
+}
+
+// SettingsFile is the structured file holding a backend's native settings.
+type SettingsFile struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
 }
 
 // Skill formats (DirLayout.Format for skills).
@@ -119,6 +141,9 @@ const (
 	FormatCursorMDC = "mdc"      // <dir>/<name>.mdc with description/alwaysApply frontmatter
 	FormatMarkdown  = "markdown" // <dir>/<name>.md, plain
 	FormatClaudeSub = "claude"   // <dir>/<name>.md with Claude Code sub-agent frontmatter
+	FormatCodexSub  = "codex"    // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
+	FormatGeminiSub = "gemini"   // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
+	FormatCursorSub = "cursor"   // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
 )
 
 // DirLayout places one file (or directory) per component under Dir.
@@ -136,11 +161,13 @@ const (
 // Dialects of structured files: which tool's keys and entry shapes are
 // written (see #MCPFile and #PermissionsFile in schema/actant.cue).
 const (
-	DialectClaude  = "claude"  // Claude Code: .mcp.json entries; settings.json "permissions"
-	DialectCodex   = "codex"   // Codex config.toml: [mcp_servers.<name>]; sandbox_mode / approval_policy
-	DialectGemini  = "gemini"  // Gemini CLI settings.json: mcpServers; general.defaultApprovalMode
-	DialectCursor  = "cursor"  // Cursor mcp.json (MCP only)
-	DialectGeneric = "generic" // the common mcpServers shape (MCP only); the default
+	DialectClaude = "claude" // Claude Code: .mcp.json entries; settings.json "permissions"
+	DialectCodex  = "codex"  // Codex config.toml: [mcp_servers.<name>]; sandbox_mode / approval_policy
+	DialectGemini = "gemini" // Gemini CLI settings.json: mcpServers; general.defaultApprovalMode
+	DialectCursor = "cursor" // Cursor mcp.json (MCP only)
+	// DialectAntigravity: Antigravity .agents/mcp_config.json (MCP only; remote servers use serverUrl)
+	DialectAntigravity = "antigravity"
+	DialectGeneric     = "generic" // the common mcpServers shape (MCP only); the default
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
@@ -231,6 +258,20 @@ type Skill struct {
 	Source string `json:"-"`
 }
 
+// SlashCommand is a prompt template the user invokes (/name in the
+// tool); the tool's own placeholders ($ARGUMENTS, {{args}}) pass through.
+type SlashCommand struct {
+	Description string `json:"description,omitempty"`
+	Content     string `json:"content"`
+}
+
+// Command layout formats (DirLayout.Format for commands), besides
+// FormatMarkdown and FormatSkillDir.
+const (
+	FormatPlain         = "plain"  // <dir>/<name>.md, the prompt only (Cursor)
+	FormatGeminiCommand = "gemini" // <dir>/<name>.toml: description, prompt (Gemini CLI)
+)
+
 // Prompt is a text with {{var}} placeholders.
 type Prompt struct {
 	Description string   `json:"description,omitempty"`
@@ -288,20 +329,25 @@ type Cron struct {
 
 // Template is a reusable agent definition.
 type Template struct {
-	Version         string            `json:"version"`
-	Description     string            `json:"description,omitempty"`
-	Backend         string            `json:"backend"`
-	Archetype       string            `json:"archetype"`
-	LaunchMode      string            `json:"launchMode,omitempty"`
-	WorkspacePolicy string            `json:"workspacePolicy,omitempty"`
-	Skills          []string          `json:"skills"`
-	Prompts         []string          `json:"prompts"`
-	MCPServers      []string          `json:"mcpServers"`
-	SubAgents       []string          `json:"subAgents"`
-	SubAgent        *SubAgent         `json:"subAgent,omitempty"`
-	Permissions     Permissions       `json:"permissions"`
-	Schedule        *Schedule         `json:"schedule,omitempty"`
-	Vars            map[string]string `json:"vars,omitempty"`
+	Version         string      `json:"version"`
+	Description     string      `json:"description,omitempty"`
+	Backend         string      `json:"backend"`
+	Archetype       string      `json:"archetype"`
+	LaunchMode      string      `json:"launchMode,omitempty"`
+	WorkspacePolicy string      `json:"workspacePolicy,omitempty"`
+	Skills          []string    `json:"skills"`
+	Prompts         []string    `json:"prompts"`
+	MCPServers      []string    `json:"mcpServers"`
+	Commands        []string    `json:"commands"`
+	SubAgents       []string    `json:"subAgents"`
+	SubAgent        *SubAgent   `json:"subAgent,omitempty"`
+	Permissions     Permissions `json:"permissions"`
+	// Settings are native settings by backend name (any JSON value under
+	// each top-level key), merged as managed keys into that backend's
+	// settings file.
+	Settings map[string]map[string]any `json:"settings,omitempty"`
+	Schedule *Schedule                 `json:"schedule,omitempty"`
+	Vars     map[string]string         `json:"vars,omitempty"`
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`
 }

@@ -38,6 +38,7 @@ func (c *Config) Validate() Diagnostics {
 	checkNames("backends", sortedKeys(c.Backends))
 	checkNames("skills", localKeys(c.Skills))
 	checkNames("prompts", localKeys(c.Prompts))
+	checkNames("commands", localKeys(c.Commands))
 	checkNames("mcpServers", localKeys(c.MCPServers))
 	checkNames("templates", localKeys(c.Templates))
 	checkNames("agents", sortedKeys(c.Agents))
@@ -58,6 +59,7 @@ func (c *Config) Validate() Diagnostics {
 	for _, name := range localKeys(c.Templates) {
 		ds = append(ds, c.validateTemplate(name, c.Templates[name])...)
 	}
+	ds = append(ds, c.backendNotes()...)
 
 	for _, name := range sortedKeys(c.Agents) {
 		a := c.Agents[name]
@@ -113,12 +115,16 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 	for i, ref := range t.MCPServers {
 		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, keys(c.MCPServers)))
 	}
+	for i, ref := range t.Commands {
+		add(c.checkRef(Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, keys(c.Commands)))
+	}
 	for i, ref := range t.SubAgents {
 		add(c.checkRef(Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, keys(c.Templates)))
 		if ref == name {
 			ds = append(ds, c.Diag(p("subAgents"), "template %q lists itself as a sub-agent", name))
 		}
 	}
+	ds = append(ds, c.validateSettings(name, t)...)
 	switch t.Archetype {
 	case ArchEmployee:
 		if t.Schedule == nil || (t.Schedule.Heartbeat == nil && len(t.Schedule.Cron) == 0) {

@@ -99,6 +99,9 @@ func printResult(g *globals, res *reconcile.Result, err error) error {
 			printItems(g, res)
 			if err == nil {
 				fmt.Fprintln(g.Stdout, res.Summary())
+				for _, n := range res.Notes {
+					fmt.Fprintf(g.Stderr, "actctl: note: %s\n", n)
+				}
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -272,14 +273,5 @@ func zedConflict(path, root, prefix string, conflicts []string) error {
 		path, strings.Join(conflicts, "\n  "), suggest)
 }
 
-// zedSettingsPath is Zed's user settings file.
-func zedSettingsPath() (string, error) {
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "zed", "settings.json"), nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(h, ".config", "zed", "settings.json"), nil
-}
+// zedSettingsPath is Zed's user settings file on this OS.
+func zedSettingsPath() (string, error) { return zedSettingsPathFor(runtime.GOOS, os.Getenv) }

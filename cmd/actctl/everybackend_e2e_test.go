@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// everyBackend lists, per built-in backend, the files one agent with a
+// dir skill, a command, a sub-agent, a stdio and a remote MCP server, a
+// preset and settings must get.
+var everyBackend = map[string][]string{
+	"claude-code":  {"CLAUDE.md", ".claude/skills/pdf/SKILL.md", ".claude/skills/pdf/scripts/fill.py", ".claude/commands/fix-issue.md", ".claude/agents/tester.md", ".mcp.json", ".claude/settings.json"},
+	"codex":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".codex/agents/tester.toml", ".codex/config.toml"},
+	"gemini":       {"GEMINI.md", ".gemini/skills/pdf/SKILL.md", ".gemini/skills/pdf/scripts/fill.py", ".gemini/commands/fix-issue.toml", ".gemini/agents/tester.md", ".gemini/settings.json"},
+	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/skills/fix-issue/SKILL.md", ".agents/mcp_config.json", ".agents/hooks.json"},
+	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json"},
+	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json"},
+	"pi":           {"AGENTS.md", ".pi/skills/pdf/SKILL.md", ".pi/skills/pdf/scripts/fill.py", ".pi/prompts/fix-issue.md", ".pi/settings.json"},
+}
+
+func everyBackendConfig(withAgents bool) string {
+	var b strings.Builder
+	b.WriteString(`package actant
+skills: pdf: dir: "skills/pdf"
+commands: "fix-issue": {description: "Fix an issue", content: "Fix #$ARGUMENTS"}
+prompts: tests: content: "Write tests."
+mcpServers: {
+	fs: {command: "fs-mcp", args: ["."], env: {TOKEN: "${TOKEN}", LEVEL: "debug"}}
+	docs: {url: "https://docs.example/mcp", headers: Authorization: "Bearer ${DOCS_TOKEN}"}
+}
+archetypes: tool: interactionModes: ["open"]
+_all: {skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"], permissions: "readonly"}
+templates: tester: {backend: "claude-code", description: "Writes tests", prompts: ["tests"]}
+`)
+	names := make([]string, 0, len(everyBackend))
+	for n := range everyBackend {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "templates: %q: _all & {backend: %q, settings: %q: {x_actctl: {on: true}}}\n", "t-"+n, n, n)
+		if withAgents {
+			fmt.Fprintf(&b, "agents: %q: {template: %q, workDir: %q}\n", "a-"+n, "t-"+n, n)
+		}
+	}
+	return b.String()
+}
+
+// TestEveryBackendE2E applies one workspace with every artifact kind to
+// every built-in backend, reads back every file written (YAML
+// frontmatter, TOML, JSON), re-applies (nothing written) and prunes to
+// the user's exact bytes.
+func TestEveryBackendE2E(t *testing.T) {
+	user := map[string]string{
+		"skills/pdf/SKILL.md":               richSkillMD,
+		"skills/pdf/scripts/fill.py":        "#!/usr/bin/env python3\n",
+		"claude-code/.claude/settings.json": "{\n  \"theme\": \"dark\"\n}\n",
+		"codex/.codex/config.toml":          "# mine\nmodel = \"gpt-5\"\n",
+		"gemini/GEMINI.md":                  "# Notes\n",
+	}
+	runArtifact(t, artifactCase{
+		user:    user,
+		exec:    []string{"skills/pdf/scripts/fill.py"},
+		with:    everyBackendConfig(true),
+		without: everyBackendConfig(false),
+		check: func(t *testing.T, dir string, r result) {
+			for backend, files := range everyBackend {
+				base := filepath.Join(dir, backend)
+				for _, f := range files {
+					p := filepath.Join(base, f)
+					if _, err := os.Stat(p); err != nil {
+						t.Errorf("%s: %v", backend, err)
+						continue
+					}
+					if strings.HasSuffix(f, "fill.py") {
+						mustMode(t, p, 0o755)
+					}
+				}
+				checkParses(t, base)
+			}
+			codex := read(t, filepath.Join(dir, "codex/.codex/config.toml"))
+			if strings.Contains(codex, "${") || !strings.HasPrefix(codex, "# mine\n") {
+				t.Errorf("codex config.toml:\n%s", codex)
+			}
+		},
+	})
+}
+
+// checkParses reads back every file under dir in its format.
+func checkParses(t *testing.T, dir string) {
+	t.Helper()
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		switch {
+		case strings.HasSuffix(p, ".json"):
+			var v map[string]any
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Errorf("%s: %v\n%s", p, err, b)
+			}
+		case strings.HasSuffix(p, ".toml"):
+			var v map[string]any
+			if err := toml.Unmarshal(b, &v); err != nil {
+				t.Errorf("%s: %v\n%s", p, err, b)
+			}
+		case strings.HasSuffix(p, ".md") && strings.HasPrefix(string(b), "---\n"):
+			fm, _, ok := strings.Cut(strings.TrimPrefix(string(b), "---\n"), "\n---\n")
+			var v map[string]any
+			if err := yaml.Unmarshal([]byte(fm), &v); !ok || err != nil || v["description"] == nil {
+				t.Errorf("%s: frontmatter %v %v\n%s", p, ok, err, b)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,176 @@
+package materialize
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/actctl/actctl/internal/frontmatter"
+	"github.com/actctl/actctl/schema"
+)
+
+// Sub-agent formats (docs/formats.md "Sub-agents").
+const (
+	subCodex  = schema.FormatCodexSub
+	subGemini = schema.FormatGeminiSub
+	subCursor = schema.FormatCursorSub
+)
+
+// subAgent is one sub-agent to render: a template listed in subAgents.
+type subAgent struct {
+	name, desc, prompt string
+	sa                 *schema.SubAgent
+}
+
+func (rd *renderer) subAgents(f schema.Files) error {
+	r := rd.r
+	if len(r.Template.SubAgents) == 0 {
+		return nil
+	}
+	if f.SubAgents == nil {
+		rd.warn("backend %q has no sub-agents layout: sub-agents %s of template %q are not rendered", r.BackendName, strings.Join(r.Template.SubAgents, ", "), r.TemplateName)
+		return nil
+	}
+	switch f.SubAgents.Format {
+	case schema.FormatClaudeSub, subCodex, subGemini, subCursor:
+	default:
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini or cursor)", r.BackendName, f.SubAgents.Format)
+	}
+	for _, ref := range r.Template.SubAgents {
+		s, err := rd.subAgent(ref)
+		if err != nil {
+			return err
+		}
+		origin := fmt.Sprintf("sub-agent %q", ref)
+		if !validSkillName(s.name) {
+			rd.warn("%s: name %q should be lowercase letters, digits and hyphens", origin, s.name)
+		}
+		p, content, warns, err := subAgentFile(f.SubAgents, s)
+		if err != nil {
+			return fmt.Errorf("%s: %w", origin, err)
+		}
+		for _, w := range warns {
+			rd.warn("%s: %s", origin, w)
+		}
+		if err := rd.addFile(p, content, origin); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// subAgent looks up template ref and renders its prompts with its own
+// vars overridden by the agent's (the agent is what the user configured
+// last).
+func (rd *renderer) subAgent(ref string) (subAgent, error) {
+	r := rd.r
+	t, ok := rd.cfg.Templates[ref]
+	if !ok {
+		return subAgent{}, fmt.Errorf("sub-agent template %q is not declared", ref)
+	}
+	name := diskName(ref)
+	origin := fmt.Sprintf("sub-agent %q", ref)
+	vars := make(map[string]string, len(t.Vars)+len(r.Vars))
+	for k, v := range t.Vars {
+		vars[k] = v
+	}
+	for k, v := range r.Vars {
+		vars[k] = v
+	}
+	var parts []string
+	for _, pref := range t.Prompts {
+		p, ok := rd.cfg.Prompts[pref]
+		if !ok {
+			return subAgent{}, fmt.Errorf("%s: prompt %q is not declared", origin, pref)
+		}
+		parts = append(parts, rd.fill(fmt.Sprintf("%s prompt %q", origin, pref), p.Content, vars))
+	}
+	desc := t.Description
+	if strings.TrimSpace(desc) == "" {
+		desc = "Sub-agent " + name
+	}
+	if len(t.Skills)+len(t.MCPServers)+len(t.SubAgents) > 0 {
+		rd.warn("%s: its skills, MCP servers and sub-agents are not rendered; only its description and prompts are", origin)
+	}
+	return subAgent{name: name, desc: desc, prompt: joinParagraphs(parts...), sa: t.SubAgent}, nil
+}
+
+// subAgentFile renders one sub-agent in the layout's format.
+func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, error) {
+	var tools []string
+	var model string
+	if s.sa != nil {
+		tools, model = s.sa.Tools, s.sa.Model
+	}
+	var warns []string
+	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(s.name)}, {Key: "description", Value: frontmatter.Scalar(s.desc)}}
+	switch l.Format {
+	case schema.FormatClaudeSub:
+		// code.claude.com/docs/en/sub-agents: tools comma-separated
+		// (omitted: every tool of the session), model.
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(tools, ", "))})
+		}
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+".md"), frontmatter.Lines(fields, s.prompt), nil, nil
+	case subGemini:
+		// gemini-cli docs/core/subagents.md: kind local, tools a YAML
+		// list of Gemini CLI tool names, model.
+		fields = append(fields, frontmatter.Line{Key: "kind", Value: "local"})
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(quoteAll(tools), ", ") + "]"})
+		}
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+".md"), frontmatter.Lines(fields, s.prompt), nil, nil
+	case subCursor:
+		// cursor.com/docs/subagents: name, description, model; no tool list.
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		if len(tools) > 0 {
+			warns = append(warns, "Cursor sub-agents take no tool list; subAgent.tools is not written")
+		}
+		return joinRel(l.Dir, s.name+".md"), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subCodex:
+		if len(tools) > 0 {
+			warns = append(warns, "Codex custom agents take no tool list; subAgent.tools is not written")
+		}
+		b, err := codexAgent(s, model)
+		return joinRel(l.Dir, s.name+".toml"), b, warns, err
+	}
+	return "", nil, nil, fmt.Errorf("unknown sub-agents format %q", l.Format)
+}
+
+// codexAgent is a Codex custom agent (developers.openai.com/codex/subagents):
+// name, description, developer_instructions, optional model ("inherit"
+// means leaving it out: the agent then uses the session's model).
+func codexAgent(s subAgent, model string) ([]byte, error) {
+	if model == "inherit" {
+		model = ""
+	}
+	v := struct {
+		Name         string `toml:"name"`
+		Description  string `toml:"description"`
+		Model        string `toml:"model,omitempty"`
+		Instructions string `toml:"developer_instructions,multiline"`
+	}{s.name, s.desc, model, s.prompt}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(v); err != nil {
+		return nil, fmt.Errorf("encode codex agent: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = frontmatter.Quote(x)
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+package schema
+
+// validateSettings checks a template's native settings (docs/formats.md
+// "Settings"): each key names a declared backend (with "did you mean"),
+// and settings for a backend whose settings file is TOML hold no null,
+// which TOML cannot represent.
+func (c *Config) validateSettings(name string, t Template) Diagnostics {
+	var ds Diagnostics
+	for _, b := range sortedKeys(t.Settings) {
+		at := Path("templates", name, "settings", b)
+		if d, ok := c.checkRef(at, "backend", b, keys(c.Backends)); !ok {
+			ds = append(ds, d)
+			continue
+		}
+		f := c.Backends[b].Files.Settings
+		if f == nil || f.Format != FormatTOML {
+			continue
+		}
+		for _, k := range sortedKeys(t.Settings[b]) {
+			if p := nullAt(t.Settings[b][k]); p != nil {
+				ds = append(ds, c.Diag(Path(append([]string{"templates", name, "settings", b, k}, p...)...), "null cannot be written to %s (TOML has no null); leave the key out instead", f.Path))
+			}
+		}
+	}
+	return ds
+}
+
+// nullAt returns the path below v to its first null (empty for v itself),
+// or nil when v holds none.
+func nullAt(v any) []string {
+	switch x := v.(type) {
+	case nil:
+		return []string{}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if p := nullAt(x[k]); p != nil {
+				return append([]string{k}, p...)
+			}
+		}
+	}
+	return nil
+}
