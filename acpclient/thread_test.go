@@ -14,8 +14,12 @@ type recorder struct {
 	lines  []string
 }
 
-func (r *recorder) Message(l []byte) { r.mu.Lock(); r.lines = append(r.lines, string(l)); r.mu.Unlock() }
-func (r *recorder) Event(e Event)    { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
+func (r *recorder) Message(l []byte) {
+	r.mu.Lock()
+	r.lines = append(r.lines, string(l))
+	r.mu.Unlock()
+}
+func (r *recorder) Event(e Event) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
 
 func (r *recorder) states(id string) []State {
 	r.mu.Lock()

@@ -48,11 +48,11 @@ func Main() int {
 }
 
 type agent struct {
-	conn     *acp.AgentSideConnection
-	mu       sync.Mutex
-	cancels  map[string]context.CancelFunc
-	cwd      string
-	turns    int
+	conn    *acp.AgentSideConnection
+	mu      sync.Mutex
+	cancels map[string]context.CancelFunc
+	cwd     string
+	turns   int
 }
 
 func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
