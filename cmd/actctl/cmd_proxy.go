@@ -97,19 +97,30 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 			return nil, err
 		}
 	}
-	if s.materialize {
-		res, err := reconcile.Apply(ctx, cfg, reconcile.Options{Only: []string{s.r.Name}, NoPrune: true, LockWait: 10 * time.Second})
-		if res != nil {
-			for _, w := range res.Warnings {
-				fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("materialize %s: %w", s.r.Name, err)
-		}
-		fmt.Fprintf(g.Stderr, "actctl: proxy %s: %s (%s)\n", s.r.Name, res.Summary(), s.r.Dir)
+	if err := s.materializeAgent(ctx, "proxy"); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// materializeAgent applies the session's agent (unless it shares a live
+// agent's files); verb names the command in the summary line.
+func (s *proxySession) materializeAgent(ctx context.Context, verb string) error {
+	if !s.materialize {
+		return nil
+	}
+	g := s.g
+	res, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{s.r.Name}, NoPrune: true, LockWait: 10 * time.Second})
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("materialize %s: %w", s.r.Name, err)
+	}
+	fmt.Fprintf(g.Stderr, "actctl: %s %s: %s (%s)\n", verb, s.r.Name, res.Summary(), s.r.Dir)
+	return nil
 }
 
 // clientProject is the client's project directory: --cwd, else our cwd.

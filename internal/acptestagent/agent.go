@@ -13,7 +13,7 @@
 //	write PATH TEXT   fs/write_text_file; "wrote" or "write error: <why>"
 //	term SCRIPT       terminal/create of sh -c SCRIPT (output limit 64 bytes),
 //	                  wait for exit; "terminal: exit N truncated B: <output>"
-//	session           "session <id> cwd <cwd> turn <n>"
+//	session           "session <id> cwd <cwd> turn <n> mcp [<kind:name:command|url>,...]"
 //	stream            "streaming pid=P child=C" (C: a `sleep` it started),
 //	                  then waits for session/cancel and ends "cancelled"
 //	stubborn          like stream but ignores session/cancel
@@ -52,6 +52,7 @@ type agent struct {
 	mu      sync.Mutex
 	cancels map[string]context.CancelFunc
 	cwd     string
+	mcp     []string
 	turns   int
 }
 
@@ -66,6 +67,14 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	a.mu.Lock()
 	a.cwd = p.Cwd
+	for _, m := range p.McpServers {
+		switch {
+		case m.Stdio != nil:
+			a.mcp = append(a.mcp, "stdio:"+m.Stdio.Name+":"+m.Stdio.Command)
+		case m.Http != nil:
+			a.mcp = append(a.mcp, "http:"+m.Http.Name+":"+m.Http.Url)
+		}
+	}
 	a.mu.Unlock()
 	fmt.Fprintf(os.Stderr, "test agent: session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
 	return acp.NewSessionResponse{SessionId: acp.SessionId(fmt.Sprintf("sess-%d", os.Getpid()))}, nil
@@ -128,14 +137,14 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	a.mu.Lock()
 	a.cancels[string(sid)] = cancel
 	a.turns++
-	turn, cwd := a.turns, a.cwd
+	turn, cwd, mcp := a.turns, a.cwd, strings.Join(a.mcp, ",")
 	a.mu.Unlock()
 	end := func(r acp.StopReason) (acp.PromptResponse, error) { return acp.PromptResponse{StopReason: r}, nil }
 	switch words[0] {
 	case "hello":
 		a.say(ctx, sid, "Hello from the test agent.\n")
 	case "session":
-		a.say(ctx, sid, fmt.Sprintf("session %s cwd %s turn %d\n", sid, cwd, turn))
+		a.say(ctx, sid, fmt.Sprintf("session %s cwd %s turn %d mcp [%s]\n", sid, cwd, turn, mcp))
 	case "perm", "perm-only-allow":
 		a.permission(ctx, sid, words)
 	case "read":
