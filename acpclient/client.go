@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -137,6 +138,26 @@ type Client struct {
 	mu       sync.Mutex
 	turnDone chan struct{} // closed when the current turn is cancelled
 	closed   bool
+	badLine  string // the first line that was not JSON: a protocol break
+}
+
+// received passes a message to the observer; a line that is not JSON
+// breaks the protocol: the backend is killed, which ends the connection,
+// and the pending request fails naming the line.
+func (c *Client) received(line []byte) {
+	if json.Valid(line) {
+		c.obs.Message(line)
+		return
+	}
+	c.mu.Lock()
+	first := c.badLine == ""
+	if first {
+		c.badLine = string(line[:min(len(line), 200)])
+	}
+	c.mu.Unlock()
+	if first {
+		c.killAll()
+	}
 }
 
 var _ acp.Client = (*Client)(nil)
@@ -212,7 +233,7 @@ func (c *Client) spawn() error {
 		<-stderrDone
 		close(c.exited)
 	}()
-	c.conn = acp.NewClientSideConnection(c, p.Stdin, &lineTee{r: p.Stdout, fn: c.obs.Message})
+	c.conn = acp.NewClientSideConnection(c, p.Stdin, &lineTee{r: p.Stdout, fn: c.received})
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return nil
 }
@@ -260,7 +281,12 @@ func (c *Client) failure(ctx context.Context, kind ErrorKind, what string, err e
 	case <-t.C:
 	}
 	msg := fmt.Sprintf("backend %q exited during %s (%s)", l.Command, what, status)
-	if kind == ErrStart && l.Install != "" {
+	c.mu.Lock()
+	bad := c.badLine
+	c.mu.Unlock()
+	if bad != "" {
+		msg = fmt.Sprintf("backend %q broke the protocol during %s: not a JSON-RPC message on stdout: %q; stopped it", l.Command, what, bad)
+	} else if kind == ErrStart && l.Install != "" {
 		msg += "; is it installed? " + l.Install
 	}
 	return &Error{Kind: kind, Command: l.Command, Stderr: c.tail.String(), Err: err, msg: msg}

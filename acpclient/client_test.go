@@ -309,6 +309,20 @@ func TestCrashMidTurn(t *testing.T) {
 	}
 }
 
+// TestProtocolBreak: a line on stdout that is not JSON ends the turn
+// with an error quoting it and the stderr tail; the backend is stopped.
+func TestProtocolBreak(t *testing.T) {
+	c, _ := startTestAgent(t, Options{})
+	pid := c.Pid()
+	_, err := c.Prompt(context.Background(), "garbage")
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrCrash || !strings.Contains(err.Error(), `"this is not JSON-RPC"`) || !strings.Contains(err.Error(), "test agent: writing garbage") {
+		t.Fatalf("err %v", err)
+	}
+	c.Close()
+	assertGone(t, pid)
+}
+
 // TestMissingBackend: a command that does not exist fails Start at once
 // with the command and the install hint.
 func TestMissingBackend(t *testing.T) {

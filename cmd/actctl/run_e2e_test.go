@@ -358,3 +358,25 @@ agents: helper: template: "t"
 		t.Errorf("denied: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// TestRunTerminalNoOrphans: processes a terminal leaves running, in its
+// group or escaped with setsid, do not outlive the run.
+func TestRunTerminalNoOrphans(t *testing.T) {
+	root, home := runWorkspace(t)
+	r := actctl(t, root, home, "run", "helper", "-p", "term sleep 1000 & echo bg=$!; setsid sleep 1001 & echo sid=$!")
+	m := regexp.MustCompile(`bg=(\d+)\s+sid=(\d+)`).FindStringSubmatch(r.Stdout)
+	if r.Code != 0 || m == nil {
+		t.Fatalf("exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, s := range m[1:] {
+		p, _ := strconv.Atoi(s)
+		for !exited(p) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !exited(p) {
+			t.Errorf("terminal process %d outlived the run", p)
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+}

@@ -21,6 +21,8 @@
 //	maxtokens         stop reason max_tokens
 //	maxturns          stop reason max_turn_requests
 //	crash             a text chunk, a line on stderr, then exit 3
+//	garbage           a text chunk, then a line that is not JSON on stdout,
+//	                  then hangs
 package acptestagent
 
 import (
@@ -161,6 +163,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return end(acp.StopReasonMaxTokens)
 	case "maxturns":
 		return end(acp.StopReasonMaxTurnRequests)
+	case "garbage":
+		a.say(ctx, sid, "about to break the protocol\n")
+		fmt.Fprintln(os.Stderr, "test agent: writing garbage")
+		os.Stdout.WriteString("this is not JSON-RPC\n")
+		select {}
 	case "crash":
 		a.say(ctx, sid, "about to crash\n")
 		fmt.Fprintln(os.Stderr, "test agent: crashing on purpose")
