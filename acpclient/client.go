@@ -218,7 +218,7 @@ func (c *Client) spawn() error {
 		defer close(stderrDone)
 		var w io.Writer = c.tail
 		if c.opts.BackendStderr != nil {
-			w = io.MultiWriter(c.tail, c.opts.BackendStderr)
+			w = io.MultiWriter(c.tail, ignoreErrors{c.opts.BackendStderr})
 		}
 		_, _ = io.Copy(w, p.Stderr)
 	}()
@@ -470,6 +470,15 @@ func (c *Client) decide(ctx context.Context, turn chan struct{}, call ToolCall, 
 		return Decision{}, true
 	}
 	return d, false
+}
+
+// ignoreErrors keeps the backend's stderr drained when its copy fails (a
+// full disk must not block the backend on a full pipe).
+type ignoreErrors struct{ w io.Writer }
+
+func (e ignoreErrors) Write(p []byte) (int, error) {
+	_, _ = e.w.Write(p)
+	return len(p), nil
 }
 
 // tail keeps the last bytes written to it.

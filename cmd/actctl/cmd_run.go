@@ -182,6 +182,22 @@ type agentSession struct {
 	out    *runObserver
 	// fromTemplate: the agent was made by -t (and recorded as ad hoc).
 	fromTemplate bool
+	// log receives the backend's stderr: the agent's log file, where
+	// proxy sessions log too (nil if it could not be opened).
+	log *os.File
+}
+
+// openBackendLog opens (appending) the agent's log file.
+func openBackendLog(r *schema.Resolved) (*os.File, error) {
+	p := proxy.LogPath(r)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	return f, nil
 }
 
 // startAgentSession prepares the agent as proxy does (docs/run.md) and
@@ -206,10 +222,17 @@ func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule ac
 	if rule == "" {
 		rule = acpclient.RuleFor(s.r.Permissions)
 	}
+	if a.log, err = openBackendLog(s.r); err != nil {
+		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", verb, err)
+	}
+	var backendStderr io.Writer
+	if a.log != nil {
+		backendStderr = a.log
+	}
 	record := proxy.RecordPath(s.r)
 	a.client, err = acpclient.Start(ctx, acpclient.Options{
 		Launch: l, ClientCwd: s.clientDir, MCPServers: mcp, Rule: rule, Ask: ask,
-		Observer: a.out, Grace: c.Duration("grace"),
+		Observer: a.out, Grace: c.Duration("grace"), BackendStderr: backendStderr,
 		OnStart: func(pid int) {
 			if err := proxy.UpdateRecord(record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid}); err != nil {
 				fmt.Fprintf(g.Stderr, "actctl: %s: %v\n", verb, err)
@@ -271,6 +294,9 @@ func turnCode(res acpclient.Result, err, cause error, cancelled bool) (int, erro
 func (a *agentSession) close() {
 	if a.client != nil {
 		a.client.Close()
+	}
+	if a.log != nil {
+		a.log.Close()
 	}
 	a.s.cleanup()
 	if a.s.ephemeral && a.s.r.Archetype.Workspace == schema.WorkspaceInstance {

@@ -171,6 +171,10 @@ func TestRunSessionCwdAndMCP(t *testing.T) {
 	if want := "cwd " + filepath.Join(home, "instances", "builder") + " "; r.Code != 0 || !strings.Contains(r.Stdout, want) {
 		t.Errorf("repo agent: %q, want %q\n%s", r.Stdout, want, r.Stderr)
 	}
+	// The backend's stderr is kept in the agent's log, as proxy keeps it.
+	if log := read(t, filepath.Join(home, "instances", "builder", "logs", "proxy.log")); !strings.Contains(log, "test agent: session/new cwd="+filepath.Join(home, "instances", "builder")) {
+		t.Errorf("backend stderr not logged:\n%s", log)
+	}
 }
 
 // TestRunFileSystem: the agent reads and writes the client's project
