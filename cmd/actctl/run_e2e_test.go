@@ -20,14 +20,14 @@ import (
 // runWorkspace declares agents on a backend whose acp command is this test
 // binary acting as the scripted ACP agent (internal/acptestagent), one per
 // permission preset, plus an instance agent and a missing backend.
-func runWorkspace(t *testing.T) (root, home string) {
+func runWorkspace(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, root, map[string]string{"actant.cue": `package actant
+	writeConfigTB(t, root, `package actant
 backends: scripted: {
 	modes: ["acp"]
 	acp: {command: "` + self + `", env: ` + acptestagent.Var + `: "1"}
@@ -57,8 +57,16 @@ agents: {
 	builder: template: "inst"
 	ghost: {template: "broken", workDir: "ghost"}
 }
-`})
+`)
 	return root, home
+}
+
+// writeConfigTB writes dir/actant.cue (for tests and benchmarks).
+func writeConfigTB(t testing.TB, dir, cfg string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "actant.cue"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRunExitCodes: every exit code of run, each preset and flag through

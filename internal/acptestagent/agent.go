@@ -5,6 +5,7 @@
 // first word:
 //
 //	hello             one text chunk, end_turn
+//	clock             "clock <UnixNano when the prompt arrived>" (benchmarks)
 //	perm KIND         a tool call of KIND, a permission request offering
 //	                  allow_once "yes", allow_always "always", reject_once
 //	                  "no", reject_always "never"; "permission: <id>"
@@ -32,6 +33,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -145,6 +147,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	switch words[0] {
 	case "hello":
 		a.say(ctx, sid, "Hello from the test agent.\n")
+	case "clock":
+		a.say(ctx, sid, fmt.Sprintf("clock %d\n", time.Now().UnixNano()))
 	case "session":
 		a.say(ctx, sid, fmt.Sprintf("session %s cwd %s turn %d mcp [%s]\n", sid, cwd, turn, mcp))
 	case "perm", "perm-only-allow":
