@@ -30,7 +30,7 @@ func runWorkspace(t testing.TB) (root, home string) {
 	writeConfigTB(t, root, `package actant
 backends: scripted: {
 	modes: ["acp"]
-	acp: {command: "` + self + `", env: ` + acptestagent.Var + `: "1"}
+	acp: {command: "`+self+`", env: `+acptestagent.Var+`: "1"}
 	files: instructions: ["SCRIPTED.md"]
 }
 backends: missing: {
