@@ -171,13 +171,18 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		return nil, fmt.Errorf("proxy: %s", msg)
 	}
 	if _, ok := s.cfg.Templates[template]; !ok {
-		msg := fmt.Sprintf("proxy -t: unknown template %q", template)
-		if sug := schema.Suggest(template, sortedNames(s.cfg.Templates)); sug != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", sug)
-		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, unknownTemplate(s.cfg, "proxy", template)
 	}
 	return s.adhoc(name, schema.Agent{Template: template})
+}
+
+// unknownTemplate is the error for `VERB -t TEMPLATE` naming no template.
+func unknownTemplate(cfg *schema.Config, verb, template string) error {
+	msg := fmt.Sprintf("%s -t: unknown template %q", verb, template)
+	if sug := schema.Suggest(template, sortedNames(cfg.Templates)); sug != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", sug)
+	}
+	return fmt.Errorf("%s", msg)
 }
 
 // adhoc records an agent created for this client in the workspace and

@@ -206,6 +206,9 @@ func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule ac
 	g := globalsOf(c)
 	s, err := prepareAgent(ctx, g, verb, c.Args().First(), c.String("template"), c.String("cwd"), c.Bool("keep"))
 	if err != nil {
+		if cause := context.Cause(ctx); ctx.Err() != nil {
+			return nil, withCode(causeCode(cause), fmt.Errorf("%s: %w", verb, cause))
+		}
 		return nil, err
 	}
 	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g), fromTemplate: c.String("template") != ""}
@@ -359,6 +362,9 @@ func (s *proxySession) declared(name string) error {
 // fromTemplate creates the agent NAME (default TEMPLATE-run-ID) from a
 // template; it is removed after the run unless keep.
 func (s *proxySession) fromTemplate(verb, name, template string, keep bool) error {
+	if _, ok := s.cfg.Templates[template]; !ok {
+		return unknownTemplate(s.cfg, verb, template)
+	}
 	if name == "" {
 		var id [4]byte
 		rand.Read(id[:])

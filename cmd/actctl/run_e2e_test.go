@@ -392,3 +392,65 @@ func TestRunTerminalNoOrphans(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPromptSources: the prompt from stdin, from --prompt-file, and
+// from --prompt-file - (stdin).
+func TestRunPromptSources(t *testing.T) {
+	root, home := runWorkspace(t)
+	writeFiles(t, root, map[string]string{"prompt.txt": "hello\n"})
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+	}{
+		{[]string{"run", "helper"}, "hello\n"},
+		{[]string{"run", "helper", "--prompt-file", "prompt.txt"}, ""},
+		{[]string{"run", "helper", "--prompt-file", "-"}, "hello"},
+	} {
+		cmd := exec.Command(actctlBin, tc.args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
+		cmd.Stdin = strings.NewReader(tc.stdin)
+		out, err := cmd.Output()
+		if err != nil || string(out) != "Hello from the test agent.\n" {
+			t.Errorf("%v: %v %q", tc.args, err, out)
+		}
+	}
+	r := actctl(t, root, home, "run", "helper", "--prompt-file", "nope.txt")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "nope.txt") {
+		t.Errorf("missing prompt file: exit %d %s", r.Code, r.Stderr)
+	}
+}
+
+// TestRunBadInputWritesNothing: usage errors, an unknown agent or
+// template, and a missing prompt file are reported before anything is
+// materialized.
+func TestRunBadInputWritesNothing(t *testing.T) {
+	root, home := runWorkspace(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run", "helper", "--approve-all", "--approve-reads", "-p", "x"}, 2, "exclude each other"},
+		{[]string{"run", "helper", "-p", "x", "--prompt-file", "f"}, 2, "exclude each other"},
+		{[]string{"run", "helper", "-p", ""}, 2, "the prompt is empty"},
+		{[]string{"run", "a", "b", "-p", "x"}, 2, "want AGENT"},
+		{[]string{"run", "helper", "--prompt-file", "nope.txt"}, 1, "nope.txt"},
+		{[]string{"run", "nobody", "-p", "x"}, 1, `"nobody"`},
+		{[]string{"run", "-t", "stdd", "-p", "x"}, 1, `run -t: unknown template "stdd" (did you mean "std"?)`},
+		{[]string{"run", "helper", "--timeout", "soon", "-p", "x"}, 2, "soon"},
+		{[]string{"chat", "helper", "--deny-all", "--approve-all"}, 2, "exclude each other"},
+		{[]string{"chat"}, 2, "want AGENT"},
+	} {
+		r := actctl(t, root, home, tc.args...)
+		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.msg) {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", tc.args, r.Code, tc.code, r.Stderr, tc.msg)
+		}
+	}
+	if got := listFiles(t, root); len(got) != 1 || got[0] != "actant.cue" {
+		t.Errorf("bad input wrote files: %v", got)
+	}
+	if _, err := os.Stat(home); err == nil {
+		t.Errorf("bad input created ACTANT_HOME")
+	}
+}
