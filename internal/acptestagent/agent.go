@@ -197,7 +197,10 @@ func (a *agent) permission(ctx context.Context, sid acp.SessionId, words []strin
 			acp.PermissionOption{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "no"},
 			acp.PermissionOption{Kind: acp.PermissionOptionKindRejectAlways, Name: "Never", OptionId: "never"})
 	}
-	resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: sid, ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(kind)}, Options: opts})
+	// Not ctx: the SDK cancels the turn's context on session/cancel, and
+	// the tests check the client's own answer ("cancelled") to a request
+	// pending at that moment.
+	resp, err := a.conn.RequestPermission(context.Background(), acp.RequestPermissionRequest{SessionId: sid, ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(kind)}, Options: opts})
 	outcome := "cancelled"
 	switch {
 	case err != nil:
