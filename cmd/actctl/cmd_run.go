@@ -212,36 +212,10 @@ func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule ac
 		return nil, err
 	}
 	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g), fromTemplate: c.String("template") != ""}
-	l, err := launch.Resolve(s.r, schema.ModeACP)
-	if err != nil {
-		a.close()
-		return nil, err
+	o, err := a.clientOptions(rule, ask, c.Duration("grace"))
+	if err == nil {
+		a.client, err = acpclient.Start(ctx, o)
 	}
-	mcp, err := acpclient.MCPServers(s.cfg.MCPServers, s.r.Template.MCPServers)
-	if err != nil {
-		a.close()
-		return nil, fmt.Errorf("agent %s: %w", s.r.Name, err)
-	}
-	if rule == "" {
-		rule = acpclient.RuleFor(s.r.Permissions)
-	}
-	if a.log, err = openBackendLog(s.r); err != nil {
-		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", verb, err)
-	}
-	var backendStderr io.Writer
-	if a.log != nil {
-		backendStderr = a.log
-	}
-	record := proxy.RecordPath(s.r)
-	a.client, err = acpclient.Start(ctx, acpclient.Options{
-		Launch: l, ClientCwd: s.clientDir, MCPServers: mcp, Rule: rule, Ask: ask,
-		Observer: a.out, Grace: c.Duration("grace"), BackendStderr: backendStderr,
-		OnStart: func(pid int) {
-			if err := proxy.UpdateRecord(record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid}); err != nil {
-				fmt.Fprintf(g.Stderr, "actctl: %s: %v\n", verb, err)
-			}
-		},
-	})
 	if err != nil {
 		a.close()
 		if cause := context.Cause(ctx); ctx.Err() != nil {
@@ -250,6 +224,37 @@ func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule ac
 		return nil, err
 	}
 	return a, nil
+}
+
+// clientOptions configures the ACP client for the prepared agent: its
+// backend's acp command, its MCP servers, the permission rule (the flag's,
+// else the agent's preset), its log, and its runtime record.
+func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
+	s, g := a.s, a.g
+	l, err := launch.Resolve(s.r, schema.ModeACP)
+	if err != nil {
+		return acpclient.Options{}, err
+	}
+	mcp, err := acpclient.MCPServers(s.cfg.MCPServers, s.r.Template.MCPServers)
+	if err != nil {
+		return acpclient.Options{}, fmt.Errorf("agent %s: %w", s.r.Name, err)
+	}
+	if rule == "" {
+		rule = acpclient.RuleFor(s.r.Permissions)
+	}
+	o := acpclient.Options{Launch: l, ClientCwd: s.clientDir, MCPServers: mcp, Rule: rule, Ask: ask, Observer: a.out, Grace: grace}
+	if a.log, err = openBackendLog(s.r); err != nil {
+		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
+	} else {
+		o.BackendStderr = a.log
+	}
+	record := proxy.RecordPath(s.r)
+	o.OnStart = func(pid int) {
+		if err := proxy.UpdateRecord(record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid}); err != nil {
+			fmt.Fprintf(g.Stderr, "actctl: %s: %v\n", a.verb, err)
+		}
+	}
+	return o, nil
 }
 
 // causeCode is the exit code for a run's context cause.
