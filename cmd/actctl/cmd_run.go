@@ -335,7 +335,7 @@ func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd str
 	if template != "" {
 		err = s.fromTemplate(verb, name, template, keep)
 	} else {
-		err = s.declared(name)
+		err = s.declared(verb, name)
 	}
 	if err != nil {
 		return nil, err
@@ -347,8 +347,36 @@ func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd str
 	return s, nil
 }
 
+// offers refuses, before anything is written, an agent that does not offer
+// interaction mode m (run or chat): its archetype must allow it and its
+// backend must have an acp command.
+func offers(r *schema.Resolved, m string) error {
+	if !r.Archetype.Allows(m) {
+		return fmt.Errorf("agent %q does not offer %s: archetype %q allows %s (set archetypes.%s.interactionModes to add %s)",
+			r.Name, m, r.ArchetypeName, strings.Join(r.Archetype.InteractionModes, ", "), r.ArchetypeName, m)
+	}
+	if !r.Backend.HasMode(schema.ModeACP) {
+		msg := fmt.Sprintf("agent %q does not offer %s: its backend %q has no acp command", r.Name, m, r.BackendName)
+		if r.Backend.Install != "" {
+			msg += " (install: " + r.Backend.Install + ")"
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
+
 // declared picks a declared agent; a busy or one-shot one runs as a copy.
-func (s *proxySession) declared(name string) error {
+func (s *proxySession) declared(verb, name string) error {
+	if _, ok := s.cfg.Agents[name]; ok {
+		// Checked before pickAgent, which records a per-project copy.
+		r, err := s.cfg.Resolve(name)
+		if err != nil {
+			return err
+		}
+		if err := offers(r, verb); err != nil {
+			return err
+		}
+	}
 	r, err := s.pickAgent(name, "")
 	if err != nil {
 		return err
@@ -369,6 +397,11 @@ func (s *proxySession) declared(name string) error {
 func (s *proxySession) fromTemplate(verb, name, template string, keep bool) error {
 	if _, ok := s.cfg.Templates[template]; !ok {
 		return unknownTemplate(s.cfg, verb, template)
+	}
+	if r, err := s.cfg.ResolveAgent(template, schema.Agent{Template: template}); err != nil {
+		return err
+	} else if err := offers(r, verb); err != nil {
+		return err
 	}
 	if name == "" {
 		var id [4]byte

@@ -39,6 +39,9 @@ backends: missing: {
 	install: "npm install -g no-such-backend"
 	files: instructions: ["MISSING.md"]
 }
+// The default tool and repo archetypes offer chat, not run.
+archetypes: tool: interactionModes: ["open", "start", "chat", "run", "proxy"]
+archetypes: repo: interactionModes: ["open", "start", "chat", "run", "proxy"]
 mcpServers: gh: {command: "gh-mcp", env: TOKEN: "x"}
 mcpServers: web: url: "https://example.invalid/mcp"
 templates: {
@@ -48,6 +51,8 @@ templates: {
 	edits: {backend: "scripted", permissions: {defaultMode: "acceptEdits", allow: ["Read"]}}
 	inst: {backend: "scripted", archetype: "repo"}
 	broken: {backend: "missing"}
+	svc: {backend: "scripted", archetype: "service"}
+	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check"}}
 }
 agents: {
 	helper: template: "std"
@@ -56,6 +61,8 @@ agents: {
 	editor: template: "edits"
 	builder: template: "inst"
 	ghost: {template: "broken", workDir: "ghost"}
+	server: template: "svc"
+	worker: template: "emp"
 }
 `)
 	return root, home
@@ -358,6 +365,7 @@ backends: sdk: {
 	files: instructions: ["AGENTS.md"]
 }
 templates: t: backend: "sdk"
+archetypes: tool: interactionModes: ["run", "proxy"]
 agents: helper: template: "t"
 `})
 	r := actctl(t, root, home, "run", "helper", "-p", "change the config")
@@ -441,6 +449,9 @@ func TestRunBadInputWritesNothing(t *testing.T) {
 		{[]string{"run", "helper", "--timeout", "soon", "-p", "x"}, 2, "soon"},
 		{[]string{"chat", "helper", "--deny-all", "--approve-all"}, 2, "exclude each other"},
 		{[]string{"chat"}, 2, "want AGENT"},
+		{[]string{"run", "server", "-p", "x"}, 1, `agent "server" does not offer run: archetype "service" allows proxy`},
+		{[]string{"chat", "worker"}, 1, `agent "worker" does not offer chat: archetype "employee" allows start, run, proxy`},
+		{[]string{"run", "-t", "svc", "-p", "x"}, 1, `does not offer run`},
 	} {
 		r := actctl(t, root, home, tc.args...)
 		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.msg) {
