@@ -58,10 +58,10 @@ func chatCmd(c *cli.Context) error {
 }
 
 // chat runs one turn per non-empty line until EOF and returns the last
-// turn's exit code; an error, a timeout or a signal ends it at once.
+// turn's exit code (its reason was printed with the turn); an error, a
+// timeout or a signal ends it at once.
 func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal bool) (int, error) {
 	code := exitOK
-	var err error
 	for {
 		if terminal {
 			fmt.Fprint(a.g.Stderr, "> ")
@@ -74,12 +74,13 @@ func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal b
 			return causeCode(context.Cause(ctx)), context.Cause(ctx)
 		}
 		if !ok {
-			return code, err
+			return code, nil
 		}
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
 		res, perr := a.client.Prompt(ctx, line)
+		var err error
 		code, err = a.finish(ctx, res, perr)
 		if code == exitError || ctx.Err() != nil {
 			return code, err

@@ -465,3 +465,36 @@ func TestRunBadInputWritesNothing(t *testing.T) {
 		t.Errorf("bad input created ACTANT_HOME")
 	}
 }
+
+// TestChatJSON: from a pipe the preset answers permissions; -o json gives
+// a summary after each turn; the exit code is the last turn's.
+func TestChatJSON(t *testing.T) {
+	root, home := runWorkspace(t)
+	cmd := exec.Command(actctlBin, "-o", "json", "chat", "helper")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
+	cmd.Stdin = strings.NewReader("perm edit\nperm execute\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 5 {
+		t.Fatalf("chat: %v, want exit 5\n%s", err, out)
+	}
+	if n := strings.Count(stderr.String(), "was denied"); n != 1 {
+		t.Errorf("the denial is reported %d times, want once:\n%s", n, stderr.String())
+	}
+	var sums []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %q", l)
+		}
+		if m["type"] == "summary" {
+			sums = append(sums, l)
+		}
+	}
+	if len(sums) != 2 || !strings.Contains(sums[0], `"allowed":1,"denied":0`) || !strings.Contains(sums[0], `"exitCode":0`) ||
+		!strings.Contains(sums[1], `"allowed":0,"denied":1`) || !strings.Contains(sums[1], `"exitCode":5`) {
+		t.Errorf("summaries:\n%s", strings.Join(sums, "\n"))
+	}
+}
