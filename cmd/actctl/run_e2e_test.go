@@ -52,6 +52,7 @@ templates: {
 	inst: {backend: "scripted", archetype: "repo"}
 	broken: {backend: "missing"}
 	svc: {backend: "scripted", archetype: "service"}
+	once: {backend: "scripted", archetype: "repo", workspacePolicy: "ephemeral"}
 	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check"}}
 }
 agents: {
@@ -62,6 +63,7 @@ agents: {
 	builder: template: "inst"
 	ghost: {template: "broken", workDir: "ghost"}
 	server: template: "svc"
+	oneshot: template: "once"
 	worker: template: "emp"
 }
 `)
@@ -496,5 +498,35 @@ func TestChatJSON(t *testing.T) {
 	if len(sums) != 2 || !strings.Contains(sums[0], `"allowed":1,"denied":0`) || !strings.Contains(sums[0], `"exitCode":0`) ||
 		!strings.Contains(sums[1], `"allowed":0,"denied":1`) || !strings.Contains(sums[1], `"exitCode":5`) {
 		t.Errorf("summaries:\n%s", strings.Join(sums, "\n"))
+	}
+}
+
+// TestRunBusyAndEphemeralPolicy: while one run streams, a second run of
+// the same agent gets an ephemeral copy, removed afterwards; a template
+// with workspacePolicy "ephemeral" always runs as such a copy, and its
+// instance is gone after the run.
+func TestRunBusyAndEphemeralPolicy(t *testing.T) {
+	root, home := runWorkspace(t)
+	cmd, stderr, _, _ := startRun(t, root, home, "builder", "-p", "stream")
+	r := actctl(t, root, home, "run", "builder", "-p", "session")
+	if r.Code != 0 || !regexp.MustCompile(`ephemeral copy builder-eph-[0-9a-f]{8}`).MatchString(r.Stderr) ||
+		!regexp.MustCompile(`cwd \S+/instances/builder-eph-[0-9a-f]{8} `).MatchString(r.Stdout) {
+		t.Errorf("second run of a busy agent: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err == nil {
+		t.Errorf("first run: no error after SIGINT\n%s", stderr)
+	}
+	r = actctl(t, root, home, "run", "oneshot", "-p", "session")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "/instances/oneshot-eph-") {
+		t.Errorf("ephemeral policy: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	ents, _ := os.ReadDir(filepath.Join(home, "instances"))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "builder" {
+		t.Errorf("instances left: %v, want only builder", names)
 	}
 }
