@@ -86,3 +86,7 @@ func diskName(ref string) string {
 	}
 	return ref
 }
+
+// DiskName is diskName for other packages: the name an MCP server or skill
+// goes by in the files (and in ACP's session/new).
+func DiskName(ref string) string { return diskName(ref) }

@@ -33,6 +33,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -267,7 +268,7 @@ type relay struct {
 	clientDone   chan struct{} // client EOF, read error, or write failure
 	clientOnce   sync.Once
 	initAnswered chan struct{} // the proxy answered an initialize with deadErr
-	mark         string        // value of sessionMarkVar in the backend's environment
+	mark         string        // value of launch.MarkVar in the backend's environment
 	fatal        chan error    // a message too large, from either side
 }
 
@@ -283,7 +284,7 @@ func (r *relay) run(ctx context.Context) error {
 	o := r.o
 	if err := r.start(); err != nil {
 		msg := fmt.Sprintf("backend %q could not be started: %v", o.Command, err)
-		var dirErr *processDirError
+		var dirErr *launch.DirError
 		if o.InstallHint != "" && !errors.As(err, &dirErr) {
 			msg += "; install it: " + o.InstallHint
 		}
@@ -369,18 +370,18 @@ func (r *relay) run(ctx context.Context) error {
 	// leader that ignores its stdin dies; after, for children a leader that
 	// exited by itself left behind (the group outlives its leader).
 	if !gotExit {
-		if err := killGroup(pid); err != nil {
+		if err := launch.KillGroup(pid); err != nil {
 			r.log.printf("killing process group %d: %v", pid, err)
 			_ = r.cmd.Process.Kill()
 		}
 		st = <-exited
 	}
-	if err := killGroup(pid); err != nil {
+	if err := launch.KillGroup(pid); err != nil {
 		r.log.printf("killing process group %d: %v", pid, err)
 	}
 	// Descendants that left the group (setsid, daemonizing double forks)
 	// still carry the session mark in their environment.
-	if n := killMarked(r.mark); n > 0 {
+	if n := launch.KillMarked(r.mark); n > 0 {
 		r.log.printf("killed %d process(es) that had left the backend's process group", n)
 	}
 	exitCode, exitText := -1, "unknown exit status"
@@ -504,77 +505,15 @@ func waitUntil(ch <-chan struct{}, deadline time.Time) bool {
 	}
 }
 
-// start spawns the backend with pipes the proxy owns (so that Wait never
-// waits on output copying and a grandchild holding stdout cannot block it).
-func (r *relay) start() (err error) {
-	if dir := r.o.ProcessCwd; dir != "" {
-		// exec reports a missing Dir as if the command were missing;
-		// name the directory instead.
-		if fi, serr := os.Stat(dir); serr != nil {
-			return &processDirError{serr}
-		} else if !fi.IsDir() {
-			return &processDirError{fmt.Errorf("process directory %s is not a directory", dir)}
-		}
-	}
-	var files []*os.File
-	defer func() {
-		if err != nil {
-			for _, f := range files {
-				f.Close()
-			}
-		}
-	}()
-	pipe := func() (*os.File, *os.File) {
-		rd, wr, perr := os.Pipe()
-		if perr != nil && err == nil {
-			err = perr
-		}
-		files = append(files, rd, wr)
-		return rd, wr
-	}
-	inR, inW := pipe()
-	outR, outW := pipe()
-	errR, errW := pipe()
+// start spawns the backend (see launch.Start).
+func (r *relay) start() error {
+	p, err := launch.Start(r.o.Command, r.o.Args, r.o.Env, r.o.ProcessCwd)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(r.o.Command, r.o.Args...)
-	cmd.Dir = r.o.ProcessCwd
-	cmd.Env = r.o.Env
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	if cmd.Dir != "" && filepath.IsAbs(cmd.Dir) {
-		// A stale inherited $PWD would make shells and os.Getwd-style
-		// helpers in the backend report the proxy's directory.
-		cmd.Env = append(withoutVar(cmd.Env, "PWD"), "PWD="+cmd.Dir)
-	}
-	r.mark = newSessionMark()
-	cmd.Env = append(withoutVar(cmd.Env, sessionMarkVar), sessionMarkVar+"="+r.mark)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	setProcessGroup(cmd)
-	err = cmd.Start()
-	// The child has its copies; the proxy keeps only its own ends, so EOF
-	// on stdout means every writer is gone.
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		return err
-	}
-	if cmd.Dir == "" {
-		cmd.Dir, _ = os.Getwd()
-	}
-	r.cmd, r.stdinW, r.stdoutR, r.stderrR = cmd, inW, outR, errR
+	r.cmd, r.stdinW, r.stdoutR, r.stderrR, r.mark = p.Cmd, p.Stdin, p.Stdout, p.Stderr, p.Mark
 	return nil
 }
-
-// processDirError: the backend's working directory is unusable (the
-// install hint would mislead).
-type processDirError struct{ err error }
-
-func (e *processDirError) Error() string { return "process directory: " + e.err.Error() }
-func (e *processDirError) Unwrap() error { return e.err }
 
 // die switches to answering requests directly with resp (nil: drop them)
 // and returns the requests still pending, in arrival order.
@@ -695,7 +634,7 @@ func (r *relay) clientLoop() {
 				// The backend stopped reading; without a reader no request
 				// can be answered, so end it (the exit path answers them).
 				r.log.printf("writing to backend stdin: %v; killing it", err)
-				_ = killGroup(r.cmd.Process.Pid)
+				_ = launch.KillGroup(r.cmd.Process.Pid)
 			}
 		}
 	}
@@ -900,15 +839,4 @@ func jsonString(s string) []byte {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	return []byte(strings.TrimSuffix(b.String(), "\n"))
-}
-
-// withoutVar returns env without entries for name (a copy).
-func withoutVar(env []string, name string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, name+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

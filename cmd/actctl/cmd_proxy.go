@@ -103,15 +103,8 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 			return nil, err
 		}
 	}
-	if s.materialize {
-		res, err := reconcile.Apply(ctx, cfg, reconcile.Options{Only: []string{s.r.Name}, NoPrune: true, LockWait: 10 * time.Second})
-		if res != nil {
-			s.warn(res.Warnings)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("materialize %s: %w", s.r.Name, err)
-		}
-		fmt.Fprintf(g.Stderr, "actctl: proxy %s: %s (%s)\n", s.r.Name, res.Summary(), s.r.Dir)
+	if err := s.materializeAgent(ctx, "proxy"); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -128,6 +121,24 @@ func (s *proxySession) warn(warnings []string) {
 			fmt.Fprintf(s.g.Stderr, "actctl: %s\n", d)
 		}
 	}
+}
+
+// materializeAgent applies the session's agent (unless it shares a live
+// agent's files); verb names the command in the summary line.
+func (s *proxySession) materializeAgent(ctx context.Context, verb string) error {
+	if !s.materialize {
+		return nil
+	}
+	g := s.g
+	res, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{s.r.Name}, NoPrune: true, LockWait: 10 * time.Second})
+	if res != nil {
+		s.warn(res.Warnings)
+	}
+	if err != nil {
+		return fmt.Errorf("materialize %s: %w", s.r.Name, err)
+	}
+	fmt.Fprintf(g.Stderr, "actctl: %s %s: %s (%s)\n", verb, s.r.Name, res.Summary(), s.r.Dir)
+	return nil
 }
 
 // clientProject is the client's project directory: --cwd, else our cwd.
@@ -191,11 +202,7 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		return nil, fmt.Errorf("proxy: %s", msg)
 	}
 	if _, ok := s.cfg.Templates[template]; !ok {
-		msg := fmt.Sprintf("proxy -t: unknown template %q", template)
-		if sug := schema.Suggest(template, sortedNames(s.cfg.Templates)); sug != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", sug)
-		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, unknownTemplate(s.cfg, "proxy", template)
 	}
 	s.origin = schema.Path("templates", template)
 	return s.adhoc(name, schema.Agent{Template: template})
@@ -218,6 +225,15 @@ func (s *proxySession) declaredOrigin(name string) string {
 		return m[1]
 	}
 	return ""
+}
+
+// unknownTemplate is the error for `VERB -t TEMPLATE` naming no template.
+func unknownTemplate(cfg *schema.Config, verb, template string) error {
+	msg := fmt.Sprintf("%s -t: unknown template %q", verb, template)
+	if sug := schema.Suggest(template, sortedNames(cfg.Templates)); sug != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", sug)
+	}
+	return fmt.Errorf("%s", msg)
 }
 
 // adhoc records an agent created for this client in the workspace and

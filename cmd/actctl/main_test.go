@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/internal/acptestagent"
 )
 
 // actctlBin is the actctl binary built once for the end-to-end tests of
@@ -18,6 +20,10 @@ func TestMain(m *testing.M) {
 	// The test binary doubles as a small ACP agent for the proxy tests.
 	if out := os.Getenv("ACTCTL_TEST_AGENT_OUT"); out != "" {
 		os.Exit(runTestAgent(out))
+	}
+	// ... and as the scripted agent of the run and chat tests.
+	if os.Getenv(acptestagent.Var) != "" {
+		os.Exit(acptestagent.Main())
 	}
 	dir, err := os.MkdirTemp("", "actctl-bin-")
 	if err != nil {

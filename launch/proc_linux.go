@@ -1,4 +1,4 @@
-package proxy
+package launch
 
 import (
 	"bytes"
@@ -7,23 +7,23 @@ import (
 	"syscall"
 )
 
-// setParentDeathSignal asks the kernel to SIGKILL the backend if the proxy
+// setParentDeathSignal asks the kernel to SIGKILL the backend if its supervisor (proxy, run)
 // dies without cleaning up (kill -9, OOM killer, or an ACP client such as
 // the SDK's example client that ends its agent with SIGKILL). Only the
-// group leader gets this signal; its children are covered by killGroup on
-// every path the proxy controls.
+// group leader gets this signal; its children are covered by KillGroup on
+// every path the supervisor controls.
 func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
-// killMarked sends SIGKILL to every process whose environment carries the
-// session mark (see sessionMarkVar) and returns how many it signalled. It
+// KillMarked sends SIGKILL to every process whose environment carries the
+// session mark (see MarkVar) and returns how many it signalled. It
 // rescans until a pass finds none, so a process forked during a scan is
 // caught by the next one. Processes of other users, whose environment
-// cannot be read, are skipped: the backend runs as the proxy's user.
-func killMarked(mark string) int {
+// cannot be read, are skipped: the backend runs as its supervisor's user.
+func KillMarked(mark string) int {
 	if mark == "" {
 		return 0
 	}
-	needle := []byte(sessionMarkVar + "=" + mark + "\x00")
+	needle := []byte(MarkVar + "=" + mark + "\x00")
 	self := os.Getpid()
 	killed := map[int]bool{}
 	for pass := 0; pass < 10; pass++ {

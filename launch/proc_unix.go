@@ -1,6 +1,6 @@
 //go:build unix
 
-package proxy
+package launch
 
 import (
 	"errors"
@@ -9,19 +9,19 @@ import (
 	"syscall"
 )
 
-// setProcessGroup starts the backend as the leader of a new process group,
+// SetProcessGroup starts the backend as the leader of a new process group,
 // so that everything it forks (language servers, shells, `sleep`) can be
-// signalled at once and none of it outlives the proxy. It also keeps a
+// signalled at once and none of it outlives its supervisor. It also keeps a
 // terminal's Ctrl-C (sent to the foreground group) from reaching the backend
-// behind the proxy's back: the proxy decides when the group dies.
-func setProcessGroup(cmd *exec.Cmd) {
+// behind the supervisor's back: the supervisor decides when the group dies.
+func SetProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeathSignal(cmd.SysProcAttr)
 }
 
-// killGroup sends SIGKILL to the process group led by pid. ESRCH (the group
+// KillGroup sends SIGKILL to the process group led by pid. ESRCH (the group
 // is already empty) is not an error.
-func killGroup(pid int) error {
+func KillGroup(pid int) error {
 	err := syscall.Kill(-pid, syscall.SIGKILL)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
@@ -29,6 +29,6 @@ func killGroup(pid int) error {
 	return err
 }
 
-// Signals are the signals on which the CLI should cancel Run's context
+// Signals are the signals on which the CLI should cancel a supervisor's context
 // (SPEC section 7: SIGINT, SIGTERM and SIGHUP kill the backend's group).
 var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}

@@ -1,0 +1,15 @@
+// Package acpclient is actctl's ACP client: it starts an agent's backend
+// (through package launch, so the process hygiene is the proxy's), speaks
+// the client side of the Agent Client Protocol to it over stdio with
+// github.com/coder/acp-go-sdk, and serves the methods an agent may call on
+// its client: fs/read_text_file and fs/write_text_file confined to the
+// session's roots, terminal/* as real processes in their own groups, and
+// session/request_permission answered by a permission policy.
+//
+// It exists so that everything in actctl that *uses* an agent — `actctl
+// run` and `chat` today, later `up`, `prompt` and the MCP server — shares
+// one client. Its API knows nothing of the command line: callers pass
+// Options, receive a stream of Events through an Observer, and get a
+// Result per turn (stop reason, session id, duration, permission counts).
+// See docs/run.md.
+package acpclient

@@ -1,0 +1,108 @@
+package acpclient
+
+import (
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Rule is what the client allows when no person is asked (docs/run.md,
+// "Permissions").
+type Rule string
+
+const (
+	// AllowReads allows the tool kinds read, search, think and fetch.
+	AllowReads Rule = "reads"
+	// AllowEdits also allows edit, delete and move.
+	AllowEdits Rule = "edits"
+	// AllowAll allows every tool kind.
+	AllowAll Rule = "all"
+	// DenyAll allows nothing.
+	DenyAll Rule = "none"
+)
+
+// RuleFor maps an agent's permissions to a Rule (seed 001's mapping):
+// readonly and restricted allow reads, standard edits, permissive all; an
+// explicit rule set goes by its defaultMode (default and plan: reads,
+// acceptEdits: edits, bypassPermissions: all).
+func RuleFor(p schema.Permissions) Rule {
+	switch p.Preset {
+	case schema.PresetReadonly, schema.PresetRestricted:
+		return AllowReads
+	case schema.PresetStandard:
+		return AllowEdits
+	case schema.PresetPermissive:
+		return AllowAll
+	}
+	switch p.DefaultMode {
+	case "acceptEdits":
+		return AllowEdits
+	case "bypassPermissions":
+		return AllowAll
+	}
+	return AllowReads
+}
+
+// Allows reports whether rule allows a tool call of this kind; an unset
+// kind counts as "other".
+func (r Rule) Allows(kind acp.ToolKind) bool {
+	switch r {
+	case AllowAll:
+		return true
+	case DenyAll:
+		return false
+	}
+	switch kind {
+	case acp.ToolKindRead, acp.ToolKindSearch, acp.ToolKindThink, acp.ToolKindFetch:
+		return true
+	case acp.ToolKindEdit, acp.ToolKindDelete, acp.ToolKindMove:
+		return r == AllowEdits
+	}
+	return false
+}
+
+// Decision is the answer to one permission request.
+type Decision struct {
+	// OptionID is the agent's option chosen; empty means the request is
+	// answered "cancelled" (nothing fitting was offered, or the turn was
+	// cancelled).
+	OptionID string
+	// Allowed is true when an allow option was chosen.
+	Allowed bool
+}
+
+// Choose answers a request with one of the options the agent offered,
+// never an invented id: when allow is true the first allow_once option,
+// else the first allow_always (always first when preferAlways); when allow
+// is false, or no allow option was offered, the first reject_once, else
+// reject_always. With no fitting option the answer is "cancelled" (a
+// rejection the protocol always allows).
+func Choose(allow, preferAlways bool, options []acp.PermissionOption) Decision {
+	if allow {
+		order := []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways}
+		if preferAlways {
+			order[0], order[1] = order[1], order[0]
+		}
+		if id := firstOfKind(options, order...); id != "" {
+			return Decision{OptionID: id, Allowed: true}
+		}
+	}
+	return Decision{OptionID: firstOfKind(options, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways)}
+}
+
+func firstOfKind(options []acp.PermissionOption, kinds ...acp.PermissionOptionKind) string {
+	for _, k := range kinds {
+		for _, o := range options {
+			if o.Kind == k && o.OptionId != "" {
+				return string(o.OptionId)
+			}
+		}
+	}
+	return ""
+}
+
+// Decide is the policy with no person present: rule applied to the tool
+// kind, answered with the agent's own options.
+func Decide(rule Rule, kind acp.ToolKind, options []acp.PermissionOption) Decision {
+	return Choose(rule.Allows(kind), false, options)
+}

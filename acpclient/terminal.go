@@ -1,0 +1,192 @@
+package acpclient
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/launch"
+)
+
+// DefaultOutputLimit bounds a terminal's retained output when the agent
+// gives no outputByteLimit.
+const DefaultOutputLimit = 1 << 20
+
+// terminal is one terminal/create: a real process in its own group whose
+// combined output is kept up to a byte limit (the oldest bytes go first).
+type terminal struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process was reaped
+
+	mu        sync.Mutex
+	out       []byte
+	limit     int
+	truncated bool
+	status    *acp.TerminalExitStatus
+}
+
+func (t *terminal) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.out = append(t.out, p...)
+	if over := len(t.out) - t.limit; over > 0 {
+		// Cut at a character boundary so the output stays valid UTF-8.
+		for over < len(t.out) && !utf8.RuneStart(t.out[over]) {
+			over++
+		}
+		t.out = append(t.out[:0], t.out[over:]...)
+		t.truncated = true
+	}
+	return len(p), nil
+}
+
+func (t *terminal) snapshot() acp.TerminalOutputResponse {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return acp.TerminalOutputResponse{Output: string(t.out), Truncated: t.truncated, ExitStatus: t.status}
+}
+
+// terminals are the terminals of one client.
+type terminals struct {
+	mu   sync.Mutex
+	byID map[string]*terminal
+	next int
+}
+
+func exitStatus(st *os.ProcessState) *acp.TerminalExitStatus {
+	s := &acp.TerminalExitStatus{}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		name := ws.Signal().String()
+		s.Signal = &name
+		return s
+	}
+	code := st.ExitCode()
+	s.ExitCode = &code
+	return s
+}
+
+func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	dir := c.sessionCwd
+	if req.Cwd != nil && *req.Cwd != "" {
+		d, err := c.roots.resolve(*req.Cwd)
+		if err != nil {
+			return acp.CreateTerminalResponse{}, err
+		}
+		dir = d
+	}
+	t := &terminal{limit: DefaultOutputLimit, done: make(chan struct{})}
+	if req.OutputByteLimit != nil && *req.OutputByteLimit >= 0 {
+		t.limit = *req.OutputByteLimit
+	}
+	cmd := exec.Command(req.Command, req.Args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	for _, e := range req.Env {
+		cmd.Env = append(launch.WithoutVar(cmd.Env, e.Name), e.Name+"="+e.Value)
+	}
+	// The backend's session mark reaches terminals too: the sweep at the
+	// end finds whatever they leave behind.
+	cmd.Env = append(launch.WithoutVar(cmd.Env, launch.MarkVar), launch.MarkVar+"="+c.proc.Mark)
+	cmd.Stdout, cmd.Stderr = t, t
+	// A descendant that keeps the output pipe open must not keep Wait
+	// (and the end of the run) waiting.
+	cmd.WaitDelay = time.Second
+	launch.SetProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return acp.CreateTerminalResponse{}, acp.NewInternalError(map[string]any{"command": req.Command, "error": err.Error()})
+	}
+	t.cmd = cmd
+	go func() {
+		_ = cmd.Wait()
+		t.mu.Lock()
+		t.status = exitStatus(cmd.ProcessState)
+		t.mu.Unlock()
+		close(t.done)
+	}()
+	c.terms.mu.Lock()
+	c.terms.next++
+	id := "term-" + strconv.Itoa(c.terms.next)
+	if c.terms.byID == nil {
+		c.terms.byID = map[string]*terminal{}
+	}
+	c.terms.byID[id] = t
+	c.terms.mu.Unlock()
+	c.emit(Event{Kind: EventTerminal, Text: fmt.Sprintf("%s: %s", id, cmd.String())})
+	return acp.CreateTerminalResponse{TerminalId: id}, nil
+}
+
+func (c *Client) terminal(id string) (*terminal, error) {
+	c.terms.mu.Lock()
+	defer c.terms.mu.Unlock()
+	t := c.terms.byID[id]
+	if t == nil {
+		return nil, acp.NewInvalidParams(map[string]any{"terminalId": id, "error": "no such terminal"})
+	}
+	return t, nil
+}
+
+func (c *Client) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	t, err := c.terminal(req.TerminalId)
+	if err != nil {
+		return acp.TerminalOutputResponse{}, err
+	}
+	return t.snapshot(), nil
+}
+
+func (c *Client) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	t, err := c.terminal(req.TerminalId)
+	if err != nil {
+		return acp.WaitForTerminalExitResponse{}, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return acp.WaitForTerminalExitResponse{}, ctx.Err()
+	}
+	st := t.snapshot().ExitStatus
+	return acp.WaitForTerminalExitResponse{ExitCode: st.ExitCode, Signal: st.Signal}, nil
+}
+
+func (c *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	t, err := c.terminal(req.TerminalId)
+	if err != nil {
+		return acp.KillTerminalResponse{}, err
+	}
+	_ = launch.KillGroup(t.cmd.Process.Pid)
+	return acp.KillTerminalResponse{}, nil
+}
+
+func (c *Client) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	t, err := c.terminal(req.TerminalId)
+	if err != nil {
+		return acp.ReleaseTerminalResponse{}, err
+	}
+	_ = launch.KillGroup(t.cmd.Process.Pid)
+	c.terms.mu.Lock()
+	delete(c.terms.byID, req.TerminalId)
+	c.terms.mu.Unlock()
+	return acp.ReleaseTerminalResponse{}, nil
+}
+
+// killTerminals kills every terminal's process group and reaps them.
+func (c *Client) killTerminals() {
+	c.terms.mu.Lock()
+	ts := make([]*terminal, 0, len(c.terms.byID))
+	for _, t := range c.terms.byID {
+		ts = append(ts, t)
+	}
+	c.terms.byID = nil
+	c.terms.mu.Unlock()
+	for _, t := range ts {
+		_ = launch.KillGroup(t.cmd.Process.Pid)
+		<-t.done
+	}
+}

@@ -1,0 +1,70 @@
+package acpclient
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+type recorder struct {
+	mu     sync.Mutex
+	events []Event
+	lines  []string
+}
+
+func (r *recorder) Message(l []byte) {
+	r.mu.Lock()
+	r.lines = append(r.lines, string(l))
+	r.mu.Unlock()
+}
+func (r *recorder) Event(e Event) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
+
+func (r *recorder) states(id string) []State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []State
+	for _, e := range r.events {
+		if e.Kind == EventToolCall && e.ToolCall.ID == id {
+			out = append(out, e.ToolCall.State)
+		}
+	}
+	return out
+}
+
+// TestThreadTransitions: a tool call goes pending -> awaiting permission
+// -> allowed/denied -> in progress -> completed/failed, one event per
+// change, and the counts come from the same records.
+func TestThreadTransitions(t *testing.T) {
+	rec := &recorder{}
+	th := newThread(rec.Event)
+	st := func(s acp.ToolCallStatus) *acp.ToolCallStatus { return &s }
+	th.started(&acp.SessionUpdateToolCall{ToolCallId: "a", Title: "Edit", Kind: "edit", Status: "pending"})
+	th.awaiting(acp.ToolCallUpdate{ToolCallId: "a"})
+	th.decided("a", Decision{OptionID: "yes", Allowed: true}, false)
+	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("pending")}) // no step back
+	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("in_progress")})
+	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("in_progress")}) // no change, no event
+	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("completed")})
+
+	th.awaiting(acp.ToolCallUpdate{ToolCallId: "b", Kind: acp.Ptr(acp.ToolKindExecute)}) // permission before tool_call
+	th.decided("b", Decision{OptionID: "no"}, false)
+	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "b", Status: st("failed")})
+	th.awaiting(acp.ToolCallUpdate{ToolCallId: "c"})
+	th.decided("c", Decision{}, true)
+
+	if got, want := rec.states("a"), []State{StatePending, StateAwaiting, StateAllowed, StateInProgress, StateCompleted}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a: %v, want %v", got, want)
+	}
+	if got, want := rec.states("b"), []State{StateAwaiting, StateDenied, StateFailed}; !reflect.DeepEqual(got, want) {
+		t.Errorf("b: %v, want %v", got, want)
+	}
+	if got, want := th.permissions(), (Permissions{Allowed: 1, Denied: 1, Cancelled: 1}); got != want {
+		t.Errorf("permissions %+v, want %+v", got, want)
+	}
+	last := rec.events[len(rec.events)-1].ToolCall
+	if last.ID != "c" || last.State != StateCancelled {
+		t.Errorf("last event %+v", last)
+	}
+}

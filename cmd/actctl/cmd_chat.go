@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/acpclient"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:         "chat",
+		Usage:        "talk with AGENT in one ACP session: each line on stdin (a terminal or a pipe) is a turn",
+		ArgsUsage:    "AGENT",
+		Flags:        agentFlags(0),
+		OnUsageError: usageErrors,
+		Action:       chatCmd,
+	})
+}
+
+func chatCmd(c *cli.Context) error {
+	if c.NArg() > 1 || (c.NArg() == 0 && c.String("template") == "") {
+		return usageError("chat: want AGENT, or -t TEMPLATE [AGENT]")
+	}
+	rule, err := ruleFlag(c)
+	if err != nil {
+		return err
+	}
+	g := globalsOf(c)
+	lines := readLines(os.Stdin)
+	terminal := isTerminal(os.Stdin)
+	var ask acpclient.AskFunc
+	if terminal && rule == "" {
+		// A person is there: ask them (flags still decide when given).
+		ask = (&asker{lines: lines, w: g.Stderr, always: map[acp.ToolKind]bool{}}).ask
+	}
+	ctx, stop := runContext(c.Duration("timeout"))
+	defer stop()
+	sess, err := startAgentSession(ctx, c, "chat", rule, ask)
+	if err != nil {
+		return err
+	}
+	defer sess.close()
+	code, err := sess.chat(ctx, lines, terminal)
+	if code != 0 {
+		return withCode(code, err)
+	}
+	return nil
+}
+
+// chat runs one turn per non-empty line until EOF and returns the last
+// turn's exit code (its reason was printed with the turn); an error, a
+// timeout or a signal ends it at once.
+func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal bool) (int, error) {
+	code := exitOK
+	for {
+		if terminal {
+			fmt.Fprint(a.g.Stderr, "> ")
+		}
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+		case <-ctx.Done():
+			return causeCode(context.Cause(ctx)), context.Cause(ctx)
+		}
+		if !ok {
+			return code, nil
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		res, perr := a.client.Prompt(ctx, line)
+		var err error
+		code, err = a.finish(ctx, res, perr)
+		if code == exitError || ctx.Err() != nil {
+			return code, err
+		}
+		if err != nil {
+			fmt.Fprintf(a.g.Stderr, "actctl: chat: %v\n", err)
+		}
+	}
+}
+
+// readLines sends r's lines on the returned channel, closed at EOF.
+func readLines(r io.Reader) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			ch <- sc.Text()
+		}
+	}()
+	return ch
+}
+
+// asker asks the person at the terminal about permission requests:
+// y(es), n(o) or a(lways); "always" is remembered for the tool kind for
+// the rest of the session.
+type asker struct {
+	lines  <-chan string
+	w      io.Writer
+	mu     sync.Mutex
+	always map[acp.ToolKind]bool
+}
+
+func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (acpclient.Decision, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.always[call.Kind] {
+		return acpclient.Choose(true, true, options), nil
+	}
+	for {
+		fmt.Fprintf(a.w, "allow %s (%s)? [y/n/always] ", call.Title, kindName(call.Kind))
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-a.lines:
+		case <-ctx.Done():
+			fmt.Fprintln(a.w)
+			return acpclient.Decision{}, ctx.Err()
+		}
+		if !ok {
+			return acpclient.Decision{}, errors.New("stdin closed")
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return acpclient.Choose(true, false, options), nil
+		case "n", "no":
+			return acpclient.Choose(false, false, options), nil
+		case "a", "always":
+			a.always[call.Kind] = true
+			return acpclient.Choose(true, true, options), nil
+		}
+	}
+}
+
+func kindName(k acp.ToolKind) string {
+	if k == "" {
+		return "other"
+	}
+	return string(k)
+}

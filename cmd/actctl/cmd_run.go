@@ -1,0 +1,415 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/launch"
+	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
+)
+
+// Exit codes of run and chat (docs/run.md).
+const (
+	exitRefusal   = 3
+	exitMaxTokens = 4
+	exitDenied    = 5
+	exitTimeout   = 124
+	exitSIGINT    = 130
+)
+
+// agentFlags are the flags run and chat share.
+func agentFlags(defaultTimeout time.Duration) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "template", Aliases: []string{"t"}, Usage: "run an ephemeral agent made from `TEMPLATE` (removed afterwards unless --keep)"},
+		&cli.BoolFlag{Name: "keep", Usage: "with -t: keep the agent (recorded as an ad-hoc agent) instead of removing it"},
+		&cli.StringFlag{Name: "cwd", Usage: "the client's project `DIR` (default: the current directory)"},
+		&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "cancel, then kill, after `D` (0: never)"},
+		&cli.BoolFlag{Name: "approve-all", Usage: "allow every permission request"},
+		&cli.BoolFlag{Name: "approve-reads", Usage: "allow read, search, think and fetch tool calls only"},
+		&cli.BoolFlag{Name: "deny-all", Usage: "deny every permission request"},
+		// How long a cancelled turn may take before the backend's group is
+		// killed (tests shorten it).
+		&cli.DurationFlag{Name: "grace", Value: acpclient.DefaultGrace, Hidden: true},
+	}
+}
+
+func init() {
+	register(&cli.Command{
+		Name:      "run",
+		Usage:     "one turn with AGENT as its ACP client: materialize, start its backend, prompt, print, exit with the stop reason",
+		ArgsUsage: "AGENT [-p TEXT | --prompt-file F | stdin]",
+		Flags: append(agentFlags(30*time.Minute),
+			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "the prompt `TEXT`"},
+			&cli.StringFlag{Name: "prompt-file", Usage: "read the prompt from `FILE` (- for stdin)"},
+		),
+		OnUsageError: usageErrors,
+		Action:       runCmd,
+	})
+}
+
+// runCause says why a run's context ended.
+type runCause struct {
+	code int
+	what string
+}
+
+func (c *runCause) Error() string { return c.what }
+
+// runContext is cancelled with a *runCause on SIGINT, SIGTERM, SIGHUP
+// (exit 128+n) or after timeout (exit 124).
+func runContext(timeout time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, launch.Signals...)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			code := exitSIGINT
+			if n, ok := s.(syscall.Signal); ok {
+				code = 128 + int(n)
+			}
+			cancel(&runCause{code, "interrupted (" + s.String() + ")"})
+		case <-stop:
+		}
+	}()
+	var stopTimer func() bool = func() bool { return false }
+	if timeout > 0 {
+		t := time.AfterFunc(timeout, func() { cancel(&runCause{exitTimeout, "timed out after " + timeout.String()}) })
+		stopTimer = t.Stop
+	}
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(stop)
+		stopTimer()
+		cancel(nil)
+	}
+}
+
+// ruleFlag is the permission rule the flags ask for ("" for none).
+func ruleFlag(c *cli.Context) (acpclient.Rule, error) {
+	var rule acpclient.Rule
+	n := 0
+	for flag, r := range map[string]acpclient.Rule{"approve-all": acpclient.AllowAll, "approve-reads": acpclient.AllowReads, "deny-all": acpclient.DenyAll} {
+		if c.Bool(flag) {
+			rule, n = r, n+1
+		}
+	}
+	if n > 1 {
+		return "", usageError("%s: --approve-all, --approve-reads and --deny-all exclude each other", c.Command.Name)
+	}
+	return rule, nil
+}
+
+func runCmd(c *cli.Context) error {
+	if c.NArg() > 1 || (c.NArg() == 0 && c.String("template") == "") {
+		return usageError("run: want AGENT, or -t TEMPLATE [AGENT]")
+	}
+	rule, err := ruleFlag(c)
+	if err != nil {
+		return err
+	}
+	text, err := readPrompt(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := runContext(c.Duration("timeout"))
+	defer stop()
+	sess, err := startAgentSession(ctx, c, "run", rule, nil)
+	if err != nil {
+		return err
+	}
+	defer sess.close()
+	res, err := sess.client.Prompt(ctx, text)
+	code, err := sess.finish(ctx, res, err)
+	if code != 0 {
+		return withCode(code, err)
+	}
+	return nil
+}
+
+// readPrompt takes the prompt from -p, --prompt-file or stdin.
+func readPrompt(c *cli.Context) (string, error) {
+	p, file := c.String("prompt"), c.String("prompt-file")
+	switch {
+	case c.IsSet("prompt") && file != "":
+		return "", usageError("run: -p and --prompt-file exclude each other")
+	case c.IsSet("prompt"):
+	case file != "" && file != "-":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("run: prompt file: %w", err)
+		}
+		p = string(b)
+	default:
+		if file == "" && isTerminal(os.Stdin) {
+			return "", usageError("run: no prompt: give -p TEXT, --prompt-file F, or pipe it on stdin")
+		}
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("run: read the prompt from stdin: %w", err)
+		}
+		p = string(b)
+	}
+	if strings.TrimSpace(p) == "" {
+		return "", usageError("run: the prompt is empty")
+	}
+	return p, nil
+}
+
+// agentSession is one run or chat: the prepared agent, its client, and
+// the output.
+type agentSession struct {
+	g      *globals
+	verb   string
+	s      *proxySession
+	client *acpclient.Client
+	out    *runObserver
+	// fromTemplate: the agent was made by -t (and recorded as ad hoc).
+	fromTemplate bool
+	// log receives the backend's stderr: the agent's log file, where
+	// proxy sessions log too (nil if it could not be opened).
+	log *os.File
+}
+
+// openBackendLog opens (appending) the agent's log file.
+func openBackendLog(r *schema.Resolved) (*os.File, error) {
+	p := proxy.LogPath(r)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	return f, nil
+}
+
+// startAgentSession prepares the agent as proxy does (docs/run.md) and
+// starts the ACP client on its backend. ask, if set, replaces the policy.
+func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule acpclient.Rule, ask acpclient.AskFunc) (*agentSession, error) {
+	g := globalsOf(c)
+	s, err := prepareAgent(ctx, g, verb, c.Args().First(), c.String("template"), c.String("cwd"), c.Bool("keep"))
+	if err != nil {
+		if cause := context.Cause(ctx); ctx.Err() != nil {
+			return nil, withCode(causeCode(cause), fmt.Errorf("%s: %w", verb, cause))
+		}
+		return nil, err
+	}
+	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g), fromTemplate: c.String("template") != ""}
+	o, err := a.clientOptions(rule, ask, c.Duration("grace"))
+	if err == nil {
+		a.client, err = acpclient.Start(ctx, o)
+	}
+	if err != nil {
+		a.close()
+		if cause := context.Cause(ctx); ctx.Err() != nil {
+			return nil, withCode(causeCode(cause), cause)
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+// clientOptions configures the ACP client for the prepared agent: its
+// backend's acp command, its MCP servers, the permission rule (the flag's,
+// else the agent's preset), its log, and its runtime record.
+func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
+	s, g := a.s, a.g
+	l, err := launch.Resolve(s.r, schema.ModeACP)
+	if err != nil {
+		return acpclient.Options{}, err
+	}
+	mcp, err := acpclient.MCPServers(s.cfg.MCPServers, s.r.Template.MCPServers)
+	if err != nil {
+		return acpclient.Options{}, fmt.Errorf("agent %s: %w", s.r.Name, err)
+	}
+	if rule == "" {
+		rule = acpclient.RuleFor(s.r.Permissions)
+	}
+	o := acpclient.Options{Launch: l, ClientCwd: s.clientDir, MCPServers: mcp, Rule: rule, Ask: ask, Observer: a.out, Grace: grace}
+	if a.log, err = openBackendLog(s.r); err != nil {
+		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
+	} else {
+		o.BackendStderr = a.log
+	}
+	record := proxy.RecordPath(s.r)
+	o.OnStart = func(pid int) {
+		if err := proxy.UpdateRecord(record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid}); err != nil {
+			fmt.Fprintf(g.Stderr, "actctl: %s: %v\n", a.verb, err)
+		}
+	}
+	return o, nil
+}
+
+// causeCode is the exit code for a run's context cause.
+func causeCode(cause error) int {
+	var rc *runCause
+	if errors.As(cause, &rc) {
+		return rc.code
+	}
+	return exitError
+}
+
+// finish prints the summary of a turn and returns its exit code.
+func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err error) (int, error) {
+	code, err := turnCode(res, err, context.Cause(ctx), ctx.Err() != nil)
+	a.out.summary(a.s.r.Name, res, code, err)
+	return code, err
+}
+
+// turnCode maps the outcome of a turn to the exit code (docs/run.md).
+func turnCode(res acpclient.Result, err, cause error, cancelled bool) (int, error) {
+	if cancelled {
+		return causeCode(cause), cause
+	}
+	if err != nil {
+		return exitError, err
+	}
+	switch res.StopReason {
+	case "end_turn":
+		if res.Permissions.Denied > 0 && res.Permissions.Allowed == 0 {
+			return exitDenied, fmt.Errorf("every permission request (%d) was denied", res.Permissions.Denied)
+		}
+		return exitOK, nil
+	case "refusal":
+		return exitRefusal, errors.New("the agent refused")
+	case "max_tokens", "max_turn_requests":
+		return exitMaxTokens, fmt.Errorf("the turn ended: %s", res.StopReason)
+	case "cancelled":
+		return exitError, errors.New("the agent cancelled the turn on its own")
+	}
+	return exitError, fmt.Errorf("unknown stop reason %q", res.StopReason)
+}
+
+// close stops the backend and marks the agent stopped, or removes an
+// ephemeral agent entirely.
+func (a *agentSession) close() {
+	if a.client != nil {
+		a.client.Close()
+	}
+	if a.log != nil {
+		a.log.Close()
+	}
+	a.s.cleanup()
+	if a.s.ephemeral && a.s.r.Archetype.Workspace == schema.WorkspaceInstance {
+		// $ACTANT_HOME/instances, if the copy was its only entry.
+		_ = os.Remove(filepath.Dir(a.s.r.Dir))
+	}
+	if a.s.ephemeral && a.fromTemplate {
+		if err := reconcile.RecordAdhoc(a.s.cfg.Root, a.s.r.Name, nil); err != nil {
+			fmt.Fprintf(a.g.Stderr, "actctl: %s: remove ephemeral %s: %v\n", a.verb, a.s.r.Name, err)
+		}
+	}
+}
+
+// prepareAgent picks and materializes the agent exactly as proxy does; -t
+// makes an ephemeral agent from a template, and a template whose
+// workspacePolicy is "ephemeral" or an agent whose launchMode is
+// "one-shot" gets a temporary copy.
+func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd string, keep bool) (*proxySession, error) {
+	clientDir, err := clientProject(cwd)
+	if err != nil {
+		return nil, err
+	}
+	g.OnlyAgent = name // warnings about other agents are not this run's
+	cfg, err := g.Load()
+	if err != nil {
+		return nil, err
+	}
+	s := &proxySession{g: g, cfg: cfg, clientDir: clientDir, materialize: true, log: g.Stderr}
+	if template != "" {
+		err = s.fromTemplate(verb, name, template, keep)
+	} else {
+		err = s.declared(verb, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.materializeAgent(ctx, verb); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	return s, nil
+}
+
+// offers refuses, before anything is written, an agent that does not offer
+// interaction mode m (run or chat), saying what it offers instead.
+func offers(r *schema.Resolved, m string) error {
+	if r.Offer(m) {
+		return nil
+	}
+	return errors.New(r.NotOffered(m))
+}
+
+// declared picks a declared agent; a busy or one-shot one runs as a copy.
+func (s *proxySession) declared(verb, name string) error {
+	if _, ok := s.cfg.Agents[name]; ok {
+		// Checked before pickAgent, which records a per-project copy.
+		r, err := s.cfg.Resolve(name)
+		if err != nil {
+			return err
+		}
+		if err := offers(r, verb); err != nil {
+			return err
+		}
+	}
+	r, err := s.pickAgent(name, "")
+	if err != nil {
+		return err
+	}
+	s.r = r
+	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
+	if err != nil {
+		return err
+	}
+	if rec.Live() || r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == "one-shot" {
+		return s.ephemeralCopy()
+	}
+	return nil
+}
+
+// fromTemplate creates the agent NAME (default TEMPLATE-run-ID) from a
+// template; it is removed after the run unless keep.
+func (s *proxySession) fromTemplate(verb, name, template string, keep bool) error {
+	if _, ok := s.cfg.Templates[template]; !ok {
+		return unknownTemplate(s.cfg, verb, template)
+	}
+	if r, err := s.cfg.ResolveAgent(template, schema.Agent{Template: template}); err != nil {
+		return err
+	} else if err := offers(r, verb); err != nil {
+		return err
+	}
+	if name == "" {
+		var id [4]byte
+		rand.Read(id[:])
+		base := template
+		if len(base) > 40 {
+			base = base[:40]
+		}
+		name = base + "-" + verb + "-" + hex.EncodeToString(id[:])
+	} else if _, ok := s.cfg.Agents[name]; ok {
+		return usageError("%s -t: agent %q is declared; drop -t to run it, or name another", verb, name)
+	}
+	r, err := s.pickAgent(name, template)
+	if err != nil {
+		return err
+	}
+	s.r, s.ephemeral = r, !keep
+	return nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/actctl/actctl/acpclient"
+)
+
+// runObserver prints a session's output. Text mode: the agent's message
+// text to stdout as it streams; tool calls, plans, terminals and permission
+// decisions as one line each on stderr. JSON mode (-o json): every ACP
+// message received, one JSON object a line on stdout, then a summary
+// object (docs/json.md).
+type runObserver struct {
+	g    *globals
+	json bool
+	mu   sync.Mutex
+	// lastNL: the text printed so far ends with a newline (or is empty).
+	lastNL bool
+}
+
+func newRunObserver(g *globals) *runObserver {
+	return &runObserver{g: g, json: g.JSON(), lastNL: true}
+}
+
+func (o *runObserver) Message(line []byte) {
+	if !o.json {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.g.Stdout.Write(append(append([]byte(nil), line...), '\n'))
+}
+
+func (o *runObserver) Event(e acpclient.Event) {
+	if o.json {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch e.Kind {
+	case acpclient.EventText:
+		if e.Text != "" {
+			fmt.Fprint(o.g.Stdout, e.Text)
+			o.lastNL = strings.HasSuffix(e.Text, "\n")
+		}
+	case acpclient.EventToolCall:
+		fmt.Fprintln(o.g.Stderr, toolCallLine(*e.ToolCall))
+	case acpclient.EventPlan:
+		var parts []string
+		for _, p := range e.Plan {
+			parts = append(parts, fmt.Sprintf("[%s] %s", p.Status, p.Content))
+		}
+		fmt.Fprintf(o.g.Stderr, "plan: %s\n", strings.Join(parts, "; "))
+	case acpclient.EventTerminal:
+		fmt.Fprintf(o.g.Stderr, "terminal %s\n", e.Text)
+	}
+}
+
+// toolCallLine is the stderr line for one tool-call state change; the
+// permission decisions are among them.
+func toolCallLine(t acpclient.ToolCall) string {
+	kind := string(t.Kind)
+	if kind == "" {
+		kind = "other"
+	}
+	title := t.Title
+	if title == "" {
+		title = t.ID
+	}
+	switch t.State {
+	case acpclient.StateAwaiting:
+		return fmt.Sprintf("permission? %s (%s)", title, kind)
+	case acpclient.StateAllowed, acpclient.StateDenied:
+		return fmt.Sprintf("permission %s: %s (%s), option %q", t.State, title, kind, t.OptionID)
+	case acpclient.StateCancelled:
+		return fmt.Sprintf("permission cancelled: %s (%s)", title, kind)
+	}
+	return fmt.Sprintf("tool %s (%s): %s", title, kind, t.State)
+}
+
+// runSummary is the last object of -o json (docs/json.md).
+type runSummary struct {
+	Type        string         `json:"type"`
+	Agent       string         `json:"agent"`
+	StopReason  string         `json:"stopReason"`
+	SessionID   string         `json:"sessionId"`
+	DurationMs  int64          `json:"durationMs"`
+	Permissions runPermissions `json:"permissions"`
+	ExitCode    int            `json:"exitCode"`
+	Error       string         `json:"error,omitempty"`
+}
+
+type runPermissions struct {
+	Allowed   int `json:"allowed"`
+	Denied    int `json:"denied"`
+	Cancelled int `json:"cancelled"`
+}
+
+// summary ends a turn: the JSON summary object, or in text mode a newline
+// after text that lacked one.
+func (o *runObserver) summary(agent string, res acpclient.Result, code int, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.json {
+		if !o.lastNL {
+			fmt.Fprintln(o.g.Stdout)
+			o.lastNL = true
+		}
+		return
+	}
+	s := runSummary{
+		Type: "summary", Agent: agent, StopReason: string(res.StopReason), SessionID: res.SessionID,
+		DurationMs: res.Duration.Milliseconds(), ExitCode: code,
+		Permissions: runPermissions{res.Permissions.Allowed, res.Permissions.Denied, res.Permissions.Cancelled},
+	}
+	if err != nil {
+		s.Error = err.Error()
+	}
+	b, _ := json.Marshal(s)
+	o.g.Stdout.Write(append(b, '\n'))
+}

@@ -1,0 +1,77 @@
+package launch
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Launch is everything needed to start an agent's backend: what `actctl
+// resolve` prints for callers that spawn the backend themselves, and what
+// the proxy and `open` start.
+type Launch struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	// Cwd is the backend process's working directory (the archetype's
+	// processCwd: the agent's workspace).
+	Cwd string `json:"cwd"`
+	// Workspace is the agent's materialized workspace.
+	Workspace string `json:"workspace"`
+	// SessionCwd is the archetype's policy for ACP session cwds:
+	// "client" (passed through) or "workspace" (rewritten to Workspace).
+	SessionCwd string `json:"sessionCwd"`
+	// Install is the backend's install hint, for error messages.
+	Install string `json:"install,omitempty"`
+}
+
+// EnvList returns Env as KEY=VALUE pairs, sorted, for exec.Cmd.Env.
+func (l Launch) EnvList() []string {
+	out := make([]string, 0, len(l.Env))
+	for k, v := range l.Env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Resolve computes how to start the agent's backend in mode ("acp" or
+// "open") on this OS.
+func Resolve(r *schema.Resolved, mode string) (Launch, error) {
+	var c *schema.Command
+	switch mode {
+	case schema.ModeACP:
+		c = r.Backend.ACP
+	case schema.ModeOpen:
+		c = r.Backend.Open
+	default:
+		return Launch{}, fmt.Errorf("unknown launch mode %q", mode)
+	}
+	if c == nil || !r.Backend.HasMode(mode) {
+		msg := fmt.Sprintf("agent %s: backend %s has no %s command", r.Name, r.BackendName, mode)
+		if r.Backend.Install != "" {
+			msg += " (install: " + r.Backend.Install + ")"
+		}
+		return Launch{}, fmt.Errorf("%s", msg)
+	}
+	cmd := *c
+	if v, ok := c.OS[runtime.GOOS]; ok {
+		cmd.Command, cmd.Args = v.Command, v.Args
+		if v.Env != nil {
+			cmd.Env = v.Env
+		}
+	}
+	l := Launch{
+		Command: cmd.Command, Args: cmd.Args, Env: map[string]string{},
+		Cwd: r.Dir, Workspace: r.Dir, SessionCwd: r.Archetype.SessionCwd, Install: r.Backend.Install,
+	}
+	if l.Args == nil {
+		l.Args = []string{}
+	}
+	for k, v := range cmd.Env {
+		l.Env[k] = v
+	}
+	return l, nil
+}
