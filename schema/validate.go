@@ -130,6 +130,7 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 			ds = append(ds, c.Diag(p("schedule"), "a service must not have a schedule: it only answers requests (use archetype \"employee\" for scheduled work)"))
 		}
 	}
+	ds = append(ds, c.validateSchedule(name, t.Schedule)...)
 	b, bok := c.Backends[t.Backend]
 	arch, aok := c.Archetypes[t.Archetype]
 	if bok && aok {
