@@ -93,6 +93,7 @@ func (c *Config) Validate() Diagnostics {
 			add(c.Diag(Path("agents", name, "workDir"), "workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", r.Dir, c.Home))
 		}
 	}
+	ds = append(ds, c.validateHooks()...)
 	return ds
 }
 
