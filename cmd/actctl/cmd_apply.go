@@ -71,6 +71,7 @@ func applyCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	events := newApplyEvents(g, cfg)
 	res, err := applyPruning(ctx, cfg, reconcile.Options{
 		DryRun:     c.Bool("dry-run"),
 		Force:      c.Bool("force"),
@@ -78,7 +79,11 @@ func applyCmd(c *cli.Context) error {
 		Only:       c.Args().Slice(),
 		LockDigest: hub.LockDigest(cfg.Root),
 	})
-	return printResult(g, res, err)
+	err = printResult(g, res, err)
+	if err == nil {
+		events.fire(res)
+	}
+	return err
 }
 
 // printResult prints what an apply did (or, on a dry run, would do): its

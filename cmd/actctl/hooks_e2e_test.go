@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestApplyFiresAgentHooks: apply fires agent:created, agent:modified and
+// agent:destroyed once per agent it changed, with the event as JSON in
+// ACTCTL_EVENT; a failing hook is a warning and apply still succeeds; a
+// dry run and a no-op apply fire nothing.
+func TestApplyFiresAgentHooks(t *testing.T) {
+	dir := t.TempDir()
+	logFile := filepath.Join(t.TempDir(), "events.log")
+	hooks := `
+hooks: log: {on: "agent:%s", run: {command: "/bin/sh", args: ["-c", "printf '%%s\\n' \"$ACTCTL_EVENT\" >> \"$LOG\""], env: LOG: "` + logFile + `"}}
+`
+	cfg := func(prompt string, agents ...string) string {
+		s := `package actant
+prompts: p: content: "` + prompt + `"
+templates: t: {backend: "claude-code", prompts: ["p"]}
+`
+		for _, a := range agents {
+			s += "agents: " + a + ": {template: \"t\", workDir: \"" + a + "\"}\n"
+		}
+		for _, ev := range []string{"created", "modified", "destroyed"} {
+			s += strings.Replace(strings.ReplaceAll(hooks, "%%", "%"), "log: {on: \"agent:%s\"", ev+": {on: \"agent:"+ev+"\"", 1)
+		}
+		return s + `hooks: broken: {on: "agent:created", agents: ["a"], run: {command: "/bin/sh", args: ["-c", "echo nope >&2; exit 7"]}}` + "\n"
+	}
+	events := func() []string {
+		b, _ := os.ReadFile(logFile)
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if line == "" {
+				continue
+			}
+			var ev struct {
+				Name, Agent string
+				Data        struct{ Files []string }
+			}
+			if err := json.Unmarshal([]byte(line), &ev); err != nil {
+				t.Fatalf("ACTCTL_EVENT %q: %v", line, err)
+			}
+			out = append(out, ev.Name+" "+ev.Agent+" "+strings.Join(ev.Data.Files, ","))
+		}
+		os.Remove(logFile)
+		return out
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	step := func(what, config string, args []string, want ...string) {
+		t.Helper()
+		writeFiles(t, dir, map[string]string{"actant.cue": config})
+		r := actctl(t, dir, home, args...)
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", what, r.Code, r.Stderr)
+		}
+		got := events()
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: events\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if broken := strings.Contains(r.Stderr, `actctl: warning: hook broken (agent:created a): /bin/sh: exit status 7: nope`); broken != (what == "first apply") {
+			t.Errorf("%s: stderr %q", what, r.Stderr)
+		}
+	}
+	step("dry run", cfg("v1", "a", "b"), []string{"apply", "--dry-run"})
+	step("first apply", cfg("v1", "a", "b"), []string{"apply"},
+		"agent:created a a/.claude/settings.json,a/.gitignore,a/CLAUDE.md", "agent:created b b/.claude/settings.json,b/.gitignore,b/CLAUDE.md")
+	step("no change", cfg("v1", "a", "b"), []string{"apply"})
+	step("edit", cfg("v2", "a", "b"), []string{"apply", "a"}, "agent:modified a a/CLAUDE.md")
+	step("remove b", cfg("v2", "a"), []string{"apply"}, "agent:destroyed b ")
+}
