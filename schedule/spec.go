@@ -98,6 +98,10 @@ func ParseCron(pattern, timezone string) (Cron, error) {
 	}
 	s, err := parser.Parse(p)
 	if err != nil {
+		if strings.Contains(err.Error(), "option") {
+			// The library names its parser options; say it in cron terms.
+			return Cron{}, fmt.Errorf("%q: extensions such as L, W, # and H are not standard cron and are not supported", pattern)
+		}
 		return Cron{}, fmt.Errorf("%q: %v", pattern, err)
 	}
 	c := Cron{Pattern: pattern, Location: loc, sched: s}
