@@ -204,3 +204,59 @@ func TestStartFailure(t *testing.T) {
 		t.Errorf("start after Run returned: %v", err)
 	}
 }
+
+// TestCrashLoopToFatal: a service that exits at once is restarted after
+// 1, 2, 4 and 8 s (the fake clock), then declared fatal at its fifth
+// failure; a start request tries again with the backoff back at 1 s.
+func TestCrashLoopToFatal(t *testing.T) {
+	s, clk, obs, _ := superviseShell(t, "exit 3")
+	ctx := context.Background()
+	s.Start(ctx)
+	for i, wait := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
+		ev := obs.next(t, EventCrash)
+		if ev.State != Backoff || ev.Delay != wait || ev.Restarts != i || ev.Err == nil || !strings.Contains(ev.Err.Error(), "exit status 3") {
+			t.Fatalf("crash %d: %+v", i, ev)
+		}
+		clk.WaitPending(1)
+		clk.Advance(wait)
+	}
+	if ev := obs.next(t, EventCrash); ev.State != Fatal || ev.Restarts != 4 {
+		t.Fatalf("fifth crash: %+v", ev)
+	}
+	if st := s.Status(); st.State != Fatal || st.LastErr == nil {
+		t.Errorf("status %+v", st)
+	}
+	if n := clk.Pending(); n != 0 {
+		t.Errorf("%d timers armed in fatal", n)
+	}
+	s.Start(ctx)
+	if ev := obs.next(t, EventCrash); ev.State != Backoff || ev.Delay != time.Second {
+		t.Errorf("after a manual start: %+v", ev)
+	}
+}
+
+// TestRestartRequest: Restart (what a config change does) stops the
+// running process, group and all, and starts a new one.
+func TestRestartRequest(t *testing.T) {
+	s, _, obs, out := superviseShell(t, "sleep 1000 & echo $!; wait")
+	ctx := context.Background()
+	s.Start(ctx)
+	first := obs.next(t, EventStart)
+	readLine(t, out) // its child is up
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ev := obs.next(t, EventStop); ev.Pid != first.Pid {
+		t.Errorf("stop event %+v", ev)
+	}
+	second := obs.next(t, EventRestart)
+	if second.Pid == first.Pid || second.Pid <= 0 {
+		t.Errorf("restart event %+v", second)
+	}
+	waitGroupGone(t, first.Pid) // the first run's child included
+	readLine(t, out)
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitGroupGone(t, second.Pid)
+}
