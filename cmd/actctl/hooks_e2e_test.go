@@ -73,3 +73,27 @@ templates: t: {backend: "claude-code", prompts: ["p"]}
 	step("edit", cfg("v2", "a", "b"), []string{"apply", "a"}, "agent:modified a a/CLAUDE.md")
 	step("remove b", cfg("v2", "a"), []string{"apply"}, "agent:destroyed b ")
 }
+
+// TestHookValidationE2E: an unknown event or agent in a hook stops apply
+// with a positioned error and nothing is written.
+func TestHookValidationE2E(t *testing.T) {
+	base := `package actant
+templates: t: backend: "claude-code"
+agents: a: {template: "t", workDir: "a"}
+`
+	for _, tc := range []struct{ hook, want string }{
+		{`hooks: h: {on: "agent:create", run: command: "true"}`, `actant.cue:4:16: hooks.h.on: unknown event "agent:create" (did you mean "agent:created"?)`},
+		{`hooks: h: {on: "agent:created", agents: ["b"], run: command: "true"}`, `actant.cue:4:42: hooks.h.agents[0]: unknown agent "b"`},
+		{`hooks: h: {on: "agent:created", prompt: {agent: "a", text: "x"}, run: command: "true"}`, `hooks.h: a hook needs exactly one of run (a command) or prompt (a task for an agent)`},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"actant.cue": base + tc.hook + "\n"})
+		r := actctl(t, dir, "", "apply")
+		if r.Code != 1 || !strings.Contains(r.Stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %s", tc.hook, r.Code, r.Stderr, tc.want)
+		}
+		if files := listFiles(t, dir); len(files) != 1 {
+			t.Errorf("%s: files written: %v", tc.hook, files)
+		}
+	}
+}
