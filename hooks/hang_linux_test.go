@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,5 +67,32 @@ func TestHangingHookKilledAtTimeout(t *testing.T) {
 			t.Fatalf("the hook's child %d survived its timeout", child)
 		}
 		<-tick.C
+	}
+}
+
+// TestContextEndsHooks: when the bus's context ends (actctl shutting
+// down), a running hook is killed at once, not at its timeout.
+func TestContextEndsHooks(t *testing.T) {
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	if err := syscall.Mkfifo(ready, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	res := &results{}
+	b, err := New(map[string]schema.Hook{
+		"long": {On: "idle", Run: &schema.HookRun{Command: "/bin/sh", Args: []string{"-c", `echo up > "$READY"; sleep 1000`}, Env: map[string]string{"READY": ready}, Timeout: "1h"}},
+	}, Options{Dir: dir, Report: res.add, Context: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Publish(Event{Name: "idle", Agent: "e"})
+	if _, err := os.ReadFile(ready); err != nil { // blocks until the hook runs
+		t.Fatal(err)
+	}
+	cancel()
+	b.Wait()
+	if r := res.all["long"]; r.Err == nil || !strings.Contains(r.Err.Error(), "cancelled") {
+		t.Errorf("long: %+v", r)
 	}
 }

@@ -52,6 +52,10 @@ type Options struct {
 	// Report, if set, gets every hook's result (failures are logged
 	// through it by the caller); it is called from the hook's goroutine.
 	Report func(Result)
+	// Context, if set, ends every running hook when it is done (a run
+	// hook's process group is killed): a shutting-down actctl does not
+	// wait out their timeouts.
+	Context context.Context
 }
 
 type hook struct {
@@ -141,7 +145,11 @@ func (b *Bus) Wait() { b.wg.Wait() }
 func (b *Bus) fire(h hook, ev Event) {
 	start := time.Now()
 	res := Result{Hook: h.name, Event: ev}
-	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+	parent := b.opts.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, h.timeout)
 	defer cancel()
 	switch {
 	case h.spec.Run != nil:
@@ -151,7 +159,11 @@ func (b *Bus) fire(h hook, ev Event) {
 	default:
 		res.Err = b.opts.Prompter.Prompt(ctx, h.spec.Prompt.Agent, Fill(h.spec.Prompt.Text, ev))
 	}
-	if res.Err != nil && ctx.Err() == context.DeadlineExceeded {
+	switch {
+	case res.Err == nil:
+	case parent.Err() != nil:
+		res.Err = fmt.Errorf("cancelled: %w", res.Err)
+	case ctx.Err() == context.DeadlineExceeded:
 		res.Err = fmt.Errorf("timed out after %v: %w", h.timeout, res.Err)
 	}
 	res.Duration = time.Since(start)

@@ -71,7 +71,7 @@ func applyCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	events := newApplyEvents(g, cfg)
+	events := newApplyEvents(ctx, g, cfg)
 	res, err := applyPruning(ctx, cfg, reconcile.Options{
 		DryRun:     c.Bool("dry-run"),
 		Force:      c.Bool("force"),
@@ -82,6 +82,7 @@ func applyCmd(c *cli.Context) error {
 	err = printResult(g, res, err)
 	if err == nil {
 		events.fire(res)
+		events.wait()
 	}
 	return err
 }

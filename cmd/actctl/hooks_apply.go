@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/actctl/actctl/hooks"
@@ -15,27 +17,16 @@ import (
 // apply, which agents the state already holds: an agent it did not hold
 // was created.
 type applyEvents struct {
-	g     *globals
 	bus   *hooks.Bus
 	known map[string]*reconcile.AgentState
 }
 
 // newApplyEvents returns nil when no hook listens to agent:* events, so
-// an apply without such hooks reads nothing more.
-func newApplyEvents(g *globals, cfg *schema.Config) *applyEvents {
-	listens := map[string]schema.Hook{}
-	for name, h := range cfg.Hooks {
-		if strings.HasPrefix(h.On, "agent:") {
-			listens[name] = h
-		}
-	}
-	if len(listens) == 0 {
-		return nil
-	}
-	a := &applyEvents{g: g}
-	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Report: a.report})
-	if err != nil {
-		g.Warn("hooks: %v", err)
+// an apply without such hooks reads nothing more. Hooks still running
+// when ctx ends are killed.
+func newApplyEvents(ctx context.Context, g *globals, cfg *schema.Config) *applyEvents {
+	bus := hookBus(ctx, g, cfg, func(on string) bool { return strings.HasPrefix(on, "agent:") })
+	if bus == nil {
 		return nil
 	}
 	st, _, err := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
@@ -43,12 +34,31 @@ func newApplyEvents(g *globals, cfg *schema.Config) *applyEvents {
 		g.Warn("hooks: %v", err)
 		return nil
 	}
-	a.bus, a.known = bus, st.Agents
-	return a
+	return &applyEvents{bus: bus, known: st.Agents}
 }
 
-// fire publishes one event per agent the apply changed and waits for the
-// hooks (each bounded by its timeout), so that none outlives actctl.
+// hookBus returns a bus for the hooks whose event passes want, failures
+// reported as warnings; nil when there is none.
+func hookBus(ctx context.Context, g *globals, cfg *schema.Config, want func(on string) bool) *hooks.Bus {
+	listens := map[string]schema.Hook{}
+	for name, h := range cfg.Hooks {
+		if want(h.On) {
+			listens[name] = h
+		}
+	}
+	if len(listens) == 0 {
+		return nil
+	}
+	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Report: func(r hooks.Result) { reportHook(g, r) }})
+	if err != nil {
+		g.Warn("hooks: %v", err)
+		return nil
+	}
+	return bus
+}
+
+// fire publishes one event per agent the apply changed; the hooks run in
+// the background (see wait).
 func (a *applyEvents) fire(res *reconcile.Result) {
 	if a == nil || res == nil || res.DryRun {
 		return
@@ -78,10 +88,17 @@ func (a *applyEvents) fire(res *reconcile.Result) {
 		}
 		a.bus.Publish(ev)
 	}
-	a.bus.Wait()
 }
 
-func (a *applyEvents) report(r hooks.Result) {
+// wait blocks until the hooks fired have ended (each is bounded by its
+// timeout), so that none outlives actctl.
+func (a *applyEvents) wait() {
+	if a != nil {
+		a.bus.Wait()
+	}
+}
+
+func reportHook(g *globals, r hooks.Result) {
 	if r.Err == nil {
 		return
 	}
@@ -89,5 +106,30 @@ func (a *applyEvents) report(r hooks.Result) {
 	if r.Output != "" {
 		msg += ": " + r.Output
 	}
-	a.g.Warn("hook %s (%s %s): %s", r.Hook, r.Event.Name, r.Event.Agent, msg)
+	g.Warn("hook %s (%s %s): %s", r.Hook, r.Event.Name, r.Event.Agent, msg)
+}
+
+// background tracks hooks still running after their cycle, for a watch
+// that must not wait for them between cycles but must before it exits.
+type background struct{ wg sync.WaitGroup }
+
+func (b *background) add(a *applyEvents) {
+	if a == nil {
+		return
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		a.wait()
+	}()
+}
+
+// sourceUpdated fires source:updated hooks for a hub source that moved.
+func sourceUpdated(ctx context.Context, g *globals, cfg *schema.Config, bg *background, name, from, to string) {
+	bus := hookBus(ctx, g, cfg, func(on string) bool { return on == "source:updated" })
+	if bus == nil {
+		return
+	}
+	bus.Publish(hooks.Event{Name: "source:updated", Data: map[string]any{"source": name, "from": from, "to": to}})
+	bg.add(&applyEvents{bus: bus})
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -48,6 +52,7 @@ templates: t: {backend: "claude-code", prompts: ["p"]}
 			out = append(out, ev.Name+" "+ev.Agent+" "+strings.Join(ev.Data.Files, ","))
 		}
 		os.Remove(logFile)
+		sort.Strings(out) // hooks run concurrently
 		return out
 	}
 	home := filepath.Join(t.TempDir(), "home")
@@ -95,5 +100,46 @@ agents: a: {template: "t", workDir: "a"}
 		if files := listFiles(t, dir); len(files) != 1 {
 			t.Errorf("%s: files written: %v", tc.hook, files)
 		}
+	}
+}
+
+// TestWatchFiresAgentHooks: apply --watch fires agent:* hooks each cycle
+// without waiting for them: a hook that hangs does not hold back the next
+// cycle's events, and SIGTERM ends the watch at once, the hanging hook
+// killed with it.
+func TestWatchFiresAgentHooks(t *testing.T) {
+	dir := t.TempDir()
+	logFile := filepath.Join(t.TempDir(), "events.log")
+	pidFile := filepath.Join(t.TempDir(), "hang.pid")
+	cfg := func(prompt string) string {
+		return `package actant
+prompts: p: content: "` + prompt + `"
+templates: t: {backend: "claude-code", prompts: ["p"]}
+agents: a: {template: "t", workDir: "a"}
+hooks: log: {on: "agent:modified", run: {command: "/bin/sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> \"$LOG\""], env: LOG: "` + logFile + `"}}
+hooks: hang: {on: "agent:created", run: {command: "/bin/sh", args: ["-c", "echo $$ > \"$PIDS\"; exec sleep 1000"], env: PIDS: "` + pidFile + `", timeout: "1h"}}
+`
+	}
+	writeFiles(t, dir, map[string]string{"actant.cue": cfg("v1")})
+	w := startWatch(t, dir, filepath.Join(t.TempDir(), "home"))
+	eventually(t, "the hanging hook", func() bool {
+		b, err := os.ReadFile(pidFile)
+		return err == nil && strings.HasSuffix(string(b), "\n")
+	}, w)
+	writeFiles(t, dir, map[string]string{"actant.cue": cfg("v2")})
+	eventually(t, "agent:modified", fileHas(logFile, `"name":"agent:modified","agent":"a"`), w)
+	raw, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.cmd.Wait(); err != nil {
+		t.Fatalf("watch exit: %v\n%s", err, w.stderr)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the hanging hook %d outlived the watch: %v", pid, err)
+	}
+	if !strings.Contains(w.stderr.String(), "hook hang (agent:created a): cancelled") {
+		t.Errorf("stderr:\n%s", w.stderr)
 	}
 }
