@@ -74,7 +74,7 @@ func wall(t time.Time, loc *time.Location) time.Time {
 // parser accepts the standard five fields (minute hour day-of-month month
 // day-of-week, with names such as MON and JAN) and the descriptors
 // @yearly, @annually, @monthly, @weekly, @daily, @midnight and @hourly.
-var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+var parser = cron.MustNewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // ParseCron parses a cron pattern and an IANA time zone name ("" means the
 // local zone). `@every D` is refused: a fixed interval is what the
