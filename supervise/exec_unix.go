@@ -40,6 +40,7 @@ func (c Command) Start(ctx context.Context) (Process, error) {
 		cmd.Stderr = c.Stderr
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
