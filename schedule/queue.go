@@ -79,7 +79,13 @@ type Queue struct {
 	running *Task
 	lastID  uint64
 	stopped bool
+	between []betweenReq
 	wake    chan struct{}
+}
+
+type betweenReq struct {
+	f    func()
+	done chan error
 }
 
 type entry struct {
@@ -145,11 +151,45 @@ func (q *Queue) Running() (Task, bool) {
 	return *q.running, true
 }
 
+// Between arranges for f to run between two tasks: at once if none runs,
+// else as soon as the running one ends; no task starts until f returns.
+// It is how a config change restarts an agent without cutting a turn
+// short. The channel receives nil once f has run, or ErrStopped when the
+// queue stops first (or has stopped).
+func (q *Queue) Between(f func()) <-chan error {
+	r := betweenReq{f: f, done: make(chan error, 1)}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stopped {
+		r.done <- ErrStopped
+		return r.done
+	}
+	q.between = append(q.between, r)
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return r.done
+}
+
+// runBetween runs the pending Between functions.
+func (q *Queue) runBetween() {
+	q.mu.Lock()
+	reqs := q.between
+	q.between = nil
+	q.mu.Unlock()
+	for _, r := range reqs {
+		r.f()
+		r.done <- nil
+	}
+}
+
 // Run executes tasks until ctx is done; the running task's context is ctx.
 // Tasks still waiting then receive ErrStopped, as does any pushed later.
 func (q *Queue) Run(ctx context.Context) error {
 	defer q.stop()
 	for {
+		q.runBetween()
 		e := q.next()
 		if e == nil {
 			select {
@@ -203,4 +243,8 @@ func (q *Queue) stop() {
 		e.done <- ErrStopped
 	}
 	q.pending = nil
+	for _, r := range q.between {
+		r.done <- ErrStopped
+	}
+	q.between = nil
 }

@@ -3,6 +3,8 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -288,5 +290,45 @@ func TestQueueSerialInOrder(t *testing.T) {
 	}
 	if exec.maxSeen != 1 {
 		t.Errorf("%d tasks ran at once", exec.maxSeen)
+	}
+}
+
+// TestBetweenWaitsForTheRunningTask: Between runs its function after the
+// running task ends and before the next one starts (a config change
+// restarting the agent between turns), and at once on an idle queue.
+func TestBetweenWaitsForTheRunningTask(t *testing.T) {
+	clk := clock.NewFake(t0)
+	exec := newRecorder(true)
+	q := NewQueue(exec, clk, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { q.Run(ctx); close(stopped) }()
+	q.Push(Task{Kind: KindPrompt, Prompt: "a"})
+	q.Push(Task{Kind: KindPrompt, Prompt: "b"})
+	<-exec.started // a runs
+	var order []string
+	between := q.Between(func() {
+		_, running := q.Running()
+		order = append(order, fmt.Sprintf("between running=%v pending=%d", running, q.Len()))
+	})
+	exec.gate <- nil // a ends
+	if task := <-exec.started; task.Prompt != "b" {
+		t.Fatalf("next task %+v", task)
+	}
+	if err := <-between; err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, ";"); got != "between running=false pending=1" {
+		t.Errorf("between ran as %q", got)
+	}
+	exec.gate <- nil // b ends
+	ran := false
+	if err := <-q.Between(func() { ran = true }); err != nil || !ran {
+		t.Errorf("idle queue: %v %v", err, ran)
+	}
+	cancel()
+	<-stopped
+	if err := <-q.Between(func() {}); !errors.Is(err, ErrStopped) {
+		t.Errorf("stopped queue: %v", err)
 	}
 }
