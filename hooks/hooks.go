@@ -140,6 +140,7 @@ func (b *Bus) Publish(ev Event) {
 
 // Wait blocks until every hook started so far has ended: before a process
 // exits, so that hooks get their chance (each is bounded by its timeout).
+// Call it once nothing publishes any more (a sync.WaitGroup rule).
 func (b *Bus) Wait() { b.wg.Wait() }
 
 func (b *Bus) fire(h hook, ev Event) {
