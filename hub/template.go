@@ -153,6 +153,10 @@ func (r *reader) readTemplate(f string) {
 		if len(s.Hooks) > 0 && string(s.Hooks) != "null" {
 			r.note("%s: schedule.hooks ignored (actctl schedules heartbeat and cron only)", r.display(f))
 		}
+		for _, p := range schema.CheckSchedule(sch) {
+			bad("schedule", "schedule.%s: %s", p.Field, p.Message)
+			ok = false
+		}
 		if sch.Heartbeat != nil || len(sch.Cron) > 0 {
 			t.Schedule = sch
 		}

@@ -30,6 +30,7 @@ type Config struct {
 	MCPServers map[string]MCPServer    `json:"mcpServers,omitempty"`
 	Templates  map[string]Template     `json:"templates,omitempty"`
 	Agents     map[string]Agent        `json:"agents,omitempty"`
+	Hooks      map[string]Hook         `json:"hooks,omitempty"`
 
 	// Warnings found while loading (they do not stop anything).
 	Warnings Diagnostics `json:"-"`
@@ -325,6 +326,30 @@ type Cron struct {
 	Pattern  string `json:"pattern"`
 	Prompt   string `json:"prompt"`
 	Timezone string `json:"timezone,omitempty"`
+}
+
+// Hook is one of actctl's own event hooks (docs/runtime.md): on event On,
+// for the agents listed (all when empty), run a command or prompt an agent.
+type Hook struct {
+	On     string      `json:"on"`
+	Agents []string    `json:"agents,omitempty"`
+	Run    *HookRun    `json:"run,omitempty"`
+	Prompt *HookPrompt `json:"prompt,omitempty"`
+}
+
+// HookRun is a command run with the event as JSON in $ACTCTL_EVENT.
+type HookRun struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
+	// Timeout is a duration ("30s"); empty means the default.
+	Timeout string `json:"timeout,omitempty"`
+}
+
+// HookPrompt queues Text ({{event.*}} filled) as a task for Agent.
+type HookPrompt struct {
+	Agent string `json:"agent"`
+	Text  string `json:"text"`
 }
 
 // Template is a reusable agent definition.

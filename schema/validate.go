@@ -94,6 +94,7 @@ func (c *Config) Validate() Diagnostics {
 			add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
 		}
 	}
+	ds = append(ds, c.validateHooks()...)
 	return ds
 }
 
@@ -135,6 +136,7 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 			ds = append(ds, c.Diag(p("schedule"), "a service must not have a schedule: it only answers requests (use archetype \"employee\" for scheduled work)"))
 		}
 	}
+	ds = append(ds, c.validateSchedule(name, t.Schedule)...)
 	return append(ds, c.CheckLaunch(p("backend"), name, c.TemplateLaunchMode(t))...)
 }
 

@@ -71,6 +71,7 @@ func applyCmd(c *cli.Context) error {
 	if err != nil {
 		return interruptedError(ctx, err)
 	}
+	events := newApplyEvents(ctx, g, cfg)
 	res, err := applyPruning(ctx, cfg, reconcile.Options{
 		DryRun:     c.Bool("dry-run"),
 		Force:      c.Bool("force"),
@@ -78,7 +79,12 @@ func applyCmd(c *cli.Context) error {
 		Only:       c.Args().Slice(),
 		LockDigest: hub.LockDigest(cfg.Root),
 	})
-	return interruptedError(ctx, printResult(g, res, err))
+	err = interruptedError(ctx, printResult(g, res, err))
+	if err == nil {
+		events.fire(res)
+		events.wait()
+	}
+	return err
 }
 
 // printResult prints what an apply did (or, on a dry run, would do): its

@@ -40,6 +40,9 @@ func applyWatch(c *cli.Context, g *globals) error {
 	}
 	frozen := c.Bool("frozen")
 	g.Dir = root // every cycle loads this workspace, wherever cwd is
+	// Hooks run in the background across cycles; they end with the watch.
+	hookCtx, bg := ctx, &background{}
+	defer bg.wg.Wait()
 
 	run := func(ctx context.Context, trigger []string) (reconcile.WatchResult, error) {
 		cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
@@ -48,7 +51,12 @@ func applyWatch(c *cli.Context, g *globals) error {
 		}
 		o := applyOpts
 		o.LockDigest = hub.LockDigest(cfg.Root)
+		events := newApplyEvents(hookCtx, g, cfg)
 		res, err := applyPruning(ctx, cfg, o)
+		if err == nil {
+			events.fire(res)
+			bg.add(events)
+		}
 		wr := reconcile.WatchResult{Spec: localComponents(cfg)}
 		if res != nil {
 			wr.Summary, wr.JSON = res.Summary(), res
@@ -66,7 +74,7 @@ func applyWatch(c *cli.Context, g *globals) error {
 		return wr, err
 	}
 
-	pollers, err := hubPollers(g, root)
+	pollers, err := hubPollers(hookCtx, g, root, bg)
 	if err != nil {
 		return err
 	}
@@ -130,7 +138,7 @@ func abs(root, p string) string {
 // hubPollers polls every hub source with an interval: when its ref moved,
 // the lock is updated for that source (fetching the new commit) and the
 // watch re-applies.
-func hubPollers(g *globals, root string) ([]reconcile.WatchPoller, error) {
+func hubPollers(hookCtx context.Context, g *globals, root string, bg *background) ([]reconcile.WatchPoller, error) {
 	cfg, err := schema.LoadDir(root, mustHome(g))
 	if err != nil {
 		// A broken config is reported by the first cycle; poll nothing yet.
@@ -166,6 +174,7 @@ func hubPollers(g *globals, root string) ([]reconcile.WatchPoller, error) {
 				for _, sr := range rep.Sources {
 					if sr.Name == name && sr.Previous != "" {
 						fmt.Fprintf(g.Stderr, "actctl: hub %s moved: %s -> %s\n", name, short(sr.Previous), short(sr.Commit))
+						sourceUpdated(hookCtx, g, cfg, bg, name, sr.Previous, sr.Commit)
 					}
 				}
 				return true, nil

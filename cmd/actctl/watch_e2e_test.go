@@ -194,10 +194,12 @@ func TestWatchHubPoll(t *testing.T) {
 	gitRun("commit", "-qm", "one")
 
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	events := filepath.Join(t.TempDir(), "events.log")
 	writeFiles(t, dir, map[string]string{"actant.cue": `package actant
 hub: team: {url: "` + repo + `", ref: branch: "main", interval: "1s"}
 templates: t: {backend: "claude-code", skills: ["team@tips"]}
 agents: a: template: "t"
+hooks: moved: {on: "source:updated", run: {command: "/bin/sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> ` + events + `"]}}
 `})
 	skill := filepath.Join(dir, ".claude/skills/tips/SKILL.md")
 	w := startWatch(t, dir, home)
@@ -209,5 +211,10 @@ agents: a: template: "t"
 	eventually(t, "moved branch applied", fileHas(skill, "TIP-2"), w)
 	if b, _ := os.ReadFile(filepath.Join(dir, "actant.lock")); !strings.Contains(string(b), head) {
 		t.Errorf("lock lacks the new commit %s:\n%s", head, b)
+	}
+	// The move fired the source:updated hook (docs/runtime.md).
+	eventually(t, "source:updated hook", fileHas(events, `"name":"source:updated"`), w)
+	if b, _ := os.ReadFile(events); !strings.Contains(string(b), `"source":"team"`) || !strings.Contains(string(b), `"to":"`+head+`"`) {
+		t.Errorf("source:updated event: %s", b)
 	}
 }

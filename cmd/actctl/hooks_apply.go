@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
+)
+
+// applyEvents fires agent:created, agent:modified and agent:destroyed
+// hooks for what an apply did (docs/runtime.md). It reads, before the
+// apply, which agents the state already holds: an agent it did not hold
+// was created.
+type applyEvents struct {
+	bus   *hooks.Bus
+	known map[string]*reconcile.AgentState
+}
+
+// newApplyEvents returns nil when no hook listens to agent:* events, so
+// an apply without such hooks reads nothing more. Hooks still running
+// when ctx ends are killed.
+func newApplyEvents(ctx context.Context, g *globals, cfg *schema.Config) *applyEvents {
+	bus := hookBus(ctx, g, cfg, func(on string) bool { return strings.HasPrefix(on, "agent:") })
+	if bus == nil {
+		return nil
+	}
+	st, _, err := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
+	if err != nil {
+		g.Warn("hooks: %v", err)
+		return nil
+	}
+	return &applyEvents{bus: bus, known: st.Agents}
+}
+
+// hookBus returns a bus for the hooks whose event passes want, failures
+// reported as warnings; nil when there is none.
+func hookBus(ctx context.Context, g *globals, cfg *schema.Config, want func(on string) bool) *hooks.Bus {
+	listens := map[string]schema.Hook{}
+	for name, h := range cfg.Hooks {
+		if want(h.On) {
+			listens[name] = h
+		}
+	}
+	if len(listens) == 0 {
+		return nil
+	}
+	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Report: func(r hooks.Result) { reportHook(g, r) }})
+	if err != nil {
+		g.Warn("hooks: %v", err)
+		return nil
+	}
+	return bus
+}
+
+// fire publishes one event per agent the apply changed; the hooks run in
+// the background (see wait).
+func (a *applyEvents) fire(res *reconcile.Result) {
+	if a == nil || res == nil || res.DryRun {
+		return
+	}
+	files := map[string][]string{}
+	for _, it := range res.Items {
+		switch it.Action {
+		case reconcile.ActCreate, reconcile.ActUpdate, reconcile.ActDelete, reconcile.ActRestore:
+			for _, ag := range it.Agents {
+				files[ag] = append(files[ag], it.Path)
+			}
+		}
+	}
+	now := time.Now()
+	pruned := map[string]bool{}
+	for _, name := range res.Pruned {
+		pruned[name] = true
+		a.bus.Publish(hooks.Event{Name: "agent:destroyed", Agent: name, Time: now})
+	}
+	for _, name := range sortedNames(files) {
+		if pruned[name] {
+			continue
+		}
+		ev := hooks.Event{Name: "agent:modified", Agent: name, Time: now, Data: map[string]any{"files": files[name]}}
+		if a.known[name] == nil {
+			ev.Name = "agent:created"
+		}
+		a.bus.Publish(ev)
+	}
+}
+
+// wait blocks until the hooks fired have ended (each is bounded by its
+// timeout), so that none outlives actctl.
+func (a *applyEvents) wait() {
+	if a != nil {
+		a.bus.Wait()
+	}
+}
+
+func reportHook(g *globals, r hooks.Result) {
+	if r.Err == nil {
+		return
+	}
+	msg := r.Err.Error()
+	if r.Output != "" {
+		msg += ": " + r.Output
+	}
+	g.Warn("hook %s (%s %s): %s", r.Hook, r.Event.Name, r.Event.Agent, msg)
+}
+
+// background tracks hooks still running after their cycle, for a watch
+// that must not wait for them between cycles but must before it exits.
+type background struct{ wg sync.WaitGroup }
+
+func (b *background) add(a *applyEvents) {
+	if a == nil {
+		return
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		a.wait()
+	}()
+}
+
+// sourceUpdated fires source:updated hooks for a hub source that moved.
+func sourceUpdated(ctx context.Context, g *globals, cfg *schema.Config, bg *background, name, from, to string) {
+	bus := hookBus(ctx, g, cfg, func(on string) bool { return on == "source:updated" })
+	if bus == nil {
+		return
+	}
+	bus.Publish(hooks.Event{Name: "source:updated", Data: map[string]any{"source": name, "from": from, "to": to}})
+	bg.add(&applyEvents{bus: bus})
+}

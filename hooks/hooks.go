@@ -1,0 +1,203 @@
+// Package hooks is actctl's event bus (docs/runtime.md): apply and `up`
+// publish events (agent:created, process:crash, task:done, ...) and the
+// bus runs the workspace's hooks that match, fire-and-forget. A run hook
+// executes a command with the event as JSON in $ACTCTL_EVENT, killed with
+// its process group at its timeout; a prompt hook hands its text, with
+// {{event.*}} filled, to a Prompter (the agent's task queue in `up`). A
+// hook that fails is reported and never blocks the publisher.
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Event is what happened; it is the JSON in $ACTCTL_EVENT.
+type Event struct {
+	Name  string         `json:"name"`
+	Agent string         `json:"agent,omitempty"`
+	Time  time.Time      `json:"time"`
+	Data  map[string]any `json:"data,omitempty"`
+}
+
+// Prompter gives an agent a prompt: in `up`, a task on its queue.
+type Prompter interface {
+	Prompt(ctx context.Context, agent, text string) error
+}
+
+// Result is the outcome of one hook run.
+type Result struct {
+	Hook     string
+	Event    Event
+	Err      error
+	Output   string // run hooks: the end of their stdout and stderr
+	Duration time.Duration
+}
+
+// Options configure a Bus.
+type Options struct {
+	// Dir is where run hooks run (the workspace root).
+	Dir string
+	// Prompter receives prompt hooks; without one they fail.
+	Prompter Prompter
+	// Report, if set, gets every hook's result (failures are logged
+	// through it by the caller); it is called from the hook's goroutine.
+	Report func(Result)
+	// Context, if set, ends every running hook when it is done (a run
+	// hook's process group is killed): a shutting-down actctl does not
+	// wait out their timeouts.
+	Context context.Context
+}
+
+type hook struct {
+	name    string
+	spec    schema.Hook
+	timeout time.Duration
+}
+
+// Bus dispatches events to the hooks that match them.
+type Bus struct {
+	opts  Options
+	hooks []hook
+	wg    sync.WaitGroup
+}
+
+// New returns a bus for the workspace's hooks (already validated by the
+// schema).
+func New(hooks map[string]schema.Hook, opts Options) (*Bus, error) {
+	b := &Bus{opts: opts}
+	names := make([]string, 0, len(hooks))
+	for n := range hooks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		h := hook{name: n, spec: hooks[n], timeout: schema.DefaultHookTimeout}
+		if r := h.spec.Run; r != nil {
+			d, err := r.TimeoutDuration()
+			if err != nil {
+				return nil, fmt.Errorf("hook %s: %w", n, err)
+			}
+			h.timeout = d
+		}
+		b.hooks = append(b.hooks, h)
+	}
+	return b, nil
+}
+
+// Matching returns the names of the hooks ev would run, in name order.
+func (b *Bus) Matching(ev Event) []string {
+	var out []string
+	for _, h := range b.hooks {
+		if h.matches(ev) {
+			out = append(out, h.name)
+		}
+	}
+	return out
+}
+
+func (h hook) matches(ev Event) bool {
+	if h.spec.On != ev.Name {
+		return false
+	}
+	if len(h.spec.Agents) == 0 {
+		return true
+	}
+	for _, a := range h.spec.Agents {
+		if a == ev.Agent {
+			return true
+		}
+	}
+	return false
+}
+
+// Publish starts every matching hook in its own goroutine and returns at
+// once. Its time is set when zero.
+func (b *Bus) Publish(ev Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	for _, h := range b.hooks {
+		if !h.matches(ev) {
+			continue
+		}
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.fire(h, ev)
+		}()
+	}
+}
+
+// Wait blocks until every hook started so far has ended: before a process
+// exits, so that hooks get their chance (each is bounded by its timeout).
+// Call it once nothing publishes any more (a sync.WaitGroup rule).
+func (b *Bus) Wait() { b.wg.Wait() }
+
+func (b *Bus) fire(h hook, ev Event) {
+	start := time.Now()
+	res := Result{Hook: h.name, Event: ev}
+	parent := b.opts.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, h.timeout)
+	defer cancel()
+	switch {
+	case h.spec.Run != nil:
+		res.Output, res.Err = run(ctx, b.opts.Dir, *h.spec.Run, ev)
+	case b.opts.Prompter == nil:
+		res.Err = errors.New("prompt hooks need `actctl up` (no agent to prompt here)")
+	default:
+		res.Err = b.opts.Prompter.Prompt(ctx, h.spec.Prompt.Agent, Fill(h.spec.Prompt.Text, ev))
+	}
+	switch {
+	case res.Err == nil:
+	case parent.Err() != nil:
+		res.Err = fmt.Errorf("cancelled: %w", res.Err)
+	case ctx.Err() == context.DeadlineExceeded:
+		res.Err = fmt.Errorf("timed out after %v: %w", h.timeout, res.Err)
+	}
+	res.Duration = time.Since(start)
+	if b.opts.Report != nil {
+		b.opts.Report(res)
+	}
+}
+
+var placeholder = regexp.MustCompile(`\{\{\s*event\.([A-Za-z0-9_.:-]+)\s*\}\}`)
+
+// Fill replaces {{event.PATH}} in text with the value at PATH in the
+// event's JSON ({{event.name}}, {{event.agent}}, {{event.time}},
+// {{event.data.KEY}}); unknown paths are left as they are.
+func Fill(text string, ev Event) string {
+	var root map[string]any
+	b, _ := json.Marshal(ev)
+	json.Unmarshal(b, &root)
+	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		path := placeholder.FindStringSubmatch(m)[1]
+		var v any = root
+		for _, k := range strings.Split(path, ".") {
+			obj, ok := v.(map[string]any)
+			if !ok {
+				return m
+			}
+			if v, ok = obj[k]; !ok {
+				return m
+			}
+		}
+		if s, ok := v.(string); ok {
+			return s
+		}
+		out, _ := json.Marshal(v)
+		return string(out)
+	})
+}

@@ -1,0 +1,14 @@
+//go:build !unix
+
+package hooks
+
+import (
+	"context"
+	"errors"
+
+	"github.com/actctl/actctl/schema"
+)
+
+func run(context.Context, string, schema.HookRun, Event) (string, error) {
+	return "", errors.New("run hooks need a unix system (process groups)")
+}

@@ -1,0 +1,88 @@
+//go:build unix
+
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// maxOutput bounds the output kept from a run hook.
+const maxOutput = 4 << 10
+
+// run executes a run hook in its own process group: the group is killed
+// when ctx ends (the timeout) and once the command exits, so nothing a
+// hook started outlives it.
+func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, error) {
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return "", fmt.Errorf("encode event: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, r.Command, r.Args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), envList(r.Env)...)
+	cmd.Env = append(cmd.Env, "ACTCTL_EVENT="+string(payload))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	// Output pipes stay open while a stray child holds them: stop waiting
+	// for them shortly after the hook itself ended.
+	cmd.WaitDelay = time.Second
+	out := &tail{max: maxOutput}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("start %s: %w", r.Command, err)
+	}
+	err = cmd.Wait()
+	killGroup(cmd.Process.Pid)
+	if err != nil {
+		return out.String(), fmt.Errorf("%s: %w", r.Command, err)
+	}
+	return out.String(), nil
+}
+
+func envList(env map[string]string) []string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+func killGroup(pid int) error {
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string { return strings.TrimSpace(string(t.b)) }

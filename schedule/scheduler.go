@@ -1,0 +1,109 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/actctl/actctl/internal/clock"
+)
+
+// Scheduler queues an employee's heartbeat and cron tasks when they come
+// due. It keeps no record between runs: on Run it computes every entry's
+// next time after now, so ticks missed while it was not running are not
+// replayed, and a tick that finds its source's task still waiting in the
+// queue coalesces with it.
+type Scheduler struct {
+	spec   Spec
+	clock  clock.Clock
+	queue  *Queue
+	notify func(Event)
+
+	mu   sync.Mutex
+	next []time.Time // index 0: heartbeat (zero if none); 1+i: Cron[i]
+}
+
+// New returns a scheduler pushing spec's tasks onto q. notify, if not nil,
+// receives heartbeat:tick and cron:tick events.
+func New(spec Spec, clk clock.Clock, q *Queue, notify func(Event)) *Scheduler {
+	if notify == nil {
+		notify = func(Event) {}
+	}
+	return &Scheduler{spec: spec, clock: clk, queue: q, notify: notify}
+}
+
+// Next returns the time of the next tick of any entry (zero when there is
+// none or Run has not started): what `actctl status` shows.
+func (s *Scheduler) Next() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return earliest(s.next)
+}
+
+// Run queues ticks until ctx is done.
+func (s *Scheduler) Run(ctx context.Context) error {
+	now := s.clock.Now()
+	next := make([]time.Time, 1+len(s.spec.Cron))
+	if hb := s.spec.Heartbeat; hb != nil {
+		next[0] = now.Add(hb.Interval)
+	}
+	for i, c := range s.spec.Cron {
+		next[1+i] = c.Next(now)
+	}
+	for {
+		s.setNext(next)
+		due := earliest(next)
+		if due.IsZero() {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		t := s.clock.NewTimer(due.Sub(s.clock.Now()))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C():
+		}
+		s.fire(next, s.clock.Now())
+	}
+}
+
+// fire queues a task for every entry due by now and moves each past now.
+func (s *Scheduler) fire(next []time.Time, now time.Time) {
+	if hb := s.spec.Heartbeat; hb != nil && !next[0].After(now) {
+		s.tick(EventHeartbeatTick, Task{Kind: KindHeartbeat, Prompt: HeartbeatPrompt, Source: "heartbeat", Due: next[0]})
+		// Skip whole intervals that passed unseen (a suspended machine):
+		// they are not replayed.
+		missed := now.Sub(next[0]) / hb.Interval
+		next[0] = next[0].Add((missed + 1) * hb.Interval)
+	}
+	for i, c := range s.spec.Cron {
+		if next[1+i].IsZero() || next[1+i].After(now) {
+			continue
+		}
+		s.tick(EventCronTick, Task{Kind: KindCron, Prompt: c.Prompt, Source: fmt.Sprintf("cron[%d]", i), Due: next[1+i]})
+		next[1+i] = c.Next(now)
+	}
+}
+
+func (s *Scheduler) tick(name string, t Task) {
+	queued, _, coalesced := s.queue.Push(t)
+	s.notify(Event{Name: name, Task: queued, Coalesced: coalesced})
+}
+
+func (s *Scheduler) setNext(next []time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next = append(s.next[:0], next...)
+}
+
+func earliest(ts []time.Time) time.Time {
+	var min time.Time
+	for _, t := range ts {
+		if !t.IsZero() && (min.IsZero() || t.Before(min)) {
+			min = t
+		}
+	}
+	return min
+}

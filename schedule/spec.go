@@ -1,0 +1,145 @@
+// Package schedule runs an employee agent's work: it turns the agent's
+// schedule (a heartbeat every interval, cron entries in their time zone)
+// into tasks on the agent's serial task queue, and runs those tasks one at
+// a time, in order, through an Executor (the ACP client's session, later).
+// It exists apart from the process supervisor (package supervise) because
+// a schedule decides when to ask the agent something, not whether its
+// process is up; `actctl up` joins the two (docs/runtime.md).
+//
+// Rules, from docs/runtime.md: ticks that pile up while a task runs
+// coalesce (at most one pending task per heartbeat or cron entry); ticks
+// missed while nothing ran are not replayed; time comes from an injected
+// clock, so tests never wait.
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	cron "github.com/netresearch/go-cron"
+)
+
+// Spec is a parsed schedule.
+type Spec struct {
+	Heartbeat *Heartbeat
+	Cron      []Cron
+}
+
+// Heartbeat queues a heartbeat task every Interval. Seed is the text
+// .heartbeat starts with (see SeedHeartbeat); the task's prompt is always
+// HeartbeatPrompt.
+type Heartbeat struct {
+	Interval time.Duration
+	Seed     string
+}
+
+// Cron queues a task with Prompt at every time Pattern matches in Location.
+type Cron struct {
+	Pattern  string
+	Prompt   string
+	Location *time.Location
+	sched    cron.Schedule
+	// everyHour: the entry runs in every hour of the day, so it follows
+	// elapsed time rather than the wall clock (see Next).
+	everyHour bool
+}
+
+// Next returns the first time after t at which the entry is due, with ISC
+// cron's rules for daylight saving changes: a time inside the hour that is
+// skipped runs once, just after the jump (the library's rule; plain
+// robfig/cron skips that day); a time inside the hour that repeats runs
+// once, at its first occurrence, unless the entry runs every hour (then
+// both hours are real hours of work and run).
+func (c Cron) Next(t time.Time) time.Time {
+	n := c.sched.Next(t)
+	if c.everyHour {
+		return n
+	}
+	// In the repeated hour the wall clock goes back: a due time whose
+	// wall-clock reading is not after t's was already seen.
+	for !n.IsZero() && !wall(n, c.Location).After(wall(t, c.Location)) {
+		n = c.sched.Next(n)
+	}
+	return n
+}
+
+// wall is t's wall-clock reading in loc, as a UTC time to compare.
+func wall(t time.Time, loc *time.Location) time.Time {
+	l := t.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+}
+
+// parser accepts the standard five fields (minute hour day-of-month month
+// day-of-week, with names such as MON and JAN) and the descriptors
+// @yearly, @annually, @monthly, @weekly, @daily, @midnight and @hourly.
+var parser = cron.MustNewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// ParseCron parses a cron pattern and an IANA time zone name ("" means the
+// local zone). `@every D` is refused: a fixed interval is what the
+// heartbeat is for, and `*/10 * * * *` says "every 10 minutes" on the
+// clock. A TZ= prefix is refused too: the zone has its own field.
+func ParseCron(pattern, timezone string) (Cron, error) {
+	loc, err := ParseZone(timezone)
+	if err != nil {
+		return Cron{}, err
+	}
+	p := strings.TrimSpace(pattern)
+	switch {
+	case p == "":
+		return Cron{}, errors.New("empty cron pattern")
+	case strings.HasPrefix(p, "@every"):
+		return Cron{}, fmt.Errorf("%q: @every is not supported: use schedule.heartbeat for a fixed interval, or a 5-field pattern such as \"*/10 * * * *\"", pattern)
+	case strings.HasPrefix(p, "TZ=") || strings.HasPrefix(p, "CRON_TZ="):
+		return Cron{}, fmt.Errorf("%q: give the time zone in the timezone field, not in the pattern", pattern)
+	case !strings.HasPrefix(p, "@") && len(strings.Fields(p)) != 5:
+		return Cron{}, fmt.Errorf("%q: a cron pattern has 5 fields (minute hour day-of-month month day-of-week) or is one of @hourly @daily @midnight @weekly @monthly @yearly @annually; got %d fields", pattern, len(strings.Fields(p)))
+	}
+	s, err := parser.Parse(p)
+	if err != nil {
+		if strings.Contains(err.Error(), "option") {
+			// The library names its parser options; say it in cron terms.
+			return Cron{}, fmt.Errorf("%q: extensions such as L, W, # and H are not standard cron and are not supported", pattern)
+		}
+		return Cron{}, fmt.Errorf("%q: %v", pattern, err)
+	}
+	c := Cron{Pattern: pattern, Location: loc, sched: s}
+	if spec, ok := s.(*cron.SpecSchedule); ok {
+		spec.Location = loc
+		const allHours = 1<<24 - 1
+		c.everyHour = spec.Hour&allHours == allHours
+	}
+	if c.Next(time.Now()).IsZero() {
+		return Cron{}, fmt.Errorf("%q never matches a date (such as February 30)", pattern)
+	}
+	return c, nil
+}
+
+// ParseZone loads an IANA time zone; "" is the local zone.
+func ParseZone(name string) (*time.Location, error) {
+	if name == "" {
+		return time.Local, nil
+	}
+	if name == "Local" {
+		return nil, errors.New(`unknown time zone "Local": give an IANA name such as "Europe/Paris", or leave timezone out for the local zone`)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("unknown time zone %q: give an IANA name such as \"Europe/Paris\" or \"UTC\"", name)
+	}
+	return loc, nil
+}
+
+// ParseInterval parses a heartbeat interval: a positive Go duration such
+// as "30m", "1h" or "90s".
+func ParseInterval(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid interval %q: want a duration such as \"30m\", \"1h\" or \"90s\"", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("invalid interval %q: must be positive", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,152 @@
+package schedule
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseCron(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, tz string
+		err         string // substring; "" means valid
+	}{
+		{"0 9 * * 1-5", "", ""},
+		{"*/15 * * * *", "UTC", ""},
+		{"0 0 1 JAN MON", "Europe/Paris", ""},
+		{"@hourly", "", ""},
+		{"@daily", "Asia/Tokyo", ""},
+		{"@midnight", "", ""},
+		{"@weekly", "", ""},
+		{"@monthly", "", ""},
+		{"@yearly", "", ""},
+		{"@annually", "", ""},
+		{"", "", "empty cron pattern"},
+		{"0 9 * *", "", "5 fields"},
+		{"0 0 9 * * *", "", "got 6 fields"},
+		{"@every 5m", "", "@every is not supported"},
+		{"TZ=UTC 0 9 * * *", "", "timezone field"},
+		{"@fortnightly", "", "unrecognized descriptor"},
+		{"61 * * * *", "", "61"},
+		{"0 0 30 2 *", "", "never matches"},
+		{"0 0 L * *", "", "extensions such as L, W, # and H are not standard cron"},
+		{"0 0 15W * *", "", "extensions such as L"},
+		{"0 0 * * MON#2", "", "extensions such as L"},
+		{"H * * * *", "", "H"},
+		{"0 9 * * *", "Mars/Olympus", `unknown time zone "Mars/Olympus"`},
+		{"0 9 * * *", "Local", `unknown time zone "Local"`},
+	} {
+		c, err := ParseCron(tc.pattern, tc.tz)
+		if tc.err == "" {
+			if err != nil {
+				t.Errorf("ParseCron(%q, %q): %v", tc.pattern, tc.tz, err)
+			} else if want := tc.tz; want != "" && c.Location.String() != want {
+				t.Errorf("ParseCron(%q, %q): location %v", tc.pattern, tc.tz, c.Location)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("ParseCron(%q, %q) = %v, want error containing %q", tc.pattern, tc.tz, err, tc.err)
+		}
+	}
+}
+
+func mustCron(t *testing.T, pattern, tz string) Cron {
+	t.Helper()
+	c, err := ParseCron(pattern, tz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCronDST checks ISC cron's rules across daylight saving changes in
+// America/New_York (2024-03-10 02:00 -> 03:00; 2024-11-03 02:00 -> 01:00):
+// a time inside the skipped hour runs once after the jump (02:30 does not
+// exist that day; Go reads it as 03:30 EDT); a time inside the repeated
+// hour runs once, at its first occurrence; an hourly entry runs in both
+// repeated hours.
+func TestCronDST(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no tz database:", err)
+	}
+	at := func(s string) time.Time {
+		tm, err := time.ParseInLocation("2006-01-02 15:04 MST", s, ny)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	seq := func(c Cron, from time.Time, n int) []string {
+		var out []string
+		for i := 0; i < n; i++ {
+			from = c.Next(from)
+			out = append(out, from.In(ny).Format("01-02 15:04 MST"))
+		}
+		return strings.Split(strings.Join(out, ","), ",")
+	}
+	spring := seq(mustCron(t, "30 2 * * *", "America/New_York"), at("2024-03-08 12:00 EST"), 3)
+	if want := []string{"03-09 02:30 EST", "03-10 03:30 EDT", "03-11 02:30 EDT"}; strings.Join(spring, ",") != strings.Join(want, ",") {
+		t.Errorf("spring forward: %v, want %v", spring, want)
+	}
+	fall := seq(mustCron(t, "30 1 * * *", "America/New_York"), at("2024-11-02 12:00 EDT"), 2)
+	if want := []string{"11-03 01:30 EDT", "11-04 01:30 EST"}; strings.Join(fall, ",") != strings.Join(want, ",") {
+		t.Errorf("fall back: %v, want %v", fall, want)
+	}
+	hourly := seq(mustCron(t, "30 * * * *", "America/New_York"), at("2024-11-03 00:45 EDT"), 3)
+	if want := []string{"11-03 01:30 EDT", "11-03 01:30 EST", "11-03 02:30 EST"}; strings.Join(hourly, ",") != strings.Join(want, ",") {
+		t.Errorf("hourly in the repeated hour: %v, want %v", hourly, want)
+	}
+	// The zone is the entry's, not the machine's: 09:00 in Paris is 07:00
+	// UTC in summer and 08:00 UTC in winter.
+	paris := mustCron(t, "0 9 * * *", "Europe/Paris")
+	if got := paris.Next(time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC)).UTC(); !got.Equal(time.Date(2026, 3, 29, 7, 0, 0, 0, time.UTC)) {
+		t.Errorf("Paris after the change: %v", got)
+	}
+	if got := paris.Next(time.Date(2026, 3, 27, 12, 0, 0, 0, time.UTC)).UTC(); !got.Equal(time.Date(2026, 3, 28, 8, 0, 0, 0, time.UTC)) {
+		t.Errorf("Paris before the change: %v", got)
+	}
+}
+
+func TestParseInterval(t *testing.T) {
+	if d, err := ParseInterval("90s"); err != nil || d != 90*time.Second {
+		t.Errorf("90s = %v %v", d, err)
+	}
+	for _, s := range []string{"", "0s", "-5m", "5", "daily"} {
+		if _, err := ParseInterval(s); err == nil {
+			t.Errorf("ParseInterval(%q) accepted", s)
+		}
+	}
+}
+
+func TestSeedHeartbeatNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	created, err := SeedHeartbeat(dir, "check the inbox")
+	if err != nil || !created {
+		t.Fatalf("first seed: %v %v", created, err)
+	}
+	p := filepath.Join(dir, HeartbeatFile)
+	if b, _ := os.ReadFile(p); string(b) != "check the inbox" {
+		t.Fatalf("seeded %q", b)
+	}
+	// The agent rewrites it; a later seed (a new seed text too) keeps it.
+	if err := os.WriteFile(p, []byte("state: 3 PRs reviewed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	created, err = SeedHeartbeat(dir, "something else")
+	if err != nil || created {
+		t.Fatalf("second seed: %v %v", created, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "state: 3 PRs reviewed" {
+		t.Errorf("overwritten: %q", b)
+	}
+	if _, err := SeedHeartbeat(filepath.Join(dir, "missing"), "x"); err == nil {
+		t.Error("seeding into a missing directory should fail")
+	}
+	if !strings.Contains(HeartbeatPrompt, HeartbeatFile) || !strings.Contains(HeartbeatPrompt, "rewrite") {
+		t.Errorf("heartbeat prompt does not point at %s: %q", HeartbeatFile, HeartbeatPrompt)
+	}
+}

@@ -1,0 +1,102 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// HookEvents are the events a hook may listen to (docs/runtime.md). All
+// but source:updated concern one agent.
+var HookEvents = []string{
+	"agent:created", "agent:modified", "agent:destroyed", // from apply, also without up
+	"source:updated", // a hub source moved
+	"process:start", "process:stop", "process:crash", "process:restart",
+	"session:end", "task:done", "task:failed", "heartbeat:tick", "cron:tick",
+	"idle", // an employee's queue ran empty
+}
+
+// EventHasAgent reports whether events of this name concern one agent.
+func EventHasAgent(name string) bool { return name != "source:updated" }
+
+// DefaultHookTimeout bounds a run hook with no timeout of its own.
+const DefaultHookTimeout = 30 * time.Second
+
+// TimeoutDuration returns the run hook's timeout, DefaultHookTimeout when unset.
+func (r HookRun) TimeoutDuration() (time.Duration, error) {
+	if r.Timeout == "" {
+		return DefaultHookTimeout, nil
+	}
+	d, err := time.ParseDuration(r.Timeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid timeout %q: want a positive duration such as \"30s\"", r.Timeout)
+	}
+	return d, nil
+}
+
+// validateHooks checks every hook: a known event, known agents, exactly
+// one of run and prompt, and no prompt hook that would feed itself.
+func (c *Config) validateHooks() Diagnostics {
+	var ds Diagnostics
+	for _, name := range sortedKeys(c.Hooks) {
+		h := c.Hooks[name]
+		p := func(field ...string) string { return Path(append([]string{"hooks", name}, field...)...) }
+		if msg := CheckName(name); msg != "" {
+			ds = append(ds, c.Diag(p(), "%s", msg))
+		}
+		if !contains(HookEvents, h.On) {
+			msg := fmt.Sprintf("unknown event %q", h.On)
+			if s := suggest(h.On, HookEvents); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			ds = append(ds, c.Diag(p("on"), "%s; events are %s", msg, strings.Join(HookEvents, ", ")))
+		} else if len(h.Agents) > 0 && !EventHasAgent(h.On) {
+			ds = append(ds, c.Diag(p("agents"), "%s concerns no agent, so a hook on it cannot be limited to agents; drop agents", h.On))
+		}
+		for i, a := range h.Agents {
+			if d, ok := c.checkAgent(p("agents")+fmt.Sprintf("[%d]", i), a); !ok {
+				ds = append(ds, d)
+			}
+		}
+		switch {
+		case (h.Run == nil) == (h.Prompt == nil):
+			ds = append(ds, c.Diag(p(), "a hook needs exactly one of run (a command) or prompt (a task for an agent)"))
+		case h.Run != nil:
+			if _, err := h.Run.TimeoutDuration(); err != nil {
+				ds = append(ds, c.Diag(p("run", "timeout"), "%v", err))
+			}
+		case h.Prompt != nil:
+			d, ok := c.checkAgent(p("prompt", "agent"), h.Prompt.Agent)
+			if !ok {
+				ds = append(ds, d)
+			} else if feedsItself(h) {
+				ds = append(ds, c.Diag(p("on"), "prompting %q on %s about %q itself would loop (each task it queues ends in another %s); limit agents to others", h.Prompt.Agent, h.On, h.Prompt.Agent, h.On))
+			}
+		}
+	}
+	return ds
+}
+
+// feedsItself: a prompt hook on an event that its own task causes, for the
+// agent it prompts.
+func feedsItself(h Hook) bool {
+	switch h.On {
+	case "task:done", "task:failed", "idle", "session:end":
+	default:
+		return false
+	}
+	return len(h.Agents) == 0 || contains(h.Agents, h.Prompt.Agent)
+}
+
+// checkAgent checks that name is a declared agent (agents are never hub
+// components).
+func (c *Config) checkAgent(path, name string) (Diagnostic, bool) {
+	if _, ok := c.Agents[name]; ok {
+		return Diagnostic{}, true
+	}
+	msg := fmt.Sprintf("unknown agent %q", name)
+	if s := suggest(name, keys(c.Agents)); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return c.Diag(path, "%s", msg), false
+}

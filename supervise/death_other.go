@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package supervise
+
+import "syscall"
+
+func setDeathSignal(*syscall.SysProcAttr) {}
