@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"errors"
@@ -279,8 +280,17 @@ func readPids(t *testing.T, path string) []int {
 func requireGone(t *testing.T, pids ...int) {
 	t.Helper()
 	for _, pid := range pids {
-		eventually(t, "process "+strconv.Itoa(pid)+" to be gone", func() bool { return !alive(pid) })
+		eventually(t, "process "+strconv.Itoa(pid)+" to be gone ("+procInfo(pid)+")", func() bool { return !alive(pid) })
 	}
+}
+
+// procInfo describes pid for a failure message: its stat line and command
+// line as they were when the wait began (a leftover process and a reused
+// pid look different here).
+func procInfo(pid int) string {
+	stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return fmt.Sprintf("stat %q, cmdline %q", bytes.TrimSpace(stat), bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
 }
 
 // killAll is a safety net so a failing test leaves no sleep processes.
