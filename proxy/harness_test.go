@@ -3,10 +3,10 @@ package proxy
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
