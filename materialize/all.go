@@ -29,9 +29,8 @@ func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
 	// Agents render independently (the shared cache is concurrency-safe),
 	// so spread them over the available cores; results keep name order.
 	type result struct {
-		t    *Target
-		err  error
-		warn []string
+		t   *Target
+		err error
 	}
 	results := make([]result, len(names))
 	sh := newShared()

@@ -147,7 +147,7 @@ func runTestAgent() {
 			}
 			var m agentMsg
 			if json.Unmarshal(line, &m) != nil {
-				a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`))
+				a.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 				continue
 			}
 			if m.Method == "" {
