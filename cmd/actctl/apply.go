@@ -13,43 +13,25 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
-	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
-	"github.com/actctl/actctl/schema"
 )
 
 func init() {
-	register(
-		&cli.Command{
-			Name:      "apply",
-			Usage:     "reconcile every agent's files with actant.cue (plan first; any conflict writes nothing)",
-			ArgsUsage: "[AGENT...]",
-			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
-				&cli.BoolFlag{Name: "force", Usage: "overwrite hand-edited managed files, blocks and keys (backed up first)"},
-				&cli.BoolFlag{Name: "no-prune", Usage: "keep the files of agents removed from the config"},
-				&cli.BoolFlag{Name: "frozen", Usage: "fail if actant.lock is missing or does not match the config's hub sources"},
-				&cli.BoolFlag{Name: "watch", Usage: "keep applying: on every change of the config, a local component or a polled hub source"},
-				&cli.DurationFlag{Name: "debounce", Value: reconcile.DefaultWatchDebounce, Usage: "with --watch: quiet window before a change is applied"},
-			},
-			OnUsageError: usageErrors,
-			Action:       applyCmd,
+	register(&cli.Command{
+		Name:      "apply",
+		Usage:     "reconcile every agent's files with actant.cue (plan first; any conflict writes nothing)",
+		ArgsUsage: "[AGENT...]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
+			&cli.BoolFlag{Name: "force", Usage: "overwrite hand-edited managed files, blocks and keys (backed up first)"},
+			&cli.BoolFlag{Name: "no-prune", Usage: "keep the files of agents removed from the config"},
+			&cli.BoolFlag{Name: "frozen", Usage: "fail if actant.lock is missing or does not match the config's hub sources"},
+			&cli.BoolFlag{Name: "watch", Usage: "keep applying: on every change of the config, a local component or a polled hub source"},
+			&cli.DurationFlag{Name: "debounce", Value: reconcile.DefaultWatchDebounce, Usage: "with --watch: quiet window before a change is applied"},
 		},
-		&cli.Command{
-			Name:         "diff",
-			Usage:        "unified diff of every file apply would change (exit 0: none, 1: changes or hand edits, 2: error)",
-			ArgsUsage:    "[AGENT...]",
-			OnUsageError: usageErrors,
-			Action:       diffCmd,
-		},
-		&cli.Command{
-			Name:         "status",
-			Usage:        "per agent: Synced, OutOfSync (with what drifted) or Missing",
-			ArgsUsage:    "[AGENT...]",
-			OnUsageError: usageErrors,
-			Action:       statusCmd,
-		},
-	)
+		OnUsageError: usageErrors,
+		Action:       applyCmd,
+	})
 }
 
 // signalContext cancels on SIGINT/SIGTERM so a waiting lock gives up.
@@ -129,132 +111,4 @@ func printItems(g *globals, res *reconcile.Result) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", g.Color().action(it.Action), it.Path, strings.Join(extra, "; "))
 	}
 	tw.Flush()
-}
-
-func diffCmd(c *cli.Context) error {
-	g := globalsOf(c)
-	cfg, err := g.Load()
-	if err != nil {
-		return withCode(2, err)
-	}
-	diffs, res, err := reconcile.Diff(cfg, reconcile.Options{Only: c.Args().Slice()})
-	if err != nil {
-		var ce *reconcile.ConflictError
-		if !errors.As(err, &ce) {
-			return withCode(2, err)
-		}
-	}
-	if g.JSON() {
-		if diffs == nil {
-			diffs = []reconcile.FileDiff{}
-		}
-		out := map[string]any{"changes": len(diffs) > 0, "files": diffs, "actions": []reconcile.Item{}}
-		if res != nil && res.Items != nil {
-			out["actions"] = res.Items
-		}
-		if perr := g.PrintJSON(out); perr != nil {
-			return withCode(2, perr)
-		}
-	} else {
-		for _, d := range diffs {
-			if d.Unified == "" {
-				fmt.Fprintf(g.Stdout, "%s directory %s\n", g.Color().action(d.Action), d.Path)
-				continue
-			}
-			fmt.Fprint(g.Stdout, g.Color().diff(d.Unified))
-		}
-		if res != nil {
-			for _, it := range res.Items {
-				if it.Action == reconcile.ActDrift || it.Action == reconcile.ActConflict || it.Action == reconcile.ActWarning {
-					fmt.Fprintf(g.Stderr, "actctl: %s: %s: %s\n", it.Action, it.Path, it.Reason)
-				}
-			}
-		}
-	}
-	if err != nil {
-		return withCode(2, fmt.Errorf("diff: %w", err))
-	}
-	if len(diffs) > 0 || (res != nil && res.Counts.Drifted > 0) {
-		// A hand edit of a file actctl manages is a difference between
-		// the disk and what apply would write, too.
-		return withCode(1, nil)
-	}
-	return nil
-}
-
-func statusCmd(c *cli.Context) error {
-	g := globalsOf(c)
-	cfg, err := g.Load()
-	if err != nil {
-		return err
-	}
-	sts, err := reconcile.Status(cfg, reconcile.Options{Only: c.Args().Slice()})
-	if err != nil {
-		return err
-	}
-	if only := c.Args().Slice(); len(only) > 0 {
-		keep := map[string]bool{}
-		for _, n := range only {
-			keep[n] = true
-		}
-		filtered := sts[:0]
-		for _, s := range sts {
-			if keep[s.Name] {
-				filtered = append(filtered, s)
-			}
-		}
-		sts = filtered
-	}
-	out := make([]agentStatusJSON, 0, len(sts))
-	for _, st := range sts {
-		out = append(out, agentStatusJSON{AgentStatus: st, Process: processState(cfg, st.Name)})
-	}
-	if g.JSON() {
-		return g.PrintJSON(out)
-	}
-	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-	// The header is painted plain so that its column lines up with the
-	// painted cells below it (tabwriter counts the escape bytes).
-	fmt.Fprintf(tw, "NAME\t%s\tPROCESS\tDIR\tDETAILS\n", g.Color().paint(ansiPlain, "STATUS"))
-	for _, s := range out {
-		proc := "-"
-		if s.Process != nil {
-			proc = s.Process.Status
-			if s.Process.PID != 0 {
-				proc = fmt.Sprintf("%s pid %d (%s)", proc, s.Process.PID, s.Process.Ownership)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), proc, s.Dir, strings.Join(s.Details, "; "))
-	}
-	return tw.Flush()
-}
-
-// agentStatusJSON is one agent in `status -o json`.
-type agentStatusJSON struct {
-	reconcile.AgentStatus
-	Process *processJSON `json:"process,omitempty"`
-}
-
-type processJSON struct {
-	Status    string `json:"status"`
-	PID       int    `json:"pid,omitempty"`
-	Ownership string `json:"processOwnership,omitempty"`
-}
-
-// processState reads the agent's runtime record: which process serves it.
-// A recorded pid that is no longer alive is reported as "exited".
-func processState(cfg *schema.Config, name string) *processJSON {
-	r, err := cfg.Resolve(name)
-	if err != nil {
-		return nil
-	}
-	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
-	if err != nil || (rec.Status == "" && rec.PID == 0) {
-		return nil
-	}
-	p := &processJSON{Status: rec.Status, PID: rec.PID, Ownership: rec.ProcessOwnership}
-	if rec.PID != 0 && !rec.Live() {
-		p.Status, p.PID = "exited", 0
-	}
-	return p
 }

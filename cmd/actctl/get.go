@@ -1,11 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -16,80 +12,13 @@ import (
 )
 
 func init() {
-	register(
-		&cli.Command{
-			Name:         "validate",
-			Usage:        "load and validate the workspace config; print every error with its position",
-			OnUsageError: usageErrors,
-			Action:       validateCmd,
-		},
-		&cli.Command{
-			Name:         "schema",
-			Usage:        "print the embedded CUE schema (vendor it for editor completion)",
-			OnUsageError: usageErrors,
-			Action: func(c *cli.Context) error {
-				_, err := globalsOf(c).Stdout.Write(schema.Source)
-				return err
-			},
-		},
-		&cli.Command{
-			Name:         "init",
-			Usage:        "write a commented actant.cue in the current directory (or -C DIR)",
-			OnUsageError: usageErrors,
-			Action:       initCmd,
-		},
-		&cli.Command{
-			Name:         "get",
-			Usage:        "list agents | templates | backends | skills | prompts | mcp",
-			ArgsUsage:    "KIND",
-			OnUsageError: usageErrors,
-			Action:       getCmd,
-		},
-	)
-}
-
-func validateCmd(c *cli.Context) error {
-	g := globalsOf(c)
-	cfg, err := g.Load()
-	if err != nil {
-		return err
-	}
-	if err := checkRender(g, cfg); err != nil {
-		return err
-	}
-	if g.JSON() {
-		return g.PrintJSON(map[string]any{"valid": true, "root": cfg.Root, "files": cfg.Files, "agents": len(cfg.Agents)})
-	}
-	fmt.Fprintf(g.Stdout, "%s: valid (%s, %s)\n", filepath.Join(cfg.Root, schema.FileName), plural(len(cfg.Agents), "agent"), plural(len(cfg.Templates), "template"))
-	return nil
-}
-
-func initCmd(c *cli.Context) error {
-	g := globalsOf(c)
-	dir := g.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	path := filepath.Join(dir, schema.FileName)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("init: %s already exists; not overwriting it", path)
-	}
-	if err != nil {
-		return fmt.Errorf("init: %w", err)
-	}
-	if _, err := f.Write(schema.Starter); err != nil {
-		f.Close()
-		return fmt.Errorf("init: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("init: write %s: %w", path, err)
-	}
-	fmt.Fprintf(g.Stdout, "wrote %s\nnext: actctl validate && actctl apply --dry-run\n", path)
-	return nil
+	register(&cli.Command{
+		Name:         "get",
+		Usage:        "list agents | templates | backends | skills | prompts | mcp",
+		ArgsUsage:    "KIND",
+		OnUsageError: usageErrors,
+		Action:       getCmd,
+	})
 }
 
 // getKinds maps the kinds `get` accepts to their listing functions.

@@ -12,10 +12,63 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/jsonkeys"
 	"github.com/actctl/actctl/schema"
 )
+
+func init() {
+	register(&cli.Command{
+		Name:  "zed",
+		Usage: "print (or --write) Zed agent_servers entries for every declared agent that allows proxy",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "write", Usage: "merge the entries into Zed's settings.json"},
+			&cli.StringFlag{Name: "settings", Usage: "Zed settings `FILE` (default $XDG_CONFIG_HOME/zed/settings.json)"},
+			&cli.StringFlag{Name: "prefix", Usage: "name the entries `PREFIX`AGENT (to keep them apart from other entries of the same name)"},
+			&cli.StringSliceFlag{Name: "template", Aliases: []string{"t"}, Usage: "also an entry per `TEMPLATE` that creates an agent from it in the project Zed has open (proxy -t)"},
+		},
+		OnUsageError: usageErrors,
+		Action:       zedCmd,
+	})
+}
+
+func zedCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	cfg, err := g.Load()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("zed: find the actctl binary: %w", err)
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		return fmt.Errorf("zed: find the actctl binary: %w", err)
+	}
+	prefix := c.String("prefix")
+	entries := map[string]zedEntry{}
+	for _, name := range sortedNames(cfg.Agents) {
+		// Only agents the user declared: the copies proxy made (per
+		// project, from -t) would each grow another copy elsewhere.
+		if cfg.Agents[name].Adhoc {
+			continue
+		}
+		r, err := cfg.Resolve(name)
+		if err != nil || !r.Offer(schema.InteractProxy) {
+			continue
+		}
+		entries[prefix+name] = zedProxyEntry(self, cfg, name)
+	}
+	if err := zedTemplateEntries(entries, self, cfg, prefix, c.StringSlice("template")); err != nil {
+		return err
+	}
+	if !c.Bool("write") {
+		return g.PrintJSON(map[string]any{"agent_servers": entries})
+	}
+	return writeZed(g, cfg, c.String("settings"), prefix, entries)
+}
 
 // zedEntry is one Zed agent_servers entry (a custom ACP agent server).
 type zedEntry struct {

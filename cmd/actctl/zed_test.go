@@ -190,3 +190,38 @@ func agentNames(t *testing.T, root, home string) []string {
 	}
 	return out
 }
+
+func TestZedWrite(t *testing.T) {
+	dir, home := agentWorkspace(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	orig := "// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n  \"agent_servers\": {\"other\": {\"command\": \"x\"}},\n}\n"
+	writeFiles(t, filepath.Dir(settings), map[string]string{"settings.json": orig})
+	r := actctl(t, dir, home, "zed", "--write", "--settings", settings)
+	if r.Code != 0 {
+		t.Fatalf("zed --write: %s", r.Stderr)
+	}
+	b := string(mustRead(t, settings))
+	if !strings.HasPrefix(b, "// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n") || !strings.Contains(b, `"other": {"command": "x"}`) {
+		t.Errorf("user settings not kept:\n%s", b)
+	}
+	for _, w := range []string{`"helper"`, `"worker"`, `"custom"`, `"proxy"`, dir} {
+		if !strings.Contains(b, w) {
+			t.Errorf("settings lack %s:\n%s", w, b)
+		}
+	}
+	again := actctl(t, dir, home, "zed", "--write", "--settings", settings)
+	if again.Code != 0 || string(mustRead(t, settings)) != b {
+		t.Errorf("second zed --write changed the file")
+	}
+	printed := actctl(t, dir, home, "zed")
+	var out struct {
+		AgentServers map[string]zedEntry `json:"agent_servers"`
+	}
+	if err := json.Unmarshal([]byte(printed.Stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	e := out.AgentServers["helper"]
+	if e.Type != "custom" || !filepath.IsAbs(e.Command) || strings.Join(e.Args, " ") != "proxy helper -C "+dir+" --home "+home {
+		t.Errorf("entry = %+v", e)
+	}
+}
