@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -177,12 +173,7 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		}
 		// A tool agent works in the editor's project: give that project
 		// its own copy of the agent, named after the directory.
-		sum := sha256.Sum256([]byte(s.clientDir))
-		base := name
-		if len(base) > 52 {
-			base = base[:52]
-		}
-		return s.adhoc(base+"-p"+hex.EncodeToString(sum[:])[:8], a)
+		return s.adhoc(proxy.ProjectCopyName(name, s.clientDir), a)
 	}
 	if template == "" {
 		return nil, unknownAgent(s.cfg, name)
@@ -201,21 +192,15 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 	return s.adhoc(name, schema.Agent{Template: template})
 }
 
-// perProjectCopy matches the names pickAgent gives per-project copies.
-var perProjectCopy = regexp.MustCompile(`^(.+)-p[0-9a-f]{8}$`)
-
 // declaredOrigin is the declared agent the per-project copy name was made
 // from ("goex" for "goex-p1a2b3c4d"), "" when name is no such copy.
 func (s *proxySession) declaredOrigin(name string) string {
 	if a, ok := s.cfg.Agents[name]; !ok || !a.Adhoc {
 		return ""
 	}
-	m := perProjectCopy.FindStringSubmatch(name)
-	if m == nil {
-		return ""
-	}
-	if a, ok := s.cfg.Agents[m[1]]; ok && !a.Adhoc {
-		return m[1]
+	o := proxy.ProjectCopyOf(name)
+	if a, ok := s.cfg.Agents[o]; ok && !a.Adhoc {
+		return o
 	}
 	return ""
 }
@@ -251,13 +236,7 @@ func (s *proxySession) adhoc(name string, a schema.Agent) (*schema.Resolved, err
 // agent's copy gets its own instance directory; a project agent's copy
 // shares the project's files and only has its own process record.
 func (s *proxySession) ephemeralCopy() error {
-	var id [4]byte
-	rand.Read(id[:])
-	name := s.r.Name
-	if len(name) > 49 {
-		name = name[:49]
-	}
-	name += "-eph-" + hex.EncodeToString(id[:])
+	name := proxy.EphemeralName(s.r.Name)
 	a := s.r.Agent
 	r, err := s.cfg.ResolveAgent(name, a)
 	if err != nil {
@@ -336,10 +315,8 @@ func within(dir, path string) bool {
 }
 
 // applyPruning is reconcile.Apply that also removes the runtime record and
-// proxy log of every agent it prunes (proxy.RemoveRuntime), as delete does:
-// left behind, they would keep a pruned instance's directory, and the
-// agent declared again would find an .actant.json that is not actctl's. A
-// record that names a live process stays: something still serves it.
+// proxy log of every agent it prunes (proxy.RemovePrunedRuntime), as
+// delete does.
 func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
 	// A state Apply cannot use either is its to report.
 	st, _, _ := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
@@ -352,14 +329,7 @@ func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) 
 		if as == nil {
 			continue
 		}
-		r := &schema.Resolved{Name: name, Dir: as.Dir}
-		if as.Dir == filepath.Join(cfg.Home, "instances", name) {
-			r.Archetype.Workspace = schema.WorkspaceInstance
-		}
-		if rec, _ := proxy.ReadRecord(proxy.RecordPath(r)); rec.Live() {
-			continue
-		}
-		if err := proxy.RemoveRuntime(r); err != nil {
+		if err := proxy.RemovePrunedRuntime(cfg.Home, name, as.Dir); err != nil {
 			return res, fmt.Errorf("pruned %s, but removing its runtime record failed: %w", name, err)
 		}
 	}
