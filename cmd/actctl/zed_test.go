@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/zed"
 )
 
 // zedEntries runs `actctl zed` and returns its entries.
-func zedEntries(t *testing.T, dir, home string, args ...string) map[string]zedEntry {
+func zedEntries(t *testing.T, dir, home string, args ...string) map[string]zed.Entry {
 	t.Helper()
 	r := actctl(t, dir, home, append([]string{"zed"}, args...)...)
 	var out struct {
-		AgentServers map[string]zedEntry `json:"agent_servers"`
+		AgentServers map[string]zed.Entry `json:"agent_servers"`
 	}
 	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil {
 		t.Fatalf("zed %v: exit %d\n%s%s", args, r.Code, r.Stdout, r.Stderr)
@@ -94,7 +96,7 @@ func TestZedWriteProvenance(t *testing.T) {
 	if string(mustRead(t, settings)) != before {
 		t.Fatal("a refused --write changed the settings")
 	}
-	assertNotWritten(t, home, "refused --write", zedRecordFile)
+	assertNotWritten(t, home, "refused --write", zed.RecordFile)
 
 	if r := actctl(t, dir, home, "zed", "--write", "--prefix", "a-", "--settings", settings); r.Code != 0 {
 		t.Fatalf("--prefix a-: %s", r.Stderr)
@@ -215,7 +217,7 @@ func TestZedWrite(t *testing.T) {
 	}
 	printed := actctl(t, dir, home, "zed")
 	var out struct {
-		AgentServers map[string]zedEntry `json:"agent_servers"`
+		AgentServers map[string]zed.Entry `json:"agent_servers"`
 	}
 	if err := json.Unmarshal([]byte(printed.Stdout), &out); err != nil {
 		t.Fatal(err)
