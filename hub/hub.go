@@ -1,10 +1,10 @@
-// Package hub makes components published in git repositories (skills,
-// prompts, MCP servers, templates, backends) available to a workspace
-// (SPEC section 5). It resolves each configured source's ref to a commit,
-// pins it in actant.lock, keeps fetched objects and extracted trees in a
-// cache under $ACTANT_HOME/hub, reads the tree in one of the supported
-// layouts (actant-hub, Agent Skills, CUE) and merges the components into
-// the config as "source@name".
+// Package hub makes components published in git repositories (skills, prompts,
+// MCP servers, templates, backends) available to a workspace (README, "Hub:
+// shared components from git, pinned"). It resolves each configured source's
+// ref to a commit, pins it in actant.lock, keeps fetched objects and extracted
+// trees in a cache under $ACTANT_HOME/hub, reads the tree in one of the
+// supported layouts (actant-hub, Agent Skills, CUE) and merges the components
+// into the config as "source@name".
 //
 // Hub content is untrusted: paths are checked, symlinks leading out are
 // refused, file sizes are bounded, nothing is executed, and every

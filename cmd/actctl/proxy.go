@@ -145,7 +145,8 @@ func clientProject(cwd string) (string, error) {
 	return abs, nil
 }
 
-// pickAgent finds the agent that serves this client (SPEC section 7):
+// pickAgent finds the agent that serves this client (README, "Editors: ACP
+// proxy and Zed"):
 // a declared agent; for a tool agent whose workspace is not the client's
 // project, a per-project copy materialized there with append; with -t an
 // undeclared agent created from the template, recorded in the workspace.

@@ -216,7 +216,7 @@ func agentLog(t *testing.T, out string) []string {
 }
 
 // TestProxyArchetypePolicies checks the process cwd and the session cwds
-// the backend sees for each archetype (SPEC section 3 table).
+// the backend sees for each archetype (README, "Archetypes").
 func TestProxyArchetypePolicies(t *testing.T) {
 	root, home, out := proxyWorkspace(t)
 	project := t.TempDir()
