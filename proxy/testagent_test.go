@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 const (
@@ -38,9 +40,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runProxyRole())
 	}
 	code := m.Run()
-	if exampleDir != "" {
-		_ = os.RemoveAll(exampleDir)
-	}
+	testutil.Cleanup()
 	os.Exit(code)
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // actctlBin is the actctl binary built once for the end-to-end tests of
@@ -33,6 +35,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	testutil.Cleanup()
 	os.Exit(code)
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // BenchmarkWatchSaveToDisk measures, end to end through the binary, the time
@@ -81,7 +83,7 @@ func hasText(path, s string) bool {
 }
 
 func startWatchB(b *testing.B, dir, home string) *watcher {
-	w := &watcher{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	w := &watcher{stdout: &testutil.Buffer{}, stderr: &testutil.Buffer{}}
 	w.cmd = exec.Command(actctlBin, "apply", "--watch")
 	w.cmd.Dir = dir
 	w.cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
