@@ -158,7 +158,7 @@ agents: {
 
 	// A hand chmod is drift: reported by diff, apply and status, kept.
 	chmod(t, claude, 0o644)
-	if r := actctl(t, dir, home, "diff"); r.Code != 0 || !strings.Contains(r.Stderr, "drift: .claude/skills/tools/scripts/run.sh: mode changed since the last apply") {
+	if r := actctl(t, dir, home, "diff"); r.Code != 1 || !strings.Contains(r.Stderr, "drift: .claude/skills/tools/scripts/run.sh: mode changed since the last apply") {
 		t.Errorf("diff of a hand chmod: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	res = mustApply(t, dir, home)
