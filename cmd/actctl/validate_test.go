@@ -142,29 +142,6 @@ func TestUnreadableConfig(t *testing.T) {
 	}
 }
 
-func TestInitThenValidate(t *testing.T) {
-	dir := t.TempDir()
-	r := actctl(t, dir, "", "init")
-	if r.Code != 0 {
-		t.Fatalf("init: exit %d: %s", r.Code, r.Stderr)
-	}
-	before, err := os.ReadFile(filepath.Join(dir, "actant.cue"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := actctl(t, dir, "", "validate"); r.Code != 0 {
-		t.Fatalf("validate after init: exit %d: %s", r.Code, r.Stderr)
-	}
-	r = actctl(t, dir, "", "init")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "already exists") {
-		t.Fatalf("second init: exit %d: %s", r.Code, r.Stderr)
-	}
-	after, _ := os.ReadFile(filepath.Join(dir, "actant.cue"))
-	if string(after) != string(before) {
-		t.Fatal("second init changed actant.cue")
-	}
-}
-
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{{"get"}, {"get", "nonsense"}, {"-o", "yaml", "version"}, {"validate", "--bogus"}, {"frobnicate"}} {
@@ -198,24 +175,6 @@ func TestQuickstart(t *testing.T) {
 		if r := actctl(t, t.TempDir(), "", "-C", root, "get", kind); r.Code != 0 || r.Stdout == "" {
 			t.Errorf("get %s: exit %d: %s", kind, r.Code, r.Stderr)
 		}
-	}
-}
-
-// TestVendoredSchema: `actctl schema > schema.cue` beside the config (for
-// editor completion) loads with the embedded copy, and overrides still win.
-func TestVendoredSchema(t *testing.T) {
-	dir := t.TempDir()
-	if r := actctl(t, dir, "", "init"); r.Code != 0 {
-		t.Fatal(r.Stderr)
-	}
-	r := actctl(t, dir, "", "schema")
-	writeFiles(t, dir, map[string]string{
-		"schema.cue": r.Stdout,
-		"more.cue":   "package actant\nbackends: \"claude-code\": acp: command: \"/opt/x\"\n",
-	})
-	r = actctl(t, dir, "", "-o", "json", "resolve", "assistant")
-	if r.Code != 0 || !strings.Contains(r.Stdout, `"command": "/opt/x"`) {
-		t.Fatalf("resolve with a vendored schema: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
 }
 
