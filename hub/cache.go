@@ -254,7 +254,7 @@ func resolveLocal(repo *git.Repository, ref refSpec) (resolved, error) {
 		})
 		best, err := pickSemver(ref.Value, tags)
 		if err != nil {
-			return resolved{}, fmt.Errorf("%v among the cached tags", err)
+			return resolved{}, fmt.Errorf("%w among the cached tags", err)
 		}
 		name = "refs/tags/" + best
 	default:

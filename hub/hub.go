@@ -1,10 +1,10 @@
-// Package hub makes components published in git repositories (skills,
-// prompts, MCP servers, templates, backends) available to a workspace
-// (SPEC section 5). It resolves each configured source's ref to a commit,
-// pins it in actant.lock, keeps fetched objects and extracted trees in a
-// cache under $ACTANT_HOME/hub, reads the tree in one of the supported
-// layouts (actant-hub, Agent Skills, CUE) and merges the components into
-// the config as "source@name".
+// Package hub makes components published in git repositories (skills, prompts,
+// MCP servers, templates, backends) available to a workspace (README, "Hub:
+// shared components from git, pinned"). It resolves each configured source's
+// ref to a commit, pins it in actant.lock, keeps fetched objects and extracted
+// trees in a cache under $ACTANT_HOME/hub, reads the tree in one of the
+// supported layouts (actant-hub, Agent Skills, CUE) and merges the components
+// into the config as "source@name".
 //
 // Hub content is untrusted: paths are checked, symlinks leading out are
 // refused, file sizes are bounded, nothing is executed, and every
@@ -234,7 +234,7 @@ func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource,
 	sub := cleanSub(src.Path)
 	if sub != "" {
 		if err := checkRel(sub); err != nil {
-			return fail(fmt.Errorf("path: %v", err))
+			return fail(fmt.Errorf("path: %w", err))
 		}
 	}
 	dir := filepath.Join(e.cfg.Home, "hub", sourceKey(u))
@@ -253,9 +253,6 @@ func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource,
 			}
 		}
 	} else {
-		if e.o.Frozen { // unreachable: staleness was checked; kept for safety
-			return fail(errors.New("--frozen: the lock does not match the config"))
-		}
 		entry = LockedSource{URL: redactURL(src.URL), Ref: src.Ref, Path: sub}
 		if err := e.materialize(ctx, name, src, u, dir, ref, &entry, &sr, false); err != nil {
 			return fail(err)
@@ -334,14 +331,14 @@ func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSo
 			}
 			res, err = resolveLocal(repo, ref)
 			if err != nil {
-				return fmt.Errorf("%s; %v", why, err)
+				return &offlineError{msg: fmt.Sprintf("%s; %v", why, err), errs: []error{lerr, err}}
 			}
 			sr.Offline = true
 			e.warn("hub source %q (%s): %s; using %s at %s from the cache", name, redactURL(src.URL), why, ref, short(res.Commit.String()))
 		} else {
 			sr.Fetched = true
 			if res, err = resolveRemote(refs, ref); err != nil {
-				return fmt.Errorf("resolve %s: %v", ref, err)
+				return fmt.Errorf("resolve %s: %w", ref, err)
 			}
 			if ref.Kind == "commit" {
 				if res, err = e.fetchBareCommit(ctx, repo, fo, ref.Value); err != nil {
@@ -395,7 +392,7 @@ func (e *ensurer) fetchCommit(ctx context.Context, repo *git.Repository, fo fetc
 			return nil
 		}
 		if isNetErr(err) {
-			return fmt.Errorf("fetch: %v", err)
+			return fmt.Errorf("fetch: %w", err)
 		}
 	}
 	if err := e.fetchFull(ctx, repo, fo); err != nil {
@@ -421,13 +418,13 @@ func (e *ensurer) fetchFull(ctx context.Context, repo *git.Repository, fo fetchO
 		return nil
 	}
 	if isNetErr(err) {
-		return fmt.Errorf("fetch: %v", err)
+		return fmt.Errorf("fetch: %w", err)
 	}
 	if rerr := resetRepo(repo, fo.RepoDir); rerr != nil {
 		return rerr
 	}
 	if err := fetch(ctx, repo, fo, fullSpecs, false); err != nil {
-		return fmt.Errorf("fetch: %v", err)
+		return fmt.Errorf("fetch: %w", err)
 	}
 	return nil
 }
@@ -558,7 +555,7 @@ func isNetErr(err error) bool {
 func authFor(src schema.HubSource, u string) (transport.AuthMethod, error) {
 	ep, err := transport.NewEndpoint(u)
 	if err != nil {
-		return nil, fmt.Errorf("url: %v", err)
+		return nil, fmt.Errorf("url: %w", err)
 	}
 	a := src.Auth
 	switch ep.Protocol {
@@ -580,7 +577,7 @@ func authFor(src schema.HubSource, u string) (transport.AuthMethod, error) {
 		if os.Getenv("SSH_AUTH_SOCK") != "" {
 			am, err := gitssh.NewSSHAgentAuth(user)
 			if err != nil {
-				return nil, fmt.Errorf("ssh agent: %v", err)
+				return nil, fmt.Errorf("ssh agent: %w", err)
 			}
 			return am, nil
 		}
@@ -613,3 +610,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// offlineError is a failed offline fallback: its message names why the
+// remote was unreachable and why the cache could not answer, and it wraps
+// both causes, so errors.Is(err, context.Canceled) sees an interrupt.
+type offlineError struct {
+	msg  string
+	errs []error
+}
+
+func (e *offlineError) Error() string   { return e.msg }
+func (e *offlineError) Unwrap() []error { return e.errs }

@@ -52,7 +52,8 @@ func sameComponents(t *testing.T, a, b *Components) {
 // bytes, sources, positions, notes).
 func TestIndexRoundTrip(t *testing.T) {
 	trees := map[string]fs.FS{
-		"actant-hub": os.DirFS("testdata/actant-hub"),
+		"actant-hub":          os.DirFS("testdata/actant-hub"),
+		"actant-hub-snapshot": os.DirFS("testdata/actant-hub-snapshot"),
 		"agent-skills": fstest.MapFS{
 			"review/SKILL.md":         {Data: []byte("---\nname: code-review\ndescription: >\n  Review code\n  carefully\n---\nBody\n")},
 			"review/scripts/check.sh": {Data: []byte("echo hi\n")},
@@ -63,9 +64,6 @@ func TestIndexRoundTrip(t *testing.T) {
 			"hub.cue": {Data: []byte("package actant\n\nskills: review: {description: \"Review\", content: \"Review body\"}\nskills: lint: {file: \"lint.md\"}\nprompts: sys: content: \"You are {{role}}\"\nmcpServers: fs: {command: \"npx\", args: [\"fs\"]}\ntemplates: reviewer: {\n\tbackend: \"claude-code\"\n\tskills: [\"review\", \"lint\"]\n}\n")},
 			"lint.md": {Data: []byte("---\ndescription: Lint it\n---\nLint body")},
 		},
-	}
-	if _, err := os.Stat("/work/shared/fixtures/actant-hub"); err == nil {
-		trees["shared"] = os.DirFS("/work/shared/fixtures/actant-hub")
 	}
 	for name, fsys := range trees {
 		t.Run(name, func(t *testing.T) {

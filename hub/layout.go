@@ -292,11 +292,6 @@ func (r *reader) exists(name string) bool {
 	return err == nil
 }
 
-func (r *reader) isDir(name string) bool {
-	fi, err := fs.Stat(r.fsys, name)
-	return err == nil && fi.IsDir()
-}
-
 // actantDirs are the component directories of the actant-hub layout.
 var actantDirs = []string{"skills", "prompts", "templates", "backends", "mcp", "presets"}
 

@@ -65,13 +65,11 @@ func TestReadTreeActantHub(t *testing.T) {
 	}
 }
 
-// TestReadTreeSharedFixture reads the real actant-hub snapshot when the
-// shared fixtures are present (they are not part of the repository).
-func TestReadTreeSharedFixture(t *testing.T) {
-	const dir = "/work/shared/fixtures/actant-hub"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("shared actant-hub snapshot not present")
-	}
+// TestReadTreeActantHubSnapshot reads a snapshot of the real actant-hub
+// repository (testdata/actant-hub-snapshot: its components and LICENSE,
+// MIT; its README, CONTRIBUTING and registry.json left out).
+func TestReadTreeActantHubSnapshot(t *testing.T) {
+	const dir = "testdata/actant-hub-snapshot"
 	c, err := ReadTree(os.DirFS(dir), dir)
 	if err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ func ReadLock(p string) (*Lock, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return nil, fmt.Errorf("read %s: %v (fix it, or delete it and run `actctl hub sync`)", p, err)
+		return nil, fmt.Errorf("read %s: %w (fix it, or delete it and run `actctl hub sync`)", p, err)
 	}
 	if l.Version != lockVersion {
 		return nil, fmt.Errorf("read %s: lock format version %d is not supported (want %d)", p, l.Version, lockVersion)

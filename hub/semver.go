@@ -56,7 +56,7 @@ func pickSemver(constraint string, tags []string) (string, error) {
 	for _, t := range terms {
 		c, pre, err := semverTerm(t)
 		if err != nil {
-			return "", fmt.Errorf("semver constraint %q: %v", constraint, err)
+			return "", fmt.Errorf("semver constraint %q: %w", constraint, err)
 		}
 		wantPre = wantPre || pre
 		checks = append(checks, c)

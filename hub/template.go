@@ -222,7 +222,7 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return schema.Permissions{}, fmt.Errorf("permissions: want a preset name or an object: %v", err)
+		return schema.Permissions{}, fmt.Errorf("permissions: want a preset name or an object: %w", err)
 	}
 	var p schema.Permissions
 	var dropped []string
@@ -246,7 +246,7 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 			dropped = append(dropped, k)
 		}
 		if err != nil {
-			return schema.Permissions{}, fmt.Errorf("permissions.%s: %v", k, err)
+			return schema.Permissions{}, fmt.Errorf("permissions.%s: %w", k, err)
 		}
 	}
 	if len(dropped) > 0 {

@@ -30,5 +30,5 @@ func KillGroup(pid int) error {
 }
 
 // Signals are the signals on which the CLI should cancel a supervisor's context
-// (SPEC section 7: SIGINT, SIGTERM and SIGHUP kill the backend's group).
+// (SIGINT, SIGTERM and SIGHUP kill the backend's group).
 var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}

@@ -14,11 +14,11 @@ import (
 )
 
 // RenderAll resolves and renders every declared agent, in name order, and
-// checks that no two agents claim the same thing on disk (SPEC section 3:
-// "two agents may not own the same file; two blocks in one shared file are
-// fine"). Agents that fail to resolve or render are reported as positioned
-// diagnostics at agents.<name> and left out of the result; target warnings
-// are returned as warning diagnostics too, so `actctl validate` shows them.
+// checks that no two agents claim the same thing on disk (README, "A tour of
+// the config": no two agents own the same file; two blocks in one shared file
+// are fine). Agents that fail to resolve or render are reported as positioned
+// diagnostics at agents.<name> and left out of the result; target warnings are
+// returned as warning diagnostics too, so `actctl validate` shows them.
 func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
 	names := make([]string, 0, len(cfg.Agents))
 	for n := range cfg.Agents {
@@ -29,9 +29,8 @@ func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
 	// Agents render independently (the shared cache is concurrency-safe),
 	// so spread them over the available cores; results keep name order.
 	type result struct {
-		t    *Target
-		err  error
-		warn []string
+		t   *Target
+		err error
 	}
 	results := make([]result, len(names))
 	sh := newShared()

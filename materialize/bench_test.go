@@ -43,7 +43,7 @@ func bigConfig(nAgents, skillsPer int) *schema.Config {
 const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.\n"
 
 // BenchmarkRenderAll measures the pure rendering part of `apply` with no
-// change (SPEC section 9: 100 agents x 20 skills <= 50 ms and 1000 x 20
+// change (docs/benchmarks.md: 100 agents x 20 skills <= 50 ms and 1000 x 20
 // <= 400 ms for the whole no-op apply, of which rendering is a part).
 func BenchmarkRenderAll(b *testing.B) {
 	for _, n := range []int{100, 1000} {

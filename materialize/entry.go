@@ -16,7 +16,8 @@ package materialize
 
 import "encoding/json"
 
-// Mode is how actctl owns an entry (SPEC section 4).
+// Mode is how actctl owns an entry (README, "What apply writes, and what
+// it never touches").
 type Mode string
 
 const (

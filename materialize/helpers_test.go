@@ -74,7 +74,7 @@ func builtinBackends() map[string]schema.Backend {
 	}
 }
 
-// builtinArchetypes are the SPEC section 3 defaults.
+// builtinArchetypes are the defaults (README, "Archetypes").
 func builtinArchetypes() map[string]schema.Archetype {
 	ign := []string{"/.actant/"}
 	return map[string]schema.Archetype{

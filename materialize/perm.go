@@ -17,7 +17,8 @@ const (
 	claudeAuto        = "auto"
 )
 
-// presetMode is SPEC section 4: each preset is an ACP/Claude permission mode.
+// presetMode maps each permission preset onto an ACP/Claude permission mode
+// (README, "What apply writes", the presets table).
 var presetMode = map[string]string{
 	schema.PresetReadonly:   claudePlan,
 	schema.PresetRestricted: claudeDefault,
@@ -32,7 +33,7 @@ type codexPolicy struct {
 	Network  bool   // sandbox_workspace_write.network_access (workspace-write only)
 }
 
-// codexByMode maps a mode onto Codex settings (SPEC section 4 table; seed
+// codexByMode maps a mode onto Codex settings (the README's presets table; seed
 // 001 for the sandbox/network pairs). dontAsk and auto have no Codex
 // equivalent and are approximated: dontAsk never prompts and stays
 // read-only, auto behaves like acceptEdits (Codex has no safety

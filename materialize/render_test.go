@@ -281,7 +281,7 @@ func TestBlockMarkerInPromptRejected(t *testing.T) {
 	}
 }
 
-// TestPresetMapping is SPEC section 4's table.
+// TestPresetMapping is the README's presets table.
 func TestPresetMapping(t *testing.T) {
 	type kv = map[string]string
 	cases := []struct {

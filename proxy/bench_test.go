@@ -87,10 +87,10 @@ func peakRSS(pid int) float64 {
 	return -1
 }
 
-// BenchmarkRelayThroughput streams 1 KiB session/update notifications
-// agent -> client (the heavy direction of a turn) and 1 KiB notifications
-// client -> agent. msgs/s is the figure of SPEC section 9; peak-RSS-MiB is
-// the proxy process's VmHWM after the run.
+// BenchmarkRelayThroughput streams 1 KiB session/update notifications agent ->
+// client (the heavy direction of a turn) and 1 KiB notifications client ->
+// agent. msgs/s is the figure docs/benchmarks.md sets a target for;
+// peak-RSS-MiB is the proxy process's VmHWM after the run.
 func BenchmarkRelayThroughput(b *testing.B) {
 	for _, proxied := range []bool{false, true} {
 		name := "direct"

@@ -138,7 +138,7 @@ func appendIDKey(dst, id []byte) (key []byte, ok bool) {
 		// their bytes anyway so that they are answered after a crash.
 		return append(append(dst, 'x'), id...), true
 	}
-	if bytes.IndexAny(id, ".eE") < 0 && !(len(id) >= 2 && id[0] == '-' && id[1] == '0') {
+	if !bytes.ContainsAny(id, ".eE") && !(len(id) >= 2 && id[0] == '-' && id[1] == '0') {
 		return append(append(dst, 'n'), id...), true
 	}
 	f, _, err := big.ParseFloat(string(id), 10, 512, big.ToNearestEven)

@@ -12,68 +12,23 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // deadline bounds every wait in the tests. It is not a performance
 // threshold: it only turns a hang into a failure.
 const deadline = 30 * time.Second
 
-// syncBuffer is a goroutine-safe bytes.Buffer for Stderr/Log.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed (and replaced) on every write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.b.Write(p)
-}
-
-// waitFor blocks until the buffer holds text; false if it never does.
-func (s *syncBuffer) waitFor(text string) bool {
-	t := time.NewTimer(deadline)
-	defer t.Stop()
-	for {
-		s.mu.Lock()
-		if strings.Contains(s.b.String(), text) {
-			s.mu.Unlock()
-			return true
-		}
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-t.C:
-			return false
-		}
-	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // client is the editor's side of an in-process proxy session.
 type client struct {
 	t      *testing.T
 	in     *io.PipeWriter
 	lines  chan []byte
-	stderr *syncBuffer
+	stderr *testutil.Buffer
 	done   chan error // Run's result
 	dir    string     // the test agent's transcript directory
 	sent   [][]byte   // lines written by the client, in order
@@ -99,7 +54,7 @@ func startClient(t *testing.T, ctx context.Context, o Options, dir string) *clie
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, lines: make(chan []byte, 1<<16), stderr: &syncBuffer{}, done: make(chan error, 1), dir: dir}
+	c := &client{t: t, in: inW, lines: make(chan []byte, 1<<16), stderr: &testutil.Buffer{}, done: make(chan error, 1), dir: dir}
 	o.Stdin, o.Stdout = inR, outW
 	if o.Stderr == nil {
 		o.Stderr = c.stderr

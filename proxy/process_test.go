@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // proxyProcess is the proxy running as a real subprocess (this test binary
@@ -23,7 +24,7 @@ type proxyProcess struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
-	stderr *syncBuffer
+	stderr *testutil.Buffer
 	exited chan error
 }
 
@@ -36,7 +37,7 @@ func startProxyProcess(t *testing.T, po proxyRoleOptions) *proxyProcess {
 	opts, _ := json.Marshal(po)
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), envRole+"=proxy", envProxyOpts+"="+string(opts))
-	p := &proxyProcess{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	p := &proxyProcess{cmd: cmd, stderr: &testutil.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	p.stdin, _ = cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
@@ -135,40 +136,6 @@ func TestSignalsKillGroup(t *testing.T) {
 	}
 }
 
-var (
-	exampleOnce sync.Once
-	exampleDir  string
-	exampleErr  error
-)
-
-// buildExamples builds the SDK's example client and agent once per test
-// binary run.
-func buildExamples(t *testing.T) string {
-	t.Helper()
-	exampleOnce.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		}
-		exampleDir, exampleErr = os.MkdirTemp("", "actctl-proxy-examples-")
-		if exampleErr != nil {
-			return
-		}
-		for _, name := range []string{"agent", "client"} {
-			out, err := exec.Command(goBin, "build", "-o", filepath.Join(exampleDir, name),
-				"github.com/coder/acp-go-sdk/example/"+name).CombinedOutput()
-			if err != nil {
-				exampleErr = errors.New(string(out))
-				return
-			}
-		}
-	})
-	if exampleErr != nil {
-		t.Fatalf("building the SDK examples: %v", exampleErr)
-	}
-	return exampleDir
-}
-
 // The SDK's example client launches "the proxy" as its agent, and the
 // proxy spawns the SDK's example agent: a full turn, with the permission
 // allowed and rejected. The client ends by SIGKILLing its agent (the
@@ -177,7 +144,7 @@ func TestSDKExampleClientThroughProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the example agent's turn takes about 6 seconds")
 	}
-	bin := buildExamples(t)
+	bin := testutil.SDKExamples(t)
 	exe, _ := os.Executable()
 	for _, tc := range []struct {
 		choice, want string
@@ -199,7 +166,7 @@ func TestSDKExampleClientThroughProxy(t *testing.T) {
 			cmd := exec.Command(filepath.Join(bin, "client"), exe)
 			cmd.Env = append(os.Environ(), envRole+"=proxy", envProxyOpts+"="+string(opts))
 			cmd.Stdin = strings.NewReader(tc.choice + "\n")
-			var stdout, stderr syncBuffer
+			var stdout, stderr testutil.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

@@ -1,6 +1,6 @@
-// Package proxy is the ACP bridge behind `actctl proxy` (SPEC section 7):
-// an ACP agent on stdio that starts the agent's real ACP backend and relays
-// JSON-RPC between the editor (the client) and the backend.
+// Package proxy is the ACP bridge behind `actctl proxy` (README, "Editors: ACP
+// proxy and Zed"): an ACP agent on stdio that starts the agent's real ACP
+// backend and relays JSON-RPC between the editor (the client) and the backend.
 //
 // The relay works on raw lines. It parses only the JSON-RPC envelope (id,
 // method, and params.cwd of session/new, session/load and session/resume)

@@ -431,7 +431,7 @@ func TestMissingBackend(t *testing.T) {
 		// A client that asks only once the proxy has said it failed (and
 		// waits) still gets the reason; the error is logged once.
 		c := startClient(t, context.Background(), Options{Command: "actctl-test-no-such-backend", InitWait: time.Hour}, "")
-		if !c.stderr.waitFor("waiting up to 1h0m0s for the client's initialize") {
+		if !c.stderr.WaitFor("waiting up to 1h0m0s for the client's initialize") {
 			t.Fatalf("no waiting line; stderr:\n%s", c.stderr)
 		}
 		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
@@ -451,7 +451,7 @@ func TestBackendExitsBeforeLateInitialize(t *testing.T) {
 	o, dir := agentOptions(t, "die-at-start")
 	o.InitWait = time.Hour
 	c := startClient(t, context.Background(), o, dir)
-	if !c.stderr.waitFor("waiting up to 1h0m0s") {
+	if !c.stderr.WaitFor("waiting up to 1h0m0s") {
 		t.Fatalf("no waiting line; stderr:\n%s", c.stderr)
 	}
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)

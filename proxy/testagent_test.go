@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 const (
@@ -38,9 +40,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runProxyRole())
 	}
 	code := m.Run()
-	if exampleDir != "" {
-		_ = os.RemoveAll(exampleDir)
-	}
+	testutil.Cleanup()
 	os.Exit(code)
 }
 
@@ -147,7 +147,7 @@ func runTestAgent() {
 			}
 			var m agentMsg
 			if json.Unmarshal(line, &m) != nil {
-				a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`))
+				a.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 				continue
 			}
 			if m.Method == "" {

@@ -13,7 +13,8 @@ import (
 	"github.com/actctl/actctl/schema"
 )
 
-// Benchmarks of SPEC section 9 (run: see docs/benchmarks-reconcile.md).
+// Benchmarks of the targets in docs/benchmarks.md (run: see
+// docs/benchmarks-reconcile.md).
 // Each agent is an instance (archetype repo, full materialization) with its
 // own template and 20 skills of its own, so that editing one skill feeds
 // exactly one file.
@@ -184,9 +185,10 @@ func BenchmarkApplyEditSkill(b *testing.B) {
 	}
 }
 
-// BenchmarkWriteFloor is the SPEC's reference: the same files written by a
-// minimal durable writer — directories first, then in parallel a temp
-// file, fsync, rename — with nothing else (no reading, planning or state).
+// BenchmarkWriteFloor is the reference of docs/benchmarks.md: the same files
+// written by a minimal durable writer — directories first, then in parallel a
+// temp file, fsync, rename — with nothing else (no reading, planning or
+// state).
 func BenchmarkWriteFloor(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {

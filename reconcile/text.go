@@ -269,9 +269,9 @@ func itemOrder(a, b *item) bool {
 	return as < bs
 }
 
-// decide applies the ownership rules (SPEC section 4) to one block or key:
-// update what actctl wrote, keep and report hand edits (drift) unless
-// --force, remove what is no longer wanted, and respect workDirConflict
+// decide applies the ownership rules (README, "What apply writes") to one
+// block or key: update what actctl wrote, keep and report hand edits (drift)
+// unless --force, remove what is no longer wanted, and respect workDirConflict
 // for content actctl never wrote.
 func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b []byte) bool) {
 	// owned: whether a body / value with digest h is one actctl wrote.

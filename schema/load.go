@@ -18,7 +18,8 @@ import (
 	"cuelang.org/go/cue/token"
 )
 
-// Source is the embedded CUE schema (SPEC section 3), printed by `actctl schema`.
+// Source is the embedded CUE schema (README, "A tour of the config"),
+// printed by `actctl schema`.
 //
 //go:embed actant.cue
 var Source []byte

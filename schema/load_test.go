@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/internal/benchconfig"
 )
 
 func writeWorkspace(t testing.TB, files map[string]string) string {
@@ -179,31 +181,10 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
-// genConfig writes a workspace with n agents, for BenchmarkLoad and the
-// cue export comparison in docs/benchmarks.md.
-func genConfig(n int) string {
-	var b strings.Builder
-	b.WriteString("package actant\n\n")
-	for i := 0; i < 20; i++ {
-		fmt.Fprintf(&b, "skills: \"skill-%d\": {description: \"skill %d\", content: \"Do thing %d well.\"}\n", i, i, i)
-	}
-	b.WriteString("prompts: base: content: \"You work on {{project}}.\"\n")
-	b.WriteString("mcpServers: fs: {command: \"npx\", args: [\"-y\", \"server-filesystem\"]}\n")
-	b.WriteString("templates: base: {\n\tbackend: \"claude-code\"\n\tprompts: [\"base\"]\n\tmcpServers: [\"fs\"]\n\tskills: [")
-	for i := 0; i < 20; i++ {
-		fmt.Fprintf(&b, "\"skill-%d\", ", i)
-	}
-	b.WriteString("]\n}\n")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "agents: \"agent-%d\": {template: \"base\", workDir: \"work/agent-%d\", vars: project: \"p%d\"}\n", i, i, i)
-	}
-	return b.String()
-}
-
 func BenchmarkLoad(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
-			dir := writeWorkspace(b, map[string]string{"actant.cue": genConfig(n)})
+			dir := writeWorkspace(b, map[string]string{"actant.cue": benchconfig.Config(n)})
 			home := b.TempDir()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -43,7 +43,8 @@ type Config struct {
 	pos map[string]token.Pos
 }
 
-// HubSource is one git repository of components (SPEC section 5).
+// HubSource is one git repository of components (README, "Hub: shared
+// components from git, pinned").
 type HubSource struct {
 	URL      string   `json:"url"`
 	Ref      *Ref     `json:"ref,omitempty"`
@@ -191,7 +192,7 @@ type PermissionsFile struct {
 	Dialect string `json:"dialect"`
 }
 
-// Archetype names and their policies (SPEC section 3 table).
+// Archetype names and their policies (README, "Archetypes").
 const (
 	ArchTool     = "tool"
 	ArchRepo     = "repo"

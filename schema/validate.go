@@ -19,7 +19,7 @@ func CheckName(name string) string {
 	return fmt.Sprintf("invalid name %q: names are 1-63 characters of a-z, 0-9, '.', '_' and '-', start with a letter or digit, and contain no '..'", name)
 }
 
-// Validate runs the checks that CUE types cannot express (SPEC section 3):
+// Validate runs the checks that CUE types cannot express:
 // names, references (with "did you mean"), schedules, acp support,
 // workDir placement. Hub references are checked for a declared source
 // only; their content is resolved by the hub package.

@@ -318,12 +318,14 @@ func diffStamps(a, b map[string]fileStamp) string {
 
 // TestConflictPolicies exercises the four workDirConflict policies against
 // a user's instruction file, a user's MCP server of the same name and a
-// user's file where actctl wants an owned skill file.
+// user's file where actctl wants an owned skill file. Every policy then
+// re-applies with no change and prunes back to the user's exact files.
 func TestConflictPolicies(t *testing.T) {
+	const skillPath = ".claude/skills/go-testing/SKILL.md"
 	files := map[string]string{
-		"CLAUDE.md":                          "# mine\n",
-		".mcp.json":                          "{\"mcpServers\": {\"filesystem\": {\"command\": \"my-fs\"}}}\n",
-		".claude/skills/go-testing/SKILL.md": "my own skill\n",
+		"CLAUDE.md": "# mine\n",
+		".mcp.json": "{\"mcpServers\": {\"filesystem\": {\"command\": \"my-fs\"}}}\n",
+		skillPath:   "my own skill\n",
 	}
 	cfg := func(policy string) string {
 		return `package actant
@@ -333,37 +335,75 @@ templates: reviewer: {version: "1.0.0", backend: "claude-code", skills: ["go-tes
 agents: reviewer: {template: "reviewer", workDirConflict: "` + policy + `"}
 `
 	}
-	for _, policy := range []string{"append", "overwrite", "skip", "error"} {
-		t.Run(policy, func(t *testing.T) {
+	tests := []struct {
+		policy string
+		// userKey: the first apply meets the user's own mcpServers.filesystem,
+		// which actctl has no record of writing: a conflict, nothing written,
+		// until the user moves it (to mcpServers.mine).
+		userKey bool
+		// conflicts are the files the apply reports as conflicts: exit 1,
+		// nothing written.
+		conflicts []string
+		kept      []string            // files that keep the user's bytes
+		prefix    map[string]string   // file -> what it must start with
+		contains  map[string][]string // file -> substrings it must hold
+		lacks     map[string][]string // file -> substrings it must not hold
+		created   []string            // files actctl still creates
+		warnings  int                 // -1: not checked
+		backups   int                 // files in .actant/backup
+	}{
+		{
+			policy: "append", userKey: true,
+			kept:     []string{skillPath},
+			prefix:   map[string]string{"CLAUDE.md": "# mine\n\n<!-- BEGIN actctl agent=reviewer -->"},
+			contains: map[string][]string{".mcp.json": {`"mine": {"command": "my-fs"}`, "npx"}},
+			warnings: 1, // the skill file is the user's
+		},
+		{
+			policy:   "overwrite",
+			contains: map[string][]string{skillPath: {"name: go-testing"}},
+			lacks:    map[string][]string{"CLAUDE.md": {"# mine"}, ".mcp.json": {"my-fs"}},
+			warnings: -1, backups: 3,
+		},
+		{
+			policy:   "skip",
+			kept:     []string{"CLAUDE.md", ".mcp.json", skillPath},
+			created:  []string{".claude/settings.json"},
+			warnings: -1,
+		},
+		{
+			policy:    "error",
+			conflicts: []string{"CLAUDE.md", ".mcp.json", skillPath},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.policy, func(t *testing.T) {
 			files := maps.Clone(files)
 			dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 			writeFiles(t, dir, files)
-			writeConfig(t, dir, cfg(policy))
-			if policy == "append" {
-				// A key actctl has no record of writing is the user's:
-				// a conflict, nothing written, until the user moves it.
+			writeConfig(t, dir, cfg(tc.policy))
+			if tc.userKey {
 				res, r := applyJSON(t, dir, home)
 				if r.Code != 1 || res.Counts.Conflicts != 1 || res.Counts.Changed != 0 ||
-					!strings.Contains(r.Stderr, ".mcp.json: agent reviewer (workDirConflict=append): key mcpServers.filesystem holds a value actctl has no record of writing") {
-					t.Fatalf("append over the user's key: exit %d %+v\n%s", r.Code, res.Counts, r.Stderr)
+					!strings.Contains(r.Stderr, ".mcp.json: agent reviewer (workDirConflict="+tc.policy+"): key mcpServers.filesystem holds a value actctl has no record of writing") {
+					t.Fatalf("%s over the user's key: exit %d %+v\n%s", tc.policy, r.Code, res.Counts, r.Stderr)
 				}
 				assertUnchanged(t, dir, files)
 				files[".mcp.json"] = "{\"mcpServers\": {\"mine\": {\"command\": \"my-fs\"}}}\n"
 				writeFiles(t, dir, map[string]string{".mcp.json": files[".mcp.json"]})
 			}
 			res, r := applyJSON(t, dir, home)
-			switch policy {
-			case "error":
+			if len(tc.conflicts) > 0 {
 				if r.Code != 1 || res.Counts.Conflicts == 0 {
-					t.Fatalf("error policy: exit %d %+v\n%s", r.Code, res.Counts, r.Stderr)
+					t.Fatalf("%s policy: exit %d %+v\n%s", tc.policy, r.Code, res.Counts, r.Stderr)
 				}
-				for _, f := range []string{"CLAUDE.md", ".mcp.json", ".claude/skills/go-testing/SKILL.md"} {
-					if !strings.Contains(r.Stderr, f+": agent reviewer (workDirConflict=error)") {
+				for _, f := range tc.conflicts {
+					if !strings.Contains(r.Stderr, f+": agent reviewer (workDirConflict="+tc.policy+")") {
 						t.Errorf("conflict for %s not reported:\n%s", f, r.Stderr)
 					}
 				}
-				if got := filesExceptMeta(t, dir); len(got) != 4 {
-					t.Errorf("error policy must write nothing, files: %v", got)
+				if got := filesExceptMeta(t, dir); len(got) != len(files)+1 {
+					t.Errorf("%s policy must write nothing, files: %v", tc.policy, got)
 				}
 				if _, err := os.Stat(filepath.Join(dir, ".actant")); err == nil {
 					t.Errorf(".actant must not be left behind")
@@ -374,39 +414,47 @@ agents: reviewer: {template: "reviewer", workDirConflict: "` + policy + `"}
 					}
 				}
 				return
-			default:
-				if r.Code != 0 {
-					t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+			}
+			if r.Code != 0 {
+				t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+			}
+			for _, n := range tc.kept {
+				if got := read(t, filepath.Join(dir, n)); got != files[n] {
+					t.Errorf("%s: %s must keep the user's bytes, got %q", tc.policy, n, got)
 				}
 			}
-			claude := read(t, filepath.Join(dir, "CLAUDE.md"))
-			skill := read(t, filepath.Join(dir, ".claude/skills/go-testing/SKILL.md"))
-			mcp := read(t, filepath.Join(dir, ".mcp.json"))
-			switch policy {
-			case "append":
-				if !strings.HasPrefix(claude, "# mine\n\n<!-- BEGIN actctl agent=reviewer -->") {
-					t.Errorf("append: block must go into the user's CLAUDE.md: %q", claude)
+			for n, p := range tc.prefix {
+				if got := read(t, filepath.Join(dir, n)); !strings.HasPrefix(got, p) {
+					t.Errorf("%s: %s must start with %q: %q", tc.policy, n, p, got)
 				}
-				if skill != files[".claude/skills/go-testing/SKILL.md"] || !strings.Contains(mcp, `"mine": {"command": "my-fs"}`) || !strings.Contains(mcp, "npx") {
-					t.Errorf("append: the user's skill file and server must be left alone, ours added: %s", mcp)
+			}
+			for n, subs := range tc.contains {
+				got := read(t, filepath.Join(dir, n))
+				for _, sub := range subs {
+					if !strings.Contains(got, sub) {
+						t.Errorf("%s: %s lacks %q:\n%s", tc.policy, n, sub, got)
+					}
 				}
-				if res.Counts.Warnings != 1 {
-					t.Errorf("append: want 1 warning (skill file), got %+v %+v", res.Counts, res.Items)
+			}
+			for n, subs := range tc.lacks {
+				got := read(t, filepath.Join(dir, n))
+				for _, sub := range subs {
+					if strings.Contains(got, sub) {
+						t.Errorf("%s: %s still holds %q:\n%s", tc.policy, n, sub, got)
+					}
 				}
-			case "overwrite":
-				if strings.Contains(claude, "# mine") || !strings.Contains(skill, "name: go-testing") || strings.Contains(mcp, "my-fs") {
-					t.Errorf("overwrite: the user's files must be replaced:\n%s\n%s\n%s", claude, skill, mcp)
+			}
+			for _, n := range tc.created {
+				if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+					t.Errorf("%s: %s must still be created: %v", tc.policy, n, err)
 				}
-				backups := listFiles(t, filepath.Join(dir, ".actant", "backup"))
-				if len(backups) != 3 {
-					t.Errorf("overwrite: want 3 backups, got %v", backups)
-				}
-			case "skip":
-				if claude != files["CLAUDE.md"] || skill != files[".claude/skills/go-testing/SKILL.md"] || mcp != files[".mcp.json"] {
-					t.Errorf("skip: existing files must be left alone")
-				}
-				if _, err := os.Stat(filepath.Join(dir, ".claude/settings.json")); err != nil {
-					t.Errorf("skip: new files are still created: %v", err)
+			}
+			if tc.warnings >= 0 && res.Counts.Warnings != tc.warnings {
+				t.Errorf("%s: want %d warning(s), got %+v %+v", tc.policy, tc.warnings, res.Counts, res.Items)
+			}
+			if tc.backups > 0 {
+				if backups := listFiles(t, filepath.Join(dir, ".actant", "backup")); len(backups) != tc.backups {
+					t.Errorf("%s: want %d backups, got %v", tc.policy, tc.backups, backups)
 				}
 			}
 			if res := mustApply(t, dir, home); res.Counts.Changed != 0 {
@@ -420,7 +468,7 @@ agents: reviewer: {template: "reviewer", workDirConflict: "` + policy + `"}
 					t.Errorf("after prune %s = %q, want %q", n, got, c)
 				}
 			}
-			want := []string{".claude/skills/go-testing/SKILL.md", ".mcp.json", "CLAUDE.md", "actant.cue"}
+			want := []string{skillPath, ".mcp.json", "CLAUDE.md", "actant.cue"}
 			if got := listFiles(t, dir); strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("after prune: %v", got)
 			}

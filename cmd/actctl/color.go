@@ -21,8 +21,8 @@ const (
 // palette paints text when colour is on and returns it unchanged when off.
 type palette bool
 
-// colorFor decides colour for one output stream, as SPEC section 8 asks:
-// only on a terminal, never with --no-color or a non-empty NO_COLOR, and
+// colorFor decides colour for one output stream, as the README's --no-color
+// says: only on a terminal, never with --no-color or a non-empty NO_COLOR, and
 // not on a dumb terminal.
 func colorFor(w io.Writer, noColor bool, getenv func(string) string) palette {
 	if noColor || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/actctl/actctl/internal/acptestagent"
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // actctlBin is the actctl binary built once for the end-to-end tests of
@@ -39,6 +40,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	testutil.Cleanup()
 	os.Exit(code)
 }
 

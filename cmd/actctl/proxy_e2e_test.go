@@ -9,11 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
+	"github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // proxyWorkspace declares one agent per archetype on a backend whose acp
@@ -66,55 +67,7 @@ type acpClient struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
-	stderr *watchBuffer
-}
-
-// watchBuffer collects a process's stderr; waitFor lets a test act only
-// after the process said something (no sleeps).
-type watchBuffer struct {
-	mu      sync.Mutex
-	b       strings.Builder
-	changed chan struct{} // closed (and replaced) on every write
-}
-
-func (w *watchBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.changed != nil {
-		close(w.changed)
-		w.changed = nil
-	}
-	return w.b.Write(p)
-}
-
-func (w *watchBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
-// waitFor blocks until the output holds text; false if it never does
-// (the deadline only turns a hang into a failure).
-func (w *watchBuffer) waitFor(text string) bool {
-	t := time.NewTimer(20 * time.Second)
-	defer t.Stop()
-	for {
-		w.mu.Lock()
-		if strings.Contains(w.b.String(), text) {
-			w.mu.Unlock()
-			return true
-		}
-		if w.changed == nil {
-			w.changed = make(chan struct{})
-		}
-		ch := w.changed
-		w.mu.Unlock()
-		select {
-		case <-ch:
-		case <-t.C:
-			return false
-		}
-	}
+	stderr *testutil.Buffer
 }
 
 func startProxy(t *testing.T, dir, home string, args ...string) *acpClient {
@@ -131,7 +84,7 @@ func startActctl(t *testing.T, dir, home string, args ...string) *acpClient {
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
 	in, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	c := &acpClient{t: t, cmd: cmd, in: in, out: bufio.NewReader(stdout), stderr: &watchBuffer{}}
+	c := &acpClient{t: t, cmd: cmd, in: in, out: bufio.NewReader(stdout), stderr: &testutil.Buffer{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -216,7 +169,7 @@ func agentLog(t *testing.T, out string) []string {
 }
 
 // TestProxyArchetypePolicies checks the process cwd and the session cwds
-// the backend sees for each archetype (SPEC section 3 table).
+// the backend sees for each archetype (README, "Archetypes").
 func TestProxyArchetypePolicies(t *testing.T) {
 	root, home, out := proxyWorkspace(t)
 	project := t.TempDir()

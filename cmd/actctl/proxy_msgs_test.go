@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	acp "github.com/coder/acp-go-sdk"
+	"github.com/coder/acp-go-sdk"
 )
 
 // permissionWarnings are the permission warning lines of a proxy's stderr.
@@ -59,7 +59,7 @@ func TestProxyLateInitialize(t *testing.T) {
 		{[]string{"x", "-t", "tol", "-C", root}, `unknown template "tol"`},
 	} {
 		c := startProxy(t, root, home, tt.args...)
-		if !c.stderr.waitFor("for the client's initialize") {
+		if !c.stderr.WaitFor("for the client's initialize") {
 			t.Fatalf("%v: the proxy never said it waits; stderr:\n%s", tt.args, c.stderr)
 		}
 		m := c.call(0, acp.AgentMethodInitialize, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/acptestagent"
+	"github.com/actctl/actctl/internal/testutil"
 	"github.com/actctl/actctl/launch"
 )
 
@@ -358,7 +359,7 @@ func TestRunSIGINT(t *testing.T) {
 // its edit permission allowed by the standard preset, rejected by
 // --deny-all (exit 5).
 func TestRunSDKExampleAgent(t *testing.T) {
-	bin := sdkExamples(t)
+	bin := testutil.SDKExamples(t)
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeFiles(t, root, map[string]string{"actant.cue": `package actant
 backends: sdk: {

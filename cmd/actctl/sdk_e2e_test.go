@@ -5,48 +5,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
-
-var (
-	sdkOnce sync.Once
-	sdkDir  string
-	sdkErr  error
-)
-
-// sdkExamples builds the ACP SDK's example agent and client once.
-func sdkExamples(t *testing.T) string {
-	t.Helper()
-	sdkOnce.Do(func() {
-		if sdkDir, sdkErr = os.MkdirTemp("", "actctl-sdk-examples-"); sdkErr != nil {
-			return
-		}
-		for _, name := range []string{"agent", "client"} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(sdkDir, name), "github.com/coder/acp-go-sdk/example/"+name).CombinedOutput()
-			if err != nil {
-				sdkErr = &buildError{string(out)}
-				return
-			}
-		}
-	})
-	if sdkErr != nil {
-		t.Fatalf("build the SDK examples: %v", sdkErr)
-	}
-	return sdkDir
-}
-
-type buildError struct{ out string }
-
-func (e *buildError) Error() string { return e.out }
 
 // TestSDKClientThroughActctlProxy: the SDK's example client starts
 // `actctl proxy AGENT -C ROOT` as its agent (as Zed would), and actctl
 // starts the SDK's example agent as the backend: a full turn, with the
 // permission allowed and then rejected, tool call before permission.
 func TestSDKClientThroughActctlProxy(t *testing.T) {
-	bin := sdkExamples(t)
+	bin := testutil.SDKExamples(t)
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeFiles(t, root, map[string]string{
 		"actant.cue": `package actant
@@ -68,7 +38,7 @@ agents: helper: template: "t"
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
 		cmd.Stdin = strings.NewReader(tc.choice + "\n")
-		var stdout, stderr syncBuffer
+		var stdout, stderr testutil.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

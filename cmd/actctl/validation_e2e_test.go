@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/zed"
 )
 
 // TestIDEOnlyAgent: a Cursor tool agent is valid and offers open only;
@@ -29,7 +31,7 @@ agents: me: {template: "mine", workDir: "sub"}
 	}
 	z := actctl(t, dir, home, "zed")
 	var out struct {
-		AgentServers map[string]zedEntry `json:"agent_servers"`
+		AgentServers map[string]zed.Entry `json:"agent_servers"`
 	}
 	if err := json.Unmarshal([]byte(z.Stdout), &out); err != nil {
 		t.Fatalf("zed: %v: %s %s", err, z.Stdout, z.Stderr)

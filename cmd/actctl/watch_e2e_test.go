@@ -6,39 +6,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
-
-// syncBuffer collects a background process's output for polling.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // watcher runs `actctl apply --watch` in the background.
 type watcher struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testutil.Buffer
 }
 
 func startWatch(t *testing.T, dir, home string, args ...string) *watcher {
 	t.Helper()
-	w := &watcher{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	w := &watcher{stdout: &testutil.Buffer{}, stderr: &testutil.Buffer{}}
 	w.cmd = exec.Command(actctlBin, append([]string{"apply", "--watch"}, args...)...)
 	w.cmd.Dir = dir
 	w.cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)

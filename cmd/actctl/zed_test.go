@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/zed"
 )
 
 // zedEntries runs `actctl zed` and returns its entries.
-func zedEntries(t *testing.T, dir, home string, args ...string) map[string]zedEntry {
+func zedEntries(t *testing.T, dir, home string, args ...string) map[string]zed.Entry {
 	t.Helper()
 	r := actctl(t, dir, home, append([]string{"zed"}, args...)...)
 	var out struct {
-		AgentServers map[string]zedEntry `json:"agent_servers"`
+		AgentServers map[string]zed.Entry `json:"agent_servers"`
 	}
 	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil {
 		t.Fatalf("zed %v: exit %d\n%s%s", args, r.Code, r.Stdout, r.Stderr)
@@ -94,7 +96,7 @@ func TestZedWriteProvenance(t *testing.T) {
 	if string(mustRead(t, settings)) != before {
 		t.Fatal("a refused --write changed the settings")
 	}
-	assertNotWritten(t, home, "refused --write", zedRecordFile)
+	assertNotWritten(t, home, "refused --write", zed.RecordFile)
 
 	if r := actctl(t, dir, home, "zed", "--write", "--prefix", "a-", "--settings", settings); r.Code != 0 {
 		t.Fatalf("--prefix a-: %s", r.Stderr)
@@ -189,4 +191,39 @@ func agentNames(t *testing.T, root, home string) []string {
 		out = append(out, a.Name)
 	}
 	return out
+}
+
+func TestZedWrite(t *testing.T) {
+	dir, home := agentWorkspace(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	orig := "// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n  \"agent_servers\": {\"other\": {\"command\": \"x\"}},\n}\n"
+	writeFiles(t, filepath.Dir(settings), map[string]string{"settings.json": orig})
+	r := actctl(t, dir, home, "zed", "--write", "--settings", settings)
+	if r.Code != 0 {
+		t.Fatalf("zed --write: %s", r.Stderr)
+	}
+	b := string(mustRead(t, settings))
+	if !strings.HasPrefix(b, "// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n") || !strings.Contains(b, `"other": {"command": "x"}`) {
+		t.Errorf("user settings not kept:\n%s", b)
+	}
+	for _, w := range []string{`"helper"`, `"worker"`, `"custom"`, `"proxy"`, dir} {
+		if !strings.Contains(b, w) {
+			t.Errorf("settings lack %s:\n%s", w, b)
+		}
+	}
+	again := actctl(t, dir, home, "zed", "--write", "--settings", settings)
+	if again.Code != 0 || string(mustRead(t, settings)) != b {
+		t.Errorf("second zed --write changed the file")
+	}
+	printed := actctl(t, dir, home, "zed")
+	var out struct {
+		AgentServers map[string]zed.Entry `json:"agent_servers"`
+	}
+	if err := json.Unmarshal([]byte(printed.Stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	e := out.AgentServers["helper"]
+	if e.Type != "custom" || !filepath.IsAbs(e.Command) || strings.Join(e.Args, " ") != "proxy helper -C "+dir+" --home "+home {
+		t.Errorf("entry = %+v", e)
+	}
 }

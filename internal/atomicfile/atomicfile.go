@@ -1,6 +1,6 @@
 // Package atomicfile writes and removes files so that a crash (kill -9,
 // power loss) at any moment leaves each file either wholly old or wholly
-// new, never truncated (SPEC section 4, "Atomic").
+// new, never truncated (README, "What apply writes").
 //
 // Every write goes to a temporary file in the destination's own directory
 // (so the final rename never crosses a filesystem), is fsynced, renamed over

@@ -1,6 +1,6 @@
 // Package block edits one actctl-managed block inside a text file the user
-// also edits (CLAUDE.md, AGENTS.md, GEMINI.md, .gitignore; SPEC section 4,
-// "managed block").
+// also edits (CLAUDE.md, AGENTS.md, GEMINI.md, .gitignore; README, "What
+// apply writes").
 //
 // A block is a BEGIN marker line, a body, and an END marker line:
 //

@@ -1,7 +1,7 @@
 // Package jsonkeys edits actctl-managed keys inside JSON files that users
 // also edit (.mcp.json, .claude/settings.json, .cursor/mcp.json,
-// .gemini/settings.json, Zed's settings.json; SPEC section 4, "managed
-// keys").
+// .gemini/settings.json, Zed's settings.json; README, "What apply
+// writes").
 //
 // Documents are parsed with github.com/tailscale/hujson, which accepts
 // comments and trailing commas and reports exact byte offsets, so every edit

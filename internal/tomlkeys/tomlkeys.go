@@ -1,7 +1,7 @@
 // Package tomlkeys edits actctl-managed keys inside TOML files that users
 // also edit (.codex/config.toml: [mcp_servers.<name>] tables and the
 // sandbox_mode, approval_policy and sandbox_workspace_write.network_access
-// keys; SPEC section 4, "managed keys").
+// keys; README, "What apply writes").
 //
 // Documents are parsed with go-toml's unstable parser, which reports the raw
 // byte ranges of every top-level expression, so every edit is a splice of

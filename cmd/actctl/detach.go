@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/proxy"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:         "detach",
+		Usage:        "forget the process serving AGENT",
+		ArgsUsage:    "AGENT",
+		Flags:        []cli.Flag{&cli.BoolFlag{Name: "cleanup", Usage: "remove the runtime keys entirely"}},
+		OnUsageError: usageErrors,
+		Action:       detachCmd,
+	})
+}
+
+func detachCmd(c *cli.Context) error {
+	g, _, r, err := oneAgent(c)
+	if err != nil {
+		return err
+	}
+	if err := proxy.Detach(r, c.Bool("cleanup")); err != nil {
+		return err
+	}
+	if g.JSON() {
+		return g.PrintJSON(map[string]any{"agent": r.Name, "record": proxy.RecordPath(r)})
+	}
+	fmt.Fprintf(g.Stdout, "detached %s\n", r.Name)
+	return nil
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/schema"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:         "get",
+		Usage:        "list agents | templates | backends | skills | prompts | mcp",
+		ArgsUsage:    "KIND",
+		OnUsageError: usageErrors,
+		Action:       getCmd,
+	})
+}
+
+// getKinds maps the kinds `get` accepts to their listing functions.
+var getKinds = map[string]func(*schema.Config) ([]string, [][]string, any){
+	"agents":    listAgents,
+	"templates": listTemplates,
+	"backends":  listBackends,
+	"skills":    listSkills,
+	"prompts":   listPrompts,
+	"mcp":       listMCP,
+}
+
+func getCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	kind := c.Args().First()
+	if c.NArg() != 1 {
+		return usageError("get: want one of %s", strings.Join(sortedNames(getKinds), ", "))
+	}
+	list, ok := getKinds[kind]
+	if !ok {
+		return usageError("get: unknown kind %q (want one of %s)", kind, strings.Join(sortedNames(getKinds), ", "))
+	}
+	cfg, err := g.Load()
+	if err != nil {
+		return err
+	}
+	header, rows, js := list(cfg)
+	if g.JSON() {
+		return g.PrintJSON(js)
+	}
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+// The JSON shapes of `get -o json` are part of the stable interface
+// (documented in docs/json.md): arrays of objects sorted by name.
+
+type agentJSON struct {
+	Name      string `json:"name"`
+	Template  string `json:"template"`
+	Backend   string `json:"backend"`
+	Archetype string `json:"archetype"`
+	Workspace string `json:"workspace"`
+	Dir       string `json:"dir"`
+	Conflict  string `json:"workDirConflict"`
+	// Adhoc: created by actctl proxy (recorded in .actant/adhoc.json),
+	// not declared in the config; `actctl delete` removes it.
+	Adhoc bool `json:"adhoc,omitempty"`
+}
+
+func listAgents(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []agentJSON{}
+	var rows [][]string
+	for _, name := range sortedNames(cfg.Agents) {
+		a := cfg.Agents[name]
+		from := "config"
+		if a.Adhoc {
+			from = "proxy"
+		}
+		r, err := cfg.Resolve(name)
+		if err != nil {
+			out = append(out, agentJSON{Name: name, Template: a.Template, Adhoc: a.Adhoc})
+			rows = append(rows, []string{name, a.Template, "?", "?", "(" + err.Error() + ")", from})
+			continue
+		}
+		out = append(out, agentJSON{Name: name, Template: r.TemplateName, Backend: r.BackendName,
+			Archetype: r.ArchetypeName, Workspace: r.Archetype.Workspace, Dir: r.Dir, Conflict: r.Conflict, Adhoc: a.Adhoc})
+		rows = append(rows, []string{name, r.TemplateName, r.BackendName, r.ArchetypeName, r.Dir, from})
+	}
+	return []string{"NAME", "TEMPLATE", "BACKEND", "ARCHETYPE", "WORKDIR", "FROM"}, rows, out
+}
+
+type templateJSON struct {
+	Name string `json:"name"`
+	schema.Template
+}
+
+func listTemplates(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []templateJSON{}
+	var rows [][]string
+	for _, name := range sortedNames(cfg.Templates) {
+		t := cfg.Templates[name]
+		out = append(out, templateJSON{Name: name, Template: t})
+		rows = append(rows, []string{name, t.Version, t.Backend, t.Archetype, count(len(t.Skills)), t.Description})
+	}
+	return []string{"NAME", "VERSION", "BACKEND", "ARCHETYPE", "SKILLS", "DESCRIPTION"}, rows, out
+}
+
+type backendJSON struct {
+	Name string `json:"name"`
+	schema.Backend
+}
+
+func listBackends(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []backendJSON{}
+	var rows [][]string
+	for _, name := range sortedNames(cfg.Backends) {
+		b := cfg.Backends[name]
+		b.Modes = b.ServedModes()
+		out = append(out, backendJSON{Name: name, Backend: b})
+		acp := "-"
+		if b.ACP != nil {
+			acp = strings.TrimSpace(b.ACP.Command + " " + strings.Join(b.ACP.Args, " "))
+		}
+		rows = append(rows, []string{name, strings.Join(b.Modes, ","), acp, strings.Join(b.Files.Instructions, ",")})
+	}
+	return []string{"NAME", "MODES", "ACP", "INSTRUCTIONS"}, rows, out
+}
+
+type skillJSON struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Source      string   `json:"source,omitempty"`
+	Files       []string `json:"files"`
+}
+
+func listSkills(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []skillJSON{}
+	var rows [][]string
+	for _, name := range sortedNames(cfg.Skills) {
+		s := cfg.Skills[name]
+		files := sortedNames(s.Files)
+		src := s.Source
+		if src == "" {
+			src = "inline"
+		}
+		out = append(out, skillJSON{Name: name, Description: s.Description, Source: s.Source, Files: files})
+		rows = append(rows, []string{name, src, count(len(files)), s.Description})
+	}
+	return []string{"NAME", "SOURCE", "FILES", "DESCRIPTION"}, rows, out
+}
+
+type promptJSON struct {
+	Name string `json:"name"`
+	schema.Prompt
+}
+
+func listPrompts(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []promptJSON{}
+	var rows [][]string
+	for _, name := range sortedNames(cfg.Prompts) {
+		p := cfg.Prompts[name]
+		out = append(out, promptJSON{Name: name, Prompt: p})
+		rows = append(rows, []string{name, strings.Join(p.Variables, ","), p.Description})
+	}
+	return []string{"NAME", "VARIABLES", "DESCRIPTION"}, rows, out
+}
+
+type mcpJSON struct {
+	Name string `json:"name"`
+	schema.MCPServer
+}
+
+func listMCP(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []mcpJSON{}
+	var rows [][]string
+	for _, name := range sortedNames(cfg.MCPServers) {
+		s := cfg.MCPServers[name]
+		out = append(out, mcpJSON{Name: name, MCPServer: s})
+		target := s.URL
+		kind := "remote"
+		if s.Command != "" {
+			kind, target = "stdio", strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " "))
+		}
+		rows = append(rows, []string{name, kind, target})
+	}
+	return []string{"NAME", "TYPE", "TARGET"}, rows, out
+}
+
+func count(n int) string { return fmt.Sprint(n) }
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// plural counts n things: "1 agent", "2 agents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:         "status",
+		Usage:        "per agent: Synced, OutOfSync (with what drifted) or Missing",
+		ArgsUsage:    "[AGENT...]",
+		OnUsageError: usageErrors,
+		Action:       statusCmd,
+	})
+}
+
+func statusCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	cfg, err := g.Load()
+	if err != nil {
+		return err
+	}
+	sts, err := reconcile.Status(cfg, reconcile.Options{Only: c.Args().Slice()})
+	if err != nil {
+		return err
+	}
+	if only := c.Args().Slice(); len(only) > 0 {
+		keep := map[string]bool{}
+		for _, n := range only {
+			keep[n] = true
+		}
+		filtered := sts[:0]
+		for _, s := range sts {
+			if keep[s.Name] {
+				filtered = append(filtered, s)
+			}
+		}
+		sts = filtered
+	}
+	out := make([]agentStatusJSON, 0, len(sts))
+	for _, st := range sts {
+		out = append(out, agentStatusJSON{AgentStatus: st, Process: processState(cfg, st.Name)})
+	}
+	if g.JSON() {
+		return g.PrintJSON(out)
+	}
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	// The header is painted plain so that its column lines up with the
+	// painted cells below it (tabwriter counts the escape bytes).
+	fmt.Fprintf(tw, "NAME\t%s\tPROCESS\tDIR\tDETAILS\n", g.Color().paint(ansiPlain, "STATUS"))
+	for _, s := range out {
+		proc := "-"
+		if s.Process != nil {
+			proc = s.Process.Status
+			if s.Process.PID != 0 {
+				proc = fmt.Sprintf("%s pid %d (%s)", proc, s.Process.PID, s.Process.Ownership)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), proc, s.Dir, strings.Join(s.Details, "; "))
+	}
+	return tw.Flush()
+}
+
+// agentStatusJSON is one agent in `status -o json`.
+type agentStatusJSON struct {
+	reconcile.AgentStatus
+	Process *processJSON `json:"process,omitempty"`
+}
+
+type processJSON struct {
+	Status    string `json:"status"`
+	PID       int    `json:"pid,omitempty"`
+	Ownership string `json:"processOwnership,omitempty"`
+}
+
+// processState reads the agent's runtime record: which process serves it.
+// A recorded pid that is no longer alive is reported as "exited".
+func processState(cfg *schema.Config, name string) *processJSON {
+	r, err := cfg.Resolve(name)
+	if err != nil {
+		return nil
+	}
+	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
+	if err != nil || (rec.Status == "" && rec.PID == 0) {
+		return nil
+	}
+	p := &processJSON{Status: rec.Status, PID: rec.PID, Ownership: rec.ProcessOwnership}
+	if rec.PID != 0 && !rec.Live() {
+		p.Status, p.PID = "exited", 0
+	}
+	return p
+}

@@ -1,0 +1,31 @@
+// Package benchconfig generates the benchmark workspace config: n agents
+// sharing one template with 20 skills, a prompt and an MCP server. One
+// generator serves schema's BenchmarkLoad and the genbench tool, which
+// writes the same input out for the `cue export` comparison in
+// docs/benchmarks.md, so both measure exactly the same file.
+package benchconfig
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Config is the actant.cue of a workspace with n agents.
+func Config(n int) string {
+	var b strings.Builder
+	b.WriteString("package actant\n\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "skills: \"skill-%d\": {description: \"skill %d\", content: \"Do thing %d well.\"}\n", i, i, i)
+	}
+	b.WriteString("prompts: base: content: \"You work on {{project}}.\"\n")
+	b.WriteString("mcpServers: fs: {command: \"npx\", args: [\"-y\", \"server-filesystem\"]}\n")
+	b.WriteString("templates: base: {\n\tbackend: \"claude-code\"\n\tprompts: [\"base\"]\n\tmcpServers: [\"fs\"]\n\tskills: [")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "\"skill-%d\", ", i)
+	}
+	b.WriteString("]\n}\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "agents: \"agent-%d\": {template: \"base\", workDir: \"work/agent-%d\", vars: project: \"p%d\"}\n", i, i, i)
+	}
+	return b.String()
+}
