@@ -131,6 +131,11 @@ func TestSignalsKillGroup(t *testing.T) {
 			if !strings.Contains(p.stderr.String(), "interrupted") {
 				t.Errorf("stderr does not report the interruption:\n%s", p.stderr)
 			}
+			defer func() {
+				if t.Failed() {
+					t.Logf("proxy stderr:\n%s", p.stderr)
+				}
+			}()
 			requireGone(t, pids...)
 		})
 	}
