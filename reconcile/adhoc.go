@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -15,7 +16,7 @@ import (
 // the fly, in the workspace's .actant directory. They are part of the
 // workspace like declared agents (loaded with the config, recorded in the
 // state, kept by apply) without editing the user's actant.cue.
-const AdhocFile = "adhoc.json"
+const AdhocFile = layout.Adhoc
 
 type adhocDoc struct {
 	Agents map[string]schema.Agent `json:"agents"`

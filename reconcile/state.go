@@ -31,26 +31,28 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/materialize"
 )
 
-// Names inside the workspace's metadata directory.
+// Names inside the workspace's metadata directory (see internal/layout,
+// which holds the whole table).
 const (
 	// MetaDir is the directory, in the workspace root, holding state.json,
 	// the lock and backups. The renderer refuses to write into it.
-	MetaDir = ".actant"
+	MetaDir = layout.Dir
 	// StateFile records what the last apply wrote.
-	StateFile = "state.json"
+	StateFile = layout.State
 	// PendingFile is the journal of an apply in progress: the state that
 	// apply will record when it finishes. It exists only while an apply
 	// writes; finding it means the last apply was killed, and the next one
 	// uses it to recognise the files that apply already wrote (see
 	// recoverState), so a kill -9 at any point converges.
-	PendingFile = "state.pending.json"
+	PendingFile = layout.Pending
 	// LockFile serialises apply and proxy on one workspace.
-	LockFile = "lock"
+	LockFile = layout.Lock
 	// BackupDir holds users' files that overwrite or --force replaced.
-	BackupDir = "backup"
+	BackupDir = layout.Backup
 )
 
 // StateVersion is the format version of state.json.
@@ -155,7 +157,7 @@ type KeyState struct {
 // NewState returns an empty state.
 func NewState() *State { return &State{Version: StateVersion, Agents: map[string]*AgentState{}} }
 
-func metaPath(root, name string) string { return filepath.Join(root, MetaDir, name) }
+func metaPath(root, name string) string { return layout.Path(root, name) }
 
 // ReadState reads the state file at path; a missing file is an empty state.
 func ReadState(path string) (*State, []byte, error) {

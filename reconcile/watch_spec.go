@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
 )
 
 // WatchSpec says which paths a configuration depends on. It is expressed in
@@ -163,7 +164,7 @@ func watchIsVimSwap(name string) bool {
 // watched: git's object store changes on every commit, and .actant/ holds
 // actctl's own state, which every apply rewrites.
 func watchIgnoredDir(name string) bool {
-	return name == ".git" || name == ".actant" || watchIgnoredName(name)
+	return name == ".git" || name == layout.Dir || watchIgnoredName(name)
 }
 
 // watchMatcher answers "does an event on this path matter for the current spec?"
@@ -257,7 +258,7 @@ func (m *watchMatcher) relevant(p string) bool {
 			}
 		}
 	}
-	if base == ".git" || base == ".actant" {
+	if base == ".git" || base == layout.Dir {
 		return false
 	}
 	return m.treeOf(p) != ""
