@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/actctl/actctl/internal/layout"
 )
 
 // DefaultLockWait is how long Lock waits for another apply or proxy to
@@ -40,7 +42,7 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*WorkspaceLock,
 	}
 	dir := filepath.Join(root, MetaDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, metaNotDir(dir, fmt.Errorf("lock %s: %w", dir, err))
+		return nil, layout.NotDir(dir, fmt.Errorf("lock %s: %w", dir, err))
 	}
 	path := filepath.Join(dir, LockFile)
 	deadline := time.Now().Add(wait)

@@ -166,7 +166,7 @@ func ReadState(path string) (*State, []byte, error) {
 		return NewState(), nil, nil
 	}
 	if err != nil {
-		return nil, nil, metaNotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
+		return nil, nil, layout.NotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
 	}
 	st, err := parseState(data)
 	if err != nil {
@@ -182,16 +182,6 @@ func damagedState(path string, err error) error {
 		return fmt.Errorf("%s is damaged (%v): it is the journal of an apply that was interrupted, the only record of the files that run wrote. Delete it and apply again: those files then count as yours (adopted where they hold exactly what apply writes, otherwise reported and kept)", path, err)
 	}
 	return fmt.Errorf("%s is damaged (%v): it is actctl's record, on this machine, of the files, blocks and keys it wrote. Restore it from a backup, or delete it and apply again: actctl then counts as its own only what %s (the committed record) lists inside the workspace root; other files, blocks and keys that hold exactly what apply would write are adopted (and left in place when their agent is removed), and the rest are treated as yours (reported and kept; with workDirConflict \"overwrite\", backed up before they are replaced)", path, err, OwnedFile)
-}
-
-// metaNotDir turns err into a plain explanation when the workspace's
-// metadata directory (.actant) exists as something other than a
-// directory.
-func metaNotDir(meta string, err error) error {
-	if fi, serr := os.Stat(meta); serr == nil && !fi.IsDir() {
-		return fmt.Errorf("%s is a file, where actctl keeps its directory (state, lock, backups, proxy agents): move it away, or delete it if it is not yours, and run actctl again", meta)
-	}
-	return err
 }
 
 func parseState(data []byte) (*State, error) {

@@ -19,7 +19,11 @@
 // in .actant.json and its logs in logs/ instead (Actant-compatible).
 package layout
 
-import "path/filepath"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // The names, relative to a workspace root or to the .actant directory.
 const (
@@ -51,4 +55,14 @@ const (
 // Path joins root, the .actant directory and elem.
 func Path(root string, elem ...string) string {
 	return filepath.Join(append([]string{root, Dir}, elem...)...)
+}
+
+// NotDir turns err into a plain explanation when dir, a workspace's .actant
+// directory, exists as something other than a directory; otherwise it
+// returns err.
+func NotDir(dir string, err error) error {
+	if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, where actctl keeps its directory (state, lock, backups, proxy agents): move it away, or delete it if it is not yours, and run actctl again", dir)
+	}
+	return err
 }
