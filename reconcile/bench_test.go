@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -231,7 +232,7 @@ func BenchmarkWriteFloor(b *testing.B) {
 					}
 				}
 				errs := make([]error, len(files))
-				parallel(len(files), func(j int) {
+				par.For(len(files), par.IO(), func(j int) {
 					f := files[j]
 					tmp := f.path + ".tmp"
 					h, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/par"
 )
 
 // Execute carries out plan p exactly, in the order that keeps every
@@ -187,7 +188,7 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 			write(i)
 		}
 	} else {
-		parallel(len(writes), write)
+		par.For(len(writes), par.IO(), write)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return false, err
@@ -342,7 +343,7 @@ func cleanTemps(snap *Snapshot, root string) error {
 	for d := range dirs {
 		list = append(list, d)
 	}
-	parallel(len(list), func(i int) {
+	par.For(len(list), par.IO(), func(i int) {
 		if _, err := atomicfile.CleanTemps(list[i]); err != nil && !errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), "not a directory") {
 			mu.Lock()
 			errs = append(errs, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/schema"
 )
@@ -214,7 +215,7 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	// Where each desired and recorded entry lives and what the snapshot
 	// found there, looked up in parallel (the snapshot is only read).
 	desLoc := make([][]entryLoc, len(targets))
-	parallel(len(targets), func(ti int) {
+	par.For(len(targets), par.IO(), func(ti int) {
 		t := targets[ti]
 		if inScope(t.Agent) {
 			desLoc[ti] = locate(snap, newJoiner(t.Dir), len(t.Entries), func(i int) string { return t.Entries[i].Path })
@@ -226,7 +227,7 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	}
 	sort.Strings(agentNames)
 	recLoc := make([][]entryLoc, len(agentNames))
-	parallel(len(agentNames), func(ai int) {
+	par.For(len(agentNames), par.IO(), func(ai int) {
 		a := st.Agents[agentNames[ai]]
 		recLoc[ai] = locate(snap, newJoiner(a.Dir), len(a.Entries), func(i int) string { return a.Entries[i].Path })
 	})
@@ -312,7 +313,7 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	sortGroups(groups)
 	keep := make([]bool, len(groups))
 	if !o.Force {
-		parallel(len(groups), func(i int) { keep[i] = !hasDirEntry(groups[i]) && p.unchanged(groups[i]) })
+		par.For(len(groups), par.IO(), func(i int) { keep[i] = !hasDirEntry(groups[i]) && p.unchanged(groups[i]) })
 	}
 	for i, g := range groups {
 		if keep[i] {

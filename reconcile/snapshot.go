@@ -8,12 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/materialize"
 )
 
@@ -187,7 +186,7 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 		refDir[i] = j
 	}
 	dirFDs := make([]int, len(agentDirs))
-	parallel(len(agentDirs), func(i int) { dirFDs[i] = openDirFD(agentDirs[i]) })
+	par.For(len(agentDirs), par.IO(), func(i int) { dirFDs[i] = openDirFD(agentDirs[i]) })
 	defer func() {
 		for _, fd := range dirFDs {
 			if fd >= 0 {
@@ -203,7 +202,7 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 	for i, r := range refs {
 		slots[i] = s.Files[r.abs]
 	}
-	parallel(len(refs), func(i int) {
+	par.For(len(refs), par.IO(), func(i int) {
 		r, fi := refs[i], slots[i]
 		if r.clean && fastRead(fi, dirFDs[refDir[i]], r.rel, r.dirMode) {
 			fi.Real = r.abs
@@ -452,35 +451,4 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 		}
 	}
 	return fi, nil
-}
-
-// parallel runs f(0..n-1) on a few goroutines. File I/O here is bound by
-// system calls and fsync latency, not CPU, so more workers than cores pay.
-func parallel(n int, f func(i int)) {
-	workers := runtime.GOMAXPROCS(0) * 4
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }

@@ -32,6 +32,7 @@ import (
 	"strconv"
 
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/materialize"
 )
 
@@ -301,7 +302,7 @@ func (s *entrySums) blockIs(e *materialize.Entry, h string) bool {
 func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
 	sums := make([][]entrySums, len(targets))
 	texts := make([][]byte, len(targets))
-	parallel(len(targets), func(i int) {
+	par.For(len(targets), par.IO(), func(i int) {
 		t := targets[i]
 		es := make([]entrySums, len(t.Entries))
 		sums[i] = es
