@@ -37,6 +37,9 @@ type Options struct {
 	LockDigest string
 	// Now is the clock for backup names (time.Now when nil).
 	Now func() time.Time
+	// crash, set only by tests, is the executor's crash hook (see
+	// executor.crash).
+	crash func(step string) bool
 }
 
 // Item is one line of a Result: a file change or a finding.
@@ -212,7 +215,8 @@ func (r *run) execute(ctx context.Context) (bool, error) {
 		// journal) leaves a temp file in .actant and nothing else.
 		return false, fmt.Errorf("apply: %w", err)
 	}
-	return ExecuteContext(ctx, r.plan, r.stateData, r.recovering)
+	x := &executor{ctx: ctx, p: r.plan, oldState: r.stateData, recovering: r.recovering, crash: r.crash}
+	return x.run()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -229,6 +233,8 @@ type run struct {
 	plan       *Plan
 	// owned is the committed record read from actant.owned.
 	owned *ownedRecord
+	// crash is Options.crash.
+	crash func(step string) bool
 }
 
 // prepareRun does everything before the first write: hub hook, render,
@@ -267,7 +273,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	if errs := diags.Errors(); len(errs) > 0 {
 		return nil, errs
 	}
-	r := &run{cfg: cfg, targets: targets}
+	r := &run{cfg: cfg, targets: targets, crash: o.crash}
 	for _, d := range diags {
 		if d.Warning {
 			r.warnings = append(r.warnings, d.String())
