@@ -804,33 +804,16 @@ func isCleanRel(rel string) bool {
 	return true
 }
 
-// content plans a file holding an owned file, blocks or keys.
+// content plans a file holding an owned file, blocks or keys, in three
+// parts: the owned file, the blocks and keys (text.go), and finishing the
+// file (its op and its records).
 func (p *planner) content(g *fileGroup) error {
 	if p.unchanged(g) {
 		p.keepAll(g)
 		return nil
 	}
 	if bAbs, ok := p.restoredAlready(g); ok {
-		if len(g.desired) == 0 {
-			return nil
-		}
-		// The user's file again (its records are dropped): planned as
-		// one, and the old backup consumed once the file has its new
-		// content (and, with workDirConflict=overwrite, its new backup).
-		n := len(p.plan.Ops)
-		if err := p.content(&fileGroup{real: g.real, abs: g.abs, fi: g.fi, desired: g.desired}); err != nil {
-			return err
-		}
-		for _, op := range p.plan.Ops[n:] {
-			if op.Path == g.real && op.RemoveBackup == "" {
-				op.RemoveBackup = bAbs
-				return nil
-			}
-		}
-		p.plan.Ops = append(p.plan.Ops, &Op{Path: g.real, Rel: p.rel(g.abs), Action: ActRestore,
-			Data: g.fi.Data, Old: g.fi.Data, Exists: true, Perm: 0o644, RemoveBackup: bAbs,
-			Reason: "the user's original is back; its backup is removed"})
-		return nil
+		return p.afterRestore(g, bAbs)
 	}
 	fs := &fileState{present: g.fi.Exists}
 	if g.fi.Exists {
@@ -845,8 +828,52 @@ func (p *planner) content(g *fileGroup) error {
 	userFile := g.fi.Exists && len(g.recorded) == 0
 	conflictBefore := len(p.plan.Conflicts())
 
+	kept := p.ownedFile(g, fs, userFile)
+	textKept, err := p.text(g, fs, userFile)
+	if err != nil {
+		return err
+	}
+	kept = append(kept, textKept...)
+
+	if len(p.plan.Conflicts()) > conflictBefore {
+		// Nothing of this file changes; its records stay as they were so
+		// the state stays true if the user fixes the conflict.
+		p.keepAll(g)
+		return nil
+	}
+	p.finish(g, fs, kept, userFile)
+	return nil
+}
+
+// afterRestore plans a file whose restore a killed prune finished
+// (restoredAlready): the user's file again (its records are dropped),
+// planned as one, and the old backup bAbs consumed once the file has its
+// new content (and, with workDirConflict=overwrite, its new backup).
+func (p *planner) afterRestore(g *fileGroup, bAbs string) error {
+	if len(g.desired) == 0 {
+		return nil
+	}
+	n := len(p.plan.Ops)
+	if err := p.content(&fileGroup{real: g.real, abs: g.abs, fi: g.fi, desired: g.desired}); err != nil {
+		return err
+	}
+	for _, op := range p.plan.Ops[n:] {
+		if op.Path == g.real && op.RemoveBackup == "" {
+			op.RemoveBackup = bAbs
+			return nil
+		}
+	}
+	p.plan.Ops = append(p.plan.Ops, &Op{Path: g.real, Rel: p.rel(g.abs), Action: ActRestore,
+		Data: g.fi.Data, Old: g.fi.Data, Exists: true, Perm: 0o644, RemoveBackup: bAbs,
+		Reason: "the user's original is back; its backup is removed"})
+	return nil
+}
+
+// ownedFile plans the whole-file entries of g: the one agent that owns
+// the file (a second is a conflict), and the removal of owned files no
+// agent wants any more. It returns the records kept.
+func (p *planner) ownedFile(g *fileGroup, fs *fileState, userFile bool) []newRecord {
 	var kept []newRecord
-	// --- whole files -------------------------------------------------
 	var fileDes *desiredItem
 	for i := range g.desired {
 		if g.desired[i].e.Mode == materialize.ModeFile {
@@ -868,140 +895,134 @@ func (p *planner) content(g *fileGroup) error {
 		if fileDes != nil && fileDes.agent == r.agent {
 			continue // handled with the desired entry below
 		}
-		// Removal of an owned file.
-		if !fs.present || r.e.Adopted {
-			continue
-		}
-		if !r.e.owns(sum(fs.content)) {
-			if !p.o.Force {
-				p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
-				continue
-			}
-			fs.forcedBackup = true
-			fs.touch(r.agent, "forced over a hand edit")
-		}
-		fs.content, fs.present = nil, false
-		fs.touch(r.agent, "agent "+r.agent+" no longer owns it")
+		p.dropOwned(g, fs, r)
 	}
 	if fileDes != nil {
-		d := fileDes
-		var rec *EntryState
-		for i := range g.recorded {
-			if g.recorded[i].agent == d.agent && g.recorded[i].e.Mode == materialize.ModeFile {
-				rec = &g.recorded[i].e
-			}
-		}
-		want := d.e.Content
-		if want == nil {
-			want = []byte{}
-		}
-		ne := EntryState{Path: d.e.Path, Mode: materialize.ModeFile, SHA256: sum(want)}
-		write := false
-		switch {
-		case rec != nil && !fs.present:
-			write = true
-			fs.touch(d.agent, "missing")
-		case rec != nil && bytes.Equal(fs.content, want):
-		case rec != nil && rec.owns(sum(fs.content)):
-			write = true
-			fs.touch(d.agent, "")
-		case rec != nil && p.o.Force:
-			write = true
-			fs.forcedBackup = true
-			fs.touch(d.agent, "forced over a hand edit")
-		case rec != nil:
-			p.note(g, ActDrift, d.agent, d.policy, "edited since the last apply; kept (use --force to overwrite it, with a backup)")
-			ne = *rec
-			fs.drifted = true
-		case !fs.present:
-			write = true
-			if !g.fi.Exists {
-				fs.created = true
-			}
-			fs.touch(d.agent, "")
-		case !userFile:
-			write = true
-			fs.touch(d.agent, "")
-		case bytes.Equal(fs.content, want):
-			// Already exactly what we would write (a fresh clone of a
-			// repository that commits its materialized files): adopt it,
-			// nothing to write; prune will leave it where it was.
-			ne.Adopted = true
-		default:
-			switch d.policy {
-			case schema.ConflictOverwrite:
-				write = true
-				fs.backup = p.backupPath(g.abs)
-				fs.touch(d.agent, "the user's file is backed up to "+fs.backup)
-			case schema.ConflictSkip:
-				p.note(g, ActSkip, d.agent, d.policy, "exists and is not actctl's; left alone")
-				ne.Path = ""
-			case schema.ConflictError:
-				p.note(g, ActConflict, d.agent, d.policy, "exists and is not actctl's")
-				ne.Path = ""
-			default:
-				p.note(g, ActWarning, d.agent, d.policy, "exists and is not actctl's; not replaced (workDirConflict=%s)", d.policy)
-				ne.Path = ""
-			}
-		}
-		if write {
-			fs.content, fs.present = want, true
-		}
-		if ne.Path != "" && !fs.drifted {
-			p.ownedMode(g, d, rec, &ne, fs)
-		}
-		if ne.Path != "" {
-			if rec != nil {
-				ne.Dirs = rec.Dirs
-				ne.Adopted = ne.Adopted || rec.Adopted
-			}
-			kept = append(kept, newRecord{agent: d.agent, dir: d.dir, e: ne})
+		if rec, ok := p.ownFile(g, fs, fileDes, userFile); ok {
+			kept = append(kept, rec)
 		}
 	}
+	return kept
+}
 
-	// --- blocks and keys ---------------------------------------------
-	textKept, err := p.text(g, fs, userFile)
-	if err != nil {
-		return err
+// dropOwned plans the removal of an owned file r records and no agent
+// wants any more; a hand-edited one is kept as the user's (unless
+// --force).
+func (p *planner) dropOwned(g *fileGroup, fs *fileState, r recordedItem) {
+	if !fs.present || r.e.Adopted {
+		return
 	}
-	kept = append(kept, textKept...)
-
-	if len(p.plan.Conflicts()) > conflictBefore {
-		// Nothing of this file changes; its records stay as they were so
-		// the state stays true if the user fixes the conflict.
-		p.keepAll(g)
-		return nil
+	if !r.e.owns(sum(fs.content)) {
+		if !p.o.Force {
+			p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
+			return
+		}
+		fs.forcedBackup = true
+		fs.touch(r.agent, "forced over a hand edit")
 	}
+	fs.content, fs.present = nil, false
+	fs.touch(r.agent, "agent "+r.agent+" no longer owns it")
+}
 
-	// --- finalise ------------------------------------------------------
+// ownFile plans the owned file d: written when missing, actctl's own or
+// forced; kept when hand-edited; adopted when already exactly right; and
+// a user's file by d's workDirConflict policy. It returns d's record,
+// unless the file is left to the user.
+func (p *planner) ownFile(g *fileGroup, fs *fileState, d *desiredItem, userFile bool) (newRecord, bool) {
+	var rec *EntryState
+	for i := range g.recorded {
+		if g.recorded[i].agent == d.agent && g.recorded[i].e.Mode == materialize.ModeFile {
+			rec = &g.recorded[i].e
+		}
+	}
+	want := d.e.Content
+	if want == nil {
+		want = []byte{}
+	}
+	ne := EntryState{Path: d.e.Path, Mode: materialize.ModeFile, SHA256: sum(want)}
+	write := false
+	switch {
+	case rec != nil && !fs.present:
+		write = true
+		fs.touch(d.agent, "missing")
+	case rec != nil && bytes.Equal(fs.content, want):
+	case rec != nil && rec.owns(sum(fs.content)):
+		write = true
+		fs.touch(d.agent, "")
+	case rec != nil && p.o.Force:
+		write = true
+		fs.forcedBackup = true
+		fs.touch(d.agent, "forced over a hand edit")
+	case rec != nil:
+		p.note(g, ActDrift, d.agent, d.policy, "edited since the last apply; kept (use --force to overwrite it, with a backup)")
+		ne = *rec
+		fs.drifted = true
+	case !fs.present:
+		write = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+		fs.touch(d.agent, "")
+	case !userFile:
+		write = true
+		fs.touch(d.agent, "")
+	case bytes.Equal(fs.content, want):
+		// Already exactly what we would write (a fresh clone of a
+		// repository that commits its materialized files): adopt it,
+		// nothing to write; prune will leave it where it was.
+		ne.Adopted = true
+	default:
+		write = p.usersFile(g, fs, d)
+		if !write {
+			ne.Path = ""
+		}
+	}
+	if write {
+		fs.content, fs.present = want, true
+	}
+	if ne.Path == "" {
+		return newRecord{}, false
+	}
+	if !fs.drifted {
+		p.ownedMode(g, d, rec, &ne, fs)
+	}
+	if rec != nil {
+		ne.Dirs = rec.Dirs
+		ne.Adopted = ne.Adopted || rec.Adopted
+	}
+	return newRecord{agent: d.agent, dir: d.dir, e: ne}, true
+}
+
+// usersFile applies d's workDirConflict policy to a user's file in the
+// way of d; it reports whether d is written over it (after a backup).
+func (p *planner) usersFile(g *fileGroup, fs *fileState, d *desiredItem) bool {
+	switch d.policy {
+	case schema.ConflictOverwrite:
+		fs.backup = p.backupPath(g.abs)
+		fs.touch(d.agent, "the user's file is backed up to "+fs.backup)
+		return true
+	case schema.ConflictSkip:
+		p.note(g, ActSkip, d.agent, d.policy, "exists and is not actctl's; left alone")
+	case schema.ConflictError:
+		p.note(g, ActConflict, d.agent, d.policy, "exists and is not actctl's")
+	default:
+		p.note(g, ActWarning, d.agent, d.policy, "exists and is not actctl's; not replaced (workDirConflict=%s)", d.policy)
+	}
+	return false
+}
+
+// finish turns what the parts planned for g into its op (if anything
+// changes) and its records.
+func (p *planner) finish(g *fileGroup, fs *fileState, kept []newRecord, userFile bool) {
 	op := &Op{Path: g.real, Rel: p.rel(g.abs), Old: g.fi.Data, Exists: g.fi.Exists, Perm: 0o644, Agents: fs.agents}
 	if len(kept) == 0 {
-		switch {
-		case fs.backup != "" && (!fs.present || p.isEmpty(g, fs.content)):
-			bAbs := filepath.Join(p.root, filepath.FromSlash(fs.backup))
-			data, ok := p.snap.Backups[bAbs]
-			if ok && data != nil {
-				fs.content, fs.present = data, true
-				op.Action, op.RemoveBackup = ActRestore, bAbs
-				fs.reasons = append(fs.reasons, "the user's original is put back from "+fs.backup)
-			} else {
-				p.note(g, ActWarning, "", "", "the backup %s of the user's original is missing; nothing to restore", fs.backup)
-				if fs.present && p.isEmpty(g, fs.content) && fs.created {
-					fs.content, fs.present = nil, false
-				}
-			}
-		case fs.backup != "" && fs.present:
-			p.note(g, ActWarning, "", "", "the file has new content, so the user's original stays in %s", fs.backup)
-		case fs.created && fs.present && p.isEmpty(g, fs.content):
-			fs.content, fs.present = nil, false
-		}
+		p.unowned(g, fs, op)
 	} else {
 		for i := range kept {
 			kept[i].e.Created = fs.created
 			kept[i].e.Backup = fs.backup
 		}
 	}
-
 	switch {
 	case op.Action == ActRestore:
 	case !fs.present && g.fi.Exists:
@@ -1017,33 +1038,70 @@ func (p *planner) content(g *fileGroup) error {
 		op.Perm, op.SetPerm, op.OldPerm = fs.perm, true, g.fi.Perm
 	}
 	if op.Action != "" {
-		op.Data = fs.content
-		if fs.forcedBackup || (userFile && fs.backup != "" && g.fi.Exists) {
-			op.BackupTo = p.backupPath(g.abs)
-		}
-		if op.Action == ActCreate || op.Action == ActRestore {
-			dir := ""
-			for _, d := range g.desired {
-				dir = d.dir
-			}
-			if dir == "" && len(g.recorded) > 0 {
-				dir = g.recorded[0].dir
-			}
-			if dir != "" {
-				op.MkDirs = p.missingDirs(dir, g.abs)
-			}
-		}
-		if len(op.MkDirs) > 0 {
-			for i := range kept {
-				if !kept[i].e.Created && !g.fi.Exists {
-					kept[i].e.Created = true
-				}
-				kept[i].e.Dirs = mergeDirs(kept[i].e.Dirs, relDirs(kept[i].dir, op.MkDirs))
-			}
-		}
-		op.Reason = strings.Join(fs.reasons, "; ")
-		p.plan.Ops = append(p.plan.Ops, op)
+		p.addOp(g, fs, op, kept, userFile)
 	}
+	p.records(g, fs, kept)
+}
+
+// unowned decides what becomes of a file nothing owns any more: the
+// user's original put back from its backup, or a file actctl created
+// removed once only whitespace (or {}) is left.
+func (p *planner) unowned(g *fileGroup, fs *fileState, op *Op) {
+	switch {
+	case fs.backup != "" && (!fs.present || p.isEmpty(g, fs.content)):
+		bAbs := filepath.Join(p.root, filepath.FromSlash(fs.backup))
+		data, ok := p.snap.Backups[bAbs]
+		if ok && data != nil {
+			fs.content, fs.present = data, true
+			op.Action, op.RemoveBackup = ActRestore, bAbs
+			fs.reasons = append(fs.reasons, "the user's original is put back from "+fs.backup)
+		} else {
+			p.note(g, ActWarning, "", "", "the backup %s of the user's original is missing; nothing to restore", fs.backup)
+			if fs.present && p.isEmpty(g, fs.content) && fs.created {
+				fs.content, fs.present = nil, false
+			}
+		}
+	case fs.backup != "" && fs.present:
+		p.note(g, ActWarning, "", "", "the file has new content, so the user's original stays in %s", fs.backup)
+	case fs.created && fs.present && p.isEmpty(g, fs.content):
+		fs.content, fs.present = nil, false
+	}
+}
+
+// addOp completes op (its data, backup and missing directories, which the
+// kept records then own) and adds it to the plan.
+func (p *planner) addOp(g *fileGroup, fs *fileState, op *Op, kept []newRecord, userFile bool) {
+	op.Data = fs.content
+	if fs.forcedBackup || (userFile && fs.backup != "" && g.fi.Exists) {
+		op.BackupTo = p.backupPath(g.abs)
+	}
+	if op.Action == ActCreate || op.Action == ActRestore {
+		dir := ""
+		for _, d := range g.desired {
+			dir = d.dir
+		}
+		if dir == "" && len(g.recorded) > 0 {
+			dir = g.recorded[0].dir
+		}
+		if dir != "" {
+			op.MkDirs = p.missingDirs(dir, g.abs)
+		}
+	}
+	if len(op.MkDirs) > 0 {
+		for i := range kept {
+			if !kept[i].e.Created && !g.fi.Exists {
+				kept[i].e.Created = true
+			}
+			kept[i].e.Dirs = mergeDirs(kept[i].e.Dirs, relDirs(kept[i].dir, op.MkDirs))
+		}
+	}
+	op.Reason = strings.Join(fs.reasons, "; ")
+	p.plan.Ops = append(p.plan.Ops, op)
+}
+
+// records adds g's kept records to the next state, and gives the
+// directories of dropped records back for removal.
+func (p *planner) records(g *fileGroup, fs *fileState, kept []newRecord) {
 	// The fast path of the next run: the file's digest, unless something
 	// in it drifted (drift must be looked at, and reported, every time).
 	fileSHA := ""
@@ -1053,7 +1111,6 @@ func (p *planner) content(g *fileGroup) error {
 	for i := range kept {
 		kept[i].e.FileSHA = fileSHA
 	}
-	// Records that are dropped give their directories back for removal.
 	for _, r := range g.recorded {
 		if len(r.e.Dirs) == 0 {
 			continue
@@ -1067,7 +1124,6 @@ func (p *planner) content(g *fileGroup) error {
 		}
 	}
 	p.recs = append(p.recs, kept...)
-	return nil
 }
 
 // restoredAlready recognises a restore a killed prune did not finish: the
