@@ -805,7 +805,7 @@ func isCleanRel(rel string) bool {
 }
 
 // content plans a file holding an owned file, blocks or keys, in three
-// parts: the owned file, the blocks and keys (text.go), and finishing the
+// parts: the owned file, the blocks and keys (plan_blocks_keys.go), and finishing the
 // file (its op and its records).
 func (p *planner) content(g *fileGroup) error {
 	if p.unchanged(g) {

@@ -1,5 +1,9 @@
 package reconcile
 
+// Planning the blocks (internal/block) and keys (codecs.go) of one file:
+// what each agent wants against what the last apply wrote and the disk
+// holds now.
+
 import (
 	"bytes"
 	"encoding/json"
