@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -184,6 +185,11 @@ type planner struct {
 	rmDirs []string
 	// backedUp: files already scheduled for a backup in this run.
 	backedUp map[string]string
+	// inScope reports whether an agent is planned (Options.Only); the
+	// others keep their records as they are.
+	inScope func(agent string) bool
+	// declared are the agents with a target.
+	declared map[string]bool
 }
 
 // MakePlan computes, without any I/O, what apply must do so that disk matches
@@ -193,20 +199,36 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	if st == nil {
 		st = NewState()
 	}
-	inScope := func(string) bool { return true }
+	p := &planner{root: root, snap: snap, o: o, plan: &Plan{Root: root}, backedUp: map[string]string{},
+		inScope: func(string) bool { return true }, declared: map[string]bool{}}
 	if len(o.Only) > 0 {
-		only := map[string]bool{}
-		for _, n := range o.Only {
-			only[n] = true
-		}
-		inScope = func(a string) bool { return only[a] }
+		p.inScope = func(a string) bool { return slices.Contains(o.Only, a) }
 	}
-	declared := map[string]*materialize.Target{}
 	for _, t := range targets {
-		declared[t.Agent] = t
+		p.declared[t.Agent] = true
 	}
-	p := &planner{root: root, snap: snap, o: o, plan: &Plan{Root: root}, backedUp: map[string]string{}}
 	configDigest, sums := digestTargets(targets)
+	agentNames := slices.Sorted(maps.Keys(st.Agents))
+	groups := p.groups(targets, sums, st, agentNames)
+	if err := p.files(groups); err != nil {
+		return nil, err
+	}
+	p.plan.State = p.nextState(targets, st, agentNames, configDigest)
+	p.plan.stateSame = equalStates(p.plan.State, st)
+	sort.Strings(p.rmDirs)
+	p.plan.RmDirs = dedupe(p.rmDirs)
+	return p.plan, nil
+}
+
+// frozen reports whether the recorded agent n is left as it is: out of
+// scope, or removed from the config with --no-prune.
+func (p *planner) frozen(n string) bool {
+	return !p.inScope(n) || (!p.declared[n] && p.o.NoPrune)
+}
+
+// groups gathers the desired entries of targets and the recorded entries
+// of st (its agents in agentNames order) by the file they live in.
+func (p *planner) groups(targets []*materialize.Target, sums [][]entrySums, st *State, agentNames []string) []*fileGroup {
 	nEntries := 0
 	for _, t := range targets {
 		nEntries += len(t.Entries)
@@ -217,102 +239,110 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	desLoc := make([][]entryLoc, len(targets))
 	par.For(len(targets), par.IO(), func(ti int) {
 		t := targets[ti]
-		if inScope(t.Agent) {
-			desLoc[ti] = locate(snap, newJoiner(t.Dir), len(t.Entries), func(i int) string { return t.Entries[i].Path })
+		if p.inScope(t.Agent) {
+			desLoc[ti] = locate(p.snap, newJoiner(t.Dir), len(t.Entries), func(i int) string { return t.Entries[i].Path })
 		}
 	})
-	agentNames := make([]string, 0, len(st.Agents))
-	for n := range st.Agents {
-		agentNames = append(agentNames, n)
-	}
-	sort.Strings(agentNames)
 	recLoc := make([][]entryLoc, len(agentNames))
 	par.For(len(agentNames), par.IO(), func(ai int) {
 		a := st.Agents[agentNames[ai]]
-		recLoc[ai] = locate(snap, newJoiner(a.Dir), len(a.Entries), func(i int) string { return a.Entries[i].Path })
+		recLoc[ai] = locate(p.snap, newJoiner(a.Dir), len(a.Entries), func(i int) string { return a.Entries[i].Path })
 	})
-	// In the usual case every entry's file is in the snapshot at its own
-	// path (no symbolic link): its FileInfo then stands for the real path
-	// and groups are found by pointer, not by hashing the path again.
-	simple := true
-	for _, ls := range desLoc {
-		for _, l := range ls {
-			simple = simple && l.own
-		}
-	}
-	for _, ls := range recLoc {
-		for _, l := range ls {
-			simple = simple && l.own
-		}
-	}
-	var groups []*fileGroup
-	byFI := map[*FileInfo]*fileGroup{}
-	byReal := map[string]*fileGroup{}
-	if simple {
-		byFI = make(map[*FileInfo]*fileGroup, nEntries)
-	}
-	group := func(l entryLoc, j joiner, rel string) *fileGroup {
-		if simple {
-			g := byFI[l.fi]
-			if g == nil {
-				g = &fileGroup{real: l.fi.Real, abs: l.fi.Real, fi: l.fi}
-				byFI[l.fi] = g
-				groups = append(groups, g)
-			}
-			return g
-		}
-		abs := l.abs
-		if abs == "" {
-			abs = j.join(rel)
-		}
-		fi := l.fi
-		var g *fileGroup
-		if fi != nil {
-			g = byReal[fi.Real]
-		} else {
-			g = byReal[abs]
-		}
-		if g == nil {
-			if fi == nil {
-				fi = &FileInfo{Real: abs}
-			}
-			g = &fileGroup{real: fi.Real, abs: abs, fi: fi}
-			byReal[fi.Real] = g
-			groups = append(groups, g)
-		}
-		return g
-	}
+	gr := newGrouper(desLoc, recLoc, nEntries)
 	for ti, t := range targets {
-		if !inScope(t.Agent) {
+		if !p.inScope(t.Agent) {
 			continue
 		}
 		j := newJoiner(t.Dir)
 		for i := range t.Entries {
 			e := &t.Entries[i]
-			g := group(desLoc[ti][i], j, e.Path)
+			g := gr.group(desLoc[ti][i], j, e.Path)
 			g.desired = append(g.desired, desiredItem{agent: t.Agent, dir: t.Dir, policy: t.Conflict, e: e, sums: &sums[ti][i]})
 		}
 	}
 	for ai, n := range agentNames {
 		a := st.Agents[n]
-		_, isDeclared := declared[n]
-		frozen := !inScope(n) || (!isDeclared && o.NoPrune)
-		if !frozen && !isDeclared {
+		frozen := p.frozen(n)
+		if !frozen && !p.declared[n] {
 			p.plan.Pruned = append(p.plan.Pruned, n)
 		}
 		j := newJoiner(a.Dir)
 		for i, e := range a.Entries {
-			g := group(recLoc[ai][i], j, e.Path)
+			g := gr.group(recLoc[ai][i], j, e.Path)
 			g.recorded = append(g.recorded, recordedItem{agent: n, dir: a.Dir, e: e, frozen: frozen})
 		}
 	}
+	return gr.groups
+}
 
-	// Files are planned in the order of their real paths. Whether a file
-	// is unchanged (the no-op fast path) is a pure check, made in parallel
-	// first.
+// grouper finds the fileGroup of an entry.
+type grouper struct {
+	// simple: every entry's file is in the snapshot at its own path (no
+	// symbolic link), the usual case: its FileInfo then stands for the
+	// real path and groups are found by pointer, not by hashing the path
+	// again.
+	simple bool
+	byFI   map[*FileInfo]*fileGroup
+	byReal map[string]*fileGroup
+	groups []*fileGroup
+}
+
+func newGrouper(desLoc, recLoc [][]entryLoc, nEntries int) *grouper {
+	gr := &grouper{simple: true, byFI: map[*FileInfo]*fileGroup{}, byReal: map[string]*fileGroup{}}
+	for _, locs := range [][][]entryLoc{desLoc, recLoc} {
+		for _, ls := range locs {
+			for _, l := range ls {
+				gr.simple = gr.simple && l.own
+			}
+		}
+	}
+	if gr.simple {
+		gr.byFI = make(map[*FileInfo]*fileGroup, nEntries)
+	}
+	return gr
+}
+
+// group returns the group of the entry at l (rel its path below j's
+// directory), making it on first sight.
+func (gr *grouper) group(l entryLoc, j joiner, rel string) *fileGroup {
+	if gr.simple {
+		g := gr.byFI[l.fi]
+		if g == nil {
+			g = &fileGroup{real: l.fi.Real, abs: l.fi.Real, fi: l.fi}
+			gr.byFI[l.fi] = g
+			gr.groups = append(gr.groups, g)
+		}
+		return g
+	}
+	abs := l.abs
+	if abs == "" {
+		abs = j.join(rel)
+	}
+	fi := l.fi
+	var g *fileGroup
+	if fi != nil {
+		g = gr.byReal[fi.Real]
+	} else {
+		g = gr.byReal[abs]
+	}
+	if g == nil {
+		if fi == nil {
+			fi = &FileInfo{Real: abs}
+		}
+		g = &fileGroup{real: fi.Real, abs: abs, fi: fi}
+		gr.byReal[fi.Real] = g
+		gr.groups = append(gr.groups, g)
+	}
+	return g
+}
+
+// files plans the groups in the order of their real paths. Whether a file
+// is unchanged (the no-op fast path) is a pure check, made in parallel
+// first.
+func (p *planner) files(groups []*fileGroup) error {
 	sortGroups(groups)
 	keep := make([]bool, len(groups))
-	if !o.Force {
+	if !p.o.Force {
 		par.For(len(groups), par.IO(), func(i int) { keep[i] = !hasDirEntry(groups[i]) && p.unchanged(groups[i]) })
 	}
 	for i, g := range groups {
@@ -321,17 +351,21 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 			continue
 		}
 		if err := p.file(g); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
 
-	// The next state: every kept record, grouped by agent.
+// nextState is the state the plan records: every kept record, grouped by
+// agent.
+func (p *planner) nextState(targets []*materialize.Target, st *State, agentNames []string, configDigest string) *State {
 	next := NewState()
-	next.Root = root
-	next.LockDigest = o.LockDigest
+	next.Root = p.root
+	next.LockDigest = p.o.LockDigest
 	next.ConfigDigest = configDigest
 	for _, t := range targets {
-		if inScope(t.Agent) {
+		if p.inScope(t.Agent) {
 			next.Agents[t.Agent] = &AgentState{Dir: t.Dir, Entries: make([]EntryState, 0, len(t.Entries))}
 		}
 	}
@@ -339,10 +373,8 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 		if _, ok := next.Agents[n]; ok {
 			continue
 		}
-		a := st.Agents[n]
-		_, isDeclared := declared[n]
-		if !inScope(n) || (!isDeclared && o.NoPrune) {
-			next.Agents[n] = &AgentState{Dir: a.Dir, Entries: []EntryState{}}
+		if p.frozen(n) {
+			next.Agents[n] = &AgentState{Dir: st.Agents[n].Dir, Entries: []EntryState{}}
 		}
 	}
 	p.transferDirs()
@@ -353,18 +385,14 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 		}
 		a.Entries = append(a.Entries, r.e)
 	}
-	if len(o.Only) > 0 && st.ConfigDigest != "" {
+	if len(p.o.Only) > 0 && st.ConfigDigest != "" {
 		// A partial apply did not apply the whole config.
 		next.ConfigDigest = st.ConfigDigest
 	}
 	for _, a := range next.Agents {
 		sortEntryStates(a.Entries)
 	}
-	p.plan.State = next
-	p.plan.stateSame = equalStates(next, st)
-	sort.Strings(p.rmDirs)
-	p.plan.RmDirs = dedupe(p.rmDirs)
-	return p.plan, nil
+	return next
 }
 
 // entryLoc is where one entry lives: what the snapshot has at its path,
