@@ -101,51 +101,45 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 		n += len(t.Entries)
 	}
 	s := &Snapshot{Root: root, Files: make(map[string]*FileInfo, n), Dirs: map[string]bool{}, Backups: map[string][]byte{}}
-	refs := make([]pathRef, 0, n)
-	// Files doubles as the set of paths seen; each gets its FileInfo from
-	// a slab, filled in place by the readers.
-	var slab []FileInfo
-	slot := func() *FileInfo {
-		if len(slab) == 0 {
-			slab = make([]FileInfo, 1024)
-		}
-		fi := &slab[0]
-		slab = slab[1:]
-		return fi
+	c := &collector{s: s, refs: make([]pathRef, 0, n)}
+	if err := c.collect(root, targets, states); err != nil {
+		return nil, err
 	}
-	var buf []byte
-	add := func(j joiner, rel string, m materialize.Mode) error {
-		if err := checkRelPath(rel); err != nil {
-			return fmt.Errorf("refusing path %q in %s: %w", rel, j.dir, err)
-		}
-		var abs string
-		if j.fast {
-			// Look the path up without allocating it: most state paths
-			// repeat a target's.
-			buf = append(append(append(buf[:0], j.dir...), '/'), rel...)
-			if _, ok := s.Files[string(buf)]; ok {
-				return nil
-			}
-			abs = string(buf)
-		} else {
-			abs = j.join(rel)
-			if _, ok := s.Files[abs]; ok {
-				return nil
-			}
-		}
-		s.Files[abs] = slot()
-		refs = append(refs, pathRef{dir: j.dir, rel: rel, abs: abs, dirMode: m == materialize.ModeDir, clean: j.fast})
-		return nil
+	if err := s.readAll(c.refs); err != nil {
+		return nil, err
 	}
-	var backups []string
+	for _, b := range c.backups {
+		data, err := os.ReadFile(b)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read backup %s: %w", b, err)
+		}
+		s.Backups[b] = data
+	}
+	return s, nil
+}
+
+// collector gathers the paths a snapshot reads, each once. Files doubles
+// as the set of paths seen; each gets its FileInfo from a slab, filled in
+// place by the readers.
+type collector struct {
+	s       *Snapshot
+	refs    []pathRef
+	backups []string
+	slab    []FileInfo
+	buf     []byte
+}
+
+// collect adds every entry path of targets and states, and the backups
+// the states name.
+func (c *collector) collect(root string, targets []*materialize.Target, states []*State) error {
 	for _, t := range targets {
 		if !filepath.IsAbs(t.Dir) {
-			return nil, fmt.Errorf("agent %s: workspace dir %q is not absolute", t.Agent, t.Dir)
+			return fmt.Errorf("agent %s: workspace dir %q is not absolute", t.Agent, t.Dir)
 		}
 		j := newJoiner(t.Dir)
 		for _, e := range t.Entries {
-			if err := add(j, e.Path, e.Mode); err != nil {
-				return nil, fmt.Errorf("agent %s: %w", t.Agent, err)
+			if err := c.add(j, e.Path, e.Mode); err != nil {
+				return fmt.Errorf("agent %s: %w", t.Agent, err)
 			}
 		}
 	}
@@ -155,36 +149,64 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 		}
 		for name, a := range st.Agents {
 			if !filepath.IsAbs(a.Dir) {
-				return nil, fmt.Errorf("state: agent %s: dir %q is not absolute", name, a.Dir)
+				return fmt.Errorf("state: agent %s: dir %q is not absolute", name, a.Dir)
 			}
 			j := newJoiner(a.Dir)
 			for _, e := range a.Entries {
-				if err := add(j, e.Path, e.Mode); err != nil {
-					return nil, fmt.Errorf("state: agent %s: %w", name, err)
+				if err := c.add(j, e.Path, e.Mode); err != nil {
+					return fmt.Errorf("state: agent %s: %w", name, err)
 				}
 				if e.Backup != "" {
 					if err := checkRelPath(e.Backup); err != nil {
-						return nil, fmt.Errorf("state: agent %s: backup %q: %w", name, e.Backup, err)
+						return fmt.Errorf("state: agent %s: backup %q: %w", name, e.Backup, err)
 					}
-					backups = append(backups, filepath.Join(root, filepath.FromSlash(e.Backup)))
+					c.backups = append(c.backups, filepath.Join(root, filepath.FromSlash(e.Backup)))
 				}
 			}
 		}
 	}
+	return nil
+}
 
-	// One descriptor per agent directory for the fast path (fastRead).
-	var agentDirs []string
-	dirIndex := map[string]int{}
-	refDir := make([]int, len(refs))
-	for i, r := range refs {
-		j, ok := dirIndex[r.dir]
-		if !ok {
-			j = len(agentDirs)
-			dirIndex[r.dir] = j
-			agentDirs = append(agentDirs, r.dir)
-		}
-		refDir[i] = j
+func (c *collector) slot() *FileInfo {
+	if len(c.slab) == 0 {
+		c.slab = make([]FileInfo, 1024)
 	}
+	fi := &c.slab[0]
+	c.slab = c.slab[1:]
+	return fi
+}
+
+// add adds the path rel below j's directory, unless it was seen.
+func (c *collector) add(j joiner, rel string, m materialize.Mode) error {
+	if err := checkRelPath(rel); err != nil {
+		return fmt.Errorf("refusing path %q in %s: %w", rel, j.dir, err)
+	}
+	var abs string
+	if j.fast {
+		// Look the path up without allocating it: most state paths
+		// repeat a target's.
+		c.buf = append(append(append(c.buf[:0], j.dir...), '/'), rel...)
+		if _, ok := c.s.Files[string(c.buf)]; ok {
+			return nil
+		}
+		abs = string(c.buf)
+	} else {
+		abs = j.join(rel)
+		if _, ok := c.s.Files[abs]; ok {
+			return nil
+		}
+	}
+	c.s.Files[abs] = c.slot()
+	c.refs = append(c.refs, pathRef{dir: j.dir, rel: rel, abs: abs, dirMode: m == materialize.ModeDir, clean: j.fast})
+	return nil
+}
+
+// readAll reads every ref into its FileInfo, in parallel, with one
+// descriptor per agent directory for the fast path (fastRead), and
+// records the directories seen.
+func (s *Snapshot) readAll(refs []pathRef) error {
+	agentDirs, refDir := agentDirsOf(refs)
 	dirFDs := make([]int, len(agentDirs))
 	par.For(len(agentDirs), par.IO(), func(i int) { dirFDs[i] = openDirFD(agentDirs[i]) })
 	defer func() {
@@ -221,7 +243,7 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 	})
 	for i := range refs {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return errs[i]
 		}
 	}
 	for d, st := range w.dirs {
@@ -247,14 +269,24 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 			s.Dirs[d] = err == nil && fi.IsDir()
 		}
 	}
-	for _, b := range backups {
-		data, err := os.ReadFile(b)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read backup %s: %w", b, err)
+	return nil
+}
+
+// agentDirsOf returns the distinct agent directories of refs, in order of
+// first appearance, and for each ref the index of its directory.
+func agentDirsOf(refs []pathRef) (agentDirs []string, refDir []int) {
+	dirIndex := map[string]int{}
+	refDir = make([]int, len(refs))
+	for i, r := range refs {
+		j, ok := dirIndex[r.dir]
+		if !ok {
+			j = len(agentDirs)
+			dirIndex[r.dir] = j
+			agentDirs = append(agentDirs, r.dir)
 		}
-		s.Backups[b] = data
+		refDir[i] = j
 	}
-	return s, nil
+	return agentDirs, refDir
 }
 
 // checkRelPath is the reconciler's own guard on entry paths (the renderer
