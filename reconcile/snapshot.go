@@ -418,7 +418,7 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 	if missing {
 		return fi, nil
 	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openNoFollow(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fi, nil

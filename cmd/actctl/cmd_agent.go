@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -126,7 +125,7 @@ func openCmd(c *cli.Context) error {
 	cmd.Dir = l.Cwd
 	cmd.Env = append(os.Environ(), l.EnvList()...)
 	// Detached: its own session, no stdio tied to ours, not waited for.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		msg := fmt.Sprintf("open %s: start %s: %v", r.Name, l.Command, err)
 		if l.Install != "" {
