@@ -559,22 +559,13 @@ func (p *planner) transferDirs() {
 		if j < len(ks) && strings.HasPrefix(ks[j].abs, prefix) {
 			r := &p.recs[ks[j].i]
 			for _, rd := range relDirs(r.dir, []string{d}) {
-				if !contains(r.e.Dirs, rd) {
+				if !slices.Contains(r.e.Dirs, rd) {
 					r.e.Dirs = append(append([]string(nil), r.e.Dirs...), rd)
 					sort.Strings(r.e.Dirs)
 				}
 			}
 		}
 	}
-}
-
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // file plans one real file.
@@ -706,10 +697,10 @@ type fileState struct {
 }
 
 func (fs *fileState) touch(agent, reason string) {
-	if !contains(fs.agents, agent) {
+	if !slices.Contains(fs.agents, agent) {
 		fs.agents = append(fs.agents, agent)
 	}
-	if reason != "" && !contains(fs.reasons, reason) {
+	if reason != "" && !slices.Contains(fs.reasons, reason) {
 		fs.reasons = append(fs.reasons, reason)
 	}
 }
@@ -1172,7 +1163,7 @@ func (p *planner) restoredAlready(g *fileGroup) (string, bool) {
 		if r.e.Backup != "" {
 			backup = r.e.Backup
 		}
-		if !contains(agents, r.agent) {
+		if !slices.Contains(agents, r.agent) {
 			agents = append(agents, r.agent)
 		}
 	}
@@ -1199,7 +1190,7 @@ func (p *planner) restoredAlready(g *fileGroup) (string, bool) {
 func mergeDirs(a, b []string) []string {
 	out := append([]string(nil), a...)
 	for _, x := range b {
-		if !contains(out, x) {
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -118,7 +119,7 @@ func orphanBackups(old, pending, out *State, snap *Snapshot) []string {
 				}
 				b := backupAbs(e.Backup)
 				data := snap.Backups[b]
-				if data == nil || contains(orphans, b) {
+				if data == nil || slices.Contains(orphans, b) {
 					continue
 				}
 				f := filepath.Join(a.Dir, filepath.FromSlash(e.Path))

@@ -103,22 +103,13 @@ func localComponents(cfg *schema.Config) watch.Spec {
 	for _, name := range sortedNames(cfg.Skills) {
 		s := cfg.Skills[name]
 		switch {
-		case s.Dir != "" && !isHubKey(name):
+		case s.Dir != "" && !schema.IsHubRef(name):
 			spec.Dirs = append(spec.Dirs, abs(cfg.Root, s.Dir))
-		case s.File != "" && !isHubKey(name):
+		case s.File != "" && !schema.IsHubRef(name):
 			spec.Files = append(spec.Files, abs(cfg.Root, s.File))
 		}
 	}
 	return spec
-}
-
-func isHubKey(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if name[i] == '@' {
-			return true
-		}
-	}
-	return false
 }
 
 func abs(root, p string) string {
