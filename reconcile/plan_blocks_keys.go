@@ -393,6 +393,27 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 		p.note(g, ActConflict, "", "", "%v", err)
 		return nil, false
 	}
+	items, maxSeq, ok := p.keyItems(g, fs, kc, des, recs)
+	if !ok {
+		return nil, false
+	}
+	receipts, ok := p.editKeys(g, fs, kc, items, maxSeq)
+	if !ok {
+		return nil, false
+	}
+	if !fs.present && len(fs.content) > 0 {
+		fs.present = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+	}
+	return keyRecords(items, receipts, format), true
+}
+
+// keyItems pairs the recorded keys (recs) with the desired ones (des),
+// each with its current value in the file, and returns the highest
+// insertion sequence recorded.
+func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desiredItem, recs []recordedItem) ([]*item, int, bool) {
 	var items []*item
 	maxSeq := 0
 	get := func(it *item) bool {
@@ -413,7 +434,7 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 				maxSeq = k.Seq
 			}
 			if !get(it) {
-				return nil, false
+				return nil, 0, false
 			}
 			items = append(items, it)
 		}
@@ -430,7 +451,7 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 			if it == nil {
 				it = &item{agent: d.agent, dir: d.dir, key: k.Path}
 				if !get(it) {
-					return nil, false
+					return nil, 0, false
 				}
 				items = append(items, it)
 			}
@@ -438,6 +459,15 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 			it.wantRaw = sum(k.Value)
 		}
 	}
+	return items, maxSeq, true
+}
+
+// editKeys decides every key and edits the file's content: in place when
+// only new or changed keys are set, or, when a recorded key must go or be
+// rewritten, by replaying: every recorded key removed (newest first, with
+// its receipt), then every kept one set again in order. It returns the
+// receipts of the keys it set whose receipt the record takes.
+func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*item, maxSeq int) (map[*item]json.RawMessage, bool) {
 	replay := false
 	for _, it := range items {
 		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
@@ -446,36 +476,11 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 		}
 	}
 	receipts := map[*item]json.RawMessage{}
-	fail := func(it *item, err error) ([]newRecord, bool) {
+	fail := func(it *item, err error) (map[*item]json.RawMessage, bool) {
 		p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
 		return nil, false
 	}
-	if replay {
-		sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
-		for i := len(items) - 1; i >= 0; i-- {
-			it := items[i]
-			if it.krec == nil || !it.ok {
-				continue
-			}
-			out, err := kc.del(fs.content, it.key, it.krec.Receipt)
-			if err != nil {
-				return fail(it, err)
-			}
-			fs.content = out
-		}
-		seq := 0
-		for _, it := range items {
-			if it.insert == nil {
-				continue
-			}
-			out, r, err := kc.set(fs.content, it.key, it.insert)
-			if err != nil {
-				return fail(it, err)
-			}
-			seq++
-			fs.content, it.seq, receipts[it] = out, seq, r
-		}
-	} else {
+	if !replay {
 		for _, it := range items {
 			if !it.changed {
 				continue
@@ -492,15 +497,37 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 				it.seq, receipts[it] = maxSeq, r
 			}
 		}
+		return receipts, true
 	}
-	if !fs.present && len(fs.content) > 0 {
-		fs.present = true
-		if !g.fi.Exists {
-			fs.created = true
+	sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		if it.krec == nil || !it.ok {
+			continue
 		}
+		out, err := kc.del(fs.content, it.key, it.krec.Receipt)
+		if err != nil {
+			return fail(it, err)
+		}
+		fs.content = out
 	}
+	seq := 0
+	for _, it := range items {
+		if it.insert == nil {
+			continue
+		}
+		out, r, err := kc.set(fs.content, it.key, it.insert)
+		if err != nil {
+			return fail(it, err)
+		}
+		seq++
+		fs.content, it.seq, receipts[it] = out, seq, r
+	}
+	return receipts, true
+}
 
-	// One record per agent, holding its keys.
+// keyRecords makes one record per agent, holding its keys in path order.
+func keyRecords(items []*item, receipts map[*item]json.RawMessage, format string) []newRecord {
 	byAgent := map[string]*newRecord{}
 	var order []string
 	for _, it := range items {
@@ -548,7 +575,7 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 		})
 		kept = append(kept, *nr)
 	}
-	return kept, true
+	return kept
 }
 
 func samePath(a, b []string) bool {
