@@ -126,6 +126,28 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 	if p.refuseNonText(g, fs, des, recs) {
 		return nil, false
 	}
+	items, maxSeq, ok := p.blockItems(g, fs, des, recs)
+	if !ok {
+		return nil, false
+	}
+	seps, ok := p.editBlocks(g, fs, items, maxSeq)
+	if !ok {
+		return nil, false
+	}
+	if !fs.present {
+		// The file is new (or came back): nothing of the user's is in it.
+		fs.present = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+	}
+	return blockRecords(items, seps), true
+}
+
+// blockItems pairs the recorded blocks (recs) with the desired ones
+// (des), each with its current body in the file, and returns the highest
+// insertion sequence recorded.
+func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem) ([]*item, int, bool) {
 	var items []*item
 	maxSeq := 0
 	find := func(it *item, style string) bool {
@@ -144,7 +166,7 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 			maxSeq = r.e.Seq
 		}
 		if !find(it, r.e.Style) {
-			return nil, false
+			return nil, 0, false
 		}
 		items = append(items, it)
 	}
@@ -160,13 +182,21 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 		if it == nil {
 			it = &item{agent: d.agent, dir: d.dir}
 			if !find(it, d.e.Style) {
-				return nil, false
+				return nil, 0, false
 			}
 			items = append(items, it)
 		}
 		it.des, it.policy, it.want, it.dir = d.e, d.policy, want, d.dir
 	}
+	return items, maxSeq, true
+}
 
+// editBlocks decides every block and edits the file's content: in place
+// when blocks are only added or changed, or, when a block comes out, by
+// replaying: every recorded block removed (newest first, with exactly its
+// separator), then every kept one inserted again in order (see Seq). It
+// returns the separators of the blocks it inserted.
+func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq int) (map[*item]string, bool) {
 	replay := false
 	for _, it := range items {
 		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(a, b) })
@@ -174,50 +204,25 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 			replay = true // a block comes out: re-seat all (see Seq)
 		}
 	}
-
 	style := func(it *item) string {
 		if it.des != nil {
 			return it.des.Style
 		}
 		return it.rec.Style
 	}
+	fail := func(it *item, err error) (map[*item]string, bool) {
+		p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+		return nil, false
+	}
 	seps := map[*item]string{}
-	if replay {
-		sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
-		for i := len(items) - 1; i >= 0; i-- {
-			it := items[i]
-			if it.rec == nil || !it.ok {
-				continue
-			}
-			out, err := block.Remove(fs.content, it.agent, it.rec.Style, []byte(it.rec.Sep))
-			if err != nil {
-				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
-				return nil, false
-			}
-			fs.content = out
-		}
-		seq := 0
-		for _, it := range items {
-			if it.insert == nil {
-				continue
-			}
-			out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
-			if err != nil {
-				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
-				return nil, false
-			}
-			seq++
-			fs.content, it.seq, seps[it] = out, seq, string(sep)
-		}
-	} else {
+	if !replay {
 		for _, it := range items {
 			if !it.changed {
 				continue
 			}
 			out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
 			if err != nil {
-				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
-				return nil, false
+				return fail(it, err)
 			}
 			fs.content = out
 			if sep != nil || it.rec == nil {
@@ -225,15 +230,37 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 				it.seq, seps[it] = maxSeq, string(sep)
 			}
 		}
+		return seps, true
 	}
-	if !fs.present {
-		// The file is new (or came back): nothing of the user's is in it.
-		fs.present = true
-		if !g.fi.Exists {
-			fs.created = true
+	sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		if it.rec == nil || !it.ok {
+			continue
 		}
+		out, err := block.Remove(fs.content, it.agent, it.rec.Style, []byte(it.rec.Sep))
+		if err != nil {
+			return fail(it, err)
+		}
+		fs.content = out
 	}
+	seq := 0
+	for _, it := range items {
+		if it.insert == nil {
+			continue
+		}
+		out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
+		if err != nil {
+			return fail(it, err)
+		}
+		seq++
+		fs.content, it.seq, seps[it] = out, seq, string(sep)
+	}
+	return seps, true
+}
 
+// blockRecords makes the record of every block kept.
+func blockRecords(items []*item, seps map[*item]string) []newRecord {
 	var kept []newRecord
 	for _, it := range items {
 		if !it.record {
@@ -258,7 +285,7 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 		e.Seq = it.seq
 		kept = append(kept, newRecord{agent: it.agent, dir: it.dir, e: e})
 	}
-	return kept, true
+	return kept
 }
 
 // itemOrder sorts by insertion: recorded items by Seq, new ones after.
