@@ -331,60 +331,76 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 			it.record = true
 		}
 	case recorded && it.des == nil:
-		// Prune / no longer wanted.
-		if !it.ok {
-			return
-		}
-		if it.key == nil && it.rec.Adopted {
-			it.insert = it.cur // it was there before actctl: it stays
-			return
-		}
-		if !owned(sum(it.cur)) {
-			if !p.o.Force {
-				p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
-				it.insert = it.cur // stays in the file, unrecorded
-				return
-			}
-			fs.forcedBackup = true
-		}
-		fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
-		it.changed = true
+		p.unwanted(g, fs, it, what, owned)
 	case recorded:
-		it.record = true
-		switch {
-		case !it.ok:
-			it.insert, it.changed = it.want, true
-			fs.touch(it.agent, what+" was missing")
-		case equal(it.cur, it.want):
-			it.insert = it.cur
-		case owned(sum(it.cur)):
-			it.insert, it.changed = it.want, true
-			fs.touch(it.agent, "")
-		case p.o.Force:
-			it.insert, it.changed = it.want, true
-			fs.forcedBackup = true
-			fs.touch(it.agent, "forced over a hand edit of its "+what)
-		default:
-			p.note(g, ActDrift, it.agent, it.policy, "%s edited since the last apply; kept (use --force to overwrite it, with a backup)", what)
-			it.insert, it.drifted = it.cur, true
-			fs.drifted = true
-		}
+		p.rewanted(g, fs, it, what, owned, equal)
 	default:
-		// Wanted, never written by actctl: what is there is the user's.
-		if it.ok && !equal(it.cur, it.want) {
-			p.notOurs(g, fs, it, what)
+		p.wantedNew(g, fs, it, what, equal)
+	}
+}
+
+// unwanted decides a recorded item no agent wants any more (prune): it
+// comes out, unless it was there before actctl or was edited by hand.
+func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, owned func(string) bool) {
+	if !it.ok {
+		return
+	}
+	if it.key == nil && it.rec.Adopted {
+		it.insert = it.cur // it was there before actctl: it stays
+		return
+	}
+	if !owned(sum(it.cur)) {
+		if !p.o.Force {
+			p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
+			it.insert = it.cur // stays in the file, unrecorded
 			return
 		}
-		// Absent, or already exactly what apply would write (a fresh
-		// clone of a repository that commits its materialized files,
-		// without actant.owned): adopted. Nothing is written; prune
-		// leaves it as it is (a key's receipt records its current text as
-		// the value to restore; a block is marked adopted).
-		it.insert, it.changed, it.record = it.want, true, true
-		it.adopted = it.ok && it.key == nil
-		if !it.ok {
-			fs.touch(it.agent, "")
-		}
+		fs.forcedBackup = true
+	}
+	fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
+	it.changed = true
+}
+
+// rewanted decides a recorded item that is still wanted: written when
+// missing, actctl's own or forced; kept when edited by hand.
+func (p *planner) rewanted(g *fileGroup, fs *fileState, it *item, what string, owned func(string) bool, equal func(a, b []byte) bool) {
+	it.record = true
+	switch {
+	case !it.ok:
+		it.insert, it.changed = it.want, true
+		fs.touch(it.agent, what+" was missing")
+	case equal(it.cur, it.want):
+		it.insert = it.cur
+	case owned(sum(it.cur)):
+		it.insert, it.changed = it.want, true
+		fs.touch(it.agent, "")
+	case p.o.Force:
+		it.insert, it.changed = it.want, true
+		fs.forcedBackup = true
+		fs.touch(it.agent, "forced over a hand edit of its "+what)
+	default:
+		p.note(g, ActDrift, it.agent, it.policy, "%s edited since the last apply; kept (use --force to overwrite it, with a backup)", what)
+		it.insert, it.drifted = it.cur, true
+		fs.drifted = true
+	}
+}
+
+// wantedNew decides an item wanted and never written by actctl: what is
+// there is the user's.
+func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, equal func(a, b []byte) bool) {
+	if it.ok && !equal(it.cur, it.want) {
+		p.notOurs(g, fs, it, what)
+		return
+	}
+	// Absent, or already exactly what apply would write (a fresh clone of
+	// a repository that commits its materialized files, without
+	// actant.owned): adopted. Nothing is written; prune leaves it as it
+	// is (a key's receipt records its current text as the value to
+	// restore; a block is marked adopted).
+	it.insert, it.changed, it.record = it.want, true, true
+	it.adopted = it.ok && it.key == nil
+	if !it.ok {
+		fs.touch(it.agent, "")
 	}
 }
 
