@@ -391,9 +391,46 @@ func (w *walker) checkDir(base, d string) (dirState, bool) {
 // read checks the parents of one path and reads it.
 func (w *walker) read(r pathRef) (*FileInfo, error) {
 	abs := r.abs
+	missing, viaLink, err := w.parents(r)
+	if err != nil {
+		return nil, err
+	}
+	fi := &FileInfo{Real: abs}
+	if missing {
+		return fi, nil
+	}
+	f, err := openNoFollow(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fi, nil
+		}
+		if f, err = w.openLink(r, fi, err); err != nil {
+			return nil, err
+		}
+		viaLink = false
+	}
+	defer f.Close()
+	if err := readOpen(f, fi, r); err != nil {
+		return nil, err
+	}
+	if fi.IsDir {
+		return fi, nil
+	}
+	if viaLink {
+		// Reached through a directory link inside the workspace: group it
+		// under its real path so two spellings are planned as one file.
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			fi.Real = real
+		}
+	}
+	return fi, nil
+}
+
+// parents checks the directories between r's agent directory and its
+// file: whether one is missing (those below it are recorded as missing
+// too), and whether the path goes through a directory link.
+func (w *walker) parents(r pathRef) (missing, viaLink bool, err error) {
 	segs := strings.Split(r.rel, "/")
-	missing := false
-	viaLink := false
 	d := r.dir
 	for _, seg := range segs[:len(segs)-1] {
 		d = filepath.Join(d, seg)
@@ -405,7 +442,7 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 		}
 		st, linked := w.checkDir(r.dir, d)
 		if st.err != nil {
-			return nil, st.err
+			return false, false, st.err
 		}
 		if linked {
 			viaLink = true
@@ -414,41 +451,43 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 			missing = true
 		}
 	}
-	fi := &FileInfo{Real: abs}
-	if missing {
-		return fi, nil
+	return missing, viaLink, nil
+}
+
+// openLink opens the target of r's file when the no-follow open failed
+// (with openErr) because the file is a symbolic link: fine while it stays
+// inside the workspace (CLAUDE.md -> AGENTS.md); writes replace its
+// target. fi.Real becomes the target.
+func (w *walker) openLink(r pathRef, fi *FileInfo, openErr error) (*os.File, error) {
+	abs := r.abs
+	lfi, lerr := os.Lstat(abs)
+	if lerr != nil || lfi.Mode()&fs.ModeSymlink == 0 {
+		return nil, fmt.Errorf("read %s: %w", abs, openErr)
 	}
-	f, err := openNoFollow(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fi, nil
-		}
-		lfi, lerr := os.Lstat(abs)
-		if lerr != nil || lfi.Mode()&fs.ModeSymlink == 0 {
-			return nil, fmt.Errorf("read %s: %w", abs, err)
-		}
-		// A symbolic link as the file itself: fine while it stays inside
-		// the workspace (CLAUDE.md -> AGENTS.md); writes replace its target.
-		target, rerr := filepath.EvalSymlinks(abs)
-		rb := w.realDir(r.dir)
-		if rerr != nil {
-			link, _ := os.Readlink(abs)
-			return nil, fmt.Errorf("%s is a symbolic link to %s that cannot be resolved (%v); refusing to write through it", abs, link, rerr)
-		}
-		if !within(rb, target) {
-			return nil, fmt.Errorf("%s is a symbolic link to %s, outside the workspace %s; refusing to write through it", abs, target, r.dir)
-		}
-		f, err = os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", abs, err)
-		}
-		fi.Real = target
-		viaLink = false
+	target, rerr := filepath.EvalSymlinks(abs)
+	rb := w.realDir(r.dir)
+	if rerr != nil {
+		link, _ := os.Readlink(abs)
+		return nil, fmt.Errorf("%s is a symbolic link to %s that cannot be resolved (%v); refusing to write through it", abs, link, rerr)
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	if !within(rb, target) {
+		return nil, fmt.Errorf("%s is a symbolic link to %s, outside the workspace %s; refusing to write through it", abs, target, r.dir)
+	}
+	f, err := os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	fi.Real = target
+	return f, nil
+}
+
+// readOpen fills fi from the open file f at r: a directory where one is
+// wanted, or the bytes of a regular file where a file is wanted.
+func readOpen(f *os.File, fi *FileInfo, r pathRef) error {
+	abs := r.abs
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", abs, err)
 	}
 	fi.Exists = true
 	fi.Perm = st.Mode().Perm()
@@ -456,18 +495,18 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 	case st.IsDir():
 		fi.IsDir = true
 		if !r.dirMode {
-			return nil, fmt.Errorf("%s is a directory; actctl wants to write a file there", abs)
+			return fmt.Errorf("%s is a directory; actctl wants to write a file there", abs)
 		}
-		return fi, nil
+		return nil
 	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", abs)
+		return fmt.Errorf("%s is not a regular file", abs)
 	case r.dirMode:
-		return nil, fmt.Errorf("%s is a file; actctl wants a directory there", abs)
+		return fmt.Errorf("%s is a file; actctl wants a directory there", abs)
 	}
 	data := make([]byte, st.Size())
 	n, err := io.ReadFull(f, data)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("read %s: %w", abs, err)
+		return fmt.Errorf("read %s: %w", abs, err)
 	}
 	data = data[:n]
 	// A file that grew since the stat: read the rest.
@@ -475,12 +514,5 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 		data = append(data, rest...)
 	}
 	fi.Data = data
-	if viaLink {
-		// Reached through a directory link inside the workspace: group it
-		// under its real path so two spellings are planned as one file.
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			fi.Real = real
-		}
-	}
-	return fi, nil
+	return nil
 }
