@@ -223,7 +223,7 @@ func withAlt(e, other EntryState) EntryState {
 	for _, ok := range other.Keys {
 		for i := range keys {
 			k := &keys[i]
-			if samePath(k.Path, ok.Path) && ok.SHA256 != k.SHA256 && !slices.Contains(k.Alt, ok.SHA256) {
+			if slices.Equal(k.Path, ok.Path) && ok.SHA256 != k.SHA256 && !slices.Contains(k.Alt, ok.SHA256) {
 				k.Alt = append(append([]string(nil), k.Alt...), ok.SHA256)
 			}
 		}

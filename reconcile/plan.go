@@ -751,7 +751,7 @@ func (p *planner) unchanged(g *fileGroup) bool {
 			}
 			for i, k := range d.e.Keys {
 				rk := rec.Keys[i]
-				if !samePath(rk.Path, k.Path) || rk.Want == "" || !d.keyIs(i, rk.Want) {
+				if !slices.Equal(rk.Path, k.Path) || rk.Want == "" || !d.keyIs(i, rk.Want) {
 					return false
 				}
 			}

@@ -7,6 +7,7 @@ package reconcile
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -196,7 +197,7 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 // replaying: every recorded block removed (newest first, with exactly its
 // separator), then every kept one inserted again in order (see Seq). It
 // returns the separators of the blocks it inserted.
-func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq int) (map[*item]string, bool) {
+func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq int) (map[*item][]byte, bool) {
 	replay := false
 	for _, it := range items {
 		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(a, b) })
@@ -210,57 +211,24 @@ func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq 
 		}
 		return it.rec.Style
 	}
-	fail := func(it *item, err error) (map[*item]string, bool) {
-		p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+	seps, failed, err := editItems(fs, items, replay, maxSeq,
+		func(it *item) bool { return it.rec != nil },
+		func(it *item, sep []byte) bool { return sep != nil || it.rec == nil },
+		func(c []byte, it *item) ([]byte, error) {
+			return block.Remove(c, it.agent, it.rec.Style, []byte(it.rec.Sep))
+		},
+		func(c []byte, it *item) ([]byte, []byte, error) {
+			return block.Upsert(c, it.agent, style(it), it.insert)
+		})
+	if err != nil {
+		p.note(g, ActConflict, failed.agent, "", "cannot edit the file safely: %v", err)
 		return nil, false
-	}
-	seps := map[*item]string{}
-	if !replay {
-		for _, it := range items {
-			if !it.changed {
-				continue
-			}
-			out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
-			if err != nil {
-				return fail(it, err)
-			}
-			fs.content = out
-			if sep != nil || it.rec == nil {
-				maxSeq++
-				it.seq, seps[it] = maxSeq, string(sep)
-			}
-		}
-		return seps, true
-	}
-	sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		if it.rec == nil || !it.ok {
-			continue
-		}
-		out, err := block.Remove(fs.content, it.agent, it.rec.Style, []byte(it.rec.Sep))
-		if err != nil {
-			return fail(it, err)
-		}
-		fs.content = out
-	}
-	seq := 0
-	for _, it := range items {
-		if it.insert == nil {
-			continue
-		}
-		out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
-		if err != nil {
-			return fail(it, err)
-		}
-		seq++
-		fs.content, it.seq, seps[it] = out, seq, string(sep)
 	}
 	return seps, true
 }
 
 // blockRecords makes the record of every block kept.
-func blockRecords(items []*item, seps map[*item]string) []newRecord {
+func blockRecords(items []*item, seps map[*item][]byte) []newRecord {
 	var kept []newRecord
 	for _, it := range items {
 		if !it.record {
@@ -280,7 +248,7 @@ func blockRecords(items []*item, seps map[*item]string) []newRecord {
 		}
 		e.Adopted = e.Adopted || it.adopted
 		if s, ok := seps[it]; ok {
-			e.Sep = s
+			e.Sep = string(s)
 		}
 		e.Seq = it.seq
 		kept = append(kept, newRecord{agent: it.agent, dir: it.dir, e: e})
@@ -487,7 +455,7 @@ func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desir
 		for _, k := range d.e.Keys {
 			var it *item
 			for _, x := range items {
-				if x.agent == d.agent && !x.frozen && x.des == nil && samePath(x.key, k.Path) {
+				if x.agent == d.agent && !x.frozen && x.des == nil && slices.Equal(x.key, k.Path) {
 					it = x
 				}
 			}
@@ -518,39 +486,63 @@ func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*it
 			replay = true
 		}
 	}
-	receipts := map[*item]json.RawMessage{}
-	fail := func(it *item, err error) (map[*item]json.RawMessage, bool) {
-		p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+	receipts, failed, err := editItems(fs, items, replay, maxSeq,
+		func(it *item) bool { return it.krec != nil },
+		// A new key (or one the user deleted): this Set's receipt is the
+		// one that knows the user's document.
+		func(it *item, _ json.RawMessage) bool { return it.krec == nil || !it.ok },
+		func(c []byte, it *item) ([]byte, error) { return kc.del(c, it.key, it.krec.Receipt) },
+		func(c []byte, it *item) ([]byte, json.RawMessage, error) { return kc.set(c, it.key, it.insert) })
+	if err != nil {
+		p.note(g, ActConflict, failed.agent, "", "cannot edit the file safely: %v", err)
 		return nil, false
 	}
+	return receipts, true
+}
+
+// editItems edits fs.content for the decided items, blocks or keys alike,
+// and returns what set reported for each item the record takes it from
+// (a block's separator, a key's receipt); on failure, the item that
+// failed and why.
+//
+// Without replay, only the changed items are set, in place; an item for
+// which renumber holds gets the next insertion sequence after maxSeq.
+// With replay (a recorded item comes out or is rewritten), every item
+// recorded (by recorded) and present is removed with del, newest first,
+// and every item to keep is set again in insertion order, numbered from 1:
+// removing in reverse insertion order is what makes every separator and
+// receipt come off exactly.
+func editItems[R any](fs *fileState, items []*item, replay bool, maxSeq int,
+	recorded func(*item) bool, renumber func(*item, R) bool,
+	del func(c []byte, it *item) ([]byte, error), set func(c []byte, it *item) ([]byte, R, error),
+) (map[*item]R, *item, error) {
+	got := map[*item]R{}
 	if !replay {
 		for _, it := range items {
 			if !it.changed {
 				continue
 			}
-			out, r, err := kc.set(fs.content, it.key, it.insert)
+			out, r, err := set(fs.content, it)
 			if err != nil {
-				return fail(it, err)
+				return nil, it, err
 			}
 			fs.content = out
-			if it.krec == nil || !it.ok {
-				// A new key (or one the user deleted): this Set's
-				// receipt is the one that knows the user's document.
+			if renumber(it, r) {
 				maxSeq++
-				it.seq, receipts[it] = maxSeq, r
+				it.seq, got[it] = maxSeq, r
 			}
 		}
-		return receipts, true
+		return got, nil, nil
 	}
 	sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
-		if it.krec == nil || !it.ok {
+		if !recorded(it) || !it.ok {
 			continue
 		}
-		out, err := kc.del(fs.content, it.key, it.krec.Receipt)
+		out, err := del(fs.content, it)
 		if err != nil {
-			return fail(it, err)
+			return nil, it, err
 		}
 		fs.content = out
 	}
@@ -559,14 +551,14 @@ func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*it
 		if it.insert == nil {
 			continue
 		}
-		out, r, err := kc.set(fs.content, it.key, it.insert)
+		out, r, err := set(fs.content, it)
 		if err != nil {
-			return fail(it, err)
+			return nil, it, err
 		}
 		seq++
-		fs.content, it.seq, receipts[it] = out, seq, r
+		fs.content, it.seq, got[it] = out, seq, r
 	}
-	return receipts, true
+	return got, nil, nil
 }
 
 // keyRecords makes one record per agent, holding its keys in path order.
@@ -619,16 +611,4 @@ func keyRecords(items []*item, receipts map[*item]json.RawMessage, format string
 		kept = append(kept, *nr)
 	}
 	return kept
-}
-
-func samePath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -28,6 +28,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -382,12 +383,12 @@ func equalStates(a, b *State) bool {
 func equalEntries(a, b *EntryState) bool {
 	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
 		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec ||
-		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !samePath(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
+		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !slices.Equal(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
 		return false
 	}
 	for i := range a.Keys {
 		x, y := &a.Keys[i], &b.Keys[i]
-		if x.SHA256 != y.SHA256 || x.Want != y.Want || x.Seq != y.Seq || !samePath(x.Path, y.Path) || !bytes.Equal(x.Receipt, y.Receipt) {
+		if x.SHA256 != y.SHA256 || x.Want != y.Want || x.Seq != y.Seq || !slices.Equal(x.Path, y.Path) || !bytes.Equal(x.Receipt, y.Receipt) {
 			return false
 		}
 	}
