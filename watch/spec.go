@@ -365,29 +365,18 @@ func watchFingerprintOf(p string) watchFingerprint {
 // skipped: their mtime moves with every entry (including the run's own
 // outputs), and new sub-directories are listed by their own call.
 func watchChangedSince(dir string, t time.Time, m *watchMatcher) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		if e.IsDir() || !m.relevant(p) {
-			continue
-		}
+	return watchFiles(dir, m, func(e fs.DirEntry) bool {
 		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if fi.ModTime().After(t) {
-			out = append(out, p)
-		}
-	}
-	return out
+		return err == nil && fi.ModTime().After(t)
+	})
 }
 
 // watchFilesIn lists the relevant non-directory entries directly in dir.
-func watchFilesIn(dir string, m *watchMatcher) []string {
+func watchFilesIn(dir string, m *watchMatcher) []string { return watchFiles(dir, m, nil) }
+
+// watchFiles lists the relevant non-directory entries directly in dir
+// for which keep (when not nil) holds.
+func watchFiles(dir string, m *watchMatcher, keep func(fs.DirEntry) bool) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -395,7 +384,7 @@ func watchFilesIn(dir string, m *watchMatcher) []string {
 	var out []string
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if !e.IsDir() && m.relevant(p) {
+		if !e.IsDir() && m.relevant(p) && (keep == nil || keep(e)) {
 			out = append(out, p)
 		}
 	}
