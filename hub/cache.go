@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -340,34 +342,67 @@ func hasCommit(repo *git.Repository, h plumbing.Hash) bool {
 // symlinks are resolved inside the tree (one leading out is refused),
 // oversized files are refused, each with the file named.
 func extract(repo *git.Repository, commit plumbing.Hash, sub, dst string) (string, error) {
+	tree, err := subtree(repo, commit, sub)
+	if err != nil {
+		return "", err
+	}
+	entries, problems, err := treeEntries(repo, tree, commit)
+	if err != nil {
+		return "", err
+	}
+	t, err := readTree(entries, problems)
+	if err != nil {
+		return "", err
+	}
+	digest := digestOf(t.files)
+	if err := t.install(dst); err != nil {
+		return "", err
+	}
+	m, _ := json.Marshal(marker{Commit: commit.String(), Path: sub, Digest: digest, ExecBits: true})
+	if err := atomicfile.Write(dst+".json", m, 0o644); err != nil {
+		return "", err
+	}
+	return digest, nil
+}
+
+// subtree is the tree at sub ("" for the root) in commit.
+func subtree(repo *git.Repository, commit plumbing.Hash, sub string) (*object.Tree, error) {
 	c, err := repo.CommitObject(commit)
 	if err != nil {
-		return "", fmt.Errorf("commit %s: %w", commit, err)
+		return nil, fmt.Errorf("commit %s: %w", commit, err)
 	}
 	tree, err := c.Tree()
 	if err != nil {
-		return "", fmt.Errorf("commit %s: %w", commit, err)
+		return nil, fmt.Errorf("commit %s: %w", commit, err)
 	}
 	if sub != "" {
 		if tree, err = tree.Tree(sub); err != nil {
-			return "", fmt.Errorf("path %q in commit %s: %w", sub, commit.String()[:12], err)
+			return nil, fmt.Errorf("path %q in commit %s: %w", sub, commit.String()[:12], err)
 		}
 	}
-	type entry struct {
-		mode filemode.FileMode
-		blob *object.Blob
-	}
-	entries := map[string]entry{}
+	return tree, nil
+}
+
+// treeEntry is one file of a hub tree (a symbolic link included).
+type treeEntry struct {
+	mode filemode.FileMode
+	blob *object.Blob
+}
+
+// treeEntries lists the files of tree by slash path; an unsafe path is
+// left out and reported as a problem.
+func treeEntries(repo *git.Repository, tree *object.Tree, commit plumbing.Hash) (map[string]treeEntry, []string, error) {
+	entries := map[string]treeEntry{}
 	var problems []string
 	walker := object.NewTreeWalker(tree, true, nil)
 	defer walker.Close()
 	for {
 		name, e, err := walker.Next()
 		if err == io.EOF {
-			break
+			return entries, problems, nil
 		}
 		if err != nil {
-			return "", fmt.Errorf("read tree of %s: %w", commit, err)
+			return nil, nil, fmt.Errorf("read tree of %s: %w", commit, err)
 		}
 		if e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
 			continue
@@ -378,56 +413,41 @@ func extract(repo *git.Repository, commit plumbing.Hash, sub, dst string) (strin
 		}
 		b, err := repo.BlobObject(e.Hash)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		entries[name] = entry{mode: e.Mode, blob: b}
+		entries[name] = treeEntry{mode: e.Mode, blob: b}
 	}
-	contents := func(b *object.Blob) ([]byte, error) {
-		r, err := b.Reader()
+}
+
+func blobContents(b *object.Blob) ([]byte, error) {
+	r, err := b.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+}
+
+// extracted is the content of a hub tree, checked, ready to install.
+type extracted struct {
+	names []string // sorted
+	files map[string][]byte
+	exec  map[string]bool
+}
+
+// readTree reads every file of entries, symbolic links resolved inside
+// the tree, within the size limits. Any problem (problems carries those
+// found so far) refuses the whole tree with an UnsafeTreeError.
+func readTree(entries map[string]treeEntry, problems []string) (*extracted, error) {
+	t := &extracted{names: slices.Sorted(maps.Keys(entries)), files: map[string][]byte{}, exec: map[string]bool{}}
+	total := int64(0)
+	for _, name := range t.names {
+		e, problem, err := resolveLink(name, entries)
 		if err != nil {
 			return nil, err
 		}
-		defer r.Close()
-		return io.ReadAll(io.LimitReader(r, MaxFileSize+1))
-	}
-	files := map[string][]byte{}
-	exec := map[string]bool{}
-	total := int64(0)
-	names := make([]string, 0, len(entries))
-	for n := range entries {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		e := entries[name]
-		target := name
-		for hops := 0; e.mode == filemode.Symlink; hops++ {
-			link, err := contents(e.blob)
-			if err != nil {
-				return "", fmt.Errorf("%s: %w", name, err)
-			}
-			l := string(link)
-			if hops > 8 {
-				problems = append(problems, fmt.Sprintf("%s: too many levels of symlinks", name))
-				break
-			}
-			if path.IsAbs(l) || strings.HasPrefix(l, "\\") {
-				problems = append(problems, fmt.Sprintf("%s: symlink to absolute path %q refused (it leads out of the hub tree)", name, l))
-				break
-			}
-			next := path.Join(path.Dir(target), l)
-			if next == ".." || strings.HasPrefix(next, "../") {
-				problems = append(problems, fmt.Sprintf("%s: symlink to %q refused: it leads out of the hub tree", name, l))
-				break
-			}
-			ne, ok := entries[next]
-			if !ok {
-				problems = append(problems, fmt.Sprintf("%s: symlink target %q is not a file of the hub tree", name, l))
-				break
-			}
-			target, e = next, ne
-		}
-		if e.mode == filemode.Symlink {
+		if problem != "" {
+			problems = append(problems, problem)
 			continue
 		}
 		if e.blob.Size > MaxFileSize {
@@ -436,59 +456,90 @@ func extract(repo *git.Repository, commit plumbing.Hash, sub, dst string) (strin
 		}
 		total += e.blob.Size
 		if total > MaxTreeSize {
-			return "", fmt.Errorf("hub tree is over the %d byte limit", MaxTreeSize)
+			return nil, fmt.Errorf("hub tree is over the %d byte limit", MaxTreeSize)
 		}
-		data, err := contents(e.blob)
+		data, err := blobContents(e.blob)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		files[name] = data
-		exec[name] = e.mode == filemode.Executable
+		t.files[name] = data
+		t.exec[name] = e.mode == filemode.Executable
 	}
 	if len(problems) > 0 {
-		return "", &UnsafeTreeError{Problems: problems}
+		return nil, &UnsafeTreeError{Problems: problems}
 	}
-	digest := digestOf(files)
+	return t, nil
+}
+
+// resolveLink follows the symbolic links from the file name inside the
+// tree and returns the file it leads to, or the problem that refuses it.
+func resolveLink(name string, entries map[string]treeEntry) (treeEntry, string, error) {
+	e := entries[name]
+	target := name
+	for hops := 0; e.mode == filemode.Symlink; hops++ {
+		link, err := blobContents(e.blob)
+		if err != nil {
+			return e, "", fmt.Errorf("%s: %w", name, err)
+		}
+		l := string(link)
+		if hops > 8 {
+			return e, fmt.Sprintf("%s: too many levels of symlinks", name), nil
+		}
+		if path.IsAbs(l) || strings.HasPrefix(l, "\\") {
+			return e, fmt.Sprintf("%s: symlink to absolute path %q refused (it leads out of the hub tree)", name, l), nil
+		}
+		next := path.Join(path.Dir(target), l)
+		if next == ".." || strings.HasPrefix(next, "../") {
+			return e, fmt.Sprintf("%s: symlink to %q refused: it leads out of the hub tree", name, l), nil
+		}
+		ne, ok := entries[next]
+		if !ok {
+			return e, fmt.Sprintf("%s: symlink target %q is not a file of the hub tree", name, l), nil
+		}
+		target, e = next, ne
+	}
+	return e, "", nil
+}
+
+// install writes t into dst through a temporary directory renamed into
+// place.
+func (t *extracted) install(dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", err
+		return err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dst), ".tmp-tree-")
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer os.RemoveAll(tmp)
-	for _, name := range names {
-		data, ok := files[name]
+	for _, name := range t.names {
+		data, ok := t.files[name]
 		if !ok {
 			continue
 		}
 		p := filepath.Join(tmp, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", err
+			return err
 		}
 		// Read-only: the cache is shared by every workspace and renderers
 		// must not edit it in place. Executable files stay executable:
 		// skill scripts keep their mode.
 		perm := fs.FileMode(0o444)
-		if exec[name] {
+		if t.exec[name] {
 			perm = 0o555
 		}
 		if err := os.WriteFile(p, data, perm); err != nil {
-			return "", err
+			return err
 		}
 		if err := os.Chmod(p, perm); err != nil { // not subject to the umask
-			return "", err
+			return err
 		}
 	}
 	_ = os.RemoveAll(dst) // a tree without its marker is an interrupted extraction
 	if err := os.Rename(tmp, dst); err != nil {
-		return "", fmt.Errorf("install tree %s: %w", dst, err)
+		return fmt.Errorf("install tree %s: %w", dst, err)
 	}
-	m, _ := json.Marshal(marker{Commit: commit.String(), Path: sub, Digest: digest, ExecBits: true})
-	if err := atomicfile.Write(dst+".json", m, 0o644); err != nil {
-		return "", err
-	}
-	return digest, nil
+	return nil
 }
 
 // UnsafeTreeError lists the files that make a hub tree unacceptable.

@@ -17,9 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,7 +144,7 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 	for _, n := range o.Update {
 		if _, ok := cfg.Hub[n]; !ok {
 			msg := fmt.Sprintf("unknown hub source %q", n)
-			if s := schema.Suggest(n, sortedKeys(cfg.Hub)); s != "" {
+			if s := schema.Suggest(n, slices.Sorted(maps.Keys(cfg.Hub))); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return nil, errors.New(msg)
@@ -158,7 +159,7 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 	}
 	next := &Lock{Version: lockVersion, Sources: map[string]LockedSource{}}
 	var errs []error
-	for _, name := range sortedKeys(cfg.Hub) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Hub)) {
 		var prev *LockedSource
 		if old != nil {
 			if p, ok := old.Sources[name]; ok {
@@ -240,7 +241,7 @@ func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource,
 	dir := filepath.Join(e.cfg.Home, "hub", sourceKey(u))
 	ref := refOf(src.Ref)
 	sr := SourceReport{Name: name, URL: redactURL(src.URL), Ref: ref.String()}
-	update := e.o.UpdateAll || contains(e.o.Update, name)
+	update := e.o.UpdateAll || slices.Contains(e.o.Update, name)
 
 	var entry LockedSource
 	if prev != nil && prev.matches(src) && !update {
@@ -320,7 +321,7 @@ func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSo
 			}
 		}
 	} else {
-		update := e.o.UpdateAll || contains(e.o.Update, name)
+		update := e.o.UpdateAll || slices.Contains(e.o.Update, name)
 		e.progress("hub: resolving %s (%s) %s", name, redactURL(src.URL), ref)
 		refs, lerr := listRemote(ctx, u, auth)
 		var res resolved
@@ -599,16 +600,6 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // offlineError is a failed offline fallback: its message names why the

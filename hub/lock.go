@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,7 +119,7 @@ func staleness(l *Lock, hub map[string]schema.HubSource) string {
 		return LockFile + " is missing"
 	}
 	var why []string
-	for _, name := range sortedKeys(hub) {
+	for _, name := range slices.Sorted(maps.Keys(hub)) {
 		e, ok := l.Sources[name]
 		switch {
 		case !ok:
@@ -126,7 +128,7 @@ func staleness(l *Lock, hub map[string]schema.HubSource) string {
 			why = append(why, fmt.Sprintf("source %q changed in the config (url, ref or path)", name))
 		}
 	}
-	for _, name := range sortedKeys(l.Sources) {
+	for _, name := range slices.Sorted(maps.Keys(l.Sources)) {
 		if _, ok := hub[name]; !ok {
 			why = append(why, fmt.Sprintf("source %q is locked but no longer configured", name))
 		}

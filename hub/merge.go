@@ -2,6 +2,8 @@ package hub
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,7 +65,7 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 		pos("backends", KindBackend, n)
 	}
 	q := func(ref string) string {
-		if strings.Contains(ref, "@") {
+		if schema.IsHubRef(ref) {
 			return ref
 		}
 		return key(ref)
@@ -78,7 +80,7 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 	for n, t := range c.Templates {
 		t.Skills, t.Prompts, t.MCPServers, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.MCPServers), qs(t.SubAgents)
 		t.Commands = qs(t.Commands)
-		if !strings.Contains(t.Backend, "@") {
+		if !schema.IsHubRef(t.Backend) {
 			if _, local := cfg.Backends[t.Backend]; !local {
 				t.Backend = key(t.Backend)
 			}
@@ -100,10 +102,10 @@ func isZeroFiles(f schema.Files) bool {
 func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 	var ds schema.Diagnostics
 	check := func(path, kind, ref string, declared []string, all bool) {
-		if !all && !strings.Contains(ref, "@") {
+		if !all && !schema.IsHubRef(ref) {
 			return // local references are checked by schema.Validate
 		}
-		if contains(declared, ref) {
+		if slices.Contains(declared, ref) {
 			return
 		}
 		src, name, _ := strings.Cut(ref, "@")
@@ -118,7 +120,7 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 			msg = fmt.Sprintf("%s %q: no component name after %q", kind, ref, src+"@")
 		} else if s := schema.Suggest(name, same); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", src+"@"+s)
-		} else if len(same) == 0 && !strings.Contains(ref, "@") {
+		} else if len(same) == 0 && !schema.IsHubRef(ref) {
 			if s := schema.Suggest(ref, declared); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
@@ -127,19 +129,19 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		}
 		ds = append(ds, cfg.Diag(path, "%s", msg))
 	}
-	skills, prompts, mcps, templates, backends := sortedKeys(cfg.Skills), sortedKeys(cfg.Prompts), sortedKeys(cfg.MCPServers), sortedKeys(cfg.Templates), sortedKeys(cfg.Backends)
+	skills, prompts, mcps, templates, backends := slices.Sorted(maps.Keys(cfg.Skills)), slices.Sorted(maps.Keys(cfg.Prompts)), slices.Sorted(maps.Keys(cfg.MCPServers)), slices.Sorted(maps.Keys(cfg.Templates)), slices.Sorted(maps.Keys(cfg.Backends))
 	for _, name := range backends {
-		if strings.Contains(name, "@") {
+		if schema.IsHubRef(name) {
 			ds = append(ds, cfg.CheckBackend(name)...)
 		}
 	}
-	commands := sortedKeys(cfg.Commands)
-	for _, name := range sortedKeys(cfg.Agents) {
+	commands := slices.Sorted(maps.Keys(cfg.Commands))
+	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
 		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
 	}
 	for _, name := range templates {
 		t := cfg.Templates[name]
-		hub := strings.Contains(name, "@")
+		hub := schema.IsHubRef(name)
 		idx := func(field string, i int) string {
 			return schema.Path("templates", name, field) + fmt.Sprintf("[%d]", i)
 		}
@@ -186,7 +188,7 @@ func diffComponents(source string, before, after *Components) []Change {
 	if before != nil {
 		bi = before.Info
 	}
-	for _, k := range sortedKeys(after.Info) {
+	for _, k := range slices.Sorted(maps.Keys(after.Info)) {
 		a := after.Info[k]
 		b, ok := bi[k]
 		switch {
@@ -196,7 +198,7 @@ func diffComponents(source string, before, after *Components) []Change {
 			out = append(out, Change{Source: source, Kind: a.Kind, Name: a.Name, Op: "updated", From: b.Version, To: a.Version})
 		}
 	}
-	for _, k := range sortedKeys(bi) {
+	for _, k := range slices.Sorted(maps.Keys(bi)) {
 		if _, ok := after.Info[k]; !ok {
 			b := bi[k]
 			out = append(out, Change{Source: source, Kind: b.Kind, Name: b.Name, Op: "removed", From: b.Version})

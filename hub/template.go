@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,11 +81,11 @@ func (r *reader) readTemplate(f string) {
 		bad("backend", "backend.type is required (e.g. {\"type\": \"claude-code\"})")
 		ok = false
 	}
-	if !contains(archetypes, t.Archetype) {
+	if !slices.Contains(archetypes, t.Archetype) {
 		bad("archetype", "unknown archetype %q (want tool, repo, service or employee)", t.Archetype)
 		ok = false
 	}
-	if t.LaunchMode != "" && !contains(launchModes, t.LaunchMode) {
+	if t.LaunchMode != "" && !slices.Contains(launchModes, t.LaunchMode) {
 		bad("launchMode", "unknown launchMode %q", t.LaunchMode)
 		ok = false
 	}
@@ -215,7 +216,7 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 	}
 	var preset string
 	if json.Unmarshal(raw, &preset) == nil {
-		if !contains(presets, preset) {
+		if !slices.Contains(presets, preset) {
 			return schema.Permissions{}, fmt.Errorf("unknown permissions preset %q (want permissive, standard, restricted or readonly)", preset)
 		}
 		return schema.Permissions{Preset: preset}, nil
@@ -231,7 +232,7 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 		switch k {
 		case "defaultMode":
 			err = json.Unmarshal(v, &p.DefaultMode)
-			if err == nil && !contains(defaultMode, p.DefaultMode) {
+			if err == nil && !slices.Contains(defaultMode, p.DefaultMode) {
 				err = fmt.Errorf("unknown defaultMode %q (want %s)", p.DefaultMode, strings.Join(defaultMode, ", "))
 			}
 		case "allow":
@@ -270,15 +271,6 @@ func msInterval(ms int64) string {
 		return strconv.FormatInt(ms/1000, 10) + "s"
 	}
 	return strconv.FormatInt(ms, 10) + "ms"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func mustJSON(v any) []byte {

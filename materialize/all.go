@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -34,28 +32,14 @@ func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
 	}
 	results := make([]result, len(names))
 	sh := newShared()
-	workers := min(runtime.GOMAXPROCS(0), len(names))
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(names) {
-					return
-				}
-				r, err := cfg.Resolve(names[i])
-				if err != nil {
-					results[i].err = err
-					continue
-				}
-				results[i].t, results[i].err = renderWith(cfg, r, o, sh)
-			}
-		}()
-	}
-	wg.Wait()
+	par.For(len(names), par.CPU(), func(i int) {
+		r, err := cfg.Resolve(names[i])
+		if err != nil {
+			results[i].err = err
+			return
+		}
+		results[i].t, results[i].err = renderWith(cfg, r, o, sh)
+	})
 
 	var diags schema.Diagnostics
 	targets := make([]*Target, 0, len(names))

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"path"
 	"strings"
+
+	"github.com/actctl/actctl/internal/layout"
 )
 
 // Reasons a rendered path is refused. They are sentinel errors so tests and
@@ -50,7 +52,7 @@ func checkRel(p string) error {
 			return ErrPathSegment
 		case ".git":
 			return ErrPathReserved
-		case ".actant":
+		case layout.Dir:
 			// .actant/ holds the reconciler's state, lock and backups.
 			if first {
 				return ErrPathReserved

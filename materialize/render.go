@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/actctl/actctl/internal/frontmatter"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -30,15 +31,15 @@ const (
 	// GitignorePath receives one hash-style block per project agent.
 	GitignorePath = ".gitignore"
 	// ActantJSONPath is the Actant-compatible instance metadata file.
-	ActantJSONPath = ".actant.json"
+	ActantJSONPath = layout.InstanceRecord
 	// SystemPromptPath is written for full materialization (Actant layout).
 	SystemPromptPath = "prompts/system.md"
 	// MetaDir is actctl's own directory in a workspace: runtime records
 	// and proxy logs of the agents working there and, at the workspace
 	// root, the state, lock and backups.
-	MetaDir = ".actant"
+	MetaDir = layout.Dir
 	// LogsDir is created for full materialization.
-	LogsDir = "logs"
+	LogsDir = layout.Logs
 	// defaultWorkspacePolicy is Actant's default when a template sets none.
 	defaultWorkspacePolicy = "persistent"
 )

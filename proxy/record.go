@@ -12,6 +12,7 @@ import (
 
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/jsonkeys"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -40,18 +41,18 @@ type Record struct {
 // a project workspace, where several tool agents share one directory.
 func RecordPath(r *schema.Resolved) string {
 	if r.Archetype.Workspace == schema.WorkspaceInstance {
-		return filepath.Join(r.Dir, ".actant.json")
+		return filepath.Join(r.Dir, layout.InstanceRecord)
 	}
-	return filepath.Join(r.Dir, ".actant", "agents", r.Name+".json")
+	return layout.Path(r.Dir, layout.Agents, r.Name+".json")
 }
 
 // LogPath is where proxy sessions of r log: the instance's logs/, or
 // .actant/logs/<name>.log in a project (kept out of the user's tree and git).
 func LogPath(r *schema.Resolved) string {
 	if r.Archetype.Workspace == schema.WorkspaceInstance {
-		return filepath.Join(r.Dir, "logs", "proxy.log")
+		return filepath.Join(r.Dir, layout.Logs, "proxy.log")
 	}
-	return filepath.Join(r.Dir, ".actant", "logs", r.Name+".log")
+	return layout.Path(r.Dir, layout.Logs, r.Name+".log")
 }
 
 // RemoveRuntime removes what running r left beside its materialized files:
@@ -66,9 +67,9 @@ func RemoveRuntime(r *schema.Resolved) error {
 	if err := os.Remove(LogPath(r)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	dirs := []string{filepath.Join(r.Dir, ".actant", "agents"), filepath.Join(r.Dir, ".actant", "logs"), filepath.Join(r.Dir, ".actant")}
+	dirs := []string{layout.Path(r.Dir, layout.Agents), layout.Path(r.Dir, layout.Logs), layout.Path(r.Dir)}
 	if r.Archetype.Workspace == schema.WorkspaceInstance {
-		dirs = []string{filepath.Join(r.Dir, "logs"), r.Dir}
+		dirs = []string{filepath.Join(r.Dir, layout.Logs), r.Dir}
 	}
 	for _, d := range dirs {
 		_ = os.Remove(d) // only succeeds when empty: anything else stays

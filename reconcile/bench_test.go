@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -75,17 +75,6 @@ func wipe(b *testing.B, cfg *schema.Config) {
 }
 
 var benchSizes = []int{1, 100, 1000}
-
-// cpuTime is the process's user + system CPU time. Benchmarks report it
-// per op ("cpu-ms/op") beside the wall time: on a shared machine the wall
-// time includes waiting for a core, the CPU time does not.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
@@ -233,7 +222,7 @@ func BenchmarkWriteFloor(b *testing.B) {
 					}
 				}
 				errs := make([]error, len(files))
-				parallel(len(files), func(j int) {
+				par.For(len(files), par.IO(), func(j int) {
 					f := files[j]
 					tmp := f.path + ".tmp"
 					h, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)

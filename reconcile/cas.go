@@ -118,6 +118,15 @@ func (p *Plan) keepRaced() []string {
 	return dirs
 }
 
+// perm is the mode the op's file is written with (0o644 unless the plan
+// says otherwise).
+func (op *Op) perm() fs.FileMode {
+	if op.Perm == 0 {
+		return 0o644
+	}
+	return op.Perm
+}
+
 // absPath is the op's path as the plan named it (before symbolic links
 // inside the workspace were resolved).
 func (op *Op) absPath(root string) string {
@@ -128,11 +137,12 @@ func (op *Op) absPath(root string) string {
 }
 
 // writeOwned writes (or removes) actant.owned when it changes.
-func (p *Plan) writeOwned() error {
+func (x *executor) writeOwned() error {
+	p := x.p
 	if !p.ownedChanged() {
 		return nil
 	}
-	if crashed("owned") {
+	if x.crashed("owned") {
 		return errCrashed
 	}
 	path := filepath.Join(p.Root, OwnedFile)

@@ -51,7 +51,7 @@ func crashTargets(root, version string) []*materialize.Target {
 
 // crashApply is Apply without the config, the renderer and the lock: the
 // recorded state and journal are read, the plan made and executed with
-// crashAt set to crash. It returns errCrashed when crash stopped it.
+// the crash hook set to crash. It returns errCrashed when crash stopped it.
 func crashApply(t *testing.T, root, version string, crash func(string) bool) error {
 	t.Helper()
 	st, data, err := ReadState(metaPath(root, StateFile))
@@ -71,8 +71,7 @@ func crashApply(t *testing.T, root, version string, crash func(string) bool) err
 	if c := r.plan.Conflicts(); len(c) > 0 {
 		t.Fatalf("version %q: conflicts %+v", version, c)
 	}
-	crashAt = crash
-	defer func() { crashAt = nil }()
+	r.crash = crash
 	if _, err := r.execute(context.Background()); err != nil {
 		if errors.Is(err, errCrashed) {
 			return err

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -50,7 +51,7 @@ func (p *planner) refuseNonText(g *fileGroup, fs *fileState, des []desiredItem, 
 		agents = append(agents, d.agent)
 	}
 	for _, r := range recs {
-		if !r.frozen && !contains(agents, r.agent) {
+		if !r.frozen && !slices.Contains(agents, r.agent) {
 			agents = append(agents, r.agent)
 		}
 	}

@@ -8,27 +8,32 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/par"
 )
 
 // Execute carries out plan p exactly, in the order that keeps every
-// moment of it recoverable:
+// moment of it recoverable (each is one step of an executor):
 //
-//  0. when the last apply was killed, the state recovered from its
-//     journal (see Plan.recovered), before this run's journal replaces
-//     that one;
-//  1. the journal (.actant/state.pending.json: the state this run will
-//     record), so a killed run is recognised and finished by the next;
+//  1. journal: when the last apply was killed, the state recovered from
+//     its journal (see Plan.recovered), before this run's journal
+//     (.actant/state.pending.json: the state this run will record)
+//     replaces that one, so a killed run is recognised and finished by
+//     the next;
 //  2. backups of the users' files about to be replaced;
-//  3. missing directories, outermost first;
-//  4. the file writes, in parallel, each temp file + fsync + rename;
-//  5. deletions and restores, then the emptied directories actctl made;
-//  6. the state, last, and the journal is removed.
+//  3. directories: the missing ones, outermost first;
+//  4. writes, in parallel, each temp file + fsync + rename;
+//  5. removals: deletions and restores, then the emptied directories
+//     actctl made;
+//  6. raced: files edited while this apply ran keep their records;
+//  7. state: the committed record, then the state, last, and the journal
+//     is removed.
 //
 // oldState is the raw state.json read before planning (the state given to
 // MakePlan, unless recovering); the state is not rewritten when the plan
@@ -43,87 +48,151 @@ func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err 
 // before anything is written, or after the writes under way, leaving the
 // journal for the next apply (see ErrInterrupted).
 func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bool) (stateWritten bool, err error) {
-	// The state is unchanged when the plan records exactly what was read
-	// (compared as records, not as a re-encoding: a no-op apply does not
-	// encode the state at all), or, failing that, when its bytes are the
-	// same.
-	stateChanged := recovering || oldState == nil || (!p.stateSame && !bytes.Equal(p.StateBytes(), oldState))
-	empty := len(p.State.Agents) == 0
-	if empty {
-		stateChanged = oldState != nil || recovering
-	}
-	if len(p.Ops) == 0 && len(p.RmDirs) == 0 && !stateChanged && !p.ownedChanged() {
+	x := &executor{ctx: ctx, p: p, oldState: oldState, recovering: recovering}
+	return x.run()
+}
+
+// executor carries out one plan; its steps (see Execute) run in order and
+// share what it holds.
+type executor struct {
+	ctx        context.Context
+	p          *Plan
+	oldState   []byte
+	recovering bool
+	// crash, set only by tests, is asked before each step that changes
+	// the disk (named "journal", "write <path>", ...); when it returns
+	// true the executor stops right there, leaving the disk as a kill -9
+	// at that moment would, and returns errCrashed.
+	//
+	// The writes go through the same pool with crash set as without, one
+	// worker wide: which write a kill interrupts in a wider pool depends
+	// on scheduling, and a crash test must stop between two given writes,
+	// repeatably. Every other step is sequential anyway.
+	crash func(step string) bool
+
+	meta, pending, stateFile string
+	// stateChanged: the state must be written (or removed, when empty).
+	stateChanged, empty bool
+	// backupDirs are the backup directories consumed backups may leave
+	// empty.
+	backupDirs []string
+	// journalLeft: the state is recorded and only the journal's removal
+	// failed.
+	journalLeft bool
+}
+
+var errCrashed = errors.New("apply: simulated crash")
+
+func (x *executor) crashed(step string) bool { return x.crash != nil && x.crash(step) }
+
+func (x *executor) run() (stateWritten bool, err error) {
+	if !x.needed() {
 		return false, nil
 	}
-	if err := interrupted(ctx, "nothing was written"); err != nil {
+	if err := interrupted(x.ctx, "nothing was written"); err != nil {
 		return false, err
 	}
-	meta := filepath.Join(p.Root, MetaDir)
-	if _, err := atomicfile.MkdirAll(meta); err != nil {
+	x.meta = filepath.Join(x.p.Root, MetaDir)
+	x.pending = filepath.Join(x.meta, PendingFile)
+	x.stateFile = filepath.Join(x.meta, StateFile)
+	if _, err := atomicfile.MkdirAll(x.meta); err != nil {
 		return false, fmt.Errorf("apply: %w", err)
 	}
-	pending := filepath.Join(meta, PendingFile)
-	stateFile := filepath.Join(meta, StateFile)
-	if len(p.Ops) > 0 {
-		if recovering && p.recovered != nil {
-			// The journal below replaces the killed run's, which is all
-			// that records the files that run wrote: without this, a
-			// second kill would leave them to no state (and a later
-			// apply would adopt them, a prune leave them behind).
-			if crashed("recovered") {
-				return false, errCrashed
-			}
-			if err := atomicfile.Write(stateFile, p.recovered.Encode(), 0o644); err != nil {
-				return false, fmt.Errorf("apply: state: %w", err)
-			}
-		}
-		// Before the killed run's journal, which is what finds them, is
-		// replaced.
-		if err := removeBackups(p.orphans, meta); err != nil {
-			return false, err
-		}
-		if crashed("journal") {
-			return false, errCrashed
-		}
-		if err := atomicfile.Write(pending, p.StateBytes(), 0o644); err != nil {
-			return false, fmt.Errorf("apply: journal: %w", err)
+	steps := []func() error{
+		x.journal,
+		x.backups,
+		x.directories,
+		x.writes,
+		x.removals,
+		x.raced,
+		x.state,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return x.journalLeft && x.stateChanged, err
 		}
 	}
+	return x.stateChanged, nil
+}
 
-	if len(p.Ops) == 0 && len(p.orphans) > 0 {
-		// No journal replaces the killed run's: it stays until the state
-		// is written.
-		if err := removeBackups(p.orphans, meta); err != nil {
-			return false, err
+// needed reports whether the plan changes anything. The state is
+// unchanged when the plan records exactly what was read (compared as
+// records, not as a re-encoding: a no-op apply does not encode the state
+// at all), or, failing that, when its bytes are the same.
+func (x *executor) needed() bool {
+	p := x.p
+	x.stateChanged = x.recovering || x.oldState == nil || (!p.stateSame && !bytes.Equal(p.StateBytes(), x.oldState))
+	x.empty = len(p.State.Agents) == 0
+	if x.empty {
+		x.stateChanged = x.oldState != nil || x.recovering
+	}
+	return len(p.Ops) > 0 || len(p.RmDirs) > 0 || x.stateChanged || p.ownedChanged()
+}
+
+// journal records what this run will write before anything is written.
+func (x *executor) journal() error {
+	p := x.p
+	if len(p.Ops) == 0 {
+		if len(p.orphans) > 0 {
+			// No journal replaces the killed run's: it stays until the
+			// state is written.
+			return x.removeBackups(p.orphans)
+		}
+		return nil
+	}
+	if x.recovering && p.recovered != nil {
+		// The journal below replaces the killed run's, which is all that
+		// records the files that run wrote: without this, a second kill
+		// would leave them to no state (and a later apply would adopt
+		// them, a prune leave them behind).
+		if x.crashed("recovered") {
+			return errCrashed
+		}
+		if err := atomicfile.Write(x.stateFile, p.recovered.Encode(), 0o644); err != nil {
+			return fmt.Errorf("apply: state: %w", err)
 		}
 	}
+	// Before the killed run's journal, which is what finds them, is
+	// replaced.
+	if err := x.removeBackups(p.orphans); err != nil {
+		return err
+	}
+	if x.crashed("journal") {
+		return errCrashed
+	}
+	if err := atomicfile.Write(x.pending, p.StateBytes(), 0o644); err != nil {
+		return fmt.Errorf("apply: journal: %w", err)
+	}
+	return nil
+}
 
-	// Backups first: nothing of the user's is replaced before its copy is
-	// durable.
-	for _, op := range p.Ops {
+// backups come first: nothing of the user's is replaced before its copy
+// is durable.
+func (x *executor) backups() error {
+	for _, op := range x.p.Ops {
 		if op.BackupTo == "" || !op.Exists {
 			continue
 		}
-		b := filepath.Join(p.Root, filepath.FromSlash(op.BackupTo))
+		b := filepath.Join(x.p.Root, filepath.FromSlash(op.BackupTo))
 		if _, err := atomicfile.MkdirAll(filepath.Dir(b)); err != nil {
-			return false, fmt.Errorf("apply: backup %s: %w", op.Rel, err)
+			return fmt.Errorf("apply: backup %s: %w", op.Rel, err)
 		}
-		perm := op.Perm
-		if perm == 0 {
-			perm = 0o644
+		if x.crashed("backup " + op.Rel) {
+			return errCrashed
 		}
-		if crashed("backup " + op.Rel) {
-			return false, errCrashed
-		}
-		if err := atomicfile.Write(b, op.Old, perm); err != nil {
-			return false, fmt.Errorf("apply: backup %s: %w", op.Rel, err)
+		if err := atomicfile.Write(b, op.Old, op.perm()); err != nil {
+			return fmt.Errorf("apply: backup %s: %w", op.Rel, err)
 		}
 	}
+	return nil
+}
 
-	// Directories, outermost first (deduplicated across files).
+// directories makes the missing directories, outermost first
+// (deduplicated across files).
+func (x *executor) directories() error {
 	seen := map[string]bool{}
 	var dirs []string
-	for _, op := range p.Ops {
+	for _, op := range x.p.Ops {
 		for _, d := range op.MkDirs {
 			if !seen[d] {
 				seen[d] = true
@@ -137,35 +206,47 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 	}
 	sort.Strings(dirs) // a parent sorts before its children
 	for _, d := range dirs {
-		if crashed("mkdir " + d) {
-			return false, errCrashed
+		if x.crashed("mkdir " + d) {
+			return errCrashed
 		}
 		if _, err := atomicfile.MkdirAll(d); err != nil {
-			return false, fmt.Errorf("apply: %w", err)
+			return fmt.Errorf("apply: %w", err)
 		}
 	}
+	return nil
+}
 
-	// Writes, in parallel: each is independent and durable on its own.
+// writes writes the files, in parallel: each is independent and durable
+// on its own. A file edited since the snapshot is left alone (Plan.Raced).
+func (x *executor) writes() error {
 	var writes []*Op
-	for _, op := range p.Ops {
+	for _, op := range x.p.Ops {
 		if !op.Dir && (op.Action == ActCreate || op.Action == ActUpdate || op.Action == ActRestore) {
 			writes = append(writes, op)
 		}
 	}
 	errs := make([]error, len(writes))
-	var written atomic.Int64
 	raced := make([]bool, len(writes))
-	write := func(i int) {
-		if ctx.Err() != nil {
+	var written atomic.Int64
+	var crashed atomic.Bool
+	width := par.IO()
+	if x.crash != nil {
+		width = 1 // see executor.crash
+	}
+	par.For(len(writes), width, func(i int) {
+		op := writes[i]
+		if crashed.Load() {
+			return
+		}
+		if x.crashed("write " + op.Rel) {
+			crashed.Store(true)
+			return
+		}
+		if x.ctx.Err() != nil {
 			return // stopped: the journal keeps the rest
 		}
-		op := writes[i]
-		perm := op.Perm
-		if perm == 0 {
-			perm = 0o644
-		}
 		err := atomicfile.WriteWith(op.Path, op.Data, atomicfile.Options{
-			Perm:      perm,
+			Perm:      op.perm(),
 			ExactPerm: op.SetPerm,
 			Check:     func(target string) error { return stillAsPlanned(op, target) },
 		})
@@ -177,134 +258,124 @@ func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bo
 		default:
 			written.Add(1)
 		}
-	}
-	if crashAt != nil {
-		// One at a time, so a test can stop between any two.
-		for i := range writes {
-			if crashed("write " + writes[i].Rel) {
-				return false, errCrashed
-			}
-			write(i)
-		}
-	} else {
-		parallel(len(writes), write)
+	})
+	if crashed.Load() {
+		return errCrashed
 	}
 	if err := errors.Join(errs...); err != nil {
-		return false, err
+		return err
 	}
 	for i, op := range writes {
 		if raced[i] {
-			p.Raced = append(p.Raced, op)
+			x.p.Raced = append(x.p.Raced, op)
 		}
 	}
-	if err := interrupted(ctx, ""); err != nil {
-		return false, interruptedMidway(ctx, int(written.Load()), len(writes))
+	if interrupted(x.ctx, "") != nil {
+		return interruptedMidway(x.ctx, int(written.Load()), len(writes))
 	}
+	return nil
+}
 
-	// Deletions, consumed backups, emptied directories.
-	var backupDirs []string
+// removals carries out deletions and consumes backups, then removes the
+// directories left empty, deepest first.
+func (x *executor) removals() error {
+	p := x.p
 	for _, op := range p.Ops {
 		switch {
 		case op.Action == ActDelete:
-			if crashed("delete " + op.Rel) {
-				return false, errCrashed
+			if x.crashed("delete " + op.Rel) {
+				return errCrashed
 			}
 			if stillAsPlanned(op, op.Path) != nil {
 				p.Raced = append(p.Raced, op)
 				continue
 			}
 			if err := atomicfile.Remove(op.Path); err != nil {
-				return false, fmt.Errorf("apply: %w", err)
+				return fmt.Errorf("apply: %w", err)
 			}
-		case op.RemoveBackup != "" && contains(p.racedPaths(), op.Path):
+		case op.RemoveBackup != "" && slices.Contains(p.racedPaths(), op.Path):
 			// Not restored: its backup stays, with its record.
 		case op.RemoveBackup != "":
-			if crashed("remove backup of " + op.Rel) {
-				return false, errCrashed
+			if x.crashed("remove backup of " + op.Rel) {
+				return errCrashed
 			}
 			if err := atomicfile.Remove(op.RemoveBackup); err != nil {
-				return false, fmt.Errorf("apply: %w", err)
+				return fmt.Errorf("apply: %w", err)
 			}
-			backupDirs = append(backupDirs, parentsBelow(filepath.Join(meta, BackupDir), op.RemoveBackup)...)
+			x.backupDirs = append(x.backupDirs, parentsBelow(filepath.Join(x.meta, BackupDir), op.RemoveBackup)...)
 		}
 	}
-	rmDirs := append(p.RmDirs, backupDirs...)
-	if crashAt != nil {
-		deepest := append([]string(nil), rmDirs...)
-		sort.SliceStable(deepest, func(i, j int) bool { return len(deepest[i]) > len(deepest[j]) })
-		for _, d := range deepest {
-			if crashed("rmdir " + d) {
-				return false, errCrashed
-			}
-			if err := atomicfile.RemoveEmptyDirs([]string{d}); err != nil {
-				return false, fmt.Errorf("apply: %w", err)
-			}
+	// One directory at a time, deepest first (the order RemoveEmptyDirs
+	// takes), so that a crash test can stop between any two.
+	deepest := slices.Concat(p.RmDirs, x.backupDirs)
+	sort.SliceStable(deepest, func(i, j int) bool { return len(deepest[i]) > len(deepest[j]) })
+	for _, d := range deepest {
+		if x.crashed("rmdir " + d) {
+			return errCrashed
+		}
+		if err := atomicfile.RemoveEmptyDirs([]string{d}); err != nil {
+			return fmt.Errorf("apply: %w", err)
 		}
 	}
-	if err := atomicfile.RemoveEmptyDirs(rmDirs); err != nil {
-		return false, fmt.Errorf("apply: %w", err)
-	}
-
-	if len(p.Raced) > 0 {
-		// Edited while this apply ran: left as they are, with the
-		// records they had, so the next apply sees the edit as it is.
-		backupDirs = append(backupDirs, p.keepRaced()...)
-		if err := atomicfile.RemoveEmptyDirs(backupDirs); err != nil {
-			return false, fmt.Errorf("apply: %w", err)
-		}
-		stateChanged = true
-		empty = len(p.State.Agents) == 0
-	}
-
-	// The committed record, then the state, last.
-	if err := p.writeOwned(); err != nil {
-		return false, err
-	}
-	if crashed("state") {
-		return false, errCrashed
-	}
-	if empty {
-		if err := atomicfile.Remove(stateFile); err != nil {
-			return false, fmt.Errorf("apply: %w", err)
-		}
-		stateChanged = oldState != nil
-	} else if stateChanged {
-		if err := atomicfile.Write(stateFile, p.StateBytes(), 0o644); err != nil {
-			return false, fmt.Errorf("apply: state: %w", err)
-		}
-	}
-	if crashed("remove journal") {
-		return false, errCrashed
-	}
-	if err := atomicfile.Remove(pending); err != nil {
-		return stateChanged, fmt.Errorf("apply: %w", err)
-	}
-	return stateChanged, nil
+	return nil
 }
 
-// crashAt, set only by tests, is asked before each step of Execute that
-// changes the disk (named "journal", "write <path>", ...); when it returns
-// true Execute stops right there, leaving the disk as a kill -9 at that
-// moment would, and returns errCrashed. With crashAt set the writes run
-// one at a time.
-var crashAt func(step string) bool
+// raced: files edited while this apply ran are left as they are, with the
+// records they had, so the next apply sees the edit as it is.
+func (x *executor) raced() error {
+	p := x.p
+	if len(p.Raced) == 0 {
+		return nil
+	}
+	if err := atomicfile.RemoveEmptyDirs(append(x.backupDirs, p.keepRaced()...)); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	x.stateChanged = true
+	x.empty = len(p.State.Agents) == 0
+	return nil
+}
 
-var errCrashed = errors.New("apply: simulated crash")
-
-func crashed(step string) bool { return crashAt != nil && crashAt(step) }
+// state writes the committed record, then the state, last, and removes
+// the journal.
+func (x *executor) state() error {
+	if err := x.writeOwned(); err != nil {
+		return err
+	}
+	if x.crashed("state") {
+		return errCrashed
+	}
+	if x.empty {
+		if err := atomicfile.Remove(x.stateFile); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+		x.stateChanged = x.oldState != nil
+	} else if x.stateChanged {
+		if err := atomicfile.Write(x.stateFile, x.p.StateBytes(), 0o644); err != nil {
+			return fmt.Errorf("apply: state: %w", err)
+		}
+	}
+	if x.crashed("remove journal") {
+		return errCrashed
+	}
+	x.journalLeft = true
+	if err := atomicfile.Remove(x.pending); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	return nil
+}
 
 // removeBackups removes backup files that are no longer needed, and the
 // backup directories they leave empty.
-func removeBackups(backups []string, meta string) error {
+func (x *executor) removeBackups(backups []string) error {
 	var dirs []string
 	for _, b := range backups {
-		if crashed("remove backup " + b) {
+		if x.crashed("remove backup " + b) {
 			return errCrashed
 		}
 		if err := atomicfile.Remove(b); err != nil {
 			return fmt.Errorf("apply: %w", err)
 		}
-		dirs = append(dirs, parentsBelow(filepath.Join(meta, BackupDir), b)...)
+		dirs = append(dirs, parentsBelow(filepath.Join(x.meta, BackupDir), b)...)
 	}
 	if err := atomicfile.RemoveEmptyDirs(dirs); err != nil {
 		return fmt.Errorf("apply: %w", err)
@@ -342,7 +413,7 @@ func cleanTemps(snap *Snapshot, root string) error {
 	for d := range dirs {
 		list = append(list, d)
 	}
-	parallel(len(list), func(i int) {
+	par.For(len(list), par.IO(), func(i int) {
 		if _, err := atomicfile.CleanTemps(list[i]); err != nil && !errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), "not a directory") {
 			mu.Lock()
 			errs = append(errs, err)

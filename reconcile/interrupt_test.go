@@ -53,7 +53,7 @@ func TestApplyInterruptedMidway(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	writes := 0
-	crashAt = func(step string) bool {
+	crash := func(step string) bool {
 		if strings.HasPrefix(step, "write ") {
 			if writes++; writes == 2 {
 				cancel()
@@ -61,8 +61,7 @@ func TestApplyInterruptedMidway(t *testing.T) {
 		}
 		return false
 	}
-	_, err := Apply(ctx, cfg, Options{})
-	crashAt = nil
+	_, err := Apply(ctx, cfg, Options{crash: crash})
 	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "1 of ") || !strings.Contains(err.Error(), "run apply again to finish") {
 		t.Fatalf("Apply = %v, want interrupted after one write", err)
 	}

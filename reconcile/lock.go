@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/lockedfile"
 )
 
 // DefaultLockWait is how long Lock waits for another apply or proxy to
@@ -21,8 +23,8 @@ const DefaultLockWait = 2 * time.Second
 // the workspace lock past the wait.
 var ErrLocked = errors.New("workspace locked")
 
-// WorkspaceLock is a held .actant/lock. The lock is an flock(2) on the
-// file, so it is released by the kernel when the holder dies (kill -9
+// WorkspaceLock is a held .actant/lock. The lock is a kernel lock on the
+// file (internal/lockedfile), so it is released by the kernel when the holder dies (kill -9
 // included): a stale lock file never blocks anyone. The file holds the
 // holder's pid only so that a waiting process can name it.
 type WorkspaceLock struct {
@@ -40,34 +42,25 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*WorkspaceLock,
 	}
 	dir := filepath.Join(root, MetaDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, metaNotDir(dir, fmt.Errorf("lock %s: %w", dir, err))
+		return nil, layout.NotDir(dir, fmt.Errorf("lock %s: %w", dir, err))
 	}
 	path := filepath.Join(dir, LockFile)
-	deadline := time.Now().Add(wait)
-	delay := 5 * time.Millisecond
-	for {
-		l, err := tryLock(path)
-		if err == nil {
-			return l, nil
+	var l *WorkspaceLock
+	err := lockedfile.Wait(ctx, wait, 5*time.Millisecond, 80*time.Millisecond, func() (err error) {
+		l, err = tryLock(path)
+		return err
+	})
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, lockedfile.ErrWouldBlock):
+		pid := "unknown"
+		if b, rerr := os.ReadFile(path); rerr == nil && strings.TrimSpace(string(b)) != "" {
+			pid = strings.TrimSpace(string(b))
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if time.Now().After(deadline) {
-			pid := "unknown"
-			if b, rerr := os.ReadFile(path); rerr == nil && strings.TrimSpace(string(b)) != "" {
-				pid = strings.TrimSpace(string(b))
-			}
-			return nil, fmt.Errorf("%w by pid %s (another actctl apply?): %s", ErrLocked, pid, path)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("lock %s: %w", path, ctx.Err())
-		case <-time.After(delay):
-		}
-		if delay < 50*time.Millisecond {
-			delay *= 2
-		}
+		return nil, fmt.Errorf("%w by pid %s (another actctl apply?): %s", ErrLocked, pid, path)
+	default:
+		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 }
 
@@ -80,18 +73,15 @@ func tryLock(path string) (*WorkspaceLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockedfile.TryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EAGAIN) {
-			err = syscall.EWOULDBLOCK
-		}
 		return nil, err
 	}
 	fi, err1 := f.Stat()
 	pi, err2 := os.Stat(path)
 	if err1 != nil || err2 != nil || !os.SameFile(fi, pi) {
 		f.Close()
-		return nil, syscall.EWOULDBLOCK // lost a race with a remover; retry
+		return nil, lockedfile.ErrWouldBlock // lost a race with a remover; retry
 	}
 	// Record our pid for the message a waiting process prints. Not synced:
 	// it is a hint, and the lock itself lives in the kernel. Written only

@@ -99,7 +99,7 @@ func TestTargetsDigestExec(t *testing.T) {
 }
 
 // execApply plans and executes targets against root's state and journal,
-// with crashAt set to crash; it returns errCrashed when crash stopped it.
+// with the crash hook set to crash; it returns errCrashed when crash stopped it.
 func execApply(t *testing.T, root string, targets []*materialize.Target, crash func(string) bool) (*Plan, error) {
 	t.Helper()
 	st, data, err := ReadState(metaPath(root, StateFile))
@@ -116,8 +116,7 @@ func execApply(t *testing.T, root string, targets []*materialize.Target, crash f
 	if err := r.makePlan(st, data, pending, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	crashAt = crash
-	defer func() { crashAt = nil }()
+	r.crash = crash
 	_, err = r.execute(context.Background())
 	return r.plan, err
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/actctl/actctl/materialize"
@@ -212,7 +213,7 @@ func findEntry(es []EntryState, path string, mode materialize.Mode) int {
 // withAlt returns e with the digests of other (the same entry in the
 // other record) added as alternatives where they differ.
 func withAlt(e, other EntryState) EntryState {
-	if other.SHA256 != "" && other.SHA256 != e.SHA256 && !contains(e.Alt, other.SHA256) {
+	if other.SHA256 != "" && other.SHA256 != e.SHA256 && !slices.Contains(e.Alt, other.SHA256) {
 		e.Alt = append(append([]string(nil), e.Alt...), other.SHA256)
 	}
 	if len(other.Keys) == 0 {
@@ -222,7 +223,7 @@ func withAlt(e, other EntryState) EntryState {
 	for _, ok := range other.Keys {
 		for i := range keys {
 			k := &keys[i]
-			if samePath(k.Path, ok.Path) && ok.SHA256 != k.SHA256 && !contains(k.Alt, ok.SHA256) {
+			if slices.Equal(k.Path, ok.Path) && ok.SHA256 != k.SHA256 && !slices.Contains(k.Alt, ok.SHA256) {
 				k.Alt = append(append([]string(nil), k.Alt...), ok.SHA256)
 			}
 		}
@@ -233,7 +234,7 @@ func withAlt(e, other EntryState) EntryState {
 
 // owns reports whether h is a digest actctl recorded for this entry (in
 // the local state or the committed record).
-func (e *EntryState) owns(h string) bool { return e.SHA256 == h || contains(e.Alt, h) }
+func (e *EntryState) owns(h string) bool { return e.SHA256 == h || slices.Contains(e.Alt, h) }
 
 // owns reports whether h is a digest actctl recorded for this key.
-func (k *KeyState) owns(h string) bool { return k.SHA256 == h || contains(k.Alt, h) }
+func (k *KeyState) owns(h string) bool { return k.SHA256 == h || slices.Contains(k.Alt, h) }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/schema"
 )
@@ -183,6 +185,11 @@ type planner struct {
 	rmDirs []string
 	// backedUp: files already scheduled for a backup in this run.
 	backedUp map[string]string
+	// inScope reports whether an agent is planned (Options.Only); the
+	// others keep their records as they are.
+	inScope func(agent string) bool
+	// declared are the agents with a target.
+	declared map[string]bool
 }
 
 // MakePlan computes, without any I/O, what apply must do so that disk matches
@@ -192,20 +199,36 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	if st == nil {
 		st = NewState()
 	}
-	inScope := func(string) bool { return true }
+	p := &planner{root: root, snap: snap, o: o, plan: &Plan{Root: root}, backedUp: map[string]string{},
+		inScope: func(string) bool { return true }, declared: map[string]bool{}}
 	if len(o.Only) > 0 {
-		only := map[string]bool{}
-		for _, n := range o.Only {
-			only[n] = true
-		}
-		inScope = func(a string) bool { return only[a] }
+		p.inScope = func(a string) bool { return slices.Contains(o.Only, a) }
 	}
-	declared := map[string]*materialize.Target{}
 	for _, t := range targets {
-		declared[t.Agent] = t
+		p.declared[t.Agent] = true
 	}
-	p := &planner{root: root, snap: snap, o: o, plan: &Plan{Root: root}, backedUp: map[string]string{}}
 	configDigest, sums := digestTargets(targets)
+	agentNames := slices.Sorted(maps.Keys(st.Agents))
+	groups := p.groups(targets, sums, st, agentNames)
+	if err := p.files(groups); err != nil {
+		return nil, err
+	}
+	p.plan.State = p.nextState(targets, st, agentNames, configDigest)
+	p.plan.stateSame = equalStates(p.plan.State, st)
+	sort.Strings(p.rmDirs)
+	p.plan.RmDirs = dedupe(p.rmDirs)
+	return p.plan, nil
+}
+
+// frozen reports whether the recorded agent n is left as it is: out of
+// scope, or removed from the config with --no-prune.
+func (p *planner) frozen(n string) bool {
+	return !p.inScope(n) || (!p.declared[n] && p.o.NoPrune)
+}
+
+// groups gathers the desired entries of targets and the recorded entries
+// of st (its agents in agentNames order) by the file they live in.
+func (p *planner) groups(targets []*materialize.Target, sums [][]entrySums, st *State, agentNames []string) []*fileGroup {
 	nEntries := 0
 	for _, t := range targets {
 		nEntries += len(t.Entries)
@@ -214,105 +237,113 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 	// Where each desired and recorded entry lives and what the snapshot
 	// found there, looked up in parallel (the snapshot is only read).
 	desLoc := make([][]entryLoc, len(targets))
-	parallel(len(targets), func(ti int) {
+	par.For(len(targets), par.IO(), func(ti int) {
 		t := targets[ti]
-		if inScope(t.Agent) {
-			desLoc[ti] = locate(snap, newJoiner(t.Dir), len(t.Entries), func(i int) string { return t.Entries[i].Path })
+		if p.inScope(t.Agent) {
+			desLoc[ti] = locate(p.snap, newJoiner(t.Dir), len(t.Entries), func(i int) string { return t.Entries[i].Path })
 		}
 	})
-	agentNames := make([]string, 0, len(st.Agents))
-	for n := range st.Agents {
-		agentNames = append(agentNames, n)
-	}
-	sort.Strings(agentNames)
 	recLoc := make([][]entryLoc, len(agentNames))
-	parallel(len(agentNames), func(ai int) {
+	par.For(len(agentNames), par.IO(), func(ai int) {
 		a := st.Agents[agentNames[ai]]
-		recLoc[ai] = locate(snap, newJoiner(a.Dir), len(a.Entries), func(i int) string { return a.Entries[i].Path })
+		recLoc[ai] = locate(p.snap, newJoiner(a.Dir), len(a.Entries), func(i int) string { return a.Entries[i].Path })
 	})
-	// In the usual case every entry's file is in the snapshot at its own
-	// path (no symbolic link): its FileInfo then stands for the real path
-	// and groups are found by pointer, not by hashing the path again.
-	simple := true
-	for _, ls := range desLoc {
-		for _, l := range ls {
-			simple = simple && l.own
-		}
-	}
-	for _, ls := range recLoc {
-		for _, l := range ls {
-			simple = simple && l.own
-		}
-	}
-	var groups []*fileGroup
-	byFI := map[*FileInfo]*fileGroup{}
-	byReal := map[string]*fileGroup{}
-	if simple {
-		byFI = make(map[*FileInfo]*fileGroup, nEntries)
-	}
-	group := func(l entryLoc, j joiner, rel string) *fileGroup {
-		if simple {
-			g := byFI[l.fi]
-			if g == nil {
-				g = &fileGroup{real: l.fi.Real, abs: l.fi.Real, fi: l.fi}
-				byFI[l.fi] = g
-				groups = append(groups, g)
-			}
-			return g
-		}
-		abs := l.abs
-		if abs == "" {
-			abs = j.join(rel)
-		}
-		fi := l.fi
-		var g *fileGroup
-		if fi != nil {
-			g = byReal[fi.Real]
-		} else {
-			g = byReal[abs]
-		}
-		if g == nil {
-			if fi == nil {
-				fi = &FileInfo{Real: abs}
-			}
-			g = &fileGroup{real: fi.Real, abs: abs, fi: fi}
-			byReal[fi.Real] = g
-			groups = append(groups, g)
-		}
-		return g
-	}
+	gr := newGrouper(desLoc, recLoc, nEntries)
 	for ti, t := range targets {
-		if !inScope(t.Agent) {
+		if !p.inScope(t.Agent) {
 			continue
 		}
 		j := newJoiner(t.Dir)
 		for i := range t.Entries {
 			e := &t.Entries[i]
-			g := group(desLoc[ti][i], j, e.Path)
+			g := gr.group(desLoc[ti][i], j, e.Path)
 			g.desired = append(g.desired, desiredItem{agent: t.Agent, dir: t.Dir, policy: t.Conflict, e: e, sums: &sums[ti][i]})
 		}
 	}
 	for ai, n := range agentNames {
 		a := st.Agents[n]
-		_, isDeclared := declared[n]
-		frozen := !inScope(n) || (!isDeclared && o.NoPrune)
-		if !frozen && !isDeclared {
+		frozen := p.frozen(n)
+		if !frozen && !p.declared[n] {
 			p.plan.Pruned = append(p.plan.Pruned, n)
 		}
 		j := newJoiner(a.Dir)
 		for i, e := range a.Entries {
-			g := group(recLoc[ai][i], j, e.Path)
+			g := gr.group(recLoc[ai][i], j, e.Path)
 			g.recorded = append(g.recorded, recordedItem{agent: n, dir: a.Dir, e: e, frozen: frozen})
 		}
 	}
+	return gr.groups
+}
 
-	// Files are planned in the order of their real paths. Whether a file
-	// is unchanged (the no-op fast path) is a pure check, made in parallel
-	// first.
+// grouper finds the fileGroup of an entry.
+type grouper struct {
+	// simple: every entry's file is in the snapshot at its own path (no
+	// symbolic link), the usual case: its FileInfo then stands for the
+	// real path and groups are found by pointer, not by hashing the path
+	// again.
+	simple bool
+	byFI   map[*FileInfo]*fileGroup
+	byReal map[string]*fileGroup
+	groups []*fileGroup
+}
+
+func newGrouper(desLoc, recLoc [][]entryLoc, nEntries int) *grouper {
+	gr := &grouper{simple: true, byFI: map[*FileInfo]*fileGroup{}, byReal: map[string]*fileGroup{}}
+	for _, locs := range [][][]entryLoc{desLoc, recLoc} {
+		for _, ls := range locs {
+			for _, l := range ls {
+				gr.simple = gr.simple && l.own
+			}
+		}
+	}
+	if gr.simple {
+		gr.byFI = make(map[*FileInfo]*fileGroup, nEntries)
+	}
+	return gr
+}
+
+// group returns the group of the entry at l (rel its path below j's
+// directory), making it on first sight.
+func (gr *grouper) group(l entryLoc, j joiner, rel string) *fileGroup {
+	if gr.simple {
+		g := gr.byFI[l.fi]
+		if g == nil {
+			g = &fileGroup{real: l.fi.Real, abs: l.fi.Real, fi: l.fi}
+			gr.byFI[l.fi] = g
+			gr.groups = append(gr.groups, g)
+		}
+		return g
+	}
+	abs := l.abs
+	if abs == "" {
+		abs = j.join(rel)
+	}
+	fi := l.fi
+	var g *fileGroup
+	if fi != nil {
+		g = gr.byReal[fi.Real]
+	} else {
+		g = gr.byReal[abs]
+	}
+	if g == nil {
+		if fi == nil {
+			fi = &FileInfo{Real: abs}
+		}
+		g = &fileGroup{real: fi.Real, abs: abs, fi: fi}
+		gr.byReal[fi.Real] = g
+		gr.groups = append(gr.groups, g)
+	}
+	return g
+}
+
+// files plans the groups in the order of their real paths. Whether a file
+// is unchanged (the no-op fast path) is a pure check, made in parallel
+// first.
+func (p *planner) files(groups []*fileGroup) error {
 	sortGroups(groups)
 	keep := make([]bool, len(groups))
-	if !o.Force {
-		parallel(len(groups), func(i int) { keep[i] = !hasDirEntry(groups[i]) && p.unchanged(groups[i]) })
+	if !p.o.Force {
+		par.For(len(groups), par.IO(), func(i int) { keep[i] = !hasDirEntry(groups[i]) && p.unchanged(groups[i]) })
 	}
 	for i, g := range groups {
 		if keep[i] {
@@ -320,17 +351,21 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 			continue
 		}
 		if err := p.file(g); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
 
-	// The next state: every kept record, grouped by agent.
+// nextState is the state the plan records: every kept record, grouped by
+// agent.
+func (p *planner) nextState(targets []*materialize.Target, st *State, agentNames []string, configDigest string) *State {
 	next := NewState()
-	next.Root = root
-	next.LockDigest = o.LockDigest
+	next.Root = p.root
+	next.LockDigest = p.o.LockDigest
 	next.ConfigDigest = configDigest
 	for _, t := range targets {
-		if inScope(t.Agent) {
+		if p.inScope(t.Agent) {
 			next.Agents[t.Agent] = &AgentState{Dir: t.Dir, Entries: make([]EntryState, 0, len(t.Entries))}
 		}
 	}
@@ -338,10 +373,8 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 		if _, ok := next.Agents[n]; ok {
 			continue
 		}
-		a := st.Agents[n]
-		_, isDeclared := declared[n]
-		if !inScope(n) || (!isDeclared && o.NoPrune) {
-			next.Agents[n] = &AgentState{Dir: a.Dir, Entries: []EntryState{}}
+		if p.frozen(n) {
+			next.Agents[n] = &AgentState{Dir: st.Agents[n].Dir, Entries: []EntryState{}}
 		}
 	}
 	p.transferDirs()
@@ -352,18 +385,14 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 		}
 		a.Entries = append(a.Entries, r.e)
 	}
-	if len(o.Only) > 0 && st.ConfigDigest != "" {
+	if len(p.o.Only) > 0 && st.ConfigDigest != "" {
 		// A partial apply did not apply the whole config.
 		next.ConfigDigest = st.ConfigDigest
 	}
 	for _, a := range next.Agents {
 		sortEntryStates(a.Entries)
 	}
-	p.plan.State = next
-	p.plan.stateSame = equalStates(next, st)
-	sort.Strings(p.rmDirs)
-	p.plan.RmDirs = dedupe(p.rmDirs)
-	return p.plan, nil
+	return next
 }
 
 // entryLoc is where one entry lives: what the snapshot has at its path,
@@ -530,22 +559,13 @@ func (p *planner) transferDirs() {
 		if j < len(ks) && strings.HasPrefix(ks[j].abs, prefix) {
 			r := &p.recs[ks[j].i]
 			for _, rd := range relDirs(r.dir, []string{d}) {
-				if !contains(r.e.Dirs, rd) {
+				if !slices.Contains(r.e.Dirs, rd) {
 					r.e.Dirs = append(append([]string(nil), r.e.Dirs...), rd)
 					sort.Strings(r.e.Dirs)
 				}
 			}
 		}
 	}
-}
-
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // file plans one real file.
@@ -677,10 +697,10 @@ type fileState struct {
 }
 
 func (fs *fileState) touch(agent, reason string) {
-	if !contains(fs.agents, agent) {
+	if !slices.Contains(fs.agents, agent) {
 		fs.agents = append(fs.agents, agent)
 	}
-	if reason != "" && !contains(fs.reasons, reason) {
+	if reason != "" && !slices.Contains(fs.reasons, reason) {
 		fs.reasons = append(fs.reasons, reason)
 	}
 }
@@ -731,7 +751,7 @@ func (p *planner) unchanged(g *fileGroup) bool {
 			}
 			for i, k := range d.e.Keys {
 				rk := rec.Keys[i]
-				if !samePath(rk.Path, k.Path) || rk.Want == "" || !d.keyIs(i, rk.Want) {
+				if !slices.Equal(rk.Path, k.Path) || rk.Want == "" || !d.keyIs(i, rk.Want) {
 					return false
 				}
 			}
@@ -803,33 +823,16 @@ func isCleanRel(rel string) bool {
 	return true
 }
 
-// content plans a file holding an owned file, blocks or keys.
+// content plans a file holding an owned file, blocks or keys, in three
+// parts: the owned file, the blocks and keys (plan_blocks_keys.go), and finishing the
+// file (its op and its records).
 func (p *planner) content(g *fileGroup) error {
 	if p.unchanged(g) {
 		p.keepAll(g)
 		return nil
 	}
 	if bAbs, ok := p.restoredAlready(g); ok {
-		if len(g.desired) == 0 {
-			return nil
-		}
-		// The user's file again (its records are dropped): planned as
-		// one, and the old backup consumed once the file has its new
-		// content (and, with workDirConflict=overwrite, its new backup).
-		n := len(p.plan.Ops)
-		if err := p.content(&fileGroup{real: g.real, abs: g.abs, fi: g.fi, desired: g.desired}); err != nil {
-			return err
-		}
-		for _, op := range p.plan.Ops[n:] {
-			if op.Path == g.real && op.RemoveBackup == "" {
-				op.RemoveBackup = bAbs
-				return nil
-			}
-		}
-		p.plan.Ops = append(p.plan.Ops, &Op{Path: g.real, Rel: p.rel(g.abs), Action: ActRestore,
-			Data: g.fi.Data, Old: g.fi.Data, Exists: true, Perm: 0o644, RemoveBackup: bAbs,
-			Reason: "the user's original is back; its backup is removed"})
-		return nil
+		return p.afterRestore(g, bAbs)
 	}
 	fs := &fileState{present: g.fi.Exists}
 	if g.fi.Exists {
@@ -844,8 +847,52 @@ func (p *planner) content(g *fileGroup) error {
 	userFile := g.fi.Exists && len(g.recorded) == 0
 	conflictBefore := len(p.plan.Conflicts())
 
+	kept := p.ownedFile(g, fs, userFile)
+	textKept, err := p.text(g, fs, userFile)
+	if err != nil {
+		return err
+	}
+	kept = append(kept, textKept...)
+
+	if len(p.plan.Conflicts()) > conflictBefore {
+		// Nothing of this file changes; its records stay as they were so
+		// the state stays true if the user fixes the conflict.
+		p.keepAll(g)
+		return nil
+	}
+	p.finish(g, fs, kept, userFile)
+	return nil
+}
+
+// afterRestore plans a file whose restore a killed prune finished
+// (restoredAlready): the user's file again (its records are dropped),
+// planned as one, and the old backup bAbs consumed once the file has its
+// new content (and, with workDirConflict=overwrite, its new backup).
+func (p *planner) afterRestore(g *fileGroup, bAbs string) error {
+	if len(g.desired) == 0 {
+		return nil
+	}
+	n := len(p.plan.Ops)
+	if err := p.content(&fileGroup{real: g.real, abs: g.abs, fi: g.fi, desired: g.desired}); err != nil {
+		return err
+	}
+	for _, op := range p.plan.Ops[n:] {
+		if op.Path == g.real && op.RemoveBackup == "" {
+			op.RemoveBackup = bAbs
+			return nil
+		}
+	}
+	p.plan.Ops = append(p.plan.Ops, &Op{Path: g.real, Rel: p.rel(g.abs), Action: ActRestore,
+		Data: g.fi.Data, Old: g.fi.Data, Exists: true, Perm: 0o644, RemoveBackup: bAbs,
+		Reason: "the user's original is back; its backup is removed"})
+	return nil
+}
+
+// ownedFile plans the whole-file entries of g: the one agent that owns
+// the file (a second is a conflict), and the removal of owned files no
+// agent wants any more. It returns the records kept.
+func (p *planner) ownedFile(g *fileGroup, fs *fileState, userFile bool) []newRecord {
 	var kept []newRecord
-	// --- whole files -------------------------------------------------
 	var fileDes *desiredItem
 	for i := range g.desired {
 		if g.desired[i].e.Mode == materialize.ModeFile {
@@ -867,140 +914,134 @@ func (p *planner) content(g *fileGroup) error {
 		if fileDes != nil && fileDes.agent == r.agent {
 			continue // handled with the desired entry below
 		}
-		// Removal of an owned file.
-		if !fs.present || r.e.Adopted {
-			continue
-		}
-		if !r.e.owns(sum(fs.content)) {
-			if !p.o.Force {
-				p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
-				continue
-			}
-			fs.forcedBackup = true
-			fs.touch(r.agent, "forced over a hand edit")
-		}
-		fs.content, fs.present = nil, false
-		fs.touch(r.agent, "agent "+r.agent+" no longer owns it")
+		p.dropOwned(g, fs, r)
 	}
 	if fileDes != nil {
-		d := fileDes
-		var rec *EntryState
-		for i := range g.recorded {
-			if g.recorded[i].agent == d.agent && g.recorded[i].e.Mode == materialize.ModeFile {
-				rec = &g.recorded[i].e
-			}
-		}
-		want := d.e.Content
-		if want == nil {
-			want = []byte{}
-		}
-		ne := EntryState{Path: d.e.Path, Mode: materialize.ModeFile, SHA256: sum(want)}
-		write := false
-		switch {
-		case rec != nil && !fs.present:
-			write = true
-			fs.touch(d.agent, "missing")
-		case rec != nil && bytes.Equal(fs.content, want):
-		case rec != nil && rec.owns(sum(fs.content)):
-			write = true
-			fs.touch(d.agent, "")
-		case rec != nil && p.o.Force:
-			write = true
-			fs.forcedBackup = true
-			fs.touch(d.agent, "forced over a hand edit")
-		case rec != nil:
-			p.note(g, ActDrift, d.agent, d.policy, "edited since the last apply; kept (use --force to overwrite it, with a backup)")
-			ne = *rec
-			fs.drifted = true
-		case !fs.present:
-			write = true
-			if !g.fi.Exists {
-				fs.created = true
-			}
-			fs.touch(d.agent, "")
-		case !userFile:
-			write = true
-			fs.touch(d.agent, "")
-		case bytes.Equal(fs.content, want):
-			// Already exactly what we would write (a fresh clone of a
-			// repository that commits its materialized files): adopt it,
-			// nothing to write; prune will leave it where it was.
-			ne.Adopted = true
-		default:
-			switch d.policy {
-			case schema.ConflictOverwrite:
-				write = true
-				fs.backup = p.backupPath(g.abs)
-				fs.touch(d.agent, "the user's file is backed up to "+fs.backup)
-			case schema.ConflictSkip:
-				p.note(g, ActSkip, d.agent, d.policy, "exists and is not actctl's; left alone")
-				ne.Path = ""
-			case schema.ConflictError:
-				p.note(g, ActConflict, d.agent, d.policy, "exists and is not actctl's")
-				ne.Path = ""
-			default:
-				p.note(g, ActWarning, d.agent, d.policy, "exists and is not actctl's; not replaced (workDirConflict=%s)", d.policy)
-				ne.Path = ""
-			}
-		}
-		if write {
-			fs.content, fs.present = want, true
-		}
-		if ne.Path != "" && !fs.drifted {
-			p.ownedMode(g, d, rec, &ne, fs)
-		}
-		if ne.Path != "" {
-			if rec != nil {
-				ne.Dirs = rec.Dirs
-				ne.Adopted = ne.Adopted || rec.Adopted
-			}
-			kept = append(kept, newRecord{agent: d.agent, dir: d.dir, e: ne})
+		if rec, ok := p.ownFile(g, fs, fileDes, userFile); ok {
+			kept = append(kept, rec)
 		}
 	}
+	return kept
+}
 
-	// --- blocks and keys ---------------------------------------------
-	textKept, err := p.text(g, fs, userFile)
-	if err != nil {
-		return err
+// dropOwned plans the removal of an owned file r records and no agent
+// wants any more; a hand-edited one is kept as the user's (unless
+// --force).
+func (p *planner) dropOwned(g *fileGroup, fs *fileState, r recordedItem) {
+	if !fs.present || r.e.Adopted {
+		return
 	}
-	kept = append(kept, textKept...)
-
-	if len(p.plan.Conflicts()) > conflictBefore {
-		// Nothing of this file changes; its records stay as they were so
-		// the state stays true if the user fixes the conflict.
-		p.keepAll(g)
-		return nil
+	if !r.e.owns(sum(fs.content)) {
+		if !p.o.Force {
+			p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
+			return
+		}
+		fs.forcedBackup = true
+		fs.touch(r.agent, "forced over a hand edit")
 	}
+	fs.content, fs.present = nil, false
+	fs.touch(r.agent, "agent "+r.agent+" no longer owns it")
+}
 
-	// --- finalise ------------------------------------------------------
+// ownFile plans the owned file d: written when missing, actctl's own or
+// forced; kept when hand-edited; adopted when already exactly right; and
+// a user's file by d's workDirConflict policy. It returns d's record,
+// unless the file is left to the user.
+func (p *planner) ownFile(g *fileGroup, fs *fileState, d *desiredItem, userFile bool) (newRecord, bool) {
+	var rec *EntryState
+	for i := range g.recorded {
+		if g.recorded[i].agent == d.agent && g.recorded[i].e.Mode == materialize.ModeFile {
+			rec = &g.recorded[i].e
+		}
+	}
+	want := d.e.Content
+	if want == nil {
+		want = []byte{}
+	}
+	ne := EntryState{Path: d.e.Path, Mode: materialize.ModeFile, SHA256: sum(want)}
+	write := false
+	switch {
+	case rec != nil && !fs.present:
+		write = true
+		fs.touch(d.agent, "missing")
+	case rec != nil && bytes.Equal(fs.content, want):
+	case rec != nil && rec.owns(sum(fs.content)):
+		write = true
+		fs.touch(d.agent, "")
+	case rec != nil && p.o.Force:
+		write = true
+		fs.forcedBackup = true
+		fs.touch(d.agent, "forced over a hand edit")
+	case rec != nil:
+		p.note(g, ActDrift, d.agent, d.policy, "edited since the last apply; kept (use --force to overwrite it, with a backup)")
+		ne = *rec
+		fs.drifted = true
+	case !fs.present:
+		write = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+		fs.touch(d.agent, "")
+	case !userFile:
+		write = true
+		fs.touch(d.agent, "")
+	case bytes.Equal(fs.content, want):
+		// Already exactly what we would write (a fresh clone of a
+		// repository that commits its materialized files): adopt it,
+		// nothing to write; prune will leave it where it was.
+		ne.Adopted = true
+	default:
+		write = p.usersFile(g, fs, d)
+		if !write {
+			ne.Path = ""
+		}
+	}
+	if write {
+		fs.content, fs.present = want, true
+	}
+	if ne.Path == "" {
+		return newRecord{}, false
+	}
+	if !fs.drifted {
+		p.ownedMode(g, d, rec, &ne, fs)
+	}
+	if rec != nil {
+		ne.Dirs = rec.Dirs
+		ne.Adopted = ne.Adopted || rec.Adopted
+	}
+	return newRecord{agent: d.agent, dir: d.dir, e: ne}, true
+}
+
+// usersFile applies d's workDirConflict policy to a user's file in the
+// way of d; it reports whether d is written over it (after a backup).
+func (p *planner) usersFile(g *fileGroup, fs *fileState, d *desiredItem) bool {
+	switch d.policy {
+	case schema.ConflictOverwrite:
+		fs.backup = p.backupPath(g.abs)
+		fs.touch(d.agent, "the user's file is backed up to "+fs.backup)
+		return true
+	case schema.ConflictSkip:
+		p.note(g, ActSkip, d.agent, d.policy, "exists and is not actctl's; left alone")
+	case schema.ConflictError:
+		p.note(g, ActConflict, d.agent, d.policy, "exists and is not actctl's")
+	default:
+		p.note(g, ActWarning, d.agent, d.policy, "exists and is not actctl's; not replaced (workDirConflict=%s)", d.policy)
+	}
+	return false
+}
+
+// finish turns what the parts planned for g into its op (if anything
+// changes) and its records.
+func (p *planner) finish(g *fileGroup, fs *fileState, kept []newRecord, userFile bool) {
 	op := &Op{Path: g.real, Rel: p.rel(g.abs), Old: g.fi.Data, Exists: g.fi.Exists, Perm: 0o644, Agents: fs.agents}
 	if len(kept) == 0 {
-		switch {
-		case fs.backup != "" && (!fs.present || p.isEmpty(g, fs.content)):
-			bAbs := filepath.Join(p.root, filepath.FromSlash(fs.backup))
-			data, ok := p.snap.Backups[bAbs]
-			if ok && data != nil {
-				fs.content, fs.present = data, true
-				op.Action, op.RemoveBackup = ActRestore, bAbs
-				fs.reasons = append(fs.reasons, "the user's original is put back from "+fs.backup)
-			} else {
-				p.note(g, ActWarning, "", "", "the backup %s of the user's original is missing; nothing to restore", fs.backup)
-				if fs.present && p.isEmpty(g, fs.content) && fs.created {
-					fs.content, fs.present = nil, false
-				}
-			}
-		case fs.backup != "" && fs.present:
-			p.note(g, ActWarning, "", "", "the file has new content, so the user's original stays in %s", fs.backup)
-		case fs.created && fs.present && p.isEmpty(g, fs.content):
-			fs.content, fs.present = nil, false
-		}
+		p.unowned(g, fs, op)
 	} else {
 		for i := range kept {
 			kept[i].e.Created = fs.created
 			kept[i].e.Backup = fs.backup
 		}
 	}
-
 	switch {
 	case op.Action == ActRestore:
 	case !fs.present && g.fi.Exists:
@@ -1016,33 +1057,70 @@ func (p *planner) content(g *fileGroup) error {
 		op.Perm, op.SetPerm, op.OldPerm = fs.perm, true, g.fi.Perm
 	}
 	if op.Action != "" {
-		op.Data = fs.content
-		if fs.forcedBackup || (userFile && fs.backup != "" && g.fi.Exists) {
-			op.BackupTo = p.backupPath(g.abs)
-		}
-		if op.Action == ActCreate || op.Action == ActRestore {
-			dir := ""
-			for _, d := range g.desired {
-				dir = d.dir
-			}
-			if dir == "" && len(g.recorded) > 0 {
-				dir = g.recorded[0].dir
-			}
-			if dir != "" {
-				op.MkDirs = p.missingDirs(dir, g.abs)
-			}
-		}
-		if len(op.MkDirs) > 0 {
-			for i := range kept {
-				if !kept[i].e.Created && !g.fi.Exists {
-					kept[i].e.Created = true
-				}
-				kept[i].e.Dirs = mergeDirs(kept[i].e.Dirs, relDirs(kept[i].dir, op.MkDirs))
-			}
-		}
-		op.Reason = strings.Join(fs.reasons, "; ")
-		p.plan.Ops = append(p.plan.Ops, op)
+		p.addOp(g, fs, op, kept, userFile)
 	}
+	p.records(g, fs, kept)
+}
+
+// unowned decides what becomes of a file nothing owns any more: the
+// user's original put back from its backup, or a file actctl created
+// removed once only whitespace (or {}) is left.
+func (p *planner) unowned(g *fileGroup, fs *fileState, op *Op) {
+	switch {
+	case fs.backup != "" && (!fs.present || p.isEmpty(g, fs.content)):
+		bAbs := filepath.Join(p.root, filepath.FromSlash(fs.backup))
+		data, ok := p.snap.Backups[bAbs]
+		if ok && data != nil {
+			fs.content, fs.present = data, true
+			op.Action, op.RemoveBackup = ActRestore, bAbs
+			fs.reasons = append(fs.reasons, "the user's original is put back from "+fs.backup)
+		} else {
+			p.note(g, ActWarning, "", "", "the backup %s of the user's original is missing; nothing to restore", fs.backup)
+			if fs.present && p.isEmpty(g, fs.content) && fs.created {
+				fs.content, fs.present = nil, false
+			}
+		}
+	case fs.backup != "" && fs.present:
+		p.note(g, ActWarning, "", "", "the file has new content, so the user's original stays in %s", fs.backup)
+	case fs.created && fs.present && p.isEmpty(g, fs.content):
+		fs.content, fs.present = nil, false
+	}
+}
+
+// addOp completes op (its data, backup and missing directories, which the
+// kept records then own) and adds it to the plan.
+func (p *planner) addOp(g *fileGroup, fs *fileState, op *Op, kept []newRecord, userFile bool) {
+	op.Data = fs.content
+	if fs.forcedBackup || (userFile && fs.backup != "" && g.fi.Exists) {
+		op.BackupTo = p.backupPath(g.abs)
+	}
+	if op.Action == ActCreate || op.Action == ActRestore {
+		dir := ""
+		for _, d := range g.desired {
+			dir = d.dir
+		}
+		if dir == "" && len(g.recorded) > 0 {
+			dir = g.recorded[0].dir
+		}
+		if dir != "" {
+			op.MkDirs = p.missingDirs(dir, g.abs)
+		}
+	}
+	if len(op.MkDirs) > 0 {
+		for i := range kept {
+			if !kept[i].e.Created && !g.fi.Exists {
+				kept[i].e.Created = true
+			}
+			kept[i].e.Dirs = mergeDirs(kept[i].e.Dirs, relDirs(kept[i].dir, op.MkDirs))
+		}
+	}
+	op.Reason = strings.Join(fs.reasons, "; ")
+	p.plan.Ops = append(p.plan.Ops, op)
+}
+
+// records adds g's kept records to the next state, and gives the
+// directories of dropped records back for removal.
+func (p *planner) records(g *fileGroup, fs *fileState, kept []newRecord) {
 	// The fast path of the next run: the file's digest, unless something
 	// in it drifted (drift must be looked at, and reported, every time).
 	fileSHA := ""
@@ -1052,7 +1130,6 @@ func (p *planner) content(g *fileGroup) error {
 	for i := range kept {
 		kept[i].e.FileSHA = fileSHA
 	}
-	// Records that are dropped give their directories back for removal.
 	for _, r := range g.recorded {
 		if len(r.e.Dirs) == 0 {
 			continue
@@ -1066,7 +1143,6 @@ func (p *planner) content(g *fileGroup) error {
 		}
 	}
 	p.recs = append(p.recs, kept...)
-	return nil
 }
 
 // restoredAlready recognises a restore a killed prune did not finish: the
@@ -1087,7 +1163,7 @@ func (p *planner) restoredAlready(g *fileGroup) (string, bool) {
 		if r.e.Backup != "" {
 			backup = r.e.Backup
 		}
-		if !contains(agents, r.agent) {
+		if !slices.Contains(agents, r.agent) {
 			agents = append(agents, r.agent)
 		}
 	}
@@ -1114,7 +1190,7 @@ func (p *planner) restoredAlready(g *fileGroup) (string, bool) {
 func mergeDirs(a, b []string) []string {
 	out := append([]string(nil), a...)
 	for _, x := range b {
-		if !contains(out, x) {
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}

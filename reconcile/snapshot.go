@@ -8,12 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/materialize"
 )
 
@@ -102,51 +101,45 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 		n += len(t.Entries)
 	}
 	s := &Snapshot{Root: root, Files: make(map[string]*FileInfo, n), Dirs: map[string]bool{}, Backups: map[string][]byte{}}
-	refs := make([]pathRef, 0, n)
-	// Files doubles as the set of paths seen; each gets its FileInfo from
-	// a slab, filled in place by the readers.
-	var slab []FileInfo
-	slot := func() *FileInfo {
-		if len(slab) == 0 {
-			slab = make([]FileInfo, 1024)
-		}
-		fi := &slab[0]
-		slab = slab[1:]
-		return fi
+	c := &collector{s: s, refs: make([]pathRef, 0, n)}
+	if err := c.collect(root, targets, states); err != nil {
+		return nil, err
 	}
-	var buf []byte
-	add := func(j joiner, rel string, m materialize.Mode) error {
-		if err := checkRelPath(rel); err != nil {
-			return fmt.Errorf("refusing path %q in %s: %w", rel, j.dir, err)
-		}
-		var abs string
-		if j.fast {
-			// Look the path up without allocating it: most state paths
-			// repeat a target's.
-			buf = append(append(append(buf[:0], j.dir...), '/'), rel...)
-			if _, ok := s.Files[string(buf)]; ok {
-				return nil
-			}
-			abs = string(buf)
-		} else {
-			abs = j.join(rel)
-			if _, ok := s.Files[abs]; ok {
-				return nil
-			}
-		}
-		s.Files[abs] = slot()
-		refs = append(refs, pathRef{dir: j.dir, rel: rel, abs: abs, dirMode: m == materialize.ModeDir, clean: j.fast})
-		return nil
+	if err := s.readAll(c.refs); err != nil {
+		return nil, err
 	}
-	var backups []string
+	for _, b := range c.backups {
+		data, err := os.ReadFile(b)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read backup %s: %w", b, err)
+		}
+		s.Backups[b] = data
+	}
+	return s, nil
+}
+
+// collector gathers the paths a snapshot reads, each once. Files doubles
+// as the set of paths seen; each gets its FileInfo from a slab, filled in
+// place by the readers.
+type collector struct {
+	s       *Snapshot
+	refs    []pathRef
+	backups []string
+	slab    []FileInfo
+	buf     []byte
+}
+
+// collect adds every entry path of targets and states, and the backups
+// the states name.
+func (c *collector) collect(root string, targets []*materialize.Target, states []*State) error {
 	for _, t := range targets {
 		if !filepath.IsAbs(t.Dir) {
-			return nil, fmt.Errorf("agent %s: workspace dir %q is not absolute", t.Agent, t.Dir)
+			return fmt.Errorf("agent %s: workspace dir %q is not absolute", t.Agent, t.Dir)
 		}
 		j := newJoiner(t.Dir)
 		for _, e := range t.Entries {
-			if err := add(j, e.Path, e.Mode); err != nil {
-				return nil, fmt.Errorf("agent %s: %w", t.Agent, err)
+			if err := c.add(j, e.Path, e.Mode); err != nil {
+				return fmt.Errorf("agent %s: %w", t.Agent, err)
 			}
 		}
 	}
@@ -156,38 +149,66 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 		}
 		for name, a := range st.Agents {
 			if !filepath.IsAbs(a.Dir) {
-				return nil, fmt.Errorf("state: agent %s: dir %q is not absolute", name, a.Dir)
+				return fmt.Errorf("state: agent %s: dir %q is not absolute", name, a.Dir)
 			}
 			j := newJoiner(a.Dir)
 			for _, e := range a.Entries {
-				if err := add(j, e.Path, e.Mode); err != nil {
-					return nil, fmt.Errorf("state: agent %s: %w", name, err)
+				if err := c.add(j, e.Path, e.Mode); err != nil {
+					return fmt.Errorf("state: agent %s: %w", name, err)
 				}
 				if e.Backup != "" {
 					if err := checkRelPath(e.Backup); err != nil {
-						return nil, fmt.Errorf("state: agent %s: backup %q: %w", name, e.Backup, err)
+						return fmt.Errorf("state: agent %s: backup %q: %w", name, e.Backup, err)
 					}
-					backups = append(backups, filepath.Join(root, filepath.FromSlash(e.Backup)))
+					c.backups = append(c.backups, filepath.Join(root, filepath.FromSlash(e.Backup)))
 				}
 			}
 		}
 	}
+	return nil
+}
 
-	// One descriptor per agent directory for the fast path (fastRead).
-	var agentDirs []string
-	dirIndex := map[string]int{}
-	refDir := make([]int, len(refs))
-	for i, r := range refs {
-		j, ok := dirIndex[r.dir]
-		if !ok {
-			j = len(agentDirs)
-			dirIndex[r.dir] = j
-			agentDirs = append(agentDirs, r.dir)
-		}
-		refDir[i] = j
+func (c *collector) slot() *FileInfo {
+	if len(c.slab) == 0 {
+		c.slab = make([]FileInfo, 1024)
 	}
+	fi := &c.slab[0]
+	c.slab = c.slab[1:]
+	return fi
+}
+
+// add adds the path rel below j's directory, unless it was seen.
+func (c *collector) add(j joiner, rel string, m materialize.Mode) error {
+	if err := checkRelPath(rel); err != nil {
+		return fmt.Errorf("refusing path %q in %s: %w", rel, j.dir, err)
+	}
+	var abs string
+	if j.fast {
+		// Look the path up without allocating it: most state paths
+		// repeat a target's.
+		c.buf = append(append(append(c.buf[:0], j.dir...), '/'), rel...)
+		if _, ok := c.s.Files[string(c.buf)]; ok {
+			return nil
+		}
+		abs = string(c.buf)
+	} else {
+		abs = j.join(rel)
+		if _, ok := c.s.Files[abs]; ok {
+			return nil
+		}
+	}
+	c.s.Files[abs] = c.slot()
+	c.refs = append(c.refs, pathRef{dir: j.dir, rel: rel, abs: abs, dirMode: m == materialize.ModeDir, clean: j.fast})
+	return nil
+}
+
+// readAll reads every ref into its FileInfo, in parallel, with one
+// descriptor per agent directory for the fast path (fastRead), and
+// records the directories seen.
+func (s *Snapshot) readAll(refs []pathRef) error {
+	agentDirs, refDir := agentDirsOf(refs)
 	dirFDs := make([]int, len(agentDirs))
-	parallel(len(agentDirs), func(i int) { dirFDs[i] = openDirFD(agentDirs[i]) })
+	par.For(len(agentDirs), par.IO(), func(i int) { dirFDs[i] = openDirFD(agentDirs[i]) })
 	defer func() {
 		for _, fd := range dirFDs {
 			if fd >= 0 {
@@ -203,7 +224,7 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 	for i, r := range refs {
 		slots[i] = s.Files[r.abs]
 	}
-	parallel(len(refs), func(i int) {
+	par.For(len(refs), par.IO(), func(i int) {
 		r, fi := refs[i], slots[i]
 		if r.clean && fastRead(fi, dirFDs[refDir[i]], r.rel, r.dirMode) {
 			fi.Real = r.abs
@@ -222,7 +243,7 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 	})
 	for i := range refs {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return errs[i]
 		}
 	}
 	for d, st := range w.dirs {
@@ -248,14 +269,24 @@ func TakeSnapshot(root string, targets []*materialize.Target, states ...*State) 
 			s.Dirs[d] = err == nil && fi.IsDir()
 		}
 	}
-	for _, b := range backups {
-		data, err := os.ReadFile(b)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read backup %s: %w", b, err)
+	return nil
+}
+
+// agentDirsOf returns the distinct agent directories of refs, in order of
+// first appearance, and for each ref the index of its directory.
+func agentDirsOf(refs []pathRef) (agentDirs []string, refDir []int) {
+	dirIndex := map[string]int{}
+	refDir = make([]int, len(refs))
+	for i, r := range refs {
+		j, ok := dirIndex[r.dir]
+		if !ok {
+			j = len(agentDirs)
+			dirIndex[r.dir] = j
+			agentDirs = append(agentDirs, r.dir)
 		}
-		s.Backups[b] = data
+		refDir[i] = j
 	}
-	return s, nil
+	return agentDirs, refDir
 }
 
 // checkRelPath is the reconciler's own guard on entry paths (the renderer
@@ -360,9 +391,46 @@ func (w *walker) checkDir(base, d string) (dirState, bool) {
 // read checks the parents of one path and reads it.
 func (w *walker) read(r pathRef) (*FileInfo, error) {
 	abs := r.abs
+	missing, viaLink, err := w.parents(r)
+	if err != nil {
+		return nil, err
+	}
+	fi := &FileInfo{Real: abs}
+	if missing {
+		return fi, nil
+	}
+	f, err := openNoFollow(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fi, nil
+		}
+		if f, err = w.openLink(r, fi, err); err != nil {
+			return nil, err
+		}
+		viaLink = false
+	}
+	defer f.Close()
+	if err := readOpen(f, fi, r); err != nil {
+		return nil, err
+	}
+	if fi.IsDir {
+		return fi, nil
+	}
+	if viaLink {
+		// Reached through a directory link inside the workspace: group it
+		// under its real path so two spellings are planned as one file.
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			fi.Real = real
+		}
+	}
+	return fi, nil
+}
+
+// parents checks the directories between r's agent directory and its
+// file: whether one is missing (those below it are recorded as missing
+// too), and whether the path goes through a directory link.
+func (w *walker) parents(r pathRef) (missing, viaLink bool, err error) {
 	segs := strings.Split(r.rel, "/")
-	missing := false
-	viaLink := false
 	d := r.dir
 	for _, seg := range segs[:len(segs)-1] {
 		d = filepath.Join(d, seg)
@@ -374,7 +442,7 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 		}
 		st, linked := w.checkDir(r.dir, d)
 		if st.err != nil {
-			return nil, st.err
+			return false, false, st.err
 		}
 		if linked {
 			viaLink = true
@@ -383,41 +451,43 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 			missing = true
 		}
 	}
-	fi := &FileInfo{Real: abs}
-	if missing {
-		return fi, nil
+	return missing, viaLink, nil
+}
+
+// openLink opens the target of r's file when the no-follow open failed
+// (with openErr) because the file is a symbolic link: fine while it stays
+// inside the workspace (CLAUDE.md -> AGENTS.md); writes replace its
+// target. fi.Real becomes the target.
+func (w *walker) openLink(r pathRef, fi *FileInfo, openErr error) (*os.File, error) {
+	abs := r.abs
+	lfi, lerr := os.Lstat(abs)
+	if lerr != nil || lfi.Mode()&fs.ModeSymlink == 0 {
+		return nil, fmt.Errorf("read %s: %w", abs, openErr)
 	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fi, nil
-		}
-		lfi, lerr := os.Lstat(abs)
-		if lerr != nil || lfi.Mode()&fs.ModeSymlink == 0 {
-			return nil, fmt.Errorf("read %s: %w", abs, err)
-		}
-		// A symbolic link as the file itself: fine while it stays inside
-		// the workspace (CLAUDE.md -> AGENTS.md); writes replace its target.
-		target, rerr := filepath.EvalSymlinks(abs)
-		rb := w.realDir(r.dir)
-		if rerr != nil {
-			link, _ := os.Readlink(abs)
-			return nil, fmt.Errorf("%s is a symbolic link to %s that cannot be resolved (%v); refusing to write through it", abs, link, rerr)
-		}
-		if !within(rb, target) {
-			return nil, fmt.Errorf("%s is a symbolic link to %s, outside the workspace %s; refusing to write through it", abs, target, r.dir)
-		}
-		f, err = os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", abs, err)
-		}
-		fi.Real = target
-		viaLink = false
+	target, rerr := filepath.EvalSymlinks(abs)
+	rb := w.realDir(r.dir)
+	if rerr != nil {
+		link, _ := os.Readlink(abs)
+		return nil, fmt.Errorf("%s is a symbolic link to %s that cannot be resolved (%v); refusing to write through it", abs, link, rerr)
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	if !within(rb, target) {
+		return nil, fmt.Errorf("%s is a symbolic link to %s, outside the workspace %s; refusing to write through it", abs, target, r.dir)
+	}
+	f, err := os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	fi.Real = target
+	return f, nil
+}
+
+// readOpen fills fi from the open file f at r: a directory where one is
+// wanted, or the bytes of a regular file where a file is wanted.
+func readOpen(f *os.File, fi *FileInfo, r pathRef) error {
+	abs := r.abs
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", abs, err)
 	}
 	fi.Exists = true
 	fi.Perm = st.Mode().Perm()
@@ -425,18 +495,18 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 	case st.IsDir():
 		fi.IsDir = true
 		if !r.dirMode {
-			return nil, fmt.Errorf("%s is a directory; actctl wants to write a file there", abs)
+			return fmt.Errorf("%s is a directory; actctl wants to write a file there", abs)
 		}
-		return fi, nil
+		return nil
 	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", abs)
+		return fmt.Errorf("%s is not a regular file", abs)
 	case r.dirMode:
-		return nil, fmt.Errorf("%s is a file; actctl wants a directory there", abs)
+		return fmt.Errorf("%s is a file; actctl wants a directory there", abs)
 	}
 	data := make([]byte, st.Size())
 	n, err := io.ReadFull(f, data)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("read %s: %w", abs, err)
+		return fmt.Errorf("read %s: %w", abs, err)
 	}
 	data = data[:n]
 	// A file that grew since the stat: read the rest.
@@ -444,43 +514,5 @@ func (w *walker) read(r pathRef) (*FileInfo, error) {
 		data = append(data, rest...)
 	}
 	fi.Data = data
-	if viaLink {
-		// Reached through a directory link inside the workspace: group it
-		// under its real path so two spellings are planned as one file.
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			fi.Real = real
-		}
-	}
-	return fi, nil
-}
-
-// parallel runs f(0..n-1) on a few goroutines. File I/O here is bound by
-// system calls and fsync latency, not CPU, so more workers than cores pay.
-func parallel(n int, f func(i int)) {
-	workers := runtime.GOMAXPROCS(0) * 4
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
+	return nil
 }

@@ -5,7 +5,8 @@ import (
 	"io/fs"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The snapshot's fast path on Linux: openat2(2) with RESOLVE_NO_SYMLINKS,
@@ -17,19 +18,6 @@ import (
 // and no parent lstat. Anything else — a missing file or parent, a link,
 // a directory where a file is wanted, a kernel without openat2 — goes the
 // slow way, which decides and reports it.
-
-const sysOpenat2 = 437 // the same number on every Linux architecture
-
-const (
-	resolveNoMagiclinks = 0x02
-	resolveNoSymlinks   = 0x04
-)
-
-type openHow struct {
-	flags   uint64
-	mode    uint64
-	resolve uint64
-}
 
 var openat2Unsupported atomic.Bool
 
@@ -52,20 +40,16 @@ func openDirFD(dir string) int {
 func closeFD(fd int) { _ = syscall.Close(fd) }
 
 func openat2(dirfd int, rel string, flags int) (int, error) {
-	p, err := syscall.BytePtrFromString(rel)
-	if err != nil {
-		return -1, err
-	}
-	how := openHow{flags: uint64(flags), resolve: resolveNoSymlinks | resolveNoMagiclinks}
+	how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 	for {
-		r, _, e := syscall.Syscall6(sysOpenat2, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
-		if e == syscall.EINTR || e == syscall.EAGAIN {
+		fd, err := unix.Openat2(dirfd, rel, &how)
+		if err == unix.EINTR || err == unix.EAGAIN {
 			continue
 		}
-		if e != 0 {
-			return -1, e
+		if err != nil {
+			return -1, err
 		}
-		return int(r), nil
+		return fd, nil
 	}
 }
 

@@ -10,29 +10,33 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/par"
 	"github.com/actctl/actctl/materialize"
 )
 
-// Names inside the workspace's metadata directory.
+// Names inside the workspace's metadata directory (see internal/layout,
+// which holds the whole table).
 const (
 	// MetaDir is the directory, in the workspace root, holding state.json,
 	// the lock and backups. The renderer refuses to write into it.
-	MetaDir = ".actant"
+	MetaDir = layout.Dir
 	// StateFile records what the last apply wrote.
-	StateFile = "state.json"
+	StateFile = layout.State
 	// PendingFile is the journal of an apply in progress: the state that
 	// apply will record when it finishes. It exists only while an apply
 	// writes; finding it means the last apply was killed, and the next one
 	// uses it to recognise the files that apply already wrote (see
 	// recoverState), so a kill -9 at any point converges.
-	PendingFile = "state.pending.json"
+	PendingFile = layout.Pending
 	// LockFile serialises apply and proxy on one workspace.
-	LockFile = "lock"
+	LockFile = layout.Lock
 	// BackupDir holds users' files that overwrite or --force replaced.
-	BackupDir = "backup"
+	BackupDir = layout.Backup
 )
 
 // StateVersion is the format version of state.json.
@@ -137,7 +141,7 @@ type KeyState struct {
 // NewState returns an empty state.
 func NewState() *State { return &State{Version: StateVersion, Agents: map[string]*AgentState{}} }
 
-func metaPath(root, name string) string { return filepath.Join(root, MetaDir, name) }
+func metaPath(root, name string) string { return layout.Path(root, name) }
 
 // ReadState reads the state file at path; a missing file is an empty state.
 func ReadState(path string) (*State, []byte, error) {
@@ -146,7 +150,7 @@ func ReadState(path string) (*State, []byte, error) {
 		return NewState(), nil, nil
 	}
 	if err != nil {
-		return nil, nil, metaNotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
+		return nil, nil, layout.NotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
 	}
 	st, err := parseState(data)
 	if err != nil {
@@ -162,16 +166,6 @@ func damagedState(path string, err error) error {
 		return fmt.Errorf("%s is damaged (%v): it is the journal of an apply that was interrupted, the only record of the files that run wrote. Delete it and apply again: those files then count as yours (adopted where they hold exactly what apply writes, otherwise reported and kept)", path, err)
 	}
 	return fmt.Errorf("%s is damaged (%v): it is actctl's record, on this machine, of the files, blocks and keys it wrote. Restore it from a backup, or delete it and apply again: actctl then counts as its own only what %s (the committed record) lists inside the workspace root; other files, blocks and keys that hold exactly what apply would write are adopted (and left in place when their agent is removed), and the rest are treated as yours (reported and kept; with workDirConflict \"overwrite\", backed up before they are replaced)", path, err, OwnedFile)
-}
-
-// metaNotDir turns err into a plain explanation when the workspace's
-// metadata directory (.actant) exists as something other than a
-// directory.
-func metaNotDir(meta string, err error) error {
-	if fi, serr := os.Stat(meta); serr == nil && !fi.IsDir() {
-		return fmt.Errorf("%s is a file, where actctl keeps its directory (state, lock, backups, proxy agents): move it away, or delete it if it is not yours, and run actctl again", meta)
-	}
-	return err
 }
 
 func parseState(data []byte) (*State, error) {
@@ -291,7 +285,7 @@ func (s *entrySums) blockIs(e *materialize.Entry, h string) bool {
 func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
 	sums := make([][]entrySums, len(targets))
 	texts := make([][]byte, len(targets))
-	parallel(len(targets), func(i int) {
+	par.For(len(targets), par.IO(), func(i int) {
 		t := targets[i]
 		es := make([]entrySums, len(t.Entries))
 		sums[i] = es
@@ -371,12 +365,12 @@ func equalStates(a, b *State) bool {
 func equalEntries(a, b *EntryState) bool {
 	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
 		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec ||
-		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !samePath(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
+		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !slices.Equal(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
 		return false
 	}
 	for i := range a.Keys {
 		x, y := &a.Keys[i], &b.Keys[i]
-		if x.SHA256 != y.SHA256 || x.Want != y.Want || x.Seq != y.Seq || !samePath(x.Path, y.Path) || !bytes.Equal(x.Receipt, y.Receipt) {
+		if x.SHA256 != y.SHA256 || x.Want != y.Want || x.Seq != y.Seq || !slices.Equal(x.Path, y.Path) || !bytes.Equal(x.Receipt, y.Receipt) {
 			return false
 		}
 	}

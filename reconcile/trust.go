@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/actctl/actctl/materialize"
@@ -24,7 +25,7 @@ func trustNotes(targets []*materialize.Target, ops []*Op) []string {
 		}
 		for _, a := range op.Agents {
 			t := byAgent[a]
-			if t == nil || contains(notes, t.TrustNote) || !gated(t, op.Path) {
+			if t == nil || slices.Contains(notes, t.TrustNote) || !gated(t, op.Path) {
 				continue
 			}
 			notes = append(notes, t.TrustNote)

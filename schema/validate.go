@@ -51,7 +51,7 @@ func (c *Config) Validate() Diagnostics {
 	}
 
 	for _, name := range sortedKeys(c.Backends) {
-		if !isHubRef(name) {
+		if !IsHubRef(name) {
 			ds = append(ds, c.CheckBackend(name)...)
 		}
 	}
@@ -67,7 +67,7 @@ func (c *Config) Validate() Diagnostics {
 			add(d)
 			continue
 		}
-		if isHubRef(a.Template) {
+		if IsHubRef(a.Template) {
 			// The template comes with the hub; an explicit workDir can be
 			// checked now.
 			if msg := CheckWorkDir(c.workDirPath(a.WorkDir), c.Home); a.WorkDir != "" && msg != "" {
@@ -166,13 +166,15 @@ func (c *Config) checkRef(path, kind, ref string, declared []string) (Diagnostic
 	return c.Diag(path, "%s", msg), false
 }
 
-func isHubRef(ref string) bool { return strings.Contains(ref, "@") }
+// IsHubRef reports whether ref (a component name or a reference to one)
+// names a hub component: "name@source". It is the one test for it.
+func IsHubRef(ref string) bool { return strings.Contains(ref, "@") }
 
 // localKeys are the keys of m that are not hub components.
 func localKeys[V any](m map[string]V) []string {
 	var out []string
 	for _, k := range sortedKeys(m) {
-		if !isHubRef(k) {
+		if !IsHubRef(k) {
 			out = append(out, k)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/watch"
 )
 
 func init() {
@@ -27,7 +28,7 @@ func init() {
 			&cli.BoolFlag{Name: "no-prune", Usage: "keep the files of agents removed from the config"},
 			&cli.BoolFlag{Name: "frozen", Usage: "fail if actant.lock is missing or does not match the config's hub sources"},
 			&cli.BoolFlag{Name: "watch", Usage: "keep applying: on every change of the config, a local component or a polled hub source"},
-			&cli.DurationFlag{Name: "debounce", Value: reconcile.DefaultWatchDebounce, Usage: "with --watch: quiet window before a change is applied"},
+			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultDebounce, Usage: "with --watch: quiet window before a change is applied"},
 		},
 		OnUsageError: usageErrors,
 		Action:       applyCmd,

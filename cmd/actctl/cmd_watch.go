@@ -15,6 +15,7 @@ import (
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/watch"
 )
 
 // applyWatch is `apply --watch`: apply, then re-apply on every change of
@@ -44,10 +45,10 @@ func applyWatch(c *cli.Context, g *globals) error {
 	hookCtx, bg := ctx, &background{}
 	defer bg.wg.Wait()
 
-	run := func(ctx context.Context, trigger []string) (reconcile.WatchResult, error) {
+	run := func(ctx context.Context, trigger []string) (watch.Result, error) {
 		cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
 		if err != nil {
-			return reconcile.WatchResult{}, err
+			return watch.Result{}, err
 		}
 		o := applyOpts
 		o.LockDigest = hub.LockDigest(cfg.Root)
@@ -57,7 +58,7 @@ func applyWatch(c *cli.Context, g *globals) error {
 			events.fire(res)
 			bg.add(events)
 		}
-		wr := reconcile.WatchResult{Spec: localComponents(cfg)}
+		wr := watch.Result{Spec: localComponents(cfg)}
 		if res != nil {
 			wr.Summary, wr.JSON = res.Summary(), res
 			for _, it := range res.Items {
@@ -78,12 +79,12 @@ func applyWatch(c *cli.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
-	err = reconcile.Watch(ctx, reconcile.WatchOptions{
+	err = watch.Watch(ctx, watch.Options{
 		Debounce: c.Duration("debounce"),
-		Base:     reconcile.WatchWorkspace(root),
+		Base:     watch.Workspace(root),
 		Run:      run,
 		Pollers:  pollers,
-		Report: func(cy reconcile.WatchCycle) {
+		Report: func(cy watch.Cycle) {
 			if g.JSON() {
 				g.PrintCompactJSON(cy)
 				return
@@ -105,27 +106,18 @@ func applyWatch(c *cli.Context, g *globals) error {
 
 // localComponents are the files and directories outside the workspace's
 // *.cue that the config reads: file and dir skills.
-func localComponents(cfg *schema.Config) reconcile.WatchSpec {
-	var spec reconcile.WatchSpec
+func localComponents(cfg *schema.Config) watch.Spec {
+	var spec watch.Spec
 	for _, name := range sortedNames(cfg.Skills) {
 		s := cfg.Skills[name]
 		switch {
-		case s.Dir != "" && !isHubKey(name):
+		case s.Dir != "" && !schema.IsHubRef(name):
 			spec.Dirs = append(spec.Dirs, abs(cfg.Root, s.Dir))
-		case s.File != "" && !isHubKey(name):
+		case s.File != "" && !schema.IsHubRef(name):
 			spec.Files = append(spec.Files, abs(cfg.Root, s.File))
 		}
 	}
 	return spec
-}
-
-func isHubKey(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if name[i] == '@' {
-			return true
-		}
-	}
-	return false
 }
 
 func abs(root, p string) string {
@@ -138,13 +130,13 @@ func abs(root, p string) string {
 // hubPollers polls every hub source with an interval: when its ref moved,
 // the lock is updated for that source (fetching the new commit) and the
 // watch re-applies.
-func hubPollers(hookCtx context.Context, g *globals, root string, bg *background) ([]reconcile.WatchPoller, error) {
+func hubPollers(hookCtx context.Context, g *globals, root string, bg *background) ([]watch.Poller, error) {
 	cfg, err := schema.LoadDir(root, mustHome(g))
 	if err != nil {
 		// A broken config is reported by the first cycle; poll nothing yet.
 		return nil, nil
 	}
-	var out []reconcile.WatchPoller
+	var out []watch.Poller
 	for _, name := range sortedNames(cfg.Hub) {
 		src := cfg.Hub[name]
 		if src.Interval == "" {
@@ -155,7 +147,7 @@ func hubPollers(hookCtx context.Context, g *globals, root string, bg *background
 			return nil, fmt.Errorf("hub %s: interval %q: want a duration like 30s or 5m", name, src.Interval)
 		}
 		name := name
-		out = append(out, reconcile.WatchPoller{
+		out = append(out, watch.Poller{
 			Name:     name,
 			Interval: d,
 			Poll: func(ctx context.Context) (bool, error) {

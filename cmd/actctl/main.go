@@ -21,7 +21,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -426,7 +425,7 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		}
 	}
 	// Agents created by `proxy -t` belong to the workspace too.
-	if _, err := reconcile.MergeAdhoc(cfg); err != nil {
+	if _, err := schema.MergeAdhoc(cfg); err != nil {
 		return nil, rep, err
 	}
 	return cfg, rep, nil

@@ -19,7 +19,6 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/proxy"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -312,7 +311,7 @@ func (a *agentSession) close() {
 		_ = os.Remove(filepath.Dir(a.s.r.Dir))
 	}
 	if a.s.ephemeral && a.fromTemplate {
-		if err := reconcile.RecordAdhoc(a.s.cfg.Root, a.s.r.Name, nil); err != nil {
+		if err := schema.RecordAdhoc(a.s.cfg.Root, a.s.r.Name, nil); err != nil {
 			fmt.Fprintf(a.g.Stderr, "actctl: %s: remove ephemeral %s: %v\n", a.verb, a.s.r.Name, err)
 		}
 	}

@@ -1,8 +1,13 @@
 package reconcile
 
+// Planning the blocks (internal/block) and keys (codecs.go) of one file:
+// what each agent wants against what the last apply wrote and the disk
+// holds now.
+
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -122,6 +127,28 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 	if p.refuseNonText(g, fs, des, recs) {
 		return nil, false
 	}
+	items, maxSeq, ok := p.blockItems(g, fs, des, recs)
+	if !ok {
+		return nil, false
+	}
+	seps, ok := p.editBlocks(g, fs, items, maxSeq)
+	if !ok {
+		return nil, false
+	}
+	if !fs.present {
+		// The file is new (or came back): nothing of the user's is in it.
+		fs.present = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+	}
+	return blockRecords(items, seps), true
+}
+
+// blockItems pairs the recorded blocks (recs) with the desired ones
+// (des), each with its current body in the file, and returns the highest
+// insertion sequence recorded.
+func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem) ([]*item, int, bool) {
 	var items []*item
 	maxSeq := 0
 	find := func(it *item, style string) bool {
@@ -140,7 +167,7 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 			maxSeq = r.e.Seq
 		}
 		if !find(it, r.e.Style) {
-			return nil, false
+			return nil, 0, false
 		}
 		items = append(items, it)
 	}
@@ -156,13 +183,21 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 		if it == nil {
 			it = &item{agent: d.agent, dir: d.dir}
 			if !find(it, d.e.Style) {
-				return nil, false
+				return nil, 0, false
 			}
 			items = append(items, it)
 		}
 		it.des, it.policy, it.want, it.dir = d.e, d.policy, want, d.dir
 	}
+	return items, maxSeq, true
+}
 
+// editBlocks decides every block and edits the file's content: in place
+// when blocks are only added or changed, or, when a block comes out, by
+// replaying: every recorded block removed (newest first, with exactly its
+// separator), then every kept one inserted again in order (see Seq). It
+// returns the separators of the blocks it inserted.
+func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq int) (map[*item][]byte, bool) {
 	replay := false
 	for _, it := range items {
 		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(a, b) })
@@ -170,66 +205,30 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 			replay = true // a block comes out: re-seat all (see Seq)
 		}
 	}
-
 	style := func(it *item) string {
 		if it.des != nil {
 			return it.des.Style
 		}
 		return it.rec.Style
 	}
-	seps := map[*item]string{}
-	if replay {
-		sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
-		for i := len(items) - 1; i >= 0; i-- {
-			it := items[i]
-			if it.rec == nil || !it.ok {
-				continue
-			}
-			out, err := block.Remove(fs.content, it.agent, it.rec.Style, []byte(it.rec.Sep))
-			if err != nil {
-				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
-				return nil, false
-			}
-			fs.content = out
-		}
-		seq := 0
-		for _, it := range items {
-			if it.insert == nil {
-				continue
-			}
-			out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
-			if err != nil {
-				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
-				return nil, false
-			}
-			seq++
-			fs.content, it.seq, seps[it] = out, seq, string(sep)
-		}
-	} else {
-		for _, it := range items {
-			if !it.changed {
-				continue
-			}
-			out, sep, err := block.Upsert(fs.content, it.agent, style(it), it.insert)
-			if err != nil {
-				p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
-				return nil, false
-			}
-			fs.content = out
-			if sep != nil || it.rec == nil {
-				maxSeq++
-				it.seq, seps[it] = maxSeq, string(sep)
-			}
-		}
+	seps, failed, err := editItems(fs, items, replay, maxSeq,
+		func(it *item) bool { return it.rec != nil },
+		func(it *item, sep []byte) bool { return sep != nil || it.rec == nil },
+		func(c []byte, it *item) ([]byte, error) {
+			return block.Remove(c, it.agent, it.rec.Style, []byte(it.rec.Sep))
+		},
+		func(c []byte, it *item) ([]byte, []byte, error) {
+			return block.Upsert(c, it.agent, style(it), it.insert)
+		})
+	if err != nil {
+		p.note(g, ActConflict, failed.agent, "", "cannot edit the file safely: %v", err)
+		return nil, false
 	}
-	if !fs.present {
-		// The file is new (or came back): nothing of the user's is in it.
-		fs.present = true
-		if !g.fi.Exists {
-			fs.created = true
-		}
-	}
+	return seps, true
+}
 
+// blockRecords makes the record of every block kept.
+func blockRecords(items []*item, seps map[*item][]byte) []newRecord {
 	var kept []newRecord
 	for _, it := range items {
 		if !it.record {
@@ -249,12 +248,12 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 		}
 		e.Adopted = e.Adopted || it.adopted
 		if s, ok := seps[it]; ok {
-			e.Sep = s
+			e.Sep = string(s)
 		}
 		e.Seq = it.seq
 		kept = append(kept, newRecord{agent: it.agent, dir: it.dir, e: e})
 	}
-	return kept, true
+	return kept
 }
 
 // itemOrder sorts by insertion: recorded items by Seq, new ones after.
@@ -300,60 +299,76 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 			it.record = true
 		}
 	case recorded && it.des == nil:
-		// Prune / no longer wanted.
-		if !it.ok {
-			return
-		}
-		if it.key == nil && it.rec.Adopted {
-			it.insert = it.cur // it was there before actctl: it stays
-			return
-		}
-		if !owned(sum(it.cur)) {
-			if !p.o.Force {
-				p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
-				it.insert = it.cur // stays in the file, unrecorded
-				return
-			}
-			fs.forcedBackup = true
-		}
-		fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
-		it.changed = true
+		p.unwanted(g, fs, it, what, owned)
 	case recorded:
-		it.record = true
-		switch {
-		case !it.ok:
-			it.insert, it.changed = it.want, true
-			fs.touch(it.agent, what+" was missing")
-		case equal(it.cur, it.want):
-			it.insert = it.cur
-		case owned(sum(it.cur)):
-			it.insert, it.changed = it.want, true
-			fs.touch(it.agent, "")
-		case p.o.Force:
-			it.insert, it.changed = it.want, true
-			fs.forcedBackup = true
-			fs.touch(it.agent, "forced over a hand edit of its "+what)
-		default:
-			p.note(g, ActDrift, it.agent, it.policy, "%s edited since the last apply; kept (use --force to overwrite it, with a backup)", what)
-			it.insert, it.drifted = it.cur, true
-			fs.drifted = true
-		}
+		p.rewanted(g, fs, it, what, owned, equal)
 	default:
-		// Wanted, never written by actctl: what is there is the user's.
-		if it.ok && !equal(it.cur, it.want) {
-			p.notOurs(g, fs, it, what)
+		p.wantedNew(g, fs, it, what, equal)
+	}
+}
+
+// unwanted decides a recorded item no agent wants any more (prune): it
+// comes out, unless it was there before actctl or was edited by hand.
+func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, owned func(string) bool) {
+	if !it.ok {
+		return
+	}
+	if it.key == nil && it.rec.Adopted {
+		it.insert = it.cur // it was there before actctl: it stays
+		return
+	}
+	if !owned(sum(it.cur)) {
+		if !p.o.Force {
+			p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
+			it.insert = it.cur // stays in the file, unrecorded
 			return
 		}
-		// Absent, or already exactly what apply would write (a fresh
-		// clone of a repository that commits its materialized files,
-		// without actant.owned): adopted. Nothing is written; prune
-		// leaves it as it is (a key's receipt records its current text as
-		// the value to restore; a block is marked adopted).
-		it.insert, it.changed, it.record = it.want, true, true
-		it.adopted = it.ok && it.key == nil
-		if !it.ok {
-			fs.touch(it.agent, "")
-		}
+		fs.forcedBackup = true
+	}
+	fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
+	it.changed = true
+}
+
+// rewanted decides a recorded item that is still wanted: written when
+// missing, actctl's own or forced; kept when edited by hand.
+func (p *planner) rewanted(g *fileGroup, fs *fileState, it *item, what string, owned func(string) bool, equal func(a, b []byte) bool) {
+	it.record = true
+	switch {
+	case !it.ok:
+		it.insert, it.changed = it.want, true
+		fs.touch(it.agent, what+" was missing")
+	case equal(it.cur, it.want):
+		it.insert = it.cur
+	case owned(sum(it.cur)):
+		it.insert, it.changed = it.want, true
+		fs.touch(it.agent, "")
+	case p.o.Force:
+		it.insert, it.changed = it.want, true
+		fs.forcedBackup = true
+		fs.touch(it.agent, "forced over a hand edit of its "+what)
+	default:
+		p.note(g, ActDrift, it.agent, it.policy, "%s edited since the last apply; kept (use --force to overwrite it, with a backup)", what)
+		it.insert, it.drifted = it.cur, true
+		fs.drifted = true
+	}
+}
+
+// wantedNew decides an item wanted and never written by actctl: what is
+// there is the user's.
+func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, equal func(a, b []byte) bool) {
+	if it.ok && !equal(it.cur, it.want) {
+		p.notOurs(g, fs, it, what)
+		return
+	}
+	// Absent, or already exactly what apply would write (a fresh clone of
+	// a repository that commits its materialized files, without
+	// actant.owned): adopted. Nothing is written; prune leaves it as it
+	// is (a key's receipt records its current text as the value to
+	// restore; a block is marked adopted).
+	it.insert, it.changed, it.record = it.want, true, true
+	it.adopted = it.ok && it.key == nil
+	if !it.ok {
+		fs.touch(it.agent, "")
 	}
 }
 
@@ -389,6 +404,27 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 		p.note(g, ActConflict, "", "", "%v", err)
 		return nil, false
 	}
+	items, maxSeq, ok := p.keyItems(g, fs, kc, des, recs)
+	if !ok {
+		return nil, false
+	}
+	receipts, ok := p.editKeys(g, fs, kc, items, maxSeq)
+	if !ok {
+		return nil, false
+	}
+	if !fs.present && len(fs.content) > 0 {
+		fs.present = true
+		if !g.fi.Exists {
+			fs.created = true
+		}
+	}
+	return keyRecords(items, receipts, format), true
+}
+
+// keyItems pairs the recorded keys (recs) with the desired ones (des),
+// each with its current value in the file, and returns the highest
+// insertion sequence recorded.
+func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desiredItem, recs []recordedItem) ([]*item, int, bool) {
 	var items []*item
 	maxSeq := 0
 	get := func(it *item) bool {
@@ -409,7 +445,7 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 				maxSeq = k.Seq
 			}
 			if !get(it) {
-				return nil, false
+				return nil, 0, false
 			}
 			items = append(items, it)
 		}
@@ -419,14 +455,14 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 		for _, k := range d.e.Keys {
 			var it *item
 			for _, x := range items {
-				if x.agent == d.agent && !x.frozen && x.des == nil && samePath(x.key, k.Path) {
+				if x.agent == d.agent && !x.frozen && x.des == nil && slices.Equal(x.key, k.Path) {
 					it = x
 				}
 			}
 			if it == nil {
 				it = &item{agent: d.agent, dir: d.dir, key: k.Path}
 				if !get(it) {
-					return nil, false
+					return nil, 0, false
 				}
 				items = append(items, it)
 			}
@@ -434,6 +470,15 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 			it.wantRaw = sum(k.Value)
 		}
 	}
+	return items, maxSeq, true
+}
+
+// editKeys decides every key and edits the file's content: in place when
+// only new or changed keys are set, or, when a recorded key must go or be
+// rewritten, by replaying: every recorded key removed (newest first, with
+// its receipt), then every kept one set again in order. It returns the
+// receipts of the keys it set whose receipt the record takes.
+func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*item, maxSeq int) (map[*item]json.RawMessage, bool) {
 	replay := false
 	for _, it := range items {
 		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
@@ -441,62 +486,83 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 			replay = true
 		}
 	}
-	receipts := map[*item]json.RawMessage{}
-	fail := func(it *item, err error) ([]newRecord, bool) {
-		p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
+	receipts, failed, err := editItems(fs, items, replay, maxSeq,
+		func(it *item) bool { return it.krec != nil },
+		// A new key (or one the user deleted): this Set's receipt is the
+		// one that knows the user's document.
+		func(it *item, _ json.RawMessage) bool { return it.krec == nil || !it.ok },
+		func(c []byte, it *item) ([]byte, error) { return kc.del(c, it.key, it.krec.Receipt) },
+		func(c []byte, it *item) ([]byte, json.RawMessage, error) { return kc.set(c, it.key, it.insert) })
+	if err != nil {
+		p.note(g, ActConflict, failed.agent, "", "cannot edit the file safely: %v", err)
 		return nil, false
 	}
-	if replay {
-		sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
-		for i := len(items) - 1; i >= 0; i-- {
-			it := items[i]
-			if it.krec == nil || !it.ok {
-				continue
-			}
-			out, err := kc.del(fs.content, it.key, it.krec.Receipt)
-			if err != nil {
-				return fail(it, err)
-			}
-			fs.content = out
-		}
-		seq := 0
-		for _, it := range items {
-			if it.insert == nil {
-				continue
-			}
-			out, r, err := kc.set(fs.content, it.key, it.insert)
-			if err != nil {
-				return fail(it, err)
-			}
-			seq++
-			fs.content, it.seq, receipts[it] = out, seq, r
-		}
-	} else {
+	return receipts, true
+}
+
+// editItems edits fs.content for the decided items, blocks or keys alike,
+// and returns what set reported for each item the record takes it from
+// (a block's separator, a key's receipt); on failure, the item that
+// failed and why.
+//
+// Without replay, only the changed items are set, in place; an item for
+// which renumber holds gets the next insertion sequence after maxSeq.
+// With replay (a recorded item comes out or is rewritten), every item
+// recorded (by recorded) and present is removed with del, newest first,
+// and every item to keep is set again in insertion order, numbered from 1:
+// removing in reverse insertion order is what makes every separator and
+// receipt come off exactly.
+func editItems[R any](fs *fileState, items []*item, replay bool, maxSeq int,
+	recorded func(*item) bool, renumber func(*item, R) bool,
+	del func(c []byte, it *item) ([]byte, error), set func(c []byte, it *item) ([]byte, R, error),
+) (map[*item]R, *item, error) {
+	got := map[*item]R{}
+	if !replay {
 		for _, it := range items {
 			if !it.changed {
 				continue
 			}
-			out, r, err := kc.set(fs.content, it.key, it.insert)
+			out, r, err := set(fs.content, it)
 			if err != nil {
-				return fail(it, err)
+				return nil, it, err
 			}
 			fs.content = out
-			if it.krec == nil || !it.ok {
-				// A new key (or one the user deleted): this Set's
-				// receipt is the one that knows the user's document.
+			if renumber(it, r) {
 				maxSeq++
-				it.seq, receipts[it] = maxSeq, r
+				it.seq, got[it] = maxSeq, r
 			}
 		}
+		return got, nil, nil
 	}
-	if !fs.present && len(fs.content) > 0 {
-		fs.present = true
-		if !g.fi.Exists {
-			fs.created = true
+	sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		if !recorded(it) || !it.ok {
+			continue
 		}
+		out, err := del(fs.content, it)
+		if err != nil {
+			return nil, it, err
+		}
+		fs.content = out
 	}
+	seq := 0
+	for _, it := range items {
+		if it.insert == nil {
+			continue
+		}
+		out, r, err := set(fs.content, it)
+		if err != nil {
+			return nil, it, err
+		}
+		seq++
+		fs.content, it.seq, got[it] = out, seq, r
+	}
+	return got, nil, nil
+}
 
-	// One record per agent, holding its keys.
+// keyRecords makes one record per agent, holding its keys in path order.
+func keyRecords(items []*item, receipts map[*item]json.RawMessage, format string) []newRecord {
 	byAgent := map[string]*newRecord{}
 	var order []string
 	for _, it := range items {
@@ -544,17 +610,5 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 		})
 		kept = append(kept, *nr)
 	}
-	return kept, true
-}
-
-func samePath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return kept
 }

@@ -1,5 +1,8 @@
 package reconcile
 
+// The codecs of the structured files whose keys actctl manages (JSON,
+// JSONC, TOML), behind one interface for the planner.
+
 import (
 	"bytes"
 	"encoding/json"

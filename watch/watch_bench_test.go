@@ -1,4 +1,4 @@
-package reconcile
+package watch
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // writes two output files durably (atomic write + fsync), like a small
 // apply. Reported as p50/p99 in milliseconds; run with e.g.
 //
-//	go test ./reconcile/ -run '^$' -bench WatchLatency -benchtime 200x
+//	go test ./watch/ -run '^$' -bench WatchLatency -benchtime 200x
 func BenchmarkWatchLatency(b *testing.B) {
 	for _, style := range []string{"inplace", "rename"} {
 		b.Run(style, func(b *testing.B) { benchWatchLatency(b, style) })
@@ -43,27 +43,27 @@ func benchWatchLatency(b *testing.B, style string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Watch(ctx, WatchOptions{
-			Base: WatchSpec{Patterns: map[string][]string{root: {"*.cue"}}},
-			Run: func(ctx context.Context, trigger []string) (WatchResult, error) {
+		done <- Watch(ctx, Options{
+			Base: Spec{Patterns: map[string][]string{root: {"*.cue"}}},
+			Run: func(ctx context.Context, trigger []string) (Result, error) {
 				t := time.Now()
 				data, err := os.ReadFile(cfg)
 				if err != nil {
-					return WatchResult{}, err
+					return Result{}, err
 				}
 				written := []string{filepath.Join(root, "CLAUDE.md"), filepath.Join(out, "settings.json")}
 				for _, p := range written {
 					if err := atomicfile.Write(p, data, 0o644); err != nil {
-						return WatchResult{}, err
+						return Result{}, err
 					}
 				}
 				select {
 				case started <- t:
 				default:
 				}
-				return WatchResult{Written: written, Summary: "applied: 2 changed, 0 pruned"}, nil
+				return Result{Written: written, Summary: "applied: 2 changed, 0 pruned"}, nil
 			},
-			Report: func(WatchCycle) {
+			Report: func(Cycle) {
 				select {
 				case reported <- time.Now():
 				default:

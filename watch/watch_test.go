@@ -1,4 +1,4 @@
-package reconcile
+package watch
 
 import (
 	"context"
@@ -44,14 +44,14 @@ type watchHarness struct {
 
 	mu     sync.Mutex
 	runs   []watchRunRec
-	cycles []WatchCycle
+	cycles []Cycle
 	wake   chan struct{}
 
 	// hooks, set before start
 	write   func(n int) []string // outputs written by run n; returns the written paths
 	block   chan struct{}        // if non-nil, each run waits for a value (or ctx)
 	entered chan int             // if non-nil, receives the run number on entry
-	pollers []WatchPoller
+	pollers []Poller
 	queued  chan string  // if non-nil, receives every path the loop queues
 	active  atomic.Int32 // Run/Poll calls in flight, to prove they never overlap
 	overlap atomic.Bool
@@ -91,7 +91,7 @@ func (h *watchHarness) enter() {
 }
 func (h *watchHarness) leave() { h.active.Add(-1) }
 
-func (h *watchHarness) run(ctx context.Context, trigger []string) (WatchResult, error) {
+func (h *watchHarness) run(ctx context.Context, trigger []string) (Result, error) {
 	h.enter()
 	defer h.leave()
 	h.mu.Lock()
@@ -107,7 +107,7 @@ func (h *watchHarness) run(ctx context.Context, trigger []string) (WatchResult, 
 		select {
 		case <-block:
 		case <-ctx.Done():
-			return WatchResult{}, ctx.Err()
+			return Result{}, ctx.Err()
 		}
 	}
 	rec := watchRunRec{trigger: slices.Clone(trigger)}
@@ -123,13 +123,13 @@ func (h *watchHarness) run(ctx context.Context, trigger []string) (WatchResult, 
 	return res, err
 }
 
-func (h *watchHarness) load(rec *watchRunRec) (WatchResult, error) {
+func (h *watchHarness) load(rec *watchRunRec) (Result, error) {
 	b, err := os.ReadFile(h.path("actant.cue"))
 	if err != nil {
-		return WatchResult{}, err
+		return Result{}, err
 	}
 	rec.config = string(b)
-	var res WatchResult
+	var res Result
 	for i, line := range strings.Split(rec.config, "\n") {
 		if strings.Contains(line, "broken") {
 			return res, fmt.Errorf("actant.cue:%d:1: expected value, found broken", i+1)
@@ -161,7 +161,7 @@ func (h *watchHarness) load(rec *watchRunRec) (WatchResult, error) {
 	return res, nil
 }
 
-func (h *watchHarness) report(c WatchCycle) {
+func (h *watchHarness) report(c Cycle) {
 	h.mu.Lock()
 	h.cycles = append(h.cycles, c)
 	h.mu.Unlock()
@@ -176,9 +176,9 @@ func (h *watchHarness) start(debounce time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.done = make(chan error, 1)
-	opts := WatchOptions{
+	opts := Options{
 		Debounce: debounce,
-		Base:     WatchWorkspace(h.root),
+		Base:     Workspace(h.root),
 		Run:      h.run,
 		Pollers:  h.pollers,
 		Report:   h.report,
@@ -199,7 +199,7 @@ func (h *watchHarness) start(debounce time.Duration) {
 		}
 	})
 	h.waitRuns("initial apply", func(rs []watchRunRec) bool { return len(rs) >= 1 })
-	h.waitCycles("initial report", func(cs []WatchCycle) bool { return len(cs) >= 1 })
+	h.waitCycles("initial report", func(cs []Cycle) bool { return len(cs) >= 1 })
 }
 
 func (h *watchHarness) stop() {
@@ -218,14 +218,14 @@ func (h *watchHarness) stop() {
 	}
 }
 
-func (h *watchHarness) snapshot() ([]watchRunRec, []WatchCycle) {
+func (h *watchHarness) snapshot() ([]watchRunRec, []Cycle) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Clone(h.runs), slices.Clone(h.cycles)
 }
 
 // waitFor polls cond until it holds or the watchDeadline passes.
-func (h *watchHarness) waitFor(what string, cond func([]watchRunRec, []WatchCycle) bool) {
+func (h *watchHarness) waitFor(what string, cond func([]watchRunRec, []Cycle) bool) {
 	h.t.Helper()
 	limit := time.After(watchDeadline)
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -247,19 +247,19 @@ func (h *watchHarness) waitFor(what string, cond func([]watchRunRec, []WatchCycl
 
 func (h *watchHarness) waitRuns(what string, cond func([]watchRunRec) bool) {
 	h.t.Helper()
-	h.waitFor(what, func(rs []watchRunRec, _ []WatchCycle) bool { return cond(rs) })
+	h.waitFor(what, func(rs []watchRunRec, _ []Cycle) bool { return cond(rs) })
 }
 
-func (h *watchHarness) waitCycles(what string, cond func([]WatchCycle) bool) {
+func (h *watchHarness) waitCycles(what string, cond func([]Cycle) bool) {
 	h.t.Helper()
-	h.waitFor(what, func(_ []watchRunRec, cs []WatchCycle) bool { return cond(cs) })
+	h.waitFor(what, func(_ []watchRunRec, cs []Cycle) bool { return cond(cs) })
 }
 
 // waitConfig waits for a successful run that saw config content want, and
 // for its report.
 func (h *watchHarness) waitConfig(want string) {
 	h.t.Helper()
-	h.waitFor(fmt.Sprintf("a run seeing %q", want), func(rs []watchRunRec, cs []WatchCycle) bool {
+	h.waitFor(fmt.Sprintf("a run seeing %q", want), func(rs []watchRunRec, cs []Cycle) bool {
 		for i, r := range rs {
 			if r.config == want && r.err == nil && watchCountKind(cs, CycleApply) > i {
 				return true
@@ -269,7 +269,7 @@ func (h *watchHarness) waitConfig(want string) {
 	})
 }
 
-func watchCountKind(cs []WatchCycle, k WatchCycleKind) int {
+func watchCountKind(cs []Cycle, k CycleKind) int {
 	n := 0
 	for _, c := range cs {
 		if c.Kind == k {
@@ -453,7 +453,7 @@ func TestWatchBurstQueuesOneRun(t *testing.T) {
 	select {
 	case n := <-h.entered:
 		t.Fatalf("run %d started while another was in flight", n)
-	case <-time.After(4 * DefaultWatchDebounce):
+	case <-time.After(4 * DefaultDebounce):
 	}
 	close(hold) // release the held run and every later one
 	h.waitConfig("w49\n")
@@ -574,7 +574,7 @@ func TestWatchBrokenConfigKeepsWatching(t *testing.T) {
 	h.start(0)
 
 	h.writeFile("actant.cue", "dir: skills\nbroken\n")
-	h.waitCycles("error reported", func(cs []WatchCycle) bool {
+	h.waitCycles("error reported", func(cs []Cycle) bool {
 		c := cs[len(cs)-1]
 		return c.Err != nil && strings.Contains(c.Err.Error(), "actant.cue:2:1")
 	})
@@ -582,7 +582,7 @@ func TestWatchBrokenConfigKeepsWatching(t *testing.T) {
 	// good spec stays watched).
 	h.writeFile("skills/a/SKILL.md", "a2")
 	want := h.path("skills/a/SKILL.md")
-	h.waitFor("component edit while broken", func(rs []watchRunRec, cs []WatchCycle) bool {
+	h.waitFor("component edit while broken", func(rs []watchRunRec, cs []Cycle) bool {
 		return slices.Contains(watchLastRun(rs).trigger, want) && cs[len(cs)-1].Err != nil
 	})
 	h.writeFile("actant.cue", "dir: skills\n#fixed\n")
@@ -690,7 +690,7 @@ func TestWatchCueModAppears(t *testing.T) {
 func TestWatchPollers(t *testing.T) {
 	h := newWatchHarness(t)
 	var calls atomic.Int32
-	h.pollers = []WatchPoller{{
+	h.pollers = []Poller{{
 		Name:     "hub",
 		Interval: 5 * time.Millisecond,
 		Poll: func(ctx context.Context) (bool, error) {
@@ -711,12 +711,12 @@ func TestWatchPollers(t *testing.T) {
 		return false, nil
 	}}}
 	h.start(0)
-	h.waitFor("poll failure reported, then a moved source applied", func(rs []watchRunRec, cs []WatchCycle) bool {
-		return slices.ContainsFunc(cs, func(c WatchCycle) bool { return c.Kind == CyclePoll }) &&
+	h.waitFor("poll failure reported, then a moved source applied", func(rs []watchRunRec, cs []Cycle) bool {
+		return slices.ContainsFunc(cs, func(c Cycle) bool { return c.Kind == CyclePoll }) &&
 			slices.ContainsFunc(rs, func(r watchRunRec) bool { return slices.Equal(r.trigger, []string{"hub:hub"}) })
 	})
 	_, cs := h.snapshot()
-	i := slices.IndexFunc(cs, func(c WatchCycle) bool { return c.Kind == CyclePoll })
+	i := slices.IndexFunc(cs, func(c Cycle) bool { return c.Kind == CyclePoll })
 	if c := cs[i]; c.Poller != "hub" || !strings.Contains(c.Err.Error(), "network down") {
 		t.Errorf("poll report = %+v", c)
 	}
@@ -767,18 +767,18 @@ func TestWatchRunPanicIsReported(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	reports := make(chan WatchCycle, 10)
+	reports := make(chan Cycle, 10)
 	done := make(chan error, 1)
 	go func() {
-		done <- Watch(ctx, WatchOptions{
-			Base: WatchSpec{Files: []string{cfg}},
-			Run: func(context.Context, []string) (WatchResult, error) {
+		done <- Watch(ctx, Options{
+			Base: Spec{Files: []string{cfg}},
+			Run: func(context.Context, []string) (Result, error) {
 				if n.Add(1) == 1 {
 					panic("boom")
 				}
-				return WatchResult{Summary: "no changes"}, nil
+				return Result{Summary: "no changes"}, nil
 			},
-			Report: func(c WatchCycle) { reports <- c },
+			Report: func(c Cycle) { reports <- c },
 		})
 	}()
 	if c := <-reports; c.Err == nil || !strings.Contains(c.Err.Error(), "boom") {
@@ -802,7 +802,7 @@ func TestWatchRunPanicIsReported(t *testing.T) {
 }
 
 func TestWatchNeedsRun(t *testing.T) {
-	if err := Watch(context.Background(), WatchOptions{}); err == nil {
+	if err := Watch(context.Background(), Options{}); err == nil {
 		t.Fatal("Watch without Run must fail")
 	}
 }
@@ -821,7 +821,7 @@ func TestWatchIgnoredNames(t *testing.T) {
 }
 
 func TestWatchMatcher(t *testing.T) {
-	m := newWatchMatcher(WatchSpec{
+	m := newWatchMatcher(Spec{
 		Dirs:     []string{"/w/skills/a"},
 		Files:    []string{"/w/prompts/p.md"},
 		Patterns: map[string][]string{"/w": {"*.cue"}},
@@ -850,10 +850,10 @@ func TestWatchMatcher(t *testing.T) {
 }
 
 func TestWatchSpecUnion(t *testing.T) {
-	a := WatchSpec{Dirs: []string{"/b", "/a"}, Patterns: map[string][]string{"/r": {"*.cue"}}}.normalize()
-	b := WatchSpec{Dirs: []string{"/a/../a"}, Files: []string{"/f"}, Patterns: map[string][]string{"/r/": {"*.cue", "x"}}}
+	a := Spec{Dirs: []string{"/b", "/a"}, Patterns: map[string][]string{"/r": {"*.cue"}}}.normalize()
+	b := Spec{Dirs: []string{"/a/../a"}, Files: []string{"/f"}, Patterns: map[string][]string{"/r/": {"*.cue", "x"}}}
 	u := a.union(b)
-	want := WatchSpec{Dirs: []string{"/a", "/b"}, Files: []string{"/f"}, Patterns: map[string][]string{"/r": {"*.cue", "x"}}}
+	want := Spec{Dirs: []string{"/a", "/b"}, Files: []string{"/f"}, Patterns: map[string][]string{"/r": {"*.cue", "x"}}}
 	if !u.equal(want) {
 		t.Errorf("union = %+v, want %+v", u, want)
 	}
@@ -863,7 +863,7 @@ func TestWatchSpecUnion(t *testing.T) {
 }
 
 func TestWatchCycleJSON(t *testing.T) {
-	c := WatchCycle{Kind: CycleApply, Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Duration: 9 * time.Millisecond,
+	c := Cycle{Kind: CycleApply, Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Duration: 9 * time.Millisecond,
 		Trigger: []string{"/w/actant.cue"}, Summary: "applied: 2 changed, 0 pruned in 9ms",
 		JSON: map[string]int{"changed": 2}}
 	b, err := json.Marshal(c)
@@ -874,7 +874,7 @@ func TestWatchCycleJSON(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
-	b, _ = json.Marshal(WatchCycle{Kind: CyclePoll, Poller: "hub", Err: errors.New("down")})
+	b, _ = json.Marshal(Cycle{Kind: CyclePoll, Poller: "hub", Err: errors.New("down")})
 	if !strings.Contains(string(b), `"ok":false,"error":"down"`) || !strings.Contains(string(b), `"trigger":[]`) {
 		t.Errorf("error cycle JSON = %s", b)
 	}
@@ -932,15 +932,15 @@ func TestWatchRemovesUnreferencedWatches(t *testing.T) {
 	}
 	j := func(p string) string { return filepath.Join(root, p) }
 
-	w.setSpec(WatchSpec{Dirs: []string{j("a")}, Patterns: map[string][]string{root: {"*.cue"}}}.normalize(), time.Time{})
+	w.setSpec(Spec{Dirs: []string{j("a")}, Patterns: map[string][]string{root: {"*.cue"}}}.normalize(), time.Time{})
 	if got, want := list(), []string{".", "a", "a/x"}; !slices.Equal(got, want) {
 		t.Errorf("watches = %q, want %q", got, want)
 	}
-	w.setSpec(WatchSpec{Dirs: []string{j("b"), j("missing/deep")}, Files: []string{j("p/f.md")}}.normalize(), time.Time{})
+	w.setSpec(Spec{Dirs: []string{j("b"), j("missing/deep")}, Files: []string{j("p/f.md")}}.normalize(), time.Time{})
 	if got, want := list(), []string{".", "b", "p"}; !slices.Equal(got, want) {
 		t.Errorf("watches = %q, want %q", got, want)
 	}
-	w.setSpec(WatchSpec{Files: []string{j("p/f.md")}}.normalize(), time.Time{})
+	w.setSpec(Spec{Files: []string{j("p/f.md")}}.normalize(), time.Time{})
 	if got, want := list(), []string{"p"}; !slices.Equal(got, want) {
 		t.Errorf("watches = %q, want %q", got, want)
 	}

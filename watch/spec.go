@@ -1,4 +1,4 @@
-package reconcile
+package watch
 
 import (
 	"io/fs"
@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
 )
 
-// WatchSpec says which paths a configuration depends on. It is expressed in
+// Spec says which paths a configuration depends on. It is expressed in
 // terms of directories because that is the only thing that can be watched
 // reliably: editors save by writing a temporary file and renaming it over
 // the original (or by removing and re-creating it), which replaces the
@@ -21,7 +22,7 @@ import (
 // them absolute. A path that does not exist (yet) is not an error: its
 // nearest existing ancestor is watched instead so that its creation is seen
 // (a component directory restored by `git checkout`, a cue.mod/ added later).
-type WatchSpec struct {
+type Spec struct {
 	// Dirs are watched recursively: every sub-directory is watched, and
 	// sub-directories created later are added as they appear. .git/ and
 	// .actant/ below them are skipped. Use it for local component
@@ -37,26 +38,26 @@ type WatchSpec struct {
 	Patterns map[string][]string
 }
 
-// WatchWorkspace is the spec every watch starts from (WatchOptions.Base):
+// Workspace is the spec every watch starts from (Options.Base):
 // the workspace root's *.cue files, non-recursively (the root also holds
 // outputs and actant.lock), and cue.mod/ recursively, present or not.
-func WatchWorkspace(root string) WatchSpec {
-	return WatchSpec{
+func Workspace(root string) Spec {
+	return Spec{
 		Dirs:     []string{filepath.Join(root, "cue.mod")},
 		Patterns: map[string][]string{root: {"*.cue"}},
 	}
 }
 
 // IsZero reports whether s names nothing.
-func (s WatchSpec) IsZero() bool {
+func (s Spec) IsZero() bool {
 	return len(s.Dirs) == 0 && len(s.Files) == 0 && len(s.Patterns) == 0
 }
 
 // normalize returns s with absolute, clean, sorted, de-duplicated paths so
 // that two specs can be compared cheaply (watches are only re-walked when the
 // spec really changed).
-func (s WatchSpec) normalize() WatchSpec {
-	var n WatchSpec
+func (s Spec) normalize() Spec {
+	var n Spec
 	n.Dirs = watchAbsAll(s.Dirs)
 	n.Files = watchAbsAll(s.Files)
 	if len(s.Patterns) > 0 {
@@ -72,8 +73,8 @@ func (s WatchSpec) normalize() WatchSpec {
 }
 
 // union merges two specs (either may be zero) and normalizes the result.
-func (s WatchSpec) union(o WatchSpec) WatchSpec {
-	u := WatchSpec{
+func (s Spec) union(o Spec) Spec {
+	u := Spec{
 		Dirs:  append(slices.Clone(s.Dirs), o.Dirs...),
 		Files: append(slices.Clone(s.Files), o.Files...),
 	}
@@ -88,7 +89,7 @@ func (s WatchSpec) union(o WatchSpec) WatchSpec {
 	return u.normalize()
 }
 
-func (s WatchSpec) equal(o WatchSpec) bool {
+func (s Spec) equal(o Spec) bool {
 	if !slices.Equal(s.Dirs, o.Dirs) || !slices.Equal(s.Files, o.Files) || len(s.Patterns) != len(o.Patterns) {
 		return false
 	}
@@ -163,23 +164,23 @@ func watchIsVimSwap(name string) bool {
 // watched: git's object store changes on every commit, and .actant/ holds
 // actctl's own state, which every apply rewrites.
 func watchIgnoredDir(name string) bool {
-	return name == ".git" || name == ".actant" || watchIgnoredName(name)
+	return name == ".git" || name == layout.Dir || watchIgnoredName(name)
 }
 
 // watchMatcher answers "does an event on this path matter for the current spec?"
 // with map lookups only, because it runs for every fsnotify event and a
 // git checkout can produce thousands.
 type watchMatcher struct {
-	trees    map[string]bool     // WatchSpec.Dirs
-	files    map[string]bool     // WatchSpec.Files
-	patterns map[string][]string // WatchSpec.Patterns
+	trees    map[string]bool     // Spec.Dirs
+	files    map[string]bool     // Spec.Files
+	patterns map[string][]string // Spec.Patterns
 	// structural holds every target (tree root, file, pattern directory)
 	// and each of its ancestors: creating, removing or renaming any of them
 	// changes what the config can see (mv skills skills.old).
 	structural map[string]bool
 }
 
-func newWatchMatcher(s WatchSpec) *watchMatcher {
+func newWatchMatcher(s Spec) *watchMatcher {
 	m := &watchMatcher{
 		trees:      map[string]bool{},
 		files:      map[string]bool{},
@@ -257,14 +258,14 @@ func (m *watchMatcher) relevant(p string) bool {
 			}
 		}
 	}
-	if base == ".git" || base == ".actant" {
+	if base == ".git" || base == layout.Dir {
 		return false
 	}
 	return m.treeOf(p) != ""
 }
 
 // watchDesiredDirs computes every directory that must carry a watch for spec s.
-func watchDesiredDirs(s WatchSpec) map[string]bool {
+func watchDesiredDirs(s Spec) map[string]bool {
 	want := map[string]bool{}
 	for _, d := range s.Dirs {
 		fi, err := os.Stat(d)
@@ -364,29 +365,18 @@ func watchFingerprintOf(p string) watchFingerprint {
 // skipped: their mtime moves with every entry (including the run's own
 // outputs), and new sub-directories are listed by their own call.
 func watchChangedSince(dir string, t time.Time, m *watchMatcher) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		if e.IsDir() || !m.relevant(p) {
-			continue
-		}
+	return watchFiles(dir, m, func(e fs.DirEntry) bool {
 		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if fi.ModTime().After(t) {
-			out = append(out, p)
-		}
-	}
-	return out
+		return err == nil && fi.ModTime().After(t)
+	})
 }
 
 // watchFilesIn lists the relevant non-directory entries directly in dir.
-func watchFilesIn(dir string, m *watchMatcher) []string {
+func watchFilesIn(dir string, m *watchMatcher) []string { return watchFiles(dir, m, nil) }
+
+// watchFiles lists the relevant non-directory entries directly in dir
+// for which keep (when not nil) holds.
+func watchFiles(dir string, m *watchMatcher, keep func(fs.DirEntry) bool) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -394,7 +384,7 @@ func watchFilesIn(dir string, m *watchMatcher) []string {
 	var out []string
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if !e.IsDir() && m.relevant(p) {
+		if !e.IsDir() && m.relevant(p) && (keep == nil || keep(e)) {
 			out = append(out, p)
 		}
 	}

@@ -1,4 +1,4 @@
-package reconcile
+package schema
 
 import (
 	"encoding/json"
@@ -8,28 +8,32 @@ import (
 	"path/filepath"
 
 	"github.com/actctl/actctl/internal/atomicfile"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/internal/layout"
 )
+
+// Ad-hoc agents are part of the configuration though no file declares
+// them: the loader merges them in (MergeAdhoc) once the hub has resolved
+// the declared ones, so a caller gets every agent of the workspace.
 
 // AdhocFile holds the agents that `actctl proxy -t TEMPLATE` created on
 // the fly, in the workspace's .actant directory. They are part of the
 // workspace like declared agents (loaded with the config, recorded in the
 // state, kept by apply) without editing the user's actant.cue.
-const AdhocFile = "adhoc.json"
+const AdhocFile = layout.Adhoc
 
 type adhocDoc struct {
-	Agents map[string]schema.Agent `json:"agents"`
+	Agents map[string]Agent `json:"agents"`
 }
 
 // AdhocAgents reads the ad-hoc agents of the workspace at root.
-func AdhocAgents(root string) (map[string]schema.Agent, error) {
-	p := metaPath(root, AdhocFile)
-	b, err := schema.ReadRegular(p, 0)
+func AdhocAgents(root string) (map[string]Agent, error) {
+	p := layout.Path(root, AdhocFile)
+	b, err := ReadRegular(p, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, metaNotDir(filepath.Dir(p), fmt.Errorf("read %s: %w", p, err))
+		return nil, layout.NotDir(filepath.Dir(p), fmt.Errorf("read %s: %w", p, err))
 	}
 	var d adhocDoc
 	if err := json.Unmarshal(b, &d); err != nil {
@@ -40,7 +44,7 @@ func AdhocAgents(root string) (map[string]schema.Agent, error) {
 
 // MergeAdhoc adds the workspace's ad-hoc agents to cfg; a declared agent of
 // the same name wins. It returns the names it added.
-func MergeAdhoc(cfg *schema.Config) ([]string, error) {
+func MergeAdhoc(cfg *Config) ([]string, error) {
 	agents, err := AdhocAgents(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -51,7 +55,7 @@ func MergeAdhoc(cfg *schema.Config) ([]string, error) {
 			continue
 		}
 		if cfg.Agents == nil {
-			cfg.Agents = map[string]schema.Agent{}
+			cfg.Agents = map[string]Agent{}
 		}
 		a.Adhoc = true
 		cfg.Agents[name] = a
@@ -61,20 +65,20 @@ func MergeAdhoc(cfg *schema.Config) ([]string, error) {
 }
 
 // RecordAdhoc adds (or replaces) an ad-hoc agent; a nil agent removes it.
-func RecordAdhoc(root, name string, a *schema.Agent) error {
+func RecordAdhoc(root, name string, a *Agent) error {
 	agents, err := AdhocAgents(root)
 	if err != nil {
 		return err
 	}
 	if agents == nil {
-		agents = map[string]schema.Agent{}
+		agents = map[string]Agent{}
 	}
 	if a == nil {
 		delete(agents, name)
 	} else {
 		agents[name] = *a
 	}
-	p := metaPath(root, AdhocFile)
+	p := layout.Path(root, AdhocFile)
 	if len(agents) == 0 {
 		return atomicfile.Remove(p)
 	}

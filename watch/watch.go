@@ -1,4 +1,4 @@
-package reconcile
+package watch
 
 import (
 	"context"
@@ -13,33 +13,33 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// DefaultWatchDebounce is the quiet window used when WatchOptions.Debounce is
+// DefaultDebounce is the quiet window used when Options.Debounce is
 // zero. Saving a file produces several events (vim: rename, create, write,
 // chmod, remove of the backup) within a millisecond or two; 50 ms coalesces
 // them, and a burst of saves (git checkout, formatter on save) into one
 // cycle, while keeping save-to-disk latency under the 100 ms target.
-const DefaultWatchDebounce = 50 * time.Millisecond
+const DefaultDebounce = 50 * time.Millisecond
 
-// WatchCycleKind tells what a WatchCycle reports.
-type WatchCycleKind string
+// CycleKind tells what a Cycle reports.
+type CycleKind string
 
 const (
 	// CycleApply: Run was called (initial apply, file change, moved hub
 	// source).
-	CycleApply WatchCycleKind = "apply"
+	CycleApply CycleKind = "apply"
 	// CyclePoll: a hub poll failed; Run was not called for it. The poller is
 	// retried at its next interval.
-	CyclePoll WatchCycleKind = "poll"
+	CyclePoll CycleKind = "poll"
 	// CycleWatch: a watch could not be set up (for example the inotify
 	// watch limit was reached); changes below that path may be missed.
-	CycleWatch WatchCycleKind = "watch"
+	CycleWatch CycleKind = "watch"
 )
 
-// WatchCycle is what Watch reports after each run, and for the problems
-// that do not stop the watch. It is delivered to WatchOptions.Report from a
+// Cycle is what Watch reports after each run, and for the problems
+// that do not stop the watch. It is delivered to Options.Report from a
 // single goroutine, one at a time, so a printer needs no locking.
-type WatchCycle struct {
-	Kind WatchCycleKind
+type Cycle struct {
+	Kind CycleKind
 	// Initial is set for the first apply, which Watch does unconditionally.
 	Initial bool
 	// Start is when Run was called (or the poll / watch failure happened).
@@ -66,18 +66,18 @@ type WatchCycle struct {
 // MarshalJSON renders the cycle as one stable JSON object, so that
 // `-o json` can print one object per cycle:
 // {"kind","initial","time","durationMs","trigger","poller","ok","error","summary","result"}.
-func (c WatchCycle) MarshalJSON() ([]byte, error) {
+func (c Cycle) MarshalJSON() ([]byte, error) {
 	type out struct {
-		Kind       WatchCycleKind `json:"kind"`
-		Initial    bool           `json:"initial,omitempty"`
-		Time       time.Time      `json:"time"`
-		DurationMS float64        `json:"durationMs"`
-		Trigger    []string       `json:"trigger"`
-		Poller     string         `json:"poller,omitempty"`
-		OK         bool           `json:"ok"`
-		Error      string         `json:"error,omitempty"`
-		Summary    string         `json:"summary,omitempty"`
-		Result     any            `json:"result,omitempty"`
+		Kind       CycleKind `json:"kind"`
+		Initial    bool      `json:"initial,omitempty"`
+		Time       time.Time `json:"time"`
+		DurationMS float64   `json:"durationMs"`
+		Trigger    []string  `json:"trigger"`
+		Poller     string    `json:"poller,omitempty"`
+		OK         bool      `json:"ok"`
+		Error      string    `json:"error,omitempty"`
+		Summary    string    `json:"summary,omitempty"`
+		Result     any       `json:"result,omitempty"`
 	}
 	o := out{
 		Kind: c.Kind, Initial: c.Initial, Time: c.Start,
@@ -94,14 +94,14 @@ func (c WatchCycle) MarshalJSON() ([]byte, error) {
 	return json.Marshal(o)
 }
 
-// WatchResult is what one load+apply returns to the watch loop.
-type WatchResult struct {
+// Result is what one load+apply returns to the watch loop.
+type Result struct {
 	// Spec is what the configuration now depends on (it may reference
-	// other files than before). It is added to WatchOptions.Base. When Run
+	// other files than before). It is added to Options.Base. When Run
 	// fails, a non-zero Spec is added to the previous one (never replacing
 	// it, so that the files of the last good config stay watched and fixing
 	// any of them applies).
-	Spec WatchSpec
+	Spec Spec
 	// Written lists every path the run created, changed or removed
 	// (directories included). Events for them are ignored as long as the
 	// path is still in the state the run left it in, which is what prevents
@@ -114,8 +114,8 @@ type WatchResult struct {
 	JSON any
 }
 
-// WatchPoller checks a hub source that has an `interval`.
-type WatchPoller struct {
+// Poller checks a hub source that has an `interval`.
+type Poller struct {
 	Name     string
 	Interval time.Duration // <= 0: never polled
 	// Poll fetches the source and reports whether it moved (the lock was
@@ -126,25 +126,25 @@ type WatchPoller struct {
 	Poll func(ctx context.Context) (moved bool, err error)
 }
 
-// WatchOptions configures Watch.
-type WatchOptions struct {
+// Options configures Watch.
+type Options struct {
 	// Debounce is the quiet window: a cycle starts once no relevant event
-	// arrived for this long. Zero means DefaultWatchDebounce.
+	// arrived for this long. Zero means DefaultDebounce.
 	Debounce time.Duration
 	// Base is always watched, whatever Run returns: the workspace root's
 	// *.cue and cue.mod/. It keeps a config that fails to load from the
 	// very start watched, so that fixing it applies.
-	Base WatchSpec
+	Base Spec
 	// Run does one load + apply. trigger holds the changed paths (nil for
 	// the initial run). Its error does not stop the watch: it is reported
 	// and the previous state on disk stays as it is. A panic in Run is
 	// turned into an error for the same reason.
-	Run func(ctx context.Context, trigger []string) (WatchResult, error)
+	Run func(ctx context.Context, trigger []string) (Result, error)
 	// Pollers are the hub sources with an interval.
-	Pollers []WatchPoller
-	// Report receives one WatchCycle per run and one per poll or watch
+	Pollers []Poller
+	// Report receives one Cycle per run and one per poll or watch
 	// failure. May be nil.
-	Report func(WatchCycle)
+	Report func(Cycle)
 
 	// eventHook, for tests, sees every path queued for the next run.
 	eventHook func(path string)
@@ -165,28 +165,28 @@ type WatchOptions struct {
 //
 //	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 //	defer stop()
-//	err := reconcile.Watch(ctx, reconcile.WatchOptions{
+//	err := watch.Watch(ctx, watch.Options{
 //		Debounce: debounce, // --debounce, 0 = 50ms
-//		Base:     reconcile.WatchWorkspace(root),
-//		Run: func(ctx context.Context, trigger []string) (reconcile.WatchResult, error) {
+//		Base:     watch.Workspace(root),
+//		Run: func(ctx context.Context, trigger []string) (watch.Result, error) {
 //			cfg, err := load(root) // positioned error; nothing is written
 //			if err != nil {
-//				return reconcile.WatchResult{}, err
+//				return watch.Result{}, err
 //			}
 //			res, err := reconcile.Apply(ctx, cfg, opts)
-//			return reconcile.WatchResult{
+//			return watch.Result{
 //				Spec:    localComponents(cfg), // Dirs / Files the config references
 //				Written: absPaths(res),        // every path Apply touched
 //				Summary: res.Summary(), JSON: res,
 //			}, err
 //		},
 //		Pollers: pollers, // one per hub source with an interval
-//		Report: func(c reconcile.WatchCycle) {
+//		Report: func(c watch.Cycle) {
 //			// -o json: json.NewEncoder(stdout).Encode(c); else the summary
 //			// to stdout, or "actctl: <err>" to stderr.
 //		},
 //	})
-func Watch(ctx context.Context, o WatchOptions) error {
+func Watch(ctx context.Context, o Options) error {
 	if o.Run == nil {
 		return errors.New("watch: no Run function")
 	}
@@ -207,7 +207,7 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		warned:   map[string]bool{},
 	}
 	if w.debounce <= 0 {
-		w.debounce = DefaultWatchDebounce
+		w.debounce = DefaultDebounce
 	}
 	// Under a never-ending stream of events (a build writing into a watched
 	// tree) the quiet window would never come; run anyway after maxWait.
@@ -215,14 +215,14 @@ func Watch(ctx context.Context, o WatchOptions) error {
 	now := time.Now()
 	for _, p := range o.Pollers {
 		if p.Interval > 0 && p.Poll != nil {
-			w.polls = append(w.polls, &watchPollState{WatchPoller: p, next: now.Add(p.Interval)})
+			w.polls = append(w.polls, &watchPollState{Poller: p, next: now.Add(p.Interval)})
 		}
 	}
 	return w.loop(ctx)
 }
 
 type watchPollState struct {
-	WatchPoller
+	Poller
 	next time.Time
 }
 
@@ -231,11 +231,11 @@ type watchPollState struct {
 // reads but never writes) and sends back a result, which is what makes the
 // watch race-free without locks.
 type watcher struct {
-	o                 WatchOptions
+	o                 Options
 	fsw               *fsnotify.Watcher
 	debounce, maxWait time.Duration
 
-	base, spec WatchSpec
+	base, spec Spec
 	m          *watchMatcher
 	watched    map[string]bool             // directories carrying a watch
 	fps        map[string]watchFingerprint // paths written by runs -> state they were left in
@@ -261,9 +261,9 @@ type watchJobResult struct {
 	ran      bool
 	start    time.Time
 	dur      time.Duration
-	res      WatchResult
+	res      Result
 	err      error
-	pollErrs []WatchCycle
+	pollErrs []Cycle
 }
 
 func (w *watcher) loop(ctx context.Context) error {
@@ -384,7 +384,7 @@ func (w *watcher) start(ctx context.Context, j watchJob, done chan<- watchJobRes
 
 // watchWork runs on the worker goroutine: due polls first (a moved source
 // adds a trigger), then Run if anything changed.
-func watchWork(ctx context.Context, j watchJob, run func(context.Context, []string) (WatchResult, error)) (r watchJobResult) {
+func watchWork(ctx context.Context, j watchJob, run func(context.Context, []string) (Result, error)) (r watchJobResult) {
 	r.watchJob = j
 	trigger := j.trigger
 	for _, p := range j.polls {
@@ -394,7 +394,7 @@ func watchWork(ctx context.Context, j watchJob, run func(context.Context, []stri
 		t := time.Now()
 		moved, err := watchSafePoll(ctx, p.Poll)
 		if err != nil {
-			r.pollErrs = append(r.pollErrs, WatchCycle{Kind: CyclePoll, Start: t, Duration: time.Since(t),
+			r.pollErrs = append(r.pollErrs, Cycle{Kind: CyclePoll, Start: t, Duration: time.Since(t),
 				Poller: p.Name, Trigger: []string{"hub:" + p.Name}, Err: fmt.Errorf("poll %s: %w", p.Name, err)})
 			continue
 		}
@@ -413,7 +413,7 @@ func watchWork(ctx context.Context, j watchJob, run func(context.Context, []stri
 	return r
 }
 
-func watchSafeRun(ctx context.Context, run func(context.Context, []string) (WatchResult, error), trigger []string) (res WatchResult, err error) {
+func watchSafeRun(ctx context.Context, run func(context.Context, []string) (Result, error), trigger []string) (res Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("internal error (panic): %v", v)
@@ -457,11 +457,11 @@ func (w *watcher) finish(ctx context.Context, r watchJobResult) {
 	if r.err != nil && errors.Is(r.err, context.Canceled) && ctx.Err() != nil {
 		return // abandoned on shutdown: nothing worth printing
 	}
-	w.report(WatchCycle{Kind: CycleApply, Initial: r.initial, Start: r.start, Duration: r.dur,
+	w.report(Cycle{Kind: CycleApply, Initial: r.initial, Start: r.start, Duration: r.dur,
 		Trigger: r.trigger, Err: r.err, Summary: r.res.Summary, JSON: r.res.JSON})
 }
 
-func (w *watcher) report(c WatchCycle) {
+func (w *watcher) report(c Cycle) {
 	if w.o.Report != nil {
 		w.o.Report(c)
 	}
@@ -472,7 +472,7 @@ func (w *watcher) report(c WatchCycle) {
 // after since (the start of the run that referenced them): such an edit
 // happened after the run may have read the file, and before any watch could
 // see it.
-func (w *watcher) setSpec(s WatchSpec, since time.Time) {
+func (w *watcher) setSpec(s Spec, since time.Time) {
 	if w.m != nil && s.equal(w.spec) {
 		return
 	}
@@ -528,7 +528,7 @@ func (w *watcher) add(d string) bool {
 	if err := w.fsw.Add(d); err != nil {
 		if !w.warned[d] && watchFingerprintOf(d).exists {
 			w.warned[d] = true
-			w.report(WatchCycle{Kind: CycleWatch, Start: time.Now(), Trigger: []string{d},
+			w.report(Cycle{Kind: CycleWatch, Start: time.Now(), Trigger: []string{d},
 				Err: fmt.Errorf("watch %s: %w (changes below it are not seen)", d, err)})
 		}
 		return false
@@ -631,5 +631,5 @@ func (w *watcher) onError(err error) {
 		w.resync()
 		return
 	}
-	w.report(WatchCycle{Kind: CycleWatch, Start: time.Now(), Err: fmt.Errorf("watch: %w", err)})
+	w.report(Cycle{Kind: CycleWatch, Start: time.Now(), Err: fmt.Errorf("watch: %w", err)})
 }

@@ -1,0 +1,68 @@
+// Package layout names what actctl keeps in a workspace's .actant/
+// directory, in one table, so that the reconciler, the watch loop, the
+// renderer's reserved-path checks and the proxy's runtime records agree on
+// every name without repeating a literal.
+//
+// At a workspace root:
+//
+//	.actant/
+//	  state.json          what the last apply wrote (this machine's record)
+//	  state.pending.json  the journal of an apply in progress
+//	  lock                the workspace lock (apply, proxy, watch)
+//	  backup/<stamp>/     users' files that overwrite or --force replaced
+//	  adhoc.json          agents `actctl proxy -t` created
+//	  run/                runtime records of processes actctl supervises
+//	  agents/<name>.json  a project agent's runtime record (proxy)
+//	  logs/<name>.log     a project agent's proxy log
+//
+// An instance workspace (one agent per directory) keeps its runtime record
+// in .actant.json and its logs in logs/ instead (Actant-compatible).
+package layout
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// The names, relative to a workspace root or to the .actant directory.
+const (
+	// Dir is actctl's directory in a workspace. The renderer refuses to
+	// write into it and the watch loop ignores what happens there.
+	Dir = ".actant"
+	// State records what the last apply wrote.
+	State = "state.json"
+	// Pending is the journal of an apply in progress: the state that apply
+	// will record when it finishes.
+	Pending = "state.pending.json"
+	// Lock serialises apply and proxy on one workspace.
+	Lock = "lock"
+	// Backup holds users' files that overwrite or --force replaced.
+	Backup = "backup"
+	// Adhoc holds the agents `actctl proxy -t TEMPLATE` created.
+	Adhoc = "adhoc.json"
+	// Run holds runtime records of the processes actctl supervises.
+	Run = "run"
+	// Agents holds the runtime records of a project's agents (proxy).
+	Agents = "agents"
+	// Logs holds proxy logs (in .actant/ of a project, or in an instance
+	// workspace's root).
+	Logs = "logs"
+	// InstanceRecord is an instance workspace's runtime record.
+	InstanceRecord = ".actant.json"
+)
+
+// Path joins root, the .actant directory and elem.
+func Path(root string, elem ...string) string {
+	return filepath.Join(append([]string{root, Dir}, elem...)...)
+}
+
+// NotDir turns err into a plain explanation when dir, a workspace's .actant
+// directory, exists as something other than a directory; otherwise it
+// returns err.
+func NotDir(dir string, err error) error {
+	if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, where actctl keeps its directory (state, lock, backups, proxy agents): move it away, or delete it if it is not yours, and run actctl again", dir)
+	}
+	return err
+}
