@@ -235,7 +235,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	if err != nil {
 		return acpclient.Options{}, err
 	}
-	mcp, err := acpclient.MCPServers(s.cfg.MCPServers, s.r.Template.MCPServers)
+	mcp, err := acpclient.MCPServers(s.cfg, s.r.Name, s.r.Template.MCPServers)
 	if err != nil {
 		return acpclient.Options{}, fmt.Errorf("agent %s: %w", s.r.Name, err)
 	}
