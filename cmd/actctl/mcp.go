@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -56,14 +58,24 @@ func mcpCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as"))}
+	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
+	defer stop()
+	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as")), stop: ctx}
 	// The tools capability is declared even for a caller allowed none, so
 	// that tools/list answers (an empty list) instead of failing.
 	srv := mcp.NewServer(&mcp.Implementation{Name: "actctl", Version: actctlVersion()},
 		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	s.register(srv)
-	// stdout is the protocol: nothing else may write there.
-	return srv.Run(c.Context, &mcp.StdioTransport{})
+	// stdout is the protocol: nothing else may write there. When the
+	// client goes (stdin closed) or a signal comes, running turns are
+	// cancelled and their backends stopped before actctl exits.
+	err = srv.Run(ctx, &mcp.StdioTransport{})
+	stop()
+	s.turns.Wait()
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	return nil
 }
 
 // mcpServer answers the tools for one workspace and one caller.
@@ -73,6 +85,10 @@ type mcpServer struct {
 	caller string
 	// allowed are the tools the caller may use.
 	allowed map[string]bool
+	// stop is cancelled when the server ends; turns are the run_agent
+	// calls still running.
+	stop  context.Context
+	turns sync.WaitGroup
 }
 
 // toolsFor is what the caller may use (README, "actctl mcp"): a person
@@ -240,20 +256,25 @@ type runAgentOut struct {
 // runAgent is one `actctl run` turn. A turn that did not complete (no
 // stop reason: the agent could not start, crashed, timed out) is a tool
 // error; a completed one is a result with its stop reason and exit code.
-func (s *mcpServer) runAgent(ctx context.Context, _ *mcp.CallToolRequest, in runAgentIn) (*mcp.CallToolResult, runAgentOut, error) {
+func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in runAgentIn) (*mcp.CallToolResult, runAgentOut, error) {
 	switch {
 	case (in.Agent == "") == (in.Template == ""):
 		return nil, runAgentOut{}, errors.New("run_agent: give exactly one of agent or template")
 	case strings.TrimSpace(in.Prompt) == "":
 		return nil, runAgentOut{}, errors.New("run_agent: the prompt is empty")
 	}
+	s.turns.Add(1)
+	defer s.turns.Done()
 	log := &syncBuffer{}
 	_, g, err := s.load(log)
 	if err != nil {
 		return nil, runAgentOut{}, err
 	}
+	reply := &syncBuffer{}
+	g.Stdout = progressWriter{ctx, req, reply}
 	ctx, cancel := context.WithTimeoutCause(ctx, runAgentTimeout, &runCause{exitTimeout, "timed out after " + runAgentTimeout.String()})
 	defer cancel()
+	defer context.AfterFunc(s.stop, cancel)()
 	res, err := runTurn(ctx, g, agentSpec{agent: in.Agent, template: in.Template, cwd: in.Cwd}, in.Prompt)
 	if err != nil && res.StopReason == "" {
 		if l := strings.TrimSpace(log.String()); l != "" {
@@ -261,7 +282,7 @@ func (s *mcpServer) runAgent(ctx context.Context, _ *mcp.CallToolRequest, in run
 		}
 		return nil, runAgentOut{}, err
 	}
-	out := runAgentOut{Agent: in.Agent, Reply: g.Stdout.(*syncBuffer).String(), StopReason: string(res.StopReason), SessionID: res.SessionID, Log: log.String()}
+	out := runAgentOut{Agent: in.Agent, Reply: reply.String(), StopReason: string(res.StopReason), SessionID: res.SessionID, Log: log.String()}
 	if out.Agent == "" {
 		out.Agent = in.Template
 	}
@@ -300,6 +321,24 @@ func (s *mcpServer) promptAgent(ctx context.Context, _ *mcp.CallToolRequest, in 
 	return nil, struct{}{}, fmt.Errorf("something answers on %s, but this actctl does not speak the control protocol of actctl up", sock)
 }
 
+// progressWriter collects a run's reply text and, when the caller asked
+// for progress (a progressToken), sends each piece as it streams in a
+// notifications/progress message, the progress being the bytes so far.
+type progressWriter struct {
+	ctx   context.Context
+	req   *mcp.CallToolRequest
+	reply *syncBuffer
+}
+
+func (w progressWriter) Write(p []byte) (int, error) {
+	n, _ := w.reply.Write(p)
+	if tok := w.req.Params.GetProgressToken(); tok != nil {
+		// Best effort: a client that is gone does not stop the turn.
+		_ = w.req.Session.NotifyProgress(w.ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: string(p), Progress: float64(w.reply.Len())})
+	}
+	return n, nil
+}
+
 // upSocket is the control socket of the workspace's `actctl up`.
 func upSocket(root string) string { return filepath.Join(root, ".actant", "run", "up.sock") }
 
@@ -315,6 +354,12 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
 }
 
 func (s *syncBuffer) String() string {

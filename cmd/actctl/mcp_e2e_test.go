@@ -6,9 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -273,5 +277,84 @@ func TestMCPReservedServerApplied(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(bad); len(entries) != 1 {
 		t.Errorf("apply wrote %d entries in a refused workspace", len(entries)-1)
+	}
+}
+
+// TestMCPRunAgentProgressAndShutdown: run_agent streams the reply as
+// progress notifications when asked; a turn ends, and neither the agent
+// nor its child outlives it, when the caller cancels the call, when the
+// server is told to stop (SIGTERM) and when its client goes away (stdin
+// closed).
+func TestMCPRunAgentProgressAndShutdown(t *testing.T) {
+	root, home := mcpWorkspace(t)
+	for _, how := range []string{"cancel", "sigterm", "close"} {
+		progress := make(chan string, 100)
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { progress <- r.Params.Message },
+		})
+		cmd := exec.Command(actctlBin, "mcp", "-C", root)
+		cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			p := &mcp.CallToolParams{Name: "run_agent", Arguments: map[string]any{"agent": "helper", "prompt": "stream", "cwd": root}}
+			p.SetProgressToken("t1")
+			_, err := cs.CallTool(ctx, p)
+			done <- err
+		}()
+		var pid, child int
+		for pid == 0 {
+			m := regexp.MustCompile(`streaming pid=(\d+) child=(\d+)`).FindStringSubmatch(<-progress)
+			if m != nil {
+				pid, _ = strconv.Atoi(m[1])
+				child, _ = strconv.Atoi(m[2])
+			}
+		}
+		switch how {
+		case "cancel":
+			cancel()
+		case "sigterm":
+			cmd.Process.Signal(syscall.SIGTERM)
+		case "close":
+			stdin.Close()
+		}
+		if how != "cancel" {
+			<-done
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("%s: actctl mcp: %v", how, err)
+			}
+		}
+		// The reaping of the agent's group by init is asynchronous, hence
+		// the bounded poll.
+		deadline := time.Now().Add(10 * time.Second)
+		for _, p := range []int{pid, child} {
+			for !exited(p) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !exited(p) {
+				t.Errorf("%s: process %d outlived the turn", how, p)
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+		}
+		cancel()
+		if how == "cancel" {
+			stdin.Close()
+			cmd.Wait()
+		}
 	}
 }
