@@ -130,25 +130,26 @@ func runCmd(c *cli.Context) error {
 	}
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
-	_, err = runTurn(ctx, globalsOf(c), specOf(c, rule, nil), text)
+	_, _, err = runTurn(ctx, globalsOf(c), specOf(c, rule, nil), text)
 	return err
 }
 
 // runTurn is one `actctl run` turn (docs/run.md): prepare the agent,
 // start its backend, prompt, print through g, stop. A turn that does not
 // end with exit code 0 returns an error carrying the code (withCode).
-func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (acpclient.Result, error) {
+// name is the agent that ran (for a template, its generated name).
+func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name string, _ acpclient.Result, _ error) {
 	sess, err := openAgentSession(ctx, g, "run", spec)
 	if err != nil {
-		return acpclient.Result{}, err
+		return "", acpclient.Result{}, err
 	}
 	defer sess.close()
 	res, err := sess.client.Prompt(ctx, text)
 	code, err := sess.finish(ctx, res, err)
 	if code != 0 {
-		return res, withCode(code, err)
+		return sess.s.r.Name, res, withCode(code, err)
 	}
-	return res, nil
+	return sess.s.r.Name, res, nil
 }
 
 // readPrompt takes the prompt from -p, --prompt-file or stdin.

@@ -275,17 +275,14 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 	ctx, cancel := context.WithTimeoutCause(ctx, runAgentTimeout, &runCause{exitTimeout, "timed out after " + runAgentTimeout.String()})
 	defer cancel()
 	defer context.AfterFunc(s.stop, cancel)()
-	res, err := runTurn(ctx, g, agentSpec{agent: in.Agent, template: in.Template, cwd: in.Cwd}, in.Prompt)
+	name, res, err := runTurn(ctx, g, agentSpec{agent: in.Agent, template: in.Template, cwd: in.Cwd}, in.Prompt)
 	if err != nil && res.StopReason == "" {
 		if l := strings.TrimSpace(log.String()); l != "" {
 			err = fmt.Errorf("%w\n%s", err, l)
 		}
 		return nil, runAgentOut{}, err
 	}
-	out := runAgentOut{Agent: in.Agent, Reply: reply.String(), StopReason: string(res.StopReason), SessionID: res.SessionID, Log: log.String()}
-	if out.Agent == "" {
-		out.Agent = in.Template
-	}
+	out := runAgentOut{Agent: name, Reply: reply.String(), StopReason: string(res.StopReason), SessionID: res.SessionID, Log: log.String()}
 	if err != nil {
 		out.Error = err.Error()
 		out.ExitCode = exitError

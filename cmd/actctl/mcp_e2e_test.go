@@ -204,6 +204,15 @@ func TestMCPRunAgent(t *testing.T) {
 	} {
 		var out runAgentOut
 		text, isErr := callTool(t, cs, "run_agent", tc.args, &out)
+		// The agent that ran: the one asked for (a per-project copy
+		// where the cwd is another project), or the template's ephemeral one.
+		want, _ := tc.args["agent"].(string)
+		if want == "" {
+			want = tc.args["template"].(string) + "-run-"
+		}
+		if !strings.HasPrefix(out.Agent, want) {
+			t.Errorf("run_agent %v: agent %q", tc.args, out.Agent)
+		}
 		if isErr || !strings.Contains(out.Reply, tc.reply) || out.StopReason != tc.stop || out.ExitCode != tc.code || !strings.Contains(out.Error, tc.erro) || (tc.erro == "") != (out.Error == "") {
 			t.Errorf("run_agent %v: %+v (error %v: %s)", tc.args, out, isErr, text)
 		}
