@@ -76,7 +76,14 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 		return out
 	}
 	for n, t := range c.Templates {
-		t.Skills, t.Prompts, t.MCPServers, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.MCPServers), qs(t.SubAgents)
+		t.Skills, t.Prompts, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.SubAgents)
+		mcps := qs(t.MCPServers)
+		for i, r := range t.MCPServers {
+			if r == schema.ActctlServer {
+				mcps[i] = r // actctl's own server, never the hub's
+			}
+		}
+		t.MCPServers = mcps
 		t.Commands = qs(t.Commands)
 		if !strings.Contains(t.Backend, "@") {
 			if _, local := cfg.Backends[t.Backend]; !local {
@@ -127,7 +134,7 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		}
 		ds = append(ds, cfg.Diag(path, "%s", msg))
 	}
-	skills, prompts, mcps, templates, backends := sortedKeys(cfg.Skills), sortedKeys(cfg.Prompts), sortedKeys(cfg.MCPServers), sortedKeys(cfg.Templates), sortedKeys(cfg.Backends)
+	skills, prompts, mcps, templates, backends := sortedKeys(cfg.Skills), sortedKeys(cfg.Prompts), append(sortedKeys(cfg.MCPServers), schema.ActctlServer), sortedKeys(cfg.Templates), sortedKeys(cfg.Backends)
 	for _, name := range backends {
 		if strings.Contains(name, "@") {
 			ds = append(ds, cfg.CheckBackend(name)...)
