@@ -367,3 +367,24 @@ func TestMCPRunAgentProgressAndShutdown(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPUsage: arguments are a usage error, and a directory without a
+// workspace fails before serving; neither writes anything.
+func TestMCPUsage(t *testing.T) {
+	root, home := mcpWorkspace(t)
+	if r := actctl(t, root, home, "mcp", "helper"); r.Code != 2 || !strings.Contains(r.Stderr, "mcp: takes no arguments") {
+		t.Errorf("argument: %+v", r)
+	}
+	empty := t.TempDir()
+	if r := actctl(t, empty, filepath.Join(empty, "home"), "mcp"); r.Code != 1 || !strings.Contains(r.Stderr, "no actant.cue found") {
+		t.Errorf("no workspace: %+v", r)
+	}
+	for _, dir := range []string{root, empty} {
+		if entries, _ := os.ReadDir(dir); len(entries) != map[string]int{root: 1, empty: 0}[dir] {
+			t.Errorf("%s: %d entries written", dir, len(entries))
+		}
+	}
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Errorf("home created: %v", err)
+	}
+}
