@@ -290,7 +290,8 @@ func TestMCPReservedServerApplied(t *testing.T) {
 }
 
 // TestMCPRunAgentProgressAndShutdown: run_agent streams the reply as
-// progress notifications when asked; a turn ends, and neither the agent
+// progress notifications when asked, other calls are served meanwhile; a
+// turn ends, and neither the agent
 // nor its child outlives it, when the caller cancels the call, when the
 // server is told to stop (SIGTERM) and when its client goes away (stdin
 // closed).
@@ -336,6 +337,10 @@ func TestMCPRunAgentProgressAndShutdown(t *testing.T) {
 		}
 		switch how {
 		case "cancel":
+			// Calls are served while a turn runs.
+			if text, isErr := callTool(t, cs, "list_agents", nil, nil); isErr || !strings.Contains(text, `"helper"`) {
+				t.Errorf("list_agents during a turn: %v %s", isErr, text)
+			}
 			cancel()
 		case "sigterm":
 			cmd.Process.Signal(syscall.SIGTERM)
