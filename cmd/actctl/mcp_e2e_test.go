@@ -290,11 +290,10 @@ func TestMCPReservedServerApplied(t *testing.T) {
 }
 
 // TestMCPRunAgentProgressAndShutdown: run_agent streams the reply as
-// progress notifications when asked, other calls are served meanwhile; a
-// turn ends, and neither the agent
-// nor its child outlives it, when the caller cancels the call, when the
-// server is told to stop (SIGTERM) and when its client goes away (stdin
-// closed).
+// progress notifications when asked, and other calls are served meanwhile;
+// a turn ends, and neither the agent nor its child outlives it, when the
+// caller cancels the call, when the server is told to stop (SIGTERM) and
+// when its client goes away (stdin closed).
 func TestMCPRunAgentProgressAndShutdown(t *testing.T) {
 	root, home := mcpWorkspace(t)
 	for _, how := range []string{"cancel", "sigterm", "close"} {
