@@ -42,7 +42,7 @@ func init() {
 		Name:  "mcp",
 		Usage: "serve the workspace's agents as MCP tools on stdio (list_agents, agent_status, run_agent, prompt_agent)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "as", Usage: "the calling `AGENT`: its archetype decides which tools it gets (default: a person, every tool)"},
+			&cli.StringFlag{Name: "as", EnvVars: []string{launch.AgentVar}, Usage: "the calling `AGENT`: its archetype decides which tools it gets (default: a person, every tool)"},
 		},
 		OnUsageError: usageErrors,
 		Action:       mcpCmd,

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actctl/actctl/internal/acptestagent"
+	"github.com/actctl/actctl/launch"
 )
 
 // mcpWorkspace declares one agent of each archetype on the scripted ACP
@@ -58,13 +59,19 @@ agents: {
 // and connects the go-sdk's client to it over stdio.
 func mcpConnect(t *testing.T, root, home, caller string) *mcp.ClientSession {
 	t.Helper()
+	return mcpConnectEnv(t, root, home, caller, nil)
+}
+
+// mcpConnectEnv is mcpConnect with extra environment variables.
+func mcpConnectEnv(t *testing.T, root, home, caller string, env []string) *mcp.ClientSession {
+	t.Helper()
 	args := []string{"mcp", "-C", root}
 	if caller != "" {
 		args = append(args, "--as", caller)
 	}
 	cmd := exec.Command(actctlBin, args...)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	cmd.Env = append(append(launch.WithoutVar(os.Environ(), launch.AgentVar), "ACTANT_HOME="+home, "NO_COLOR=1"), env...)
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -107,16 +114,21 @@ func TestMCPToolsByArchetype(t *testing.T) {
 	all := "agent_status,list_agents,prompt_agent,run_agent"
 	for _, tc := range []struct {
 		caller, tools, refused, msg string
+		env                         []string
 	}{
-		{"", all, "", ""},
-		{"helper", all, "", ""},
-		{"worker", all, "", ""},
+		{"", all, "", "", nil},
+		// The environment of a backend actctl started names its agent;
+		// --as wins over it.
+		{"", "", "list_agents", `tool list_agents is not available to agent "builder"`, []string{launch.AgentVar + "=builder"}},
+		{"helper", all, "", "", []string{launch.AgentVar + "=builder"}},
+		{"helper", all, "", "", nil},
+		{"worker", all, "", "", nil},
 		{"server", "agent_status,list_agents,prompt_agent", "run_agent",
-			`tool run_agent is not available to agent "server": its archetype allows only list_agents, agent_status, prompt_agent`},
-		{"builder", "", "list_agents", `tool list_agents is not available to agent "builder": its archetype allows no tools`},
-		{"nobody", "", "agent_status", `tool agent_status is not available to agent "nobody"`},
+			`tool run_agent is not available to agent "server": its archetype allows only list_agents, agent_status, prompt_agent`, nil},
+		{"builder", "", "list_agents", `tool list_agents is not available to agent "builder": its archetype allows no tools`, nil},
+		{"nobody", "", "agent_status", `tool agent_status is not available to agent "nobody"`, nil},
 	} {
-		cs := mcpConnect(t, root, home, tc.caller)
+		cs := mcpConnectEnv(t, root, home, tc.caller, tc.env)
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatalf("%q: list tools: %v", tc.caller, err)
