@@ -333,21 +333,23 @@ func TestMissingBackend(t *testing.T) {
 	}
 }
 
-// TestMCPServers: ACP's mcpServers shape, hub names shortened, arrays never null.
+// TestMCPServers: ACP's mcpServers shape, hub names shortened, arrays
+// never null; the reserved "actctl" runs actctl mcp as the agent.
 func TestMCPServers(t *testing.T) {
-	got, err := MCPServers(map[string]schema.MCPServer{
+	cfg := &schema.Config{Root: "/ws", Home: "/h", MCPServers: map[string]schema.MCPServer{
 		"src@gh": {Command: "gh-mcp", Env: map[string]string{"B": "2", "A": "1"}},
 		"web":    {URL: "https://x/mcp", Headers: map[string]string{"Authorization": "Bearer t"}},
-	}, []string{"src@gh", "web"})
+	}}
+	got, err := MCPServers(cfg, "me", []string{"src@gh", "web", "actctl"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(got)
-	want := `[{"args":[],"command":"gh-mcp","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"name":"gh"},{"headers":[{"name":"Authorization","value":"Bearer t"}],"name":"web","type":"http","url":"https://x/mcp"}]`
+	want := `[{"args":[],"command":"gh-mcp","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"name":"gh"},{"headers":[{"name":"Authorization","value":"Bearer t"}],"name":"web","type":"http","url":"https://x/mcp"},{"args":["mcp","-C","/ws","--home","/h","--as","me"],"command":"actctl","env":[],"name":"actctl"}]`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
-	if _, err := MCPServers(nil, []string{"nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := MCPServers(cfg, "me", []string{"nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("undeclared server: %v", err)
 	}
 }

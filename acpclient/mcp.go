@@ -13,11 +13,12 @@ import (
 // MCPServers converts the template's MCP server references to ACP's
 // mcpServers form: stdio {name, command, args, env: [{name, value}]},
 // remote {type: "http", name, url, headers: [{name, value}]}. Names are the
-// ones the materialized files use.
-func MCPServers(servers map[string]schema.MCPServer, refs []string) ([]acp.McpServer, error) {
+// ones the materialized files use; the reserved name "actctl" is actctl's
+// own MCP server for agent (schema.Config.MCPServerFor).
+func MCPServers(cfg *schema.Config, agent string, refs []string) ([]acp.McpServer, error) {
 	out := make([]acp.McpServer, 0, len(refs))
 	for _, ref := range refs {
-		s, ok := servers[ref]
+		s, ok := cfg.MCPServerFor(ref, agent)
 		if !ok {
 			return nil, fmt.Errorf("mcp server %q is not declared", ref)
 		}

@@ -38,3 +38,25 @@ func TestCheckRefsCommands(t *testing.T) {
 		t.Errorf("a declared local command was reported:\n%s", all)
 	}
 }
+
+// TestMergeReservedActctlServer: a hub template's "actctl" is actctl's own
+// MCP server, kept unqualified and accepted, while its other servers are
+// qualified with the source.
+func TestMergeReservedActctlServer(t *testing.T) {
+	cfg := &schema.Config{
+		Hub:      map[string]schema.HubSource{"team": {URL: "file:///x"}},
+		Backends: map[string]schema.Backend{"claude-code": {}},
+	}
+	Merge(cfg, "team", &Components{
+		MCPServers: map[string]schema.MCPServer{"gh": {Command: "gh-mcp"}},
+		Templates:  map[string]schema.Template{"lead": {Backend: "claude-code", MCPServers: []string{"gh", "actctl"}}},
+	})
+	if got := strings.Join(cfg.Templates["team@lead"].MCPServers, ","); got != "team@gh,actctl" {
+		t.Errorf("hub template mcpServers = %s", got)
+	}
+	for _, d := range CheckRefs(cfg) {
+		if strings.Contains(d.Path, "mcpServers") {
+			t.Errorf("unexpected: %s", d)
+		}
+	}
+}

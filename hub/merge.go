@@ -78,7 +78,14 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 		return out
 	}
 	for n, t := range c.Templates {
-		t.Skills, t.Prompts, t.MCPServers, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.MCPServers), qs(t.SubAgents)
+		t.Skills, t.Prompts, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.SubAgents)
+		mcps := qs(t.MCPServers)
+		for i, r := range t.MCPServers {
+			if r == schema.ActctlServer {
+				mcps[i] = r // actctl's own server, never the hub's
+			}
+		}
+		t.MCPServers = mcps
 		t.Commands = qs(t.Commands)
 		if !schema.IsHubRef(t.Backend) {
 			if _, local := cfg.Backends[t.Backend]; !local {
@@ -129,7 +136,7 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 		}
 		ds = append(ds, cfg.Diag(path, "%s", msg))
 	}
-	skills, prompts, mcps, templates, backends := slices.Sorted(maps.Keys(cfg.Skills)), slices.Sorted(maps.Keys(cfg.Prompts)), slices.Sorted(maps.Keys(cfg.MCPServers)), slices.Sorted(maps.Keys(cfg.Templates)), slices.Sorted(maps.Keys(cfg.Backends))
+	skills, prompts, mcps, templates, backends := slices.Sorted(maps.Keys(cfg.Skills)), slices.Sorted(maps.Keys(cfg.Prompts)), append(slices.Sorted(maps.Keys(cfg.MCPServers)), schema.ActctlServer), slices.Sorted(maps.Keys(cfg.Templates)), slices.Sorted(maps.Keys(cfg.Backends))
 	for _, name := range backends {
 		if schema.IsHubRef(name) {
 			ds = append(ds, cfg.CheckBackend(name)...)

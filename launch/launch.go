@@ -73,5 +73,11 @@ func Resolve(r *schema.Resolved, mode string) (Launch, error) {
 	for k, v := range cmd.Env {
 		l.Env[k] = v
 	}
+	l.Env[AgentVar] = r.Name
 	return l, nil
 }
+
+// AgentVar names, in the environment of every backend actctl starts, the
+// agent it serves: `actctl mcp` started beneath it without --as knows its
+// caller from it (README, "actctl mcp").
+const AgentVar = "ACTCTL_AGENT"

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/schema"
 )
 
 // TestStart: the backend runs in the given directory with PWD set to it
@@ -58,5 +60,19 @@ func TestWithoutVar(t *testing.T) {
 	got := WithoutVar([]string{"A=1", "AB=2", "A=3", "B=A=4"}, "A")
 	if want := []string{"AB=2", "B=A=4"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestResolveNamesTheAgent: the backend's environment names the agent it
+// serves, over a variable of that name in the backend's own env.
+func TestResolveNamesTheAgent(t *testing.T) {
+	r := &schema.Resolved{Name: "lead", BackendName: "b", Dir: "/ws",
+		Backend: schema.Backend{Modes: []string{schema.ModeACP}, ACP: &schema.Command{Command: "agent", Env: map[string]string{"X": "1", AgentVar: "spoof"}}}}
+	l, err := Resolve(r, schema.ModeACP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Env[AgentVar] != "lead" || l.Env["X"] != "1" {
+		t.Errorf("env = %v", l.Env)
 	}
 }

@@ -532,7 +532,7 @@ func (rd *renderer) mcp(f schema.Files) error {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}
 	for _, ref := range r.Template.MCPServers {
-		s, ok := rd.cfg.MCPServers[ref]
+		s, ok := rd.cfg.MCPServerFor(ref, r.Name)
 		if !ok {
 			return fmt.Errorf("mcp server %q is not declared", ref)
 		}

@@ -1287,3 +1287,33 @@ func TestCursorPermissions(t *testing.T) {
 		}
 	}
 }
+
+// TestActctlMCPServer: the reserved server "actctl" needs no definition
+// and becomes `actctl mcp -C <root> --home <home> --as <agent>` in every
+// backend's MCP file, in that file's shape.
+func TestActctlMCPServer(t *testing.T) {
+	const args = `["mcp","-C","/ws","--home","/home/u/.actant","--as","reviewer"]`
+	for _, c := range []struct {
+		backend, path, key string
+	}{
+		{"claude-code", ".mcp.json", "mcpServers"},
+		{"codex", ".codex/config.toml", "mcp_servers"},
+		{"gemini", ".gemini/settings.json", "mcpServers"},
+		{"cursor", ".cursor/mcp.json", "mcpServers"},
+		{"antigravity", ".agents/mcp_config.json", "mcpServers"},
+	} {
+		cfg := sampleConfig(c.backend, schema.ArchTool)
+		tp := cfg.Templates["reviewer"]
+		tp.MCPServers = []string{"actctl"}
+		cfg.Templates["reviewer"] = tp
+		e := render(t, cfg, "reviewer", Options{}).Find(c.path)
+		if e == nil {
+			t.Errorf("%s: no %s", c.backend, c.path)
+			continue
+		}
+		got := string(e.Lookup(c.key, "actctl"))
+		if want := `{"args":` + args + `,"command":"actctl"}`; got != want {
+			t.Errorf("%s: %s %s.actctl = %s\nwant %s", c.backend, c.path, c.key, got, want)
+		}
+	}
+}

@@ -45,6 +45,10 @@ func (c *Config) Validate() Diagnostics {
 
 	for _, name := range localKeys(c.MCPServers) {
 		s := c.MCPServers[name]
+		if name == ActctlServer {
+			add(c.Diag(Path("mcpServers", name), "the MCP server name %q is reserved for actctl's own server (actctl mcp): list %q in a template's mcpServers without defining it, or give this server another name", name, name))
+			continue
+		}
 		if (s.Command == "") == (s.URL == "") {
 			add(c.Diag(Path("mcpServers", name), "an MCP server needs exactly one of command (local) or url (remote)"))
 		}
@@ -114,7 +118,7 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 		add(c.checkRef(Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, keys(c.Prompts)))
 	}
 	for i, ref := range t.MCPServers {
-		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, keys(c.MCPServers)))
+		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, append(keys(c.MCPServers), ActctlServer)))
 	}
 	for i, ref := range t.Commands {
 		add(c.checkRef(Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, keys(c.Commands)))

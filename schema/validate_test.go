@@ -178,3 +178,14 @@ func TestProtectedTargets(t *testing.T) {
 		{"case-insensitive file systems", mine(`instructions: ["Actant.Lock"]`), []string{`may not write Actant.Lock: Actant.Lock at the root is actctl's own file`}},
 	})
 }
+
+// TestReservedActctlServer: templates list "actctl" without defining it;
+// a definition of that name is refused at its position.
+func TestReservedActctlServer(t *testing.T) {
+	runValidation(t, []validationCase{
+		{"listed", "templates: t: {backend: \"claude-code\", mcpServers: [\"actctl\"]}\n", nil},
+		{"defined", "mcpServers: actctl: command: \"mine\"\ntemplates: t: {backend: \"claude-code\", mcpServers: [\"actctl\"]}\n",
+			[]string{`actant.cue:3:13: mcpServers.actctl: the MCP server name "actctl" is reserved for actctl's own server (actctl mcp)`}},
+		{"typo", "templates: t: {backend: \"claude-code\", mcpServers: [\"actcl\"]}\n", []string{`unknown MCP server "actcl" (did you mean "actctl"?)`}},
+	})
+}

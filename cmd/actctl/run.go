@@ -129,17 +129,26 @@ func runCmd(c *cli.Context) error {
 	}
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
-	sess, err := startAgentSession(ctx, c, "run", rule, nil)
+	_, _, err = runTurn(ctx, globalsOf(c), specOf(c, rule, nil), text)
+	return err
+}
+
+// runTurn is one `actctl run` turn (docs/run.md): prepare the agent,
+// start its backend, prompt, print through g, stop. A turn that does not
+// end with exit code 0 returns an error carrying the code (withCode).
+// name is the agent that ran (for a template, its generated name).
+func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name string, _ acpclient.Result, _ error) {
+	sess, err := openAgentSession(ctx, g, "run", spec)
 	if err != nil {
-		return err
+		return "", acpclient.Result{}, err
 	}
 	defer sess.close()
 	res, err := sess.client.Prompt(ctx, text)
 	code, err := sess.finish(ctx, res, err)
 	if code != 0 {
-		return withCode(code, err)
+		return sess.s.r.Name, res, withCode(code, err)
 	}
-	return nil
+	return sess.s.r.Name, res, nil
 }
 
 // readPrompt takes the prompt from -p, --prompt-file or stdin.
@@ -199,19 +208,42 @@ func openBackendLog(r *schema.Resolved) (*os.File, error) {
 	return f, nil
 }
 
+// agentSpec says which agent a run or chat talks to and how it answers
+// permission requests: the command line of run and chat, or the
+// arguments of the MCP tool run_agent.
+type agentSpec struct {
+	agent, template, cwd string
+	keep                 bool
+	// rule overrides the agent's preset ("" keeps it); ask, if set,
+	// replaces the policy.
+	rule  acpclient.Rule
+	ask   acpclient.AskFunc
+	grace time.Duration
+}
+
+// specOf reads an agentSpec from the flags of run and chat.
+func specOf(c *cli.Context, rule acpclient.Rule, ask acpclient.AskFunc) agentSpec {
+	return agentSpec{agent: c.Args().First(), template: c.String("template"), cwd: c.String("cwd"), keep: c.Bool("keep"),
+		rule: rule, ask: ask, grace: c.Duration("grace")}
+}
+
 // startAgentSession prepares the agent as proxy does (docs/run.md) and
 // starts the ACP client on its backend. ask, if set, replaces the policy.
 func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule acpclient.Rule, ask acpclient.AskFunc) (*agentSession, error) {
-	g := globalsOf(c)
-	s, err := prepareAgent(ctx, g, verb, c.Args().First(), c.String("template"), c.String("cwd"), c.Bool("keep"))
+	return openAgentSession(ctx, globalsOf(c), verb, specOf(c, rule, ask))
+}
+
+// openAgentSession is startAgentSession for a spec; output goes to g.
+func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSpec) (*agentSession, error) {
+	s, err := prepareAgent(ctx, g, verb, spec.agent, spec.template, spec.cwd, spec.keep)
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
 			return nil, withCode(causeCode(cause), fmt.Errorf("%s: %w", verb, cause))
 		}
 		return nil, err
 	}
-	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g), fromTemplate: c.String("template") != ""}
-	o, err := a.clientOptions(rule, ask, c.Duration("grace"))
+	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g), fromTemplate: spec.template != ""}
+	o, err := a.clientOptions(spec.rule, spec.ask, spec.grace)
 	if err == nil {
 		a.client, err = acpclient.Start(ctx, o)
 	}
@@ -234,7 +266,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	if err != nil {
 		return acpclient.Options{}, err
 	}
-	mcp, err := acpclient.MCPServers(s.cfg.MCPServers, s.r.Template.MCPServers)
+	mcp, err := acpclient.MCPServers(s.cfg, s.r.Name, s.r.Template.MCPServers)
 	if err != nil {
 		return acpclient.Options{}, fmt.Errorf("agent %s: %w", s.r.Name, err)
 	}

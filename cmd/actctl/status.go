@@ -28,26 +28,9 @@ func statusCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sts, err := reconcile.Status(cfg, reconcile.Options{Only: c.Args().Slice()})
+	out, err := agentStatuses(cfg, c.Args().Slice())
 	if err != nil {
 		return err
-	}
-	if only := c.Args().Slice(); len(only) > 0 {
-		keep := map[string]bool{}
-		for _, n := range only {
-			keep[n] = true
-		}
-		filtered := sts[:0]
-		for _, s := range sts {
-			if keep[s.Name] {
-				filtered = append(filtered, s)
-			}
-		}
-		sts = filtered
-	}
-	out := make([]agentStatusJSON, 0, len(sts))
-	for _, st := range sts {
-		out = append(out, agentStatusJSON{AgentStatus: st, Process: processState(cfg, st.Name)})
 	}
 	if g.JSON() {
 		return g.PrintJSON(out)
@@ -67,6 +50,26 @@ func statusCmd(c *cli.Context) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), proc, s.Dir, strings.Join(s.Details, "; "))
 	}
 	return tw.Flush()
+}
+
+// agentStatuses is what `status` reports for the agents named in only
+// (every agent when it is empty): sync status plus process record.
+func agentStatuses(cfg *schema.Config, only []string) ([]agentStatusJSON, error) {
+	sts, err := reconcile.Status(cfg, reconcile.Options{Only: only})
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, n := range only {
+		keep[n] = true
+	}
+	out := make([]agentStatusJSON, 0, len(sts))
+	for _, st := range sts {
+		if len(only) == 0 || keep[st.Name] {
+			out = append(out, agentStatusJSON{AgentStatus: st, Process: processState(cfg, st.Name)})
+		}
+	}
+	return out, nil
 }
 
 // agentStatusJSON is one agent in `status -o json`.
