@@ -5,15 +5,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// NamePattern is what every component and agent name must match: it keeps
-// names usable as file and directory names with no path tricks.
-var NamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+// namePattern is what every component and agent name must match: it keeps
+// names usable as file and directory names with no path tricks. Compiled on
+// first use, not at start-up: its {0,62} expands into 62 nested states
+// (~0.2 ms and 700 allocations, in every actctl process, --help included).
+var namePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+})
 
 // CheckName explains why name is not a valid name, or returns "".
 func CheckName(name string) string {
-	if NamePattern.MatchString(name) && !strings.Contains(name, "..") {
+	if namePattern().MatchString(name) && !strings.Contains(name, "..") {
 		return ""
 	}
 	return fmt.Sprintf("invalid name %q: names are 1-63 characters of a-z, 0-9, '.', '_' and '-', start with a letter or digit, and contain no '..'", name)
