@@ -68,7 +68,7 @@ func (c *Config) Validate() Diagnostics {
 
 	for _, name := range sortedKeys(c.Agents) {
 		a := c.Agents[name]
-		if d, ok := c.checkRef(Path("agents", name, "template"), "template", a.Template, keys(c.Templates)); !ok {
+		if d, ok := checkRef(c, Path("agents", name, "template"), "template", a.Template, c.Templates); !ok {
 			add(d)
 			continue
 		}
@@ -110,21 +110,21 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 		}
 	}
 	p := func(field string) string { return Path("templates", name, field) }
-	add(c.checkRef(p("backend"), "backend", t.Backend, keys(c.Backends)))
+	add(checkRef(c, p("backend"), "backend", t.Backend, c.Backends))
 	for i, ref := range t.Skills {
-		add(c.checkRef(Path("templates", name, "skills")+fmt.Sprintf("[%d]", i), "skill", ref, keys(c.Skills)))
+		add(checkRef(c, Path("templates", name, "skills")+fmt.Sprintf("[%d]", i), "skill", ref, c.Skills))
 	}
 	for i, ref := range t.Prompts {
-		add(c.checkRef(Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, keys(c.Prompts)))
+		add(checkRef(c, Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, c.Prompts))
 	}
 	for i, ref := range t.MCPServers {
-		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, keys(c.MCPServers)))
+		add(checkRef(c, Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, c.MCPServers))
 	}
 	for i, ref := range t.Commands {
-		add(c.checkRef(Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, keys(c.Commands)))
+		add(checkRef(c, Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, c.Commands))
 	}
 	for i, ref := range t.SubAgents {
-		add(c.checkRef(Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, keys(c.Templates)))
+		add(checkRef(c, Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, c.Templates))
 		if ref == name {
 			ds = append(ds, c.Diag(p("subAgents"), "template %q lists itself as a sub-agent", name))
 		}
@@ -143,10 +143,13 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 	return append(ds, c.CheckLaunch(p("backend"), name, c.TemplateLaunchMode(t))...)
 }
 
-// checkRef checks that ref names a declared component (local) or a
-// declared hub source (source@name). It returns the diagnostic and false
-// when the reference does not resolve.
-func (c *Config) checkRef(path, kind, ref string, declared []string) (Diagnostic, bool) {
+// checkRef checks that ref names a declared component (a key of declared)
+// or a declared hub source (source@name). It returns the diagnostic and
+// false when the reference does not resolve. The declared names are sorted
+// only to suggest one for a reference that does not resolve: a valid
+// config costs one map lookup per reference, not a sort (which made
+// validation quadratic: 3 templates of 200 skills spent 12 ms there).
+func checkRef[V any](c *Config, path, kind, ref string, declared map[string]V) (Diagnostic, bool) {
 	if src, _, ok := strings.Cut(ref, "@"); ok {
 		if _, ok := c.Hub[src]; ok {
 			return Diagnostic{}, true
@@ -159,11 +162,11 @@ func (c *Config) checkRef(path, kind, ref string, declared []string) (Diagnostic
 		}
 		return c.Diag(path, "%s", msg), false
 	}
-	if contains(declared, ref) {
+	if _, ok := declared[ref]; ok {
 		return Diagnostic{}, true
 	}
 	msg := fmt.Sprintf("unknown %s %q", kind, ref)
-	if s := suggest(ref, declared); s != "" {
+	if s := suggest(ref, keys(declared)); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return c.Diag(path, "%s", msg), false
