@@ -4,7 +4,8 @@
 // two floors measured in the same run, and prints a markdown table:
 //
 //   - the start floor: a program linking only cuelang.org/go and doing
-//     nothing (./startfloor);
+//     nothing (./startfloor), run beside --help and each warm apply, and
+//     each compared with the one beside it;
 //   - the write floor: the files a cold apply writes, written by a minimal
 //     durable writer in this process (directories first, then in parallel
 //     a temp file, fsync, rename).
@@ -43,7 +44,10 @@ func main() {
 
 // round holds one round's figures.
 type round struct {
-	start, help, cold, floor, noop, edit time.Duration
+	help, cold, floor, noop, edit time.Duration
+	// The start floor, run just before help, noop and edit: each is
+	// compared with the start floor run beside it.
+	startHelp, startNoop, startEdit time.Duration
 }
 
 func run(runs int, tmpParent string) error {
@@ -85,9 +89,10 @@ func build(dir string) (binaries, error) {
 	return b, nil
 }
 
-// oneRound measures, in this order: the start floor, actctl --help, a cold
-// apply, the write floor of the files that apply wrote, an apply with
-// nothing changed, and an apply after editing one skill.
+// oneRound measures, in this order: actctl --help, a cold apply, the write
+// floor of the files that apply wrote, an apply with nothing changed, and
+// an apply after editing one skill; the start floor runs just before
+// --help, the no-change and the edited apply, each compared with its own.
 func oneRound(dir string, bins binaries) (r round, err error) {
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
@@ -97,7 +102,7 @@ func oneRound(dir string, bins binaries) (r round, err error) {
 	if err := os.WriteFile(cfg, []byte(jobConfig(0)), 0o644); err != nil {
 		return r, err
 	}
-	if r.start, _, err = timed(home, bins.startFloor); err != nil {
+	if r.startHelp, _, err = timed(home, bins.startFloor); err != nil {
 		return r, err
 	}
 	if r.help, _, err = timed(home, bins.actctl, "--help"); err != nil {
@@ -110,6 +115,9 @@ func oneRound(dir string, bins binaries) (r round, err error) {
 	if r.floor, err = writeFloor(ws, filepath.Join(dir, "floor")); err != nil {
 		return r, err
 	}
+	if r.startNoop, _, err = timed(home, bins.startFloor); err != nil {
+		return r, err
+	}
 	var out string
 	if r.noop, out, err = timed(home, bins.actctl, apply...); err != nil {
 		return r, err
@@ -118,6 +126,9 @@ func oneRound(dir string, bins binaries) (r round, err error) {
 		return r, fmt.Errorf("second apply changed something:\n%s", out)
 	}
 	if err := os.WriteFile(cfg, []byte(jobConfig(1)), 0o644); err != nil {
+		return r, err
+	}
+	if r.startEdit, _, err = timed(home, bins.startFloor); err != nil {
 		return r, err
 	}
 	if r.edit, out, err = timed(home, bins.actctl, apply...); err != nil {

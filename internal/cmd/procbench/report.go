@@ -22,12 +22,12 @@ type row struct {
 }
 
 var rows = []row{
-	{work: "start floor (links cuelang.org/go, does nothing)", get: func(r round) time.Duration { return r.start }},
-	{work: "`actctl --help`", get: func(r round) time.Duration { return r.help }, floor: func(r round) time.Duration { return r.start }, ratio: true, limit: 1.1, target: "<= 1.1x start floor"},
+	{work: "start floor (links cuelang.org/go, does nothing; the run beside --help)", get: func(r round) time.Duration { return r.startHelp }},
+	{work: "`actctl --help`", get: func(r round) time.Duration { return r.help }, floor: func(r round) time.Duration { return r.startHelp }, ratio: true, limit: 1.1, target: "<= 1.1x start floor"},
 	{work: "write floor (same files: dirs first, parallel temp+fsync+rename)", get: func(r round) time.Duration { return r.floor }},
 	{work: "`actctl apply`, cold", get: func(r round) time.Duration { return r.cold }, floor: func(r round) time.Duration { return r.floor }, ratio: true, limit: 1.5, target: "<= 1.5x write floor"},
-	{work: "`actctl apply`, no change", get: func(r round) time.Duration { return r.noop }, floor: func(r round) time.Duration { return r.start }, limit: 10, target: "<= start floor + 10 ms"},
-	{work: "`actctl apply`, one skill edited (3 files)", get: func(r round) time.Duration { return r.edit }, floor: func(r round) time.Duration { return r.start }, limit: 20, target: "<= start floor + 20 ms"},
+	{work: "`actctl apply`, no change", get: func(r round) time.Duration { return r.noop }, floor: func(r round) time.Duration { return r.startNoop }, limit: 10, target: "<= start floor + 10 ms"},
+	{work: "`actctl apply`, one skill edited (3 files)", get: func(r round) time.Duration { return r.edit }, floor: func(r round) time.Duration { return r.startEdit }, limit: 20, target: "<= start floor + 20 ms"},
 }
 
 func report(w io.Writer, rounds []round, load0, load1 string) {
