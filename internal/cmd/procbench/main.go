@@ -14,10 +14,11 @@
 //
 //	go run ./internal/cmd/procbench -n 15
 //
-// Each round runs every measurement once, in turn, in fresh temporary
-// directories with their own ACTANT_HOME, so a drift in the machine's speed
-// touches all of them alike; ratios are taken round by round and their
-// median reported. This is a benchmark, not a test: it judges nothing but
+// Each round runs every measurement in turn, in fresh temporary
+// directories with their own ACTANT_HOME: --help, the no-change and the
+// edited apply -k times each, every run beside its own start floor run, so
+// a drift in the machine's speed touches a figure and its floor alike;
+// ratios (or differences) are taken pair by pair and their median reported. This is a benchmark, not a test: it judges nothing but
 // prints the targets beside the figures.
 package main
 
@@ -34,23 +35,34 @@ import (
 
 func main() {
 	runs := flag.Int("n", 15, "rounds")
+	pairs := flag.Int("k", 5, "per round: runs of --help, of the no-change and of the edited apply, each beside its own start floor run")
 	tmp := flag.String("dir", "", "directory for the temporary workspaces (default: the system's temp directory; use a disk, not tmpfs)")
 	flag.Parse()
-	if err := run(*runs, *tmp); err != nil {
+	if err := run(*runs, *pairs, *tmp); err != nil {
 		fmt.Fprintln(os.Stderr, "procbench:", err)
 		os.Exit(1)
 	}
 }
 
-// round holds one round's figures.
-type round struct {
-	help, cold, floor, noop, edit time.Duration
-	// The start floor, run just before help, noop and edit: each is
-	// compared with the start floor run beside it.
-	startHelp, startNoop, startEdit time.Duration
-}
+// sample is one measurement and the floor it is compared with, taken
+// beside it (zero for a floor itself).
+type sample struct{ v, floor time.Duration }
 
-func run(runs int, tmpParent string) error {
+// samples are the figures of every round, per kind of work.
+type samples map[work][]sample
+
+type work int
+
+const (
+	startFloor work = iota
+	help
+	writeFloorWork
+	cold
+	noop
+	edit
+)
+
+func run(runs, pairs int, tmpParent string) error {
 	dir, err := os.MkdirTemp(tmpParent, "procbench-")
 	if err != nil {
 		return err
@@ -61,17 +73,19 @@ func run(runs int, tmpParent string) error {
 		return err
 	}
 	load0 := loadavg()
-	var rounds []round
+	all := samples{}
 	for i := 0; i < runs+1; i++ { // the first round warms caches and is dropped
-		r, err := oneRound(filepath.Join(dir, fmt.Sprintf("r%d", i)), bins)
-		if err != nil {
+		s := samples{}
+		if err := oneRound(filepath.Join(dir, fmt.Sprintf("r%d", i)), bins, pairs, s); err != nil {
 			return fmt.Errorf("round %d: %w", i, err)
 		}
-		if i > 0 {
-			rounds = append(rounds, r)
+		for w, l := range s {
+			if i > 0 {
+				all[w] = append(all[w], l...)
+			}
 		}
 	}
-	report(os.Stdout, rounds, load0, loadavg())
+	report(os.Stdout, all, runs, pairs, load0, loadavg())
 	return nil
 }
 
@@ -89,55 +103,79 @@ func build(dir string) (binaries, error) {
 	return b, nil
 }
 
-// oneRound measures, in this order: actctl --help, a cold apply, the write
-// floor of the files that apply wrote, an apply with nothing changed, and
-// an apply after editing one skill; the start floor runs just before
-// --help, the no-change and the edited apply, each compared with its own.
-func oneRound(dir string, bins binaries) (r round, err error) {
+// oneRound measures, in this order: pairs of (start floor, actctl --help),
+// a cold apply, the write floor of the files that apply wrote, pairs of
+// (start floor, apply with nothing changed), and pairs of (start floor,
+// apply after editing one skill: each run edits it again).
+func oneRound(dir string, bins binaries, pairs int, s samples) error {
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return r, err
+		return err
 	}
 	cfg := filepath.Join(ws, "actant.cue")
 	if err := os.WriteFile(cfg, []byte(jobConfig(0)), 0o644); err != nil {
-		return r, err
+		return err
 	}
-	if r.startHelp, _, err = timed(home, bins.startFloor); err != nil {
-		return r, err
+	// paired times the start floor, runs prepare, then times actctl with
+	// args and checks its output.
+	paired := func(w work, prepare func() error, check func(out string) error, args ...string) error {
+		for i := 0; i < pairs; i++ {
+			f, _, err := timed(home, bins.startFloor)
+			if err != nil {
+				return err
+			}
+			if err := prepare(); err != nil {
+				return err
+			}
+			d, out, err := timed(home, bins.actctl, args...)
+			if err != nil {
+				return err
+			}
+			if err := check(out); err != nil {
+				return err
+			}
+			s[startFloor] = append(s[startFloor], sample{v: f})
+			s[w] = append(s[w], sample{d, f})
+		}
+		return nil
 	}
-	if r.help, _, err = timed(home, bins.actctl, "--help"); err != nil {
-		return r, err
+	none := func() error { return nil }
+	accept := func(string) error { return nil }
+	if err := paired(help, none, accept, "--help"); err != nil {
+		return err
 	}
 	apply := []string{"-C", ws, "apply"}
-	if r.cold, _, err = timed(home, bins.actctl, apply...); err != nil {
-		return r, err
+	c, _, err := timed(home, bins.actctl, apply...)
+	if err != nil {
+		return err
 	}
-	if r.floor, err = writeFloor(ws, filepath.Join(dir, "floor")); err != nil {
-		return r, err
+	f, err := writeFloor(ws, filepath.Join(dir, "floor"))
+	if err != nil {
+		return err
 	}
-	if r.startNoop, _, err = timed(home, bins.startFloor); err != nil {
-		return r, err
+	s[cold] = append(s[cold], sample{c, f})
+	s[writeFloorWork] = append(s[writeFloorWork], sample{v: f})
+	if err := paired(noop, none, func(out string) error {
+		if !strings.Contains(out, "no changes") {
+			return fmt.Errorf("apply with nothing changed changed something:\n%s", out)
+		}
+		return nil
+	}, apply...); err != nil {
+		return err
 	}
-	var out string
-	if r.noop, out, err = timed(home, bins.actctl, apply...); err != nil {
-		return r, err
+	rev := 0
+	if err := paired(edit, func() error {
+		rev++
+		return os.WriteFile(cfg, []byte(jobConfig(rev)), 0o644)
+	}, func(out string) error {
+		if want := fmt.Sprintf("applied: %d changed", len(jobBackends)); !strings.Contains(out, want) {
+			return fmt.Errorf("apply after one edit: want %q in\n%s", want, out)
+		}
+		return nil
+	}, apply...); err != nil {
+		return err
 	}
-	if !strings.Contains(out, "no changes") {
-		return r, fmt.Errorf("second apply changed something:\n%s", out)
-	}
-	if err := os.WriteFile(cfg, []byte(jobConfig(1)), 0o644); err != nil {
-		return r, err
-	}
-	if r.startEdit, _, err = timed(home, bins.startFloor); err != nil {
-		return r, err
-	}
-	if r.edit, out, err = timed(home, bins.actctl, apply...); err != nil {
-		return r, err
-	}
-	if want := fmt.Sprintf("applied: %d changed", len(jobBackends)); !strings.Contains(out, want) {
-		return r, fmt.Errorf("apply after one edit: want %q in\n%s", want, out)
-	}
-	return r, os.RemoveAll(dir)
+	return os.RemoveAll(dir)
 }
 
 // timed runs bin with ACTANT_HOME=home and returns its wall time, from just

@@ -10,61 +10,58 @@ import (
 	"time"
 )
 
-// row is one line of the table: a measurement, and how it compares with
-// its floor round by round (a ratio or a difference in ms).
+// row is one line of the table: a kind of work and, unless it is a floor,
+// how it compares with the floor run beside it (a ratio, or a difference
+// in ms) and the target.
 type row struct {
-	work   string
-	get    func(round) time.Duration
-	floor  func(round) time.Duration // nil: a floor itself
-	ratio  bool                      // compare as a ratio, else as a difference
-	limit  float64                   // the target: ratio, or ms over the floor
+	work   work
+	name   string
+	ratio  bool    // compare as a ratio, else as a difference
+	limit  float64 // the target: a ratio, or ms over the floor; 0 for a floor
 	target string
 }
 
 var rows = []row{
-	{work: "start floor (links cuelang.org/go, does nothing; the run beside --help)", get: func(r round) time.Duration { return r.startHelp }},
-	{work: "`actctl --help`", get: func(r round) time.Duration { return r.help }, floor: func(r round) time.Duration { return r.startHelp }, ratio: true, limit: 1.1, target: "<= 1.1x start floor"},
-	{work: "write floor (same files: dirs first, parallel temp+fsync+rename)", get: func(r round) time.Duration { return r.floor }},
-	{work: "`actctl apply`, cold", get: func(r round) time.Duration { return r.cold }, floor: func(r round) time.Duration { return r.floor }, ratio: true, limit: 1.5, target: "<= 1.5x write floor"},
-	{work: "`actctl apply`, no change", get: func(r round) time.Duration { return r.noop }, floor: func(r round) time.Duration { return r.startNoop }, limit: 10, target: "<= start floor + 10 ms"},
-	{work: "`actctl apply`, one skill edited (3 files)", get: func(r round) time.Duration { return r.edit }, floor: func(r round) time.Duration { return r.startEdit }, limit: 20, target: "<= start floor + 20 ms"},
+	{work: startFloor, name: "start floor (links cuelang.org/go, does nothing)"},
+	{work: help, name: "`actctl --help`", ratio: true, limit: 1.1, target: "<= 1.1x start floor"},
+	{work: writeFloorWork, name: "write floor (same files: dirs first, parallel temp+fsync+rename)"},
+	{work: cold, name: "`actctl apply`, cold", ratio: true, limit: 1.5, target: "<= 1.5x write floor"},
+	{work: noop, name: "`actctl apply`, no change", limit: 10, target: "<= start floor + 10 ms"},
+	{work: edit, name: "`actctl apply`, one skill edited (3 files)", limit: 20, target: "<= start floor + 20 ms"},
 }
 
-func report(w io.Writer, rounds []round, load0, load1 string) {
-	host, _ := os.Hostname()
-	fmt.Fprintf(w, "%d rounds, %s, %s/%s, %d CPUs, load average %s at the start, %s at the end (host %s)\n\n",
-		len(rounds), time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load0, load1, host)
-	fmt.Fprintln(w, "| work | min | median | max | vs floor (median of rounds) | target | status |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+func report(w io.Writer, all samples, runs, pairs int, load0, load1 string) {
+	fmt.Fprintf(w, "%d rounds (-k %d), %s, %s/%s, %d CPUs, load average %s at the start, %s at the end\n\n",
+		runs, pairs, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load0, load1)
+	fmt.Fprintln(w, "| work | runs | min | median | max | vs the floor beside it (median) | target | status |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, rw := range rows {
-		ds := make([]float64, len(rounds))
-		for i, r := range rounds {
-			ds[i] = ms(rw.get(r))
+		ss := all[rw.work]
+		ds, cmp := make([]float64, len(ss)), make([]float64, len(ss))
+		for i, s := range ss {
+			ds[i] = ms(s.v)
+			if rw.ratio {
+				cmp[i] = ms(s.v) / ms(s.floor)
+			} else {
+				cmp[i] = ms(s.v) - ms(s.floor)
+			}
 		}
 		sort.Float64s(ds)
+		sort.Float64s(cmp)
 		vs, status := "", ""
-		if rw.floor != nil {
-			cmp := make([]float64, len(rounds))
-			for i, r := range rounds {
-				if rw.ratio {
-					cmp[i] = ms(rw.get(r)) / ms(rw.floor(r))
-				} else {
-					cmp[i] = ms(rw.get(r)) - ms(rw.floor(r))
-				}
-			}
-			sort.Float64s(cmp)
+		if rw.limit != 0 {
 			m := median(cmp)
 			if rw.ratio {
 				vs = fmt.Sprintf("%.2fx", m)
 			} else {
-				vs = fmt.Sprintf("+%.1f ms", m)
+				vs = fmt.Sprintf("%+.1f ms", m)
 			}
 			status = "met"
 			if m > rw.limit {
 				status = "not met"
 			}
 		}
-		fmt.Fprintf(w, "| %s | %.1f ms | %.1f ms | %.1f ms | %s | %s | %s |\n", rw.work, ds[0], median(ds), ds[len(ds)-1], vs, rw.target, status)
+		fmt.Fprintf(w, "| %s | %d | %.1f ms | %.1f ms | %.1f ms | %s | %s | %s |\n", rw.name, len(ss), ds[0], median(ds), ds[len(ds)-1], vs, rw.target, status)
 	}
 }
 
