@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/actctl/actctl/internal/frontmatter"
 	"github.com/actctl/actctl/internal/layout"
@@ -218,7 +219,10 @@ func (rd *renderer) addDir(p, origin string) error {
 }
 
 // markerRe finds text that the reconciler would take for a block marker.
-var markerRe = regexp.MustCompile(`(?m)(<!--\s*(BEGIN|END) actctl\b)|(^#\s*(BEGIN|END) actctl\b)`)
+// Compiled on first use (only bodies naming actctl need it), not at start-up.
+var markerRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)(<!--\s*(BEGIN|END) actctl\b)|(^#\s*(BEGIN|END) actctl\b)`)
+})
 
 func (rd *renderer) addBlock(p, style, body, origin string) error {
 	if err := rd.checkPath(p, origin); err != nil {
@@ -226,7 +230,7 @@ func (rd *renderer) addBlock(p, style, body, origin string) error {
 	}
 	// A marker inside the body would end the block early when the file is
 	// read back, so the rest of our text would look like user content.
-	if strings.Contains(body, "actctl") && markerRe.MatchString(body) {
+	if strings.Contains(body, "actctl") && markerRe().MatchString(body) {
 		return fmt.Errorf("%s: the text for %q contains an actctl block marker (BEGIN/END actctl)", origin, p)
 	}
 	if old := rd.slotAt(p); old != nil {

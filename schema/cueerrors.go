@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
@@ -42,7 +43,9 @@ func validateAll(v cue.Value) error {
 	return all
 }
 
-var conflictRE = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
+var conflictRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
+})
 
 // collapseDisjunctions turns CUE's report of a value matching none of a
 // disjunction ("N errors in empty disjunction:" followed by one "conflicting
@@ -57,7 +60,7 @@ func collapseDisjunctions(ds Diagnostics) Diagnostics {
 		if strings.HasSuffix(d.Message, "errors in empty disjunction:") {
 			continue
 		}
-		m := conflictRE.FindStringSubmatch(d.Message)
+		m := conflictRE().FindStringSubmatch(d.Message)
 		if m == nil || strings.Contains(d.Message, "(") {
 			out = append(out, d)
 			continue

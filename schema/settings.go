@@ -8,7 +8,7 @@ func (c *Config) validateSettings(name string, t Template) Diagnostics {
 	var ds Diagnostics
 	for _, b := range sortedKeys(t.Settings) {
 		at := Path("templates", name, "settings", b)
-		if d, ok := c.checkRef(at, "backend", b, keys(c.Backends)); !ok {
+		if d, ok := checkRef(c, at, "backend", b, c.Backends); !ok {
 			ds = append(ds, d)
 			continue
 		}

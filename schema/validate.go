@@ -2,18 +2,24 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// NamePattern is what every component and agent name must match: it keeps
-// names usable as file and directory names with no path tricks.
-var NamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+// namePattern is what every component and agent name must match: it keeps
+// names usable as file and directory names with no path tricks. Compiled on
+// first use, not at start-up: its {0,62} expands into 62 nested states
+// (~0.2 ms and 700 allocations, in every actctl process, --help included).
+var namePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+})
 
 // CheckName explains why name is not a valid name, or returns "".
 func CheckName(name string) string {
-	if NamePattern.MatchString(name) && !strings.Contains(name, "..") {
+	if namePattern().MatchString(name) && !strings.Contains(name, "..") {
 		return ""
 	}
 	return fmt.Sprintf("invalid name %q: names are 1-63 characters of a-z, 0-9, '.', '_' and '-', start with a letter or digit, and contain no '..'", name)
@@ -67,7 +73,7 @@ func (c *Config) Validate() Diagnostics {
 
 	for _, name := range sortedKeys(c.Agents) {
 		a := c.Agents[name]
-		if d, ok := c.checkRef(Path("agents", name, "template"), "template", a.Template, keys(c.Templates)); !ok {
+		if d, ok := checkRef(c, Path("agents", name, "template"), "template", a.Template, c.Templates); !ok {
 			add(d)
 			continue
 		}
@@ -110,21 +116,29 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 		}
 	}
 	p := func(field string) string { return Path("templates", name, field) }
-	add(c.checkRef(p("backend"), "backend", t.Backend, keys(c.Backends)))
+	add(checkRef(c, p("backend"), "backend", t.Backend, c.Backends))
 	for i, ref := range t.Skills {
-		add(c.checkRef(Path("templates", name, "skills")+fmt.Sprintf("[%d]", i), "skill", ref, keys(c.Skills)))
+		add(checkRef(c, Path("templates", name, "skills")+fmt.Sprintf("[%d]", i), "skill", ref, c.Skills))
 	}
 	for i, ref := range t.Prompts {
-		add(c.checkRef(Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, keys(c.Prompts)))
+		add(checkRef(c, Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, c.Prompts))
+	}
+	mcps := c.MCPServers
+	if len(t.MCPServers) > 0 {
+		mcps = maps.Clone(c.MCPServers)
+		if mcps == nil {
+			mcps = map[string]MCPServer{}
+		}
+		mcps[ActctlServer] = MCPServer{} // reserved: actctl mcp itself
 	}
 	for i, ref := range t.MCPServers {
-		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, append(keys(c.MCPServers), ActctlServer)))
+		add(checkRef(c, Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, mcps))
 	}
 	for i, ref := range t.Commands {
-		add(c.checkRef(Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, keys(c.Commands)))
+		add(checkRef(c, Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, c.Commands))
 	}
 	for i, ref := range t.SubAgents {
-		add(c.checkRef(Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, keys(c.Templates)))
+		add(checkRef(c, Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, c.Templates))
 		if ref == name {
 			ds = append(ds, c.Diag(p("subAgents"), "template %q lists itself as a sub-agent", name))
 		}
@@ -144,10 +158,13 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 	return append(ds, c.CheckLaunch(p("backend"), name, c.TemplateLaunchMode(t))...)
 }
 
-// checkRef checks that ref names a declared component (local) or a
-// declared hub source (source@name). It returns the diagnostic and false
-// when the reference does not resolve.
-func (c *Config) checkRef(path, kind, ref string, declared []string) (Diagnostic, bool) {
+// checkRef checks that ref names a declared component (a key of declared)
+// or a declared hub source (source@name). It returns the diagnostic and
+// false when the reference does not resolve. The declared names are sorted
+// only to suggest one for a reference that does not resolve: a valid
+// config costs one map lookup per reference, not a sort (which made
+// validation quadratic: 3 templates of 200 skills spent 12 ms there).
+func checkRef[V any](c *Config, path, kind, ref string, declared map[string]V) (Diagnostic, bool) {
 	if src, _, ok := strings.Cut(ref, "@"); ok {
 		if _, ok := c.Hub[src]; ok {
 			return Diagnostic{}, true
@@ -160,11 +177,11 @@ func (c *Config) checkRef(path, kind, ref string, declared []string) (Diagnostic
 		}
 		return c.Diag(path, "%s", msg), false
 	}
-	if contains(declared, ref) {
+	if _, ok := declared[ref]; ok {
 		return Diagnostic{}, true
 	}
 	msg := fmt.Sprintf("unknown %s %q", kind, ref)
-	if s := suggest(ref, declared); s != "" {
+	if s := suggest(ref, keys(declared)); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return c.Diag(path, "%s", msg), false

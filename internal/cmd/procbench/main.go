@@ -1,0 +1,195 @@
+// Command procbench measures actctl the way users run it: whole processes
+// of the built binary on the job of docs/benchmarks.md (200 skills and one
+// MCP server into Claude Code, Codex and Cursor, about 600 files), beside
+// two floors measured in the same run, and prints a markdown table:
+//
+//   - the start floor: a program linking only cuelang.org/go and doing
+//     nothing (./startfloor), run beside --help and each warm apply, and
+//     each compared with the one beside it;
+//   - the write floor: the files a cold apply writes, written by a minimal
+//     durable writer in this process (directories first, then in parallel
+//     a temp file, fsync, rename).
+//
+// Run from the module root:
+//
+//	go run ./internal/cmd/procbench -n 15
+//
+// Each round runs every measurement in turn, in fresh temporary
+// directories with their own ACTANT_HOME: --help, the no-change and the
+// edited apply -k times each, every run beside its own start floor run, so
+// a drift in the machine's speed touches a figure and its floor alike;
+// ratios (or differences) are taken pair by pair and their median reported. This is a benchmark, not a test: it judges nothing but
+// prints the targets beside the figures.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	runs := flag.Int("n", 15, "rounds")
+	pairs := flag.Int("k", 5, "per round: runs of --help, of the no-change and of the edited apply, each beside its own start floor run")
+	tmp := flag.String("dir", "", "directory for the temporary workspaces (default: the system's temp directory; use a disk, not tmpfs)")
+	flag.Parse()
+	if err := run(*runs, *pairs, *tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "procbench:", err)
+		os.Exit(1)
+	}
+}
+
+// sample is one measurement and the floor it is compared with, taken
+// beside it (zero for a floor itself).
+type sample struct{ v, floor time.Duration }
+
+// samples are the figures of every round, per kind of work.
+type samples map[work][]sample
+
+type work int
+
+const (
+	startFloor work = iota
+	help
+	writeFloorWork
+	cold
+	noop
+	edit
+)
+
+func run(runs, pairs int, tmpParent string) error {
+	dir, err := os.MkdirTemp(tmpParent, "procbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bins, err := build(dir)
+	if err != nil {
+		return err
+	}
+	load0 := loadavg()
+	all := samples{}
+	for i := 0; i < runs+1; i++ { // the first round warms caches and is dropped
+		s := samples{}
+		if err := oneRound(filepath.Join(dir, fmt.Sprintf("r%d", i)), bins, pairs, s); err != nil {
+			return fmt.Errorf("round %d: %w", i, err)
+		}
+		for w, l := range s {
+			if i > 0 {
+				all[w] = append(all[w], l...)
+			}
+		}
+	}
+	report(os.Stdout, all, runs, pairs, load0, loadavg())
+	return nil
+}
+
+type binaries struct{ actctl, startFloor string }
+
+// build builds actctl and the start floor into dir.
+func build(dir string) (binaries, error) {
+	b := binaries{filepath.Join(dir, "actctl"), filepath.Join(dir, "startfloor")}
+	for bin, pkg := range map[string]string{b.actctl: "./cmd/actctl", b.startFloor: "./internal/cmd/procbench/startfloor"} {
+		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+		if err != nil {
+			return b, fmt.Errorf("go build %s (run from the module root): %v\n%s", pkg, err, out)
+		}
+	}
+	return b, nil
+}
+
+// oneRound measures, in this order: pairs of (start floor, actctl --help),
+// a cold apply, the write floor of the files that apply wrote, pairs of
+// (start floor, apply with nothing changed), and pairs of (start floor,
+// apply after editing one skill: each run edits it again).
+func oneRound(dir string, bins binaries, pairs int, s samples) error {
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return err
+	}
+	cfg := filepath.Join(ws, "actant.cue")
+	if err := os.WriteFile(cfg, []byte(jobConfig(0)), 0o644); err != nil {
+		return err
+	}
+	// paired times the start floor, runs prepare, then times actctl with
+	// args and checks its output.
+	paired := func(w work, prepare func() error, check func(out string) error, args ...string) error {
+		for i := 0; i < pairs; i++ {
+			f, _, err := timed(home, bins.startFloor)
+			if err != nil {
+				return err
+			}
+			if err := prepare(); err != nil {
+				return err
+			}
+			d, out, err := timed(home, bins.actctl, args...)
+			if err != nil {
+				return err
+			}
+			if err := check(out); err != nil {
+				return err
+			}
+			s[startFloor] = append(s[startFloor], sample{v: f})
+			s[w] = append(s[w], sample{d, f})
+		}
+		return nil
+	}
+	none := func() error { return nil }
+	accept := func(string) error { return nil }
+	if err := paired(help, none, accept, "--help"); err != nil {
+		return err
+	}
+	apply := []string{"-C", ws, "apply"}
+	c, _, err := timed(home, bins.actctl, apply...)
+	if err != nil {
+		return err
+	}
+	f, err := writeFloor(ws, filepath.Join(dir, "floor"))
+	if err != nil {
+		return err
+	}
+	s[cold] = append(s[cold], sample{c, f})
+	s[writeFloorWork] = append(s[writeFloorWork], sample{v: f})
+	if err := paired(noop, none, func(out string) error {
+		if !strings.Contains(out, "no changes") {
+			return fmt.Errorf("apply with nothing changed changed something:\n%s", out)
+		}
+		return nil
+	}, apply...); err != nil {
+		return err
+	}
+	rev := 0
+	if err := paired(edit, func() error {
+		rev++
+		return os.WriteFile(cfg, []byte(jobConfig(rev)), 0o644)
+	}, func(out string) error {
+		if want := fmt.Sprintf("applied: %d changed", len(jobBackends)); !strings.Contains(out, want) {
+			return fmt.Errorf("apply after one edit: want %q in\n%s", want, out)
+		}
+		return nil
+	}, apply...); err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
+// timed runs bin with ACTANT_HOME=home and returns its wall time, from just
+// before the start to just after the exit, and its standard output.
+func timed(home, bin string, args ...string) (time.Duration, string, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t := time.Now()
+	err := cmd.Run()
+	d := time.Since(t)
+	if err != nil {
+		return d, "", fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	return d, stdout.String(), nil
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// TestJobConfig checks the benchmark's job: it loads, has one agent per
+// backend with every skill and the MCP server, and two revisions differ in
+// the edited skill's line only.
+func TestJobConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "actant.cue"), []byte(jobConfig(0)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.LoadDir(dir, filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Agents) != len(jobBackends) || len(cfg.Skills) != jobSkills {
+		t.Fatalf("%d agents, %d skills", len(cfg.Agents), len(cfg.Skills))
+	}
+	for _, b := range jobBackends {
+		tp := cfg.Templates[cfg.Agents[b].Template]
+		if tp.Backend != b || len(tp.Skills) != jobSkills || len(tp.MCPServers) != 1 {
+			t.Errorf("agent %s: backend %q, %d skills, %d MCP servers", b, tp.Backend, len(tp.Skills), len(tp.MCPServers))
+		}
+	}
+	var diff []string
+	a, b := strings.Split(jobConfig(0), "\n"), strings.Split(jobConfig(1), "\n")
+	for i := range a {
+		if a[i] != b[i] {
+			diff = append(diff, b[i])
+		}
+	}
+	if len(a) != len(b) || len(diff) != 1 || !strings.Contains(diff[0], editSkill) {
+		t.Errorf("revisions differ in %q", diff)
+	}
+}
+
+// TestWriteFloorCopiesTree checks that the write floor writes the same
+// files as apply (all but the config and the lock), with the same bytes.
+func TestWriteFloorCopiesTree(t *testing.T) {
+	ws, dst := t.TempDir(), filepath.Join(t.TempDir(), "floor")
+	files := map[string]string{
+		"actant.cue":                  "package actant\n",
+		".actant/lock":                "1\n",
+		".actant/state.json":          "{}\n",
+		"CLAUDE.md":                   "# c\n",
+		".claude/skills/a/SKILL.md":   "a\n",
+		".claude/skills/a-b/SKILL.md": "ab\n",
+	}
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := writeFloor(ws, dst); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		got, err := os.ReadFile(filepath.Join(dst, p))
+		skipped := p == "actant.cue" || p == ".actant/lock"
+		if skipped != os.IsNotExist(err) || (!skipped && string(got) != c) {
+			t.Errorf("%s: %q, %v", p, got, err)
+		}
+	}
+	var n int
+	filepath.WalkDir(dst, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			n++
+		}
+		return err
+	})
+	if n != len(files)-2 {
+		t.Errorf("%d files written, want %d (no temp files left)", n, len(files)-2)
+	}
+}
