@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +28,7 @@ func newApplyEvents(ctx context.Context, g *globals, cfg *schema.Config) *applyE
 	if bus == nil {
 		return nil
 	}
-	st, _, err := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
+	st, err := reconcile.WorkspaceState(cfg.Root)
 	if err != nil {
 		g.Warn("hooks: %v", err)
 		return nil

@@ -336,7 +336,7 @@ func within(dir, path string) bool {
 // delete does.
 func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
 	// A state Apply cannot use either is its to report.
-	st, _, _ := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
+	st, _ := reconcile.WorkspaceState(cfg.Root)
 	res, err := reconcile.Apply(ctx, cfg, o)
 	if err != nil || o.DryRun || res == nil || st == nil {
 		return res, err
