@@ -88,11 +88,11 @@ func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 		base, err := filepath.Rel(root, dir)
 		switch {
 		case err != nil:
-		case within(root, dir) && base != ".":
+		case schema.Within(root, dir) && base != ".":
 			if why := schema.ProtectedDir(filepath.ToSlash(base)); why != "" {
 				report(dir, why)
 			}
-		case within(dir, root):
+		case schema.Within(dir, root):
 			for _, e := range t.Entries {
 				rel, err := filepath.Rel(root, filepath.Join(dir, filepath.FromSlash(e.Path)))
 				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -105,12 +105,6 @@ func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 		}
 	}
 	return diags
-}
-
-// within reports whether path is dir or inside it (both clean, absolute).
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // claim is one agent's hold on an absolute path.

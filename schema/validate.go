@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -182,12 +181,6 @@ func localKeys[V any](m map[string]V) []string {
 }
 
 func keys[V any](m map[string]V) []string { return sortedKeys(m) }
-
-// within reports whether path is dir or inside it.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
-}
 
 // suggest returns the candidate closest to s when it is close enough to
 // be what the user meant.

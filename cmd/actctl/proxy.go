@@ -180,7 +180,7 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		if err := proxy.CheckServe(r); err != nil {
 			return nil, err
 		}
-		if r.Archetype.Workspace != schema.WorkspaceProject || within(r.Dir, s.clientDir) {
+		if r.Archetype.Workspace != schema.WorkspaceProject || schema.Within(r.Dir, s.clientDir) {
 			return r, nil
 		}
 		// A tool agent works in the editor's project: give that project
@@ -323,12 +323,6 @@ func (s *proxySession) cleanup() {
 	if err := proxy.RemoveRuntime(s.r); err != nil {
 		fmt.Fprintf(s.g.Stderr, "actctl: proxy: remove ephemeral %s: %v\n", s.r.Name, err)
 	}
-}
-
-// within reports whether path is dir or below it.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // applyPruning is reconcile.Apply that also removes the runtime record and
