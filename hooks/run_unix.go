@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -30,7 +29,7 @@ func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, e
 	}
 	cmd := exec.CommandContext(ctx, r.Command, r.Args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), envList(r.Env)...)
+	cmd.Env = append(os.Environ(), launch.EnvList(r.Env)...)
 	cmd.Env = append(cmd.Env, "ACTCTL_EVENT="+string(payload))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return launch.KillGroup(cmd.Process.Pid) }
@@ -48,19 +47,6 @@ func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, e
 		return out.String(), fmt.Errorf("%s: %w", r.Command, err)
 	}
 	return out.String(), nil
-}
-
-func envList(env map[string]string) []string {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
 }
 
 // tail keeps the last max bytes written to it.

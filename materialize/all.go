@@ -2,8 +2,10 @@ package materialize
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,11 +20,7 @@ import (
 // diagnostics at agents.<name> and left out of the result; target warnings are
 // returned as warning diagnostics too, so `actctl validate` shows them.
 func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
-	names := make([]string, 0, len(cfg.Agents))
-	for n := range cfg.Agents {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(cfg.Agents))
 
 	// Agents render independently (the shared cache is concurrency-safe),
 	// so spread them over the available cores; results keep name order.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ type renderer struct {
 
 func (rd *renderer) warn(format string, args ...any) {
 	w := fmt.Sprintf(format, args...)
-	if !contains(rd.warns, w) {
+	if !slices.Contains(rd.warns, w) {
 		rd.warns = append(rd.warns, w)
 	}
 }
@@ -617,7 +618,7 @@ func (rd *renderer) gitignore() error {
 		if isDir {
 			line += "/"
 		}
-		if !contains(lines, line) {
+		if !slices.Contains(lines, line) {
 			lines = append(lines, line)
 		}
 	}

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -33,14 +35,14 @@ func (c *Config) Validate() Diagnostics {
 			}
 		}
 	}
-	checkNames("hub", sortedKeys(c.Hub))
-	checkNames("backends", sortedKeys(c.Backends))
+	checkNames("hub", slices.Sorted(maps.Keys(c.Hub)))
+	checkNames("backends", slices.Sorted(maps.Keys(c.Backends)))
 	checkNames("skills", localKeys(c.Skills))
 	checkNames("prompts", localKeys(c.Prompts))
 	checkNames("commands", localKeys(c.Commands))
 	checkNames("mcpServers", localKeys(c.MCPServers))
 	checkNames("templates", localKeys(c.Templates))
-	checkNames("agents", sortedKeys(c.Agents))
+	checkNames("agents", slices.Sorted(maps.Keys(c.Agents)))
 
 	for _, name := range localKeys(c.MCPServers) {
 		s := c.MCPServers[name]
@@ -49,7 +51,7 @@ func (c *Config) Validate() Diagnostics {
 		}
 	}
 
-	for _, name := range sortedKeys(c.Backends) {
+	for _, name := range slices.Sorted(maps.Keys(c.Backends)) {
 		if !IsHubRef(name) {
 			ds = append(ds, c.CheckBackend(name)...)
 		}
@@ -60,9 +62,9 @@ func (c *Config) Validate() Diagnostics {
 	}
 	ds = append(ds, c.backendNotes()...)
 
-	for _, name := range sortedKeys(c.Agents) {
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		a := c.Agents[name]
-		if d, ok := c.checkRef(Path("agents", name, "template"), "template", a.Template, keys(c.Templates)); !ok {
+		if d, ok := c.checkRef(Path("agents", name, "template"), "template", a.Template, slices.Sorted(maps.Keys(c.Templates))); !ok {
 			add(d)
 			continue
 		}
@@ -105,21 +107,21 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 		}
 	}
 	p := func(field string) string { return Path("templates", name, field) }
-	add(c.checkRef(p("backend"), "backend", t.Backend, keys(c.Backends)))
+	add(c.checkRef(p("backend"), "backend", t.Backend, slices.Sorted(maps.Keys(c.Backends))))
 	for i, ref := range t.Skills {
-		add(c.checkRef(Path("templates", name, "skills")+fmt.Sprintf("[%d]", i), "skill", ref, keys(c.Skills)))
+		add(c.checkRef(Path("templates", name, "skills")+fmt.Sprintf("[%d]", i), "skill", ref, slices.Sorted(maps.Keys(c.Skills))))
 	}
 	for i, ref := range t.Prompts {
-		add(c.checkRef(Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, keys(c.Prompts)))
+		add(c.checkRef(Path("templates", name, "prompts")+fmt.Sprintf("[%d]", i), "prompt", ref, slices.Sorted(maps.Keys(c.Prompts))))
 	}
 	for i, ref := range t.MCPServers {
-		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, keys(c.MCPServers)))
+		add(c.checkRef(Path("templates", name, "mcpServers")+fmt.Sprintf("[%d]", i), "MCP server", ref, slices.Sorted(maps.Keys(c.MCPServers))))
 	}
 	for i, ref := range t.Commands {
-		add(c.checkRef(Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, keys(c.Commands)))
+		add(c.checkRef(Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, slices.Sorted(maps.Keys(c.Commands))))
 	}
 	for i, ref := range t.SubAgents {
-		add(c.checkRef(Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, keys(c.Templates)))
+		add(c.checkRef(Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, slices.Sorted(maps.Keys(c.Templates))))
 		if ref == name {
 			ds = append(ds, c.Diag(p("subAgents"), "template %q lists itself as a sub-agent", name))
 		}
@@ -148,14 +150,14 @@ func (c *Config) checkRef(path, kind, ref string, declared []string) (Diagnostic
 			return Diagnostic{}, true
 		}
 		msg := fmt.Sprintf("%s %q: hub source %q is not declared", kind, ref, src)
-		if s := suggest(src, keys(c.Hub)); s != "" {
+		if s := suggest(src, slices.Sorted(maps.Keys(c.Hub))); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s+"@"+ref[len(src)+1:])
 		} else {
 			msg += " (declare it under hub)"
 		}
 		return c.Diag(path, "%s", msg), false
 	}
-	if contains(declared, ref) {
+	if slices.Contains(declared, ref) {
 		return Diagnostic{}, true
 	}
 	msg := fmt.Sprintf("unknown %s %q", kind, ref)
@@ -172,15 +174,13 @@ func IsHubRef(ref string) bool { return strings.Contains(ref, "@") }
 // localKeys are the keys of m that are not hub components.
 func localKeys[V any](m map[string]V) []string {
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !IsHubRef(k) {
 			out = append(out, k)
 		}
 	}
 	return out
 }
-
-func keys[V any](m map[string]V) []string { return sortedKeys(m) }
 
 // suggest returns the candidate closest to s when it is close enough to
 // be what the user meant.

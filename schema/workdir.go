@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -42,7 +43,7 @@ func CheckWorkDir(dir, home string) string {
 		return fmt.Sprintf("workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", dir, home)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(dir), "/") {
-		if contains(reservedDirs, part) {
+		if slices.Contains(reservedDirs, part) {
 			return fmt.Sprintf("workDir %s is inside a %s directory, which is not a place for an agent's files; choose a project directory", dir, part)
 		}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,7 +79,7 @@ func (a *applyEvents) fire(res *reconcile.Result) {
 		pruned[name] = true
 		a.bus.Publish(hooks.Event{Name: "agent:destroyed", Agent: name, Time: now})
 	}
-	for _, name := range sortedNames(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if pruned[name] {
 			continue
 		}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -216,7 +218,7 @@ func (s *proxySession) declaredOrigin(name string) string {
 // unknownTemplate is the error for `VERB -t TEMPLATE` naming no template.
 func unknownTemplate(cfg *schema.Config, verb, template string) error {
 	msg := fmt.Sprintf("%s -t: unknown template %q", verb, template)
-	if sug := schema.Suggest(template, sortedNames(cfg.Templates)); sug != "" {
+	if sug := schema.Suggest(template, slices.Sorted(maps.Keys(cfg.Templates))); sug != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", sug)
 	}
 	return fmt.Errorf("%s", msg)
