@@ -12,8 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -75,11 +76,7 @@ type Bus struct {
 // schema).
 func New(hooks map[string]schema.Hook, opts Options) (*Bus, error) {
 	b := &Bus{opts: opts}
-	names := make([]string, 0, len(hooks))
-	for n := range hooks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(hooks))
 	for _, n := range names {
 		h := hook{name: n, spec: hooks[n], timeout: schema.DefaultHookTimeout}
 		if r := h.spec.Run; r != nil {

@@ -5,15 +5,14 @@ package hooks
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -30,10 +29,10 @@ func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, e
 	}
 	cmd := exec.CommandContext(ctx, r.Command, r.Args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), envList(r.Env)...)
+	cmd.Env = append(os.Environ(), launch.EnvList(r.Env)...)
 	cmd.Env = append(cmd.Env, "ACTCTL_EVENT="+string(payload))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.Cancel = func() error { return launch.KillGroup(cmd.Process.Pid) }
 	// Output pipes stay open while a stray child holds them: stop waiting
 	// for them shortly after the hook itself ended.
 	cmd.WaitDelay = time.Second
@@ -43,32 +42,11 @@ func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, e
 		return "", fmt.Errorf("start %s: %w", r.Command, err)
 	}
 	err = cmd.Wait()
-	killGroup(cmd.Process.Pid)
+	launch.KillGroup(cmd.Process.Pid)
 	if err != nil {
 		return out.String(), fmt.Errorf("%s: %w", r.Command, err)
 	}
 	return out.String(), nil
-}
-
-func envList(env map[string]string) []string {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
-}
-
-func killGroup(pid int) error {
-	err := syscall.Kill(-pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }
 
 // tail keeps the last max bytes written to it.

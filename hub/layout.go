@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -314,11 +316,7 @@ func (r *reader) hasRootCUE() bool {
 
 // digestOf hashes a component's files (name -> content) in name order.
 func digestOf(files map[string][]byte) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	h := sha256.New()
 	for _, n := range names {
 		sum := sha256.Sum256(files[n])

@@ -28,9 +28,12 @@ type Launch struct {
 }
 
 // EnvList returns Env as KEY=VALUE pairs, sorted, for exec.Cmd.Env.
-func (l Launch) EnvList() []string {
-	out := make([]string, 0, len(l.Env))
-	for k, v := range l.Env {
+func (l Launch) EnvList() []string { return EnvList(l.Env) }
+
+// EnvList returns env as KEY=VALUE pairs, sorted, for exec.Cmd.Env.
+func EnvList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
 		out = append(out, k+"="+v)
 	}
 	sort.Strings(out)

@@ -21,8 +21,12 @@ func SetProcessGroup(cmd *exec.Cmd) {
 
 // KillGroup sends SIGKILL to the process group led by pid. ESRCH (the group
 // is already empty) is not an error.
-func KillGroup(pid int) error {
-	err := syscall.Kill(-pid, syscall.SIGKILL)
+func KillGroup(pid int) error { return SignalGroup(pid, syscall.SIGKILL) }
+
+// SignalGroup sends sig to the process group led by pid. ESRCH (the group
+// is already empty) is not an error.
+func SignalGroup(pid int, sig syscall.Signal) error {
+	err := syscall.Kill(-pid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
 	}

@@ -2,8 +2,10 @@ package materialize
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,11 +20,7 @@ import (
 // diagnostics at agents.<name> and left out of the result; target warnings are
 // returned as warning diagnostics too, so `actctl validate` shows them.
 func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
-	names := make([]string, 0, len(cfg.Agents))
-	for n := range cfg.Agents {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(cfg.Agents))
 
 	// Agents render independently (the shared cache is concurrency-safe),
 	// so spread them over the available cores; results keep name order.
@@ -88,11 +86,11 @@ func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 		base, err := filepath.Rel(root, dir)
 		switch {
 		case err != nil:
-		case within(root, dir) && base != ".":
+		case schema.Within(root, dir) && base != ".":
 			if why := schema.ProtectedDir(filepath.ToSlash(base)); why != "" {
 				report(dir, why)
 			}
-		case within(dir, root):
+		case schema.Within(dir, root):
 			for _, e := range t.Entries {
 				rel, err := filepath.Rel(root, filepath.Join(dir, filepath.FromSlash(e.Path)))
 				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -105,12 +103,6 @@ func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 		}
 	}
 	return diags
-}
-
-// within reports whether path is dir or inside it (both clean, absolute).
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // claim is one agent's hold on an absolute path.

@@ -2,9 +2,10 @@ package materialize
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/actctl/actctl/schema"
@@ -159,7 +160,7 @@ func unexpanded(d mcpDialect, name string, s schema.MCPServer) []string {
 	}
 	vals := append([]string{s.Command, s.URL}, s.Args...)
 	for _, m := range []map[string]string{s.Env, s.Headers} {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			vals = append(vals, m[k])
 		}
 	}
@@ -252,7 +253,7 @@ func codexHeaders(v map[string]any, name string, headers map[string]string) []st
 	var warns []string
 	plain := map[string]string{}
 	envh := map[string]string{}
-	for _, h := range sortedKeys(headers) {
+	for _, h := range slices.Sorted(maps.Keys(headers)) {
 		val := headers[h]
 		if strings.EqualFold(h, "Authorization") {
 			if rest, ok := strings.CutPrefix(val, "Bearer "); ok {
@@ -291,7 +292,7 @@ func codexHeaders(v map[string]any, name string, headers map[string]string) []st
 // ${VAR} in command or args is warned about: Codex passes it on as is.
 func codexEnv(name string, s schema.MCPServer) (env map[string]string, envVars, warns []string) {
 	env = map[string]string{}
-	for _, k := range sortedKeys(s.Env) {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		v := s.Env[k]
 		ref, whole := envRef(v)
 		switch {
@@ -312,15 +313,6 @@ func codexEnv(name string, s schema.MCPServer) (env map[string]string, envVars, 
 		}
 	}
 	return env, envVars, warns
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // codexNameRe is what Codex accepts as an MCP server name.

@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/actctl/actctl/schema"
@@ -79,7 +80,7 @@ func cursorRules(out, rules []string) ([]string, []string) {
 			warns = append(warns, fmt.Sprintf("permission rule %q has no Cursor CLI form (Shell(), Read(), Write(), WebFetch(), Mcp()); it is not written", r))
 			continue
 		}
-		if !contains(out, r) {
+		if !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,7 +91,7 @@ type renderer struct {
 
 func (rd *renderer) warn(format string, args ...any) {
 	w := fmt.Sprintf(format, args...)
-	if !contains(rd.warns, w) {
+	if !slices.Contains(rd.warns, w) {
 		rd.warns = append(rd.warns, w)
 	}
 }
@@ -621,7 +622,7 @@ func (rd *renderer) gitignore() error {
 		if isDir {
 			line += "/"
 		}
-		if !contains(lines, line) {
+		if !slices.Contains(lines, line) {
 			lines = append(lines, line)
 		}
 	}

@@ -2,7 +2,8 @@ package materialize
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/actctl/actctl/schema"
@@ -32,11 +33,7 @@ func (rd *renderer) settings(f schema.Files) error {
 
 // settingsKeys appends one Key per leaf of m under prefix.
 func settingsKeys(format string, prefix []string, m map[string]any, out *[]Key) error {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m))
 	for _, k := range names {
 		p := append(append([]string(nil), prefix...), k)
 		if sub, ok := m[k].(map[string]any); ok && len(sub) > 0 {

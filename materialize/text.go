@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -43,7 +44,7 @@ func fillVars(s string, vars map[string]string) (string, []string) {
 			b.WriteString(v)
 		} else {
 			b.WriteString(s[i:end])
-			if !contains(missing, name) {
+			if !slices.Contains(missing, name) {
 				missing = append(missing, name)
 			}
 		}
@@ -67,15 +68,6 @@ func isVarName(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // joinParagraphs joins non-empty texts with one blank line between them,

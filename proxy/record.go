@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/actctl/actctl/internal/atomicfile"
@@ -152,11 +153,7 @@ func UpdateRecord(path string, set map[string]any) error {
 	if v, ok := set["status"]; ok && v == nil {
 		set["createdAt"], set["updatedAt"] = nil, nil
 	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(set))
 	for _, k := range keys {
 		v := set[k]
 		if v == nil {

@@ -322,7 +322,7 @@ func (a *testAgent) prompt(m agentMsg, sid, text string) {
 		// whose leader exits, leaving the sleep reparented to init.
 		dFile := filepath.Join(a.dir, "daemon")
 		c = exec.Command("sh", "-c", `sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > "$1"`, "sh", dFile)
-		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		newSession(c)
 		if err := c.Run(); err != nil {
 			a.result(m.ID, `{"error":`+jsonStr(err.Error())+`}`)
 			return

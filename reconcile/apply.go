@@ -30,9 +30,6 @@ type Options struct {
 	Only []string
 	// LockWait bounds the wait for another apply (DefaultLockWait if 0).
 	LockWait time.Duration
-	// Prepare runs under the workspace lock before rendering: the place for
-	// the hub sync, which may merge hub components into cfg.
-	Prepare func(cfg *schema.Config) error
 	// LockDigest is recorded in the state (digest of actant.lock).
 	LockDigest string
 	// Now is the clock for backup names (time.Now when nil).
@@ -240,14 +237,8 @@ type run struct {
 	crash func(step string) bool
 }
 
-// prepareRun does everything before the first write: hub hook, render,
-// read state (recovering a killed run), snapshot and plan.
+// prepareRun does everything before the first write: render, read state (recovering a killed run), snapshot and plan.
 func prepareRun(cfg *schema.Config, o Options) (*run, error) {
-	if o.Prepare != nil {
-		if err := o.Prepare(cfg); err != nil {
-			return nil, err
-		}
-	}
 	// The recorded state (and a killed run's journal) is read and decoded
 	// while the targets render: neither depends on the other.
 	type recorded struct {

@@ -467,7 +467,7 @@ func dedupe(s []string) []string {
 // rel is the display path of abs: relative to the workspace root when
 // inside it, else absolute.
 func (p *planner) rel(abs string) string {
-	if r, err := filepath.Rel(p.root, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+	if r, ok := schema.RelWithin(p.root, abs); ok {
 		return filepath.ToSlash(r)
 	}
 	return abs

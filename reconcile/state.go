@@ -159,6 +159,14 @@ func ReadState(path string) (*State, []byte, error) {
 	return st, data, nil
 }
 
+// WorkspaceState reads the state the last apply recorded in the workspace
+// at root (.actant/state.json, see internal/layout); none is an empty
+// state.
+func WorkspaceState(root string) (*State, error) {
+	st, _, err := ReadState(metaPath(root, StateFile))
+	return st, err
+}
+
 // damagedState says what a state file that does not parse is, and what
 // the user can do about it.
 func damagedState(path string, err error) error {

@@ -165,3 +165,100 @@ func TestTargetsDigestText(t *testing.T) {
 		}
 	}
 }
+
+// fieldsSample is a state with one of everything: one agent, one entry
+// and one key, every recorded field set.
+func fieldsSample() *State {
+	st := NewState()
+	st.Root, st.ConfigDigest, st.LockDigest, st.Owned = "/ws", "c0ffee", "10c4", "0e"
+	st.Agents["a"] = &AgentState{Dir: "/ws/a", Entries: []EntryState{{
+		Path: "CLAUDE.md", Mode: materialize.ModeBlock, SHA256: "b1", Style: "html", Format: "md",
+		Sep: "\n\n", Seq: 3, Created: true, Adopted: true, Exec: true, Backup: ".actant/backup/x",
+		FileSHA: "f1", Dirs: []string{"."},
+		Keys: []KeyState{{Path: []string{"k"}, SHA256: "k1", Want: "w1", Seq: 2, Receipt: json.RawMessage(`{"made":[]}`)}},
+	}}}
+	return st
+}
+
+// TestStateFieldsSeen changes every field of the state types, one at a
+// time (and adds an element to every list and renames every map key), and
+// requires the fast decoder to read the changed state back exactly and
+// equalStates to tell it from the original. A field added to State,
+// AgentState, EntryState or KeyState that either of them forgets fails
+// here. Fields tagged json:"-" (Alt) are never written, so neither the
+// file nor equalStates carries them.
+func TestStateFieldsSeen(t *testing.T) {
+	changes := map[string]func(*State){}
+	stateChanges(t, reflect.ValueOf(fieldsSample()), "State", reflect.ValueOf, changes)
+	if len(changes) < 20 {
+		t.Fatalf("only %d changes found", len(changes))
+	}
+	orig := fieldsSample()
+	if got, err := decodeStateFast(orig.Encode()); err != nil || !reflect.DeepEqual(got, orig) || !equalStates(orig, got) {
+		t.Fatalf("the sample does not round-trip: %v\n%#v", err, got)
+	}
+	for name, change := range changes {
+		s := fieldsSample()
+		change(s)
+		enc := s.Encode()
+		got, err := decodeStateFast(enc)
+		switch {
+		case err != nil:
+			t.Errorf("%s changed: the fast decoder gave up (%v) on %s", name, err, enc)
+		case !reflect.DeepEqual(got, s):
+			t.Errorf("%s changed: the fast decoder read\n%#v\nfrom %s", name, got, enc)
+		}
+		if equalStates(orig, s) {
+			t.Errorf("%s changed: equalStates does not see it", name)
+		}
+	}
+}
+
+// stateChanges adds to out, by field name, a change of every field under
+// v, which at finds in any state made by fieldsSample.
+func stateChanges(t *testing.T, v reflect.Value, name string, at func(any) reflect.Value, out map[string]func(*State)) {
+	t.Helper()
+	change := func(name string, f func(reflect.Value)) { out[name] = func(s *State) { f(at(s)) } }
+	switch {
+	case v.Type() == reflect.TypeFor[json.RawMessage]():
+		change(name, func(x reflect.Value) { x.SetBytes([]byte(`{"changed":` + string(x.Bytes()) + `}`)) })
+	case v.Kind() == reflect.Pointer:
+		stateChanges(t, v.Elem(), name, func(s any) reflect.Value { return at(s).Elem() }, out)
+	case v.Kind() == reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			switch {
+			case f.Tag.Get("json") == "-":
+			case !f.IsExported():
+				t.Errorf("%s.%s is unexported: encoding/json does not write it", name, f.Name)
+			default:
+				stateChanges(t, v.Field(i), name+"."+f.Name, func(s any) reflect.Value { return at(s).Field(i) }, out)
+			}
+		}
+	case v.Kind() == reflect.Map:
+		for _, k := range v.MapKeys() {
+			stateChanges(t, v.MapIndex(k), fmt.Sprintf("%s[%q]", name, k), func(s any) reflect.Value { return at(s).MapIndex(k) }, out)
+			change(fmt.Sprintf("%s[%q] key", name, k), func(m reflect.Value) {
+				e := m.MapIndex(k)
+				m.SetMapIndex(k, reflect.Value{})
+				m.SetMapIndex(reflect.ValueOf(k.String()+"x"), e)
+			})
+		}
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		change(name, func(x reflect.Value) { x.Set(reflect.Append(x, reflect.ValueOf("x"))) })
+	case v.Kind() == reflect.Slice:
+		if v.Len() == 0 {
+			t.Fatalf("%s is empty in fieldsSample: give it an element", name)
+		}
+		stateChanges(t, v.Index(0), name+"[0]", func(s any) reflect.Value { return at(s).Index(0) }, out)
+		change(name+" grown", func(x reflect.Value) { x.Set(reflect.Append(x, reflect.Zero(x.Type().Elem()))) })
+	case v.Kind() == reflect.String:
+		change(name, func(x reflect.Value) { x.SetString(x.String() + "x") })
+	case v.Kind() == reflect.Int:
+		change(name, func(x reflect.Value) { x.SetInt(x.Int() + 1) })
+	case v.Kind() == reflect.Bool:
+		change(name, func(x reflect.Value) { x.SetBool(!x.Bool()) })
+	default:
+		t.Errorf("%s is a %s: teach stateChanges (and the fast decoder and equalStates) to change it", name, v.Type())
+	}
+}

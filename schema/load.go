@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -145,7 +146,7 @@ func LoadDir(root, home string) (*Config, error) {
 		}
 		return nil, cueDiagnostics(err)
 	}
-	for _, name := range sortedKeys(cfg.Templates) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Templates)) {
 		t := cfg.Templates[name]
 		normalize(&t)
 		cfg.Templates[name] = t
@@ -276,7 +277,7 @@ func (c *Config) checkTopLevel() Diagnostics {
 	}
 	for it.Next() {
 		name := it.Selector().Unquoted()
-		if it.Selector().IsDefinition() || it.Selector().Type().IsHidden() || contains(topLevel, name) {
+		if it.Selector().IsDefinition() || it.Selector().Type().IsHidden() || slices.Contains(topLevel, name) {
 			continue
 		}
 		msg := fmt.Sprintf("unknown top-level field %q", name)
@@ -292,7 +293,7 @@ func (c *Config) checkTopLevel() Diagnostics {
 // workspace root, so that Skill.Content always holds the skill body.
 func (c *Config) readSkillFiles() Diagnostics {
 	var ds Diagnostics
-	for _, name := range sortedKeys(c.Skills) {
+	for _, name := range slices.Sorted(maps.Keys(c.Skills)) {
 		s := c.Skills[name]
 		path := Path("skills", name)
 		n := 0
@@ -419,25 +420,6 @@ func normalize(t *Template) {
 	if t.Commands == nil {
 		t.Commands = []string{}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// sortedKeys returns the keys of m in order, for deterministic output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Starter is the commented actant.cue that `actctl init` writes.

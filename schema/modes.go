@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -32,7 +33,7 @@ func (b Backend) ServedModes() []string {
 	if b.Modes != nil {
 		kept := out[:0]
 		for _, m := range out {
-			if contains(b.Modes, m) {
+			if slices.Contains(b.Modes, m) {
 				kept = append(kept, m)
 			}
 		}
@@ -43,7 +44,7 @@ func (b Backend) ServedModes() []string {
 }
 
 // HasMode reports whether the backend supports mode m (see ServedModes).
-func (b Backend) HasMode(m string) bool { return contains(b.ServedModes(), m) }
+func (b Backend) HasMode(m string) bool { return slices.Contains(b.ServedModes(), m) }
 
 // interactionNeeds is the backend mode an interaction mode needs: open
 // starts the backend's own UI, everything else talks ACP to it.
@@ -63,7 +64,7 @@ func OfferedModes(arch Archetype, b Backend) []string {
 	served := b.ServedModes()
 	out := []string{}
 	for _, m := range arch.InteractionModes {
-		if contains(served, interactionNeeds(m)) {
+		if slices.Contains(served, interactionNeeds(m)) {
 			out = append(out, m)
 		}
 	}
@@ -74,7 +75,7 @@ func OfferedModes(arch Archetype, b Backend) []string {
 func (r *Resolved) Offers() []string { return OfferedModes(r.Archetype, r.Backend) }
 
 // Offer reports whether the agent offers interaction mode m.
-func (r *Resolved) Offer(m string) bool { return contains(r.Offers(), m) }
+func (r *Resolved) Offer(m string) bool { return slices.Contains(r.Offers(), m) }
 
 // NotOffered explains why the agent does not offer interaction mode m,
 // naming what it does offer and how to get m.

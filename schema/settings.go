@@ -1,12 +1,17 @@
 package schema
 
+import (
+	"maps"
+	"slices"
+)
+
 // validateSettings checks a template's native settings (docs/formats.md
 // "Settings"): each key names a declared backend (with "did you mean"),
 // and settings for a backend whose settings file is TOML hold no null,
 // which TOML cannot represent.
 func (c *Config) validateSettings(name string, t Template) Diagnostics {
 	var ds Diagnostics
-	for _, b := range sortedKeys(t.Settings) {
+	for _, b := range slices.Sorted(maps.Keys(t.Settings)) {
 		at := Path("templates", name, "settings", b)
 		if d, ok := checkRef(c, at, "backend", b, c.Backends); !ok {
 			ds = append(ds, d)
@@ -16,7 +21,7 @@ func (c *Config) validateSettings(name string, t Template) Diagnostics {
 		if f == nil || f.Format != FormatTOML {
 			continue
 		}
-		for _, k := range sortedKeys(t.Settings[b]) {
+		for _, k := range slices.Sorted(maps.Keys(t.Settings[b])) {
 			if p := nullAt(t.Settings[b][k]); p != nil {
 				ds = append(ds, c.Diag(Path(append([]string{"templates", name, "settings", b, k}, p...)...), "null cannot be written to %s (TOML has no null); leave the key out instead", f.Path))
 			}
@@ -32,7 +37,7 @@ func nullAt(v any) []string {
 	case nil:
 		return []string{}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if p := nullAt(x[k]); p != nil {
 				return append([]string{k}, p...)
 			}

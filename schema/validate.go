@@ -3,8 +3,8 @@ package schema
 import (
 	"fmt"
 	"maps"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -40,14 +40,14 @@ func (c *Config) Validate() Diagnostics {
 			}
 		}
 	}
-	checkNames("hub", sortedKeys(c.Hub))
-	checkNames("backends", sortedKeys(c.Backends))
+	checkNames("hub", slices.Sorted(maps.Keys(c.Hub)))
+	checkNames("backends", slices.Sorted(maps.Keys(c.Backends)))
 	checkNames("skills", localKeys(c.Skills))
 	checkNames("prompts", localKeys(c.Prompts))
 	checkNames("commands", localKeys(c.Commands))
 	checkNames("mcpServers", localKeys(c.MCPServers))
 	checkNames("templates", localKeys(c.Templates))
-	checkNames("agents", sortedKeys(c.Agents))
+	checkNames("agents", slices.Sorted(maps.Keys(c.Agents)))
 
 	for _, name := range localKeys(c.MCPServers) {
 		s := c.MCPServers[name]
@@ -60,7 +60,7 @@ func (c *Config) Validate() Diagnostics {
 		}
 	}
 
-	for _, name := range sortedKeys(c.Backends) {
+	for _, name := range slices.Sorted(maps.Keys(c.Backends)) {
 		if !IsHubRef(name) {
 			ds = append(ds, c.CheckBackend(name)...)
 		}
@@ -71,7 +71,7 @@ func (c *Config) Validate() Diagnostics {
 	}
 	ds = append(ds, c.backendNotes()...)
 
-	for _, name := range sortedKeys(c.Agents) {
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		a := c.Agents[name]
 		if d, ok := checkRef(c, Path("agents", name, "template"), "template", a.Template, c.Templates); !ok {
 			add(d)
@@ -170,7 +170,7 @@ func checkRef[V any](c *Config, path, kind, ref string, declared map[string]V) (
 			return Diagnostic{}, true
 		}
 		msg := fmt.Sprintf("%s %q: hub source %q is not declared", kind, ref, src)
-		if s := suggest(src, keys(c.Hub)); s != "" {
+		if s := suggest(src, slices.Sorted(maps.Keys(c.Hub))); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s+"@"+ref[len(src)+1:])
 		} else {
 			msg += " (declare it under hub)"
@@ -181,7 +181,7 @@ func checkRef[V any](c *Config, path, kind, ref string, declared map[string]V) (
 		return Diagnostic{}, true
 	}
 	msg := fmt.Sprintf("unknown %s %q", kind, ref)
-	if s := suggest(ref, keys(declared)); s != "" {
+	if s := suggest(ref, slices.Sorted(maps.Keys(declared))); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return c.Diag(path, "%s", msg), false
@@ -194,20 +194,12 @@ func IsHubRef(ref string) bool { return strings.Contains(ref, "@") }
 // localKeys are the keys of m that are not hub components.
 func localKeys[V any](m map[string]V) []string {
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !IsHubRef(k) {
 			out = append(out, k)
 		}
 	}
 	return out
-}
-
-func keys[V any](m map[string]V) []string { return sortedKeys(m) }
-
-// within reports whether path is dir or inside it.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
 // suggest returns the candidate closest to s when it is close enough to

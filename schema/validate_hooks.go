@@ -2,6 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -38,13 +40,13 @@ func (r HookRun) TimeoutDuration() (time.Duration, error) {
 // one of run and prompt, and no prompt hook that would feed itself.
 func (c *Config) validateHooks() Diagnostics {
 	var ds Diagnostics
-	for _, name := range sortedKeys(c.Hooks) {
+	for _, name := range slices.Sorted(maps.Keys(c.Hooks)) {
 		h := c.Hooks[name]
 		p := func(field ...string) string { return Path(append([]string{"hooks", name}, field...)...) }
 		if msg := CheckName(name); msg != "" {
 			ds = append(ds, c.Diag(p(), "%s", msg))
 		}
-		if !contains(HookEvents, h.On) {
+		if !slices.Contains(HookEvents, h.On) {
 			msg := fmt.Sprintf("unknown event %q", h.On)
 			if s := suggest(h.On, HookEvents); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
@@ -85,7 +87,7 @@ func feedsItself(h Hook) bool {
 	default:
 		return false
 	}
-	return len(h.Agents) == 0 || contains(h.Agents, h.Prompt.Agent)
+	return len(h.Agents) == 0 || slices.Contains(h.Agents, h.Prompt.Agent)
 }
 
 // checkAgent checks that name is a declared agent (agents are never hub
@@ -95,7 +97,7 @@ func (c *Config) checkAgent(path, name string) (Diagnostic, bool) {
 		return Diagnostic{}, true
 	}
 	msg := fmt.Sprintf("unknown agent %q", name)
-	if s := suggest(name, keys(c.Agents)); s != "" {
+	if s := suggest(name, slices.Sorted(maps.Keys(c.Agents))); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return c.Diag(path, "%s", msg), false

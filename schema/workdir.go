@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -38,11 +39,11 @@ func CheckWorkDir(dir, home string) string {
 	if userHome, err := os.UserHomeDir(); err == nil && sameDir(dir, userHome) {
 		return fmt.Sprintf("workDir %s is your home directory itself, where the agent's files would become your user-wide settings; choose a project directory", dir)
 	}
-	if home != "" && within(home, dir) {
+	if home != "" && Within(home, dir) {
 		return fmt.Sprintf("workDir %s is inside the actctl home %s, which actctl manages itself; choose a directory outside it", dir, home)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(dir), "/") {
-		if contains(reservedDirs, part) {
+		if slices.Contains(reservedDirs, part) {
 			return fmt.Sprintf("workDir %s is inside a %s directory, which is not a place for an agent's files; choose a project directory", dir, part)
 		}
 	}
@@ -58,4 +59,20 @@ func sameDir(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
+}
+
+// Within reports whether path is dir or inside it, lexically (both clean
+// and absolute, or both relative to the same directory).
+func Within(dir, path string) bool {
+	_, ok := RelWithin(dir, path)
+	return ok
+}
+
+// RelWithin returns path relative to dir when path is dir or inside it.
+func RelWithin(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/actctl/actctl/launch"
 )
 
 // Command starts a program as the leader of a new process group, so that
@@ -39,8 +41,7 @@ func (c Command) Start(ctx context.Context) (Process, error) {
 	if c.Stderr != nil {
 		cmd.Stderr = c.Stderr
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setDeathSignal(cmd.SysProcAttr)
+	launch.SetProcessGroup(cmd) // and, on Linux, killed if actctl dies
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
@@ -70,5 +71,5 @@ func (p *execProcess) Terminate() error      { return p.signal(syscall.SIGTERM) 
 func (p *execProcess) Kill() error           { return p.signal(syscall.SIGKILL) }
 
 func (p *execProcess) signal(sig syscall.Signal) error {
-	return ignoreGone(syscall.Kill(-p.cmd.Process.Pid, sig))
+	return launch.SignalGroup(p.cmd.Process.Pid, sig)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/actctl/actctl/internal/clock"
@@ -128,12 +127,4 @@ func (s *Supervisor) ask(ctx context.Context, op string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// ignoreGone: ESRCH (the group is already empty) is not an error.
-func ignoreGone(err error) error {
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }

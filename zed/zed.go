@@ -112,7 +112,7 @@ func MergePlan(content []byte, written map[string]Written, root string, entries 
 			p.Written[name] = w
 		}
 	}
-	for _, name := range sortedKeys(entries) {
+	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		key := []string{"agent_servers", name}
 		cur, exists, err := jsonkeys.Get(content, key)
 		if err != nil {
@@ -149,7 +149,7 @@ func MergePlan(content []byte, written map[string]Written, root string, entries 
 // removeStale removes the entries actctl wrote for root that are no longer
 // listed, where they still hold what actctl wrote.
 func (p *Plan) removeStale(written map[string]Written, root string, entries map[string]json.RawMessage) error {
-	for _, name := range sortedKeys(written) {
+	for _, name := range slices.Sorted(maps.Keys(written)) {
 		w := written[name]
 		if _, listed := entries[name]; listed || w.Workspace != root {
 			continue
@@ -177,7 +177,3 @@ func sha256Hex(b []byte) string {
 
 // SettingsPath is Zed's user settings file on this OS (see settingsPathFor).
 func SettingsPath() (string, error) { return settingsPathFor(runtime.GOOS, os.Getenv) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
-}

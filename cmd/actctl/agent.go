@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,7 +33,7 @@ func oneAgent(c *cli.Context) (*globals, *schema.Config, *schema.Resolved, error
 }
 
 func unknownAgent(cfg *schema.Config, name string) error {
-	names := sortedNames(cfg.Agents)
+	names := slices.Sorted(maps.Keys(cfg.Agents))
 	msg := fmt.Sprintf("unknown agent %q", name)
 	if s := schema.Suggest(name, names); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)

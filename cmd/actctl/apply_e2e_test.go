@@ -113,11 +113,7 @@ func stamps(t *testing.T, dir string) map[string]fileStamp {
 		if err != nil || filepath.Base(p) == reconcile.LockFile {
 			return nil
 		}
-		var ino uint64
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			ino = uint64(st.Ino)
-		}
-		out[p] = fileStamp{fi.ModTime(), ino, fi.Size()}
+		out[p] = fileStamp{fi.ModTime(), inode(fi), fi.Size()}
 		return nil
 	})
 	return out

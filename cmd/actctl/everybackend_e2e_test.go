@@ -3,9 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,11 +41,7 @@ archetypes: tool: interactionModes: ["open"]
 _all: {skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"], permissions: "readonly"}
 templates: tester: {backend: "claude-code", description: "Writes tests", prompts: ["tests"]}
 `)
-	names := make([]string, 0, len(everyBackend))
-	for n := range everyBackend {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(everyBackend))
 	for _, n := range names {
 		fmt.Fprintf(&b, "templates: %q: _all & {backend: %q, settings: %q: {x_actctl: {on: true}}}\n", "t-"+n, n, n)
 		if withAgents {

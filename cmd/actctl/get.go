@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -35,11 +36,11 @@ func getCmd(c *cli.Context) error {
 	g := globalsOf(c)
 	kind := c.Args().First()
 	if c.NArg() != 1 {
-		return usageError("get: want one of %s", strings.Join(sortedNames(getKinds), ", "))
+		return usageError("get: want one of %s", strings.Join(slices.Sorted(maps.Keys(getKinds)), ", "))
 	}
 	list, ok := getKinds[kind]
 	if !ok {
-		return usageError("get: unknown kind %q (want one of %s)", kind, strings.Join(sortedNames(getKinds), ", "))
+		return usageError("get: unknown kind %q (want one of %s)", kind, strings.Join(slices.Sorted(maps.Keys(getKinds)), ", "))
 	}
 	cfg, err := g.Load()
 	if err != nil {
@@ -76,7 +77,7 @@ type agentJSON struct {
 func listAgents(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []agentJSON{}
 	var rows [][]string
-	for _, name := range sortedNames(cfg.Agents) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
 		a := cfg.Agents[name]
 		from := "config"
 		if a.Adhoc {
@@ -103,7 +104,7 @@ type templateJSON struct {
 func listTemplates(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []templateJSON{}
 	var rows [][]string
-	for _, name := range sortedNames(cfg.Templates) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Templates)) {
 		t := cfg.Templates[name]
 		out = append(out, templateJSON{Name: name, Template: t})
 		rows = append(rows, []string{name, t.Version, t.Backend, t.Archetype, count(len(t.Skills)), t.Description})
@@ -119,7 +120,7 @@ type backendJSON struct {
 func listBackends(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []backendJSON{}
 	var rows [][]string
-	for _, name := range sortedNames(cfg.Backends) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Backends)) {
 		b := cfg.Backends[name]
 		b.Modes = b.ServedModes()
 		out = append(out, backendJSON{Name: name, Backend: b})
@@ -142,9 +143,9 @@ type skillJSON struct {
 func listSkills(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []skillJSON{}
 	var rows [][]string
-	for _, name := range sortedNames(cfg.Skills) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Skills)) {
 		s := cfg.Skills[name]
-		files := sortedNames(s.Files)
+		files := slices.Sorted(maps.Keys(s.Files))
 		src := s.Source
 		if src == "" {
 			src = "inline"
@@ -163,7 +164,7 @@ type promptJSON struct {
 func listPrompts(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []promptJSON{}
 	var rows [][]string
-	for _, name := range sortedNames(cfg.Prompts) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Prompts)) {
 		p := cfg.Prompts[name]
 		out = append(out, promptJSON{Name: name, Prompt: p})
 		rows = append(rows, []string{name, strings.Join(p.Variables, ","), p.Description})
@@ -179,7 +180,7 @@ type mcpJSON struct {
 func listMCP(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []mcpJSON{}
 	var rows [][]string
-	for _, name := range sortedNames(cfg.MCPServers) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
 		s := cfg.MCPServers[name]
 		out = append(out, mcpJSON{Name: name, MCPServer: s})
 		target := s.URL
@@ -193,15 +194,6 @@ func listMCP(cfg *schema.Config) ([]string, [][]string, any) {
 }
 
 func count(n int) string { return fmt.Sprint(n) }
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // plural counts n things: "1 agent", "2 agents".
 func plural(n int, noun string) string {

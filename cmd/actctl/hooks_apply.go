@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"path/filepath"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +30,7 @@ func newApplyEvents(ctx context.Context, g *globals, cfg *schema.Config) *applyE
 	if bus == nil {
 		return nil
 	}
-	st, _, err := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
+	st, err := reconcile.WorkspaceState(cfg.Root)
 	if err != nil {
 		g.Warn("hooks: %v", err)
 		return nil
@@ -78,7 +79,7 @@ func (a *applyEvents) fire(res *reconcile.Result) {
 		pruned[name] = true
 		a.bus.Publish(hooks.Event{Name: "agent:destroyed", Agent: name, Time: now})
 	}
-	for _, name := range sortedNames(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if pruned[name] {
 			continue
 		}

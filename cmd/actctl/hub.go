@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -165,7 +167,7 @@ func hubLsCmd(c *cli.Context) error {
 		if want != "" && s.Name != want {
 			continue
 		}
-		for _, k := range sortedNames(s.Components.Info) {
+		for _, k := range slices.Sorted(maps.Keys(s.Components.Info)) {
 			in := s.Components.Info[k]
 			out = append(out, hubComponentJSON{Source: s.Name, Kind: in.Kind, Name: in.Name, Ref: s.Name + "@" + in.Name,
 				Version: in.Version, Description: in.Description, File: in.File})

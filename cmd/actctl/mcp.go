@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -202,7 +204,7 @@ func (s *mcpServer) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ st
 		return nil, listAgentsOut{}, err
 	}
 	out := listAgentsOut{Agents: []mcpAgent{}}
-	for _, name := range sortedNames(cfg.Agents) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
 		r, err := cfg.Resolve(name)
 		if err != nil {
 			return nil, listAgentsOut{}, err

@@ -373,7 +373,7 @@ func TestMCPRunAgentProgressAndShutdown(t *testing.T) {
 			}
 			if !exited(p) {
 				t.Errorf("%s: process %d outlived the turn", how, p)
-				syscall.Kill(p, syscall.SIGKILL)
+				killPid(p)
 			}
 		}
 		cancel()

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -180,7 +182,7 @@ func (s *proxySession) pickAgent(name, template string) (*schema.Resolved, error
 		if err := proxy.CheckServe(r); err != nil {
 			return nil, err
 		}
-		if r.Archetype.Workspace != schema.WorkspaceProject || within(r.Dir, s.clientDir) {
+		if r.Archetype.Workspace != schema.WorkspaceProject || schema.Within(r.Dir, s.clientDir) {
 			return r, nil
 		}
 		// A tool agent works in the editor's project: give that project
@@ -216,7 +218,7 @@ func (s *proxySession) declaredOrigin(name string) string {
 // unknownTemplate is the error for `VERB -t TEMPLATE` naming no template.
 func unknownTemplate(cfg *schema.Config, verb, template string) error {
 	msg := fmt.Sprintf("%s -t: unknown template %q", verb, template)
-	if sug := schema.Suggest(template, sortedNames(cfg.Templates)); sug != "" {
+	if sug := schema.Suggest(template, slices.Sorted(maps.Keys(cfg.Templates))); sug != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", sug)
 	}
 	return fmt.Errorf("%s", msg)
@@ -325,18 +327,12 @@ func (s *proxySession) cleanup() {
 	}
 }
 
-// within reports whether path is dir or below it.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
 // applyPruning is reconcile.Apply that also removes the runtime record and
 // proxy log of every agent it prunes (proxy.RemovePrunedRuntime), as
 // delete does.
 func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
 	// A state Apply cannot use either is its to report.
-	st, _, _ := reconcile.ReadState(filepath.Join(cfg.Root, reconcile.MetaDir, reconcile.StateFile))
+	st, _ := reconcile.WorkspaceState(cfg.Root)
 	res, err := reconcile.Apply(ctx, cfg, o)
 	if err != nil || o.DryRun || res == nil || st == nil {
 		return res, err

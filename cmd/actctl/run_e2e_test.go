@@ -325,6 +325,13 @@ func exited(pid int) bool {
 	return err != nil || (i > 0 && i+2 < len(s) && s[i+2] == 'Z')
 }
 
+// killPid kills a process a failed test left behind.
+func killPid(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+}
+
 // TestRunSIGINT: SIGINT during a streaming turn sends session/cancel and
 // exits 130; an agent ignoring the cancel is killed after the grace
 // period. Neither the agent nor its child outlives actctl.
@@ -349,7 +356,7 @@ func TestRunSIGINT(t *testing.T) {
 			}
 			if !exited(p) {
 				t.Errorf("%s: process %d outlived actctl", prompt, p)
-				syscall.Kill(p, syscall.SIGKILL)
+				killPid(p)
 			}
 		}
 	}
@@ -399,7 +406,7 @@ func TestRunTerminalNoOrphans(t *testing.T) {
 		}
 		if !exited(p) {
 			t.Errorf("terminal process %d outlived the run", p)
-			syscall.Kill(p, syscall.SIGKILL)
+			killPid(p)
 		}
 	}
 }

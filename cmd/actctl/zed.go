@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,7 +49,7 @@ func zedCmd(c *cli.Context) error {
 	}
 	prefix := c.String("prefix")
 	entries := map[string]zed.Entry{}
-	for _, name := range sortedNames(cfg.Agents) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
 		// Only agents the user declared: the copies proxy made (per
 		// project, from -t) would each grow another copy elsewhere.
 		if cfg.Agents[name].Adhoc {
@@ -74,7 +76,7 @@ func zedTemplateEntries(entries map[string]zed.Entry, self string, cfg *schema.C
 	for _, t := range templates {
 		if _, ok := cfg.Templates[t]; !ok {
 			msg := fmt.Sprintf("zed -t: unknown template %q", t)
-			if sug := schema.Suggest(t, sortedNames(cfg.Templates)); sug != "" {
+			if sug := schema.Suggest(t, slices.Sorted(maps.Keys(cfg.Templates))); sug != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", sug)
 			}
 			return errors.New(msg)
@@ -144,7 +146,7 @@ func writeZed(g *globals, cfg *schema.Config, path, prefix string, entries map[s
 			return fmt.Errorf("zed: write %s: %w", path, err)
 		}
 	}
-	names := sortedNames(entries)
+	names := slices.Sorted(maps.Keys(entries))
 	if g.JSON() {
 		return g.PrintJSON(map[string]any{"settings": path, "agents": names, "removed": append([]string{}, plan.Removed...)})
 	}

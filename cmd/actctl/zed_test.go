@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,8 +61,8 @@ func TestZedListsDeclaredOnly(t *testing.T) {
 		t.Fatalf("proxy made no copies; the test proves nothing:\n%s", r.Stdout)
 	}
 	got := zedEntries(t, root, home, "-t", "tool")
-	if want := "builder,ghost,helper,server,tool,worker"; strings.Join(sortedNames(got), ",") != want {
-		t.Errorf("zed lists %v, want %s", sortedNames(got), want)
+	if want := "builder,ghost,helper,server,tool,worker"; strings.Join(slices.Sorted(maps.Keys(got)), ",") != want {
+		t.Errorf("zed lists %v, want %s", slices.Sorted(maps.Keys(got)), want)
 	}
 	if a := strings.Join(got["tool"].Args, " "); a != "proxy tool -t tool -C "+root+" --home "+home {
 		t.Errorf("-t entry args %q", a)

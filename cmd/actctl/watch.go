@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -108,7 +110,7 @@ func applyWatch(c *cli.Context, g *globals) error {
 // *.cue that the config reads: file and dir skills.
 func localComponents(cfg *schema.Config) watch.Spec {
 	var spec watch.Spec
-	for _, name := range sortedNames(cfg.Skills) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Skills)) {
 		s := cfg.Skills[name]
 		switch {
 		case s.Dir != "" && !schema.IsHubRef(name):
@@ -137,7 +139,7 @@ func hubPollers(hookCtx context.Context, g *globals, root string, bg *background
 		return nil, nil
 	}
 	var out []watch.Poller
-	for _, name := range sortedNames(cfg.Hub) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Hub)) {
 		src := cfg.Hub[name]
 		if src.Interval == "" {
 			continue

@@ -1,7 +1,0 @@
-//go:build unix && !linux
-
-package supervise
-
-import "syscall"
-
-func setDeathSignal(*syscall.SysProcAttr) {}
