@@ -1,6 +1,8 @@
 package launch
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +227,27 @@ func TestParseStat(t *testing.T) {
 	}
 	if _, err := parseStat([]byte("1 (x) S 0")); err == nil {
 		t.Error("short stat line parsed")
+	}
+}
+
+// On the real /proc: a marked process killed right after exec.Cmd.Start
+// returns, sometimes still inside its exec (its environment not yet
+// readable), is dead (a zombie, as it is our child) when KillMarked
+// returns, not merely signalled.
+func TestKillMarkedJustStarted(t *testing.T) {
+	mark := NewMark()
+	for i := 0; i < 50; i++ {
+		c := exec.Command("sleep", "1000")
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), MarkVar + "=" + mark}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		n, err := KillMarked(mark)
+		st, serr := procFS{}.stat(c.Process.Pid)
+		_ = c.Process.Kill()
+		_ = c.Wait()
+		if err != nil || serr != nil || n != 1 || !st.dead() {
+			t.Fatalf("start %d: KillMarked = %d, %v; then state %c (%v), want 1 killed and a zombie", i, n, err, st.state, serr)
+		}
 	}
 }
