@@ -11,4 +11,4 @@ func setParentDeathSignal(*syscall.SysProcAttr) {}
 // KillMarked: other Unix systems have no portable way to read another
 // process's environment, so descendants that left the backend's process
 // group are not found there (a known limitation).
-func KillMarked(string) int { return 0 }
+func KillMarked(string) (int, error) { return 0, nil }

@@ -2,9 +2,12 @@ package launch
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // setParentDeathSignal asks the kernel to SIGKILL the backend if its supervisor (proxy, run)
@@ -14,43 +17,84 @@ import (
 // every path the supervisor controls.
 func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
+// killMarkedTimeout bounds KillMarked's wait for the processes it signalled
+// to die (a process in uninterruptible sleep only dies when it wakes).
+const killMarkedTimeout = 10 * time.Second
+
 // KillMarked sends SIGKILL to every process whose environment carries the
-// session mark (see MarkVar) and returns how many it signalled. It
-// rescans until a pass finds none, so a process forked during a scan is
-// caught by the next one. Processes of other users, whose environment
-// cannot be read, are skipped: the backend runs as its supervisor's user.
-func KillMarked(mark string) int {
+// session mark (see MarkVar) and waits until each is dead (gone or a
+// zombie). It returns how many it signalled, and an error naming those
+// still alive when the wait timed out. See sweep for how processes in the
+// middle of an exec, whose environment cannot be read yet, are handled.
+// Processes of other users, whose environment cannot be read, are
+// skipped: the backend runs as its supervisor's user.
+func KillMarked(mark string) (int, error) {
 	if mark == "" {
-		return 0
+		return 0, nil
 	}
-	needle := []byte(MarkVar + "=" + mark + "\x00")
-	self := os.Getpid()
-	killed := map[int]bool{}
-	for pass := 0; pass < 10; pass++ {
-		found := 0
-		ents, err := os.ReadDir("/proc")
-		if err != nil {
-			return len(killed)
-		}
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == self {
-				continue
-			}
-			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if err != nil || !hasEnvEntry(env, needle) {
-				continue
-			}
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				found++
-				killed[pid] = true
-			}
-		}
-		if found == 0 {
-			break
+	s := newSweep(procFS{}, mark, os.Getpid())
+	s.pause = backoff()
+	err := s.run(time.Now().Add(killMarkedTimeout))
+	return len(s.signalled), err
+}
+
+// procFS is the process table as Linux shows it in /proc.
+type procFS struct{}
+
+func (procFS) pids() ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
 		}
 	}
-	return len(killed)
+	return pids, nil
+}
+
+func (procFS) environ(pid int) ([]byte, error) {
+	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+}
+
+func (procFS) stat(pid int) (procStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseStat(b)
+}
+
+func (procFS) kill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// parseStat reads the fields of /proc/PID/stat that a sweep needs (see
+// proc(5); the command name, in parentheses, may hold spaces).
+func parseStat(b []byte) (procStat, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, errors.New("stat: no command name")
+	}
+	f := bytes.Fields(b[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 49 {
+		return procStat{}, fmt.Errorf("stat: %d fields, want at least 51", len(f)+2)
+	}
+	num := func(field int) uint64 {
+		n, _ := strconv.ParseUint(string(f[field-3]), 10, 64)
+		return n
+	}
+	return procStat{state: f[0][0], flags: num(9), start: num(22), envEnd: num(51)}, nil
+}
+
+// backoff returns a pause for polling /proc: short at first, since a
+// killed process usually dies within a scheduler tick, longer later.
+func backoff() func() {
+	d := 100 * time.Microsecond
+	return func() {
+		time.Sleep(d)
+		d = min(2*d, 10*time.Millisecond)
+	}
 }
 
 // hasEnvEntry reports whether the NUL-separated environment block env

@@ -26,4 +26,4 @@ func KillGroup(pid int) error {
 var Signals = []os.Signal{os.Interrupt}
 
 // KillMarked: see the Unix variants; not available here.
-func KillMarked(string) int { return 0 }
+func KillMarked(string) (int, error) { return 0, nil }

@@ -381,8 +381,12 @@ func (r *relay) run(ctx context.Context) error {
 	}
 	// Descendants that left the group (setsid, daemonizing double forks)
 	// still carry the session mark in their environment.
-	if n := launch.KillMarked(r.mark); n > 0 {
+	n, err := launch.KillMarked(r.mark)
+	if n > 0 {
 		r.log.printf("killed %d process(es) that had left the backend's process group", n)
+	}
+	if err != nil {
+		r.log.printf("killing the processes that had left the backend's process group: %v", err)
 	}
 	exitCode, exitText := -1, "unknown exit status"
 	if st != nil {
