@@ -60,7 +60,8 @@ func applyWatch(c *cli.Context, g *globals) error {
 			events.fire(res)
 			bg.add(events)
 		}
-		wr := watch.Result{Spec: localComponents(cfg)}
+		dirs, files := cfg.LocalComponents()
+		wr := watch.Result{Spec: watch.Spec{Dirs: dirs, Files: files}}
 		if res != nil {
 			wr.Summary, wr.JSON = res.Summary(), res
 			for _, it := range res.Items {
@@ -104,29 +105,6 @@ func applyWatch(c *cli.Context, g *globals) error {
 		return nil
 	}
 	return err
-}
-
-// localComponents are the files and directories outside the workspace's
-// *.cue that the config reads: file and dir skills.
-func localComponents(cfg *schema.Config) watch.Spec {
-	var spec watch.Spec
-	for _, name := range slices.Sorted(maps.Keys(cfg.Skills)) {
-		s := cfg.Skills[name]
-		switch {
-		case s.Dir != "" && !schema.IsHubRef(name):
-			spec.Dirs = append(spec.Dirs, abs(cfg.Root, s.Dir))
-		case s.File != "" && !schema.IsHubRef(name):
-			spec.Files = append(spec.Files, abs(cfg.Root, s.File))
-		}
-	}
-	return spec
-}
-
-func abs(root, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(root, p)
 }
 
 // hubPollers polls every hub source with an interval: when its ref moved,
