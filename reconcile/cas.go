@@ -76,7 +76,6 @@ func (p *Plan) keepRaced() []string {
 		return e.Mode != materialize.ModeDir && raced[filepath.Join(dir, filepath.FromSlash(e.Path))]
 	}
 	next := p.State.clone()
-	next.Root = p.State.Root
 	for _, a := range next.Agents {
 		kept := a.Entries[:0]
 		for i := range a.Entries {

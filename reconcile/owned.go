@@ -178,7 +178,6 @@ func mergeOwned(st, owned *State) *State {
 		return st
 	}
 	out := st.clone()
-	out.Root = st.Root
 	for n, oa := range owned.Agents {
 		a := out.Agents[n]
 		if a == nil {

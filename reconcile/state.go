@@ -221,7 +221,7 @@ func sortEntryStates(es []EntryState) {
 }
 
 func (s *State) clone() *State {
-	out := &State{Version: s.Version, ConfigDigest: s.ConfigDigest, LockDigest: s.LockDigest, Owned: s.Owned, Agents: map[string]*AgentState{}}
+	out := &State{Version: s.Version, Root: s.Root, ConfigDigest: s.ConfigDigest, LockDigest: s.LockDigest, Owned: s.Owned, Agents: map[string]*AgentState{}}
 	for n, a := range s.Agents {
 		out.Agents[n] = &AgentState{Dir: a.Dir, Entries: append([]EntryState(nil), a.Entries...)}
 	}
