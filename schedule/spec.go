@@ -17,6 +17,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	// The IANA time zone database, embedded: a cron entry's timezone is
+	// validated and used the same on a machine without one (Windows
+	// without Go installed, minimal containers).
+	_ "time/tzdata"
 
 	cron "github.com/netresearch/go-cron"
 )
