@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -364,18 +363,7 @@ func TestMCPRunAgentProgressAndShutdown(t *testing.T) {
 				t.Errorf("%s: actctl mcp: %v", how, err)
 			}
 		}
-		// The reaping of the agent's group by init is asynchronous, hence
-		// the bounded poll.
-		deadline := time.Now().Add(10 * time.Second)
-		for _, p := range []int{pid, child} {
-			for !exited(p) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if !exited(p) {
-				t.Errorf("%s: process %d outlived the turn", how, p)
-				killPid(p)
-			}
-		}
+		requireExited(t, how+": after the turn", pid, child)
 		cancel()
 		if how == "cancel" {
 			stdin.Close()

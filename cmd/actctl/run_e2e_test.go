@@ -325,6 +325,23 @@ func exited(pid int) bool {
 	return err != nil || (i > 0 && i+2 < len(s) && s[i+2] == 'Z')
 }
 
+// requireExited fails the test for each of pids still running once a
+// bounded poll gives up, and kills it. The poll is for init's asynchronous
+// reaping of processes that were already killed, not a timed wait.
+func requireExited(t *testing.T, what string, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range pids {
+		for !exited(p) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !exited(p) {
+			t.Errorf("%s: process %d is still running", what, p)
+			killPid(p)
+		}
+	}
+}
+
 // killPid kills a process a failed test left behind.
 func killPid(pid int) {
 	if p, err := os.FindProcess(pid); err == nil {
@@ -347,18 +364,8 @@ func TestRunSIGINT(t *testing.T) {
 		if !strings.Contains(stderr.String(), "interrupted") {
 			t.Errorf("%s: stderr %s", prompt, stderr)
 		}
-		// The agent and its child are gone once actctl exited; their
-		// reaping by init is asynchronous, hence the bounded poll.
-		deadline := time.Now().Add(10 * time.Second)
-		for _, p := range []int{pid, child} {
-			for !exited(p) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if !exited(p) {
-				t.Errorf("%s: process %d outlived actctl", prompt, p)
-				killPid(p)
-			}
-		}
+		// The agent and its child are gone once actctl exited.
+		requireExited(t, prompt+": after actctl exited", pid, child)
 	}
 }
 
@@ -398,17 +405,9 @@ func TestRunTerminalNoOrphans(t *testing.T) {
 	if r.Code != 0 || m == nil {
 		t.Fatalf("exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for _, s := range m[1:] {
-		p, _ := strconv.Atoi(s)
-		for !exited(p) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if !exited(p) {
-			t.Errorf("terminal process %d outlived the run", p)
-			killPid(p)
-		}
-	}
+	bg, _ := strconv.Atoi(m[1])
+	sid, _ := strconv.Atoi(m[2])
+	requireExited(t, "terminal processes after the run", bg, sid)
 }
 
 // TestRunPromptSources: the prompt from stdin, from --prompt-file, and
