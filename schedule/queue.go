@@ -30,6 +30,9 @@ type Task struct {
 	// Due is when the tick was due (zero for prompts); Queued when the
 	// task entered the queue.
 	Due, Queued time.Time
+	// Data is the caller's, carried to the Executor untouched (in up: who
+	// waits for the task's output).
+	Data any
 }
 
 // Executor runs one task to its end: later the ACP client, prompting the

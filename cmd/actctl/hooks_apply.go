@@ -50,7 +50,7 @@ func hookBus(ctx context.Context, g *globals, cfg *schema.Config, want func(on s
 	if len(listens) == 0 {
 		return nil
 	}
-	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Report: func(r hooks.Result) { reportHook(g, r) }})
+	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Prompter: g.prompter, Report: func(r hooks.Result) { reportHook(g, r) }})
 	if err != nil {
 		g.Warn("hooks: %v", err)
 		return nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/schema"
 )
@@ -338,6 +339,9 @@ type globals struct {
 	// those about this agent or about no agent in particular (proxy
 	// serves one agent).
 	OnlyAgent string
+	// prompter receives prompt hooks: `actctl up`'s agents (nil without
+	// up: such hooks fail).
+	prompter hooks.Prompter
 }
 
 func globalsOf(c *cli.Context) *globals {

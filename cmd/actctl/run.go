@@ -262,18 +262,11 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 // else the agent's preset), its log, and its runtime record.
 func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
 	s, g := a.s, a.g
-	l, err := launch.Resolve(s.r, schema.ModeACP)
+	o, err := backendOptions(s.cfg, s.r, s.clientDir, rule)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
-	mcp, err := acpclient.MCPServers(s.cfg, s.r.Name, s.r.Template.MCPServers)
-	if err != nil {
-		return acpclient.Options{}, fmt.Errorf("agent %s: %w", s.r.Name, err)
-	}
-	if rule == "" {
-		rule = acpclient.RuleFor(s.r.Permissions)
-	}
-	o := acpclient.Options{Launch: l, ClientCwd: s.clientDir, MCPServers: mcp, Rule: rule, Ask: ask, Observer: a.out, Grace: grace}
+	o.Ask, o.Observer, o.Grace = ask, a.out, grace
 	if a.log, err = openBackendLog(s.r); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {
@@ -286,6 +279,24 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 		}
 	}
 	return o, nil
+}
+
+// backendOptions is how actctl's ACP client starts agent r (run, chat, up):
+// its backend's acp command, its MCP servers, and the permission rule
+// (rule, else the agent's preset); clientDir is the client's project.
+func backendOptions(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpclient.Rule) (acpclient.Options, error) {
+	l, err := launch.Resolve(r, schema.ModeACP)
+	if err != nil {
+		return acpclient.Options{}, err
+	}
+	mcp, err := acpclient.MCPServers(cfg, r.Name, r.Template.MCPServers)
+	if err != nil {
+		return acpclient.Options{}, fmt.Errorf("agent %s: %w", r.Name, err)
+	}
+	if rule == "" {
+		rule = acpclient.RuleFor(r.Permissions)
+	}
+	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule}, nil
 }
 
 // causeCode is the exit code for a run's context cause.

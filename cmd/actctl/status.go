@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/up"
 )
 
 func init() {
@@ -32,6 +37,7 @@ func statusCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	addUpStatus(g, out)
 	if g.JSON() {
 		return g.PrintJSON(out)
 	}
@@ -46,6 +52,7 @@ func statusCmd(c *cli.Context) error {
 			if s.Process.PID != 0 {
 				proc = fmt.Sprintf("%s pid %d (%s)", proc, s.Process.PID, s.Process.Ownership)
 			}
+			proc += s.Process.upDetails()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), proc, s.Dir, strings.Join(s.Details, "; "))
 	}
@@ -82,6 +89,61 @@ type processJSON struct {
 	Status    string `json:"status"`
 	PID       int    `json:"pid,omitempty"`
 	Ownership string `json:"processOwnership,omitempty"`
+	// Set when the running actctl up holds the agent.
+	Up *up.AgentStatus `json:"up,omitempty"`
+}
+
+// addUpStatus adds, when an actctl up runs for the workspace, its view of
+// each agent it holds: state, pid, uptime, restarts, next tick.
+func addUpStatus(g *globals, out []agentStatusJSON) {
+	var sts []up.AgentStatus
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := callUp(ctx, g, control.Request{Op: "status"}, nil, &sts); err != nil {
+		if !errors.Is(err, control.ErrNoUp) {
+			g.Warn("status: actctl up: %v", err)
+		}
+		return
+	}
+	by := map[string]up.AgentStatus{}
+	for _, st := range sts {
+		by[st.Name] = st
+	}
+	for i := range out {
+		st, ok := by[out[i].Name]
+		if !ok {
+			continue
+		}
+		out[i].Process = &processJSON{Status: st.State, PID: st.Pid, Ownership: proxy.OwnershipManaged, Up: &st}
+	}
+}
+
+// upDetails is what up adds to the PROCESS column.
+func (p *processJSON) upDetails() string {
+	if p.Up == nil {
+		return ""
+	}
+	s := p.Up
+	var parts []string
+	if s.UptimeMs > 0 {
+		parts = append(parts, "up "+(time.Duration(s.UptimeMs)*time.Millisecond).Round(time.Second).String())
+	}
+	if s.Restarts > 0 {
+		parts = append(parts, fmt.Sprintf("restarts %d", s.Restarts))
+	}
+	if s.NextStart != nil {
+		parts = append(parts, "restart at "+s.NextStart.Local().Format(time.TimeOnly))
+	}
+	if s.NextTick != nil {
+		parts = append(parts, "next tick "+s.NextTick.Local().Format(time.DateTime))
+	}
+	if s.LastError != "" && s.State != "running" {
+		parts = append(parts, "last error: "+s.LastError)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(parts, ", ")
 }
 
 // processState reads the agent's runtime record: which process serves it.

@@ -33,7 +33,21 @@ func applyWatch(c *cli.Context, g *globals) error {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
+	err = watchApply(ctx, c, g, root, nil)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// watchApply runs the watch loop of apply --watch on root until ctx ends;
+// after, if set, gets each cycle's config and result (also a failed
+// cycle's, with a nil result when the config did not load).
+func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, after func(*schema.Config, *reconcile.Result, error)) error {
 	applyOpts := reconcile.Options{Force: c.Bool("force"), NoPrune: c.Bool("no-prune"), Only: c.Args().Slice()}
+	if after != nil {
+		applyOpts.Only = nil // up names the agents it runs, not the ones it applies
+	}
 	if os.Getenv("GOGC") == "" {
 		// A cycle allocates ~20 MB and keeps under 1 MB (100 agents): the
 		// default GOGC=100 collects about five times per cycle, which costs
@@ -50,6 +64,9 @@ func applyWatch(c *cli.Context, g *globals) error {
 	run := func(ctx context.Context, trigger []string) (watch.Result, error) {
 		cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
 		if err != nil {
+			if after != nil {
+				after(nil, nil, err)
+			}
 			return watch.Result{}, err
 		}
 		o := applyOpts
@@ -59,6 +76,9 @@ func applyWatch(c *cli.Context, g *globals) error {
 		if err == nil {
 			events.fire(res)
 			bg.add(events)
+		}
+		if after != nil {
+			after(cfg, res, err)
 		}
 		dirs, files := cfg.LocalComponents()
 		wr := watch.Result{Spec: watch.Spec{Dirs: dirs, Files: files}}
@@ -101,9 +121,6 @@ func applyWatch(c *cli.Context, g *globals) error {
 			}
 		},
 	})
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
 	return err
 }
 

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/up"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "prompt",
+		Usage:     "prompt AGENT held by the running actctl up: an employee queues a task (and waits for it), a service answers in a new session",
+		ArgsUsage: "AGENT [-p TEXT | stdin]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "the prompt `TEXT`"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "return once the prompt is queued; print its task id"},
+		},
+		OnUsageError: usageErrors,
+		Action:       promptCmd,
+	})
+}
+
+func promptCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	if c.NArg() != 1 {
+		return usageError("prompt: want exactly one AGENT")
+	}
+	text, err := promptText(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	out := newRunObserver(g)
+	var res up.Outcome
+	wait := !c.Bool("no-wait")
+	req := control.Request{Op: "prompt", Agent: c.Args().First(), Text: text, Wait: wait}
+	err = callUp(ctx, g, req, func(f control.Frame) { showFrame(out, f) }, &res)
+	if !wait && err == nil {
+		if g.JSON() {
+			return g.PrintJSON(res)
+		}
+		fmt.Fprintf(g.Stdout, "queued task %d for %s\n", res.Task, res.Agent)
+		return nil
+	}
+	if res.Agent == "" { // no turn ran: up refused or is not running
+		return err
+	}
+	ar := acpclient.Result{StopReason: acp.StopReason(res.StopReason), SessionID: res.SessionID,
+		Duration: time.Duration(res.DurationMs) * time.Millisecond, Permissions: res.Permissions}
+	var turnErr error
+	if res.StopReason == "" && res.Error != "" {
+		turnErr = errors.New(res.Error)
+	}
+	code, err := turnCode(ar, turnErr, nil, ctx.Err() != nil)
+	out.summary(res.Agent, ar, code, err)
+	if code != 0 {
+		return withCode(code, err)
+	}
+	return nil
+}
+
+// showFrame passes one streamed frame of the turn to the run output.
+func showFrame(out *runObserver, f control.Frame) {
+	switch f.Kind {
+	case "message":
+		out.Message(f.Data)
+	case "event":
+		var e acpclient.Event
+		if json.Unmarshal(f.Data, &e) == nil {
+			out.Event(e)
+		}
+	}
+}
+
+// promptText takes the prompt from -p or stdin.
+func promptText(c *cli.Context) (string, error) {
+	p := c.String("prompt")
+	if !c.IsSet("prompt") {
+		if isTerminal(os.Stdin) {
+			return "", usageError("prompt: no prompt: give -p TEXT, or pipe it on stdin")
+		}
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("prompt: read stdin: %w", err)
+		}
+		p = string(b)
+	}
+	if strings.TrimSpace(p) == "" {
+		return "", usageError("prompt: the prompt is empty")
+	}
+	return p, nil
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/launch"
+	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/tasklog"
+	"github.com/actctl/actctl/up"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "up",
+		Usage:     "run the workspace's service and employee agents in the foreground: keep their files applied, restart them, run their schedules, take start/stop/prompt (Ctrl-C stops all)",
+		ArgsUsage: "[AGENT...]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "frozen", Usage: "fail instead of changing actant.lock"},
+			&cli.DurationFlag{Name: "debounce", Value: 0, Usage: "quiet window before a re-apply (default 50ms)"},
+			// How long a stopping agent gets before its group is killed
+			// (tests shorten it).
+			&cli.DurationFlag{Name: "grace", Value: acpclient.DefaultGrace, Hidden: true},
+		},
+		OnUsageError: usageErrors,
+		Action:       upCmd,
+	})
+}
+
+// upRun is one `actctl up`: the config of the last cycle, the hooks bus
+// built from it, and the manager of the agents.
+type upRun struct {
+	g     *globals
+	names []string // the agents named on the command line
+	grace time.Duration
+	m     *up.Manager
+	cfg   atomic.Pointer[schema.Config]
+	bus   atomic.Pointer[hooks.Bus]
+	ctx   context.Context // ends at shutdown: hooks still running are killed
+
+	mu     sync.Mutex
+	cycle  int
+	buses  []*hooks.Bus
+	logged map[string]bool // agents already reported as not runnable
+}
+
+func upCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	cfg, err := g.Load()
+	if err != nil {
+		return err
+	}
+	u := &upRun{g: g, names: c.Args().Slice(), grace: c.Duration("grace"), logged: map[string]bool{}}
+	if err := u.checkNames(cfg); err != nil {
+		return err
+	}
+	owner, err := control.Acquire(cfg.Root)
+	if err != nil {
+		return err
+	}
+	defer owner.Close()
+	ln, err := owner.Listen()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	u.ctx = ctx
+	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace})
+	g.prompter = up.HookPrompter{M: u.m}
+	served := make(chan error, 1)
+	go func() { served <- control.Serve(ctx, ln, u.m) }()
+	u.logf("control socket %s; Ctrl-C stops every agent", control.SocketPath(cfg.Root))
+	err = watchApply(ctx, c, g, cfg.Root, u.after)
+	cancel()
+	u.logf("stopping")
+	u.m.Shutdown()
+	<-served
+	u.wait()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	u.logf("stopped")
+	return nil
+}
+
+// checkNames refuses, before anything runs, an unknown agent or one that
+// up cannot hold.
+func (u *upRun) checkNames(cfg *schema.Config) error {
+	for _, name := range u.names {
+		if _, ok := cfg.Agents[name]; !ok {
+			return unknownAgent(cfg, name)
+		}
+		r, err := cfg.Resolve(name)
+		if err != nil {
+			return err
+		}
+		if !upRunnable(r) {
+			return fmt.Errorf("up: agent %s has launchMode %q: up runs acp-service and acp-background agents", name, r.LaunchMode)
+		}
+	}
+	return nil
+}
+
+func upRunnable(r *schema.Resolved) bool {
+	return r.LaunchMode == "acp-service" || r.LaunchMode == "acp-background"
+}
+
+// after is called after every watch cycle: the agents to run follow the
+// config, and those whose files or launch changed are restarted.
+func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
+	if cfg == nil {
+		return // the config did not load: keep what runs
+	}
+	u.mu.Lock()
+	u.cycle++
+	cycle := u.cycle
+	u.mu.Unlock()
+	u.cfg.Store(cfg)
+	u.setBus(cfg)
+	changed := map[string]bool{}
+	if res != nil {
+		for _, it := range res.Items {
+			if it.Action != reconcile.ActNone {
+				for _, a := range it.Agents {
+					changed[a] = true
+				}
+			}
+		}
+	}
+	u.m.Sync(u.specs(cfg, changed, cycle))
+}
+
+// specs are the agents up runs under cfg: those named, else every agent
+// whose archetype has autoStart.
+func (u *upRun) specs(cfg *schema.Config, changed map[string]bool, cycle int) []up.Spec {
+	names := u.names
+	if len(names) == 0 {
+		names = slices.Sorted(maps.Keys(cfg.Agents))
+	}
+	var out []up.Spec
+	for _, name := range names {
+		r, err := cfg.Resolve(name)
+		if err != nil {
+			u.once(name, "%s: %v", name, err)
+			continue
+		}
+		if len(u.names) == 0 && !r.Archetype.AutoStart {
+			continue
+		}
+		if !upRunnable(r) {
+			u.once(name, "%s: autoStart, but launchMode %q is not one up runs (acp-service, acp-background)", name, r.LaunchMode)
+			continue
+		}
+		s, err := upSpec(cfg, r, changed[name], cycle)
+		if err != nil {
+			u.once(name, "%s: %v", name, err)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// upSpec derives what up needs of one agent.
+func upSpec(cfg *schema.Config, r *schema.Resolved, changed bool, cycle int) (up.Spec, error) {
+	sched, err := up.ScheduleOf(r.Template.Schedule)
+	if err != nil {
+		return up.Spec{}, err
+	}
+	if r.ArchetypeName != "employee" {
+		sched = nil
+	} else if sched == nil {
+		sched = &schedule.Spec{}
+	}
+	l, err := launch.Resolve(r, schema.ModeACP)
+	if err != nil {
+		return up.Spec{}, err
+	}
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode([]any{l.Command, l.Args, l.EnvList(), l.Cwd, r.Template.Schedule, r.LaunchMode, r.Permissions})
+	if changed {
+		fmt.Fprintf(h, "files changed in cycle %d", cycle)
+	}
+	return up.Spec{Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
+		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// once logs a message about an agent the first time only.
+func (u *upRun) once(agent, format string, args ...any) {
+	u.mu.Lock()
+	seen := u.logged[agent]
+	u.logged[agent] = true
+	u.mu.Unlock()
+	if !seen {
+		u.logf(format, args...)
+	}
+}
+
+// launch starts agent's backend as an ACP client, as `actctl run` does,
+// with its workspace as the session's cwd (up has no client project).
+func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer) (*acpclient.Client, error) {
+	cfg := u.cfg.Load()
+	r, err := cfg.Resolve(agent)
+	if err != nil {
+		return nil, err
+	}
+	o, err := backendOptions(cfg, r, r.Dir, "")
+	if err != nil {
+		return nil, err
+	}
+	o.Observer, o.Grace = obs, u.grace
+	log, lerr := openBackendLog(r)
+	if lerr == nil {
+		o.BackendStderr = log
+	}
+	c, err := acpclient.Start(ctx, o)
+	if log != nil {
+		if err != nil {
+			log.Close()
+		} else {
+			go func() { <-c.Done(); log.Close() }()
+		}
+	}
+	return c, err
+}
+
+// setBus builds the bus of the runtime events for cfg's hooks (agent:*
+// and source:updated are the watch loop's).
+func (u *upRun) setBus(cfg *schema.Config) {
+	b := hookBus(u.ctx, u.g, cfg, func(on string) bool {
+		return !strings.HasPrefix(on, "agent:") && on != "source:updated"
+	})
+	u.bus.Store(b)
+	if b != nil {
+		u.mu.Lock()
+		u.buses = append(u.buses, b)
+		u.mu.Unlock()
+	}
+}
+
+func (u *upRun) publish(ev hooks.Event) {
+	if b := u.bus.Load(); b != nil {
+		b.Publish(ev)
+	}
+}
+
+// wait waits for the hooks still running (killed at shutdown).
+func (u *upRun) wait() {
+	u.mu.Lock()
+	buses := u.buses
+	u.mu.Unlock()
+	for _, b := range buses {
+		b.Wait()
+	}
+}
+
+func (u *upRun) logf(format string, args ...any) {
+	fmt.Fprintf(u.g.Stderr, "actctl: up: "+format+"\n", args...)
+}

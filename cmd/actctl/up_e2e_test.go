@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/actctl/actctl/internal/acptestagent"
+)
+
+const upNoUp = "no actctl up is running for this workspace; start it with `actctl up`"
+
+// upWorkspace declares a service, an employee and a tool agent on the
+// scripted test agent, which logs every prompt it receives to prompts.log,
+// and two hooks on process:start (one failing).
+func upWorkspace(t *testing.T) (root, home string) {
+	t.Helper()
+	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeConfigTB(t, root, `package actant
+backends: scripted: {
+	modes: ["acp"]
+	acp: {command: "`+self+`", env: {`+acptestagent.Var+`: "1", ACTCTL_TEST_PROMPT_LOG: "`+filepath.Join(root, "prompts.log")+`"}}
+	files: instructions: ["SCRIPTED.md"]
+}
+templates: {
+	svc: {backend: "scripted", archetype: "service"}
+	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check the queue"}}
+	tl: {backend: "scripted"}
+}
+agents: {
+	api: template: "svc"
+	triage: template: "emp"
+	helper: template: "tl"
+}
+hooks: "log-start": {on: "process:start", run: {command: "sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> events.log"]}}
+hooks: "fail-start": {on: "process:start", run: {command: "false"}}
+`)
+	return root, home
+}
+
+// upProc is a running `actctl up` whose stderr is read line by line.
+type upProc struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	lines chan string
+	mu    sync.Mutex
+	all   strings.Builder
+}
+
+func startUp(t *testing.T, root, home string, args ...string) *upProc {
+	t.Helper()
+	cmd := exec.Command(actctlBin, append([]string{"up", "--grace", "2s"}, args...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &upProc{t: t, cmd: cmd, lines: make(chan string, 1000)}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.all.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return p
+}
+
+// waitLine returns the submatches of the next stderr line matching re.
+func (p *upProc) waitLine(re string) []string {
+	p.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.NewTimer(60 * time.Second)
+	defer deadline.Stop()
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("actctl up ended before %q; stderr:\n%s", re, p.stderr())
+			}
+			if m := rx.FindStringSubmatch(l); m != nil {
+				return m
+			}
+		case <-deadline.C:
+			p.t.Fatalf("no line %q; stderr:\n%s", re, p.stderr())
+		}
+	}
+}
+
+func (p *upProc) stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.all.String()
+}
+
+// started waits for agent's next process:start and returns its pid.
+func (p *upProc) started(agent string) int {
+	p.t.Helper()
+	m := p.waitLine(`up: ` + agent + `: process:start pid (\d+)`)
+	pid, _ := strconv.Atoi(m[1])
+	return pid
+}
+
+func upStatus(t *testing.T, root, home string) map[string]agentStatusJSON {
+	t.Helper()
+	r := actctl(t, root, home, "status", "-o", "json")
+	var out []agentStatusJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("status -o json: %v\n%s%s", err, r.Stdout, r.Stderr)
+	}
+	m := map[string]agentStatusJSON{}
+	for _, s := range out {
+		m[s.Name] = s
+	}
+	return m
+}
+
+// TestUpLifecycle drives one `actctl up` through what a user does:
+// status, prompts, a killed service, stop/start/restart, a config edit,
+// hooks, a second up, and SIGTERM leaving no process behind.
+func TestUpLifecycle(t *testing.T) {
+	root, home := upWorkspace(t)
+	p := startUp(t, root, home)
+	pids := map[string]int{}
+	for range 2 {
+		m := p.waitLine(`up: (api|triage): process:start pid (\d+)`)
+		pids[m[1]], _ = strconv.Atoi(m[2])
+	}
+	st := upStatus(t, root, home)
+	for _, name := range []string{"api", "triage"} {
+		pr := st[name].Process
+		if pr == nil || pr.Status != "running" || pr.PID != pids[name] || pr.Up == nil {
+			t.Fatalf("status of %s: %+v", name, pr)
+		}
+	}
+	if st["helper"].Process != nil {
+		t.Errorf("helper (no autoStart) runs: %+v", st["helper"].Process)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "triage", ".heartbeat")); string(b) != "check the queue" {
+		t.Errorf(".heartbeat = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "api", ".actant.json")); !strings.Contains(string(b), `"pid": `+strconv.Itoa(pids["api"])) {
+		t.Errorf("api's .actant.json lacks its pid:\n%s", b)
+	}
+
+	// A second up names the first.
+	if r := actctl(t, root, home, "up"); r.Code != 1 || !strings.Contains(r.Stderr, "already running for this workspace (pid "+strconv.Itoa(p.cmd.Process.Pid)+")") {
+		t.Fatalf("second up: %d\n%s", r.Code, r.Stderr)
+	}
+
+	// Prompts: an employee's task, a service's new session.
+	if r := actctl(t, root, home, "prompt", "triage", "-p", "hello"); r.Code != 0 || !strings.Contains(r.Stdout, "hello") {
+		t.Fatalf("prompt triage: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r := actctl(t, root, home, "prompt", "api", "-p", "session", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"type":"summary"`) || !strings.Contains(r.Stdout, `"stopReason":"end_turn"`) {
+		t.Fatalf("prompt api -o json: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := actctl(t, root, home, "prompt", "api", "-p", "refuse"); r.Code != exitRefusal {
+		t.Fatalf("prompt refuse: %d, want %d\n%s", r.Code, exitRefusal, r.Stderr)
+	}
+	if r := actctl(t, root, home, "prompt", "helper", "-p", "hi"); r.Code != 1 || !strings.Contains(r.Stderr, "not run by this actctl up") {
+		t.Fatalf("prompt helper: %d\n%s", r.Code, r.Stderr)
+	}
+
+	// A killed service is restarted and counts it.
+	if err := syscall.Kill(pids["api"], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLine(`up: api: process:crash`)
+	newAPI := p.started("api")
+	if st := upStatus(t, root, home)["api"].Process; st.Up == nil || st.Up.Restarts != 1 || st.PID != newAPI {
+		t.Fatalf("after the kill: %+v", st)
+	}
+
+	// stop, start, restart.
+	if r := actctl(t, root, home, "stop", "api"); r.Code != 0 || !strings.Contains(r.Stdout, "api: stopped") {
+		t.Fatalf("stop: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	requireExited(t, "stopped api", newAPI)
+	if r := actctl(t, root, home, "start", "api"); r.Code != 0 || !strings.Contains(r.Stdout, "api: running pid") {
+		t.Fatalf("start: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	newAPI = p.started("api")
+	if r := actctl(t, root, home, "restart", "triage"); r.Code != 0 {
+		t.Fatalf("restart: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	requireExited(t, "restarted triage", pids["triage"])
+	triage := p.started("triage")
+
+	// A config edit that changes triage restarts it (between tasks).
+	cfg, _ := os.ReadFile(filepath.Join(root, "actant.cue"))
+	edited := strings.Replace(string(cfg), `archetype: "employee",`, `archetype: "employee", permissions: "readonly",`, 1)
+	if edited == string(cfg) {
+		t.Fatal("config edit did not apply")
+	}
+	writeConfigTB(t, root, edited)
+	p.waitLine(`up: triage: config changed: restarting`)
+	requireExited(t, "triage after the config change", triage)
+	triage = p.started("triage")
+
+	// Hooks ran, the failing one changed nothing.
+	b, _ := os.ReadFile(filepath.Join(root, "events.log"))
+	if n := strings.Count(string(b), `"name":"process:start"`); n < 5 {
+		t.Errorf("process:start hook ran %d times, want >= 5:\n%s", n, b)
+	}
+
+	// SIGTERM stops everything, removes the socket, exits 0.
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("up after SIGTERM: %v\n%s", err, p.stderr())
+	}
+	requireExited(t, "agents after SIGTERM", newAPI, triage)
+	if _, err := os.Stat(filepath.Join(root, ".actant", "run", "up.sock")); !os.IsNotExist(err) {
+		t.Errorf("socket left behind: %v", err)
+	}
+	for _, args := range [][]string{{"start", "api"}, {"stop", "api"}, {"restart", "api"}, {"prompt", "api", "-p", "x"}} {
+		if r := actctl(t, root, home, args...); r.Code != 1 || !strings.Contains(r.Stderr, upNoUp) {
+			t.Errorf("%v without up: %d\n%s", args, r.Code, r.Stderr)
+		}
+	}
+	if r := actctl(t, root, home, "status"); r.Code != 0 {
+		t.Errorf("status without up: %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestUpBadInput: unknown and non-ACP agents are refused before anything
+// runs.
+func TestUpBadInput(t *testing.T) {
+	root, home := upWorkspace(t)
+	r := actctl(t, root, home, "up", "nope")
+	if r.Code != 1 || !strings.Contains(r.Stderr, `unknown agent "nope"`) {
+		t.Fatalf("up nope: %d\n%s", r.Code, r.Stderr)
+	}
+	r = actctl(t, root, home, "up", "helper")
+	if r.Code != 1 || !strings.Contains(r.Stderr, `agent helper has launchMode`) {
+		t.Fatalf("up helper: %d\n%s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".actant")); !os.IsNotExist(err) {
+		t.Errorf("a refused up wrote .actant: %v", err)
+	}
+}

@@ -1,0 +1,267 @@
+package up
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/supervise"
+)
+
+// agent is one running agent: its supervisor, the ACP client of its
+// current process, and for an employee its task queue and scheduler.
+type agent struct {
+	m     *Manager
+	name  string
+	sup   *supervise.Supervisor
+	queue *schedule.Queue // employees only
+	route router          // the primary session's output, to the running task
+
+	// gate: a turn holds it shared, a restart for a config change holds it
+	// exclusively, so a restart waits for the running turn and the next
+	// turn waits for the restart.
+	gate sync.RWMutex
+
+	mu       sync.Mutex
+	spec     Spec
+	client   *acpclient.Client // of the current process; nil when none runs
+	changed  chan struct{}     // closed (and replaced) on every lifecycle event
+	sched    *schedule.Scheduler
+	schedEnd context.CancelFunc
+	seq      uint64 // ids of service prompts
+	starts   int    // process:start events so far
+	fails    int    // process:crash events so far
+	stopSup  context.CancelFunc
+}
+
+func newAgent(m *Manager, s Spec) (*agent, error) {
+	a := &agent{m: m, name: s.Name, spec: s, changed: make(chan struct{})}
+	policy := supervise.PolicyFor(s.LaunchMode)
+	if m.opts.Grace > 0 {
+		policy.Grace = m.opts.Grace
+	}
+	a.sup = supervise.New(s.Name, a, policy, m.opts.Clock, a.observe)
+	if s.employee() {
+		if h := s.Schedule.Heartbeat; h != nil {
+			if _, err := schedule.SeedHeartbeat(s.Workspace, h.Seed); err != nil {
+				return nil, err
+			}
+		}
+		a.queue = schedule.NewQueue(schedule.ExecutorFunc(a.execute), m.opts.Clock, a.taskEvent)
+	}
+	return a, nil
+}
+
+// run starts the agent's goroutines and its process.
+func (a *agent) run() {
+	m := a.m
+	ctx, cancel := context.WithCancel(m.procCtx)
+	a.stopSup = cancel
+	m.procs.Add(1)
+	go func() {
+		defer m.procs.Done()
+		_ = a.sup.Run(ctx)
+	}()
+	if a.queue != nil {
+		m.tasks.Add(1)
+		go func() {
+			defer m.tasks.Done()
+			_ = a.queue.Run(m.taskCtx)
+		}()
+		a.startScheduler(a.spec.Schedule)
+	}
+	_ = a.sup.Start(ctx)
+}
+
+// startScheduler (re)starts the employee's schedule; ticks are computed
+// from now, so nothing missed is replayed.
+func (a *agent) startScheduler(spec *schedule.Spec) {
+	m := a.m
+	a.mu.Lock()
+	if a.schedEnd != nil {
+		a.schedEnd()
+	}
+	ctx, cancel := context.WithCancel(m.taskCtx)
+	a.sched, a.schedEnd = schedule.New(*spec, m.opts.Clock, a.queue, a.taskEvent), cancel
+	s := a.sched
+	a.mu.Unlock()
+	m.tasks.Add(1)
+	go func() {
+		defer m.tasks.Done()
+		_ = s.Run(ctx)
+	}()
+}
+
+// update takes a new spec; a changed digest restarts the process between
+// two turns (and a fatal or crashed one gets another chance).
+func (a *agent) update(s Spec) {
+	a.mu.Lock()
+	old := a.spec
+	a.spec = s
+	a.mu.Unlock()
+	if old.Digest == s.Digest {
+		return
+	}
+	if s.employee() && s.Schedule != nil {
+		a.startScheduler(s.Schedule)
+	}
+	a.m.procs.Add(1)
+	go func() {
+		defer a.m.procs.Done()
+		a.gate.Lock()
+		defer a.gate.Unlock()
+		if st := a.sup.Status().State; st == supervise.Stopped {
+			return // stopped by a person: a config change does not start it
+		}
+		a.m.opts.Logf("%s: config changed: restarting", a.name)
+		if err := a.sup.Restart(a.m.procCtx); err != nil && !errors.Is(err, context.Canceled) {
+			a.m.opts.Logf("%s: restart: %v", a.name, err)
+		}
+	}()
+}
+
+// remove stops the agent for good (it left the config).
+func (a *agent) remove() {
+	a.mu.Lock()
+	if a.schedEnd != nil {
+		a.schedEnd()
+	}
+	a.mu.Unlock()
+	_ = a.sup.Stop(a.m.procCtx)
+	a.stopSup()
+}
+
+// Start launches a process for the supervisor; it is up once the ACP
+// connection is initialized and the primary session open.
+func (a *agent) Start(ctx context.Context) (supervise.Process, error) {
+	c, err := a.m.opts.Launch(ctx, a.name, &a.route)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.client = c
+	a.mu.Unlock()
+	go func() {
+		<-c.Done()
+		c.Close()
+		a.mu.Lock()
+		if a.client == c {
+			a.client = nil
+		}
+		a.mu.Unlock()
+	}()
+	return c, nil
+}
+
+// observe records and publishes a lifecycle event.
+func (a *agent) observe(ev supervise.Event) {
+	a.mu.Lock()
+	switch ev.Name {
+	case supervise.EventStart:
+		a.starts++
+	case supervise.EventCrash:
+		a.fails++
+	}
+	close(a.changed)
+	a.changed = make(chan struct{})
+	record := a.spec.Record
+	a.mu.Unlock()
+	data := map[string]any{"state": string(ev.State), "restarts": ev.Restarts}
+	if ev.Pid > 0 {
+		data["pid"] = ev.Pid
+	}
+	if ev.Err != nil {
+		data["error"] = ev.Err.Error()
+	}
+	if ev.Delay > 0 {
+		data["backoff"] = ev.Delay.String()
+	}
+	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: ev.Time, Data: data})
+	switch ev.Name {
+	case supervise.EventCrash:
+		a.m.opts.Logf("%s: %s (%s): %v", a.name, ev.Name, ev.State, ev.Err)
+	default:
+		a.m.opts.Logf("%s: %s pid %d", a.name, ev.Name, ev.Pid)
+	}
+	if record != "" {
+		a.writeRecord(record, ev)
+	}
+}
+
+// writeRecord keeps the agent's runtime record in step: what proxy, run
+// and status read to know the agent is held (docs/runtime.md).
+func (a *agent) writeRecord(path string, ev supervise.Event) {
+	set := map[string]any{"processOwnership": proxy.OwnershipManaged, "status": string(ev.State), "pid": nil}
+	if ev.State == supervise.Running && ev.Pid > 0 {
+		set["pid"] = ev.Pid
+	}
+	if err := proxy.UpdateRecord(path, set); err != nil {
+		a.m.opts.Logf("%s: %v", a.name, err)
+	}
+}
+
+// running waits until the agent has a live process and returns its
+// client; an agent that is stopped, crashed or fatal is an error at once.
+func (a *agent) running(ctx context.Context) (*acpclient.Client, error) {
+	for {
+		a.mu.Lock()
+		c, ch := a.client, a.changed
+		a.mu.Unlock()
+		st := a.sup.Status()
+		switch st.State {
+		case supervise.Running:
+			if c != nil {
+				return c, nil
+			}
+		case supervise.Stopped, supervise.Crashed, supervise.Fatal:
+			msg := fmt.Sprintf("agent %s is %s", a.name, st.State)
+			if st.LastErr != nil {
+				msg += ": " + st.LastErr.Error()
+			}
+			return nil, errors.New(msg + "; start it with `actctl start " + a.name + "`")
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// counts returns how many starts and crashes the agent had so far.
+func (a *agent) counts() (starts, fails int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.starts, a.fails
+}
+
+// started waits for a process start after the given counts: the answer
+// to a start or restart request. A crash meanwhile is the error.
+func (a *agent) started(ctx context.Context, starts, fails int) error {
+	for {
+		a.mu.Lock()
+		s, f, ch := a.starts, a.fails, a.changed
+		a.mu.Unlock()
+		if s > starts {
+			return nil
+		}
+		if f > fails {
+			st := a.sup.Status()
+			msg := fmt.Sprintf("agent %s did not start (%s)", a.name, st.State)
+			if st.LastErr != nil {
+				msg += ": " + st.LastErr.Error()
+			}
+			return errors.New(msg)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}

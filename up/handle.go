@@ -1,0 +1,27 @@
+package up
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/actctl/actctl/control"
+)
+
+// Handle answers one control request (docs/runtime.md, "Control"): the
+// Manager is the control socket's handler.
+func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.Stream) (any, error) {
+	switch req.Op {
+	case "status":
+		return m.Status(), nil
+	case "start":
+		return m.Start(ctx, req.Agent)
+	case "stop":
+		return m.Stop(ctx, req.Agent)
+	case "restart":
+		return m.Restart(ctx, req.Agent)
+	case "prompt":
+		sink := func(kind string, v any) { _ = out.Send(kind, v) }
+		return m.Prompt(ctx, req.Agent, req.Text, req.Wait, sink)
+	}
+	return nil, fmt.Errorf("actctl up does not know the request %q", req.Op)
+}

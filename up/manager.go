@@ -1,0 +1,113 @@
+package up
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/internal/clock"
+)
+
+// Manager holds the running agents of one workspace.
+type Manager struct {
+	opts Options
+	// taskCtx ends first at shutdown (no new turn, running turns
+	// cancelled); procCtx then stops the processes.
+	taskCtx, procCtx     context.Context
+	stopTasks, stopProcs context.CancelFunc
+	tasks, procs         sync.WaitGroup
+	mu                   sync.Mutex
+	agents               map[string]*agent
+	closed               bool
+}
+
+// New returns a manager with no agent; Sync gives it its agents.
+func New(opts Options) *Manager {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real()
+	}
+	if opts.Publish == nil {
+		opts.Publish = func(hooks.Event) {}
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	m := &Manager{opts: opts, agents: map[string]*agent{}}
+	m.taskCtx, m.stopTasks = context.WithCancel(context.Background())
+	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
+	return m
+}
+
+// Sync makes the running set match specs: a new agent is added and
+// started, a removed one stopped, and one whose Digest changed is
+// restarted between two turns (never in the middle of one). Sync does
+// not wait for processes.
+func (m *Manager) Sync(specs []Spec) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	want := map[string]Spec{}
+	for _, s := range specs {
+		want[s.Name] = s
+	}
+	for name, a := range m.agents {
+		if _, ok := want[name]; !ok {
+			delete(m.agents, name)
+			go a.remove()
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		s := want[name]
+		if a, ok := m.agents[name]; ok {
+			a.update(s)
+			continue
+		}
+		a, err := newAgent(m, s)
+		if err != nil {
+			m.opts.Logf("%s: %v", name, err)
+			continue
+		}
+		m.agents[name] = a
+		a.run()
+	}
+}
+
+// agent returns the running agent name, or an error naming those that run.
+func (m *Manager) agent(name string) (*agent, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if a, ok := m.agents[name]; ok {
+		return a, nil
+	}
+	names := slices.Sorted(maps.Keys(m.agents))
+	if len(names) == 0 {
+		return nil, fmt.Errorf("agent %s is not run by this actctl up (it runs no agent)", name)
+	}
+	return nil, fmt.Errorf("agent %s is not run by this actctl up (it runs: %s)", name, strings.Join(names, ", "))
+}
+
+// Names returns the agents the manager runs, sorted.
+func (m *Manager) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Sorted(maps.Keys(m.agents))
+}
+
+// Shutdown stops taking tasks, cancels running turns and waits for them
+// (each gets its grace), then stops every agent (SIGTERM, grace, kill of
+// the process group) and returns once nothing is left.
+func (m *Manager) Shutdown() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.stopTasks()
+	m.tasks.Wait()
+	m.stopProcs()
+	m.procs.Wait()
+}

@@ -1,0 +1,82 @@
+package up
+
+import (
+	"context"
+	"errors"
+
+	"github.com/actctl/actctl/schedule"
+)
+
+// Prompt gives agent a prompt (docs/runtime.md): an employee queues a
+// task behind the ones waiting, a service answers it in a new session on
+// its warm process. With wait, Prompt returns once the turn ended, its
+// output streamed to sink; without, once the prompt is taken. A caller
+// that stops waiting (ctx) cancels a service's turn; an employee's queued
+// task still runs.
+func (m *Manager) Prompt(ctx context.Context, agent, text string, wait bool, sink Sink) (Outcome, error) {
+	a, err := m.agent(agent)
+	if err != nil {
+		return Outcome{}, err
+	}
+	run := &taskRun{sink: sink}
+	if a.queue != nil {
+		return a.promptQueued(ctx, text, wait, run)
+	}
+	return a.promptService(ctx, text, wait, run)
+}
+
+func (a *agent) promptQueued(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {
+	t, done, _ := a.queue.Push(schedule.Task{Kind: schedule.KindPrompt, Prompt: text, Data: run})
+	if !wait {
+		run.sink = nil
+		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, nil
+	}
+	select {
+	case err := <-done:
+		if errors.Is(err, schedule.ErrStopped) {
+			return Outcome{Agent: a.name, Task: t.ID}, errors.New("actctl up is shutting down: the task did not run")
+		}
+		return run.outcome(), err
+	case <-ctx.Done():
+		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, context.Cause(ctx)
+	}
+}
+
+func (a *agent) promptService(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {
+	m := a.m
+	a.mu.Lock()
+	a.seq++
+	t := schedule.Task{ID: a.seq, Kind: schedule.KindPrompt, Prompt: text, Queued: m.opts.Clock.Now()}
+	a.mu.Unlock()
+	m.tasks.Add(1)
+	if !wait {
+		go func() {
+			defer m.tasks.Done()
+			_ = a.promptSession(m.taskCtx, t, run)
+		}()
+		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, nil
+	}
+	defer m.tasks.Done()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(m.taskCtx, func() { cancel(errors.New("actctl up is shutting down")) })
+	defer stop()
+	err := a.promptSession(ctx, t, run)
+	return run.outcome(), err
+}
+
+func (r *taskRun) outcome() Outcome {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out
+}
+
+// HookPrompter is the Prompter of prompt hooks: the prompt is queued (or,
+// for a service, started) and not waited for.
+type HookPrompter struct{ M *Manager }
+
+// Prompt implements hooks.Prompter.
+func (p HookPrompter) Prompt(ctx context.Context, agent, text string) error {
+	_, err := p.M.Prompt(ctx, agent, text, false, nil)
+	return err
+}

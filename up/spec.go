@@ -1,0 +1,53 @@
+package up
+
+import (
+	"context"
+	"time"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/schedule"
+)
+
+// Spec is one agent as up runs it, derived from the config by the caller.
+type Spec struct {
+	Name       string
+	Archetype  string
+	LaunchMode string // acp-service (restarted) or acp-background (not)
+	// Schedule is an employee's heartbeat and cron entries; nil for a
+	// service, which only answers prompts.
+	Schedule *schedule.Spec
+	// Workspace is the agent's workspace, where .heartbeat is seeded.
+	Workspace string
+	// LogsDir is where its task logs go (tasklog.Dir).
+	LogsDir string
+	// Record is its runtime record (pid and status for other commands).
+	Record string
+	// Digest changes when anything that shapes the running agent changed
+	// (its files, its launch command, its schedule): the agent is then
+	// restarted between two turns.
+	Digest string
+}
+
+// employee reports whether the agent runs a task queue.
+func (s Spec) employee() bool { return s.Schedule != nil }
+
+// LaunchFunc starts an agent's backend as an ACP client with its primary
+// session open; obs receives the primary session's messages.
+type LaunchFunc func(ctx context.Context, agent string, obs acpclient.Observer) (*acpclient.Client, error)
+
+// Options configure a Manager.
+type Options struct {
+	Launch LaunchFunc
+	// Clock drives supervision backoff and schedules (nil: real time).
+	Clock clock.Clock
+	// Publish receives every runtime event for the hooks bus (nil: none).
+	// It must not block.
+	Publish func(hooks.Event)
+	// Logf receives up's own log lines (nil: none).
+	Logf func(format string, args ...any)
+	// Grace is how long a stopping agent gets before its group is killed
+	// (0: the supervise policy's).
+	Grace time.Duration
+}

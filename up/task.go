@@ -1,0 +1,190 @@
+package up
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/tasklog"
+)
+
+// Sink receives a turn's output as it streams: kind "message" with every
+// ACP message received (json.RawMessage), kind "event" with the client's
+// events (acpclient.Event). It must not block for long.
+type Sink func(kind string, v any)
+
+// Outcome is the result of one prompt: what `actctl prompt` prints and
+// exits with (docs/runtime.md).
+type Outcome struct {
+	Agent       string                `json:"agent"`
+	Task        uint64                `json:"task"`
+	Queued      bool                  `json:"queued,omitempty"` // --no-wait: queued, not waited for
+	SessionID   string                `json:"sessionId,omitempty"`
+	StopReason  string                `json:"stopReason,omitempty"`
+	DurationMs  int64                 `json:"durationMs"`
+	Permissions acpclient.Permissions `json:"permissions"`
+	Error       string                `json:"error,omitempty"`
+	// Log is the task's message log, relative to the agent's logs dir.
+	Log string `json:"log,omitempty"`
+}
+
+// taskRun is one turn's output: its task log and, when someone waits for
+// it, a Sink. It is the acpclient.Observer of the turn's session.
+type taskRun struct {
+	sink Sink
+	mu   sync.Mutex
+	w    *tasklog.Writer
+	out  Outcome
+}
+
+func (r *taskRun) Message(line []byte) {
+	r.mu.Lock()
+	w := r.w
+	r.mu.Unlock()
+	if w != nil {
+		w.Message(line)
+	}
+	if r.sink != nil {
+		r.sink("message", json.RawMessage(bytes.Clone(line)))
+	}
+}
+
+func (r *taskRun) Event(e acpclient.Event) {
+	if r.sink != nil {
+		r.sink("event", e)
+	}
+}
+
+// router passes the primary session's output to the task running in it.
+type router struct {
+	mu  sync.Mutex
+	cur *taskRun
+}
+
+func (r *router) set(t *taskRun) {
+	r.mu.Lock()
+	r.cur = t
+	r.mu.Unlock()
+}
+
+func (r *router) Message(line []byte) {
+	r.mu.Lock()
+	t := r.cur
+	r.mu.Unlock()
+	if t != nil {
+		t.Message(line)
+	}
+}
+
+func (r *router) Event(e acpclient.Event) {
+	r.mu.Lock()
+	t := r.cur
+	r.mu.Unlock()
+	if t != nil {
+		t.Event(e)
+	}
+}
+
+// execute runs an employee's task in its primary session.
+func (a *agent) execute(ctx context.Context, t schedule.Task) error {
+	run, _ := t.Data.(*taskRun)
+	if run == nil {
+		run = &taskRun{}
+	}
+	return a.turn(ctx, t, run, func(c *acpclient.Client) (acpclient.Result, error) {
+		a.route.set(run)
+		defer a.route.set(nil)
+		return c.Prompt(ctx, t.Prompt)
+	})
+}
+
+// promptSession runs a prompt to a service in a new session on its warm
+// process.
+func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun) error {
+	return a.turn(ctx, t, run, func(c *acpclient.Client) (acpclient.Result, error) {
+		sess, err := c.NewSession(ctx, acpclient.SessionOptions{Observer: run})
+		if err != nil {
+			return acpclient.Result{}, err
+		}
+		defer func() {
+			sess.Close()
+			a.m.opts.Publish(hooks.Event{Name: "session:end", Agent: a.name, Data: map[string]any{"sessionId": sess.ID(), "task": t.ID}})
+		}()
+		return sess.Prompt(ctx, t.Prompt)
+	})
+}
+
+// turn runs one prompt on the live process, logging it: the task file
+// gets every message, actctl.log one summary line. A turn that does not
+// end with end_turn is an error (task:failed).
+func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt func(*acpclient.Client) (acpclient.Result, error)) error {
+	a.gate.RLock()
+	defer a.gate.RUnlock()
+	a.mu.Lock()
+	dir := a.spec.LogsDir
+	a.mu.Unlock()
+	started := a.m.opts.Clock.Now()
+	w, lerr := tasklog.Begin(dir, tasklog.Task{ID: t.ID, Kind: string(t.Kind), Source: t.Source, Prompt: t.Prompt, Started: started})
+	if lerr != nil {
+		a.m.opts.Logf("%s: task %d: %v (not logged)", a.name, t.ID, lerr)
+	}
+	run.mu.Lock()
+	run.w = w
+	run.mu.Unlock()
+	var res acpclient.Result
+	c, err := a.running(ctx)
+	if err == nil {
+		res, err = prompt(c)
+	}
+	if err == nil && res.StopReason != "end_turn" {
+		err = fmt.Errorf("the turn ended: %s", res.StopReason)
+	}
+	out := Outcome{Agent: a.name, Task: t.ID, SessionID: res.SessionID, StopReason: string(res.StopReason),
+		DurationMs: a.m.opts.Clock.Now().Sub(started).Milliseconds(), Permissions: res.Permissions}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	if w != nil {
+		out.Log = w.Rel()
+		if ferr := w.Finish(tasklog.Summary{Time: started, Task: t.ID, Kind: string(t.Kind), Source: t.Source,
+			StopReason: out.StopReason, DurationMs: out.DurationMs, Error: out.Error, Prompt: t.Prompt}); ferr != nil {
+			a.m.opts.Logf("%s: task %d: %v", a.name, t.ID, ferr)
+		}
+	}
+	run.mu.Lock()
+	run.out = out
+	run.mu.Unlock()
+	return err
+}
+
+// taskEvent publishes the queue's and the scheduler's events.
+func (a *agent) taskEvent(ev schedule.Event) {
+	data := map[string]any{"task": ev.Task.ID, "kind": string(ev.Task.Kind)}
+	if ev.Task.Source != "" {
+		data["source"] = ev.Task.Source
+	}
+	if ev.Err != nil {
+		data["error"] = ev.Err.Error()
+	}
+	if ev.Coalesced {
+		data["coalesced"] = true
+	}
+	if ev.Name == schedule.EventIdle {
+		data = nil
+	}
+	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: a.m.opts.Clock.Now(), Data: data})
+}
+
+// logRel is a task log's path relative to the logs dir, for messages.
+func logRel(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil {
+		return r
+	}
+	return path
+}
