@@ -31,17 +31,17 @@ var t0 = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 // harness runs a Manager on this test binary as the agent, with a fake
 // clock, and records every published event.
 type harness struct {
-	t      *testing.T
-	m      *Manager
-	clk    *clock.Fake
-	events chan hooks.Event
-	env    map[string]string
+	t       testing.TB
+	m       *Manager
+	clk     *clock.Fake
+	events  chan hooks.Event
+	env     map[string]string
 	prompts string // the agent's prompt log
 	mu      sync.Mutex
 	seen    []hooks.Event
 }
 
-func newHarness(t *testing.T, env map[string]string) *harness {
+func newHarness(t testing.TB, env map[string]string) *harness {
 	t.Helper()
 	h := &harness{t: t, clk: clock.NewFake(t0), events: make(chan hooks.Event, 1000), env: env,
 		prompts: filepath.Join(t.TempDir(), "prompts.log")}
@@ -105,13 +105,13 @@ func (h *harness) promptLines() [][2]string {
 	return out
 }
 
-func employee(t *testing.T, name string, sched schedule.Spec) Spec {
+func employee(t testing.TB, name string, sched schedule.Spec) Spec {
 	dir := t.TempDir()
 	return Spec{Name: name, Archetype: "employee", LaunchMode: "acp-background", Schedule: &sched,
 		Workspace: dir, LogsDir: filepath.Join(dir, "logs"), Digest: "1"}
 }
 
-func service(t *testing.T, name string) Spec {
+func service(t testing.TB, name string) Spec {
 	dir := t.TempDir()
 	return Spec{Name: name, Archetype: "service", LaunchMode: "acp-service", Workspace: dir, LogsDir: filepath.Join(dir, "logs"), Digest: "1"}
 }
