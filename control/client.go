@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 )
 
 // ErrNoUp is Dial's error when no actctl up runs for the workspace.
@@ -24,15 +25,15 @@ type Client struct {
 }
 
 // Dial connects to the actctl up of the workspace at root. ErrNoUp when
-// there is none: no socket, or one its up left behind when it died
-// (nobody listens).
+// there is none: no socket (or no .actant directory), or a socket its up
+// left behind when it died (nobody listens).
 func Dial(root string) (*Client, error) {
 	path := SocketPath(root)
 	if err := checkSocketPath(path); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, ErrNoUp
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, ErrNoUp // (ENOTDIR: .actant is a file; `actctl up` explains)
 	}
 	conn, err := net.Dial("unix", path)
 	if err != nil {

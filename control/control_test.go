@@ -495,3 +495,45 @@ func TestAcquireOtherProcess(t *testing.T) {
 	}
 	o.Close()
 }
+
+// TestBadRequest: a line that is no request is answered with an error.
+func TestBadRequest(t *testing.T) {
+	root := shortRoot(t)
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		t.Errorf("handler called with %+v", req)
+		return nil, nil
+	})
+	conn, err := net.Dial("unix", SocketPath(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("status please\n")); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	var w wire
+	if err != nil || json.Unmarshal([]byte(line), &w) != nil || !w.Done || w.Code != 1 || !strings.HasPrefix(w.Error, "bad request: ") {
+		t.Fatalf("answer %q, %v", line, err)
+	}
+}
+
+// TestAcquireActantIsFile: a file where .actant/ belongs is explained and
+// left alone.
+func TestAcquireActantIsFile(t *testing.T) {
+	root := shortRoot(t)
+	p := filepath.Join(root, ".actant")
+	if err := os.WriteFile(p, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Acquire(root)
+	if err == nil || !strings.Contains(err.Error(), p+" is a file, where actctl keeps its directory") {
+		t.Fatalf("Acquire = %v", err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "mine" {
+		t.Fatalf("%s now holds %q, %v", p, b, err)
+	}
+	if _, err := Dial(root); !errors.Is(err, ErrNoUp) {
+		t.Fatalf("Dial = %v, want ErrNoUp", err)
+	}
+}
