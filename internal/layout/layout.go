@@ -12,6 +12,8 @@
 //	  backup/<stamp>/     users' files that overwrite or --force replaced
 //	  adhoc.json          agents `actctl proxy -t` created
 //	  run/                runtime records of processes actctl supervises
+//	    up.sock           actctl up's control socket (package control)
+//	    up.lock           one actctl up per workspace; holds its pid
 //	  agents/<name>.json  a project agent's runtime record (proxy)
 //	  logs/<name>.log     a project agent's proxy log
 //
@@ -43,6 +45,11 @@ const (
 	Adhoc = "adhoc.json"
 	// Run holds runtime records of the processes actctl supervises.
 	Run = "run"
+	// UpSocket, in Run, is the control socket actctl up listens on.
+	UpSocket = "up.sock"
+	// UpLock, in Run, is held by the workspace's actctl up; it holds
+	// that process's pid.
+	UpLock = "up.lock"
 	// Agents holds the runtime records of a project's agents (proxy).
 	Agents = "agents"
 	// Logs holds proxy logs (in .actant/ of a project, or in an instance

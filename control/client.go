@@ -1,0 +1,99 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+)
+
+// ErrNoUp is Dial's error when no actctl up runs for the workspace.
+var ErrNoUp = errors.New("no actctl up is running for this workspace; start it with `actctl up`")
+
+// ErrGone is wrapped by Do's error when the connection ends before the
+// final frame.
+var ErrGone = errors.New("actctl up went away before it answered")
+
+// Client is one connection to the workspace's actctl up, for one request.
+type Client struct {
+	conn net.Conn
+	used bool
+}
+
+// Dial connects to the actctl up of the workspace at root. ErrNoUp when
+// there is none: no socket (or no .actant directory), or a socket its up
+// left behind when it died (nobody listens).
+func Dial(root string) (*Client, error) {
+	path := SocketPath(root)
+	if err := checkSocketPath(path); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, ErrNoUp // (ENOTDIR: .actant is a file; `actctl up` explains)
+	}
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || refused(err) {
+			return nil, ErrNoUp
+		}
+		return nil, fmt.Errorf("connect to actctl up at %s: %w", path, err)
+	}
+	return &Client{conn: conn}, nil
+}
+
+// Close closes the connection; Do does it itself.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Do sends req, passes each frame to onFrame (may be nil) in order and
+// returns the final frame. Cancelling ctx closes the connection, which
+// cancels the handler in up, and Do returns ctx's error. One Do per
+// Client.
+func (c *Client) Do(ctx context.Context, req Request, onFrame func(Frame)) (Final, error) {
+	if c.used {
+		return Final{}, errors.New("control: one request per connection: Dial again")
+	}
+	c.used = true
+	defer c.conn.Close()
+	stop := context.AfterFunc(ctx, func() { c.conn.Close() })
+	defer stop()
+	line, err := json.Marshal(req)
+	if err != nil {
+		return Final{}, fmt.Errorf("control: encode request: %w", err)
+	}
+	if _, err := c.conn.Write(append(line, '\n')); err != nil {
+		return Final{}, broken(ctx, err)
+	}
+	dec := json.NewDecoder(c.conn)
+	for {
+		var w wire
+		if err := dec.Decode(&w); err != nil {
+			return Final{}, broken(ctx, err)
+		}
+		if w.Done {
+			return Final{Error: w.Error, Code: w.Code, Result: w.Result}, nil
+		}
+		if onFrame != nil {
+			onFrame(Frame{Kind: w.Kind, Data: w.Data})
+		}
+	}
+}
+
+// broken explains why a connection failed before the final frame.
+func broken(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn), errors.As(err, &typ):
+		return fmt.Errorf("actctl up answered something that is not a control frame: %w", err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return ErrGone
+	}
+	return fmt.Errorf("%w: %w", ErrGone, err)
+}

@@ -1,0 +1,539 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// holdVar makes the test binary a second process that holds a workspace:
+// it acquires the root in the variable, prints "held", and releases when
+// its stdin closes.
+const holdVar = "ACTCTL_CONTROL_TEST_HOLD"
+
+func TestMain(m *testing.M) {
+	if root := os.Getenv(holdVar); root != "" {
+		os.Exit(hold(root))
+	}
+	os.Exit(m.Run())
+}
+
+func hold(root string) int {
+	o, err := Acquire(root)
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("held")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until stdin closes
+	if err := o.Close(); err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	return 0
+}
+
+// shortRoot is a workspace root short enough for a socket path
+// (t.TempDir's can pass the system's limit).
+func shortRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// serve runs h as root's up until the test ends.
+func serve(t *testing.T, root string, h HandlerFunc) {
+	t.Helper()
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := o.Listen()
+	if err != nil {
+		o.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, h) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+		if err := o.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+}
+
+func do(t *testing.T, ctx context.Context, root string, req Request, onFrame func(Frame)) (Final, error) {
+	t.Helper()
+	c, err := Dial(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Do(ctx, req, onFrame)
+}
+
+func TestStatusRoundTrip(t *testing.T) {
+	root := shortRoot(t)
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		return map[string]string{"op": req.Op, "agent": req.Agent, "output": req.Output}, nil
+	})
+	var frames []Frame
+	f, err := do(t, context.Background(), root, Request{Op: OpStatus, Agent: "dev", Output: "json"}, func(fr Frame) { frames = append(frames, fr) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Error != "" || f.Code != 0 || f.Err() != nil || len(frames) != 0 {
+		t.Fatalf("final %+v, frames %v", f, frames)
+	}
+	if got, want := string(f.Result), `{"agent":"dev","op":"status","output":"json"}`; got != want {
+		t.Fatalf("result %s, want %s", got, want)
+	}
+}
+
+// TestFramesInOrder: frames sent from several goroutines at once arrive
+// whole, each goroutine's in its order, all before the final frame.
+func TestFramesInOrder(t *testing.T) {
+	root := shortRoot(t)
+	const senders, each = 4, 200
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		var wg sync.WaitGroup
+		for s := range senders {
+			wg.Go(func() {
+				for i := range each {
+					if err := out.Send("event", []int{s, i}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return "end", nil
+	})
+	next := make([]int, senders)
+	var n int
+	f, err := do(t, context.Background(), root, Request{Op: OpLogs, Follow: true}, func(fr Frame) {
+		var si []int
+		if err := json.Unmarshal(fr.Data, &si); err != nil || fr.Kind != "event" || len(si) != 2 {
+			t.Fatalf("frame %q %s: %v", fr.Kind, fr.Data, err)
+		}
+		if si[1] != next[si[0]] {
+			t.Fatalf("sender %d: frame %d, want %d", si[0], si[1], next[si[0]])
+		}
+		next[si[0]]++
+		n++
+	})
+	if err != nil || string(f.Result) != `"end"` {
+		t.Fatalf("final %+v, %v", f, err)
+	}
+	if n != senders*each {
+		t.Fatalf("%d frames before the final, want %d", n, senders*each)
+	}
+}
+
+func TestHandlerErrorCode(t *testing.T) {
+	root := shortRoot(t)
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		if req.Agent == "coded" {
+			return nil, &ExitError{Code: 3, Err: errors.New("agent dev is fatal")}
+		}
+		return nil, fmt.Errorf("no agent %q", req.Agent)
+	})
+	f, err := do(t, context.Background(), root, Request{Op: OpStart, Agent: "coded"}, nil)
+	if err != nil || f.Error != "agent dev is fatal" || f.Code != 3 || f.Result != nil {
+		t.Fatalf("coded: %+v, %v", f, err)
+	}
+	var ce CodeError
+	if e := f.Err(); !errors.As(e, &ce) || ce.ExitCode() != 3 || e.Error() != "agent dev is fatal" {
+		t.Fatalf("Final.Err() = %v", e)
+	}
+	f, err = do(t, context.Background(), root, Request{Op: OpStart, Agent: "x"}, nil)
+	if err != nil || f.Error != `no agent "x"` || f.Code != 1 {
+		t.Fatalf("plain: %+v, %v", f, err)
+	}
+}
+
+// TestUnknownOp: a request up does not know is answered with an error,
+// and the handler is not called.
+func TestUnknownOp(t *testing.T) {
+	root := shortRoot(t)
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		t.Errorf("handler called with %+v", req)
+		return nil, nil
+	})
+	f, err := do(t, context.Background(), root, Request{Op: "lease"}, nil)
+	if err != nil || f.Code != 1 || !strings.Contains(f.Error, `does not know the request "lease"`) {
+		t.Fatalf("%+v, %v", f, err)
+	}
+}
+
+// TestClientGoneCancelsHandler: when the client's ctx ends, Do returns its
+// error and the handler's ctx ends.
+func TestClientGoneCancelsHandler(t *testing.T) {
+	root := shortRoot(t)
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		if err := out.Send("line", "hello"); err != nil {
+			return nil, err
+		}
+		close(started)
+		<-ctx.Done()
+		close(cancelled)
+		return nil, ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	var frames int
+	_, err := do(t, ctx, root, Request{Op: OpLogs, Follow: true}, func(Frame) { frames++ })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Do = %v, want context.Canceled", err)
+	}
+	<-cancelled
+}
+
+// TestServeStopWaitsForHandlers: when Serve's ctx ends, the running
+// handler's ctx ends, its answer still reaches the client, and Serve
+// returns only after the handler has.
+func TestServeStopWaitsForHandlers(t *testing.T) {
+	root := shortRoot(t)
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	ln, err := o.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var returned bool // written by the handler, read after Serve returns
+	h := HandlerFunc(func(ctx context.Context, req Request, out *Stream) (any, error) {
+		close(started)
+		<-ctx.Done()
+		returned = true
+		return nil, errors.New("actctl up is stopping")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, ln, h) }()
+	type answer struct {
+		f   Final
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		c, err := Dial(root)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		f, err := c.Do(context.Background(), Request{Op: OpPrompt, Agent: "dev", Text: "hi", Wait: true}, nil)
+		answered <- answer{f, err}
+	}()
+	<-started
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve = %v", err)
+	}
+	if !returned {
+		t.Fatal("Serve returned before its handler")
+	}
+	if a := <-answered; a.err != nil || a.f.Error != "actctl up is stopping" {
+		t.Fatalf("client got %+v, %v", a.f, a.err)
+	}
+	if _, err := Dial(root); !errors.Is(err, ErrNoUp) {
+		t.Fatalf("Dial after Serve stopped = %v, want ErrNoUp", err)
+	}
+}
+
+func TestGoneWithoutFinal(t *testing.T) {
+	root := shortRoot(t)
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	ln, err := o.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { // an up that reads the request and dies
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		_, _ = bufio.NewReader(conn).ReadString('\n')
+		conn.Write([]byte(`{"kind":"line","data":"x"}` + "\n"))
+		conn.Close()
+	}()
+	var frames int
+	_, err = do(t, context.Background(), root, Request{Op: OpStatus}, func(Frame) { frames++ })
+	if !errors.Is(err, ErrGone) || err.Error() != "actctl up went away before it answered" || frames != 1 {
+		t.Fatalf("Do = %v after %d frames", err, frames)
+	}
+}
+
+func TestSocketModes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits")
+	}
+	root := shortRoot(t)
+	if err := os.MkdirAll(filepath.Join(root, ".actant", "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	serve(t, root, func(context.Context, Request, *Stream) (any, error) { return nil, nil })
+	for p, want := range map[string]os.FileMode{
+		SocketPath(root):                   0o600,
+		LockPath(root):                     0o600,
+		filepath.Join(root, ".actant/run"): 0o700, // made private though it existed
+	} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
+}
+
+const noUp = "no actctl up is running for this workspace; start it with `actctl up`"
+
+func TestDialNoSocket(t *testing.T) {
+	root := shortRoot(t)
+	_, err := Dial(root)
+	if !errors.Is(err, ErrNoUp) || err.Error() != noUp {
+		t.Fatalf("Dial = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".actant")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Dial created .actant: %v", err)
+	}
+}
+
+// TestDialStaleSocket: the socket of an up killed with -9 stays; nobody
+// listens on it.
+func TestDialStaleSocket(t *testing.T) {
+	root := shortRoot(t)
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := o.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	if _, err := os.Stat(SocketPath(root)); err != nil {
+		t.Fatalf("the stale socket is not there: %v", err)
+	}
+	if _, err := Dial(root); !errors.Is(err, ErrNoUp) || err.Error() != noUp {
+		t.Fatalf("Dial = %v", err)
+	}
+	o.Close()
+	// The next up replaces the stale socket.
+	o, err = Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if _, err := o.Listen(); err != nil {
+		t.Fatalf("Listen over a stale socket: %v", err)
+	}
+	c, err := Dial(root)
+	if err != nil {
+		t.Fatalf("Dial = %v", err)
+	}
+	c.Close()
+}
+
+func TestSocketPathTooLong(t *testing.T) {
+	root := filepath.Join(shortRoot(t), strings.Repeat("d", maxSocketPath))
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	sock := SocketPath(root)
+	want := fmt.Sprintf("control socket %s is %d bytes long, more than the %d this system allows", sock, len(sock), maxSocketPath)
+	if _, err := o.Listen(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Listen = %v, want %q", err, want)
+	}
+	if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Listen left %s: %v", sock, err)
+	}
+	if _, err := Dial(root); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Dial = %v, want %q", err, want)
+	}
+}
+
+// TestAcquireTwiceInProcess: a second Owner in the same process is
+// refused too, and may take over once the first closes, which clears the
+// pid and removes the socket.
+func TestAcquireTwiceInProcess(t *testing.T) {
+	root := shortRoot(t)
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("actctl up is already running for this workspace (pid %d)", os.Getpid())
+	if _, err := Acquire(root); err == nil || err.Error() != want {
+		t.Fatalf("second Acquire = %v, want %q", err, want)
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(LockPath(root)); err != nil || len(b) != 0 {
+		t.Fatalf("lock file after Close: %q, %v", b, err)
+	}
+	if _, err := os.Lstat(SocketPath(root)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket after Close: %v", err)
+	}
+	o2, err := Acquire(root)
+	if err != nil {
+		t.Fatalf("Acquire after Close = %v", err)
+	}
+	o2.Close()
+}
+
+// startHolder starts this test binary as another process holding root,
+// and waits until it holds it. Closing stdin makes it release.
+func startHolder(t *testing.T, root string) (*exec.Cmd, func()) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), holdVar+"="+root)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if line != "held\n" {
+		t.Fatalf("holder said %q", line)
+	}
+	return cmd, func() { stdin.Close() }
+}
+
+// TestAcquireOtherProcess: an up in another process is named by its pid,
+// nothing is changed, and the workspace is free once it releases or is
+// killed.
+func TestAcquireOtherProcess(t *testing.T) {
+	root := shortRoot(t)
+	cmd, release := startHolder(t, root)
+	before, err := os.ReadFile(LockPath(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Acquire(root)
+	var re *RunningError
+	if !errors.As(err, &re) || re.Pid != cmd.Process.Pid ||
+		err.Error() != "actctl up is already running for this workspace (pid "+strconv.Itoa(cmd.Process.Pid)+")" {
+		t.Fatalf("Acquire = %v, want the holder's pid %d", err, cmd.Process.Pid)
+	}
+	after, err := os.ReadFile(LockPath(root))
+	if err != nil || string(after) != string(before) {
+		t.Fatalf("lock file changed: %q -> %q (%v)", before, after, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(root, ".actant", "run")); len(entries) != 1 {
+		t.Fatalf("run dir holds %v, want the lock file only", entries)
+	}
+	release()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatalf("Acquire after the holder released = %v", err)
+	}
+	o.Close()
+
+	// kill -9: the kernel drops the lock.
+	cmd, _ = startHolder(t, root)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	o, err = Acquire(root)
+	if err != nil {
+		t.Fatalf("Acquire after the holder was killed = %v", err)
+	}
+	o.Close()
+}
+
+// TestBadRequest: a line that is no request is answered with an error.
+func TestBadRequest(t *testing.T) {
+	root := shortRoot(t)
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		t.Errorf("handler called with %+v", req)
+		return nil, nil
+	})
+	conn, err := net.Dial("unix", SocketPath(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("status please\n")); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	var w wire
+	if err != nil || json.Unmarshal([]byte(line), &w) != nil || !w.Done || w.Code != 1 || !strings.HasPrefix(w.Error, "bad request: ") {
+		t.Fatalf("answer %q, %v", line, err)
+	}
+}
+
+// TestAcquireActantIsFile: a file where .actant/ belongs is explained and
+// left alone.
+func TestAcquireActantIsFile(t *testing.T) {
+	root := shortRoot(t)
+	p := filepath.Join(root, ".actant")
+	if err := os.WriteFile(p, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Acquire(root)
+	if err == nil || !strings.Contains(err.Error(), p+" is a file, where actctl keeps its directory") {
+		t.Fatalf("Acquire = %v", err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "mine" {
+		t.Fatalf("%s now holds %q, %v", p, b, err)
+	}
+	if _, err := Dial(root); !errors.Is(err, ErrNoUp) {
+		t.Fatalf("Dial = %v, want ErrNoUp", err)
+	}
+}

@@ -1,0 +1,109 @@
+package control
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// The requests up answers.
+const (
+	OpStatus  = "status"
+	OpStart   = "start"
+	OpStop    = "stop"
+	OpRestart = "restart"
+	OpPrompt  = "prompt"
+	OpLogs    = "logs"
+)
+
+var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true}
+
+// Request is what a command asks of up: one per connection.
+type Request struct {
+	Op     string `json:"op"`
+	Agent  string `json:"agent,omitempty"`
+	Text   string `json:"text,omitempty"`   // prompt: the prompt
+	Wait   bool   `json:"wait,omitempty"`   // prompt: wait for the task's result
+	Follow bool   `json:"follow,omitempty"` // logs: keep streaming (-f)
+	Task   uint64 `json:"task,omitempty"`   // logs: one task's log
+	Output string `json:"output,omitempty"` // "text" or "json" (-o)
+}
+
+// Frame is a piece of streamed output. Kind and Data are the handler's.
+type Frame struct {
+	Kind string          `json:"kind"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// Final is up's answer, the last frame of a connection. Code is the exit
+// status the command should end with.
+type Final struct {
+	Error  string          `json:"error,omitempty"`
+	Code   int             `json:"code,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// Err is f's error with its exit code (an *ExitError), nil on success.
+func (f Final) Err() error {
+	if f.Error == "" && f.Code == 0 {
+		return nil
+	}
+	code := f.Code
+	if code == 0 {
+		code = 1
+	}
+	msg := f.Error
+	if msg == "" {
+		return &ExitError{Code: code}
+	}
+	return &ExitError{Code: code, Err: errors.New(msg)}
+}
+
+// wire is one line from the server: a Frame, or the Final when Done.
+type wire struct {
+	Kind   string          `json:"kind,omitempty"`
+	Data   json.RawMessage `json:"data,omitempty"`
+	Done   bool            `json:"done,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Code   int             `json:"code,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// CodeError is an error that chooses the command's exit status; a
+// handler's error without one ends the command with 1.
+type CodeError interface {
+	error
+	ExitCode() int
+}
+
+// ExitError is an error with an exit status. Err may be nil: exit with
+// Code and say nothing.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return "exit status " + strconv.Itoa(e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode is the exit status.
+func (e *ExitError) ExitCode() int { return e.Code }
+
+// exitCode is the exit status err asks for: 0 for nil, its ExitCode when
+// it has a non-zero one, else 1.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ce CodeError
+	if errors.As(err, &ce) && ce.ExitCode() != 0 {
+		return ce.ExitCode()
+	}
+	return 1
+}

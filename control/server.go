@@ -1,0 +1,188 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// maxRequest bounds a request line (a prompt may be long).
+const maxRequest = 16 << 20
+
+// shutdownWriteGrace is how long, once Serve's ctx has ended, a handler's
+// last frames may take to reach its client before the connection is cut:
+// a client that stops reading must not hold up's shutdown.
+const shutdownWriteGrace = 5 * time.Second
+
+// Handler answers requests. Its ctx ends when the client goes away or
+// Serve's ctx ends. What it sends on out reaches the client as frames;
+// result (JSON-encoded) and err make the final frame, err's exit status
+// included (CodeError).
+type Handler interface {
+	Handle(ctx context.Context, req Request, out *Stream) (result any, err error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req Request, out *Stream) (any, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req Request, out *Stream) (any, error) {
+	return f(ctx, req, out)
+}
+
+// Serve answers connections on ln, each in its own goroutine, until ctx
+// ends or ln is closed; it then closes ln, cancels the handlers still
+// running and returns once every one of them has returned. It returns
+// nil then, or the error that stopped it accepting.
+func Serve(ctx context.Context, ln net.Listener, h Handler) error {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	var wg sync.WaitGroup
+	err := accept(ctx, ln, func(conn net.Conn) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			serveConn(ctx, conn, h)
+		}()
+	})
+	cancel()
+	stop()
+	wg.Wait()
+	return err
+}
+
+// accept hands ln's connections to serve. It pauses and retries after a
+// failure that is not the listener closing (out of descriptors).
+func accept(ctx context.Context, ln net.Listener, serve func(net.Conn)) error {
+	var delay time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err == nil {
+			delay = 0
+			serve(conn)
+			continue
+		}
+		if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+			return nil
+		}
+		delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// serveConn reads conn's request, runs the handler with a ctx that ends
+// when the client closes its side, and writes the final frame.
+func serveConn(ctx context.Context, conn net.Conn, h Handler) {
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		_ = conn.SetReadDeadline(time.Unix(1, 0))
+		_ = conn.SetWriteDeadline(time.Now().Add(shutdownWriteGrace))
+	})
+	defer stop()
+	out := &Stream{w: conn}
+	br := bufio.NewReader(conn)
+	req, err := readRequest(br)
+	if err == nil && !knownOps[req.Op] {
+		err = fmt.Errorf("actctl up does not know the request %q (is it older than this actctl?)", req.Op)
+	}
+	if err != nil {
+		out.finish(nil, err)
+		return
+	}
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		_, _ = io.Copy(io.Discard, br) // until the client closes (or we do)
+		cancel()
+	}()
+	result, err := h.Handle(ctx, req, out)
+	out.finish(result, err)
+	conn.Close()
+	<-gone
+}
+
+// readRequest reads the request line.
+func readRequest(br *bufio.Reader) (Request, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxRequest {
+			return Request{}, fmt.Errorf("request longer than %d bytes", maxRequest)
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return Request{}, fmt.Errorf("read request: %w", err)
+		}
+	}
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return Request{}, fmt.Errorf("bad request: %w", err)
+	}
+	return req, nil
+}
+
+// Stream is a handler's output to its client. It is safe for concurrent
+// use.
+type Stream struct {
+	mu   sync.Mutex
+	w    io.Writer
+	done bool
+}
+
+// Send writes a frame of kind with v, JSON-encoded, as its data. It fails
+// once the client has gone or the handler has returned.
+func (s *Stream) Send(kind string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("control: encode %s frame: %w", kind, err)
+	}
+	return s.write(wire{Kind: kind, Data: data})
+}
+
+// finish writes the final frame.
+func (s *Stream) finish(result any, err error) {
+	w := wire{Done: true}
+	if err == nil && result != nil {
+		w.Result, err = json.Marshal(result)
+		if err != nil {
+			err = fmt.Errorf("encode the result: %w", err)
+			w.Result = nil
+		}
+	}
+	if err != nil {
+		w.Error, w.Code = err.Error(), exitCode(err)
+	}
+	_ = s.write(w)
+}
+
+func (s *Stream) write(w wire) error {
+	line, err := json.Marshal(w)
+	if err != nil {
+		return fmt.Errorf("control: encode frame: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return errors.New("control: the request has been answered")
+	}
+	s.done = w.Done
+	_, err = s.w.Write(append(line, '\n'))
+	return err
+}
