@@ -153,8 +153,11 @@ func TestFramesInOrder(t *testing.T) {
 func TestHandlerErrorCode(t *testing.T) {
 	root := shortRoot(t)
 	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
-		if req.Agent == "coded" {
+		switch req.Agent {
+		case "coded":
 			return nil, &ExitError{Code: 3, Err: errors.New("agent dev is fatal")}
+		case "outcome":
+			return map[string]string{"stopReason": "refusal"}, errors.New("the turn ended: refusal")
 		}
 		return nil, fmt.Errorf("no agent %q", req.Agent)
 	})
@@ -169,6 +172,12 @@ func TestHandlerErrorCode(t *testing.T) {
 	f, err = do(t, context.Background(), root, Request{Op: OpStart, Agent: "x"}, nil)
 	if err != nil || f.Error != `no agent "x"` || f.Code != 1 {
 		t.Fatalf("plain: %+v, %v", f, err)
+	}
+	// A failed request keeps its result (the outcome of a turn that
+	// ended badly).
+	f, err = do(t, context.Background(), root, Request{Op: OpPrompt, Agent: "outcome"}, nil)
+	if err != nil || f.Error == "" || string(f.Result) != `{"stopReason":"refusal"}` {
+		t.Fatalf("error with result: %+v, %v", f, err)
 	}
 }
 

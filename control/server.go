@@ -159,11 +159,15 @@ func (s *Stream) Send(kind string, v any) error {
 // finish writes the final frame.
 func (s *Stream) finish(result any, err error) {
 	w := wire{Done: true}
-	if err == nil && result != nil {
-		w.Result, err = json.Marshal(result)
-		if err != nil {
-			err = fmt.Errorf("encode the result: %w", err)
+	if result != nil {
+		// A failed request may still have a result (a turn that ended
+		// badly has its outcome).
+		var merr error
+		if w.Result, merr = json.Marshal(result); merr != nil {
 			w.Result = nil
+			if err == nil {
+				err = fmt.Errorf("encode the result: %w", merr)
+			}
 		}
 	}
 	if err != nil {
