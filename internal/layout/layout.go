@@ -16,9 +16,13 @@
 //	    up.lock           one actctl up per workspace; holds its pid
 //	  agents/<name>.json  a project agent's runtime record (proxy)
 //	  logs/<name>.log     a project agent's proxy log
+//	  logs/<name>/        a project agent's task logs (actctl up, package tasklog):
+//	    actctl.log        one summary line per task
+//	    tasks/            one file of ACP messages per task
 //
 // An instance workspace (one agent per directory) keeps its runtime record
-// in .actant.json and its logs in logs/ instead (Actant-compatible).
+// in .actant.json and its logs in logs/ instead (Actant-compatible): there
+// logs/actctl.log and logs/tasks/ hold its task logs.
 package layout
 
 import (
@@ -55,6 +59,12 @@ const (
 	// Logs holds proxy logs (in .actant/ of a project, or in an instance
 	// workspace's root).
 	Logs = "logs"
+	// TaskSummaries is the file of an agent's logs directory holding one
+	// summary line per task it ran under `actctl up`.
+	TaskSummaries = "actctl.log"
+	// Tasks is the directory of an agent's logs directory holding one
+	// file of ACP messages per task.
+	Tasks = "tasks"
 	// InstanceRecord is an instance workspace's runtime record.
 	InstanceRecord = ".actant.json"
 )

@@ -1,0 +1,94 @@
+// Package tasklog keeps the record of the tasks an agent runs under
+// `actctl up` (docs/runtime.md, "Task log"): one file per task holding
+// every ACP message received during it, exactly the JSON-RPC lines, and
+// one summary line per task in actctl.log. `up` writes them through a
+// Writer; `actctl logs` reads them with Summaries and TaskFile and follows
+// them with Follow. The package is the one place that names these files,
+// so that the writer and the reader agree; apart from file I/O it is pure
+// path logic.
+package tasklog
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/schema"
+)
+
+// stampLayout is the UTC start time at the head of a task file's name.
+const stampLayout = "20060102T150405Z"
+
+// Dir is the directory holding r's task logs: the instance's logs/ (beside
+// its proxy.log), or .actant/logs/<name>/ of a project agent's workspace
+// (beside its proxy log .actant/logs/<name>.log, out of the user's tree).
+func Dir(r *schema.Resolved) string {
+	if r.Archetype.Workspace == schema.WorkspaceInstance {
+		return filepath.Join(r.Dir, layout.Logs)
+	}
+	return layout.Path(r.Dir, layout.Logs, r.Name)
+}
+
+// SummaryPath is the summary file of the logs directory dir.
+func SummaryPath(dir string) string { return filepath.Join(dir, layout.TaskSummaries) }
+
+// TasksDir is the directory of task files of the logs directory dir.
+func TasksDir(dir string) string { return filepath.Join(dir, layout.Tasks) }
+
+// fileName is the name of the file of task id started at start.
+func fileName(start time.Time, id uint64) string {
+	return start.UTC().Format(stampLayout) + "-" + strconv.FormatUint(id, 10) + ".jsonl"
+}
+
+// parseName is the task id of a task file name; ok is false for any
+// other name.
+func parseName(name string) (id uint64, ok bool) {
+	base, found := strings.CutSuffix(name, ".jsonl")
+	stamp, num, cut := strings.Cut(base, "-")
+	if !found || !cut {
+		return 0, false
+	}
+	if _, err := time.Parse(stampLayout, stamp); err != nil {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || strconv.FormatUint(id, 10) != num {
+		return 0, false
+	}
+	return id, true
+}
+
+// relLog is the Log field of a summary: the task file relative to the
+// logs directory, slash-separated.
+func relLog(name string) string { return layout.Tasks + "/" + name }
+
+// firstRunes is s cut to its first n characters.
+func firstRunes(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
+
+// errNoTask is TaskFile's error: id is not among the ids logged in dir.
+func errNoTask(dir string, id uint64, ids []uint64) error {
+	if len(ids) == 0 {
+		return fmt.Errorf("no task %d in %s: no tasks logged yet", id, TasksDir(dir))
+	}
+	lo, hi := ids[0], ids[0]
+	for _, n := range ids {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	known := fmt.Sprintf("task %d", lo)
+	if lo != hi {
+		known = fmt.Sprintf("tasks %d to %d", lo, hi)
+	}
+	return fmt.Errorf("no task %d in %s (logged: %s)", id, TasksDir(dir), known)
+}
