@@ -151,7 +151,7 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 		out.Error = err.Error()
 	}
 	if w != nil {
-		out.Log = w.Rel()
+		out.Log = logRel(dir, w.Path())
 		if ferr := w.Finish(tasklog.Summary{Time: started, Task: t.ID, Kind: string(t.Kind), Source: t.Source,
 			StopReason: out.StopReason, DurationMs: out.DurationMs, Error: out.Error, Prompt: t.Prompt}); ferr != nil {
 			a.m.opts.Logf("%s: task %d: %v", a.name, t.ID, ferr)

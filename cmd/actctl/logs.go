@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -34,6 +36,12 @@ func logsCmd(c *cli.Context) error {
 		return err
 	}
 	dir := tasklog.Dir(r)
+	if c.Bool("follow") {
+		// Following needs the up that writes the logs (docs/runtime.md).
+		if err := callUp(context.Background(), g, control.Request{Op: control.OpStatus}, nil, nil); err != nil {
+			return err
+		}
+	}
 	if c.IsSet("task") {
 		p, err := tasklog.TaskFile(dir, c.Uint64("task"))
 		if err != nil {

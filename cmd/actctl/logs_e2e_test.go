@@ -22,6 +22,8 @@ templates: worker: {
 	schedule: heartbeat: {interval: "30m", prompt: "Check the issues."}
 }
 agents: w: template: "worker"
+// actctl up (which logs -f needs) runs, but starts nothing here.
+archetypes: employee: autoStart: false
 `
 
 // logsWorkspace applies an employee and returns the workspace, the home
@@ -168,6 +170,10 @@ func interrupt(t *testing.T, cmd *exec.Cmd, stderr *testutil.Buffer) {
 // end afterwards, each when it ends, and SIGINT ends it with status 0.
 func TestLogsFollowE2E(t *testing.T) {
 	dir, home, logs := logsWorkspace(t)
+	if r := actctl(t, dir, home, "logs", "w", "-f"); r.Code != 1 || !strings.Contains(r.Stderr, upNoUp) {
+		t.Fatalf("logs -f without up: %d\n%s", r.Code, r.Stderr)
+	}
+	startUp(t, dir, home).waitLine("control socket")
 	cmd, stdout, stderr := startLogs(t, dir, home, "w", "-f")
 	if !stderr.WaitFor("no tasks logged for w yet") {
 		t.Fatalf("no notice; stderr:\n%s", stderr)
@@ -194,6 +200,7 @@ func TestLogsFollowTaskE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Message([]byte(msgToolCall))
+	startUp(t, dir, home).waitLine("control socket")
 	cmd, stdout, stderr := startLogs(t, dir, home, "w", "--task", "1", "-f")
 	if !stdout.WaitFor("tool Read README.md (read): pending\n") {
 		t.Fatalf("logged message not printed; stdout:\n%s\nstderr:\n%s", stdout, stderr)
