@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,8 +16,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/up"
 )
 
 // The tools of `actctl mcp` (README, "Agents that use agents: actctl mcp").
@@ -30,10 +32,6 @@ const (
 )
 
 var allTools = []string{toolListAgents, toolAgentStatus, toolRunAgent, toolPromptAgent}
-
-// errNoUp is what prompt_agent answers while no `actctl up` serves the
-// workspace (the same words as every command that needs up).
-var errNoUp = errors.New("no actctl up is running for this workspace; start it with `actctl up`")
 
 // runAgentTimeout bounds one run_agent turn, as `run --timeout` does by
 // default.
@@ -301,23 +299,49 @@ type promptAgentIn struct {
 	Prompt string `json:"prompt" jsonschema:"the prompt"`
 }
 
-// promptAgent goes through `actctl up`'s control socket; without a
-// running up it says so.
-func (s *mcpServer) promptAgent(ctx context.Context, _ *mcp.CallToolRequest, in promptAgentIn) (*mcp.CallToolResult, struct{}, error) {
-	cfg, _, err := s.load(&syncBuffer{})
+// promptAgentOut is prompt_agent's result (docs/json.md).
+type promptAgentOut struct {
+	Agent      string `json:"agent"`
+	Task       uint64 `json:"task" jsonschema:"the task id in the agent's log (actctl logs AGENT --task ID)"`
+	Reply      string `json:"reply"`
+	StopReason string `json:"stopReason"`
+	SessionID  string `json:"sessionId"`
+	Error      string `json:"error,omitempty"`
+}
+
+// promptAgent goes through `actctl up`'s control socket, as `actctl
+// prompt` does: an employee queues a task and the tool waits for its
+// result; a service answers in a new session. Without a running up it
+// says so.
+func (s *mcpServer) promptAgent(ctx context.Context, req *mcp.CallToolRequest, in promptAgentIn) (*mcp.CallToolResult, promptAgentOut, error) {
+	if strings.TrimSpace(in.Prompt) == "" {
+		return nil, promptAgentOut{}, errors.New("prompt_agent: the prompt is empty")
+	}
+	cfg, g, err := s.load(&syncBuffer{})
 	if err != nil {
-		return nil, struct{}{}, err
+		return nil, promptAgentOut{}, err
 	}
 	if _, ok := cfg.Agents[in.Agent]; !ok {
-		return nil, struct{}{}, unknownAgent(cfg, in.Agent)
+		return nil, promptAgentOut{}, unknownAgent(cfg, in.Agent)
 	}
-	sock := upSocket(cfg.Root)
-	conn, err := (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	if err != nil {
-		return nil, struct{}{}, errNoUp
+	s.turns.Add(1)
+	defer s.turns.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stop, cancel)()
+	reply := &syncBuffer{}
+	w := progressWriter{ctx, req, reply}
+	var res up.Outcome
+	err = callUp(ctx, g, control.Request{Op: control.OpPrompt, Agent: in.Agent, Text: in.Prompt, Wait: true}, func(f control.Frame) {
+		var e acpclient.Event
+		if f.Kind == "event" && json.Unmarshal(f.Data, &e) == nil && e.Kind == acpclient.EventText {
+			_, _ = w.Write([]byte(e.Text))
+		}
+	}, &res)
+	if res.Agent == "" {
+		return nil, promptAgentOut{}, err
 	}
-	conn.Close()
-	return nil, struct{}{}, fmt.Errorf("something answers on %s, but this actctl does not speak the control protocol of actctl up", sock)
+	return nil, promptAgentOut{Agent: res.Agent, Task: res.Task, Reply: reply.String(), StopReason: res.StopReason, SessionID: res.SessionID, Error: res.Error}, nil
 }
 
 // progressWriter collects a run's reply text and, when the caller asked
@@ -337,9 +361,6 @@ func (w progressWriter) Write(p []byte) (int, error) {
 	}
 	return n, nil
 }
-
-// upSocket is the control socket of the workspace's `actctl up`.
-func upSocket(root string) string { return filepath.Join(root, ".actant", "run", "up.sock") }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers (a run's
 // observer and its backend's callbacks; the output of a background

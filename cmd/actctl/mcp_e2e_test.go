@@ -260,6 +260,18 @@ func TestMCPPromptAgentNeedsUp(t *testing.T) {
 	if text, isErr := callTool(t, cs, "prompt_agent", map[string]any{"agent": "nobody", "prompt": "hello"}, nil); !isErr || !strings.Contains(text, `unknown agent "nobody"`) {
 		t.Errorf("prompt_agent unknown: error %v %q", isErr, text)
 	}
+	// With up running, the employee answers through its task queue and
+	// the service in a new session.
+	p := startUp(t, root, home)
+	for range 2 {
+		p.waitLine(`up: (server|worker): process:start`)
+	}
+	for _, agent := range []string{"worker", "server"} {
+		text, isErr := callTool(t, cs, "prompt_agent", map[string]any{"agent": agent, "prompt": "hello"}, nil)
+		if isErr || !strings.Contains(text, `"stopReason":"end_turn"`) || !strings.Contains(text, `"reply":"Hello`) {
+			t.Errorf("prompt_agent %s with up: error %v %q", agent, isErr, text)
+		}
+	}
 }
 
 // TestMCPReservedServerApplied: apply writes the reserved server into the
