@@ -121,6 +121,13 @@ func (c *Client) session(id acp.SessionId) (*Session, error) {
 	return s, nil
 }
 
+// open reports whether the session is open (not closed).
+func (s *Session) open() bool {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	return s.c.sessions[s.id] == s
+}
+
 // Close stops routing the agent's requests to the session (they are
 // refused from now on), answers its pending permission requests
 // "cancelled", kills its terminals, and sends session/close if the agent
@@ -162,7 +169,11 @@ type answer struct {
 // session's backend is killed (its process group, terminals and marked
 // processes); another session is closed instead (Close), so the backend
 // its neighbours share keeps running, and the turn is left to the agent.
+// A closed session's Prompt fails at once.
 func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
+	if !s.open() {
+		return Result{SessionID: s.id}, fmt.Errorf("session %s is closed", s.id)
+	}
 	start := time.Now()
 	t := &turn{done: make(chan struct{})}
 	s.mu.Lock()
