@@ -55,7 +55,8 @@ func (t *terminal) snapshot() acp.TerminalOutputResponse {
 	return acp.TerminalOutputResponse{Output: string(t.out), Truncated: t.truncated, ExitStatus: t.status}
 }
 
-// terminals are the terminals of one client.
+// terminals are the terminals of one client, each belonging to the
+// session that created it.
 type terminals struct {
 	mu   sync.Mutex
 	byID map[string]*terminal
