@@ -137,7 +137,9 @@ func (s *Session) Close() {
 	c := s.c
 	c.mu.Lock()
 	open := c.sessions[s.id] == s
-	delete(c.sessions, s.id)
+	if open {
+		delete(c.sessions, s.id)
+	}
 	c.mu.Unlock()
 	if !open {
 		return
