@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,7 +48,10 @@ type Event struct {
 type Observer interface {
 	// Message is called with every ACP message received from the agent,
 	// one JSON-RPC line (without its newline), before it is handled; line
-	// is only valid during the call.
+	// is only valid during the call. A message whose params name an open
+	// session (params.sessionId) goes to that session's observer; every
+	// other one (answers to the client's requests, messages naming no or
+	// an unknown session) to Options.Observer.
 	Message(line []byte)
 	// Event is called for text, tool calls, plans and terminals.
 	Event(Event)
@@ -72,7 +76,8 @@ type Options struct {
 	Rule Rule
 	// Ask, if set, asks a person instead of Rule.
 	Ask AskFunc
-	// Observer receives messages and events (nil: none).
+	// Observer receives the primary session's messages and events, and
+	// the messages of no session (nil: none).
 	Observer Observer
 	// Grace: see DefaultGrace (0 means the default).
 	Grace time.Duration
@@ -119,34 +124,36 @@ func (e *Error) Error() string {
 }
 func (e *Error) Unwrap() error { return e.Err }
 
-// Client is one backend process and one ACP session with it.
+// Client is one backend process, its ACP connection and the sessions on
+// it: the primary one Start opens (Prompt, SessionID and SessionCwd act on
+// it) and those NewSession opens. The agent's requests are served by the
+// session their sessionId names.
 type Client struct {
-	opts   Options
-	proc   *launch.Process
-	conn   *acp.ClientSideConnection
-	roots  roots
-	thread *thread
-	terms  terminals
-	tail   *tail
-	obs    Observer
+	opts    Options
+	proc    *launch.Process
+	conn    *acp.ClientSideConnection
+	info    acp.InitializeResponse
+	primary *Session
+	terms   terminals
+	tail    *tail
+	obs     Observer
 
-	session    string
-	sessionCwd string
-	exited     chan struct{} // closed once the backend was reaped
-	exitText   string        // valid after exited
+	exited   chan struct{} // closed once the backend was reaped
+	exitText string        // valid after exited
+	exitErr  error         // valid after exited
 
 	mu       sync.Mutex
-	turnDone chan struct{} // closed when the current turn is cancelled
+	sessions map[string]*Session // the open sessions by id
 	closed   bool
 	badLine  string // the first line that was not JSON: a protocol break
 }
 
-// received passes a message to the observer; a line that is not JSON
+// received passes a message to its observer; a line that is not JSON
 // breaks the protocol: the backend is killed, which ends the connection,
 // and the pending request fails naming the line.
 func (c *Client) received(line []byte) {
 	if json.Valid(line) {
-		c.obs.Message(line)
+		c.observerOf(line).Message(line)
 		return
 	}
 	c.mu.Lock()
@@ -160,6 +167,32 @@ func (c *Client) received(line []byte) {
 	}
 }
 
+var sessionIDKey = []byte(`"sessionId"`)
+
+// observerOf is the observer of the open session the message's
+// params.sessionId names, else Options.Observer. Only lines that mention
+// a sessionId at all are decoded.
+func (c *Client) observerOf(line []byte) Observer {
+	if !bytes.Contains(line, sessionIDKey) {
+		return c.obs
+	}
+	var m struct {
+		Params struct {
+			SessionID string `json:"sessionId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Params.SessionID == "" {
+		return c.obs
+	}
+	c.mu.Lock()
+	s := c.sessions[m.Params.SessionID]
+	c.mu.Unlock()
+	if s == nil {
+		return c.obs
+	}
+	return s.obs
+}
+
 var _ acp.Client = (*Client)(nil)
 
 // Start launches the backend, initializes the connection (advertising fs
@@ -169,17 +202,16 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
-	c := &Client{opts: o, obs: o.Observer, tail: newTail(8 << 10), exited: make(chan struct{})}
+	c := &Client{opts: o, obs: o.Observer, tail: newTail(8 << 10), exited: make(chan struct{}), sessions: map[string]*Session{}}
 	if c.obs == nil {
 		c.obs = nopObserver{}
 	}
-	c.thread = newThread(c.emit)
-	c.sessionCwd = o.ClientCwd
+	cwd := o.ClientCwd
 	if o.Launch.SessionCwd == schema.CwdWorkspace {
-		c.sessionCwd = o.Launch.Workspace
+		cwd = o.Launch.Workspace
 	}
 	var err error
-	if c.roots, err = newRoots(c.sessionCwd, o.Launch.Workspace); err != nil {
+	if c.primary, err = c.newSession(SessionOptions{Cwd: cwd, Rule: o.Rule, Ask: o.Ask, Observer: c.obs}, true); err != nil {
 		return nil, err
 	}
 	if err := c.spawn(); err != nil {
@@ -231,6 +263,7 @@ func (c *Client) spawn() error {
 		_ = p.Stdout.SetReadDeadline(time.Now().Add(time.Second))
 		_ = p.Stderr.SetReadDeadline(time.Now().Add(time.Second))
 		<-stderrDone
+		c.exitErr = c.exitError(p.Cmd.ProcessState)
 		close(c.exited)
 	}()
 	c.conn = acp.NewClientSideConnection(c, p.Stdin, &lineTee{r: p.Stdout, fn: c.received})
@@ -238,9 +271,9 @@ func (c *Client) spawn() error {
 	return nil
 }
 
-// setup sends initialize and session/new.
+// setup sends initialize and opens the primary session.
 func (c *Client) setup(ctx context.Context) error {
-	_, err := c.conn.Initialize(ctx, acp.InitializeRequest{
+	info, err := c.conn.Initialize(ctx, acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersionNumber,
 		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true},
 		ClientInfo:         &acp.Implementation{Name: "actctl", Version: "dev"},
@@ -248,16 +281,8 @@ func (c *Client) setup(ctx context.Context) error {
 	if err != nil {
 		return c.failure(ctx, ErrStart, "initialize", err)
 	}
-	mcp := c.opts.MCPServers
-	if mcp == nil {
-		mcp = []acp.McpServer{}
-	}
-	resp, err := c.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: c.sessionCwd, McpServers: mcp})
-	if err != nil {
-		return c.failure(ctx, ErrStart, "session/new", err)
-	}
-	c.session = string(resp.SessionId)
-	return nil
+	c.info = info
+	return c.open(ctx, c.primary, c.opts.MCPServers)
 }
 
 // failure turns a failed request into an Error: a backend that exited is
@@ -309,74 +334,71 @@ func requestErrorText(re *acp.RequestError) string {
 	return s
 }
 
-// SessionID is the ACP session id.
-func (c *Client) SessionID() string { return c.session }
+// SessionID is the primary session's id.
+func (c *Client) SessionID() string { return c.primary.id }
 
-// SessionCwd is the cwd sent in session/new.
-func (c *Client) SessionCwd() string { return c.sessionCwd }
+// SessionCwd is the cwd sent in the primary session's session/new.
+func (c *Client) SessionCwd() string { return c.primary.cwd }
+
+// Primary is the session Start opened.
+func (c *Client) Primary() *Session { return c.primary }
+
+// AgentInfo is the agent's answer to initialize (its capabilities).
+func (c *Client) AgentInfo() acp.InitializeResponse { return c.info }
+
+// Prompt runs one turn in the primary session (see Session.Prompt).
+func (c *Client) Prompt(ctx context.Context, text string) (Result, error) {
+	return c.primary.Prompt(ctx, text)
+}
 
 // Pid is the backend's process id.
 func (c *Client) Pid() int { return c.proc.Cmd.Process.Pid }
 
-// Prompt runs one turn. When ctx ends first, the turn is cancelled
-// (session/cancel, pending permission requests answered "cancelled"); if
-// the agent has not ended the turn within the grace period its process
-// group is killed; the error is then context.Cause(ctx), and the Result
-// holds what is known (the stop reason if the agent answered in time).
-func (c *Client) Prompt(ctx context.Context, text string) (Result, error) {
-	start := time.Now()
-	cancelled := make(chan struct{})
-	c.mu.Lock()
-	c.turnDone = cancelled
-	c.mu.Unlock()
-	before := c.thread.permissions()
-	type answer struct {
-		resp acp.PromptResponse
-		err  error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		r, err := c.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: acp.SessionId(c.session), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
-		done <- answer{r, err}
-	}()
-	var a answer
+// Done is closed once the backend has exited and its group, its
+// terminals and the processes with its session mark were killed.
+func (c *Client) Done() <-chan struct{} { return c.exited }
+
+// Err is the backend's exit error once Done is closed (nil before, and
+// for exit status 0): an *Error naming the exit status, with the stderr
+// tail.
+func (c *Client) Err() error {
 	select {
-	case a = <-done:
-	case <-ctx.Done():
-		close(cancelled)
-		_ = c.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: acp.SessionId(c.session)})
-		t := time.NewTimer(c.opts.Grace)
-		select {
-		case a = <-done:
-		case <-t.C:
-			c.killAll()
-			a = <-done
-		}
-		t.Stop()
+	case <-c.exited:
+		return c.exitErr
+	default:
+		return nil
 	}
-	res := Result{SessionID: c.session, Duration: time.Since(start), Permissions: c.thread.permissions().minus(before), StopReason: a.resp.StopReason}
-	if ctx.Err() != nil {
-		return res, context.Cause(ctx)
-	}
-	if a.err != nil {
-		return res, c.failure(ctx, ErrCrash, "the turn", a.err)
-	}
-	return res, nil
 }
 
-func (p Permissions) minus(q Permissions) Permissions {
-	return Permissions{Allowed: p.Allowed - q.Allowed, Denied: p.Denied - q.Denied, Cancelled: p.Cancelled - q.Cancelled}
+// exitError is the Err of a backend that ended with st.
+func (c *Client) exitError(st *os.ProcessState) error {
+	if st.Success() {
+		return nil
+	}
+	cmd := c.opts.Launch.Command
+	return &Error{Kind: ErrCrash, Command: cmd, Stderr: c.tail.String(), msg: fmt.Sprintf("backend %q exited (%s)", cmd, st.String())}
+}
+
+// Terminate asks the backend's process group to end (SIGTERM; outside
+// Unix the backend is killed).
+func (c *Client) Terminate() error { return terminateGroup(c.Pid()) }
+
+// Kill kills the backend's process group, its terminals and every process
+// with its session mark.
+func (c *Client) Kill() error {
+	c.killAll()
+	return nil
 }
 
 // killAll kills the backend's process group, everything that carries the
 // session mark, and the terminals.
 func (c *Client) killAll() {
 	_ = launch.KillGroup(c.proc.Cmd.Process.Pid)
-	c.killTerminals()
+	c.killTerminals("")
 	launch.KillMarked(c.proc.Mark)
 }
 
-// Close ends the session: the backend's stdin is closed, it gets the grace
+// Close ends the client: the backend's stdin is closed, it gets the grace
 // period to exit, then its group, the terminals and every process with
 // the session mark are killed. Nothing of the backend outlives Close.
 func (c *Client) Close() {
@@ -401,75 +423,28 @@ func (c *Client) Close() {
 	_ = c.proc.Stderr.Close()
 }
 
-func (c *Client) emit(e Event) { c.obs.Event(e) }
-
 type nopObserver struct{}
 
 func (nopObserver) Message([]byte) {}
 func (nopObserver) Event(Event)    {}
 
-// SessionUpdate turns the agent's updates into events.
+// SessionUpdate passes the agent's update to the session it names.
 func (c *Client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	u := n.Update
-	switch {
-	case u.AgentMessageChunk != nil:
-		if t := u.AgentMessageChunk.Content.Text; t != nil {
-			c.emit(Event{Kind: EventText, Text: t.Text})
-		}
-	case u.AgentThoughtChunk != nil:
-		if t := u.AgentThoughtChunk.Content.Text; t != nil {
-			c.emit(Event{Kind: EventThought, Text: t.Text})
-		}
-	case u.ToolCall != nil:
-		c.thread.started(u.ToolCall)
-	case u.ToolCallUpdate != nil:
-		c.thread.updated(u.ToolCallUpdate)
-	case u.Plan != nil:
-		c.emit(Event{Kind: EventPlan, Plan: u.Plan.Entries})
+	s, err := c.session(n.SessionId)
+	if err != nil {
+		return err
 	}
+	s.update(n.Update)
 	return nil
 }
 
-// RequestPermission answers with Ask or the Rule; once the turn is
-// cancelled every request is answered "cancelled".
+// RequestPermission is answered by the session the request names.
 func (c *Client) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	call := c.thread.awaiting(req.ToolCall)
-	c.mu.Lock()
-	turn := c.turnDone
-	c.mu.Unlock()
-	d, cancelled := c.decide(ctx, turn, call, req.Options)
-	c.thread.decided(call.ID, d, cancelled)
-	if cancelled || d.OptionID == "" {
-		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
-	}
-	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(d.OptionID)}}}, nil
-}
-
-func (c *Client) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (Decision, bool) {
-	if turn != nil {
-		select {
-		case <-turn:
-			return Decision{}, true
-		default:
-		}
-	}
-	if c.opts.Ask == nil {
-		return Decide(c.opts.Rule, call.Kind, options), false
-	}
-	actx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		select {
-		case <-turn:
-			stop()
-		case <-actx.Done():
-		}
-	}()
-	d, err := c.opts.Ask(actx, call, options)
+	s, err := c.session(req.SessionId)
 	if err != nil {
-		return Decision{}, true
+		return acp.RequestPermissionResponse{}, err
 	}
-	return d, false
+	return s.requestPermission(ctx, req), nil
 }
 
 // ignoreErrors keeps the backend's stderr drained when its copy fails (a

@@ -61,7 +61,10 @@ func startTestAgent(t *testing.T, o Options) (*Client, *textRecorder) {
 	if o.Launch.Command == "" {
 		o.Launch.Command = self
 	}
-	o.Launch.Env = map[string]string{acptestagent.Var: "1"}
+	if o.Launch.Env == nil {
+		o.Launch.Env = map[string]string{}
+	}
+	o.Launch.Env[acptestagent.Var] = "1"
 	if o.Launch.Workspace == "" {
 		o.Launch.Workspace = t.TempDir()
 	}
@@ -80,7 +83,12 @@ func startTestAgent(t *testing.T, o Options) (*Client, *textRecorder) {
 	return c, rec
 }
 
-func prompt(t *testing.T, c *Client, text string) Result {
+// prompter is a Client (its primary session) or a Session.
+type prompter interface {
+	Prompt(ctx context.Context, text string) (Result, error)
+}
+
+func prompt(t *testing.T, c prompter, text string) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

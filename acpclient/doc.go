@@ -11,5 +11,9 @@
 // one client. Its API knows nothing of the command line: callers pass
 // Options, receive a stream of Events through an Observer, and get a
 // Result per turn (stop reason, session id, duration, permission counts).
-// See docs/run.md.
+// One Client is one backend process; Start opens its primary session and
+// NewSession more on the same process, each with its own cwd, rule,
+// observer and tool calls (the agent's requests are routed by sessionId).
+// A Client also satisfies the supervisor's process interface (Pid, Done,
+// Err, Terminate, Kill). See docs/run.md.
 package acpclient

@@ -74,8 +74,13 @@ func realPath(p string) (string, error) {
 	}
 }
 
+// ReadTextFile reads a file in the roots of the session the request names.
 func (c *Client) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	p, err := c.roots.resolve(req.Path)
+	s, err := c.session(req.SessionId)
+	if err != nil {
+		return acp.ReadTextFileResponse{}, err
+	}
+	p, err := s.roots.resolve(req.Path)
 	if err != nil {
 		return acp.ReadTextFileResponse{}, err
 	}
@@ -103,8 +108,14 @@ func lineRange(content string, line, limit *int) string {
 	return strings.Join(lines[start:end], "")
 }
 
+// WriteTextFile writes a file in the roots of the session the request
+// names.
 func (c *Client) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	p, err := c.roots.resolve(req.Path)
+	s, err := c.session(req.SessionId)
+	if err != nil {
+		return acp.WriteTextFileResponse{}, err
+	}
+	p, err := s.roots.resolve(req.Path)
 	if err != nil {
 		return acp.WriteTextFileResponse{}, err
 	}

@@ -23,8 +23,9 @@ const DefaultOutputLimit = 1 << 20
 // terminal is one terminal/create: a real process in its own group whose
 // combined output is kept up to a byte limit (the oldest bytes go first).
 type terminal struct {
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process was reaped
+	cmd     *exec.Cmd
+	session string        // the id of the session that created it
+	done    chan struct{} // closed when the process was reaped
 
 	mu        sync.Mutex
 	out       []byte
@@ -54,7 +55,8 @@ func (t *terminal) snapshot() acp.TerminalOutputResponse {
 	return acp.TerminalOutputResponse{Output: string(t.out), Truncated: t.truncated, ExitStatus: t.status}
 }
 
-// terminals are the terminals of one client.
+// terminals are the terminals of one client, each belonging to the
+// session that created it.
 type terminals struct {
 	mu   sync.Mutex
 	byID map[string]*terminal
@@ -73,16 +75,22 @@ func exitStatus(st *os.ProcessState) *acp.TerminalExitStatus {
 	return s
 }
 
+// CreateTerminal starts a terminal for the session the request names, in
+// its cwd or a cwd inside its roots.
 func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	dir := c.sessionCwd
+	s, err := c.session(req.SessionId)
+	if err != nil {
+		return acp.CreateTerminalResponse{}, err
+	}
+	dir := s.cwd
 	if req.Cwd != nil && *req.Cwd != "" {
-		d, err := c.roots.resolve(*req.Cwd)
+		d, err := s.roots.resolve(*req.Cwd)
 		if err != nil {
 			return acp.CreateTerminalResponse{}, err
 		}
 		dir = d
 	}
-	t := &terminal{limit: DefaultOutputLimit, done: make(chan struct{})}
+	t := &terminal{session: s.id, limit: DefaultOutputLimit, done: make(chan struct{})}
 	if req.OutputByteLimit != nil && *req.OutputByteLimit >= 0 {
 		t.limit = *req.OutputByteLimit
 	}
@@ -119,22 +127,27 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 	}
 	c.terms.byID[id] = t
 	c.terms.mu.Unlock()
-	c.emit(Event{Kind: EventTerminal, Text: fmt.Sprintf("%s: %s", id, cmd.String())})
+	s.emit(Event{Kind: EventTerminal, Text: fmt.Sprintf("%s: %s", id, cmd.String())})
 	return acp.CreateTerminalResponse{TerminalId: id}, nil
 }
 
-func (c *Client) terminal(id string) (*terminal, error) {
+// terminal is the terminal id of the open session sid: another session's
+// terminals are not its to see.
+func (c *Client) terminal(sid acp.SessionId, id string) (*terminal, error) {
+	if _, err := c.session(sid); err != nil {
+		return nil, err
+	}
 	c.terms.mu.Lock()
 	defer c.terms.mu.Unlock()
 	t := c.terms.byID[id]
-	if t == nil {
+	if t == nil || t.session != string(sid) {
 		return nil, acp.NewInvalidParams(map[string]any{"terminalId": id, "error": "no such terminal"})
 	}
 	return t, nil
 }
 
 func (c *Client) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	t, err := c.terminal(req.TerminalId)
+	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.TerminalOutputResponse{}, err
 	}
@@ -142,7 +155,7 @@ func (c *Client) TerminalOutput(ctx context.Context, req acp.TerminalOutputReque
 }
 
 func (c *Client) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	t, err := c.terminal(req.TerminalId)
+	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.WaitForTerminalExitResponse{}, err
 	}
@@ -156,7 +169,7 @@ func (c *Client) WaitForTerminalExit(ctx context.Context, req acp.WaitForTermina
 }
 
 func (c *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	t, err := c.terminal(req.TerminalId)
+	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.KillTerminalResponse{}, err
 	}
@@ -165,7 +178,7 @@ func (c *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) 
 }
 
 func (c *Client) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	t, err := c.terminal(req.TerminalId)
+	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.ReleaseTerminalResponse{}, err
 	}
@@ -176,14 +189,17 @@ func (c *Client) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalReq
 	return acp.ReleaseTerminalResponse{}, nil
 }
 
-// killTerminals kills every terminal's process group and reaps them.
-func (c *Client) killTerminals() {
+// killTerminals kills the process groups of session's terminals (of every
+// terminal for "") and reaps them.
+func (c *Client) killTerminals(session string) {
 	c.terms.mu.Lock()
-	ts := make([]*terminal, 0, len(c.terms.byID))
-	for _, t := range c.terms.byID {
-		ts = append(ts, t)
+	var ts []*terminal
+	for id, t := range c.terms.byID {
+		if session == "" || t.session == session {
+			ts = append(ts, t)
+			delete(c.terms.byID, id)
+		}
 	}
-	c.terms.byID = nil
 	c.terms.mu.Unlock()
 	for _, t := range ts {
 		_ = launch.KillGroup(t.cmd.Process.Pid)

@@ -11,10 +11,15 @@
 //	                  "no", reject_always "never"; "permission: <id>"
 //	perm-only-allow KIND   the same, offering only allow_once "yes"
 //	read PATH         fs/read_text_file; "read: <content>" or "read error: <why>"
+//	read-as SID PATH  the same, naming session SID in the request
 //	write PATH TEXT   fs/write_text_file; "wrote" or "write error: <why>"
 //	term SCRIPT       terminal/create of sh -c SCRIPT (output limit 64 bytes),
 //	                  wait for exit; "terminal: exit N truncated B: <output>"
 //	session           "session <id> cwd <cwd> turn <n> mcp [<kind:name:command|url>,...]"
+//	                  (cwd, turn count and MCP servers are the session's own)
+//	sessions          "sessions <n>": how many sessions are open
+//	exit N            "exiting", end_turn, then exit with code N once the
+//	                  answer was written
 //	stream            "streaming pid=P child=C" (C: a `sleep` it started),
 //	                  then waits for session/cancel and ends "cancelled"
 //	stubborn          like stream but ignores session/cancel
@@ -24,13 +29,27 @@
 //	crash             a text chunk, a line on stderr, then exit 3
 //	garbage           a text chunk, then a line that is not JSON on stdout,
 //	                  then hangs
+//
+// Session ids are "sess-<pid>-<n>", n counting from 1. The agent
+// advertises session/close, which forgets the session and cancels its
+// turn. The environment also steers it:
+//
+//	ACTCTL_TEST_PROMPT_LOG=FILE       append "<sessionId>\t<prompt text>"
+//	                                  (newlines as \n) to FILE for every
+//	                                  prompt, before it is handled
+//	ACTCTL_TEST_CRASH_AFTER=D         exit with code 7 D (a Go duration)
+//	                                  after start
+//	ACTCTL_TEST_NO_SESSION_CLOSE=1    do not advertise session/close
 package acptestagent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,27 +60,84 @@ import (
 // Var, when set in the environment, makes a test binary act as the agent.
 const Var = "ACTCTL_ACP_TEST_AGENT"
 
+// The environment variables that steer the agent (see the package doc).
+const (
+	PromptLogVar  = "ACTCTL_TEST_PROMPT_LOG"
+	CrashAfterVar = "ACTCTL_TEST_CRASH_AFTER"
+	NoCloseVar    = "ACTCTL_TEST_NO_SESSION_CLOSE"
+)
+
 // Main serves one ACP connection on stdio and returns the exit code.
 func Main() int {
-	a := &agent{cancels: map[string]context.CancelFunc{}}
-	a.conn = acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	if d, err := time.ParseDuration(os.Getenv(CrashAfterVar)); err == nil {
+		time.AfterFunc(d, func() {
+			fmt.Fprintln(os.Stderr, "test agent: crashing after", d)
+			os.Exit(7)
+		})
+	}
+	a := &agent{sessions: map[string]*session{}, out: &exitWriter{w: os.Stdout}, ready: make(chan struct{})}
+	a.conn = acp.NewAgentSideConnection(a, a.out, os.Stdin)
+	close(a.ready)
 	// Children started by stream are not cleaned up here on purpose: the
 	// client's process-group kill must reach them.
-	<-a.conn.Done()
+	<-a.c().Done()
 	return 0
 }
 
 type agent struct {
-	conn    *acp.AgentSideConnection
-	mu      sync.Mutex
-	cancels map[string]context.CancelFunc
-	cwd     string
-	mcp     []string
-	turns   int
+	conn     *acp.AgentSideConnection // set before ready is closed
+	ready    chan struct{}
+	out      *exitWriter
+	mu       sync.Mutex
+	sessions map[string]*session
+	next     int
+}
+
+// c is the connection; handlers may run before Main has stored it.
+func (a *agent) c() *acp.AgentSideConnection {
+	<-a.ready
+	return a.conn
+}
+
+// session is one session's state.
+type session struct {
+	cwd    string
+	mcp    []string
+	turns  int
+	cancel context.CancelFunc // the running turn's
+}
+
+// exitWriter is the agent's stdout; once code is set, the next message
+// carrying a stopReason (the answer to the exit prompt) is written and the
+// process exits with code.
+type exitWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	code *int
+}
+
+func (e *exitWriter) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, err := e.w.Write(p)
+	if e.code != nil && bytes.Contains(p, []byte(`"stopReason"`)) {
+		os.Exit(*e.code)
+	}
+	return n, err
+}
+
+func (e *exitWriter) exitAfterAnswer(code int) {
+	e.mu.Lock()
+	e.code = &code
+	e.mu.Unlock()
 }
 
 func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
-	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber}, nil
+	r := acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber}
+	if os.Getenv(NoCloseVar) == "" {
+		r.AgentCapabilities.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
+	}
+	return r, nil
 }
 
 func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
@@ -69,32 +145,50 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 }
 
 func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
-	a.mu.Lock()
-	a.cwd = p.Cwd
+	s := &session{cwd: p.Cwd}
 	for _, m := range p.McpServers {
 		switch {
 		case m.Stdio != nil:
-			a.mcp = append(a.mcp, "stdio:"+m.Stdio.Name+":"+m.Stdio.Command)
+			s.mcp = append(s.mcp, "stdio:"+m.Stdio.Name+":"+m.Stdio.Command)
 		case m.Http != nil:
-			a.mcp = append(a.mcp, "http:"+m.Http.Name+":"+m.Http.Url)
+			s.mcp = append(s.mcp, "http:"+m.Http.Name+":"+m.Http.Url)
 		}
 	}
+	a.mu.Lock()
+	a.next++
+	id := fmt.Sprintf("sess-%d-%d", os.Getpid(), a.next)
+	a.sessions[id] = s
 	a.mu.Unlock()
 	fmt.Fprintf(os.Stderr, "test agent: session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
-	return acp.NewSessionResponse{SessionId: acp.SessionId(fmt.Sprintf("sess-%d", os.Getpid()))}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
 }
 
-func (a *agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
+// cancelTurn cancels the running turn of session id, if any.
+func (a *agent) cancelTurn(id acp.SessionId) {
 	a.mu.Lock()
-	c := a.cancels[string(p.SessionId)]
+	var c context.CancelFunc
+	if s := a.sessions[string(id)]; s != nil {
+		c = s.cancel
+	}
 	a.mu.Unlock()
 	if c != nil {
 		c()
 	}
+}
+
+func (a *agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
+	a.cancelTurn(p.SessionId)
 	return nil
 }
 
-func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+func (a *agent) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	if os.Getenv(NoCloseVar) != "" {
+		return acp.CloseSessionResponse{}, acp.NewMethodNotFound("session/close")
+	}
+	a.cancelTurn(p.SessionId)
+	a.mu.Lock()
+	delete(a.sessions, string(p.SessionId))
+	a.mu.Unlock()
 	return acp.CloseSessionResponse{}, nil
 }
 
@@ -117,9 +211,10 @@ func (a *agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.
 // say sends a text chunk, also after the turn was cancelled (an agent
 // sends what it has before it answers "cancelled").
 func (a *agent) say(_ context.Context, sid acp.SessionId, text string) {
-	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
+	_ = a.c().SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
 }
 
+// promptText is the text of the prompt's text blocks.
 func promptText(p acp.PromptRequest) string {
 	var b strings.Builder
 	for _, c := range p.Prompt {
@@ -127,22 +222,54 @@ func promptText(p acp.PromptRequest) string {
 			b.WriteString(c.Text.Text)
 		}
 	}
-	return strings.TrimSpace(b.String())
+	return b.String()
+}
+
+// logPrompt appends the prompt to the file PromptLogVar names, if any.
+func logPrompt(sid acp.SessionId, text string) {
+	name := os.Getenv(PromptLogVar)
+	if name == "" {
+		return
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test agent:", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.WriteString(string(sid) + "\t" + strings.ReplaceAll(text, "\n", `\n`) + "\n"); err != nil {
+		fmt.Fprintln(os.Stderr, "test agent:", err)
+	}
+}
+
+// startTurn counts a turn of session sid and returns its state then,
+// false if there is no such session.
+func (a *agent) startTurn(sid acp.SessionId, cancel context.CancelFunc) (turn int, cwd, mcp string, open int, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[string(sid)]
+	if s == nil {
+		return 0, "", "", 0, false
+	}
+	s.cancel = cancel
+	s.turns++
+	return s.turns, s.cwd, strings.Join(s.mcp, ","), len(a.sessions), true
 }
 
 func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	sid := p.SessionId
-	words := strings.Fields(promptText(p))
+	text := promptText(p)
+	logPrompt(sid, text)
+	words := strings.Fields(text)
 	if len(words) == 0 {
 		words = []string{"hello"}
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a.mu.Lock()
-	a.cancels[string(sid)] = cancel
-	a.turns++
-	turn, cwd, mcp := a.turns, a.cwd, strings.Join(a.mcp, ",")
-	a.mu.Unlock()
+	turn, cwd, mcp, open, ok := a.startTurn(sid, cancel)
+	if !ok {
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"sessionId": sid, "error": "no such session"})
+	}
 	end := func(r acp.StopReason) (acp.PromptResponse, error) { return acp.PromptResponse{StopReason: r}, nil }
 	switch words[0] {
 	case "hello":
@@ -151,10 +278,26 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say(ctx, sid, fmt.Sprintf("clock %d\n", time.Now().UnixNano()))
 	case "session":
 		a.say(ctx, sid, fmt.Sprintf("session %s cwd %s turn %d mcp [%s]\n", sid, cwd, turn, mcp))
+	case "sessions":
+		a.say(ctx, sid, fmt.Sprintf("sessions %d\n", open))
+	case "exit":
+		code, err := strconv.Atoi(strings.Join(words[1:], ""))
+		if err != nil {
+			a.say(ctx, sid, "exit error: want a code\n")
+			break
+		}
+		a.say(ctx, sid, "exiting\n")
+		a.out.exitAfterAnswer(code)
 	case "perm", "perm-only-allow":
 		a.permission(ctx, sid, words)
 	case "read":
-		a.read(ctx, sid, words)
+		a.read(ctx, sid, sid, words)
+	case "read-as":
+		if len(words) < 2 {
+			a.say(ctx, sid, "read error: no session\n")
+			break
+		}
+		a.read(ctx, sid, acp.SessionId(words[1]), words[1:])
 	case "write":
 		a.write(ctx, sid, words)
 	case "term":
@@ -189,7 +332,7 @@ func (a *agent) permission(ctx context.Context, sid acp.SessionId, words []strin
 	}
 	id := acp.ToolCallId("call-" + string(kind))
 	title := "Tool of kind " + string(kind)
-	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.StartToolCall(id, title, acp.WithStartKind(kind), acp.WithStartStatus(acp.ToolCallStatusPending))})
+	_ = a.c().SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.StartToolCall(id, title, acp.WithStartKind(kind), acp.WithStartStatus(acp.ToolCallStatusPending))})
 	opts := []acp.PermissionOption{{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "yes"}}
 	if words[0] == "perm" {
 		opts = append(opts,
@@ -200,7 +343,7 @@ func (a *agent) permission(ctx context.Context, sid acp.SessionId, words []strin
 	// Not ctx: the SDK cancels the turn's context on session/cancel, and
 	// the tests check the client's own answer ("cancelled") to a request
 	// pending at that moment.
-	resp, err := a.conn.RequestPermission(context.Background(), acp.RequestPermissionRequest{SessionId: sid, ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(kind)}, Options: opts})
+	resp, err := a.c().RequestPermission(context.Background(), acp.RequestPermissionRequest{SessionId: sid, ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(kind)}, Options: opts})
 	outcome := "cancelled"
 	switch {
 	case err != nil:
@@ -212,16 +355,17 @@ func (a *agent) permission(ctx context.Context, sid acp.SessionId, words []strin
 	if outcome == "yes" || outcome == "always" {
 		status = acp.ToolCallStatusCompleted
 	}
-	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateToolCall(id, acp.WithUpdateStatus(status))})
+	_ = a.c().SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateToolCall(id, acp.WithUpdateStatus(status))})
 	a.say(ctx, sid, "permission: "+outcome+"\n")
 }
 
-func (a *agent) read(ctx context.Context, sid acp.SessionId, words []string) {
+// read reads words[1] naming session as in the request, and tells sid.
+func (a *agent) read(ctx context.Context, sid, as acp.SessionId, words []string) {
 	if len(words) < 2 {
 		a.say(ctx, sid, "read error: no path\n")
 		return
 	}
-	r, err := a.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: sid, Path: words[1]})
+	r, err := a.c().ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: as, Path: words[1]})
 	if err != nil {
 		a.say(ctx, sid, "read error: "+err.Error()+"\n")
 		return
@@ -234,7 +378,7 @@ func (a *agent) write(ctx context.Context, sid acp.SessionId, words []string) {
 		a.say(ctx, sid, "write error: want a path and text\n")
 		return
 	}
-	_, err := a.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: sid, Path: words[1], Content: strings.Join(words[2:], " ")})
+	_, err := a.c().WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: sid, Path: words[1], Content: strings.Join(words[2:], " ")})
 	if err != nil {
 		a.say(ctx, sid, "write error: "+err.Error()+"\n")
 		return
@@ -247,22 +391,22 @@ func (a *agent) terminal(ctx context.Context, sid acp.SessionId, argv []string) 
 		a.say(ctx, sid, "terminal error: no command\n")
 		return
 	}
-	t, err := a.conn.CreateTerminal(ctx, acp.CreateTerminalRequest{SessionId: sid, Command: argv[0], Args: argv[1:], OutputByteLimit: acp.Ptr(64)})
+	t, err := a.c().CreateTerminal(ctx, acp.CreateTerminalRequest{SessionId: sid, Command: argv[0], Args: argv[1:], OutputByteLimit: acp.Ptr(64)})
 	if err != nil {
 		a.say(ctx, sid, "terminal error: "+err.Error()+"\n")
 		return
 	}
-	w, err := a.conn.WaitForTerminalExit(ctx, acp.WaitForTerminalExitRequest{SessionId: sid, TerminalId: t.TerminalId})
+	w, err := a.c().WaitForTerminalExit(ctx, acp.WaitForTerminalExitRequest{SessionId: sid, TerminalId: t.TerminalId})
 	if err != nil {
 		a.say(ctx, sid, "terminal error: "+err.Error()+"\n")
 		return
 	}
-	out, err := a.conn.TerminalOutput(ctx, acp.TerminalOutputRequest{SessionId: sid, TerminalId: t.TerminalId})
+	out, err := a.c().TerminalOutput(ctx, acp.TerminalOutputRequest{SessionId: sid, TerminalId: t.TerminalId})
 	if err != nil {
 		a.say(ctx, sid, "terminal error: "+err.Error()+"\n")
 		return
 	}
-	_, _ = a.conn.ReleaseTerminal(ctx, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: t.TerminalId})
+	_, _ = a.c().ReleaseTerminal(ctx, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: t.TerminalId})
 	code := -1
 	if w.ExitCode != nil {
 		code = *w.ExitCode

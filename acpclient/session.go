@@ -1,0 +1,300 @@
+package acpclient
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// SessionOptions configure a session opened with Client.NewSession.
+type SessionOptions struct {
+	// Cwd is the session cwd ("": the primary session's).
+	Cwd string
+	// MCPServers are passed in session/new.
+	MCPServers []acp.McpServer
+	// Rule answers permission requests when Ask is nil ("": the Client's
+	// Options.Rule).
+	Rule Rule
+	// Ask, if set, asks a person instead of Rule.
+	Ask AskFunc
+	// Observer receives the session's messages and events (nil: none).
+	Observer Observer
+}
+
+// Session is one ACP session on a Client's backend. Requests the agent
+// sends naming its id (permissions, files, terminals) are served with its
+// cwd, rule and observer; its tool calls and permission counts are its own.
+type Session struct {
+	c       *Client
+	id      string
+	cwd     string
+	roots   roots
+	rule    Rule
+	ask     AskFunc
+	obs     Observer
+	thread  *thread
+	primary bool
+
+	mu   sync.Mutex
+	turn *turn // the current turn, nil before the first
+}
+
+// turn is one Prompt; done is closed when it is cancelled (or its session
+// closed), which answers its pending permission requests "cancelled".
+type turn struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func (t *turn) cancel() { t.once.Do(func() { close(t.done) }) }
+
+// ID is the ACP session id.
+func (s *Session) ID() string { return s.id }
+
+// Cwd is the cwd sent in session/new.
+func (s *Session) Cwd() string { return s.cwd }
+
+// NewSession opens another session (session/new) on the client's backend.
+// The session lives until it is closed or the backend ends.
+func (c *Client) NewSession(ctx context.Context, o SessionOptions) (*Session, error) {
+	if o.Cwd == "" {
+		o.Cwd = c.primary.cwd
+	}
+	if o.Rule == "" {
+		o.Rule = c.opts.Rule
+	}
+	s, err := c.newSession(o, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.open(ctx, s, o.MCPServers); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newSession builds a session (not yet opened) with its roots: its cwd
+// and the agent's workspace.
+func (c *Client) newSession(o SessionOptions, primary bool) (*Session, error) {
+	s := &Session{c: c, cwd: o.Cwd, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary}
+	if s.obs == nil {
+		s.obs = nopObserver{}
+	}
+	s.thread = newThread(s.emit)
+	var err error
+	if s.roots, err = newRoots(s.cwd, c.opts.Launch.Workspace); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// open sends session/new and registers the session for routing.
+// Notifications the agent sends for it before its answer was handled here
+// find no session and are dropped (their lines reach Options.Observer).
+func (c *Client) open(ctx context.Context, s *Session, mcp []acp.McpServer) error {
+	if mcp == nil {
+		mcp = []acp.McpServer{}
+	}
+	resp, err := c.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: s.cwd, McpServers: mcp})
+	if err != nil {
+		return c.failure(ctx, ErrStart, "session/new", err)
+	}
+	s.id = string(resp.SessionId)
+	c.mu.Lock()
+	c.sessions[s.id] = s
+	c.mu.Unlock()
+	return nil
+}
+
+// session is the open session id names, or the JSON-RPC error the agent
+// gets for a request naming no open session.
+func (c *Client) session(id acp.SessionId) (*Session, error) {
+	c.mu.Lock()
+	s := c.sessions[string(id)]
+	c.mu.Unlock()
+	if s == nil {
+		return nil, &acp.RequestError{Code: -32602, Message: fmt.Sprintf("unknown session %q", id), Data: map[string]any{"sessionId": id}}
+	}
+	return s, nil
+}
+
+// open reports whether the session is open (not closed).
+func (s *Session) open() bool {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	return s.c.sessions[s.id] == s
+}
+
+// Close stops routing the agent's requests to the session (they are
+// refused from now on), answers its pending permission requests
+// "cancelled", kills its terminals, and sends session/close if the agent
+// advertised it (waiting at most the grace period for the answer). The
+// backend keeps running; Client.Close ends it.
+func (s *Session) Close() {
+	c := s.c
+	c.mu.Lock()
+	open := c.sessions[s.id] == s
+	if open {
+		delete(c.sessions, s.id)
+	}
+	c.mu.Unlock()
+	if !open {
+		return
+	}
+	s.mu.Lock()
+	if s.turn != nil {
+		s.turn.cancel()
+	}
+	s.mu.Unlock()
+	c.killTerminals(s.id)
+	if c.info.AgentCapabilities.SessionCapabilities.Close == nil || c.connClosed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Grace)
+	defer cancel()
+	_, _ = c.conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: acp.SessionId(s.id)})
+}
+
+type answer struct {
+	resp acp.PromptResponse
+	err  error
+}
+
+// Prompt runs one turn. When ctx ends first, the turn is cancelled
+// (session/cancel, the session's pending permission requests answered
+// "cancelled"); the error is then context.Cause(ctx), and the Result holds
+// what is known (the stop reason if the agent answered in time). If the
+// agent has not ended the turn within the grace period, the primary
+// session's backend is killed (its process group, terminals and marked
+// processes); another session is closed instead (Close), so the backend
+// its neighbours share keeps running, and the turn is left to the agent.
+// A closed session's Prompt fails at once.
+func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
+	if !s.open() {
+		return Result{SessionID: s.id}, fmt.Errorf("session %s is closed", s.id)
+	}
+	start := time.Now()
+	t := &turn{done: make(chan struct{})}
+	s.mu.Lock()
+	s.turn = t
+	s.mu.Unlock()
+	before := s.thread.permissions()
+	reqCtx, stopReq := context.WithCancel(context.Background())
+	defer stopReq()
+	done := make(chan answer, 1)
+	go func() {
+		r, err := s.c.conn.Prompt(reqCtx, acp.PromptRequest{SessionId: acp.SessionId(s.id), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		done <- answer{r, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-ctx.Done():
+		a = s.cancelTurn(t, done, stopReq)
+	}
+	res := Result{SessionID: s.id, Duration: time.Since(start), Permissions: s.thread.permissions().minus(before), StopReason: a.resp.StopReason}
+	if ctx.Err() != nil {
+		return res, context.Cause(ctx)
+	}
+	if a.err != nil {
+		return res, s.c.failure(ctx, ErrCrash, "the turn", a.err)
+	}
+	return res, nil
+}
+
+// cancelTurn cancels t and waits the grace period for the agent's answer;
+// past it, the primary session's backend is killed and another session
+// closed (see Prompt).
+func (s *Session) cancelTurn(t *turn, done <-chan answer, stopReq func()) answer {
+	t.cancel()
+	_ = s.c.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: acp.SessionId(s.id)})
+	timer := time.NewTimer(s.c.opts.Grace)
+	defer timer.Stop()
+	select {
+	case a := <-done:
+		return a
+	case <-timer.C:
+	}
+	if s.primary {
+		s.c.killAll()
+	} else {
+		s.Close()
+		stopReq()
+	}
+	return <-done
+}
+
+func (p Permissions) minus(q Permissions) Permissions {
+	return Permissions{Allowed: p.Allowed - q.Allowed, Denied: p.Denied - q.Denied, Cancelled: p.Cancelled - q.Cancelled}
+}
+
+func (s *Session) emit(e Event) { s.obs.Event(e) }
+
+// update turns one of the agent's session updates into events.
+func (s *Session) update(u acp.SessionUpdate) {
+	switch {
+	case u.AgentMessageChunk != nil:
+		if t := u.AgentMessageChunk.Content.Text; t != nil {
+			s.emit(Event{Kind: EventText, Text: t.Text})
+		}
+	case u.AgentThoughtChunk != nil:
+		if t := u.AgentThoughtChunk.Content.Text; t != nil {
+			s.emit(Event{Kind: EventThought, Text: t.Text})
+		}
+	case u.ToolCall != nil:
+		s.thread.started(u.ToolCall)
+	case u.ToolCallUpdate != nil:
+		s.thread.updated(u.ToolCallUpdate)
+	case u.Plan != nil:
+		s.emit(Event{Kind: EventPlan, Plan: u.Plan.Entries})
+	}
+}
+
+// requestPermission answers with Ask or the Rule; once the turn is
+// cancelled every request is answered "cancelled".
+func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	call := s.thread.awaiting(req.ToolCall)
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	var turnDone chan struct{}
+	if t != nil {
+		turnDone = t.done
+	}
+	d, cancelled := s.decide(ctx, turnDone, call, req.Options)
+	s.thread.decided(call.ID, d, cancelled)
+	if cancelled || d.OptionID == "" {
+		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}
+	}
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(d.OptionID)}}}
+}
+
+func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (Decision, bool) {
+	if turn != nil {
+		select {
+		case <-turn:
+			return Decision{}, true
+		default:
+		}
+	}
+	if s.ask == nil {
+		return Decide(s.rule, call.Kind, options), false
+	}
+	actx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-turn:
+			stop()
+		case <-actx.Done():
+		}
+	}()
+	d, err := s.ask(actx, call, options)
+	if err != nil {
+		return Decision{}, true
+	}
+	return d, false
+}
