@@ -64,15 +64,7 @@ func (a *applyEvents) fire(res *reconcile.Result) {
 	if a == nil || res == nil || res.DryRun {
 		return
 	}
-	files := map[string][]string{}
-	for _, it := range res.Items {
-		switch it.Action {
-		case reconcile.ActCreate, reconcile.ActUpdate, reconcile.ActDelete, reconcile.ActRestore:
-			for _, ag := range it.Agents {
-				files[ag] = append(files[ag], it.Path)
-			}
-		}
-	}
+	files := changedFiles(res)
 	now := time.Now()
 	pruned := map[string]bool{}
 	for _, name := range res.Pruned {
@@ -133,4 +125,19 @@ func sourceUpdated(ctx context.Context, g *globals, cfg *schema.Config, bg *back
 	}
 	bus.Publish(hooks.Event{Name: "source:updated", Data: map[string]any{"source": name, "from": from, "to": to}})
 	bg.add(&applyEvents{bus: bus})
+}
+
+// changedFiles is, per agent, the files an apply created, updated,
+// deleted or restored.
+func changedFiles(res *reconcile.Result) map[string][]string {
+	files := map[string][]string{}
+	for _, it := range res.Items {
+		switch it.Action {
+		case reconcile.ActCreate, reconcile.ActUpdate, reconcile.ActDelete, reconcile.ActRestore:
+			for _, ag := range it.Agents {
+				files[ag] = append(files[ag], it.Path)
+			}
+		}
+	}
+	return files
 }

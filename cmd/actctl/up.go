@@ -137,13 +137,9 @@ func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
 	u.cfg.Store(cfg)
 	u.setBus(cfg)
 	changed := map[string]bool{}
-	if res != nil {
-		for _, it := range res.Items {
-			if it.Action != reconcile.ActNone {
-				for _, a := range it.Agents {
-					changed[a] = true
-				}
-			}
+	if res != nil && err == nil {
+		for a := range changedFiles(res) {
+			changed[a] = true
 		}
 	}
 	u.m.Sync(u.specs(cfg, changed, cycle))
