@@ -162,10 +162,10 @@ func TestUpLifecycle(t *testing.T) {
 	if st["helper"].Process != nil {
 		t.Errorf("helper (no autoStart) runs: %+v", st["helper"].Process)
 	}
-	if b, _ := os.ReadFile(filepath.Join(root, "triage", ".heartbeat")); string(b) != "check the queue" {
+	if b, _ := os.ReadFile(filepath.Join(home, "instances", "triage", ".heartbeat")); string(b) != "check the queue" {
 		t.Errorf(".heartbeat = %q", b)
 	}
-	if b, _ := os.ReadFile(filepath.Join(root, "api", ".actant.json")); !strings.Contains(string(b), `"pid": `+strconv.Itoa(pids["api"])) {
+	if b, _ := os.ReadFile(filepath.Join(home, "instances", "api", ".actant.json")); !strings.Contains(string(b), `"pid": `+strconv.Itoa(pids["api"])) {
 		t.Errorf("api's .actant.json lacks its pid:\n%s", b)
 	}
 
@@ -175,7 +175,7 @@ func TestUpLifecycle(t *testing.T) {
 	}
 
 	// Prompts: an employee's task, a service's new session.
-	if r := actctl(t, root, home, "prompt", "triage", "-p", "hello"); r.Code != 0 || !strings.Contains(r.Stdout, "hello") {
+	if r := actctl(t, root, home, "prompt", "triage", "-p", "hello"); r.Code != 0 || !strings.Contains(r.Stdout, "Hello from the test agent") {
 		t.Fatalf("prompt triage: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	r := actctl(t, root, home, "prompt", "api", "-p", "session", "-o", "json")
