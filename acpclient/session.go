@@ -173,6 +173,12 @@ type answer struct {
 // its neighbours share keeps running, and the turn is left to the agent.
 // A closed session's Prompt fails at once.
 func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
+	return s.PromptBlocks(ctx, []acp.ContentBlock{acp.TextBlock(text)})
+}
+
+// PromptBlocks is Prompt with the prompt's content blocks as a client
+// sent them (a session lease passes an editor's prompt through whole).
+func (s *Session) PromptBlocks(ctx context.Context, blocks []acp.ContentBlock) (Result, error) {
 	if !s.open() {
 		return Result{SessionID: s.id}, fmt.Errorf("session %s is closed", s.id)
 	}
@@ -186,7 +192,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 	defer stopReq()
 	done := make(chan answer, 1)
 	go func() {
-		r, err := s.c.conn.Prompt(reqCtx, acp.PromptRequest{SessionId: acp.SessionId(s.id), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		r, err := s.c.conn.Prompt(reqCtx, acp.PromptRequest{SessionId: acp.SessionId(s.id), Prompt: blocks})
 		done <- answer{r, err}
 	}()
 	var a answer

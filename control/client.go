@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,3 +98,45 @@ func broken(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("%w: %w", ErrGone, err)
 }
+
+// Upgrade sends req (OpLease) and, once up has accepted it, returns the
+// connection as a raw byte stream in both directions; up's refusal is the
+// error (a *ExitError with its message).
+func (c *Client) Upgrade(req Request) (io.ReadWriteCloser, error) {
+	if c.used {
+		return nil, errors.New("control: one request per connection: Dial again")
+	}
+	c.used = true
+	line, err := json.Marshal(req)
+	if err == nil {
+		_, err = c.conn.Write(append(line, '\n'))
+	}
+	if err != nil {
+		c.conn.Close()
+		return nil, broken(context.Background(), err)
+	}
+	br := bufio.NewReader(c.conn)
+	answer, err := br.ReadBytes('\n')
+	var w wire
+	if err == nil {
+		err = json.Unmarshal(answer, &w)
+	}
+	if err != nil {
+		c.conn.Close()
+		return nil, broken(context.Background(), err)
+	}
+	if err := (Final{Error: w.Error, Code: w.Code}).Err(); err != nil {
+		c.conn.Close()
+		return nil, err
+	}
+	return &stream{Reader: br, conn: c.conn}, nil
+}
+
+// stream reads what the answer's reader buffered, then the connection.
+type stream struct {
+	io.Reader
+	conn net.Conn
+}
+
+func (s *stream) Write(p []byte) (int, error) { return s.conn.Write(p) }
+func (s *stream) Close() error                { return s.conn.Close() }

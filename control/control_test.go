@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -58,6 +59,11 @@ func shortRoot(t *testing.T) string {
 
 // serve runs h as root's up until the test ends.
 func serve(t *testing.T, root string, h HandlerFunc) {
+	t.Helper()
+	serveHandler(t, root, h)
+}
+
+func serveHandler(t *testing.T, root string, h Handler) {
 	t.Helper()
 	o, err := Acquire(root)
 	if err != nil {
@@ -544,5 +550,66 @@ func TestAcquireActantIsFile(t *testing.T) {
 	}
 	if _, err := Dial(root); !errors.Is(err, ErrNoUp) {
 		t.Fatalf("Dial = %v, want ErrNoUp", err)
+	}
+}
+
+// echoUpgrader serves lease streams by echoing each line back upper-cased,
+// and refuses agent "down".
+type echoUpgrader struct{ HandlerFunc }
+
+func (echoUpgrader) Upgrade(ctx context.Context, req Request) (func(context.Context, io.Reader, io.Writer) error, error) {
+	if req.Agent == "down" {
+		return nil, errors.New("agent down is not running")
+	}
+	return func(ctx context.Context, r io.Reader, w io.Writer) error {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if _, err := fmt.Fprintln(w, strings.ToUpper(sc.Text())); err != nil {
+				return err
+			}
+		}
+		return sc.Err()
+	}, nil
+}
+
+// TestUpgrade: a lease request, once accepted, carries raw bytes both
+// ways (also bytes sent right behind the request); a refusal is an error.
+func TestUpgrade(t *testing.T) {
+	root := shortRoot(t)
+	serveHandler(t, root, echoUpgrader{})
+	c, err := Dial(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := c.Upgrade(Request{Op: OpLease, Agent: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	if _, err := io.WriteString(rw, "hello\nworld\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(rw)
+	for _, want := range []string{"HELLO\n", "WORLD\n"} {
+		if got, err := br.ReadString('\n'); got != want {
+			t.Fatalf("read %q, %v; want %q", got, err, want)
+		}
+	}
+	c, err = Dial(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Upgrade(Request{Op: OpLease, Agent: "down"}); err == nil || err.Error() != "agent down is not running" {
+		t.Fatalf("refused lease: %v", err)
+	}
+	// A handler that does not take leases refuses them.
+	other := shortRoot(t)
+	serve(t, other, func(ctx context.Context, req Request, out *Stream) (any, error) { return nil, nil })
+	c, err = Dial(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Upgrade(Request{Op: OpLease}); err == nil || !strings.Contains(err.Error(), `does not serve "lease"`) {
+		t.Fatalf("lease to a plain handler: %v", err)
 	}
 }

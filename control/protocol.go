@@ -14,9 +14,12 @@ const (
 	OpRestart = "restart"
 	OpPrompt  = "prompt"
 	OpLogs    = "logs"
+	// OpLease turns the connection into a raw ACP stream to a warm
+	// agent (docs/runtime.md, "Session leases"): see Upgrader and Stream.
+	OpLease = "lease"
 )
 
-var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true}
+var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true, OpLease: true}
 
 // Request is what a command asks of up: one per connection.
 type Request struct {

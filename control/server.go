@@ -103,6 +103,10 @@ func serveConn(ctx context.Context, conn net.Conn, h Handler) {
 		out.finish(nil, err)
 		return
 	}
+	if req.Op == OpLease {
+		upgrade(ctx, req, h, out, br, conn)
+		return
+	}
 	gone := make(chan struct{})
 	go func() {
 		defer close(gone)
@@ -113,6 +117,29 @@ func serveConn(ctx context.Context, conn net.Conn, h Handler) {
 	out.finish(result, err)
 	conn.Close()
 	<-gone
+}
+
+// Upgrader is a Handler that also takes requests whose answer turns the
+// connection into a raw byte stream (OpLease): Upgrade either refuses the
+// request (its error is the final frame) or returns the function that
+// serves the stream once the final frame {"done":true} was written. ctx
+// ends, and the stream's reads fail, when Serve stops.
+type Upgrader interface {
+	Upgrade(ctx context.Context, req Request) (func(ctx context.Context, r io.Reader, w io.Writer) error, error)
+}
+
+func upgrade(ctx context.Context, req Request, h Handler, out *Stream, br *bufio.Reader, conn net.Conn) {
+	u, ok := h.(Upgrader)
+	if !ok {
+		out.finish(nil, fmt.Errorf("actctl up does not serve %q requests", req.Op))
+		return
+	}
+	serve, err := u.Upgrade(ctx, req)
+	out.finish(nil, err)
+	if err != nil {
+		return
+	}
+	_ = serve(ctx, br, conn)
 }
 
 // readRequest reads the request line.
