@@ -53,6 +53,7 @@ templates: reviewer: {
 		{"workDir is the root", base + "agents: a: {template: \"reviewer\", workDir: \"/\"}\n", []string{"agents.a.workDir: workDir / is the root of the file system"}, "13:44"},
 		{"workDir is .git", base + "agents: a: {template: \"reviewer\", workDir: \".git\"}\n", []string{"agents.a.workDir: workDir", ".git is inside a .git directory"}, "13:44"},
 		{"workDir inside home", base + "agents: a: {template: \"reviewer\", workDir: \"HOME/projects/x\"}\n", []string{"is inside the actctl home"}, ""},
+		{"leaseTTL not a duration", "archetypes: service: leaseTTL: \"soon\"\n", []string{`archetypes.service.leaseTTL: leaseTTL "soon": want a positive duration`}, "3:32"},
 		{"unknown top-level field", base + "agent: a: template: \"reviewer\"\n", []string{`unknown top-level field "agent"`, `did you mean "agents"`}, ""},
 		{"unknown agent field", base + "agents: a: {template: \"reviewer\", wrkDir: \".\"}\n", []string{"agents.a.wrkDir", "not allowed"}, ""},
 	}

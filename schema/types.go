@@ -225,6 +225,9 @@ type Archetype struct {
 	WorkDirConflict  string   `json:"workDirConflict"`
 	Gitignore        []string `json:"gitignore"`
 	Materialize      string   `json:"materialize"`
+	// LeaseTTL is how long a leased session outlives its client (a Go
+	// duration; "" means 30 minutes).
+	LeaseTTL string `json:"leaseTTL,omitempty"`
 }
 
 // Allows reports whether the archetype allows interaction mode m.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // namePattern is what every component and agent name must match: it keeps
@@ -49,6 +50,13 @@ func (c *Config) Validate() Diagnostics {
 	checkNames("templates", localKeys(c.Templates))
 	checkNames("agents", slices.Sorted(maps.Keys(c.Agents)))
 
+	for _, name := range slices.Sorted(maps.Keys(c.Archetypes)) {
+		if ttl := c.Archetypes[name].LeaseTTL; ttl != "" {
+			if d, err := time.ParseDuration(ttl); err != nil || d <= 0 {
+				add(c.Diag(Path("archetypes", name, "leaseTTL"), "leaseTTL %q: want a positive duration such as \"30m\" or \"2h\"", ttl))
+			}
+		}
+	}
 	for _, name := range localKeys(c.MCPServers) {
 		s := c.MCPServers[name]
 		if name == ActctlServer {

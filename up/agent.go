@@ -37,6 +37,7 @@ type agent struct {
 	starts   int    // process:start events so far
 	fails    int    // process:crash events so far
 	stopSup  context.CancelFunc
+	leases   map[string]*leased // sessions held for lease clients, by id
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {

@@ -28,6 +28,9 @@ type Spec struct {
 	// (its files, its launch command, its schedule): the agent is then
 	// restarted between two turns.
 	Digest string
+	// LeaseTTL is how long a leased session outlives its client
+	// (0: DefaultLeaseTTL).
+	LeaseTTL time.Duration
 }
 
 // employee reports whether the agent runs a task queue.

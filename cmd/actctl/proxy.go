@@ -29,6 +29,7 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "template", Aliases: []string{"t"}, Usage: "create AGENT from `TEMPLATE` when it is not declared"},
 			&cli.StringFlag{Name: "cwd", Usage: "the client's project `DIR` (default: the current directory, which Zed sets to the project)"},
+			&cli.BoolFlag{Name: "lease", Usage: "lease sessions on the warm AGENT that the running actctl up holds, instead of starting a backend"},
 		},
 		OnUsageError: usageErrors,
 		Action:       proxyCmd,
@@ -62,6 +63,12 @@ func proxyCmd(c *cli.Context) error {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := signal.NotifyContext(context.Background(), proxy.Signals...)
 	defer cancel()
+	if c.Bool("lease") {
+		if c.IsSet("template") {
+			return usageError("proxy: --lease serves a declared agent that actctl up runs; -t does not go with it")
+		}
+		return proxyLease(ctx, g, c.Args().First())
+	}
 
 	s, err := newProxySession(ctx, g, c.Args().First(), c.String("template"), c.String("cwd"))
 	if err != nil {

@@ -196,7 +196,11 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, changed bool, cycle int) (up
 	if changed {
 		fmt.Fprintf(h, "files changed in cycle %d", cycle)
 	}
-	return up.Spec{Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
+	var ttl time.Duration
+	if r.Archetype.LeaseTTL != "" {
+		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
+	}
+	return up.Spec{LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
 		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: hex.EncodeToString(h.Sum(nil))}, nil
 }
 

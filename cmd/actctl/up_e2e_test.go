@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/acptestagent"
+	acp "github.com/coder/acp-go-sdk"
 )
 
 const upNoUp = "no actctl up is running for this workspace; start it with `actctl up`"
@@ -266,5 +267,48 @@ func TestUpBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".actant")); !os.IsNotExist(err) {
 		t.Errorf("a refused up wrote .actant: %v", err)
+	}
+}
+
+// TestProxyLease: `proxy --lease` without up answers initialize with the
+// reason; with up, two editors get sessions on the one warm process, each
+// in its own cwd, and the warm agent is not started again.
+func TestProxyLease(t *testing.T) {
+	root, home := upWorkspace(t)
+	c := startProxy(t, root, home, "api", "--lease")
+	m := c.call(0, acp.AgentMethodInitialize, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+	if !strings.Contains(string(m["error"]), "no actctl up is running for this workspace") {
+		t.Fatalf("initialize without up: %s", m)
+	}
+	c.in.Close()
+	if err := c.cmd.Wait(); err == nil {
+		t.Error("proxy --lease exited 0 without up")
+	}
+
+	p := startUp(t, root, home)
+	var pid int
+	for range 2 {
+		if m := p.waitLine(`up: (api|triage): process:start pid (\d+)`); m[1] == "api" {
+			pid, _ = strconv.Atoi(m[2])
+		}
+	}
+	for i, cwd := range []string{t.TempDir(), t.TempDir()} {
+		e := startProxy(t, root, home, "api", "--lease")
+		e.initialize()
+		m := e.call(1, acp.AgentMethodSessionNew, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+		var s acp.NewSessionResponse
+		if err := json.Unmarshal(m["result"], &s); err != nil || !strings.HasPrefix(string(s.SessionId), "sess-"+strconv.Itoa(pid)+"-") {
+			t.Fatalf("editor %d: session/new on pid %d: %s", i, pid, m)
+		}
+		e.close()
+	}
+	if st := upStatus(t, root, home)["api"].Process; st == nil || st.PID != pid || st.Up.Restarts != 0 {
+		t.Errorf("api after two leases: %+v", st)
+	}
+	// A stopped agent is refused with the reason.
+	actctl(t, root, home, "stop", "api")
+	e := startProxy(t, root, home, "api", "--lease")
+	if m := e.call(0, acp.AgentMethodInitialize, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); !strings.Contains(string(m["error"]), "agent api is stopped") {
+		t.Errorf("initialize on a stopped agent: %s", m)
 	}
 }

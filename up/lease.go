@@ -1,0 +1,320 @@
+package up
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/control"
+)
+
+// DefaultLeaseTTL is how long a leased session outlives its client's
+// disconnect when the archetype sets no leaseTTL.
+const DefaultLeaseTTL = 30 * time.Minute
+
+// Upgrade answers a lease request (docs/runtime.md, "Session leases"):
+// the connection becomes an ACP stream in which up plays the agent, and
+// every session the client opens is a session on the agent's warm
+// process. An agent that is not running is refused at once.
+func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(context.Context, io.Reader, io.Writer) error, error) {
+	a, err := m.agent(req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	c := a.client
+	a.mu.Unlock()
+	if st := a.sup.Status(); st.State != "running" || c == nil {
+		return nil, fmt.Errorf("agent %s is %s: there is no warm process to lease (actctl start %s)", a.name, st.State, a.name)
+	}
+	return func(ctx context.Context, r io.Reader, w io.Writer) error {
+		a.serveLease(ctx, c, r, w)
+		return nil
+	}, nil
+}
+
+// serveLease serves one lease client until it goes, the process ends, or
+// up stops; its sessions are then left idle for the lease TTL.
+func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, r io.Reader, w io.Writer) {
+	lc := &leaseConn{a: a, c: c, ready: make(chan struct{})}
+	conn := acp.NewAgentSideConnection(lc, w, r)
+	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	lc.conn = conn
+	close(lc.ready)
+	select {
+	case <-conn.Done():
+	case <-c.Done():
+	case <-ctx.Done():
+	}
+	a.detach(lc)
+}
+
+// leaseConn is one lease client: the ACP agent side of its connection.
+type leaseConn struct {
+	a     *agent
+	c     *acpclient.Client
+	ready chan struct{} // closed once conn is set
+	conn  *acp.AgentSideConnection
+}
+
+// peer is the connection to the client (its handlers may run before
+// NewAgentSideConnection has returned).
+func (lc *leaseConn) peer() *acp.AgentSideConnection {
+	<-lc.ready
+	return lc.conn
+}
+
+// leased is a session on the warm process held for lease clients.
+type leased struct {
+	a    *agent
+	c    *acpclient.Client
+	sess *acpclient.Session
+
+	mu     sync.Mutex
+	owner  *leaseConn         // nil while idle
+	idle   chan struct{}      // closed to stop the idle timer
+	cancel context.CancelFunc // of the running turn
+}
+
+var _ acp.Agent = (*leaseConn)(nil)
+var _ acp.AgentLoader = (*leaseConn)(nil)
+
+// Initialize is answered from the warm process's own answer: the agent
+// is not initialized twice. Sessions can be resumed and loaded (a lease
+// client that comes back) and listed and closed, whatever the agent says.
+func (lc *leaseConn) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+	resp := lc.c.AgentInfo()
+	caps := &resp.AgentCapabilities
+	caps.LoadSession = true
+	caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
+	caps.SessionCapabilities.List = &acp.SessionListCapabilities{}
+	caps.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
+	return resp, nil
+}
+
+func (lc *leaseConn) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	l := &leased{a: lc.a, c: lc.c, owner: lc}
+	sess, err := lc.c.NewSession(ctx, acpclient.SessionOptions{Cwd: p.Cwd, MCPServers: p.McpServers, Observer: l, Ask: l.ask})
+	if err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	l.sess = sess
+	lc.a.mu.Lock()
+	if lc.a.leases == nil {
+		lc.a.leases = map[string]*leased{}
+	}
+	lc.a.leases[sess.ID()] = l
+	lc.a.mu.Unlock()
+	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.ID())}, nil
+}
+
+// session returns the leased session id, if it is this client's; with
+// take, an idle one becomes this client's (resume, load).
+func (lc *leaseConn) session(id acp.SessionId, take bool) (*leased, error) {
+	lc.a.mu.Lock()
+	l := lc.a.leases[string(id)]
+	lc.a.mu.Unlock()
+	if l == nil || l.c != lc.c {
+		return nil, acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "unknown session (it expired, was closed, or ended with the agent's process)"})
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.owner == nil && take {
+		l.owner = lc
+		if l.idle != nil {
+			close(l.idle)
+			l.idle = nil
+		}
+	}
+	if l.owner != lc {
+		return nil, acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "the session is leased by another client"})
+	}
+	return l, nil
+}
+
+func (lc *leaseConn) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	_, err := lc.session(p.SessionId, true)
+	return acp.LoadSessionResponse{}, err
+}
+
+func (lc *leaseConn) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	_, err := lc.session(p.SessionId, true)
+	return acp.ResumeSessionResponse{}, err
+}
+
+func (lc *leaseConn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	l, err := lc.session(p.SessionId, false)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	// The turn belongs to the session, not to this request: a client
+	// that disconnects leaves it running (cancel is session/cancel).
+	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	l.mu.Lock()
+	l.cancel = cancel
+	l.mu.Unlock()
+	res, err := l.sess.PromptBlocks(tctx, p.Prompt)
+	if err != nil && res.StopReason != "" && tctx.Err() != nil {
+		err = nil // cancelled, and the agent answered "cancelled" in time
+	}
+	return acp.PromptResponse{StopReason: res.StopReason}, err
+}
+
+func (lc *leaseConn) Cancel(ctx context.Context, p acp.CancelNotification) error {
+	l, err := lc.session(p.SessionId, false)
+	if err != nil {
+		return nil
+	}
+	l.mu.Lock()
+	cancel := l.cancel
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return nil
+}
+
+func (lc *leaseConn) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	l, err := lc.session(p.SessionId, false)
+	if err != nil {
+		return acp.CloseSessionResponse{}, err
+	}
+	lc.a.drop(l)
+	return acp.CloseSessionResponse{}, nil
+}
+
+// ListSessions lists this client's sessions and the idle ones it may
+// resume.
+func (lc *leaseConn) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	lc.a.mu.Lock()
+	defer lc.a.mu.Unlock()
+	for id, l := range lc.a.leases {
+		l.mu.Lock()
+		mine := l.c == lc.c && (l.owner == lc || l.owner == nil)
+		l.mu.Unlock()
+		if mine {
+			out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(id), Cwd: l.sess.Cwd()})
+		}
+	}
+	return out, nil
+}
+
+func (lc *leaseConn) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound("session/set_mode")
+}
+
+func (lc *leaseConn) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound("session/set_config_option")
+}
+
+// Message forwards the agent's session/update notifications of the
+// session to the client that owns it (none while idle).
+func (l *leased) Message(line []byte) {
+	if !strings.Contains(string(line), `"session/update"`) {
+		return
+	}
+	var msg struct {
+		Method string                  `json:"method"`
+		Params acp.SessionNotification `json:"params"`
+	}
+	if json.Unmarshal(line, &msg) != nil || msg.Method != "session/update" {
+		return
+	}
+	if owner := l.ownerConn(); owner != nil {
+		_ = owner.peer().SessionUpdate(context.Background(), msg.Params)
+	}
+}
+
+func (l *leased) Event(acpclient.Event) {}
+
+func (l *leased) ownerConn() *leaseConn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.owner
+}
+
+// ask passes a permission request to the owning client, with the agent's
+// own options; an idle session's requests are answered "cancelled".
+func (l *leased) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (acpclient.Decision, error) {
+	owner := l.ownerConn()
+	if owner == nil {
+		return acpclient.Decision{}, errors.New("no client holds the session")
+	}
+	title, kind := call.Title, call.Kind
+	resp, err := owner.peer().RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: acp.SessionId(l.sess.ID()),
+		ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(call.ID), Title: &title, Kind: &kind}, Options: options})
+	if err != nil || resp.Outcome.Selected == nil {
+		return acpclient.Decision{}, err
+	}
+	id := string(resp.Outcome.Selected.OptionId)
+	for _, o := range options {
+		if string(o.OptionId) == id {
+			allowed := o.Kind == acp.PermissionOptionKindAllowOnce || o.Kind == acp.PermissionOptionKindAllowAlways
+			return acpclient.Decision{OptionID: id, Allowed: allowed}, nil
+		}
+	}
+	return acpclient.Decision{}, fmt.Errorf("the client chose option %q, which the agent did not offer", id)
+}
+
+// detach leaves lc's sessions idle: each expires after the lease TTL
+// unless a client resumes it.
+func (a *agent) detach(lc *leaseConn) {
+	a.mu.Lock()
+	ttl := a.spec.LeaseTTL
+	var mine []*leased
+	for _, l := range a.leases {
+		mine = append(mine, l)
+	}
+	a.mu.Unlock()
+	if ttl <= 0 {
+		ttl = DefaultLeaseTTL
+	}
+	for _, l := range mine {
+		l.mu.Lock()
+		if l.owner != lc {
+			l.mu.Unlock()
+			continue
+		}
+		l.owner = nil
+		stop := make(chan struct{})
+		l.idle = stop
+		l.mu.Unlock()
+		t := a.m.opts.Clock.NewTimer(ttl)
+		go func() {
+			defer t.Stop()
+			select {
+			case <-t.C():
+				a.m.opts.Logf("%s: leased session %s idle for %s: closed", a.name, l.sess.ID(), ttl)
+				a.drop(l)
+			case <-stop:
+			case <-l.c.Done():
+				a.drop(l)
+			}
+		}()
+	}
+}
+
+// drop closes a leased session and forgets it.
+func (a *agent) drop(l *leased) {
+	a.mu.Lock()
+	if a.leases[l.sess.ID()] == l {
+		delete(a.leases, l.sess.ID())
+	}
+	a.mu.Unlock()
+	l.sess.Close()
+}

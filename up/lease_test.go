@@ -1,0 +1,235 @@
+package up
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/control"
+)
+
+// leaseClient is an editor on a lease: it records the text each of its
+// sessions receives and the permission requests it is asked, answering
+// with the option it is told to choose.
+type leaseClient struct {
+	conn   *acp.ClientSideConnection
+	close  func()
+	choose string
+
+	mu    sync.Mutex
+	text  map[acp.SessionId]*strings.Builder
+	asked []acp.RequestPermissionRequest
+}
+
+func (c *leaseClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n.Update.AgentMessageChunk != nil && n.Update.AgentMessageChunk.Content.Text != nil {
+		if c.text[n.SessionId] == nil {
+			c.text[n.SessionId] = &strings.Builder{}
+		}
+		c.text[n.SessionId].WriteString(n.Update.AgentMessageChunk.Content.Text.Text)
+	}
+	return nil
+}
+
+func (c *leaseClient) RequestPermission(_ context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.asked = append(c.asked, r)
+	c.mu.Unlock()
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(c.choose), Outcome: "selected"}}}, nil
+}
+
+func (c *leaseClient) said(sid acp.SessionId) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.text[sid]; b != nil {
+		return b.String()
+	}
+	return ""
+}
+
+func (c *leaseClient) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound("fs/read_text_file")
+}
+func (c *leaseClient) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound("fs/write_text_file")
+}
+func (c *leaseClient) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound("terminal/create")
+}
+func (c *leaseClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, nil
+}
+func (c *leaseClient) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, nil
+}
+func (c *leaseClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, nil
+}
+func (c *leaseClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, nil
+}
+
+// lease connects a client to agent's lease, as `proxy --lease` does
+// through the control socket (here over a pipe).
+func (h *harness) lease(agent, choose string) *leaseClient {
+	h.t.Helper()
+	serve, err := h.m.Upgrade(context.Background(), control.Request{Op: control.OpLease, Agent: agent})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ours, theirs := net.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = serve(context.Background(), theirs, theirs)
+		theirs.Close()
+	}()
+	c := &leaseClient{choose: choose, text: map[acp.SessionId]*strings.Builder{}}
+	c.conn = acp.NewClientSideConnection(c, ours, ours)
+	c.close = func() { ours.Close(); <-done }
+	h.t.Cleanup(c.close)
+	if _, err := c.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+func (c *leaseClient) newSession(t testing.TB, cwd string) acp.SessionId {
+	t.Helper()
+	r, err := c.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.SessionId
+}
+
+func (c *leaseClient) prompt(sid acp.SessionId, text string) (acp.PromptResponse, error) {
+	return c.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: sid, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+}
+
+// TestLeaseTwoClients: two clients on one warm service get sessions on
+// the same process, each with its own cwd, and see only their own
+// updates and permission requests.
+func TestLeaseTwoClients(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{service(t, "api")})
+	pid := h.wait("process:start", "api").Data["pid"].(int)
+	a, b := h.lease("api", "yes"), h.lease("api", "no")
+	cwdA, cwdB := t.TempDir(), t.TempDir()
+	sa, sb := a.newSession(t, cwdA), b.newSession(t, cwdB)
+	if sa == sb {
+		t.Fatalf("one session id for two clients: %s", sa)
+	}
+	for _, x := range []struct {
+		c   *leaseClient
+		sid acp.SessionId
+		cwd string
+	}{{a, sa, cwdA}, {b, sb, cwdB}} {
+		if r, err := x.c.prompt(x.sid, "session"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt: %+v %v", r, err)
+		}
+		said := x.c.said(x.sid)
+		if !strings.Contains(said, "cwd "+x.cwd) || !strings.HasPrefix(said, "session sess-"+strconv.Itoa(pid)+"-") {
+			t.Errorf("session %s said %q, want its cwd %s on pid %d", x.sid, said, x.cwd, pid)
+		}
+	}
+	if a.said(sb) != "" || b.said(sa) != "" {
+		t.Errorf("updates crossed: a saw %q, b saw %q", a.said(sb), b.said(sa))
+	}
+	// Permission requests go to the owner only, answered with its choice.
+	if _, err := a.prompt(sa, "perm edit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.prompt(sb, "perm read"); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.asked) != 1 || *a.asked[0].ToolCall.Kind != acp.ToolKindEdit || len(b.asked) != 1 || *b.asked[0].ToolCall.Kind != acp.ToolKindRead {
+		t.Fatalf("permission requests: a %d, b %d", len(a.asked), len(b.asked))
+	}
+	if !strings.Contains(a.said(sa), "permission: yes") || !strings.Contains(b.said(sb), "permission: no") {
+		t.Errorf("answers: a %q, b %q", a.said(sa), b.said(sb))
+	}
+	// A client cannot use another's session.
+	if _, err := b.prompt(sa, "hello"); err == nil || !strings.Contains(err.Error(), "leased by another client") {
+		t.Errorf("b prompting a's session: %v", err)
+	}
+}
+
+// TestLeaseResumeAndExpiry: a client that goes leaves its session idle; a
+// new client resumes it by id; an idle session expires after the TTL.
+func TestLeaseResumeAndExpiry(t *testing.T) {
+	h := newHarness(t, nil)
+	s := service(t, "api")
+	s.LeaseTTL = 10 * time.Minute
+	h.m.Sync([]Spec{s})
+	h.wait("process:start", "api")
+	a := h.lease("api", "yes")
+	sid := a.newSession(t, t.TempDir())
+	if _, err := a.prompt(sid, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	a.close()
+	h.clk.WaitPending(1) // the idle timer of the session
+	b := h.lease("api", "yes")
+	if _, err := b.conn.ResumeSession(context.Background(), acp.ResumeSessionRequest{SessionId: sid, Cwd: "/"}); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if r, err := b.prompt(sid, "session"); err != nil || !strings.Contains(b.said(sid), "turn 2") {
+		t.Fatalf("resumed session: %+v %v %q", r, err, b.said(sid))
+	}
+	b.close()
+	h.clk.WaitPending(1)
+	h.clk.Advance(10 * time.Minute)
+	waitLeases(t, h.m, "api", 0)
+	c := h.lease("api", "yes")
+	if _, err := c.conn.LoadSession(context.Background(), acp.LoadSessionRequest{SessionId: sid, Cwd: "/", McpServers: []acp.McpServer{}}); err == nil || !strings.Contains(err.Error(), "unknown session") {
+		t.Fatalf("load after expiry: %v", err)
+	}
+}
+
+// TestLeaseRefused: no lease on an agent that is not running or unknown.
+func TestLeaseRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{service(t, "api")})
+	h.wait("process:start", "api")
+	if _, err := h.m.Stop(context.Background(), "api"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.m.Upgrade(context.Background(), control.Request{Op: control.OpLease, Agent: "api"}); err == nil || !strings.Contains(err.Error(), "agent api is stopped") {
+		t.Errorf("lease on a stopped agent: %v", err)
+	}
+	if _, err := h.m.Upgrade(context.Background(), control.Request{Op: control.OpLease, Agent: "nope"}); err == nil || !strings.Contains(err.Error(), "not run by this actctl up") {
+		t.Errorf("lease on an unknown agent: %v", err)
+	}
+}
+
+// waitLeases waits until agent holds n leased sessions (the idle timer
+// drops them from its own goroutine).
+func waitLeases(t *testing.T, m *Manager, agent string, n int) {
+	t.Helper()
+	a, err := m.agent(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		a.mu.Lock()
+		got := len(a.leases)
+		a.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s holds %d leased sessions, want %d", agent, got, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
