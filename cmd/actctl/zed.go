@@ -27,6 +27,7 @@ func init() {
 			&cli.BoolFlag{Name: "write", Usage: "merge the entries into Zed's settings.json"},
 			&cli.StringFlag{Name: "settings", Usage: "Zed settings `FILE` (default $XDG_CONFIG_HOME/zed/settings.json)"},
 			&cli.StringFlag{Name: "prefix", Usage: "name the entries `PREFIX`AGENT (to keep them apart from other entries of the same name)"},
+			&cli.BoolFlag{Name: "lease", Usage: "service agents' entries lease sessions on the warm agent of the running actctl up (proxy --lease) instead of starting a backend per editor"},
 			&cli.StringSliceFlag{Name: "template", Aliases: []string{"t"}, Usage: "also an entry per `TEMPLATE` that creates an agent from it in the project Zed has open (proxy -t)"},
 		},
 		OnUsageError: usageErrors,
@@ -59,7 +60,11 @@ func zedCmd(c *cli.Context) error {
 		if err != nil || !r.Offer(schema.InteractProxy) {
 			continue
 		}
-		entries[prefix+name] = zed.ProxyEntry(self, cfg.Root, cfg.Home, name)
+		var extra []string
+		if c.Bool("lease") && r.LaunchMode == "acp-service" {
+			extra = append(extra, "--lease")
+		}
+		entries[prefix+name] = zed.ProxyEntry(self, cfg.Root, cfg.Home, name, extra...)
 	}
 	if err := zedTemplateEntries(entries, self, cfg, prefix, c.StringSlice("template")); err != nil {
 		return err

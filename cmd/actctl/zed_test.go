@@ -229,3 +229,19 @@ func TestZedWrite(t *testing.T) {
 		t.Errorf("entry = %+v", e)
 	}
 }
+
+// TestZedLease: --lease makes service agents' entries lease sessions on
+// up's warm agent; other agents' entries start their own backend.
+func TestZedLease(t *testing.T) {
+	root, home, _ := proxyWorkspace(t)
+	got := zedEntries(t, root, home, "--lease")
+	if a := strings.Join(got["server"].Args, " "); !strings.HasPrefix(a, "proxy server --lease ") {
+		t.Errorf("service entry args %q, want --lease", a)
+	}
+	if a := strings.Join(got["helper"].Args, " "); strings.Contains(a, "--lease") {
+		t.Errorf("tool entry args %q: leases only for services", a)
+	}
+	if a := strings.Join(zedEntries(t, root, home)["server"].Args, " "); strings.Contains(a, "--lease") {
+		t.Errorf("without --lease: %q", a)
+	}
+}
