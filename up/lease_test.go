@@ -2,6 +2,8 @@ package up
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -94,6 +96,7 @@ func (h *harness) lease(agent, choose string) *leaseClient {
 	}()
 	c := &leaseClient{choose: choose, text: map[acp.SessionId]*strings.Builder{}}
 	c.conn = acp.NewClientSideConnection(c, ours, ours)
+	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	c.close = func() { ours.Close(); <-done }
 	h.t.Cleanup(c.close)
 	if _, err := c.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
