@@ -195,8 +195,8 @@ func TestUnknownOp(t *testing.T) {
 		t.Errorf("handler called with %+v", req)
 		return nil, nil
 	})
-	f, err := do(t, context.Background(), root, Request{Op: "lease"}, nil)
-	if err != nil || f.Code != 1 || !strings.Contains(f.Error, `does not know the request "lease"`) {
+	f, err := do(t, context.Background(), root, Request{Op: "fork"}, nil)
+	if err != nil || f.Code != 1 || !strings.Contains(f.Error, `does not know the request "fork"`) {
 		t.Fatalf("%+v, %v", f, err)
 	}
 }
