@@ -3,7 +3,6 @@ package up
 import (
 	"context"
 	"sort"
-	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +44,7 @@ func BenchmarkRestartAfterKill(b *testing.B) {
 	var ds []time.Duration
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := kill(pid); err != nil {
 			b.Fatal(err)
 		}
 		h.wait("process:crash", "svc")

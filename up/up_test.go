@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -213,7 +212,7 @@ func TestServiceRestartedAfterKill(t *testing.T) {
 	h.m.Sync([]Spec{service(t, "api")})
 	ev := h.wait("process:start", "api")
 	pid := ev.Data["pid"].(int)
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	crash := h.wait("process:crash", "api")

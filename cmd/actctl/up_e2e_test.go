@@ -191,7 +191,7 @@ func TestUpLifecycle(t *testing.T) {
 	}
 
 	// A killed service is restarted and counts it.
-	if err := syscall.Kill(pids["api"], syscall.SIGKILL); err != nil {
+	if err := killProcess(pids["api"]); err != nil {
 		t.Fatal(err)
 	}
 	p.waitLine(`up: api: process:crash`)
@@ -311,4 +311,13 @@ func TestProxyLease(t *testing.T) {
 	if m := e.call(0, acp.AgentMethodInitialize, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); !strings.Contains(string(m["error"]), "agent api is stopped") {
 		t.Errorf("initialize on a stopped agent: %s", m)
 	}
+}
+
+// killProcess kills pid as a crash would (SIGKILL).
+func killProcess(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }
