@@ -37,6 +37,7 @@ type agent struct {
 	starts   int    // process:start events so far
 	fails    int    // process:crash events so far
 	stopSup  context.CancelFunc
+	stopQ    context.CancelFunc // ends the queue (employees)
 	leases   map[string]*leased // sessions held for lease clients, by id
 }
 
@@ -69,10 +70,12 @@ func (a *agent) run() {
 		_ = a.sup.Run(ctx)
 	}()
 	if a.queue != nil {
+		qctx, stopQ := context.WithCancel(m.taskCtx)
+		a.stopQ = stopQ
 		m.tasks.Add(1)
 		go func() {
 			defer m.tasks.Done()
-			_ = a.queue.Run(m.taskCtx)
+			_ = a.queue.Run(qctx)
 		}()
 		a.startScheduler(a.spec.Schedule)
 	}
@@ -108,7 +111,7 @@ func (a *agent) update(s Spec) {
 	if old.Digest == s.Digest {
 		return
 	}
-	if s.employee() && s.Schedule != nil {
+	if s.employee() {
 		a.startScheduler(s.Schedule)
 	}
 	a.m.procs.Add(1)
@@ -126,6 +129,14 @@ func (a *agent) update(s Spec) {
 	}()
 }
 
+// sameShape reports whether s can be taken by update: same launch mode,
+// and a task queue exactly when the agent has one.
+func (a *agent) sameShape(s Spec) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.spec.LaunchMode == s.LaunchMode && a.spec.employee() == s.employee()
+}
+
 // remove stops the agent for good (it left the config).
 func (a *agent) remove() {
 	a.mu.Lock()
@@ -133,6 +144,9 @@ func (a *agent) remove() {
 		a.schedEnd()
 	}
 	a.mu.Unlock()
+	if a.stopQ != nil {
+		a.stopQ() // the running turn is cancelled; waiting tasks fail
+	}
 	_ = a.sup.Stop(a.m.procCtx)
 	a.stopSup()
 }

@@ -65,16 +65,41 @@ func (m *Manager) Sync(specs []Spec) {
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		s := want[name]
 		if a, ok := m.agents[name]; ok {
-			a.update(s)
+			if a.sameShape(s) {
+				a.update(s)
+				continue
+			}
+			// Another archetype or launch mode: another supervisor policy,
+			// a queue or none. The agent is replaced once the old one has
+			// stopped (its queue does not carry over).
+			delete(m.agents, name)
+			go func() {
+				a.remove()
+				m.addLater(s)
+			}()
 			continue
 		}
-		a, err := newAgent(m, s)
-		if err != nil {
-			m.opts.Logf("%s: %v", name, err)
-			continue
-		}
-		m.agents[name] = a
-		a.run()
+		m.add(s)
+	}
+}
+
+// add creates and starts the agent of s; m.mu is held.
+func (m *Manager) add(s Spec) {
+	a, err := newAgent(m, s)
+	if err != nil {
+		m.opts.Logf("%s: %v", s.Name, err)
+		return
+	}
+	m.agents[s.Name] = a
+	a.run()
+}
+
+// addLater adds s unless the manager closed or another Sync added it.
+func (m *Manager) addLater(s Spec) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.agents[s.Name]; !ok && !m.closed {
+		m.add(s)
 	}
 }
 
