@@ -13,8 +13,9 @@ import (
 func TestSyncRemovesAndReplaces(t *testing.T) {
 	h := newHarness(t, nil)
 	svc, gone := service(t, "api"), service(t, "old")
-	h.m.Sync([]Spec{svc, gone})
+	h.m.Sync([]Spec{svc})
 	h.wait("process:start", "api")
+	h.m.Sync([]Spec{svc, gone})
 	h.wait("process:start", "old")
 	h.m.Sync([]Spec{svc})
 	h.wait("process:stop", "old")
