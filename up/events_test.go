@@ -350,3 +350,29 @@ func TestPromptNoWait(t *testing.T) {
 		t.Fatalf("%d prompts reached the agent, want 3", n)
 	}
 }
+
+// TestConfigChangeWaitsForServiceTurn: a service restarts for a config
+// change only once its running session's turn ended.
+func TestConfigChangeWaitsForServiceTurn(t *testing.T) {
+	h := newHarness(t, nil)
+	s := service(t, "api")
+	h.m.Sync([]Spec{s})
+	pid1 := h.wait("process:start", "api").Data["pid"].(int)
+	long := h.hold("api")
+	s.Digest = "2"
+	h.m.Sync([]Spec{s})
+	o := long.release(t)
+	if o.Error != "" || o.StopReason != "end_turn" || !strings.HasPrefix(o.SessionID, fmt.Sprintf("sess-%d-", pid1)) {
+		t.Fatalf("the running turn was cut short: %+v", o)
+	}
+	end := h.wait("session:end", "api")
+	stop := h.wait("process:stop", "api")
+	pid2 := h.wait("process:start", "api").Data["pid"].(int)
+	if end.Data["sessionId"] != o.SessionID || stop.Data["pid"] != pid1 || pid2 == pid1 {
+		t.Fatalf("session:end %v, process:stop %v, new pid %d", end.Data, stop.Data, pid2)
+	}
+	after, err := h.m.Prompt(context.Background(), "api", "session", true, nil)
+	if err != nil || !strings.HasPrefix(after.SessionID, fmt.Sprintf("sess-%d-", pid2)) {
+		t.Fatalf("prompt after the restart: %+v %v", after, err)
+	}
+}
