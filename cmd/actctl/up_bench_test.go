@@ -78,7 +78,7 @@ func BenchmarkUpRestartAfterKill(b *testing.B) {
 			b.Fatal(err)
 		}
 		p.waitLine(`up: api: process:crash`)
-		pid = p.started("api")
+		p.started("api")
 		ds = append(ds, time.Since(start))
 		b.StopTimer()
 		upCommand(b, root, home, "restart", "api")
