@@ -114,9 +114,7 @@ func (a *agent) update(s Spec) {
 	if s.employee() {
 		a.startScheduler(s.Schedule)
 	}
-	a.m.procs.Add(1)
-	go func() {
-		defer a.m.procs.Done()
+	restart := func() {
 		a.gate.Lock()
 		defer a.gate.Unlock()
 		if st := a.sup.Status().State; st == supervise.Stopped {
@@ -126,6 +124,17 @@ func (a *agent) update(s Spec) {
 		if err := a.sup.Restart(a.m.procCtx); err != nil && !errors.Is(err, context.Canceled) {
 			a.m.opts.Logf("%s: restart: %v", a.name, err)
 		}
+	}
+	if a.queue != nil {
+		// In the queue, between two tasks: the running one ends on the
+		// old process, the next one runs on the new.
+		a.queue.Between(restart)
+		return
+	}
+	a.m.procs.Add(1)
+	go func() {
+		defer a.m.procs.Done()
+		restart()
 	}()
 }
 

@@ -114,7 +114,7 @@ func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun
 		}
 		defer func() {
 			sess.Close()
-			a.m.opts.Publish(hooks.Event{Name: "session:end", Agent: a.name, Data: map[string]any{"sessionId": sess.ID(), "task": t.ID}})
+			a.m.opts.Publish(hooks.Event{Name: "session:end", Agent: a.name, Time: a.m.opts.Clock.Now(), Data: map[string]any{"sessionId": sess.ID(), "task": t.ID}})
 		}()
 		return sess.Prompt(ctx, t.Prompt)
 	})

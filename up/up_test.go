@@ -38,6 +38,7 @@ type harness struct {
 	prompts string // the agent's prompt log
 	mu      sync.Mutex
 	seen    []hooks.Event
+	claimed []bool // per seen event: returned by wait
 }
 
 func newHarness(t testing.TB, env map[string]string) *harness {
@@ -62,24 +63,42 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 	return h
 }
 
-// wait returns the next event named name for agent, skipping others.
+// wait returns the earliest event named name for agent that no wait
+// returned yet: one seen while waiting for another is kept for later, so
+// events of several agents can be awaited in any order.
 func (h *harness) wait(name, agent string) hooks.Event {
 	h.t.Helper()
 	deadline := time.NewTimer(60 * time.Second)
 	defer deadline.Stop()
 	for {
+		if ev, ok := h.claim(name, agent); ok {
+			return ev
+		}
 		select {
 		case ev := <-h.events:
 			h.mu.Lock()
 			h.seen = append(h.seen, ev)
 			h.mu.Unlock()
-			if ev.Name == name && ev.Agent == agent {
-				return ev
-			}
 		case <-deadline.C:
 			h.t.Fatalf("no %s event for %s (saw %v)", name, agent, h.names())
 		}
 	}
+}
+
+// claim returns the earliest unclaimed seen event named name for agent.
+func (h *harness) claim(name, agent string) (hooks.Event, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for len(h.claimed) < len(h.seen) {
+		h.claimed = append(h.claimed, false)
+	}
+	for i, ev := range h.seen {
+		if !h.claimed[i] && ev.Name == name && ev.Agent == agent {
+			h.claimed[i] = true
+			return ev, true
+		}
+	}
+	return hooks.Event{}, false
 }
 
 func (h *harness) names() []string {

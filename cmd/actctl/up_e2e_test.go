@@ -23,7 +23,7 @@ const upNoUp = "no actctl up is running for this workspace; start it with `actct
 // upWorkspace declares a service, an employee and a tool agent on the
 // scripted test agent, which logs every prompt it receives to prompts.log,
 // and two hooks on process:start (one failing).
-func upWorkspace(t *testing.T) (root, home string) {
+func upWorkspace(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
 	self, err := os.Executable()
@@ -54,14 +54,14 @@ hooks: "fail-start": {on: "process:start", run: {command: "false"}}
 
 // upProc is a running `actctl up` whose stderr is read line by line.
 type upProc struct {
-	t     *testing.T
+	t     testing.TB
 	cmd   *exec.Cmd
 	lines chan string
 	mu    sync.Mutex
 	all   strings.Builder
 }
 
-func startUp(t *testing.T, root, home string, args ...string) *upProc {
+func startUp(t testing.TB, root, home string, args ...string) *upProc {
 	t.Helper()
 	cmd := exec.Command(actctlBin, append([]string{"up", "--grace", "2s"}, args...)...)
 	cmd.Dir = root

@@ -23,6 +23,10 @@
 //	stream            "streaming pid=P child=C" (C: a `sleep` it started),
 //	                  then waits for session/cancel and ends "cancelled"
 //	stubborn          like stream but ignores session/cancel
+//	wait PATH         "waiting", then ends the turn ("waited") once PATH
+//	                  exists (watched with fsnotify, no polling), or
+//	                  "cancelled" on session/cancel: a turn a test ends
+//	                  when it chooses
 //	refuse            stop reason refusal
 //	maxtokens         stop reason max_tokens
 //	maxturns          stop reason max_turn_requests
@@ -49,12 +53,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/fsnotify/fsnotify"
 )
 
 // Var, when set in the environment, makes a test binary act as the agent.
@@ -304,6 +310,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.terminal(ctx, sid, []string{"sh", "-c", strings.Join(words[1:], " ")})
 	case "stream", "stubborn":
 		return a.stream(ctx, tctx, sid, words[0] == "stubborn")
+	case "wait":
+		return a.waitFor(ctx, tctx, sid, strings.Join(words[1:], " "))
 	case "refuse":
 		return end(acp.StopReasonRefusal)
 	case "maxtokens":
@@ -428,4 +436,34 @@ func (a *agent) stream(ctx, tctx context.Context, sid acp.SessionId, stubborn bo
 	}
 	<-tctx.Done()
 	return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+}
+
+// waitFor ends the turn once path exists: it watches path's directory
+// (created before the check, so a file made in between is not missed).
+func (a *agent) waitFor(ctx, tctx context.Context, sid acp.SessionId, path string) (acp.PromptResponse, error) {
+	end := func(text string, r acp.StopReason) (acp.PromptResponse, error) {
+		a.say(ctx, sid, text+"\n")
+		return acp.PromptResponse{StopReason: r}, nil
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return end("wait error: "+err.Error(), acp.StopReasonEndTurn)
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		return end("wait error: "+err.Error(), acp.StopReasonEndTurn)
+	}
+	a.say(ctx, sid, "waiting\n")
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return end("waited", acp.StopReasonEndTurn)
+		}
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			return end("wait error: "+err.Error(), acp.StopReasonEndTurn)
+		case <-tctx.Done():
+			return end("cancelled", acp.StopReasonCancelled)
+		}
+	}
 }
