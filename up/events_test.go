@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -195,7 +194,7 @@ func TestRuntimeEventsOnce(t *testing.T) {
 		t.Fatalf("prompt to svc: %+v %v", o, err)
 	}
 	wantData(t, h.wait("session:end", "svc"), map[string]any{"sessionId": o.SessionID, "task": 1})
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	wantData(t, h.wait("process:crash", "svc"), map[string]any{"pid": pid, "state": "backoff", "backoff": "1s", "error": nil, "restarts": 0})

@@ -74,7 +74,7 @@ func BenchmarkUpRestartAfterKill(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := killProcess(pid); err != nil {
 			b.Fatal(err)
 		}
 		p.waitLine(`up: api: process:crash`)
