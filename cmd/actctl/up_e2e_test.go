@@ -48,6 +48,7 @@ agents: {
 }
 hooks: "log-start": {on: "process:start", run: {command: "sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> events.log"]}}
 hooks: "fail-start": {on: "process:start", run: {command: "false"}}
+hooks: "tell-triage": {on: "process:start", agents: ["api"], prompt: {agent: "triage", text: "api started as {{event.data.pid}}"}}
 `)
 	return root, home
 }
@@ -186,6 +187,13 @@ func TestUpLifecycle(t *testing.T) {
 	if r := actctl(t, root, home, "prompt", "api", "-p", "refuse"); r.Code != exitRefusal {
 		t.Fatalf("prompt refuse: %d, want %d\n%s", r.Code, exitRefusal, r.Stderr)
 	}
+	r = actctl(t, root, home, "prompt", "triage", "--no-wait", "-p", "later")
+	if r.Code != 0 || !regexp.MustCompile(`^queued task \d+ for triage\n$`).MatchString(r.Stdout) {
+		t.Fatalf("prompt --no-wait: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := actctl(t, root, home, "logs", "triage"); r.Code != 0 || !strings.Contains(r.Stdout, "prompt") || !strings.Contains(r.Stdout, "hello") {
+		t.Fatalf("logs triage: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 	if r := actctl(t, root, home, "prompt", "helper", "-p", "hi"); r.Code != 1 || !strings.Contains(r.Stderr, "not run by this actctl up") {
 		t.Fatalf("prompt helper: %d\n%s", r.Code, r.Stderr)
 	}
@@ -226,6 +234,10 @@ func TestUpLifecycle(t *testing.T) {
 	requireExited(t, "triage after the config change", triage)
 	triage = p.started("triage")
 
+	// The prompt hook queued a task for triage on each start of api.
+	if b, _ := os.ReadFile(filepath.Join(root, "prompts.log")); !strings.Contains(string(b), "api started as "+strconv.Itoa(pids["api"])) {
+		t.Errorf("prompt hook: triage's prompts:\n%s", b)
+	}
 	// Hooks ran, the failing one changed nothing.
 	b, _ := os.ReadFile(filepath.Join(root, "events.log"))
 	if n := strings.Count(string(b), `"name":"process:start"`); n < 5 {
