@@ -78,6 +78,7 @@ func deleteCmd(c *cli.Context) error {
 		delete(cfg.Agents, n)
 	}
 	dry := c.Bool("dry-run")
+	events := newApplyEvents(ctx, g, cfg)
 	res, err := reconcile.Apply(ctx, cfg, reconcile.Options{
 		DryRun:     dry,
 		Force:      c.Bool("force"),
@@ -98,5 +99,10 @@ func deleteCmd(c *cli.Context) error {
 			}
 		}
 	}
-	return printResult(g, res, err)
+	err = printResult(g, res, err)
+	if err == nil {
+		events.fire(res)
+		events.wait()
+	}
+	return err
 }

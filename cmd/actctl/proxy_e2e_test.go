@@ -313,10 +313,18 @@ func TestProxyTemplateIntoProject(t *testing.T) {
 	if r := actctl(t, root, home, "detach", "scratch"); r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}
-	// delete scratch: the user's file returns to its exact bytes and the
-	// agent is gone from the workspace.
+	// delete scratch: the user's file returns to its exact bytes, the
+	// agent is gone from the workspace, and agent:destroyed fires.
+	events := filepath.Join(t.TempDir(), "events.log")
+	cfgPath := filepath.Join(root, "actant.cue")
+	cfg, _ := os.ReadFile(cfgPath)
+	hook := `hooks: gone: {on: "agent:destroyed", run: {command: "/bin/sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> ` + events + `"]}}` + "\n"
+	writeFiles(t, root, map[string]string{"actant.cue": string(cfg) + hook})
 	if r := actctl(t, root, home, "delete", "scratch"); r.Code != 0 {
 		t.Fatalf("delete scratch: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if b, _ := os.ReadFile(events); !strings.Contains(string(b), `"name":"agent:destroyed","agent":"scratch"`) {
+		t.Errorf("delete fired %q, want agent:destroyed for scratch", b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(project, "FAKE.md")); string(b) != userText {
 		t.Errorf("FAKE.md after delete = %q, want the user's original", b)
