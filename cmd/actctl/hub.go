@@ -102,9 +102,16 @@ func hubUpdateCmd(c *cli.Context) error {
 	if len(o.Update) == 0 {
 		o.UpdateAll = true
 	}
-	_, rep, err := hubEnsure(c, o)
+	cfg, rep, err := hubEnsure(c, o)
 	if err != nil {
 		return err
+	}
+	bg := &background{}
+	defer bg.wg.Wait() // the source:updated hooks, each bounded by its timeout
+	for _, s := range rep.Sources {
+		if s.Previous != "" {
+			sourceUpdated(context.Background(), g, cfg, bg, s.Name, s.Previous, s.Commit)
+		}
 	}
 	if g.JSON() {
 		return g.PrintJSON(rep)

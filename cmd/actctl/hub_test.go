@@ -47,7 +47,9 @@ func TestHubCommands(t *testing.T) {
 	hubGit(t, repo, "commit", "-q", "-m", "one")
 
 	root, home := t.TempDir(), t.TempDir()
-	cue := "package actant\nhub: team: {url: \"file://" + repo + "\", ref: branch: \"main\"}\nagents: rev: template: \"team@reviewer\"\n"
+	events := filepath.Join(t.TempDir(), "events.log")
+	cue := "package actant\nhub: team: {url: \"file://" + repo + "\", ref: branch: \"main\"}\nagents: rev: template: \"team@reviewer\"\n" +
+		`hooks: moved: {on: "source:updated", run: {command: "/bin/sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> ` + events + `"]}}` + "\n"
 	if err := os.WriteFile(filepath.Join(root, "actant.cue"), []byte(cue), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +93,9 @@ func TestHubCommands(t *testing.T) {
 	out, errs, code = hubRun(t, append(g, "hub", "update")...)
 	if code != 0 || !strings.Contains(out, "~ skill team@review 1.0.0 -> 1.1.0") || !strings.Contains(out, "+ prompt team@new") {
 		t.Errorf("update: %d\n%s\n%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(events); strings.Count(string(b), `"name":"source:updated"`) != 1 || !strings.Contains(string(b), `"source":"team"`) {
+		t.Errorf("hub update fired %q, want one source:updated for team", b)
 	}
 	out, _, _ = hubRun(t, append(g, "hub", "update", "team")...)
 	if !strings.Contains(out, "up to date") {
