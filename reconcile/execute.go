@@ -28,7 +28,8 @@ import (
 //     the next;
 //  2. backups of the users' files about to be replaced;
 //  3. directories: the missing ones, outermost first;
-//  4. writes, in parallel, each temp file + fsync + rename;
+//  4. writes, in parallel, each temp file + fsync + rename, then each
+//     directory written to (or made in step 3) fsynced once (syncDirs);
 //  5. removals: deletions and restores, then the emptied directories
 //     actctl made;
 //  6. raced: files edited while this apply ran keep their records;
