@@ -170,7 +170,11 @@ func (b *Bus) fire(h hook, ev Event) {
 	}
 }
 
-var placeholder = regexp.MustCompile(`\{\{\s*event\.([A-Za-z0-9_.:-]+)\s*\}\}`)
+// placeholder matches {{event.PATH}}. Compiled on first use, not at
+// start-up (every actctl command links this package).
+var placeholder = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{\{\s*event\.([A-Za-z0-9_.:-]+)\s*\}\}`)
+})
 
 // Fill replaces {{event.PATH}} in text with the value at PATH in the
 // event's JSON ({{event.name}}, {{event.agent}}, {{event.time}},
@@ -179,8 +183,8 @@ func Fill(text string, ev Event) string {
 	var root map[string]any
 	b, _ := json.Marshal(ev)
 	json.Unmarshal(b, &root)
-	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
-		path := placeholder.FindStringSubmatch(m)[1]
+	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
+		path := placeholder().FindStringSubmatch(m)[1]
 		var v any = root
 		for _, k := range strings.Split(path, ".") {
 			obj, ok := v.(map[string]any)

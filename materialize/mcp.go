@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -315,8 +316,9 @@ func codexEnv(name string, s schema.MCPServer) (env map[string]string, envVars, 
 	return env, envVars, warns
 }
 
-// codexNameRe is what Codex accepts as an MCP server name.
-var codexNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// codexNameRe is what Codex accepts as an MCP server name. Compiled on
+// first use, not at start-up.
+var codexNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // serverKey is the key a server gets in the dialect's file, plus a
 // warning when the name had to change or will misbehave: Codex refuses
@@ -327,9 +329,9 @@ var codexNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 func serverKey(d mcpDialect, ref string) (string, string) {
 	name := diskName(ref)
 	switch {
-	case d == dialectCodex && !codexNameRe.MatchString(name):
+	case d == dialectCodex && !codexNameRe().MatchString(name):
 		fixed := strings.Map(func(r rune) rune {
-			if r < 0x80 && codexNameRe.MatchString(string(r)) {
+			if r < 0x80 && codexNameRe().MatchString(string(r)) {
 				return r
 			}
 			return '_'

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -26,13 +27,14 @@ func ProjectCopyName(agent, projectDir string) string {
 	return truncate(agent, projectCopyBase) + "-p" + hex.EncodeToString(sum[:])[:8]
 }
 
-// projectCopy matches the names ProjectCopyName gives.
-var projectCopy = regexp.MustCompile(`^(.+)-p[0-9a-f]{8}$`)
+// projectCopy matches the names ProjectCopyName gives. Compiled on first
+// use, not at start-up (every actctl command links this package).
+var projectCopy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+)-p[0-9a-f]{8}$`) })
 
 // ProjectCopyOf is the agent name a per-project copy's name was made from
 // ("goex" for "goex-p1a2b3c4d"), "" when name has not that shape.
 func ProjectCopyOf(name string) string {
-	if m := projectCopy.FindStringSubmatch(name); m != nil {
+	if m := projectCopy().FindStringSubmatch(name); m != nil {
 		return m[1]
 	}
 	return ""

@@ -5,7 +5,8 @@
 // Every write goes to a temporary file in the destination's own directory
 // (so the final rename never crosses a filesystem), is fsynced, renamed over
 // the destination, and the directory is fsynced so the rename itself is
-// durable. Temporary files carry the TempPrefix name prefix so that a later
+// durable (or, with a DirSyncs, the directory is fsynced once for a whole
+// batch of changes in it: see DirSyncs). Temporary files carry the TempPrefix name prefix so that a later
 // run can recognise and delete the ones a killed process left behind.
 package atomicfile
 
@@ -15,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -55,6 +57,11 @@ type Options struct {
 	// rename: a compare-and-swap. If it returns an error, nothing is
 	// replaced and WriteWith returns that error.
 	Check func(target string) error
+	// Dirs, when not nil, takes the fsync of the directory the file is
+	// renamed into: the directory is added to it instead of being synced
+	// here, and the rename is durable only once Dirs.Sync has returned.
+	// The file's own content is fsynced before the rename either way.
+	Dirs *DirSyncs
 }
 
 // keptMode are the mode bits Write carries over from the replaced file.
@@ -108,7 +115,7 @@ func WriteWith(path string, data []byte, o Options) (err error) {
 	if err = f.Chmod(mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
+	if err = syncFile(f, target); err != nil {
 		return fmt.Errorf("write %s: fsync: %w", path, err)
 	}
 	closed = true
@@ -123,7 +130,7 @@ func WriteWith(path string, data []byte, o Options) (err error) {
 	if err = os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = syncDir(dir); err != nil {
+	if err = o.Dirs.syncOrAdd(dir); err != nil {
 		// The rename happened; the temp name no longer exists, so there is
 		// nothing to clean up, but durability is not guaranteed: report it.
 		return fmt.Errorf("write %s: fsync dir: %w", path, err)
@@ -159,6 +166,18 @@ func resolve(path string) (string, error) {
 // parent is fsynced so the creation is durable. If it fails part way, the
 // directories it created are removed again and none are returned.
 func MkdirAll(dir string) (created []string, err error) {
+	return mkdirAll(dir, nil)
+}
+
+// MkdirAll is the package's MkdirAll, leaving the fsync of each new
+// directory's parent to s.
+func (s *DirSyncs) MkdirAll(dir string) (created []string, err error) {
+	return mkdirAll(dir, s)
+}
+
+// mkdirAll is MkdirAll with the parents' fsyncs left to s (done at once
+// when s is nil).
+func mkdirAll(dir string, s *DirSyncs) (created []string, err error) {
 	dir = filepath.Clean(dir)
 	var missing []string
 	for d := dir; ; {
@@ -198,7 +217,7 @@ func MkdirAll(dir string) (created []string, err error) {
 			return nil, fmt.Errorf("mkdir %s: %w", dir, err)
 		}
 		created = append(created, d)
-		if err = syncDir(filepath.Dir(d)); err != nil {
+		if err = s.syncOrAdd(filepath.Dir(d)); err != nil {
 			return nil, fmt.Errorf("mkdir %s: fsync: %w", dir, err)
 		}
 	}
@@ -209,13 +228,23 @@ func MkdirAll(dir string) (created []string, err error) {
 // A path that does not exist is not an error: prune must be re-runnable
 // after a crash that happened between two removals.
 func Remove(path string) error {
+	return remove(path, nil)
+}
+
+// Remove is the package's Remove, leaving the fsync of path's directory to
+// s.
+func (s *DirSyncs) Remove(path string) error {
+	return remove(path, s)
+}
+
+func remove(path string, s *DirSyncs) error {
 	if err := os.Remove(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("remove %s: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := s.syncOrAdd(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("remove %s: fsync dir: %w", path, err)
 	}
 	return nil
@@ -226,13 +255,17 @@ func Remove(path string) error {
 // directory actctl created may since have received the user's files, which
 // must never be lost.
 func RemoveEmptyDirs(dirs []string) error {
-	sorted := append([]string(nil), dirs...)
-	// Deepest first: longer cleaned paths are never ancestors of shorter ones.
-	for i := 1; i < len(sorted); i++ {
-		for j := i; j > 0 && len(sorted[j]) > len(sorted[j-1]); j-- {
-			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
-		}
-	}
+	return removeEmptyDirs(dirs, nil)
+}
+
+// RemoveEmptyDirs is the package's RemoveEmptyDirs, leaving the fsync of
+// each removed directory's parent to s.
+func (s *DirSyncs) RemoveEmptyDirs(dirs []string) error {
+	return removeEmptyDirs(dirs, s)
+}
+
+func removeEmptyDirs(dirs []string, s *DirSyncs) error {
+	sorted := deepestFirst(dirs)
 	for _, d := range sorted {
 		entries, err := os.ReadDir(d)
 		if err != nil {
@@ -244,11 +277,19 @@ func RemoveEmptyDirs(dirs []string) error {
 		if len(entries) > 0 {
 			continue
 		}
-		if err := Remove(d); err != nil {
+		if err := remove(d, s); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// deepestFirst returns a sorted copy of dirs, longest first: a longer
+// cleaned path is never an ancestor of a shorter one.
+func deepestFirst(dirs []string) []string {
+	sorted := append([]string(nil), dirs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	return sorted
 }
 
 // CleanTemps removes the TempPrefix files a killed process left in dir (not
@@ -282,12 +323,23 @@ func CleanTemps(dir string) ([]string, error) {
 	return removed, nil
 }
 
+// syncFile fsyncs f, whose content will be renamed to target.
+func syncFile(f *os.File, target string) error {
+	if o := observer.Load(); o != nil {
+		(*o)(target, false)
+	}
+	return f.Sync()
+}
+
 // syncDir fsyncs a directory so that entries created, renamed or removed in
 // it survive a crash.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
+	}
+	if o := observer.Load(); o != nil {
+		(*o)(dir, true)
 	}
 	serr := d.Sync()
 	cerr := d.Close()

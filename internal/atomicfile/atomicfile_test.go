@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -310,4 +311,69 @@ func TestWriteIfCheckRefuses(t *testing.T) {
 // writeExact is Write with ExactPerm, in Write's shape.
 func writeExact(p string, data []byte, perm fs.FileMode) error {
 	return WriteWith(p, data, Options{Perm: perm, ExactPerm: true})
+}
+
+// TestDirSyncs: with a DirSyncs, writes, new directories and removals
+// fsync no directory until Sync, which fsyncs each changed directory
+// once (skipping one removed meanwhile) and empties the set; the files'
+// contents are fsynced at once, before their renames.
+func TestDirSyncs(t *testing.T) {
+	root := t.TempDir()
+	var mu sync.Mutex
+	var dirs, files []string
+	defer ObserveSyncs(func(p string, dir bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if dir {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	})()
+	var s DirSyncs
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "a", "b")
+	created, err := s.MkdirAll(b)
+	if err != nil || !slices.Equal(created, []string{a, b}) {
+		t.Fatalf("MkdirAll = %v, %v", created, err)
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		if err := WriteWith(filepath.Join(b, n), []byte(n), Options{Perm: 0o644, Dirs: &s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := filepath.Join(root, "gone")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gone, "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove(filepath.Join(gone, "f")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveEmptyDirs([]string{gone}); err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) != 0 || len(files) != 3 {
+		t.Fatalf("before Sync: directories fsynced %v, files %v; want none, 3", dirs, files)
+	}
+	if s.Len() != 4 {
+		t.Fatalf("Len = %d, want 4 (root, a, a/b, gone)", s.Len())
+	}
+	if err := s.Sync(4); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(dirs)
+	if want := []string{root, a, b}; !slices.Equal(dirs, want) {
+		t.Errorf("Sync fsynced %v, want each of %v once", dirs, want)
+	}
+	if s.Len() != 0 {
+		t.Errorf("Len after Sync = %d", s.Len())
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		if got, err := os.ReadFile(filepath.Join(b, n)); err != nil || string(got) != n {
+			t.Errorf("%s = %q, %v", n, got, err)
+		}
+	}
+	noTemps(t, b)
 }

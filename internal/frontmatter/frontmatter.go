@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -88,7 +89,9 @@ func cutLine(s string) (line, rest string, ok bool) {
 }
 
 // yamlErrLine matches the position yaml.v3 puts in its syntax errors.
-var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+// Compiled on first use, not at start-up (every actctl command links this
+// package).
+var yamlErrLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parse decodes the YAML between the fences; the YAML's line 1 is line 2
 // of the text, head is the text up to the closing fence.
@@ -97,7 +100,7 @@ func parse(text, yml, head string) (*Doc, error) {
 	if err := yaml.Unmarshal([]byte(yml), &n); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 1
-		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlErrLine().FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 		}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // jvalue is a JSON value decoded with object member order kept, so that the
@@ -95,12 +96,14 @@ func readValue(dec *json.Decoder) (jvalue, error) {
 	return jvalue{}, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// bareKey matches a key TOML allows bare. Compiled on first use, not at
+// start-up (every actctl command links this package).
+var bareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // tomlKey writes one key part: bare when TOML allows it, else a basic
 // string.
 func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
+	if bareKey().MatchString(k) {
 		return k
 	}
 	return tomlString(k)
