@@ -9,11 +9,14 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/watch"
 )
 
@@ -48,11 +51,27 @@ func applyCmd(c *cli.Context) error {
 		}
 		return applyWatch(c, g)
 	}
+	start := time.Now()
+	plain := plainApply(c)
+	if plain {
+		if res := fastApply(g, start); res != nil {
+			return printResult(g, res, nil)
+		}
+	}
 	ctx, stop := interruptContext(g.Stderr)
 	defer stop()
-	cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen")})
+	warned := false
+	cfg, rep, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen"), Warn: func(s string) {
+		warned = true
+		g.Warn("%s", s)
+	}})
 	if err != nil {
 		return interruptedError(ctx, err)
+	}
+	if plain {
+		if err := inputs.Forget(cfg.Root); err != nil {
+			return err
+		}
 	}
 	events := newApplyEvents(ctx, g, cfg)
 	res, err := applyPruning(ctx, cfg, reconcile.Options{
@@ -64,10 +83,80 @@ func applyCmd(c *cli.Context) error {
 	})
 	err = interruptedError(ctx, printResult(g, res, err))
 	if err == nil {
+		if plain && !warned && quiet(cfg, res) {
+			if err := inputs.Save(applySources(cfg, rep), start); err != nil {
+				g.Warn("%v", err)
+			}
+		}
 		events.fire(res)
 		events.wait()
 	}
 	return err
+}
+
+// plainApply reports whether c is a plain `actctl apply`: no flag of its
+// own, no agent named. Only such an apply takes the fast path and records
+// its inputs (package inputs).
+func plainApply(c *cli.Context) bool {
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if c.IsSet(n) {
+				return false
+			}
+		}
+	}
+	return c.Args().Len() == 0
+}
+
+// fastApply is apply's fast path (docs/design.md, "The apply fast path"):
+// when nothing the last plain apply read has changed and every file it
+// wrote is as it left it, the result is "no changes", found without
+// evaluating the config. It returns nil when the normal path must run.
+// With ACTCTL_DEBUG=1 it says on stderr which path runs and why.
+func fastApply(g *globals, start time.Time) *reconcile.Result {
+	debug := func(format string, args ...any) {
+		if os.Getenv("ACTCTL_DEBUG") == "1" {
+			fmt.Fprintf(g.Stderr, "actctl: debug: apply: "+format+"\n", args...)
+		}
+	}
+	o, err := g.LoadOptions()
+	if err != nil {
+		return nil
+	}
+	root, rerr := schema.Find(o)
+	home, herr := o.HomeDir()
+	if rerr != nil || herr != nil {
+		debug("full path: %v", errors.Join(rerr, herr))
+		return nil
+	}
+	if why := inputs.Check(root, home); why != "" {
+		debug("full path: %s", why)
+		return nil
+	}
+	debug("fast path: inputs and outputs unchanged")
+	d := time.Since(start)
+	return &reconcile.Result{Root: root, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
+}
+
+// quiet reports whether an apply of cfg that gave res printed nothing but
+// its summary and its file changes: only then does the next apply, with
+// nothing changed, print exactly "no changes", as the fast path does.
+func quiet(cfg *schema.Config, res *reconcile.Result) bool {
+	c := res.Counts
+	return len(cfg.Warnings) == 0 && len(res.Warnings) == 0 && !res.Recovered &&
+		c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == 0
+}
+
+// applySources are the inputs of an apply of cfg that package inputs
+// cannot find itself: local components and the hub trees used (rep).
+func applySources(cfg *schema.Config, rep *hub.Report) inputs.Sources {
+	dirs, files := cfg.LocalComponents()
+	if rep != nil {
+		for _, s := range rep.Sources {
+			files = append(files, hub.TreeRecords(s.Dir)...)
+		}
+	}
+	return inputs.Sources{Root: cfg.Root, Home: cfg.Home, Trees: dirs, Files: files}
 }
 
 // printResult prints what an apply did (or, on a dry run, would do): its

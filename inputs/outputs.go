@@ -1,0 +1,204 @@
+package inputs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/par"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/reconcile"
+)
+
+// outputsUnchanged reports why the files the state records may not be as
+// the apply that recorded them left them; "" when they are. The state
+// must be the one that apply left (digest want), and no apply may be
+// under way or killed (its journal exists): then, with the inputs
+// unchanged, the planner would plan nothing when every recorded file
+// still has its recorded digest — the whole file's for an owned file
+// (and its executable bit), the whole file as last left for a file that
+// holds blocks or keys (EntryState.FileSHA: the planner's own no-op
+// rule) — every recorded directory is still one, and the committed
+// record (actant.owned), which apply writes too, is the one the state
+// goes with (State.Owned: otherwise the planner merges it in). It reads state.json
+// a second time at the end: an apply that ran meanwhile changed it.
+func outputsUnchanged(root, want string) string {
+	if why := noJournal(root); why != "" {
+		return why
+	}
+	data, err := os.ReadFile(layout.Path(root, layout.State))
+	if err != nil {
+		return fmt.Sprintf("read state: %v", err)
+	}
+	if digest(data) != want {
+		return "state.json changed since the inputs were recorded"
+	}
+	st, _, err := reconcile.ReadState(layout.Path(root, layout.State))
+	if err != nil {
+		return err.Error()
+	}
+	if st.Root != "" && st.Root != root {
+		return "state.json was written for " + st.Root
+	}
+	if why := ownedUnchanged(root, st.Owned); why != "" {
+		return why
+	}
+	if why := checkFiles(wanted(st)); why != "" {
+		return why
+	}
+	if why := noJournal(root); why != "" {
+		return why
+	}
+	again, err := os.ReadFile(layout.Path(root, layout.State))
+	if err != nil || digest(again) != want {
+		return "state.json changed while it was checked"
+	}
+	return ""
+}
+
+func noJournal(root string) string {
+	if _, err := os.Lstat(layout.Path(root, layout.Pending)); !errors.Is(err, fs.ErrNotExist) {
+		return "an apply is under way or was killed (its journal exists)"
+	}
+	return ""
+}
+
+// want is what one recorded path must be.
+type want struct {
+	path string
+	dir  bool
+	sha  string
+	// exec, when mode is set, is the executable bit the file must have.
+	exec, mode bool
+	// doubt, when set, is why the record cannot be checked this way.
+	doubt string
+}
+
+// wanted turns the state's entries into one want per path.
+func wanted(st *reconcile.State) []want {
+	byPath := map[string]*want{}
+	for _, a := range st.Agents {
+		for _, e := range a.Entries {
+			p := filepath.Join(a.Dir, filepath.FromSlash(e.Path))
+			w := byPath[p]
+			if w == nil {
+				w = &want{path: p}
+				byPath[p] = w
+			}
+			w.add(e)
+		}
+	}
+	out := make([]want, 0, len(byPath))
+	for _, p := range slices.Sorted(maps.Keys(byPath)) {
+		out = append(out, *byPath[p])
+	}
+	return out
+}
+
+// add merges the recorded entry e into w.
+func (w *want) add(e reconcile.EntryState) {
+	sha := e.FileSHA
+	switch e.Mode {
+	case materialize.ModeDir:
+		w.dir = true
+		return
+	case materialize.ModeFile:
+		if sha == "" {
+			sha = e.SHA256
+		}
+		if sha != e.SHA256 || w.mode {
+			w.doubt = "two records of the owned file"
+		}
+		w.exec, w.mode = e.Exec, true
+	}
+	switch {
+	case sha == "":
+		w.doubt = "its last apply left it drifted or unparsed"
+	case w.sha != "" && w.sha != sha:
+		w.doubt = "its records disagree about its content"
+	}
+	w.sha = sha
+}
+
+// checkFiles checks ws in parallel and returns the first finding.
+func checkFiles(ws []want) string {
+	found := make([]string, len(ws))
+	par.For(len(ws), par.IO(), func(i int) { found[i] = ws[i].check() })
+	for _, f := range found {
+		if f != "" {
+			return f
+		}
+	}
+	return ""
+}
+
+func (w *want) check() string {
+	if w.doubt != "" {
+		return w.path + ": " + w.doubt
+	}
+	fi, err := os.Lstat(w.path)
+	if err != nil {
+		return fmt.Sprintf("%s: %v", w.path, err)
+	}
+	if w.dir {
+		if w.sha != "" || w.mode {
+			return w.path + ": recorded as a directory and a file"
+		}
+		if !fi.IsDir() {
+			return w.path + " is no longer a directory"
+		}
+		return ""
+	}
+	if !fi.Mode().IsRegular() {
+		return w.path + " is no longer a regular file"
+	}
+	if w.mode && (fi.Mode().Perm()&0o111 != 0) != w.exec {
+		return w.path + ": its executable bit changed"
+	}
+	sha, err := fileDigest(w.path)
+	if err != nil {
+		return err.Error()
+	}
+	if sha != w.sha {
+		return w.path + " changed since the last apply"
+	}
+	return ""
+}
+
+func fileDigest(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ownedUnchanged checks the committed record at root against sum, its
+// digest as the state records it ("" for no record).
+func ownedUnchanged(root, sum string) string {
+	p := filepath.Join(root, reconcile.OwnedFile)
+	got, err := fileDigest(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		got = ""
+	case err != nil:
+		return err.Error()
+	}
+	if got != sum {
+		return p + " is not the record the state goes with"
+	}
+	return ""
+}

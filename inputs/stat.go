@@ -1,0 +1,191 @@
+package inputs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/actctl/actctl/internal/layout"
+)
+
+// Stat is what the record keeps of one input: its stat data, no digest.
+// Size, mtime, ctime, inode and device together change on every write,
+// rename over, chmod or touch (ctime cannot be set back, so even
+// `touch -d` with the old time is seen); hashing every input on every
+// run would cost what the fast path saves. What stat data cannot see is
+// a write in the same timestamp tick as the read that apply made of the
+// file: see markRacy.
+type Stat struct {
+	Path string `json:"p"`
+	// Presence: only whether the path exists and its type count (a
+	// directory whose entries come and go, such as .git).
+	Presence bool        `json:"presence,omitempty"`
+	Missing  bool        `json:"missing,omitempty"`
+	Mode     fs.FileMode `json:"mode,omitempty"`
+	Size     int64       `json:"size,omitempty"`
+	Mtime    int64       `json:"mtime,omitempty"`
+	Ctime    int64       `json:"ctime,omitempty"`
+	Ino      uint64      `json:"ino,omitempty"`
+	Dev      uint64      `json:"dev,omitempty"`
+	// Racy: modified after the recorded apply started; never matches.
+	Racy bool `json:"racy,omitempty"`
+}
+
+// statOf returns the Stat of p, following a symbolic link unless lstat.
+func statOf(p string, lstat, presence bool) (Stat, error) {
+	st := Stat{Path: p, Presence: presence}
+	var fi fs.FileInfo
+	var err error
+	if lstat {
+		fi, err = os.Lstat(p)
+	} else {
+		fi, err = os.Stat(p)
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
+		st.Missing = true
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("stat %s: %w", p, err)
+	}
+	st.Mode = fi.Mode().Type()
+	if presence {
+		return st, nil
+	}
+	st.Mode = fi.Mode()
+	st.Size = fi.Size()
+	st.Mtime = fi.ModTime().UnixNano()
+	sysStat(&st, fi)
+	return st, nil
+}
+
+// racySlack is how far before the apply's start a modification time must
+// lie for the file's stat data to be trusted. File timestamps come from
+// the kernel's coarse clock, which lags the clock Go reads by up to a
+// scheduler tick (a few ms); on a file system that keeps whole seconds
+// (a timestamp without nanoseconds) a write just after the start can
+// carry an earlier second, hence coarseSlack there.
+const (
+	racySlack   = 100 * time.Millisecond
+	coarseSlack = 2 * time.Second
+)
+
+// markRacy marks s racy when the file may have been modified after the
+// apply that started at start read it (git's racy-index rule, with the
+// apply's start for the index's time): its stat data, taken after the
+// apply, may then describe content the apply did not see.
+func (s *Stat) markRacy(start time.Time) {
+	if s.Missing || s.Presence {
+		return
+	}
+	slack := racySlack
+	if s.Mtime%int64(time.Second) == 0 {
+		slack = coarseSlack
+	}
+	if s.Mtime >= start.Add(-slack).UnixNano() {
+		s.Racy = true
+	}
+}
+
+// compare reports the first input that differs between the record and
+// now; "" when none does.
+func compare(rec, now []Stat) string {
+	for i := 0; i < len(rec) || i < len(now); i++ {
+		switch {
+		case i >= len(rec):
+			return now[i].Path + " is new"
+		case i >= len(now) || rec[i].Path != now[i].Path:
+			return "the set of inputs changed at " + rec[i].Path
+		case rec[i].Racy:
+			return rec[i].Path + " was modified while the last apply ran (racy)"
+		case rec[i] != now[i]:
+			return rec[i].Path + " changed"
+		}
+	}
+	return ""
+}
+
+// gather stats every input of src, in a fixed order: the root's *.cue
+// files, cue.mod/ and every file under it, actant.lock,
+// .actant/adhoc.json, src's trees and files, then git's index.
+// actant.owned, which apply itself writes, is checked with the outputs.
+func gather(src Sources) ([]Stat, error) {
+	var out []Stat
+	add := func(p string, lstat, presence bool) error {
+		st, err := statOf(p, lstat, presence)
+		out = append(out, st)
+		return err
+	}
+	entries, err := os.ReadDir(src.Root)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", src.Root, err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".cue") && !e.IsDir() {
+			if err := add(filepath.Join(src.Root, e.Name()), false, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	trees := append([]string{filepath.Join(src.Root, "cue.mod")}, src.Trees...)
+	files := append([]string{
+		filepath.Join(src.Root, "actant.lock"),
+		layout.Path(src.Root, layout.Adhoc),
+	}, src.Files...)
+	for i, t := range trees {
+		// cue.mod's files are read through links (see schema's
+		// checkCUEFiles); a skill directory refuses links.
+		if err := addTree(t, i > 0, add); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			for _, f := range files {
+				if err := add(f, false, false); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if err := addGit(src.Root, add); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// addTree adds the presence of dir and every file under it (skipping
+// .git directories, as the skill reader does), following links to
+// files unless lstat.
+func addTree(dir string, lstat bool, add func(p string, lstat, presence bool) error) error {
+	if err := add(dir, false, true); err != nil {
+		return err
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && p == dir:
+			return filepath.SkipAll
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git" && p != dir:
+			return filepath.SkipDir
+		case !d.IsDir():
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read %s: %w", dir, err)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		if err := add(f, lstat, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
