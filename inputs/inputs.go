@@ -13,6 +13,7 @@
 package inputs
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -61,22 +62,17 @@ type Record struct {
 // path is the record's place in the workspace at root.
 func path(root string) string { return layout.Path(root, layout.Inputs) }
 
-// Forget removes the record of the workspace at root: the normal path
-// calls it before it applies, so a failed or interrupted apply leaves no
-// record behind, and one that leaves no state leaves no trace.
-func Forget(root string) error {
-	if err := os.Remove(path(root)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", path(root), err)
-	}
-	return nil
-}
-
 // Save records the inputs of the apply that started at start and just
 // succeeded. A file modified since start (or within the file system's
 // timestamp granularity of it) is recorded as racy: its stat data cannot
 // tell whether the apply read its old or its new content, so the next
 // Check takes the normal path (which records it again, then settled).
-// Without a state (no agents) nothing is recorded.
+// Without a state (no agents) nothing is recorded. A record that is
+// still right is not written again. A record gone stale (an apply that
+// reported something, or failed, records nothing) is harmless: what made
+// the later run differ changed the stat data of an input or the state,
+// which Check compares; with no agents left, apply removes it with the
+// rest of .actant.
 func Save(src Sources, start time.Time) error {
 	build := Identity()
 	if build == "" || !statComplete {
@@ -100,6 +96,9 @@ func Save(src Sources, start time.Time) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
+	}
+	if old, err := os.ReadFile(path(src.Root)); err == nil && bytes.Equal(old, b) {
+		return nil
 	}
 	return atomicfile.Write(path(src.Root), b, 0o644)
 }

@@ -97,10 +97,8 @@ func (s *Stat) markRacy(start time.Time) {
 func compare(rec, now []Stat) string {
 	for i := 0; i < len(rec) || i < len(now); i++ {
 		switch {
-		case i >= len(rec):
-			return now[i].Path + " is new"
-		case i >= len(now) || rec[i].Path != now[i].Path:
-			return "the set of inputs changed at " + rec[i].Path
+		case i >= len(now) || i >= len(rec) || rec[i].Path != now[i].Path:
+			return setChange(rec, now)
 		case rec[i].Racy:
 			return rec[i].Path + " was modified while the last apply ran (racy)"
 		case rec[i] != now[i]:
@@ -108,6 +106,26 @@ func compare(rec, now []Stat) string {
 		}
 	}
 	return ""
+}
+
+// setChange names an input that is new in now or gone from it.
+func setChange(rec, now []Stat) string {
+	had := make(map[string]bool, len(rec))
+	for _, s := range rec {
+		had[s.Path] = true
+	}
+	for _, s := range now {
+		if !had[s.Path] {
+			return s.Path + " is new"
+		}
+		delete(had, s.Path)
+	}
+	for _, s := range rec {
+		if had[s.Path] {
+			return s.Path + " is gone"
+		}
+	}
+	return "the inputs were read in another order"
 }
 
 // gather stats every input of src, in a fixed order: the root's *.cue

@@ -68,11 +68,6 @@ func applyCmd(c *cli.Context) error {
 	if err != nil {
 		return interruptedError(ctx, err)
 	}
-	if plain {
-		if err := inputs.Forget(cfg.Root); err != nil {
-			return err
-		}
-	}
 	events := newApplyEvents(ctx, g, cfg)
 	res, err := applyPruning(ctx, cfg, reconcile.Options{
 		DryRun:     c.Bool("dry-run"),

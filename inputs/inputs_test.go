@@ -1,0 +1,283 @@
+package inputs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/reconcile"
+)
+
+func TestIdentity(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "actctl")
+	write(t, exe, "build one")
+	bi := func(rev, modified string) *debug.BuildInfo {
+		return &debug.BuildInfo{Main: debug.Module{Path: "github.com/actctl/actctl", Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}}
+	}
+	base := identity(bi("abc", "false"), exe)
+	if base == "" || base != identity(bi("abc", "false"), exe) {
+		t.Fatalf("identity not stable: %q", base)
+	}
+	if identity(bi("abd", "false"), exe) == base || identity(bi("abc", "true"), exe) == base {
+		t.Error("another revision or a modified tree has the same identity")
+	}
+	if identity(nil, exe) == base {
+		t.Error("a build without build info has the same identity")
+	}
+	// A rebuild from the same modified tree records the same VCS data:
+	// the executable it replaces tells them apart.
+	dirty := identity(bi("abc", "true"), exe)
+	next := exe + ".new"
+	write(t, next, "build two")
+	if err := os.Rename(next, exe); err != nil {
+		t.Fatal(err)
+	}
+	if identity(bi("abc", "true"), exe) == dirty {
+		t.Error("a rebuilt executable has the same identity")
+	}
+	if identity(bi("abc", "false"), filepath.Join(t.TempDir(), "gone")) != "" {
+		t.Error("a missing executable has an identity")
+	}
+}
+
+func TestMarkRacy(t *testing.T) {
+	start := time.Unix(1_700_000_000, 500_000_000)
+	cases := []struct {
+		name string
+		s    Stat
+		racy bool
+	}{
+		{"an hour before", Stat{Mtime: start.Add(-time.Hour).UnixNano()}, false},
+		{"just outside the slack", Stat{Mtime: start.Add(-racySlack - time.Millisecond).UnixNano()}, false},
+		{"inside the slack", Stat{Mtime: start.Add(-racySlack / 2).UnixNano()}, true},
+		{"after the start", Stat{Mtime: start.Add(time.Second).UnixNano()}, true},
+		{"whole second, within the coarse slack", Stat{Mtime: start.Truncate(time.Second).Add(-time.Second).UnixNano()}, true},
+		{"whole second, long before", Stat{Mtime: start.Truncate(time.Second).Add(-time.Minute).UnixNano()}, false},
+		{"missing", Stat{Missing: true}, false},
+		{"presence only", Stat{Presence: true, Mtime: start.UnixNano()}, false},
+	}
+	for _, c := range cases {
+		c.s.markRacy(start)
+		if c.s.Racy != c.racy {
+			t.Errorf("%s: racy %v, want %v", c.name, c.s.Racy, c.racy)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	a := Stat{Path: "/w/a.cue", Size: 1, Mtime: 10}
+	b := Stat{Path: "/w/b.cue", Size: 2, Mtime: 20}
+	c := Stat{Path: "/w/c.cue", Size: 3, Mtime: 30}
+	changed := b
+	changed.Ctime = 99
+	racy := b
+	racy.Racy = true
+	cases := []struct {
+		rec, now []Stat
+		want     string
+	}{
+		{[]Stat{a, b}, []Stat{a, b}, ""},
+		{[]Stat{a, b}, []Stat{a, b, c}, "/w/c.cue is new"},
+		{[]Stat{a, c}, []Stat{a, b, c}, "/w/b.cue is new"},
+		{[]Stat{a, b, c}, []Stat{a, c}, "/w/b.cue is gone"},
+		{[]Stat{a, b}, []Stat{a, changed}, "/w/b.cue changed"},
+		{[]Stat{a, racy}, []Stat{a, b}, "/w/b.cue was modified while the last apply ran (racy)"},
+	}
+	for i, tc := range cases {
+		if got := compare(tc.rec, tc.now); got != tc.want {
+			t.Errorf("case %d: %q, want %q", i, got, tc.want)
+		}
+	}
+}
+
+// workspace is a root with actant.cue, a skill directory, and one agent
+// whose state records an owned file, a block in a user's file and a
+// directory; its inputs recorded as by an apply an hour after they were
+// written.
+func workspace(t *testing.T) (root, home string) {
+	t.Helper()
+	root, home = t.TempDir(), t.TempDir()
+	write(t, filepath.Join(root, "actant.cue"), "package actant\n")
+	write(t, filepath.Join(root, "skills/s/SKILL.md"), "skill\n")
+	write(t, filepath.Join(root, "out/skill.md"), "owned\n")
+	write(t, filepath.Join(root, "out/USER.md"), "mine\n<!-- block -->\n")
+	st := reconcile.NewState()
+	st.Root = root
+	st.Agents["a"] = &reconcile.AgentState{Dir: root, Entries: []reconcile.EntryState{
+		{Path: "out", Mode: materialize.ModeDir},
+		{Path: "out/skill.md", Mode: materialize.ModeFile, SHA256: sum("owned\n")},
+		{Path: "out/USER.md", Mode: materialize.ModeBlock, SHA256: sum("block"), FileSHA: sum("mine\n<!-- block -->\n")},
+	}}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, layout.Path(root, layout.State), string(b))
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"actant.cue", "skills/s/SKILL.md"} {
+		if err := os.Chtimes(filepath.Join(root, p), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Save(Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return root, home
+}
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, root string)
+		why    string
+	}{
+		{"nothing", func(*testing.T, string) {}, ""},
+		{"config edited", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.cue"), "package actant\n\n") }, "actant.cue changed"},
+		{"config added", func(t *testing.T, root string) { write(t, filepath.Join(root, "more.cue"), "package actant\n") }, "more.cue is new"},
+		{"config removed", func(t *testing.T, root string) { rm(t, filepath.Join(root, "actant.cue")) }, "actant.cue is gone"},
+		{"cue.mod created", func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "cue.mod/module.cue"), "module: \"x\"\n")
+		}, "cue.mod changed"},
+		{"skill file added", func(t *testing.T, root string) { write(t, filepath.Join(root, "skills/s/x.sh"), "x") }, "x.sh is new"},
+		{"skill touched", func(t *testing.T, root string) {
+			now := time.Now()
+			if err := os.Chtimes(filepath.Join(root, "skills/s/SKILL.md"), now, now); err != nil {
+				t.Fatal(err)
+			}
+		}, "SKILL.md changed"},
+		{"lock written", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.lock"), "{}") }, "actant.lock changed"},
+		{"adhoc written", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Adhoc), "{}") }, "adhoc.json changed"},
+		{"git repository above", func(t *testing.T, root string) {
+			if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, ".git changed"},
+		{"state changed", func(t *testing.T, root string) {
+			p := layout.Path(root, layout.State)
+			b, _ := os.ReadFile(p)
+			write(t, p, string(b)+"\n")
+		}, "state.json changed"},
+		{"journal", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Pending), "{}") }, "journal exists"},
+		{"owned edited", func(t *testing.T, root string) { write(t, filepath.Join(root, "out/skill.md"), "mine\n") }, "skill.md changed since the last apply"},
+		{"owned deleted", func(t *testing.T, root string) { rm(t, filepath.Join(root, "out/skill.md")) }, "no such file"},
+		{"owned made executable", func(t *testing.T, root string) {
+			if err := os.Chmod(filepath.Join(root, "out/skill.md"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "executable bit changed"},
+		{"owned replaced by a link", func(t *testing.T, root string) {
+			rm(t, filepath.Join(root, "out/skill.md"))
+			if err := os.Symlink("USER.md", filepath.Join(root, "out/skill.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, "no longer a regular file"},
+		{"user's file edited", func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "out/USER.md"), "mine, more\n<!-- block -->\n")
+		}, "USER.md changed since the last apply"},
+		{"committed record appeared", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.owned"), "{}") }, "not the record the state goes with"},
+		{"record damaged", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Inputs), "{") }, "inputs.json"},
+		{"record of another build", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Build += " rebuilt" }) }, "another actctl build"},
+		{"record of another version", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Version++ }) }, "record version"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, home := workspace(t)
+			c.change(t, root)
+			got := Check(root, home)
+			if (c.why == "") != (got == "") || !strings.Contains(got, c.why) {
+				t.Fatalf("Check: %q, want %q", got, c.why)
+			}
+		})
+	}
+}
+
+func TestCheckRun(t *testing.T) {
+	root, home := workspace(t)
+	if why := Check(root, t.TempDir()); !strings.Contains(why, "actctl home") {
+		t.Errorf("another home: %q", why)
+	}
+	t.Setenv("HOME", t.TempDir())
+	if why := Check(root, home); why != "the environment changed" {
+		t.Errorf("another HOME: %q", why)
+	}
+}
+
+func TestSaveRacyAndUnchanged(t *testing.T) {
+	root, home := workspace(t)
+	p := layout.Path(root, layout.Inputs)
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
+	if err := Save(src, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(p); !os.SameFile(before, after) {
+		t.Error("an unchanged record was written again")
+	}
+	// Recorded by an apply that started before the config was written:
+	// racy, whatever the stat data says later.
+	if err := Save(src, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if why := Check(root, home); !strings.Contains(why, "actant.cue was modified while the last apply ran (racy)") {
+		t.Errorf("racy record: %q", why)
+	}
+	// No state: nothing recorded.
+	rm(t, layout.Path(root, layout.State))
+	rm(t, p)
+	if err := Save(src, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("a record without a state: %v", err)
+	}
+}
+
+func editRecord(t *testing.T, root string, edit func(*Record)) {
+	t.Helper()
+	p := layout.Path(root, layout.Inputs)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	edit(&r)
+	b, _ = json.Marshal(r)
+	write(t, p, string(b))
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rm(t *testing.T, p string) {
+	t.Helper()
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
