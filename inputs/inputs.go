@@ -54,9 +54,26 @@ type Record struct {
 	Build   string            `json:"build"`
 	Sources Sources           `json:"sources"`
 	Env     map[string]string `json:"env"`
-	Stats   []Stat            `json:"stats"`
+	Stats   statTable         `json:"stats"`
 	// State is the sha256 of the state.json that apply left.
 	State string `json:"state"`
+	// Outputs are the stat data of the files the state records: one as
+	// recorded still holds what that apply verified or wrote. A racy one
+	// is hashed again, and Hashed says what it must hold.
+	Outputs statTable `json:"outputs"`
+	Hashed  []Hashed  `json:"hashed,omitempty"`
+	// Owned is the state's digest of actant.owned (State.Owned).
+	Owned string `json:"owned,omitempty"`
+	// Said is what that apply printed besides its changes, which the same
+	// inputs make every apply print again.
+	Said Said `json:"said"`
+}
+
+// Said are the warnings an apply printed that follow from its inputs
+// alone: the config's (schema's validation) and the renderer's.
+type Said struct {
+	Config []string `json:"config,omitempty"`
+	Render []string `json:"render,omitempty"`
 }
 
 // path is the record's place in the workspace at root.
@@ -73,7 +90,7 @@ func path(root string) string { return layout.Path(root, layout.Inputs) }
 // the later run differ changed the stat data of an input or the state,
 // which Check compares; with no agents left, apply removes it with the
 // rest of .actant.
-func Save(src Sources, start time.Time) error {
+func Save(src Sources, said Said, start time.Time) error {
 	build := Identity()
 	if build == "" || !statComplete {
 		return nil
@@ -92,7 +109,14 @@ func Save(src Sources, start time.Time) error {
 	for i := range stats {
 		stats[i].markRacy(start)
 	}
-	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: digest(data)}
+	out, hashed, owned, why := outputs(src.Root, digest(data), start)
+	if why != "" {
+		// Changed meanwhile, or not all as apply left them: nothing to
+		// vouch for (the next apply reports it).
+		return nil
+	}
+	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats,
+		State: digest(data), Outputs: out, Hashed: hashed, Owned: owned, Said: said}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
@@ -105,30 +129,31 @@ func Save(src Sources, start time.Time) error {
 
 // Check reports why a plain apply in the workspace at root, with actctl
 // home home, must take the normal path; "" when the normal path would
-// find nothing to change and nothing to report. It writes nothing.
-func Check(root, home string) string {
+// find nothing to change and print nothing but said (the warnings the
+// recorded apply printed). It writes nothing.
+func Check(root, home string) (said Said, why string) {
 	b, err := os.ReadFile(path(root))
 	if errors.Is(err, fs.ErrNotExist) {
-		return "no record of the last apply's inputs"
+		return said, "no record of the last apply's inputs"
 	}
 	if err != nil {
-		return err.Error()
+		return said, err.Error()
 	}
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return fmt.Sprintf("%s: %v", path(root), err)
+		return said, fmt.Sprintf("%s: %v", path(root), err)
 	}
 	if why := rec.sameRun(root, home); why != "" {
-		return why
+		return said, why
 	}
 	now, err := gather(rec.Sources)
 	if err != nil {
-		return err.Error()
+		return said, err.Error()
 	}
 	if why := compare(rec.Stats, now); why != "" {
-		return why
+		return said, why
 	}
-	return outputsUnchanged(root, rec.State)
+	return rec.Said, outputsUnchanged(root, &rec)
 }
 
 // sameRun compares what is not a file: version, build, root, home and

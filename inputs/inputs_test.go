@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -102,8 +104,9 @@ func TestCompare(t *testing.T) {
 // workspace is a root with actant.cue, a skill directory, and one agent
 // whose state records an owned file, a block in a user's file and a
 // directory; its inputs recorded as by an apply an hour after they were
-// written.
-func workspace(t *testing.T) (root, home string) {
+// written. Its outputs are racy (just written: Check hashes them) unless
+// settled.
+func workspace(t *testing.T, settled bool) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
 	write(t, filepath.Join(root, "actant.cue"), "package actant\n")
@@ -123,12 +126,18 @@ func workspace(t *testing.T) (root, home string) {
 	}
 	write(t, layout.Path(root, layout.State), string(b))
 	old := time.Now().Add(-time.Hour)
-	for _, p := range []string{"actant.cue", "skills/s/SKILL.md"} {
+	aged := []string{"actant.cue", "skills/s/SKILL.md"}
+	if settled {
+		// Outputs written before the apply started (it found them as it
+		// wants them): their stat data is trusted, none is read.
+		aged = append(aged, "out", "out/skill.md", "out/USER.md")
+	}
+	for _, p := range aged {
 		if err := os.Chtimes(filepath.Join(root, p), old, old); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := Save(Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, time.Now()); err != nil {
+	if err := Save(Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return root, home
@@ -167,19 +176,19 @@ func TestCheck(t *testing.T) {
 			write(t, p, string(b)+"\n")
 		}, "state.json changed"},
 		{"journal", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Pending), "{}") }, "journal exists"},
-		{"owned edited", func(t *testing.T, root string) { write(t, filepath.Join(root, "out/skill.md"), "mine\n") }, "skill.md changed since the last apply"},
-		{"owned deleted", func(t *testing.T, root string) { rm(t, filepath.Join(root, "out/skill.md")) }, "no such file"},
+		{"owned edited, same size", func(t *testing.T, root string) { write(t, filepath.Join(root, "out/skill.md"), "mined\n") }, "skill.md changed since the last apply"},
+		{"owned deleted", func(t *testing.T, root string) { rm(t, filepath.Join(root, "out/skill.md")) }, "out/skill.md"},
 		{"owned made executable", func(t *testing.T, root string) {
 			if err := os.Chmod(filepath.Join(root, "out/skill.md"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, "executable bit changed"},
+		}, "out/skill.md"},
 		{"owned replaced by a link", func(t *testing.T, root string) {
 			rm(t, filepath.Join(root, "out/skill.md"))
 			if err := os.Symlink("USER.md", filepath.Join(root, "out/skill.md")); err != nil {
 				t.Fatal(err)
 			}
-		}, "no longer a regular file"},
+		}, "out/skill.md"},
 		{"user's file edited", func(t *testing.T, root string) {
 			write(t, filepath.Join(root, "out/USER.md"), "mine, more\n<!-- block -->\n")
 		}, "USER.md changed since the last apply"},
@@ -189,37 +198,42 @@ func TestCheck(t *testing.T) {
 		{"record of another version", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Version++ }) }, "record version"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			root, home := workspace(t)
-			c.change(t, root)
-			got := Check(root, home)
-			if (c.why == "") != (got == "") || !strings.Contains(got, c.why) {
-				t.Fatalf("Check: %q, want %q", got, c.why)
-			}
-		})
+		for _, settled := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/settled=%v", c.name, settled), func(t *testing.T) {
+				root, home := workspace(t, settled)
+				c.change(t, root)
+				said, got := Check(root, home)
+				if (c.why == "") != (got == "") || !strings.Contains(got, c.why) {
+					t.Fatalf("Check: %q, want %q", got, c.why)
+				}
+				if got == "" && (len(said.Config) != 1 || said.Config[0] != "a warning") {
+					t.Fatalf("Check: said %+v, want the recorded warning", said)
+				}
+			})
+		}
 	}
 }
 
 func TestCheckRun(t *testing.T) {
-	root, home := workspace(t)
-	if why := Check(root, t.TempDir()); !strings.Contains(why, "actctl home") {
+	root, home := workspace(t, false)
+	if _, why := Check(root, t.TempDir()); !strings.Contains(why, "actctl home") {
 		t.Errorf("another home: %q", why)
 	}
 	t.Setenv("HOME", t.TempDir())
-	if why := Check(root, home); why != "the environment changed" {
+	if _, why := Check(root, home); why != "the environment changed" {
 		t.Errorf("another HOME: %q", why)
 	}
 }
 
 func TestSaveRacyAndUnchanged(t *testing.T) {
-	root, home := workspace(t)
+	root, home := workspace(t, false)
 	p := layout.Path(root, layout.Inputs)
 	before, err := os.Stat(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
-	if err := Save(src, time.Now()); err != nil {
+	if err := Save(src, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.Stat(p); !os.SameFile(before, after) {
@@ -227,16 +241,16 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 	}
 	// Recorded by an apply that started before the config was written:
 	// racy, whatever the stat data says later.
-	if err := Save(src, time.Now().Add(-time.Hour)); err != nil {
+	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if why := Check(root, home); !strings.Contains(why, "actant.cue was modified while the last apply ran (racy)") {
+	if _, why := Check(root, home); !strings.Contains(why, "actant.cue was modified while the last apply ran (racy)") {
 		t.Errorf("racy record: %q", why)
 	}
 	// No state: nothing recorded.
 	rm(t, layout.Path(root, layout.State))
 	rm(t, p)
-	if err := Save(src, time.Now()); err != nil {
+	if err := Save(src, Said{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
@@ -280,4 +294,35 @@ func rm(t *testing.T, p string) {
 func sum(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+func TestStatTableRoundTrip(t *testing.T) {
+	in := statTable{
+		{Path: "/w/a b\tc\nd.cue", Mode: 0o644, Size: 12, Mtime: 1_700_000_000_123456789, Ctime: 1_700_000_001_000000000, Ino: 1 << 40, Dev: 66306},
+		{Path: "/w/.git", Presence: true, Missing: true},
+		{Path: "/w/x", Mode: fs.ModeSymlink | 0o777, Racy: true},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out statTable
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("%d stats back, want %d", len(out), len(in))
+	}
+	for i := range in {
+		if in[i] != out[i] {
+			t.Errorf("%+v came back as %+v", in[i], out[i])
+		}
+	}
+	var empty statTable
+	if b, _ := json.Marshal(statTable{}); json.Unmarshal(b, &empty) != nil || len(empty) != 0 {
+		t.Errorf("empty table: %s -> %v", b, empty)
+	}
+	if err := json.Unmarshal([]byte(`{"paths":"a","nums":"1 2"}`), &empty); err == nil {
+		t.Error("a short table decoded")
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/internal/par"
@@ -20,17 +21,21 @@ import (
 
 // outputsUnchanged reports why the files the state records may not be as
 // the apply that recorded them left them; "" when they are. The state
-// must be the one that apply left (digest want), and no apply may be
-// under way or killed (its journal exists): then, with the inputs
-// unchanged, the planner would plan nothing when every recorded file
-// still has its recorded digest — the whole file's for an owned file
-// (and its executable bit), the whole file as last left for a file that
-// holds blocks or keys (EntryState.FileSHA: the planner's own no-op
-// rule) — every recorded directory is still one, and the committed
-// record (actant.owned), which apply writes too, is the one the state
-// goes with (State.Owned: otherwise the planner merges it in). It reads state.json
-// a second time at the end: an apply that ran meanwhile changed it.
-func outputsUnchanged(root, want string) string {
+// must be the one that apply left (rec.State), and no apply may be under
+// way or killed (its journal exists). Then, with the inputs unchanged,
+// the planner would plan nothing when every recorded file still has its
+// recorded digest — the whole file's for an owned file (and its
+// executable bit), the whole file as last left for a file that holds
+// blocks or keys (EntryState.FileSHA: the planner's own no-op rule) —
+// every recorded directory is still one, and the committed record
+// (actant.owned), which apply writes too, is the one the state goes with
+// (State.Owned: otherwise the planner merges it in). A file whose stat
+// data is as recorded (rec.Outputs) still holds what the recorded apply
+// verified or wrote; a racy one is read and hashed (rec.Hashed). The
+// state itself is only hashed, never decoded: Save derived the rest from
+// it. It is read a second time at the end: an apply that ran meanwhile
+// changed it.
+func outputsUnchanged(root string, rec *Record) string {
 	if why := noJournal(root); why != "" {
 		return why
 	}
@@ -38,30 +43,74 @@ func outputsUnchanged(root, want string) string {
 	if err != nil {
 		return fmt.Sprintf("read state: %v", err)
 	}
-	if digest(data) != want {
+	if digest(data) != rec.State {
 		return "state.json changed since the inputs were recorded"
 	}
-	st, _, err := reconcile.ReadState(layout.Path(root, layout.State))
-	if err != nil {
-		return err.Error()
-	}
-	if st.Root != "" && st.Root != root {
-		return "state.json was written for " + st.Root
-	}
-	if why := ownedUnchanged(root, st.Owned); why != "" {
+	if why := ownedUnchanged(root, rec.Owned); why != "" {
 		return why
 	}
-	if why := checkFiles(wanted(st)); why != "" {
+	if why := checkFiles(rec.Outputs, rec.Hashed); why != "" {
 		return why
 	}
 	if why := noJournal(root); why != "" {
 		return why
 	}
 	again, err := os.ReadFile(layout.Path(root, layout.State))
-	if err != nil || digest(again) != want {
+	if err != nil || digest(again) != rec.State {
 		return "state.json changed while it was checked"
 	}
 	return ""
+}
+
+// Hashed is what a racy output (Record.Outputs[Index]) must hold.
+type Hashed struct {
+	Index int    `json:"i"`
+	SHA   string `json:"sha"`
+	// Exec, when Mode, is the executable bit the file must have.
+	Exec bool `json:"exec,omitempty"`
+	Mode bool `json:"mode,omitempty"`
+}
+
+// outputs reads the state of the workspace at root (digest sum) and
+// returns the stat data of the files it records, racy ones (modified
+// since the apply that started at start began) marked and what they must
+// hold, and the state's committed-record digest; why is set when a file
+// is not as that apply must have left it, or cannot be checked this way.
+func outputs(root, sum string, start time.Time) (out []Stat, hashed []Hashed, owned, why string) {
+	p := layout.Path(root, layout.State)
+	st, data, err := reconcile.ReadState(p)
+	if err != nil || digest(data) != sum {
+		return nil, nil, "", "state.json changed"
+	}
+	if st.Root != "" && st.Root != root {
+		return nil, nil, "", "state.json was written for " + st.Root
+	}
+	ws := wanted(st)
+	out = make([]Stat, len(ws))
+	errs := make([]string, len(ws))
+	par.For(len(ws), par.IO(), func(i int) {
+		w := &ws[i]
+		s, err := statOf(w.path, true, w.dir)
+		switch {
+		case w.doubt != "":
+			errs[i] = w.path + ": " + w.doubt
+		case err != nil:
+			errs[i] = err.Error()
+		case s.Missing:
+			errs[i] = w.path + " is missing"
+		}
+		s.markRacy(start)
+		out[i] = s
+	})
+	for i, e := range errs {
+		if e != "" {
+			return nil, nil, "", e
+		}
+		if out[i].Racy {
+			hashed = append(hashed, Hashed{Index: i, SHA: ws[i].sha, Exec: ws[i].exec, Mode: ws[i].mode})
+		}
+	}
+	return out, hashed, st.Owned, ""
 }
 
 func noJournal(root string) string {
@@ -128,10 +177,35 @@ func (w *want) add(e reconcile.EntryState) {
 	w.sha = sha
 }
 
-// checkFiles checks ws in parallel and returns the first finding.
-func checkFiles(ws []want) string {
-	found := make([]string, len(ws))
-	par.For(len(ws), par.IO(), func(i int) { found[i] = ws[i].check() })
+// checkFiles checks the recorded outputs in parallel and returns the
+// first finding: a file whose stat data is as recorded passes, a racy one
+// is hashed and compared with what hashed says it must hold.
+func checkFiles(rec []Stat, hashed []Hashed) string {
+	must := make(map[int]Hashed, len(hashed))
+	for _, h := range hashed {
+		must[h.Index] = h
+	}
+	found := make([]string, len(rec))
+	par.For(len(rec), par.IO(), func(i int) {
+		r := rec[i]
+		if r.Racy {
+			h, ok := must[i]
+			if !ok {
+				found[i] = r.Path + ": racy, and no digest recorded"
+				return
+			}
+			w := want{path: r.Path, sha: h.SHA, exec: h.Exec, mode: h.Mode}
+			found[i] = w.check()
+			return
+		}
+		st, err := statOf(r.Path, true, r.Presence)
+		switch {
+		case err != nil:
+			found[i] = err.Error()
+		case st != r:
+			found[i] = r.Path + " changed since the last apply"
+		}
+	})
 	for _, f := range found {
 		if f != "" {
 			return f

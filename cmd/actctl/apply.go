@@ -78,8 +78,8 @@ func applyCmd(c *cli.Context) error {
 	})
 	err = interruptedError(ctx, printResult(g, res, err))
 	if err == nil {
-		if plain && !warned && quiet(cfg, res) {
-			if err := inputs.Save(applySources(cfg, rep), start); err != nil {
+		if plain && !warned && quiet(res) {
+			if err := inputs.Save(applySources(cfg, rep), said(g, cfg, res), start); err != nil {
 				g.Warn("%v", err)
 			}
 		}
@@ -124,22 +124,40 @@ func fastApply(g *globals, start time.Time) *reconcile.Result {
 		debug("full path: %v", errors.Join(rerr, herr))
 		return nil
 	}
-	if why := inputs.Check(root, home); why != "" {
+	said, why := inputs.Check(root, home)
+	if why != "" {
 		debug("full path: %s", why)
 		return nil
 	}
 	debug("fast path: inputs and outputs unchanged")
+	for _, w := range said.Config {
+		fmt.Fprintf(g.Stderr, "actctl: %s\n", w) // as globals.LoadWith prints them
+	}
 	d := time.Since(start)
-	return &reconcile.Result{Root: root, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
+	return &reconcile.Result{Root: root, Warnings: said.Render, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
 }
 
-// quiet reports whether an apply of cfg that gave res printed nothing but
-// its summary and its file changes: only then does the next apply, with
-// nothing changed, print exactly "no changes", as the fast path does.
-func quiet(cfg *schema.Config, res *reconcile.Result) bool {
+// quiet reports whether an apply that gave res printed nothing but its
+// changes, its summary and the warnings its inputs alone cause (see said):
+// only then does the next apply, with nothing changed, print exactly
+// those warnings and "no changes", as the fast path does.
+func quiet(res *reconcile.Result) bool {
 	c := res.Counts
-	return len(cfg.Warnings) == 0 && len(res.Warnings) == 0 && !res.Recovered &&
-		c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == 0
+	return !res.Recovered && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == 0
+}
+
+// said are the warnings an apply of cfg that gave res printed that the
+// same inputs print again: the config's (as globals.LoadWith selects
+// them) and the renderer's.
+func said(g *globals, cfg *schema.Config, res *reconcile.Result) inputs.Said {
+	var s inputs.Said
+	for _, w := range cfg.Warnings {
+		if g.concerns(w.Path) {
+			s.Config = append(s.Config, w.String())
+		}
+	}
+	s.Render = res.Warnings
+	return s
 }
 
 // applySources are the inputs of an apply of cfg that package inputs
