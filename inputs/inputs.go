@@ -48,19 +48,20 @@ type Sources struct {
 	Files []string `json:"files,omitempty"`
 }
 
-// Record is the content of .actant/inputs.json.
+// Record is the content of .actant/inputs.json: a line of JSON, then
+// Stats and Outputs as stat tables (see statTable).
 type Record struct {
 	Version int               `json:"version"`
 	Build   string            `json:"build"`
 	Sources Sources           `json:"sources"`
 	Env     map[string]string `json:"env"`
-	Stats   statTable         `json:"stats"`
+	Stats   statTable         `json:"-"`
 	// State is the sha256 of the state.json that apply left.
 	State string `json:"state"`
 	// Outputs are the stat data of the files the state records: one as
 	// recorded still holds what that apply verified or wrote. A racy one
 	// is hashed again, and Hashed says what it must hold.
-	Outputs statTable `json:"outputs"`
+	Outputs statTable `json:"-"`
 	Hashed  []Hashed  `json:"hashed,omitempty"`
 	// Owned is the state's digest of actant.owned (State.Owned).
 	Owned string `json:"owned,omitempty"`
@@ -117,7 +118,7 @@ func Save(src Sources, said Said, start time.Time) error {
 	}
 	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats,
 		State: digest(data), Outputs: out, Hashed: hashed, Owned: owned, Said: said}
-	b, err := json.Marshal(rec)
+	b, err := rec.encode()
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
 	}
@@ -139,8 +140,8 @@ func Check(root, home string) (said Said, why string) {
 	if err != nil {
 		return said, err.Error()
 	}
-	var rec Record
-	if err := json.Unmarshal(b, &rec); err != nil {
+	rec, err := decode(b)
+	if err != nil {
 		return said, fmt.Sprintf("%s: %v", path(root), err)
 	}
 	if why := rec.sameRun(root, home); why != "" {
@@ -153,7 +154,41 @@ func Check(root, home string) (said Said, why string) {
 	if why := compare(rec.Stats, now); why != "" {
 		return said, why
 	}
-	return rec.Said, outputsUnchanged(root, &rec)
+	return rec.Said, outputsUnchanged(root, rec)
+}
+
+func (rec *Record) encode() ([]byte, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	b = appendTable(append(b, '\n'), rec.Stats)
+	return appendTable(b, rec.Outputs), nil
+}
+
+func decode(b []byte) (*Record, error) {
+	head, rest, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok {
+		return nil, errors.New("no stat tables")
+	}
+	rec := &Record{}
+	if err := json.Unmarshal(head, rec); err != nil {
+		return nil, err
+	}
+	if rec.Version != version {
+		return rec, nil // sameRun says so
+	}
+	var err error
+	if rec.Stats, rest, err = parseTable(rest); err != nil {
+		return nil, err
+	}
+	if rec.Outputs, rest, err = parseTable(rest); err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, errors.New("trailing data")
+	}
+	return rec, nil
 }
 
 // sameRun compares what is not a file: version, build, root, home and

@@ -265,12 +265,14 @@ func editRecord(t *testing.T, root string, edit func(*Record)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
+	r, err := decode(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	edit(&r)
-	b, _ = json.Marshal(r)
+	edit(r)
+	if b, err = r.encode(); err != nil {
+		t.Fatal(err)
+	}
 	write(t, p, string(b))
 }
 
@@ -302,27 +304,83 @@ func TestStatTableRoundTrip(t *testing.T) {
 		{Path: "/w/.git", Presence: true, Missing: true},
 		{Path: "/w/x", Mode: fs.ModeSymlink | 0o777, Racy: true},
 	}
-	b, err := json.Marshal(in)
+	for _, tables := range [][2]statTable{{in, nil}, {nil, in}, {in, in[:1]}, {nil, nil}} {
+		b := appendTable(appendTable(nil, tables[0]), tables[1])
+		a, rest, err := parseTable(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, rest, err := parseTable(rest)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("%v, %d bytes left", err, len(rest))
+		}
+		for k, got := range []statTable{a, c} {
+			if fmt.Sprint(got) != fmt.Sprint(tables[k]) && !(len(got) == 0 && len(tables[k]) == 0) {
+				t.Errorf("%+v came back as %+v", tables[k], got)
+			}
+		}
+	}
+	for _, bad := range []string{"", "1 2\n", "1 2\na\x00\x00", "x 0 0 0 0 0 0 \na\x00\x00"} {
+		if _, _, err := parseTable([]byte(bad)); err == nil {
+			t.Errorf("%q decoded", bad)
+		}
+	}
+}
+
+// Outputs the apply wrote (modified after it started) are read once by
+// Save: then their stat data is trusted; one not as the state says means
+// no record.
+func TestSaveSettlesWrittenOutputs(t *testing.T) {
+	root, home := workspace(t, false)
+	p := layout.Path(root, layout.Inputs)
+	rm(t, p)
+	chtimes := func(d time.Duration, rel ...string) {
+		for _, r := range rel {
+			at := time.Now().Add(d)
+			if err := os.Chtimes(filepath.Join(root, r), at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	chtimes(-2*time.Hour, "actant.cue", "skills/s/SKILL.md")
+	chtimes(-10*time.Minute, "out/skill.md", "out/USER.md")
+	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
+	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out statTable
-	if err := json.Unmarshal(b, &out); err != nil {
+	rec, err := decode(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != len(in) {
-		t.Fatalf("%d stats back, want %d", len(out), len(in))
+	if len(rec.Hashed) != 0 {
+		t.Errorf("settled outputs recorded racy: %+v", rec.Hashed)
 	}
-	for i := range in {
-		if in[i] != out[i] {
-			t.Errorf("%+v came back as %+v", in[i], out[i])
+	if _, why := Check(root, home); why != "" {
+		t.Errorf("Check: %q", why)
+	}
+	rm(t, p)
+	write(t, filepath.Join(root, "out/skill.md"), "edited\n")
+	chtimes(-10*time.Minute, "out/skill.md")
+	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("recorded an output that is not as the state says: %v", err)
+	}
+}
+
+func TestCheckTooManyRacy(t *testing.T) {
+	root, home := workspace(t, false)
+	editRecord(t, root, func(r *Record) {
+		for len(r.Hashed) <= maxHashed {
+			r.Hashed = append(r.Hashed, r.Hashed[0])
 		}
-	}
-	var empty statTable
-	if b, _ := json.Marshal(statTable{}); json.Unmarshal(b, &empty) != nil || len(empty) != 0 {
-		t.Errorf("empty table: %s -> %v", b, empty)
-	}
-	if err := json.Unmarshal([]byte(`{"paths":"a","nums":"1 2"}`), &empty); err == nil {
-		t.Error("a short table decoded")
+	})
+	if _, why := Check(root, home); !strings.Contains(why, "written just before the inputs were recorded") {
+		t.Errorf("Check: %q", why)
 	}
 }

@@ -49,6 +49,9 @@ func outputsUnchanged(root string, rec *Record) string {
 	if why := ownedUnchanged(root, rec.Owned); why != "" {
 		return why
 	}
+	if len(rec.Hashed) > maxHashed {
+		return fmt.Sprintf("%d files were written just before the inputs were recorded: this apply records them settled", len(rec.Hashed))
+	}
 	if why := checkFiles(rec.Outputs, rec.Hashed); why != "" {
 		return why
 	}
@@ -62,6 +65,11 @@ func outputsUnchanged(root string, rec *Record) string {
 	return ""
 }
 
+// maxHashed bounds the racy outputs a Check reads and hashes: beyond it
+// the normal path, which records them settled, costs less than hashing
+// them on every later run.
+const maxHashed = 64
+
 // Hashed is what a racy output (Record.Outputs[Index]) must hold.
 type Hashed struct {
 	Index int    `json:"i"`
@@ -72,10 +80,10 @@ type Hashed struct {
 }
 
 // outputs reads the state of the workspace at root (digest sum) and
-// returns the stat data of the files it records, racy ones (modified
-// since the apply that started at start began) marked and what they must
-// hold, and the state's committed-record digest; why is set when a file
-// is not as that apply must have left it, or cannot be checked this way.
+// returns the stat data of the files it records (see settle), what the
+// racy ones must hold, and the state's committed-record digest; why is
+// set when a file is not as the apply that started at start must have
+// left it, or cannot be checked this way.
 func outputs(root, sum string, start time.Time) (out []Stat, hashed []Hashed, owned, why string) {
 	p := layout.Path(root, layout.State)
 	st, data, err := reconcile.ReadState(p)
@@ -88,20 +96,8 @@ func outputs(root, sum string, start time.Time) (out []Stat, hashed []Hashed, ow
 	ws := wanted(st)
 	out = make([]Stat, len(ws))
 	errs := make([]string, len(ws))
-	par.For(len(ws), par.IO(), func(i int) {
-		w := &ws[i]
-		s, err := statOf(w.path, true, w.dir)
-		switch {
-		case w.doubt != "":
-			errs[i] = w.path + ": " + w.doubt
-		case err != nil:
-			errs[i] = err.Error()
-		case s.Missing:
-			errs[i] = w.path + " is missing"
-		}
-		s.markRacy(start)
-		out[i] = s
-	})
+	now := time.Now()
+	par.For(len(ws), par.IO(), func(i int) { out[i], errs[i] = ws[i].settle(start, now) })
 	for i, e := range errs {
 		if e != "" {
 			return nil, nil, "", e
@@ -111,6 +107,43 @@ func outputs(root, sum string, start time.Time) (out []Stat, hashed []Hashed, ow
 		}
 	}
 	return out, hashed, st.Owned, ""
+}
+
+// settle returns the stat data to record for w after the apply that
+// started at start, at now. A file not modified since before start
+// holds what the planner read and found right (the apply reported
+// nothing). One the apply wrote is read now and must hold what the
+// state says; its stat data, the same before and after, then describes
+// that content, unless it was modified within racySlack of now, when a
+// later write in the same timestamp tick could go unseen: that one is
+// marked racy, and Check hashes it again.
+func (w *want) settle(start, now time.Time) (Stat, string) {
+	s, err := statOf(w.path, true, w.dir)
+	switch {
+	case w.doubt != "":
+		return s, w.path + ": " + w.doubt
+	case err != nil:
+		return s, err.Error()
+	case s.Missing:
+		return s, w.path + " is missing"
+	}
+	if w.dir {
+		return s, ""
+	}
+	if s.markRacy(start); !s.Racy {
+		return s, ""
+	}
+	s.Racy = false
+	if s.markRacy(now); s.Racy {
+		return s, ""
+	}
+	if why := w.check(); why != "" {
+		return s, why
+	}
+	if again, err := statOf(w.path, true, false); err != nil || again != s {
+		return s, w.path + " changed while it was recorded"
+	}
+	return s, ""
 }
 
 func noJournal(root string) string {

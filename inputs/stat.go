@@ -1,7 +1,7 @@
 package inputs
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -210,16 +210,13 @@ func addTree(dir string, lstat bool, add func(p string, lstat, presence bool) er
 	return nil
 }
 
-// statTable is a list of Stat encoded compactly: decoding a JSON object
-// per file costs more than the rest of the fast path at 600 files. The
-// paths are one string, NUL-separated (a path never holds NUL); the
-// numbers another, seven per Stat, space-separated.
+// statTable is a list of Stat, encoded compactly after the record's JSON
+// header (see encode): decoding a JSON object per file, or even one JSON
+// string of all the paths, costs more than the rest of the fast path at
+// 600 files. A table is its numbers, seven per Stat, space-separated, on
+// one line, then its paths, each ended by a NUL (a path never holds one),
+// and one more NUL.
 type statTable []Stat
-
-type statTableJSON struct {
-	Paths string `json:"paths"`
-	Nums  string `json:"nums"`
-}
 
 const (
 	flagPresence = 1 << iota
@@ -227,11 +224,9 @@ const (
 	flagRacy
 )
 
-func (t statTable) MarshalJSON() ([]byte, error) {
-	paths := make([]string, len(t))
-	nums := make([]byte, 0, len(t)*64)
-	for i, s := range t {
-		paths[i] = s.Path
+// appendTable appends the encoding of t to b.
+func appendTable(b []byte, t statTable) []byte {
+	for _, s := range t {
 		flags := 0
 		if s.Presence {
 			flags |= flagPresence
@@ -243,26 +238,40 @@ func (t statTable) MarshalJSON() ([]byte, error) {
 			flags |= flagRacy
 		}
 		for _, n := range []int64{int64(flags), int64(s.Mode), s.Size, s.Mtime, s.Ctime, int64(s.Ino), int64(s.Dev)} {
-			nums = strconv.AppendInt(nums, n, 10)
-			nums = append(nums, ' ')
+			b = strconv.AppendInt(b, n, 10)
+			b = append(b, ' ')
 		}
 	}
-	return json.Marshal(statTableJSON{Paths: strings.Join(paths, "\x00"), Nums: string(nums)})
+	b = append(b, '\n')
+	for _, s := range t {
+		b = append(append(b, s.Path...), 0)
+	}
+	return append(b, 0)
 }
 
-func (t *statTable) UnmarshalJSON(b []byte) error {
-	var j statTableJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
+// parseTable decodes the table at the start of b and returns the rest.
+func parseTable(b []byte) (statTable, []byte, error) {
+	line, rest, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok {
+		return nil, nil, errors.New("stat table: no numbers")
 	}
-	*t = nil
-	if j.Paths == "" && j.Nums == "" {
-		return nil
+	end := bytes.Index(rest, []byte{0, 0})
+	if len(rest) > 0 && rest[0] == 0 {
+		end = -1 // an empty table
 	}
-	paths := strings.Split(j.Paths, "\x00")
-	nums := strings.Fields(j.Nums)
+	var paths []string
+	switch {
+	case end >= 0:
+		paths = strings.Split(string(rest[:end]), "\x00")
+		rest = rest[end+2:]
+	case len(rest) > 0 && rest[0] == 0:
+		rest = rest[1:]
+	default:
+		return nil, nil, errors.New("stat table: paths not ended")
+	}
+	nums := strings.Fields(string(line))
 	if len(nums) != 7*len(paths) {
-		return fmt.Errorf("stat table: %d paths, %d numbers", len(paths), len(nums))
+		return nil, nil, fmt.Errorf("stat table: %d paths, %d numbers", len(paths), len(nums))
 	}
 	out := make(statTable, len(paths))
 	for i, p := range paths {
@@ -270,13 +279,12 @@ func (t *statTable) UnmarshalJSON(b []byte) error {
 		for k := range n {
 			v, err := strconv.ParseInt(nums[7*i+k], 10, 64)
 			if err != nil {
-				return fmt.Errorf("stat table: %w", err)
+				return nil, nil, fmt.Errorf("stat table: %w", err)
 			}
 			n[k] = v
 		}
 		out[i] = Stat{Path: p, Presence: n[0]&flagPresence != 0, Missing: n[0]&flagMissing != 0, Racy: n[0]&flagRacy != 0,
 			Mode: fs.FileMode(n[1]), Size: n[2], Mtime: n[3], Ctime: n[4], Ino: uint64(n[5]), Dev: uint64(n[6])}
 	}
-	*t = out
-	return nil
+	return out, rest, nil
 }
