@@ -300,3 +300,54 @@ func TestApplyFastPathNoTraceLeft(t *testing.T) {
 		t.Fatalf(".actant left behind: %v", err)
 	}
 }
+
+// Warnings that follow from the inputs alone (the config's, the
+// renderer's) are printed by the fast path as by the normal path, in text
+// and in JSON.
+func TestApplyFastPathWarnings(t *testing.T) {
+	dir, home := fastWorkspace(t)
+	writeConfig(t, dir, fastConfig+`templates: {
+	g: {backend: "gemini", skills: ["hello"]}
+	c: {backend: "cursor", skills: ["hello"]}
+}
+agents: {
+	g: {template: "g", workDir: "gem"}
+	c: {template: "c", workDir: "cur"}
+}
+`)
+	age(t, dir, "actant.cue")
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 || !strings.Contains(r.Stderr, "Gemini CLI stopped serving") || !strings.Contains(r.Stderr, "cannot be expressed") {
+		t.Fatalf("apply with warnings: %+v", r)
+	}
+	for _, args := range [][]string{{"apply"}, {"-o", "json", "apply"}} {
+		fast := actctlEnv(t, dir, home, debugEnv, args...)
+		if err := os.Remove(layout.Path(dir, layout.Inputs)); err != nil {
+			t.Fatal(err)
+		}
+		full := actctlEnv(t, dir, home, debugEnv, args...)
+		if !strings.Contains(fast.Stderr, fastLine) || !strings.Contains(full.Stderr, fullLine) {
+			t.Fatalf("%v: paths taken:\n%s\n%s", args, fast.Stderr, full.Stderr)
+		}
+		if a, b := withoutDebug(fast.Stderr), withoutDebug(full.Stderr); a != b {
+			t.Errorf("%v: fast path stderr\n%s\nnormal path stderr\n%s", args, a, b)
+		}
+		a, b := fast.Stdout, full.Stdout
+		if len(args) > 1 {
+			a, b = withoutDuration(t, a), withoutDuration(t, b)
+		}
+		if a != b || fast.Code != full.Code {
+			t.Errorf("%v: fast path stdout (exit %d)\n%s\nnormal path stdout (exit %d)\n%s", args, fast.Code, a, full.Code, b)
+		}
+	}
+}
+
+// withoutDebug is stderr without ACTCTL_DEBUG's lines.
+func withoutDebug(s string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(l, "actctl: debug: ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
+}
