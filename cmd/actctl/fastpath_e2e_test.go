@@ -351,3 +351,43 @@ func withoutDebug(s string) string {
 	}
 	return strings.Join(keep, "")
 }
+
+// A hub source: the lock pins the tree, the cache's marker and index say
+// what the tree holds; removing the cached tree's marker is a change.
+func TestApplyFastPathHub(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "hub")
+	writeFiles(t, src, map[string]string{
+		"actant.json":           `{"name":"h","version":"1.0.0"}`,
+		"skills/tools/SKILL.md": "---\nname: tools\ndescription: Tools\n---\nUse tools.\n",
+	})
+	hubGit(t, src, "init", "-q", "-b", "main")
+	hubGit(t, src, "add", "-A")
+	hubGit(t, src, "commit", "-q", "-m", "one")
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, `package actant
+hub: h: {url: "file://`+src+`", ref: branch: "main"}
+templates: t: {backend: "claude-code", skills: ["h@tools"]}
+agents: a: {template: "t", workDir: "."}
+`)
+	age(t, dir, "actant.cue")
+	mustApply(t, dir, home)
+	// The first apply wrote actant.lock and the cache while it ran: racy.
+	applyPath(t, dir, home, false, "(racy)", "no changes")
+	applyPath(t, dir, home, true, "", "no changes")
+	markers, err := filepath.Glob(filepath.Join(home, "hub", "*", "trees", "*.json"))
+	if err != nil || len(markers) != 1 {
+		t.Fatalf("hub tree markers: %v %v", markers, err)
+	}
+	rm := func(p string) {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rm(markers[0])
+	applyPath(t, dir, home, false, markers[0], "no changes")
+	if _, err := os.Stat(markers[0]); err != nil {
+		t.Fatalf("the normal path did not restore the tree's marker: %v", err)
+	}
+	rm(filepath.Join(dir, "actant.lock"))
+	applyPath(t, dir, home, false, "actant.lock", "no changes")
+}
