@@ -1,5 +1,6 @@
 // Package inputs is the fast path of a plain `actctl apply`: after an
-// apply that left nothing to report, Save records in .actant/inputs.json
+// apply that reported nothing but its changes and the warnings its inputs
+// cause, Save records in .actant/inputs.rec
 // (see internal/layout) everything that apply's result depended on — the
 // actctl build, the workspace root, the actctl home, the environment the
 // loader reads, and the stat data of every file the config load read —
@@ -7,7 +8,7 @@
 // when every recorded input is unchanged (a stat walk: no CUE evaluation,
 // no hub, no rendering) and every file the state records still holds what
 // apply wrote, the normal path would find nothing to do, and apply prints
-// "no changes" without evaluating anything. On any doubt Check gives the
+// those warnings and "no changes" without evaluating anything. On any doubt Check gives the
 // reason and apply takes the normal path. See docs/design.md, "The apply
 // fast path".
 package inputs
@@ -29,7 +30,7 @@ import (
 	"github.com/actctl/actctl/internal/layout"
 )
 
-// version is the format version of inputs.json; another one is ignored.
+// version is the format version of inputs.rec; another one is ignored.
 const version = 1
 
 // Sources are the inputs of one apply that only the loaded config knows;
@@ -48,7 +49,7 @@ type Sources struct {
 	Files []string `json:"files,omitempty"`
 }
 
-// Record is the content of .actant/inputs.json: a line of JSON, then
+// Record is the content of .actant/inputs.rec: a line of JSON, then
 // Stats and Outputs as stat tables (see statTable).
 type Record struct {
 	Version int               `json:"version"`

@@ -193,7 +193,7 @@ func TestCheck(t *testing.T) {
 			write(t, filepath.Join(root, "out/USER.md"), "mine, more\n<!-- block -->\n")
 		}, "USER.md changed since the last apply"},
 		{"committed record appeared", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.owned"), "{}") }, "not the record the state goes with"},
-		{"record damaged", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Inputs), "{") }, "inputs.json"},
+		{"record damaged", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Inputs), "{") }, "inputs.rec"},
 		{"record of another build", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Build += " rebuilt" }) }, "another actctl build"},
 		{"record of another version", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Version++ }) }, "record version"},
 	}

@@ -106,7 +106,7 @@ type fileStamp struct {
 // stamps records mtime, inode and size of every file and directory under
 // dir, except .actant/lock: the lock file carries the pid of the last
 // holder (so a waiting apply can name it) and is rewritten by every run;
-// it is lock metadata, not content. Likewise .actant/inputs.json, the
+// it is lock metadata, not content. Likewise .actant/inputs.rec, the
 // record of the last apply's inputs, which a no-op apply refreshes when
 // it took the normal path (as `git status` refreshes git's index), and
 // with it the modification time of .actant itself.

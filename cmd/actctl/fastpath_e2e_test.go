@@ -372,6 +372,15 @@ agents: a: {template: "t", workDir: "."}
 	age(t, dir, "actant.cue")
 	mustApply(t, dir, home)
 	// The first apply wrote actant.lock and the cache while it ran: racy.
+	// Aged, the next apply records them settled.
+	cache, err := filepath.Glob(filepath.Join(home, "hub", "*", "trees", "*.*"))
+	if err != nil || len(cache) == 0 {
+		t.Fatalf("hub cache: %v %v", cache, err)
+	}
+	for _, p := range append(cache, filepath.Join(dir, "actant.lock")) {
+		rel, _ := filepath.Rel(dir, p)
+		age(t, dir, rel)
+	}
 	applyPath(t, dir, home, false, "(racy)", "no changes")
 	applyPath(t, dir, home, true, "", "no changes")
 	markers, err := filepath.Glob(filepath.Join(home, "hub", "*", "trees", "*.json"))
