@@ -86,6 +86,12 @@ type marker struct {
 	ExecBits bool `json:"execBits,omitempty"`
 }
 
+// TreeRecords are the files of the cache that say what the extracted tree
+// at treeDir holds, its marker and its index: a tree itself is never
+// changed once extracted (apply's fast path watches these; see package
+// inputs).
+func TreeRecords(treeDir string) []string { return []string{treeDir + ".json", indexPath(treeDir)} }
+
 func readMarker(treeDir string) (marker, bool) {
 	b, err := os.ReadFile(treeDir + ".json")
 	if err != nil {

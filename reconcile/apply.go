@@ -13,6 +13,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/schema"
 )
@@ -152,6 +153,7 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 			if _, err := os.Stat(metaPath(cfg.Root, StateFile)); errors.Is(err, os.ErrNotExist) {
 				if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); errors.Is(err, os.ErrNotExist) {
 					if entries, _ := os.ReadDir(filepath.Join(cfg.Root, MetaDir)); onlyLockAndEmptyBackup(cfg.Root, entries) {
+						_ = os.Remove(metaPath(cfg.Root, layout.Inputs))
 						_ = l.removeAndUnlock()
 						removeMetaIfEmpty(cfg.Root)
 					}
@@ -183,11 +185,12 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 }
 
 // onlyLockAndEmptyBackup reports whether .actant holds nothing but the
-// lock and an empty backup directory: then nothing of actctl is left.
+// lock, an empty backup directory and the record of the last apply's
+// inputs (package inputs): then nothing of actctl is left.
 func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
 	for _, e := range entries {
 		switch {
-		case e.Name() == LockFile:
+		case e.Name() == LockFile, e.Name() == layout.Inputs:
 		case e.Name() == BackupDir && e.IsDir():
 			if !emptyTree(filepath.Join(root, MetaDir, BackupDir)) {
 				return false

@@ -9,11 +9,14 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/watch"
 )
 
@@ -48,9 +51,20 @@ func applyCmd(c *cli.Context) error {
 		}
 		return applyWatch(c, g)
 	}
+	start := time.Now()
+	plain := plainApply(c)
+	if plain {
+		if res := fastApply(g, start); res != nil {
+			return printResult(g, res, nil)
+		}
+	}
 	ctx, stop := interruptContext(g.Stderr)
 	defer stop()
-	cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen")})
+	warned := false
+	cfg, rep, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen"), Warn: func(s string) {
+		warned = true
+		g.Warn("%s", s)
+	}})
 	if err != nil {
 		return interruptedError(ctx, err)
 	}
@@ -64,10 +78,98 @@ func applyCmd(c *cli.Context) error {
 	})
 	err = interruptedError(ctx, printResult(g, res, err))
 	if err == nil {
+		if plain && !warned && quiet(res) {
+			if err := inputs.Save(applySources(cfg, rep), said(g, cfg, res), start); err != nil {
+				g.Warn("%v", err)
+			}
+		}
 		events.fire(res)
 		events.wait()
 	}
 	return err
+}
+
+// plainApply reports whether c is a plain `actctl apply`: no flag of its
+// own, no agent named. Only such an apply takes the fast path and records
+// its inputs (package inputs).
+func plainApply(c *cli.Context) bool {
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if c.IsSet(n) {
+				return false
+			}
+		}
+	}
+	return c.Args().Len() == 0
+}
+
+// fastApply is apply's fast path (docs/design.md, "The apply fast path"):
+// when nothing the last plain apply read has changed and every file it
+// wrote is as it left it, the result is "no changes", found without
+// evaluating the config. It returns nil when the normal path must run.
+// With ACTCTL_DEBUG=1 it says on stderr which path runs and why.
+func fastApply(g *globals, start time.Time) *reconcile.Result {
+	debug := func(format string, args ...any) {
+		if os.Getenv("ACTCTL_DEBUG") == "1" {
+			fmt.Fprintf(g.Stderr, "actctl: debug: apply: "+format+"\n", args...)
+		}
+	}
+	o, err := g.LoadOptions()
+	if err != nil {
+		return nil
+	}
+	root, rerr := schema.Find(o)
+	home, herr := o.HomeDir()
+	if rerr != nil || herr != nil {
+		debug("full path: %v", errors.Join(rerr, herr))
+		return nil
+	}
+	said, why := inputs.Check(root, home)
+	if why != "" {
+		debug("full path: %s", why)
+		return nil
+	}
+	debug("fast path: inputs and outputs unchanged")
+	for _, w := range said.Config {
+		fmt.Fprintf(g.Stderr, "actctl: %s\n", w) // as globals.LoadWith prints them
+	}
+	d := time.Since(start)
+	return &reconcile.Result{Root: root, Warnings: said.Render, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
+}
+
+// quiet reports whether an apply that gave res printed nothing but its
+// changes, its summary and the warnings its inputs alone cause (see said):
+// only then does the next apply, with nothing changed, print exactly
+// those warnings and "no changes", as the fast path does.
+func quiet(res *reconcile.Result) bool {
+	c := res.Counts
+	return !res.Recovered && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == 0
+}
+
+// said are the warnings an apply of cfg that gave res printed that the
+// same inputs print again: the config's (as globals.LoadWith selects
+// them) and the renderer's.
+func said(g *globals, cfg *schema.Config, res *reconcile.Result) inputs.Said {
+	var s inputs.Said
+	for _, w := range cfg.Warnings {
+		if g.concerns(w.Path) {
+			s.Config = append(s.Config, w.String())
+		}
+	}
+	s.Render = res.Warnings
+	return s
+}
+
+// applySources are the inputs of an apply of cfg that package inputs
+// cannot find itself: local components and the hub trees used (rep).
+func applySources(cfg *schema.Config, rep *hub.Report) inputs.Sources {
+	dirs, files := cfg.LocalComponents()
+	if rep != nil {
+		for _, s := range rep.Sources {
+			files = append(files, hub.TreeRecords(s.Dir)...)
+		}
+	}
+	return inputs.Sources{Root: cfg.Root, Home: cfg.Home, Trees: dirs, Files: files}
 }
 
 // printResult prints what an apply did (or, on a dry run, would do): its

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/reconcile"
 )
 
@@ -105,19 +106,31 @@ type fileStamp struct {
 // stamps records mtime, inode and size of every file and directory under
 // dir, except .actant/lock: the lock file carries the pid of the last
 // holder (so a waiting apply can name it) and is rewritten by every run;
-// it is lock metadata, not content.
+// it is lock metadata, not content. Likewise .actant/inputs.rec, the
+// record of the last apply's inputs, which a no-op apply refreshes when
+// it took the normal path (as `git status` refreshes git's index), and
+// with it the modification time of .actant itself.
 func stamps(t *testing.T, dir string) map[string]fileStamp {
 	t.Helper()
 	out := map[string]fileStamp{}
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || filepath.Base(p) == reconcile.LockFile {
+		if err != nil || filepath.Base(p) == reconcile.LockFile || filepath.Base(p) == layout.Inputs {
 			return nil
+		}
+		if filepath.Base(p) == layout.Dir && fi.IsDir() {
+			fi = dirWithoutMtime{fi}
 		}
 		out[p] = fileStamp{fi.ModTime(), inode(fi), fi.Size()}
 		return nil
 	})
 	return out
 }
+
+// dirWithoutMtime is a directory's FileInfo with its modification time
+// left out.
+type dirWithoutMtime struct{ os.FileInfo }
+
+func (dirWithoutMtime) ModTime() time.Time { return time.Time{} }
 
 // outsideBlocks removes actctl blocks (and the separator before them) so
 // the user's text can be compared.

@@ -11,6 +11,7 @@
 //	  lock                the workspace lock (apply, proxy, watch)
 //	  backup/<stamp>/     users' files that overwrite or --force replaced
 //	  adhoc.json          agents `actctl proxy -t` created
+//	  inputs.rec          what the last plain apply read (package inputs)
 //	  run/                runtime records of processes actctl supervises
 //	    up.sock           actctl up's control socket (package control)
 //	    up.lock           one actctl up per workspace; holds its pid
@@ -47,6 +48,10 @@ const (
 	Backup = "backup"
 	// Adhoc holds the agents `actctl proxy -t TEMPLATE` created.
 	Adhoc = "adhoc.json"
+	// Inputs records what the last plain `actctl apply` read, so the next
+	// one can skip evaluating the config when none of it changed (package
+	// inputs: a line of JSON, then stat tables). Machine-local, like State.
+	Inputs = "inputs.rec"
 	// Run holds runtime records of the processes actctl supervises.
 	Run = "run"
 	// UpSocket, in Run, is the control socket actctl up listens on.

@@ -1,0 +1,229 @@
+// Package inputs is the fast path of a plain `actctl apply`: after an
+// apply that reported nothing but its changes and the warnings its inputs
+// cause, Save records in .actant/inputs.rec
+// (see internal/layout) everything that apply's result depended on — the
+// actctl build, the workspace root, the actctl home, the environment the
+// loader reads, and the stat data of every file the config load read —
+// with the digest of the state it wrote. The next plain apply calls Check:
+// when every recorded input is unchanged (a stat walk: no CUE evaluation,
+// no hub, no rendering) and every file the state records still holds what
+// apply wrote, the normal path would find nothing to do, and apply prints
+// those warnings and "no changes" without evaluating anything. On any doubt Check gives the
+// reason and apply takes the normal path. See docs/design.md, "The apply
+// fast path".
+package inputs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
+)
+
+// version is the format version of inputs.rec; another one is ignored.
+const version = 1
+
+// Sources are the inputs of one apply that only the loaded config knows;
+// the fixed ones (the root's *.cue files, cue.mod/, actant.lock,
+// .actant/adhoc.json, git's index) are added by gather.
+type Sources struct {
+	// Root is the workspace root, Home the actctl home in use.
+	Root string `json:"root"`
+	Home string `json:"home"`
+	// Trees are directories every file under which the config read (the
+	// directories of dir skills): a file added there is a change.
+	Trees []string `json:"trees,omitempty"`
+	// Files are single files the config read: file skills, and the
+	// markers of the hub trees it used (a tree is extracted once per
+	// commit and never changed; its marker is rewritten when it is).
+	Files []string `json:"files,omitempty"`
+}
+
+// Record is the content of .actant/inputs.rec: a line of JSON, then
+// Stats and Outputs as stat tables (see statTable).
+type Record struct {
+	Version int               `json:"version"`
+	Build   string            `json:"build"`
+	Sources Sources           `json:"sources"`
+	Env     map[string]string `json:"env"`
+	Stats   statTable         `json:"-"`
+	// State is the sha256 of the state.json that apply left.
+	State string `json:"state"`
+	// Outputs are the stat data of the files the state records: one as
+	// recorded still holds what that apply verified or wrote. A racy one
+	// is hashed again, and Hashed says what it must hold.
+	Outputs statTable `json:"-"`
+	Hashed  []Hashed  `json:"hashed,omitempty"`
+	// Owned is the state's digest of actant.owned (State.Owned).
+	Owned string `json:"owned,omitempty"`
+	// Said is what that apply printed besides its changes, which the same
+	// inputs make every apply print again.
+	Said Said `json:"said"`
+}
+
+// Said are the warnings an apply printed that follow from its inputs
+// alone: the config's (schema's validation) and the renderer's.
+type Said struct {
+	Config []string `json:"config,omitempty"`
+	Render []string `json:"render,omitempty"`
+}
+
+// path is the record's place in the workspace at root.
+func path(root string) string { return layout.Path(root, layout.Inputs) }
+
+// Save records the inputs of the apply that started at start and just
+// succeeded. A file modified since start (or within the file system's
+// timestamp granularity of it) is recorded as racy: its stat data cannot
+// tell whether the apply read its old or its new content, so the next
+// Check takes the normal path (which records it again, then settled).
+// Without a state (no agents) nothing is recorded. A record that is
+// still right is not written again. A record gone stale (an apply that
+// reported something, or failed, records nothing) is harmless: what made
+// the later run differ changed the stat data of an input or the state,
+// which Check compares; with no agents left, apply removes it with the
+// rest of .actant.
+func Save(src Sources, said Said, start time.Time) error {
+	build := Identity()
+	if build == "" || !statComplete {
+		return nil
+	}
+	data, err := os.ReadFile(layout.Path(src.Root, layout.State))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("record inputs: %w", err)
+	}
+	stats, err := gather(src)
+	if err != nil {
+		return fmt.Errorf("record inputs: %w", err)
+	}
+	for i := range stats {
+		stats[i].markRacy(start)
+	}
+	out, hashed, owned, why := outputs(src.Root, digest(data), start)
+	if why != "" {
+		// Changed meanwhile, or not all as apply left them: nothing to
+		// vouch for (the next apply reports it).
+		return nil
+	}
+	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats,
+		State: digest(data), Outputs: out, Hashed: hashed, Owned: owned, Said: said}
+	b, err := rec.encode()
+	if err != nil {
+		return fmt.Errorf("record inputs: %w", err)
+	}
+	if old, err := os.ReadFile(path(src.Root)); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	return atomicfile.Write(path(src.Root), b, 0o644)
+}
+
+// Check reports why a plain apply in the workspace at root, with actctl
+// home home, must take the normal path; "" when the normal path would
+// find nothing to change and print nothing but said (the warnings the
+// recorded apply printed). It writes nothing.
+func Check(root, home string) (said Said, why string) {
+	b, err := os.ReadFile(path(root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return said, "no record of the last apply's inputs"
+	}
+	if err != nil {
+		return said, err.Error()
+	}
+	rec, err := decode(b)
+	if err != nil {
+		return said, fmt.Sprintf("%s: %v", path(root), err)
+	}
+	if why := rec.sameRun(root, home); why != "" {
+		return said, why
+	}
+	now, err := gather(rec.Sources)
+	if err != nil {
+		return said, err.Error()
+	}
+	if why := compare(rec.Stats, now); why != "" {
+		return said, why
+	}
+	return rec.Said, outputsUnchanged(root, rec)
+}
+
+func (rec *Record) encode() ([]byte, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	b = appendTable(append(b, '\n'), rec.Stats)
+	return appendTable(b, rec.Outputs), nil
+}
+
+func decode(b []byte) (*Record, error) {
+	head, rest, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok {
+		return nil, errors.New("no stat tables")
+	}
+	rec := &Record{}
+	if err := json.Unmarshal(head, rec); err != nil {
+		return nil, err
+	}
+	if rec.Version != version {
+		return rec, nil // sameRun says so
+	}
+	var err error
+	if rec.Stats, rest, err = parseTable(rest); err != nil {
+		return nil, err
+	}
+	if rec.Outputs, rest, err = parseTable(rest); err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, errors.New("trailing data")
+	}
+	return rec, nil
+}
+
+// sameRun compares what is not a file: version, build, root, home and
+// environment.
+func (rec *Record) sameRun(root, home string) string {
+	switch {
+	case rec.Version != version:
+		return fmt.Sprintf("record version %d", rec.Version)
+	case rec.Build != Identity():
+		return "another actctl build recorded the inputs"
+	case rec.Sources.Root != root:
+		return "recorded for the workspace " + rec.Sources.Root
+	case rec.Sources.Home != home:
+		return "recorded with the actctl home " + rec.Sources.Home
+	case !maps.Equal(rec.Env, environment()):
+		return "the environment changed"
+	}
+	return ""
+}
+
+// environment is what the config load reads from the environment: HOME
+// (workDir "~/", the home-directory check, the default actctl home) and
+// CUE's own variables (registry, cache, experiments).
+func environment() map[string]string {
+	env := map[string]string{"HOME": os.Getenv("HOME")}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "CUE_") {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+func digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,386 @@
+package inputs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/reconcile"
+)
+
+func TestIdentity(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "actctl")
+	write(t, exe, "build one")
+	bi := func(rev, modified string) *debug.BuildInfo {
+		return &debug.BuildInfo{Main: debug.Module{Path: "github.com/actctl/actctl", Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}}
+	}
+	base := identity(bi("abc", "false"), exe)
+	if base == "" || base != identity(bi("abc", "false"), exe) {
+		t.Fatalf("identity not stable: %q", base)
+	}
+	if identity(bi("abd", "false"), exe) == base || identity(bi("abc", "true"), exe) == base {
+		t.Error("another revision or a modified tree has the same identity")
+	}
+	if identity(nil, exe) == base {
+		t.Error("a build without build info has the same identity")
+	}
+	// A rebuild from the same modified tree records the same VCS data:
+	// the executable it replaces tells them apart.
+	dirty := identity(bi("abc", "true"), exe)
+	next := exe + ".new"
+	write(t, next, "build two")
+	if err := os.Rename(next, exe); err != nil {
+		t.Fatal(err)
+	}
+	if identity(bi("abc", "true"), exe) == dirty {
+		t.Error("a rebuilt executable has the same identity")
+	}
+	if identity(bi("abc", "false"), filepath.Join(t.TempDir(), "gone")) != "" {
+		t.Error("a missing executable has an identity")
+	}
+}
+
+func TestMarkRacy(t *testing.T) {
+	start := time.Unix(1_700_000_000, 500_000_000)
+	cases := []struct {
+		name string
+		s    Stat
+		racy bool
+	}{
+		{"an hour before", Stat{Mtime: start.Add(-time.Hour).UnixNano()}, false},
+		{"just outside the slack", Stat{Mtime: start.Add(-racySlack - time.Millisecond).UnixNano()}, false},
+		{"inside the slack", Stat{Mtime: start.Add(-racySlack / 2).UnixNano()}, true},
+		{"after the start", Stat{Mtime: start.Add(time.Second).UnixNano()}, true},
+		{"whole second, within the coarse slack", Stat{Mtime: start.Truncate(time.Second).Add(-time.Second).UnixNano()}, true},
+		{"whole second, long before", Stat{Mtime: start.Truncate(time.Second).Add(-time.Minute).UnixNano()}, false},
+		{"missing", Stat{Missing: true}, false},
+		{"presence only", Stat{Presence: true, Mtime: start.UnixNano()}, false},
+	}
+	for _, c := range cases {
+		c.s.markRacy(start)
+		if c.s.Racy != c.racy {
+			t.Errorf("%s: racy %v, want %v", c.name, c.s.Racy, c.racy)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	a := Stat{Path: "/w/a.cue", Size: 1, Mtime: 10}
+	b := Stat{Path: "/w/b.cue", Size: 2, Mtime: 20}
+	c := Stat{Path: "/w/c.cue", Size: 3, Mtime: 30}
+	changed := b
+	changed.Ctime = 99
+	racy := b
+	racy.Racy = true
+	cases := []struct {
+		rec, now []Stat
+		want     string
+	}{
+		{[]Stat{a, b}, []Stat{a, b}, ""},
+		{[]Stat{a, b}, []Stat{a, b, c}, "/w/c.cue is new"},
+		{[]Stat{a, c}, []Stat{a, b, c}, "/w/b.cue is new"},
+		{[]Stat{a, b, c}, []Stat{a, c}, "/w/b.cue is gone"},
+		{[]Stat{a, b}, []Stat{a, changed}, "/w/b.cue changed"},
+		{[]Stat{a, racy}, []Stat{a, b}, "/w/b.cue was modified while the last apply ran (racy)"},
+	}
+	for i, tc := range cases {
+		if got := compare(tc.rec, tc.now); got != tc.want {
+			t.Errorf("case %d: %q, want %q", i, got, tc.want)
+		}
+	}
+}
+
+// workspace is a root with actant.cue, a skill directory, and one agent
+// whose state records an owned file, a block in a user's file and a
+// directory; its inputs recorded as by an apply an hour after they were
+// written. Its outputs are racy (just written: Check hashes them) unless
+// settled.
+func workspace(t *testing.T, settled bool) (root, home string) {
+	t.Helper()
+	root, home = t.TempDir(), t.TempDir()
+	write(t, filepath.Join(root, "actant.cue"), "package actant\n")
+	write(t, filepath.Join(root, "skills/s/SKILL.md"), "skill\n")
+	write(t, filepath.Join(root, "out/skill.md"), "owned\n")
+	write(t, filepath.Join(root, "out/USER.md"), "mine\n<!-- block -->\n")
+	st := reconcile.NewState()
+	st.Root = root
+	st.Agents["a"] = &reconcile.AgentState{Dir: root, Entries: []reconcile.EntryState{
+		{Path: "out", Mode: materialize.ModeDir},
+		{Path: "out/skill.md", Mode: materialize.ModeFile, SHA256: sum("owned\n")},
+		{Path: "out/USER.md", Mode: materialize.ModeBlock, SHA256: sum("block"), FileSHA: sum("mine\n<!-- block -->\n")},
+	}}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, layout.Path(root, layout.State), string(b))
+	old := time.Now().Add(-time.Hour)
+	aged := []string{"actant.cue", "skills/s/SKILL.md"}
+	if settled {
+		// Outputs written before the apply started (it found them as it
+		// wants them): their stat data is trusted, none is read.
+		aged = append(aged, "out", "out/skill.md", "out/USER.md")
+	}
+	for _, p := range aged {
+		if err := os.Chtimes(filepath.Join(root, p), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Save(Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return root, home
+}
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, root string)
+		why    string
+	}{
+		{"nothing", func(*testing.T, string) {}, ""},
+		{"config edited", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.cue"), "package actant\n\n") }, "actant.cue changed"},
+		{"config added", func(t *testing.T, root string) { write(t, filepath.Join(root, "more.cue"), "package actant\n") }, "more.cue is new"},
+		{"config removed", func(t *testing.T, root string) { rm(t, filepath.Join(root, "actant.cue")) }, "actant.cue is gone"},
+		{"cue.mod created", func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "cue.mod/module.cue"), "module: \"x\"\n")
+		}, "cue.mod changed"},
+		{"skill file added", func(t *testing.T, root string) { write(t, filepath.Join(root, "skills/s/x.sh"), "x") }, "x.sh is new"},
+		{"skill touched", func(t *testing.T, root string) {
+			now := time.Now()
+			if err := os.Chtimes(filepath.Join(root, "skills/s/SKILL.md"), now, now); err != nil {
+				t.Fatal(err)
+			}
+		}, "SKILL.md changed"},
+		{"lock written", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.lock"), "{}") }, "actant.lock changed"},
+		{"adhoc written", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Adhoc), "{}") }, "adhoc.json changed"},
+		{"git repository above", func(t *testing.T, root string) {
+			if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, ".git changed"},
+		{"state changed", func(t *testing.T, root string) {
+			p := layout.Path(root, layout.State)
+			b, _ := os.ReadFile(p)
+			write(t, p, string(b)+"\n")
+		}, "state.json changed"},
+		{"journal", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Pending), "{}") }, "journal exists"},
+		{"owned edited, same size", func(t *testing.T, root string) { write(t, filepath.Join(root, "out/skill.md"), "mined\n") }, "skill.md changed since the last apply"},
+		{"owned deleted", func(t *testing.T, root string) { rm(t, filepath.Join(root, "out/skill.md")) }, "out/skill.md"},
+		{"owned made executable", func(t *testing.T, root string) {
+			if err := os.Chmod(filepath.Join(root, "out/skill.md"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "out/skill.md"},
+		{"owned replaced by a link", func(t *testing.T, root string) {
+			rm(t, filepath.Join(root, "out/skill.md"))
+			if err := os.Symlink("USER.md", filepath.Join(root, "out/skill.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, "out/skill.md"},
+		{"user's file edited", func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "out/USER.md"), "mine, more\n<!-- block -->\n")
+		}, "USER.md changed since the last apply"},
+		{"committed record appeared", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.owned"), "{}") }, "not the record the state goes with"},
+		{"record damaged", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Inputs), "{") }, "inputs.rec"},
+		{"record of another build", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Build += " rebuilt" }) }, "another actctl build"},
+		{"record of another version", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Version++ }) }, "record version"},
+	}
+	for _, c := range cases {
+		for _, settled := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/settled=%v", c.name, settled), func(t *testing.T) {
+				root, home := workspace(t, settled)
+				c.change(t, root)
+				said, got := Check(root, home)
+				if (c.why == "") != (got == "") || !strings.Contains(got, c.why) {
+					t.Fatalf("Check: %q, want %q", got, c.why)
+				}
+				if got == "" && (len(said.Config) != 1 || said.Config[0] != "a warning") {
+					t.Fatalf("Check: said %+v, want the recorded warning", said)
+				}
+			})
+		}
+	}
+}
+
+func TestCheckRun(t *testing.T) {
+	root, home := workspace(t, false)
+	if _, why := Check(root, t.TempDir()); !strings.Contains(why, "actctl home") {
+		t.Errorf("another home: %q", why)
+	}
+	t.Setenv("HOME", t.TempDir())
+	if _, why := Check(root, home); why != "the environment changed" {
+		t.Errorf("another HOME: %q", why)
+	}
+}
+
+func TestSaveRacyAndUnchanged(t *testing.T) {
+	root, home := workspace(t, false)
+	p := layout.Path(root, layout.Inputs)
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
+	if err := Save(src, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(p); !os.SameFile(before, after) {
+		t.Error("an unchanged record was written again")
+	}
+	// Recorded by an apply that started before the config was written:
+	// racy, whatever the stat data says later.
+	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, why := Check(root, home); !strings.Contains(why, "actant.cue was modified while the last apply ran (racy)") {
+		t.Errorf("racy record: %q", why)
+	}
+	// No state: nothing recorded.
+	rm(t, layout.Path(root, layout.State))
+	rm(t, p)
+	if err := Save(src, Said{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("a record without a state: %v", err)
+	}
+}
+
+func editRecord(t *testing.T, root string, edit func(*Record)) {
+	t.Helper()
+	p := layout.Path(root, layout.Inputs)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(r)
+	if b, err = r.encode(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, p, string(b))
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rm(t *testing.T, p string) {
+	t.Helper()
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func TestStatTableRoundTrip(t *testing.T) {
+	in := statTable{
+		{Path: "/w/a b\tc\nd.cue", Mode: 0o644, Size: 12, Mtime: 1_700_000_000_123456789, Ctime: 1_700_000_001_000000000, Ino: 1 << 40, Dev: 66306},
+		{Path: "/w/.git", Presence: true, Missing: true},
+		{Path: "/w/x", Mode: fs.ModeSymlink | 0o777, Racy: true},
+	}
+	for _, tables := range [][2]statTable{{in, nil}, {nil, in}, {in, in[:1]}, {nil, nil}} {
+		b := appendTable(appendTable(nil, tables[0]), tables[1])
+		a, rest, err := parseTable(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, rest, err := parseTable(rest)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("%v, %d bytes left", err, len(rest))
+		}
+		for k, got := range []statTable{a, c} {
+			if fmt.Sprint(got) != fmt.Sprint(tables[k]) && !(len(got) == 0 && len(tables[k]) == 0) {
+				t.Errorf("%+v came back as %+v", tables[k], got)
+			}
+		}
+	}
+	for _, bad := range []string{"", "1 2\n", "1 2\na\x00\x00", "x 0 0 0 0 0 0 \na\x00\x00"} {
+		if _, _, err := parseTable([]byte(bad)); err == nil {
+			t.Errorf("%q decoded", bad)
+		}
+	}
+}
+
+// Outputs the apply wrote (modified after it started) are read once by
+// Save: then their stat data is trusted; one not as the state says means
+// no record.
+func TestSaveSettlesWrittenOutputs(t *testing.T) {
+	root, home := workspace(t, false)
+	p := layout.Path(root, layout.Inputs)
+	rm(t, p)
+	chtimes := func(d time.Duration, rel ...string) {
+		for _, r := range rel {
+			at := time.Now().Add(d)
+			if err := os.Chtimes(filepath.Join(root, r), at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	chtimes(-2*time.Hour, "actant.cue", "skills/s/SKILL.md")
+	chtimes(-10*time.Minute, "out/skill.md", "out/USER.md")
+	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
+	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Hashed) != 0 {
+		t.Errorf("settled outputs recorded racy: %+v", rec.Hashed)
+	}
+	if _, why := Check(root, home); why != "" {
+		t.Errorf("Check: %q", why)
+	}
+	rm(t, p)
+	write(t, filepath.Join(root, "out/skill.md"), "edited\n")
+	chtimes(-10*time.Minute, "out/skill.md")
+	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("recorded an output that is not as the state says: %v", err)
+	}
+}
+
+func TestCheckTooManyRacy(t *testing.T) {
+	root, home := workspace(t, false)
+	editRecord(t, root, func(r *Record) {
+		for len(r.Hashed) <= maxHashed {
+			r.Hashed = append(r.Hashed, r.Hashed[0])
+		}
+	})
+	if _, why := Check(root, home); !strings.Contains(why, "written just before the inputs were recorded") {
+		t.Errorf("Check: %q", why)
+	}
+}

@@ -1,0 +1,311 @@
+package inputs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/par"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/reconcile"
+)
+
+// outputsUnchanged reports why the files the state records may not be as
+// the apply that recorded them left them; "" when they are. The state
+// must be the one that apply left (rec.State), and no apply may be under
+// way or killed (its journal exists). Then, with the inputs unchanged,
+// the planner would plan nothing when every recorded file still has its
+// recorded digest — the whole file's for an owned file (and its
+// executable bit), the whole file as last left for a file that holds
+// blocks or keys (EntryState.FileSHA: the planner's own no-op rule) —
+// every recorded directory is still one, and the committed record
+// (actant.owned), which apply writes too, is the one the state goes with
+// (State.Owned: otherwise the planner merges it in). A file whose stat
+// data is as recorded (rec.Outputs) still holds what the recorded apply
+// verified or wrote; a racy one is read and hashed (rec.Hashed). The
+// state itself is only hashed, never decoded: Save derived the rest from
+// it. It is read a second time at the end: an apply that ran meanwhile
+// changed it.
+func outputsUnchanged(root string, rec *Record) string {
+	if why := noJournal(root); why != "" {
+		return why
+	}
+	data, err := os.ReadFile(layout.Path(root, layout.State))
+	if err != nil {
+		return fmt.Sprintf("read state: %v", err)
+	}
+	if digest(data) != rec.State {
+		return "state.json changed since the inputs were recorded"
+	}
+	if why := ownedUnchanged(root, rec.Owned); why != "" {
+		return why
+	}
+	if len(rec.Hashed) > maxHashed {
+		return fmt.Sprintf("%d files were written just before the inputs were recorded: this apply records them settled", len(rec.Hashed))
+	}
+	if why := checkFiles(rec.Outputs, rec.Hashed); why != "" {
+		return why
+	}
+	if why := noJournal(root); why != "" {
+		return why
+	}
+	again, err := os.ReadFile(layout.Path(root, layout.State))
+	if err != nil || digest(again) != rec.State {
+		return "state.json changed while it was checked"
+	}
+	return ""
+}
+
+// maxHashed bounds the racy outputs a Check reads and hashes: beyond it
+// the normal path, which records them settled, costs less than hashing
+// them on every later run.
+const maxHashed = 64
+
+// Hashed is what a racy output (Record.Outputs[Index]) must hold.
+type Hashed struct {
+	Index int    `json:"i"`
+	SHA   string `json:"sha"`
+	// Exec, when Mode, is the executable bit the file must have.
+	Exec bool `json:"exec,omitempty"`
+	Mode bool `json:"mode,omitempty"`
+}
+
+// outputs reads the state of the workspace at root (digest sum) and
+// returns the stat data of the files it records (see settle), what the
+// racy ones must hold, and the state's committed-record digest; why is
+// set when a file is not as the apply that started at start must have
+// left it, or cannot be checked this way.
+func outputs(root, sum string, start time.Time) (out []Stat, hashed []Hashed, owned, why string) {
+	p := layout.Path(root, layout.State)
+	st, data, err := reconcile.ReadState(p)
+	if err != nil || digest(data) != sum {
+		return nil, nil, "", "state.json changed"
+	}
+	if st.Root != "" && st.Root != root {
+		return nil, nil, "", "state.json was written for " + st.Root
+	}
+	ws := wanted(st)
+	out = make([]Stat, len(ws))
+	errs := make([]string, len(ws))
+	now := time.Now()
+	par.For(len(ws), par.IO(), func(i int) { out[i], errs[i] = ws[i].settle(start, now) })
+	for i, e := range errs {
+		if e != "" {
+			return nil, nil, "", e
+		}
+		if out[i].Racy {
+			hashed = append(hashed, Hashed{Index: i, SHA: ws[i].sha, Exec: ws[i].exec, Mode: ws[i].mode})
+		}
+	}
+	return out, hashed, st.Owned, ""
+}
+
+// settle returns the stat data to record for w after the apply that
+// started at start, at now. A file not modified since before start
+// holds what the planner read and found right (the apply reported
+// nothing). One the apply wrote is read now and must hold what the
+// state says; its stat data, the same before and after, then describes
+// that content, unless it was modified within racySlack of now, when a
+// later write in the same timestamp tick could go unseen: that one is
+// marked racy, and Check hashes it again.
+func (w *want) settle(start, now time.Time) (Stat, string) {
+	s, err := statOf(w.path, true, w.dir)
+	switch {
+	case w.doubt != "":
+		return s, w.path + ": " + w.doubt
+	case err != nil:
+		return s, err.Error()
+	case s.Missing:
+		return s, w.path + " is missing"
+	}
+	if w.dir {
+		return s, ""
+	}
+	if s.markRacy(start); !s.Racy {
+		return s, ""
+	}
+	s.Racy = false
+	if s.markRacy(now); s.Racy {
+		return s, ""
+	}
+	if why := w.check(); why != "" {
+		return s, why
+	}
+	if again, err := statOf(w.path, true, false); err != nil || again != s {
+		return s, w.path + " changed while it was recorded"
+	}
+	return s, ""
+}
+
+func noJournal(root string) string {
+	if _, err := os.Lstat(layout.Path(root, layout.Pending)); !errors.Is(err, fs.ErrNotExist) {
+		return "an apply is under way or was killed (its journal exists)"
+	}
+	return ""
+}
+
+// want is what one recorded path must be.
+type want struct {
+	path string
+	dir  bool
+	sha  string
+	// exec, when mode is set, is the executable bit the file must have.
+	exec, mode bool
+	// doubt, when set, is why the record cannot be checked this way.
+	doubt string
+}
+
+// wanted turns the state's entries into one want per path.
+func wanted(st *reconcile.State) []want {
+	byPath := map[string]*want{}
+	for _, a := range st.Agents {
+		for _, e := range a.Entries {
+			p := filepath.Join(a.Dir, filepath.FromSlash(e.Path))
+			w := byPath[p]
+			if w == nil {
+				w = &want{path: p}
+				byPath[p] = w
+			}
+			w.add(e)
+		}
+	}
+	out := make([]want, 0, len(byPath))
+	for _, p := range slices.Sorted(maps.Keys(byPath)) {
+		out = append(out, *byPath[p])
+	}
+	return out
+}
+
+// add merges the recorded entry e into w.
+func (w *want) add(e reconcile.EntryState) {
+	sha := e.FileSHA
+	switch e.Mode {
+	case materialize.ModeDir:
+		w.dir = true
+		return
+	case materialize.ModeFile:
+		if sha == "" {
+			sha = e.SHA256
+		}
+		if sha != e.SHA256 || w.mode {
+			w.doubt = "two records of the owned file"
+		}
+		w.exec, w.mode = e.Exec, true
+	}
+	switch {
+	case sha == "":
+		w.doubt = "its last apply left it drifted or unparsed"
+	case w.sha != "" && w.sha != sha:
+		w.doubt = "its records disagree about its content"
+	}
+	w.sha = sha
+}
+
+// checkFiles checks the recorded outputs in parallel and returns the
+// first finding: a file whose stat data is as recorded passes, a racy one
+// is hashed and compared with what hashed says it must hold.
+func checkFiles(rec []Stat, hashed []Hashed) string {
+	must := make(map[int]Hashed, len(hashed))
+	for _, h := range hashed {
+		must[h.Index] = h
+	}
+	found := make([]string, len(rec))
+	par.For(len(rec), par.IO(), func(i int) {
+		r := rec[i]
+		if r.Racy {
+			h, ok := must[i]
+			if !ok {
+				found[i] = r.Path + ": racy, and no digest recorded"
+				return
+			}
+			w := want{path: r.Path, sha: h.SHA, exec: h.Exec, mode: h.Mode}
+			found[i] = w.check()
+			return
+		}
+		st, err := statOf(r.Path, true, r.Presence)
+		switch {
+		case err != nil:
+			found[i] = err.Error()
+		case st != r:
+			found[i] = r.Path + " changed since the last apply"
+		}
+	})
+	for _, f := range found {
+		if f != "" {
+			return f
+		}
+	}
+	return ""
+}
+
+func (w *want) check() string {
+	if w.doubt != "" {
+		return w.path + ": " + w.doubt
+	}
+	fi, err := os.Lstat(w.path)
+	if err != nil {
+		return fmt.Sprintf("%s: %v", w.path, err)
+	}
+	if w.dir {
+		if w.sha != "" || w.mode {
+			return w.path + ": recorded as a directory and a file"
+		}
+		if !fi.IsDir() {
+			return w.path + " is no longer a directory"
+		}
+		return ""
+	}
+	if !fi.Mode().IsRegular() {
+		return w.path + " is no longer a regular file"
+	}
+	if w.mode && (fi.Mode().Perm()&0o111 != 0) != w.exec {
+		return w.path + ": its executable bit changed"
+	}
+	sha, err := fileDigest(w.path)
+	if err != nil {
+		return err.Error()
+	}
+	if sha != w.sha {
+		return w.path + " changed since the last apply"
+	}
+	return ""
+}
+
+func fileDigest(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ownedUnchanged checks the committed record at root against sum, its
+// digest as the state records it ("" for no record).
+func ownedUnchanged(root, sum string) string {
+	p := filepath.Join(root, reconcile.OwnedFile)
+	got, err := fileDigest(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		got = ""
+	case err != nil:
+		return err.Error()
+	}
+	if got != sum {
+		return p + " is not the record the state goes with"
+	}
+	return ""
+}

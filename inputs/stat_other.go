@@ -1,0 +1,13 @@
+//go:build !linux && !darwin
+
+package inputs
+
+import "io/fs"
+
+// sysStat adds nothing where ctime and inode are not read: size, mode and
+// mtime alone decide (a change that keeps all three is not seen).
+func sysStat(*Stat, fs.FileInfo) {}
+
+// statComplete: without ctime and inode stat data cannot be trusted, so
+// nothing is recorded and every apply takes the normal path.
+const statComplete = false
