@@ -37,6 +37,9 @@ type Session struct {
 	obs     Observer
 	thread  *thread
 	primary bool
+	// created is the agent's answer to session/new (its modes, models
+	// and config options, which a lease passes on to its client).
+	created acp.NewSessionResponse
 
 	mu   sync.Mutex
 	turn *turn // the current turn, nil before the first
@@ -103,6 +106,7 @@ func (c *Client) open(ctx context.Context, s *Session, mcp []acp.McpServer) erro
 		return c.failure(ctx, ErrStart, "session/new", err)
 	}
 	s.id = string(resp.SessionId)
+	s.created = resp
 	c.mu.Lock()
 	c.sessions[s.id] = s
 	c.mu.Unlock()
@@ -303,4 +307,37 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 		return Decision{}, true
 	}
 	return d, false
+}
+
+// Created is the agent's answer to the session/new that opened the
+// session.
+func (s *Session) Created() acp.NewSessionResponse { return s.created }
+
+// SetMode passes session/set_mode to the agent for this session.
+func (s *Session) SetMode(ctx context.Context, r acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	r.SessionId = acp.SessionId(s.id)
+	return s.c.conn.SetSessionMode(ctx, r)
+}
+
+// SetConfigOption passes session/set_config_option to the agent for this
+// session.
+func (s *Session) SetConfigOption(ctx context.Context, r acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	switch {
+	case r.Boolean != nil:
+		r.Boolean.SessionId = acp.SessionId(s.id)
+	case r.ValueId != nil:
+		r.ValueId.SessionId = acp.SessionId(s.id)
+	}
+	return s.c.conn.SetSessionConfigOption(ctx, r)
+}
+
+// ConfigOptionSession is the session a session/set_config_option names.
+func ConfigOptionSession(r acp.SetSessionConfigOptionRequest) acp.SessionId {
+	switch {
+	case r.Boolean != nil:
+		return r.Boolean.SessionId
+	case r.ValueId != nil:
+		return r.ValueId.SessionId
+	}
+	return ""
 }

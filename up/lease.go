@@ -118,7 +118,7 @@ func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (a
 	}
 	lc.a.leases[sess.ID()] = l
 	lc.a.mu.Unlock()
-	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.ID())}, nil
+	return sess.Created(), nil
 }
 
 // session returns the leased session id, if it is this client's; with
@@ -214,12 +214,22 @@ func (lc *leaseConn) ListSessions(context.Context, acp.ListSessionsRequest) (acp
 	return out, nil
 }
 
-func (lc *leaseConn) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound("session/set_mode")
+// SetSessionMode and SetSessionConfigOption are passed to the agent for
+// the client's own session.
+func (lc *leaseConn) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	l, err := lc.session(p.SessionId, false)
+	if err != nil {
+		return acp.SetSessionModeResponse{}, err
+	}
+	return l.sess.SetMode(ctx, p)
 }
 
-func (lc *leaseConn) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound("session/set_config_option")
+func (lc *leaseConn) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	l, err := lc.session(acpclient.ConfigOptionSession(p), false)
+	if err != nil {
+		return acp.SetSessionConfigOptionResponse{}, err
+	}
+	return l.sess.SetConfigOption(ctx, p)
 }
 
 // Message forwards the agent's session/update notifications of the

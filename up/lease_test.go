@@ -236,3 +236,25 @@ func waitLeases(t *testing.T, m *Manager, agent string, n int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestLeaseModes: session/new passes the agent's modes on, and
+// session/set_mode reaches the agent for the client's own session only.
+func TestLeaseModes(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{service(t, "api")})
+	h.wait("process:start", "api")
+	a, b := h.lease("api", "yes"), h.lease("api", "yes")
+	r, err := a.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+	if err != nil || r.Modes == nil || r.Modes.CurrentModeId != "ask" || len(r.Modes.AvailableModes) != 2 {
+		t.Fatalf("session/new: %+v %v", r.Modes, err)
+	}
+	if _, err := a.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: r.SessionId, ModeId: "code"}); err != nil {
+		t.Fatalf("set_mode: %v", err)
+	}
+	if _, err := a.prompt(r.SessionId, "mode"); err != nil || a.said(r.SessionId) != "mode code\n" {
+		t.Fatalf("after set_mode the agent says %q (%v)", a.said(r.SessionId), err)
+	}
+	if _, err := b.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: r.SessionId, ModeId: "ask"}); err == nil || !strings.Contains(err.Error(), "leased by another client") {
+		t.Errorf("set_mode on another client's session: %v", err)
+	}
+}

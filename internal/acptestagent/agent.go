@@ -18,6 +18,9 @@
 //	session           "session <id> cwd <cwd> turn <n> mcp [<kind:name:command|url>,...]"
 //	                  (cwd, turn count and MCP servers are the session's own)
 //	sessions          "sessions <n>": how many sessions are open
+//	mode              "mode <id>": the session's mode (session/new offers
+//	                  "ask", the current one, and "code"; session/set_mode
+//	                  switches)
 //	exit N            "exiting", end_turn, then exit with code N once the
 //	                  answer was written
 //	stream            "streaming pid=P child=C" (C: a `sleep` it started),
@@ -107,6 +110,7 @@ func (a *agent) c() *acp.AgentSideConnection {
 
 // session is one session's state.
 type session struct {
+	mode   string // the session mode, "ask" or "code"
 	cwd    string
 	mcp    []string
 	turns  int
@@ -151,7 +155,7 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 }
 
 func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
-	s := &session{cwd: p.Cwd}
+	s := &session{cwd: p.Cwd, mode: "ask"}
 	for _, m := range p.McpServers {
 		switch {
 		case m.Stdio != nil:
@@ -166,7 +170,8 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	a.sessions[id] = s
 	a.mu.Unlock()
 	fmt.Fprintf(os.Stderr, "test agent: session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
-	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id), Modes: &acp.SessionModeState{CurrentModeId: "ask",
+		AvailableModes: []acp.SessionMode{{Id: "ask", Name: "Ask"}, {Id: "code", Name: "Code"}}}}, nil
 }
 
 // cancelTurn cancels the running turn of session id, if any.
@@ -210,7 +215,14 @@ func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOpti
 	return acp.SetSessionConfigOptionResponse{}, nil
 }
 
-func (a *agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+func (a *agent) SetSessionMode(_ context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[string(p.SessionId)]
+	if s == nil || (p.ModeId != "ask" && p.ModeId != "code") {
+		return acp.SetSessionModeResponse{}, acp.NewInvalidParams(map[string]any{"sessionId": p.SessionId, "modeId": p.ModeId})
+	}
+	s.mode = string(p.ModeId)
 	return acp.SetSessionModeResponse{}, nil
 }
 
@@ -286,6 +298,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say(ctx, sid, fmt.Sprintf("session %s cwd %s turn %d mcp [%s]\n", sid, cwd, turn, mcp))
 	case "sessions":
 		a.say(ctx, sid, fmt.Sprintf("sessions %d\n", open))
+	case "mode":
+		a.mu.Lock()
+		mode := a.sessions[string(sid)].mode
+		a.mu.Unlock()
+		a.say(ctx, sid, "mode "+mode+"\n")
 	case "exit":
 		code, err := strconv.Atoi(strings.Join(words[1:], ""))
 		if err != nil {
