@@ -80,6 +80,9 @@ func (c *Client) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) 
 	if err != nil {
 		return acp.ReadTextFileResponse{}, err
 	}
+	if d := s.delegateFor(MethodReadTextFile); d != nil {
+		return d.ReadTextFile(ctx, req)
+	}
 	p, err := s.roots.resolve(req.Path)
 	if err != nil {
 		return acp.ReadTextFileResponse{}, err
@@ -114,6 +117,9 @@ func (c *Client) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest
 	s, err := c.session(req.SessionId)
 	if err != nil {
 		return acp.WriteTextFileResponse{}, err
+	}
+	if d := s.delegateFor(MethodWriteTextFile); d != nil {
+		return d.WriteTextFile(ctx, req)
 	}
 	p, err := s.roots.resolve(req.Path)
 	if err != nil {

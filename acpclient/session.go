@@ -22,21 +22,25 @@ type SessionOptions struct {
 	Ask AskFunc
 	// Observer receives the session's messages and events (nil: none).
 	Observer Observer
+	// Delegate, if set, picks who serves the agent's fs and terminal
+	// requests of this session in actctl's place.
+	Delegate DelegateFunc
 }
 
 // Session is one ACP session on a Client's backend. Requests the agent
 // sends naming its id (permissions, files, terminals) are served with its
 // cwd, rule and observer; its tool calls and permission counts are its own.
 type Session struct {
-	c       *Client
-	id      string
-	cwd     string
-	roots   roots
-	rule    Rule
-	ask     AskFunc
-	obs     Observer
-	thread  *thread
-	primary bool
+	c        *Client
+	id       string
+	cwd      string
+	roots    roots
+	rule     Rule
+	ask      AskFunc
+	obs      Observer
+	thread   *thread
+	primary  bool
+	delegate DelegateFunc
 	// created is the agent's answer to session/new (its modes, models
 	// and config options, which a lease passes on to its client).
 	created acp.NewSessionResponse
@@ -82,7 +86,7 @@ func (c *Client) NewSession(ctx context.Context, o SessionOptions) (*Session, er
 // newSession builds a session (not yet opened) with its roots: its cwd
 // and the agent's workspace.
 func (c *Client) newSession(o SessionOptions, primary bool) (*Session, error) {
-	s := &Session{c: c, cwd: o.Cwd, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary}
+	s := &Session{c: c, cwd: o.Cwd, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary, delegate: o.Delegate}
 	if s.obs == nil {
 		s.obs = nopObserver{}
 	}

@@ -82,6 +82,9 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 	if err != nil {
 		return acp.CreateTerminalResponse{}, err
 	}
+	if d := s.delegateFor(MethodTerminal); d != nil {
+		return d.CreateTerminal(ctx, req)
+	}
 	dir := s.cwd
 	if req.Cwd != nil && *req.Cwd != "" {
 		d, err := s.roots.resolve(*req.Cwd)
@@ -131,6 +134,22 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 	return acp.CreateTerminalResponse{TerminalId: id}, nil
 }
 
+// terminalDelegate is the delegate that serves terminal id of session sid:
+// one actctl did not start, in a session whose terminals are delegated.
+func (c *Client) terminalDelegate(sid acp.SessionId, id string) Delegate {
+	s, err := c.session(sid)
+	if err != nil {
+		return nil
+	}
+	c.terms.mu.Lock()
+	_, ours := c.terms.byID[id]
+	c.terms.mu.Unlock()
+	if ours {
+		return nil
+	}
+	return s.delegateFor(MethodTerminal)
+}
+
 // terminal is the terminal id of the open session sid: another session's
 // terminals are not its to see.
 func (c *Client) terminal(sid acp.SessionId, id string) (*terminal, error) {
@@ -147,6 +166,9 @@ func (c *Client) terminal(sid acp.SessionId, id string) (*terminal, error) {
 }
 
 func (c *Client) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	if d := c.terminalDelegate(req.SessionId, req.TerminalId); d != nil {
+		return d.TerminalOutput(ctx, req)
+	}
 	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.TerminalOutputResponse{}, err
@@ -155,6 +177,9 @@ func (c *Client) TerminalOutput(ctx context.Context, req acp.TerminalOutputReque
 }
 
 func (c *Client) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	if d := c.terminalDelegate(req.SessionId, req.TerminalId); d != nil {
+		return d.WaitForTerminalExit(ctx, req)
+	}
 	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.WaitForTerminalExitResponse{}, err
@@ -169,6 +194,9 @@ func (c *Client) WaitForTerminalExit(ctx context.Context, req acp.WaitForTermina
 }
 
 func (c *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	if d := c.terminalDelegate(req.SessionId, req.TerminalId); d != nil {
+		return d.KillTerminal(ctx, req)
+	}
 	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.KillTerminalResponse{}, err
@@ -178,6 +206,9 @@ func (c *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) 
 }
 
 func (c *Client) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	if d := c.terminalDelegate(req.SessionId, req.TerminalId); d != nil {
+		return d.ReleaseTerminal(ctx, req)
+	}
 	t, err := c.terminal(req.SessionId, req.TerminalId)
 	if err != nil {
 		return acp.ReleaseTerminalResponse{}, err

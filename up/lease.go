@@ -64,6 +64,25 @@ type leaseConn struct {
 	c     *acpclient.Client
 	ready chan struct{} // closed once conn is set
 	conn  *acp.AgentSideConnection
+
+	mu   sync.Mutex
+	caps acp.ClientCapabilities // what the client said it serves
+}
+
+// serves reports whether the client offered to serve a client method
+// (acpclient.Method*) in its initialize.
+func (lc *leaseConn) serves(method string) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	switch method {
+	case acpclient.MethodReadTextFile:
+		return lc.caps.Fs.ReadTextFile
+	case acpclient.MethodWriteTextFile:
+		return lc.caps.Fs.WriteTextFile
+	case acpclient.MethodTerminal:
+		return lc.caps.Terminal
+	}
+	return false
 }
 
 // peer is the connection to the client (its handlers may run before
@@ -91,7 +110,10 @@ var _ acp.AgentLoader = (*leaseConn)(nil)
 // Initialize is answered from the warm process's own answer: the agent
 // is not initialized twice. Sessions can be resumed and loaded (a lease
 // client that comes back) and listed and closed, whatever the agent says.
-func (lc *leaseConn) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+func (lc *leaseConn) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	lc.mu.Lock()
+	lc.caps = p.ClientCapabilities
+	lc.mu.Unlock()
 	resp := lc.c.AgentInfo()
 	caps := &resp.AgentCapabilities
 	caps.LoadSession = true
@@ -107,7 +129,7 @@ func (lc *leaseConn) Authenticate(context.Context, acp.AuthenticateRequest) (acp
 
 func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	l := &leased{a: lc.a, c: lc.c, owner: lc}
-	sess, err := lc.c.NewSession(ctx, acpclient.SessionOptions{Cwd: p.Cwd, MCPServers: p.McpServers, Observer: l, Ask: l.ask})
+	sess, err := lc.c.NewSession(ctx, acpclient.SessionOptions{Cwd: p.Cwd, MCPServers: p.McpServers, Observer: l, Ask: l.ask, Delegate: l.delegate})
 	if err != nil {
 		return acp.NewSessionResponse{}, err
 	}
@@ -251,6 +273,18 @@ func (l *leased) Message(line []byte) {
 }
 
 func (l *leased) Event(acpclient.Event) {}
+
+// delegate routes the agent's fs and terminal requests of the session to
+// the client that owns it, when that client serves them; otherwise (no
+// owner, or a client without the capability) up serves them, confined to
+// the session's cwd and the agent's workspace.
+func (l *leased) delegate(method string) acpclient.Delegate {
+	owner := l.ownerConn()
+	if owner == nil || !owner.serves(method) {
+		return nil
+	}
+	return owner.peer()
+}
 
 func (l *leased) ownerConn() *leaseConn {
 	l.mu.Lock()

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,31 +59,39 @@ func (c *leaseClient) said(sid acp.SessionId) string {
 	return ""
 }
 
-func (c *leaseClient) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound("fs/read_text_file")
+// ReadTextFile answers as an editor would from its buffer: a text that
+// names the path, so the test sees who served the read.
+func (c *leaseClient) ReadTextFile(_ context.Context, r acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{Content: "editor buffer of " + r.Path}, nil
 }
 func (c *leaseClient) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound("fs/write_text_file")
 }
 func (c *leaseClient) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound("terminal/create")
+	return acp.CreateTerminalResponse{TerminalId: "editor-term-1"}, nil
 }
 func (c *leaseClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
 	return acp.KillTerminalResponse{}, nil
 }
-func (c *leaseClient) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, nil
+func (c *leaseClient) TerminalOutput(_ context.Context, r acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{Output: "output of " + r.TerminalId}, nil
 }
 func (c *leaseClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
 	return acp.ReleaseTerminalResponse{}, nil
 }
 func (c *leaseClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, nil
+	return acp.WaitForTerminalExitResponse{ExitCode: acp.Ptr(0)}, nil
 }
 
 // lease connects a client to agent's lease, as `proxy --lease` does
 // through the control socket (here over a pipe).
 func (h *harness) lease(agent, choose string) *leaseClient {
+	h.t.Helper()
+	return h.leaseWith(agent, choose, acp.ClientCapabilities{})
+}
+
+// leaseWith is lease with the client capabilities sent in initialize.
+func (h *harness) leaseWith(agent, choose string, caps acp.ClientCapabilities) *leaseClient {
 	h.t.Helper()
 	serve, err := h.m.Upgrade(context.Background(), control.Request{Op: control.OpLease, Agent: agent})
 	if err != nil {
@@ -99,7 +109,7 @@ func (h *harness) lease(agent, choose string) *leaseClient {
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	c.close = func() { ours.Close(); <-done }
 	h.t.Cleanup(c.close)
-	if _, err := c.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+	if _, err := c.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		h.t.Fatal(err)
 	}
 	return c
@@ -256,5 +266,34 @@ func TestLeaseModes(t *testing.T) {
 	}
 	if _, err := b.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: r.SessionId, ModeId: "ask"}); err == nil || !strings.Contains(err.Error(), "leased by another client") {
 		t.Errorf("set_mode on another client's session: %v", err)
+	}
+}
+
+// TestLeaseClientMethods: the agent's fs and terminal requests of a
+// session go to the editor that owns it when the editor serves them, and
+// are served by up (in the session's cwd) when it does not.
+func TestLeaseClientMethods(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{service(t, "api")})
+	h.wait("process:start", "api")
+	editor := h.leaseWith("api", "yes", acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true}, Terminal: true})
+	plain := h.lease("api", "yes")
+	cwd := t.TempDir()
+	file := filepath.Join(cwd, "notes.txt")
+	if err := os.WriteFile(file, []byte("on disk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	se, sp := editor.newSession(t, cwd), plain.newSession(t, cwd)
+	if _, err := editor.prompt(se, "read "+file); err != nil || editor.said(se) != "read: editor buffer of "+file+"\n" {
+		t.Errorf("read through the editor: %q %v", editor.said(se), err)
+	}
+	if _, err := editor.prompt(se, "term echo hi"); err != nil || !strings.Contains(editor.said(se), "terminal: exit 0 truncated false: output of editor-term-1") {
+		t.Errorf("terminal through the editor: %q %v", editor.said(se), err)
+	}
+	if _, err := plain.prompt(sp, "read "+file); err != nil || plain.said(sp) != "read: on disk\n" {
+		t.Errorf("read served by up: %q %v", plain.said(sp), err)
+	}
+	if _, err := plain.prompt(sp, "term echo hi"); err != nil || !strings.Contains(plain.said(sp), "terminal: exit 0 truncated false: hi") {
+		t.Errorf("terminal served by up: %q %v", plain.said(sp), err)
 	}
 }
