@@ -144,6 +144,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session // the open sessions by id
+	notes    ExtensionNotes      // extension notifications read, not yet handled
 	closed   bool
 	badLine  string // the first line that was not JSON: a protocol break
 }
@@ -153,6 +154,7 @@ type Client struct {
 // and the pending request fails naming the line.
 func (c *Client) received(line []byte) {
 	if json.Valid(line) {
+		c.notes.Seen(line)
 		c.observerOf(line).Message(line)
 		return
 	}
@@ -194,6 +196,7 @@ func (c *Client) observerOf(line []byte) Observer {
 }
 
 var _ acp.Client = (*Client)(nil)
+var _ acp.ExtensionMethodHandler = (*Client)(nil)
 
 // Start launches the backend, initializes the connection (advertising fs
 // read/write and terminals) and opens a session. On failure nothing of the
@@ -266,8 +269,10 @@ func (c *Client) spawn() error {
 		c.exitErr = c.exitError(p.Cmd.ProcessState)
 		close(c.exited)
 	}()
-	c.conn = acp.NewClientSideConnection(c, p.Stdin, &lineTee{r: p.Stdout, fn: c.received})
+	ready := make(chan struct{})
+	c.conn = acp.NewClientSideConnection(c, p.Stdin, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	close(ready)
 	return nil
 }
 

@@ -25,6 +25,9 @@ type SessionOptions struct {
 	// Delegate, if set, picks who serves the agent's fs and terminal
 	// requests of this session in actctl's place.
 	Delegate DelegateFunc
+	// Extension, if set, serves the agent's extension methods ("_...")
+	// that name this session.
+	Extension Extension
 }
 
 // Session is one ACP session on a Client's backend. Requests the agent
@@ -41,6 +44,7 @@ type Session struct {
 	thread   *thread
 	primary  bool
 	delegate DelegateFunc
+	ext      Extension
 	// created is the agent's answer to session/new (its modes, models
 	// and config options, which a lease passes on to its client).
 	created acp.NewSessionResponse
@@ -86,7 +90,7 @@ func (c *Client) NewSession(ctx context.Context, o SessionOptions) (*Session, er
 // newSession builds a session (not yet opened) with its roots: its cwd
 // and the agent's workspace.
 func (c *Client) newSession(o SessionOptions, primary bool) (*Session, error) {
-	s := &Session{c: c, cwd: o.Cwd, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary, delegate: o.Delegate}
+	s := &Session{c: c, cwd: o.Cwd, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary, delegate: o.Delegate, ext: o.Extension}
 	if s.obs == nil {
 		s.obs = nopObserver{}
 	}

@@ -31,3 +31,18 @@ func (t *lineTee) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Gate returns a reader that reads nothing from r until open is closed:
+// an SDK connection starts reading at once, and its reader must not race
+// with the connection's setup (SetLogger).
+func Gate(r io.Reader, open <-chan struct{}) io.Reader { return gated{r, open} }
+
+type gated struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g gated) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
+}

@@ -46,7 +46,10 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 // up stops; its sessions are then left idle for the lease TTL.
 func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, r io.Reader, w io.Writer) {
 	lc := &leaseConn{a: a, c: c, ready: make(chan struct{})}
-	conn := acp.NewAgentSideConnection(lc, w, r)
+	// Nothing is read before the connection is set up: the SDK's reader
+	// would otherwise race with SetLogger.
+	in := acpclient.TeeLines(acpclient.Gate(r, lc.ready), lc.notes.Seen)
+	conn := acp.NewAgentSideConnection(lc, w, in)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	lc.conn = conn
 	close(lc.ready)
@@ -64,6 +67,8 @@ type leaseConn struct {
 	c     *acpclient.Client
 	ready chan struct{} // closed once conn is set
 	conn  *acp.AgentSideConnection
+
+	notes acpclient.ExtensionNotes // the client's extension notifications
 
 	mu   sync.Mutex
 	caps acp.ClientCapabilities // what the client said it serves
@@ -105,6 +110,7 @@ type leased struct {
 }
 
 var _ acp.Agent = (*leaseConn)(nil)
+var _ acp.ExtensionMethodHandler = (*leaseConn)(nil)
 var _ acp.AgentLoader = (*leaseConn)(nil)
 
 // Initialize is answered from the warm process's own answer: the agent
@@ -129,7 +135,8 @@ func (lc *leaseConn) Authenticate(context.Context, acp.AuthenticateRequest) (acp
 
 func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	l := &leased{a: lc.a, c: lc.c, owner: lc}
-	sess, err := lc.c.NewSession(ctx, acpclient.SessionOptions{Cwd: p.Cwd, MCPServers: p.McpServers, Observer: l, Ask: l.ask, Delegate: l.delegate})
+	sess, err := lc.c.NewSession(ctx, acpclient.SessionOptions{Cwd: p.Cwd, MCPServers: p.McpServers, Observer: l, Ask: l.ask,
+		Delegate: l.delegate, Extension: l.extension})
 	if err != nil {
 		return acp.NewSessionResponse{}, err
 	}
@@ -361,4 +368,39 @@ func (a *agent) drop(l *leased) {
 	}
 	a.mu.Unlock()
 	l.sess.Close()
+}
+
+// HandleExtensionMethod passes the client's extension methods ("_...")
+// to the agent as they came, request or notification; one that names a
+// session must name one of the client's own.
+func (lc *leaseConn) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	notify := lc.notes.Take(method)
+	var m struct {
+		SessionID acp.SessionId `json:"sessionId"`
+	}
+	if json.Unmarshal(params, &m) == nil && m.SessionID != "" {
+		if _, err := lc.session(m.SessionID, false); err != nil {
+			return nil, err
+		}
+	}
+	if notify {
+		return nil, lc.c.NotifyExtension(ctx, method, params)
+	}
+	return lc.c.CallExtension(ctx, method, params)
+}
+
+// extension passes the agent's extension methods that name the session to
+// the client that owns it; while the session is idle a request is
+// answered "method not found" and a notification dropped.
+func (l *leased) extension(ctx context.Context, method string, params json.RawMessage, notify bool) (json.RawMessage, error) {
+	owner := l.ownerConn()
+	switch {
+	case owner == nil && notify:
+		return nil, nil
+	case owner == nil:
+		return nil, acp.NewMethodNotFound(method)
+	case notify:
+		return nil, owner.peer().NotifyExtension(ctx, method, params)
+	}
+	return owner.peer().CallExtension(ctx, method, params)
 }

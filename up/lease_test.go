@@ -2,6 +2,7 @@ package up
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -26,9 +27,25 @@ type leaseClient struct {
 	close  func()
 	choose string
 
-	mu    sync.Mutex
-	text  map[acp.SessionId]*strings.Builder
-	asked []acp.RequestPermissionRequest
+	mu      sync.Mutex
+	text    map[acp.SessionId]*strings.Builder
+	asked   []acp.RequestPermissionRequest
+	notices []string // extension notifications from the agent: their params
+}
+
+// HandleExtensionMethod answers the agent's "_test/ping" and records its
+// "_test/notice" notifications.
+func (c *leaseClient) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "_test/ping":
+		return map[string]bool{"pong": true}, nil
+	case "_test/notice":
+		c.mu.Lock()
+		c.notices = append(c.notices, string(params))
+		c.mu.Unlock()
+		return nil, nil
+	}
+	return nil, acp.NewMethodNotFound(method)
 }
 
 func (c *leaseClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -295,5 +312,49 @@ func TestLeaseClientMethods(t *testing.T) {
 	}
 	if _, err := plain.prompt(sp, "term echo hi"); err != nil || !strings.Contains(plain.said(sp), "terminal: exit 0 truncated false: hi") {
 		t.Errorf("terminal served by up: %q %v", plain.said(sp), err)
+	}
+}
+
+// TestLeaseExtensions: extension methods pass through the lease both
+// ways, requests as requests and notifications as notifications; one
+// naming another client's session is refused.
+func TestLeaseExtensions(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{service(t, "api")})
+	h.wait("process:start", "api")
+	a, b := h.lease("api", "yes"), h.lease("api", "yes")
+	sa := a.newSession(t, t.TempDir())
+	ctx := context.Background()
+	params := map[string]any{"sessionId": sa, "x": 1}
+	r, err := a.conn.CallExtension(ctx, "_test/echo", params)
+	if err != nil || string(r) != `{"sessionId":"`+string(sa)+`","x":1}` {
+		t.Fatalf("_test/echo: %s %v", r, err)
+	}
+	for range 2 {
+		if err := a.conn.NotifyExtension(ctx, "_test/note", map[string]any{"sessionId": sa}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Notifications and requests are not ordered with each other (the
+	// agent handles requests concurrently): ask until both have arrived.
+	for i := 0; !strings.HasSuffix(a.said(sa), "notes 2\n"); i++ {
+		if _, err := a.prompt(sa, "notes"); err != nil || i == 1000 {
+			t.Fatalf("notifications reached the agent: %q %v", a.said(sa), err)
+		}
+	}
+	if _, err := a.prompt(sa, "ext"); err != nil || !strings.Contains(a.said(sa), `ext: {"pong":true}`) {
+		t.Fatalf("agent to editor request: %q %v", a.said(sa), err)
+	}
+	a.mu.Lock()
+	notices := a.notices
+	a.mu.Unlock()
+	if len(notices) != 1 || !strings.Contains(notices[0], string(sa)) {
+		t.Fatalf("agent to editor notification: %q", notices)
+	}
+	if _, err := b.conn.CallExtension(ctx, "_test/echo", params); err == nil || !strings.Contains(err.Error(), "leased by another client") {
+		t.Fatalf("b calling with a's session: %v", err)
+	}
+	if _, err := a.conn.CallExtension(ctx, "_test/unknown", nil); err == nil || !strings.Contains(err.Error(), "Method not found") {
+		t.Fatalf("an extension the agent does not know: %v", err)
 	}
 }

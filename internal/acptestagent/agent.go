@@ -18,6 +18,11 @@
 //	session           "session <id> cwd <cwd> turn <n> mcp [<kind:name:command|url>,...]"
 //	                  (cwd, turn count and MCP servers are the session's own)
 //	sessions          "sessions <n>": how many sessions are open
+//	notes             "notes <n>": extension notifications "_test/note"
+//	                  received ("_test/echo" requests are answered with
+//	                  their params)
+//	ext               an extension notification "_test/notice", then a
+//	                  request "_test/ping" to the client; "ext: <result>"
 //	mode              "mode <id>": the session's mode (session/new offers
 //	                  "ask", the current one, and "code"; session/set_mode
 //	                  switches)
@@ -52,6 +57,7 @@ package acptestagent
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -100,6 +106,22 @@ type agent struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	next     int
+	notes    int // extension notifications received
+}
+
+// HandleExtensionMethod answers the extension request "_test/echo" with
+// its params and counts the notifications "_test/note".
+func (a *agent) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "_test/echo":
+		return params, nil
+	case "_test/note":
+		a.mu.Lock()
+		a.notes++
+		a.mu.Unlock()
+		return nil, nil
+	}
+	return nil, acp.NewMethodNotFound(method)
 }
 
 // c is the connection; handlers may run before Main has stored it.
@@ -298,6 +320,19 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say(ctx, sid, fmt.Sprintf("session %s cwd %s turn %d mcp [%s]\n", sid, cwd, turn, mcp))
 	case "sessions":
 		a.say(ctx, sid, fmt.Sprintf("sessions %d\n", open))
+	case "notes":
+		a.mu.Lock()
+		n := a.notes
+		a.mu.Unlock()
+		a.say(ctx, sid, fmt.Sprintf("notes %d\n", n))
+	case "ext":
+		_ = a.c().NotifyExtension(ctx, "_test/notice", map[string]any{"sessionId": sid})
+		r, err := a.c().CallExtension(ctx, "_test/ping", map[string]any{"sessionId": sid})
+		if err != nil {
+			a.say(ctx, sid, "ext error: "+err.Error()+"\n")
+		} else {
+			a.say(ctx, sid, "ext: "+string(r)+"\n")
+		}
 	case "mode":
 		a.mu.Lock()
 		mode := a.sessions[string(sid)].mode
