@@ -15,6 +15,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/internal/clock"
 )
 
 // DefaultLeaseTTL is how long a leased session outlives its client's
@@ -105,7 +106,7 @@ type leased struct {
 
 	mu     sync.Mutex
 	owner  *leaseConn         // nil while idle
-	idle   chan struct{}      // closed to stop the idle timer
+	idle   *idleTimer         // while idle: the expiry
 	cancel context.CancelFunc // of the running turn
 }
 
@@ -164,7 +165,7 @@ func (lc *leaseConn) session(id acp.SessionId, take bool) (*leased, error) {
 	if l.owner == nil && take {
 		l.owner = lc
 		if l.idle != nil {
-			close(l.idle)
+			l.idle.stop()
 			l.idle = nil
 		}
 	}
@@ -342,21 +343,40 @@ func (a *agent) detach(lc *leaseConn) {
 			continue
 		}
 		l.owner = nil
-		stop := make(chan struct{})
-		l.idle = stop
+		it := &idleTimer{t: a.m.opts.Clock.NewTimer(ttl), done: make(chan struct{})}
+		l.idle = it
 		l.mu.Unlock()
-		t := a.m.opts.Clock.NewTimer(ttl)
-		go func() {
-			defer t.Stop()
-			select {
-			case <-t.C():
-				a.m.opts.Logf("%s: leased session %s idle for %s: closed", a.name, l.sess.ID(), ttl)
-				a.drop(l)
-			case <-stop:
-			case <-l.c.Done():
-				a.drop(l)
-			}
-		}()
+		go a.expire(l, it, ttl)
+	}
+}
+
+// idleTimer is an idle session's expiry. It is stopped at once when a
+// client resumes the session (the clock then holds no timer for it).
+type idleTimer struct {
+	t    clock.Timer
+	done chan struct{}
+}
+
+func (it *idleTimer) stop() {
+	it.t.Stop()
+	close(it.done)
+}
+
+// expire closes l when its idle timer fires, unless a client resumed it
+// meanwhile, or when the agent's process ends.
+func (a *agent) expire(l *leased, it *idleTimer, ttl time.Duration) {
+	select {
+	case <-it.t.C():
+		l.mu.Lock()
+		still := l.idle == it
+		l.mu.Unlock()
+		if still {
+			a.m.opts.Logf("%s: leased session %s idle for %s: closed", a.name, l.sess.ID(), ttl)
+			a.drop(l)
+		}
+	case <-it.done:
+	case <-l.c.Done():
+		a.drop(l)
 	}
 }
 
