@@ -126,10 +126,18 @@ func (s *sweep) look(pid int) finding {
 		return unmarked // gone, or another user's
 	}
 	if len(env) == 0 {
-		if st, err := s.t.stat(pid); err == nil && st.execing() {
+		st, err := s.t.stat(pid)
+		if err != nil {
+			return unmarked
+		}
+		if st.execing() {
 			return execing
 		}
-		return unmarked
+		// The exec may have completed between the two reads: its
+		// environment is in place now.
+		if env, err = s.t.environ(pid); err != nil || len(env) == 0 {
+			return unmarked
+		}
 	}
 	if !hasEnvEntry(env, s.needle) {
 		return unmarked

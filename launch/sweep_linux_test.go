@@ -20,6 +20,9 @@ type fakeProc struct {
 	exiting  int   // ticks left in exit: memory released, not yet a zombie
 	killed   bool  // SIGKILL received
 	forks    []int // pids that appear (marked) when the sweep first reads its environment
+	// execDone: the exec completes right after the sweep's read found no
+	// environment, before it looks at the process's stat.
+	execDone bool
 }
 
 type fakeTable struct {
@@ -50,6 +53,9 @@ func (f *fakeTable) environ(pid int) ([]byte, error) {
 	}
 	p.forks = nil
 	if p.execFor > 0 || p.exiting > 0 || p.state == 'Z' {
+		if p.execDone {
+			p.execFor = 0
+		}
 		return []byte{}, nil
 	}
 	return []byte(p.env), nil
@@ -249,5 +255,21 @@ func TestKillMarkedJustStarted(t *testing.T) {
 		if err != nil || serr != nil || n != 1 || !st.dead() {
 			t.Fatalf("start %d: KillMarked = %d, %v; then state %c (%v), want 1 killed and a zombie", i, n, err, st.state, serr)
 		}
+	}
+}
+
+// An exec that completes between the read of the environment (empty) and
+// the read of the stat (environment in place) is not taken for a process
+// without the mark: the environment is read again.
+func TestSweepExecDoneBetweenReads(t *testing.T) {
+	f := &fakeTable{t: t, procs: map[int]*fakeProc{}}
+	f.add(2, &fakeProc{env: ours, start: 5, execFor: 1, execDone: true})
+	s := newSweep(f, "m1", 1)
+	s.pause = f.tick
+	if err := s.run(time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if !f.procs[2].killed {
+		t.Error("the process whose exec completed between two reads was not killed")
 	}
 }
