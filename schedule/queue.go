@@ -106,6 +106,14 @@ func NewQueue(exec Executor, clk clock.Clock, notify func(Event)) *Queue {
 	return &Queue{exec: exec, clock: clk, notify: notify, wake: make(chan struct{}, 1)}
 }
 
+// StartAfter makes the next task's id follow id (ids already given are
+// not reused): `up` continues after the last task it logged.
+func (q *Queue) StartAfter(id uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.lastID = max(q.lastID, id)
+}
+
 // Push adds t (its ID and Queued are set here) and returns the task as
 // queued and a channel receiving its result. When a task of the same
 // non-empty Source is already waiting, t is dropped and the waiting one is

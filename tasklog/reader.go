@@ -91,3 +91,19 @@ func TaskFile(dir string, id uint64) (string, error) {
 	sort.Strings(names) // the names start with their UTC start time
 	return filepath.Join(TasksDir(dir), names[len(names)-1]), nil
 }
+
+// LastID is the highest task id logged in dir (0 when none): `up` numbers
+// its tasks after it, so that an id names one task across restarts.
+func LastID(dir string) (uint64, error) {
+	ents, err := os.ReadDir(TasksDir(dir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("task logs: %w", err)
+	}
+	var last uint64
+	for _, e := range ents {
+		if n, ok := parseName(e.Name()); ok && e.Type().IsRegular() {
+			last = max(last, n)
+		}
+	}
+	return last, nil
+}

@@ -212,6 +212,12 @@ func TestTaskFile(t *testing.T) {
 	if _, err := TaskFile(dir, 9); err == nil || !strings.HasSuffix(err.Error(), "(logged: tasks 2 to 5)") {
 		t.Errorf("unknown id: %v", err)
 	}
+	if last, err := LastID(dir); err != nil || last != 5 {
+		t.Errorf("LastID = %d, %v; want 5", last, err)
+	}
+	if last, err := LastID(t.TempDir()); err != nil || last != 0 {
+		t.Errorf("LastID of no logs = %d, %v; want 0", last, err)
+	}
 	os.Remove(filepath.Join(dir, "tasks", "20261122T100000Z-5.jsonl"))
 	if _, err := TaskFile(dir, 9); err == nil || !strings.HasSuffix(err.Error(), "(logged: task 2)") {
 		t.Errorf("unknown id: %v", err)

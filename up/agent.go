@@ -11,6 +11,7 @@ import (
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/supervise"
+	"github.com/actctl/actctl/tasklog"
 )
 
 // agent is one running agent: its supervisor, the ACP client of its
@@ -55,6 +56,16 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 			}
 		}
 		a.queue = schedule.NewQueue(schedule.ExecutorFunc(a.execute), m.opts.Clock, a.taskEvent)
+	}
+	// Task ids continue after the last one logged, so that `actctl logs
+	// --task ID` names one task across restarts of up.
+	last, err := tasklog.LastID(s.LogsDir)
+	if err != nil {
+		m.opts.Logf("%s: %v (task ids start at 1)", s.Name, err)
+	}
+	a.seq = last
+	if a.queue != nil {
+		a.queue.StartAfter(last)
 	}
 	return a, nil
 }

@@ -34,3 +34,27 @@ func TestSyncRemovesAndReplaces(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 }
+
+// TestTaskIDsContinue: a new up numbers its tasks after the last one
+// logged, so that an id names one task across restarts.
+func TestTaskIDsContinue(t *testing.T) {
+	emp := employee(t, "worker", schedule.Spec{})
+	for _, want := range []uint64{1, 2} {
+		h := newHarness(t, nil)
+		h.m.Sync([]Spec{emp})
+		h.wait("process:start", "worker")
+		o, err := h.m.Prompt(context.Background(), "worker", "hello", true, nil)
+		if err != nil || o.Task != want {
+			t.Fatalf("task %d: %+v %v", want, o, err)
+		}
+		h.m.Shutdown()
+	}
+	svc := service(t, "api")
+	svc.LogsDir = emp.LogsDir // a service's prompts continue the same way
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{svc})
+	h.wait("process:start", "api")
+	if o, err := h.m.Prompt(context.Background(), "api", "hello", true, nil); err != nil || o.Task != 3 {
+		t.Fatalf("service prompt: %+v %v", o, err)
+	}
+}
