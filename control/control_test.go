@@ -613,3 +613,24 @@ func TestUpgrade(t *testing.T) {
 		t.Fatalf("lease to a plain handler: %v", err)
 	}
 }
+
+// TestHandlerPanic: a handler that panics answers its request with an
+// error naming the panic, and the server goes on serving.
+func TestHandlerPanic(t *testing.T) {
+	root := shortRoot(t)
+	serve(t, root, func(ctx context.Context, req Request, out *Stream) (any, error) {
+		if req.Agent == "boom" {
+			var m map[string]int
+			m["x"]++ // a nil map write: a runtime panic
+		}
+		return "fine", nil
+	})
+	f, err := do(t, context.Background(), root, Request{Op: OpStatus, Agent: "boom"}, nil)
+	if err != nil || f.Code != 1 || !strings.Contains(f.Error, "actctl up failed on the status request: panic: assignment to entry in nil map") {
+		t.Fatalf("panicking handler: %+v, %v", f, err)
+	}
+	f, err = do(t, context.Background(), root, Request{Op: OpStatus}, nil)
+	if err != nil || string(f.Result) != `"fine"` {
+		t.Fatalf("after the panic: %+v, %v", f, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -113,10 +114,22 @@ func serveConn(ctx context.Context, conn net.Conn, h Handler) {
 		_, _ = io.Copy(io.Discard, br) // until the client closes (or we do)
 		cancel()
 	}()
-	result, err := h.Handle(ctx, req, out)
+	result, err := handle(ctx, h, req, out)
 	out.finish(result, err)
 	conn.Close()
 	<-gone
+}
+
+// handle runs the handler; a panic in it becomes the request's error
+// (with its stack in the message), so one bad request never takes the
+// whole actctl up down with the agents it holds.
+func handle(ctx context.Context, h Handler, req Request, out *Stream) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = nil, fmt.Errorf("actctl up failed on the %s request: panic: %v\n%s", req.Op, p, debug.Stack())
+		}
+	}()
+	return h.Handle(ctx, req, out)
 }
 
 // Upgrader is a Handler that also takes requests whose answer turns the
