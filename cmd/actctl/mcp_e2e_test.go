@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/actctl/actctl/internal/acptestagent"
 	"github.com/actctl/actctl/launch"
 )
 
@@ -25,16 +24,8 @@ import (
 func mcpWorkspace(t *testing.T) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	writeConfigTB(t, root, `package actant
-backends: scripted: {
-	modes: ["acp"]
-	acp: {command: "`+self+`", env: `+acptestagent.Var+`: "1"}
-	files: instructions: ["SCRIPTED.md"]
-}
+`+scriptedBackend(t, "")+`
 archetypes: tool: interactionModes: ["open", "start", "chat", "run", "proxy"]
 templates: {
 	std: {backend: "scripted", mcpServers: ["actctl"]}

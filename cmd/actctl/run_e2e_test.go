@@ -24,16 +24,8 @@ import (
 func runWorkspace(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	writeConfigTB(t, root, `package actant
-backends: scripted: {
-	modes: ["acp"]
-	acp: {command: "`+self+`", env: `+acptestagent.Var+`: "1"}
-	files: instructions: ["SCRIPTED.md"]
-}
+`+scriptedBackend(t, "")+`
 backends: missing: {
 	modes: ["acp"]
 	acp: command: "actctl-no-such-backend"
@@ -69,6 +61,25 @@ agents: {
 }
 `)
 	return root, home
+}
+
+// scriptedBackend is the CUE of backend "scripted", whose acp command is
+// this test binary acting as the scripted ACP agent (internal/acptestagent),
+// with env, if not empty, added to its environment (CUE fields).
+func scriptedBackend(t testing.TB, env string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env != "" {
+		env = ", " + env
+	}
+	return `backends: scripted: {
+	modes: ["acp"]
+	acp: {command: "` + self + `", env: {` + acptestagent.Var + `: "1"` + env + `}}
+	files: instructions: ["SCRIPTED.md"]
+}`
 }
 
 // writeConfigTB writes dir/actant.cue (for tests and benchmarks).

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actctl/actctl/internal/acptestagent"
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -26,16 +25,8 @@ const upNoUp = "no actctl up is running for this workspace; start it with `actct
 func upWorkspace(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	writeConfigTB(t, root, `package actant
-backends: scripted: {
-	modes: ["acp"]
-	acp: {command: "`+self+`", env: {`+acptestagent.Var+`: "1", ACTCTL_TEST_PROMPT_LOG: "`+filepath.Join(root, "prompts.log")+`"}}
-	files: instructions: ["SCRIPTED.md"]
-}
+`+scriptedBackend(t, `ACTCTL_TEST_PROMPT_LOG: "`+filepath.Join(root, "prompts.log")+`"`)+`
 templates: {
 	svc: {backend: "scripted", archetype: "service"}
 	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check the queue"}}
