@@ -246,6 +246,11 @@ func TestRestartRequest(t *testing.T) {
 	if err := s.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Restart returns once the new start is under way: whoever waited
+	// for it (a task queue) must not find the agent stopped.
+	if st := s.Status().State; st != Starting && st != Running {
+		t.Fatalf("state %s right after Restart returned, want starting or running", st)
+	}
 	if ev := obs.next(t, EventStop); ev.Pid != first.Pid {
 		t.Errorf("stop event %+v", ev)
 	}

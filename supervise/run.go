@@ -118,18 +118,21 @@ func (l *loop) terminate() {
 	l.arm("grace", l.s.policy.Grace)
 }
 
-// stopped answers the stop requests and starts again after a restart.
+// stopped starts again after a restart, then answers the stop requests
+// with the status already showing it: whoever waited for a restart must
+// not see the agent stopped.
 func (l *loop) stopped() {
-	for _, w := range l.waiters {
-		w <- nil
-	}
-	l.waiters = nil
 	if l.then {
 		l.then = false
 		if l.m.Start(l.now()) {
 			l.launch(true)
 		}
 	}
+	l.publish()
+	for _, w := range l.waiters {
+		w <- nil
+	}
+	l.waiters = nil
 }
 
 func (l *loop) launch(restart bool) {
