@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -140,7 +142,7 @@ func LoadDir(root, home string) (*Config, error) {
 	}
 	// Decoding stops at the first problem; only then walk the whole value
 	// again to report every problem (the fast path walks once).
-	if err := v.Decode(cfg); err != nil {
+	if err := decode(v, cfg); err != nil {
 		if verr := validateAll(v); verr != nil {
 			err = verr
 		}
@@ -159,6 +161,22 @@ func LoadDir(root, home string) (*Config, error) {
 		return nil, ds
 	}
 	return cfg, nil
+}
+
+// decode fills cfg from the evaluated value by way of CUE's JSON export:
+// one walk of the value, where Value.Decode makes a new evaluation
+// context for every struct and sorts every struct's fields (a third of
+// the whole load of a 600-file job; docs/benchmarks.md).
+func decode(v cue.Value, cfg *Config) error {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	// Numbers in settings stay as written: an integer beyond int64 or a
+	// float's digits are not rounded through float64.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(cfg)
 }
 
 // build evaluates the CUE package in root unified with the schema.

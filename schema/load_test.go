@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -336,5 +337,20 @@ func TestImportFailure(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSettingsNumbersExact: numbers in native settings reach the renderer
+// as written: an integer beyond int64 and a float keep their digits.
+func TestSettingsNumbersExact(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
+templates: t: {backend: "claude-code", settings: "claude-code": {big: 12345678901234567890, small: 7, f: 0.1, list: [1, 2.5]}}
+`})
+	got, err := json.Marshal(cfg.Templates["t"].Settings["claude-code"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"big":12345678901234567890,"f":0.1,"list":[1,2.5],"small":7}`; string(got) != want {
+		t.Errorf("settings = %s, want %s", got, want)
 	}
 }
