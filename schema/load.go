@@ -131,6 +131,17 @@ func Load(o LoadOptions) (*Config, error) {
 
 // LoadDir loads the workspace rooted at root (absolute) with actctl home home.
 func LoadDir(root, home string) (*Config, error) {
+	cfg, err := evaluate(root, home)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.finish()
+}
+
+// evaluate is the part of a load that CUE does: the package built with
+// the schema, positions recorded, the value decoded. What it produces is
+// what a Snapshot keeps.
+func evaluate(root, home string) (*Config, error) {
 	v, files, syntax, err := build(root)
 	if err != nil {
 		return nil, err
@@ -142,17 +153,21 @@ func LoadDir(root, home string) (*Config, error) {
 	}
 	// Decoding stops at the first problem; only then walk the whole value
 	// again to report every problem (the fast path walks once).
-	if err := decode(v, cfg); err != nil {
+	export, err := decode(v, cfg)
+	if err != nil {
 		if verr := validateAll(v); verr != nil {
 			err = verr
 		}
 		return nil, cueDiagnostics(err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Templates)) {
-		t := cfg.Templates[name]
-		normalize(&t)
-		cfg.Templates[name] = t
-	}
+	cfg.normalize()
+	cfg.evaluated = &evaluated{export: export, pos: maps.Clone(cfg.pos)}
+	return cfg, nil
+}
+
+// finish reads the files skills name and validates: what every load
+// does, from CUE or from a snapshot.
+func (cfg *Config) finish() (*Config, error) {
 	ds := cfg.readSkillFiles()
 	ds = append(ds, cfg.Validate()...)
 	ds.Sort()
@@ -163,17 +178,31 @@ func LoadDir(root, home string) (*Config, error) {
 	return cfg, nil
 }
 
-// decode fills cfg from the evaluated value by way of CUE's JSON export:
-// one walk of the value, where Value.Decode makes a new evaluation
-// context for every struct and sorts every struct's fields (a third of
-// the whole load of a 600-file job; docs/benchmarks.md).
-func decode(v cue.Value, cfg *Config) error {
+// normalize fills the zero values JSON decoding leaves for lists.
+func (cfg *Config) normalize() {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Templates)) {
+		t := cfg.Templates[name]
+		normalize(&t)
+		cfg.Templates[name] = t
+	}
+}
+
+// decode fills cfg from the evaluated value by way of CUE's JSON export
+// (returned): one walk of the value, where Value.Decode makes a new
+// evaluation context for every struct and sorts every struct's fields (a
+// third of the whole load of a 600-file job; docs/benchmarks.md).
+func decode(v cue.Value, cfg *Config) ([]byte, error) {
 	b, err := v.MarshalJSON()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Numbers in settings stay as written: an integer beyond int64 or a
-	// float's digits are not rounded through float64.
+	return b, decodeJSON(b, cfg)
+}
+
+// decodeJSON decodes the JSON export of a config into cfg. Numbers in
+// settings stay as written: an integer beyond int64 or a float's digits
+// are not rounded through float64.
+func decodeJSON(b []byte, cfg *Config) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	return dec.Decode(cfg)

@@ -41,6 +41,9 @@ type Config struct {
 	// pos holds positions of fields that do not come from CUE (hub
 	// components point at their source file).
 	pos map[string]token.Pos
+	// evaluated is what CUE produced, kept for Snapshot; nil for a
+	// config loaded from a snapshot.
+	evaluated *evaluated
 }
 
 // HubSource is one git repository of components (README, "Hub: shared
