@@ -141,40 +141,46 @@ func gather(src Sources) ([]Stat, error) {
 		out = append(out, st)
 		return err
 	}
-	entries, err := os.ReadDir(src.Root)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", src.Root, err)
+	if err := addCUE(src.Root, add); err != nil {
+		return nil, err
 	}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".cue") && !e.IsDir() {
-			if err := add(filepath.Join(src.Root, e.Name()), false, false); err != nil {
-				return nil, err
-			}
-		}
-	}
-	trees := append([]string{filepath.Join(src.Root, "cue.mod")}, src.Trees...)
 	files := append([]string{
 		filepath.Join(src.Root, "actant.lock"),
 		layout.Path(src.Root, layout.Adhoc),
 	}, src.Files...)
-	for i, t := range trees {
-		// cue.mod's files are read through links (see schema's
-		// checkCUEFiles); a skill directory refuses links.
-		if err := addTree(t, i > 0, add); err != nil {
+	for _, f := range files {
+		if err := add(f, false, false); err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			for _, f := range files {
-				if err := add(f, false, false); err != nil {
-					return nil, err
-				}
-			}
+	}
+	for _, t := range src.Trees {
+		// A skill directory refuses links.
+		if err := addTree(t, true, add); err != nil {
+			return nil, err
 		}
 	}
 	if err := addGit(src.Root, add); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// addCUE adds what CUE's evaluation of the workspace at root reads: the
+// root's *.cue files, then cue.mod/ and every file under it (read through
+// links: see schema's checkCUEFiles).
+func addCUE(root string, add func(p string, lstat, presence bool) error) error {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", root, err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".cue") && !e.IsDir() {
+			if err := add(filepath.Join(root, e.Name()), false, false); err != nil {
+				return err
+			}
+		}
+	}
+	return addTree(filepath.Join(root, "cue.mod"), false, add)
 }
 
 // addTree adds the presence of dir and every file under it (skipping

@@ -154,6 +154,7 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 				if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); errors.Is(err, os.ErrNotExist) {
 					if entries, _ := os.ReadDir(filepath.Join(cfg.Root, MetaDir)); onlyLockAndEmptyBackup(cfg.Root, entries) {
 						_ = os.Remove(metaPath(cfg.Root, layout.Inputs))
+						_ = os.Remove(metaPath(cfg.Root, layout.ConfigCache))
 						_ = l.removeAndUnlock()
 						removeMetaIfEmpty(cfg.Root)
 					}
@@ -186,11 +187,12 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 
 // onlyLockAndEmptyBackup reports whether .actant holds nothing but the
 // lock, an empty backup directory and the record of the last apply's
-// inputs (package inputs): then nothing of actctl is left.
+// inputs and the config cache (package inputs): then nothing of actctl
+// is left.
 func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
 	for _, e := range entries {
 		switch {
-		case e.Name() == LockFile, e.Name() == layout.Inputs:
+		case e.Name() == LockFile, e.Name() == layout.Inputs, e.Name() == layout.ConfigCache:
 		case e.Name() == BackupDir && e.IsDir():
 			if !emptyTree(filepath.Join(root, MetaDir, BackupDir)) {
 				return false

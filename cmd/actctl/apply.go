@@ -77,6 +77,9 @@ func applyCmd(c *cli.Context) error {
 		LockDigest: hub.LockDigest(cfg.Root),
 	})
 	err = interruptedError(ctx, printResult(g, res, err))
+	if err == nil && !c.Bool("dry-run") {
+		g.saveConfig()
+	}
 	if err == nil {
 		if plain && !warned && quiet(res) {
 			if err := inputs.Save(applySources(cfg, rep), said(g, cfg, res), start); err != nil {
@@ -109,11 +112,7 @@ func plainApply(c *cli.Context) bool {
 // evaluating the config. It returns nil when the normal path must run.
 // With ACTCTL_DEBUG=1 it says on stderr which path runs and why.
 func fastApply(g *globals, start time.Time) *reconcile.Result {
-	debug := func(format string, args ...any) {
-		if os.Getenv("ACTCTL_DEBUG") == "1" {
-			fmt.Fprintf(g.Stderr, "actctl: debug: apply: "+format+"\n", args...)
-		}
-	}
+	debug := func(format string, args ...any) { g.debug("apply", format, args...) }
 	o, err := g.LoadOptions()
 	if err != nil {
 		return nil

@@ -22,6 +22,7 @@ import (
 
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -342,6 +343,10 @@ type globals struct {
 	// prompter receives prompt hooks: `actctl up`'s agents (nil without
 	// up: such hooks fail).
 	prompter hooks.Prompter
+	// configKey and evaluated are the config cache's key and the config
+	// this process evaluated from CUE under it (see loadConfig).
+	configKey *inputs.ConfigKey
+	evaluated *schema.Config
 }
 
 func globalsOf(c *cli.Context) *globals {
@@ -407,7 +412,7 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := schema.Load(o)
+	cfg, err := g.loadConfig(o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -433,6 +438,59 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		return nil, rep, err
 	}
 	return cfg, rep, nil
+}
+
+// loadConfig is schema.Load through the config cache (docs/design.md,
+// "The config cache"): the snapshot of the last evaluation when none of
+// the files it read changed, else CUE. A snapshot that does not load is
+// ignored: the evaluation gives the authoritative answer, errors
+// included.
+func (g *globals) loadConfig(o schema.LoadOptions) (*schema.Config, error) {
+	root, err := schema.Find(o)
+	if err != nil {
+		return nil, err
+	}
+	home, err := o.HomeDir()
+	if err != nil {
+		return nil, err
+	}
+	g.configKey, g.evaluated = nil, nil
+	snap, key, why := inputs.ConfigSnapshot(root)
+	if snap != nil {
+		cfg, err := schema.LoadSnapshot(root, home, snap)
+		if err == nil {
+			g.debug("config", "from the cache")
+			return cfg, nil
+		}
+		why = err.Error()
+	}
+	g.debug("config", "evaluated: %s", why)
+	cfg, err := schema.LoadDir(root, home)
+	if err == nil {
+		g.configKey, g.evaluated = key, cfg
+	}
+	return cfg, err
+}
+
+// saveConfig saves the snapshot of the config this process evaluated in
+// the config cache; called once an apply succeeded, so that the cache is
+// only written where actctl keeps its state.
+func (g *globals) saveConfig() {
+	if g.evaluated == nil {
+		return
+	}
+	if err := g.configKey.Save(g.evaluated.Snapshot); err != nil {
+		g.debug("config", "%v", err)
+	}
+	g.configKey, g.evaluated = nil, nil
+}
+
+// debug prints a line on stderr with ACTCTL_DEBUG=1: which path a
+// command took and why.
+func (g *globals) debug(area, format string, args ...any) {
+	if os.Getenv("ACTCTL_DEBUG") == "1" {
+		fmt.Fprintf(g.Stderr, "actctl: debug: "+area+": "+format+"\n", args...)
+	}
 }
 
 // concerns reports whether a warning at config path is for this run

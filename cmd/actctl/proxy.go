@@ -143,6 +143,10 @@ func (s *proxySession) materializeAgent(ctx context.Context, verb string) error 
 		return fmt.Errorf("materialize %s: %w", s.r.Name, err)
 	}
 	fmt.Fprintf(g.Stderr, "actctl: %s %s: %s (%s)\n", verb, s.r.Name, res.Summary(), s.r.Dir)
+	if !s.ephemeral {
+		// An ephemeral agent leaves nothing behind, the cache included.
+		g.saveConfig()
+	}
 	return nil
 }
 

@@ -12,6 +12,7 @@
 //	  backup/<stamp>/     users' files that overwrite or --force replaced
 //	  adhoc.json          agents `actctl proxy -t` created
 //	  inputs.rec          what the last plain apply read (package inputs)
+//	  config.cache        the config's last CUE evaluation (package inputs)
 //	  run/                runtime records of processes actctl supervises
 //	    up.sock           actctl up's control socket (package control)
 //	    up.lock           one actctl up per workspace; holds its pid
@@ -52,6 +53,10 @@ const (
 	// one can skip evaluating the config when none of it changed (package
 	// inputs: a line of JSON, then stat tables). Machine-local, like State.
 	Inputs = "inputs.rec"
+	// ConfigCache holds a snapshot of the config's last CUE evaluation
+	// with the stat data of the files it read, so that a load of
+	// unchanged files skips CUE (package inputs). Machine-local.
+	ConfigCache = "config.cache"
 	// Run holds runtime records of the processes actctl supervises.
 	Run = "run"
 	// UpSocket, in Run, is the control socket actctl up listens on.

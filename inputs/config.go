@@ -1,0 +1,137 @@
+package inputs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"time"
+
+	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
+)
+
+// The config cache (docs/design.md, "The config cache") keeps, in
+// .actant/config.cache, a snapshot of the config's CUE evaluation
+// (schema.Snapshot) with the stat data of every file that evaluation
+// read (the root's *.cue files, cue.mod/), the actctl build and the
+// environment CUE reads. Any command that loads the config takes the
+// snapshot when all of them are unchanged, and evaluates otherwise. Skill
+// files are not part of it: every load reads them again.
+
+// configVersion is the format version of config.cache.
+const configVersion = 1
+
+// configHeader is the first line of config.cache; the stat table and the
+// snapshot follow.
+type configHeader struct {
+	Version int               `json:"version"`
+	Build   string            `json:"build"`
+	Root    string            `json:"root"`
+	Env     map[string]string `json:"env"`
+	// Sum is the sha256 of the snapshot.
+	Sum string `json:"sum"`
+}
+
+// ConfigKey is the stat data of the files the config's evaluation reads,
+// taken before a load, to save that load's snapshot under.
+type ConfigKey struct {
+	root  string
+	stats []Stat
+	start time.Time
+}
+
+// ConfigSnapshot returns the snapshot cached for the workspace at root
+// when nothing its evaluation read has changed; otherwise nil and why.
+// key is what to save a new snapshot under (nil when that cannot be:
+// unreadable inputs, or stat data that cannot be trusted).
+func ConfigSnapshot(root string) (snap []byte, key *ConfigKey, why string) {
+	start := time.Now()
+	var stats []Stat
+	err := addCUE(root, func(p string, lstat, presence bool) error {
+		st, err := statOf(p, lstat, presence)
+		stats = append(stats, st)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	if Identity() != "" && statComplete {
+		key = &ConfigKey{root: root, stats: stats, start: start}
+	}
+	b, err := os.ReadFile(layout.Path(root, layout.ConfigCache))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, key, "no config cache"
+	}
+	if err != nil {
+		return nil, key, err.Error()
+	}
+	snap, why = cachedSnapshot(root, b, stats)
+	return snap, key, why
+}
+
+// cachedSnapshot returns the snapshot in the cache file b when it was
+// saved for root by this build, in this environment, from files whose
+// stat data is now stats.
+func cachedSnapshot(root string, b []byte, stats []Stat) ([]byte, string) {
+	head, rest, ok := bytes.Cut(b, []byte{'\n'})
+	var h configHeader
+	if !ok || json.Unmarshal(head, &h) != nil {
+		return nil, "config cache: unreadable"
+	}
+	switch {
+	case h.Version != configVersion:
+		return nil, fmt.Sprintf("config cache: version %d", h.Version)
+	case h.Build != Identity():
+		return nil, "config cache: another actctl build"
+	case h.Root != root:
+		return nil, "config cache: made for " + h.Root
+	case !maps.Equal(h.Env, environment()):
+		return nil, "config cache: the environment changed"
+	}
+	rec, snap, err := parseTable(rest)
+	if err != nil {
+		return nil, "config cache: " + err.Error()
+	}
+	if why := compare(rec, stats); why != "" {
+		return nil, why
+	}
+	if digest(snap) != h.Sum {
+		return nil, "config cache: the snapshot does not match its digest"
+	}
+	return snap, ""
+}
+
+// Save caches snap, the snapshot of the load that k was taken for, when
+// the workspace has been applied (its state exists: nothing is written
+// into a workspace actctl does not manage yet) and no input was modified
+// while that load ran (racy stat data: see markRacy).
+func (k *ConfigKey) Save(snap func() ([]byte, error)) error {
+	if k == nil {
+		return nil
+	}
+	if _, err := os.Stat(layout.Path(k.root, layout.State)); err != nil {
+		return nil
+	}
+	for i := range k.stats {
+		if k.stats[i].markRacy(k.start); k.stats[i].Racy {
+			return nil
+		}
+	}
+	s, err := snap()
+	if err != nil {
+		return fmt.Errorf("config cache: %w", err)
+	}
+	head, err := json.Marshal(configHeader{Version: configVersion, Build: Identity(), Root: k.root, Env: environment(), Sum: digest(s)})
+	if err != nil {
+		return fmt.Errorf("config cache: %w", err)
+	}
+	b := appendTable(append(head, '\n'), k.stats)
+	if err := atomicfile.Write(layout.Path(k.root, layout.ConfigCache), append(b, s...), 0o644); err != nil {
+		return fmt.Errorf("config cache: %w", err)
+	}
+	return nil
+}
