@@ -75,3 +75,21 @@ func TestConfigCacheE2E(t *testing.T) {
 		t.Fatalf("edited config: %+v", r)
 	}
 }
+
+// TestRunTakesConfigCache: `actctl run` caches the evaluation its apply
+// of the agent used, and the next run takes it; a run -t does not leave
+// one behind (TestRunEphemeralTemplate) but takes one that is there.
+func TestRunTakesConfigCache(t *testing.T) {
+	root, home := runWorkspace(t)
+	age(t, root, "actant.cue")
+	for i, cached := range []bool{false, true} {
+		r := actctlEnv(t, root, home, debugEnv, "run", "reader", "-p", "hello")
+		if r.Code != 0 || strings.Contains(r.Stderr, cachedLine) != cached {
+			t.Fatalf("run %d: from the cache: want %v: exit %d\n%s", i, cached, r.Code, r.Stderr)
+		}
+	}
+	r := actctlEnv(t, root, home, debugEnv, "run", "-t", "std", "-p", "hello")
+	if r.Code != 0 || !strings.Contains(r.Stderr, cachedLine) {
+		t.Fatalf("run -t: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
