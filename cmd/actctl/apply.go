@@ -78,6 +78,7 @@ func applyCmd(c *cli.Context) error {
 	})
 	err = interruptedError(ctx, printResult(g, res, err))
 	if err == nil && !c.Bool("dry-run") {
+		seedHeartbeats(g, cfg, c.Args().Slice())
 		g.saveConfig()
 	}
 	if err == nil {

@@ -46,3 +46,37 @@ agents: w: template: "worker"
 		t.Errorf("valid schedule: exit %d: %s", r.Code, r.Stderr)
 	}
 }
+
+// TestHeartbeatSeededByApply: apply creates an employee's workspace with
+// .heartbeat seeded from schedule.heartbeat.prompt; the agent's rewrite
+// of it survives every later apply; a dry run seeds nothing.
+func TestHeartbeatSeededByApply(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": `package actant
+templates: worker: {backend: "claude-code", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "Check the issues."}}
+templates: plain: {backend: "claude-code", archetype: "employee", schedule: cron: [{pattern: "@daily", prompt: "standup"}]}
+agents: w: template: "worker"
+agents: p: template: "plain"
+`})
+	hb := filepath.Join(home, "instances", "w", ".heartbeat")
+	if r := actctl(t, dir, home, "apply", "--dry-run"); r.Code != 0 {
+		t.Fatalf("dry run: %+v", r)
+	}
+	if _, err := os.Stat(hb); !os.IsNotExist(err) {
+		t.Fatalf("a dry run seeded .heartbeat: %v", err)
+	}
+	mustApply(t, dir, home)
+	if b, err := os.ReadFile(hb); err != nil || string(b) != "Check the issues." {
+		t.Fatalf(".heartbeat after apply: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "instances", "p", ".heartbeat")); !os.IsNotExist(err) {
+		t.Errorf("an employee without a heartbeat got .heartbeat: %v", err)
+	}
+	writeFiles(t, filepath.Dir(hb), map[string]string{".heartbeat": "State: labelled 3 issues. Next: triage #12."})
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %+v", r)
+	}
+	if b, _ := os.ReadFile(hb); string(b) != "State: labelled 3 issues. Next: triage #12." {
+		t.Errorf("apply overwrote the agent's .heartbeat: %q", b)
+	}
+}

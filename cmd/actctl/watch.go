@@ -74,6 +74,7 @@ func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, af
 		events := newApplyEvents(hookCtx, g, cfg)
 		res, err := applyPruning(ctx, cfg, o)
 		if err == nil {
+			seedHeartbeats(g, cfg, o.Only)
 			events.fire(res)
 			bg.add(events)
 		}
