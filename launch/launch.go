@@ -2,8 +2,10 @@ package launch
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -77,6 +79,7 @@ func Resolve(r *schema.Resolved, mode string) (Launch, error) {
 		l.Env[k] = v
 	}
 	l.Env[AgentVar] = r.Name
+	l.Env[ChainVar] = strings.Join(append(Chain(os.Getenv(ChainVar)), r.Name), ",")
 	return l, nil
 }
 
@@ -84,3 +87,26 @@ func Resolve(r *schema.Resolved, mode string) (Launch, error) {
 // agent it serves: `actctl mcp` started beneath it without --as knows its
 // caller from it (README, "actctl mcp").
 const AgentVar = "ACTCTL_AGENT"
+
+// ChainVar lists, in the environment of every backend actctl starts, the
+// agents of the delegation chain that backend ends, outermost first
+// ("lead,reviewer"): the chain actctl itself runs in (its own ChainVar,
+// set when an agent's `actctl mcp` started it) and the agent started.
+// `actctl mcp` refuses to run or prompt an agent already in its chain,
+// and a chain of MaxChain agents (README, "actctl mcp").
+const ChainVar = "ACTCTL_CHAIN"
+
+// MaxChain is how many agents deep delegation may go: an agent at that
+// depth can no longer run or prompt another.
+const MaxChain = 4
+
+// Chain splits a ChainVar value into agent names.
+func Chain(v string) []string {
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -76,3 +76,24 @@ func TestResolveNamesTheAgent(t *testing.T) {
 		t.Errorf("env = %v", l.Env)
 	}
 }
+
+// TestResolveExtendsTheChain: the backend's environment carries the
+// delegation chain actctl runs in, with the agent appended; outside any
+// chain it is the agent alone, whatever the backend's own env says.
+func TestResolveExtendsTheChain(t *testing.T) {
+	r := &schema.Resolved{Name: "lead", BackendName: "b", Dir: "/ws",
+		Backend: schema.Backend{Modes: []string{schema.ModeACP}, ACP: &schema.Command{Command: "agent", Env: map[string]string{ChainVar: "spoof"}}}}
+	for parent, want := range map[string]string{"": "lead", "boss": "boss,lead", "a,,b": "a,b,lead"} {
+		t.Setenv(ChainVar, parent)
+		l, err := Resolve(r, schema.ModeACP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Env[ChainVar] != want {
+			t.Errorf("chain under %q = %q, want %q", parent, l.Env[ChainVar], want)
+		}
+	}
+	if got := Chain(" , a,b ,"); strings.Join(got, "|") != "a|b" {
+		t.Errorf("Chain = %q", got)
+	}
+}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"os/signal"
 	"slices"
 	"strings"
@@ -60,7 +62,8 @@ func mcpCmd(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
 	defer stop()
-	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as")), stop: ctx}
+	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as")), stop: ctx,
+		chain: launch.Chain(os.Getenv(launch.ChainVar))}
 	// The tools capability is declared even for a caller allowed none, so
 	// that tools/list answers (an empty list) instead of failing.
 	srv := mcp.NewServer(&mcp.Implementation{Name: "actctl", Version: actctlVersion()},
@@ -83,6 +86,9 @@ type mcpServer struct {
 	g      *globals
 	root   string
 	caller string
+	// chain is the delegation chain this server runs in (launch.ChainVar):
+	// the agents whose turns wait, directly or not, on this one's.
+	chain []string
 	// allowed are the tools the caller may use.
 	allowed map[string]bool
 	// stop is cancelled when the server ends; turns are the run_agent
@@ -263,6 +269,9 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 	case strings.TrimSpace(in.Prompt) == "":
 		return nil, runAgentOut{}, errors.New("run_agent: the prompt is empty")
 	}
+	if err := s.delegate("run_agent", in.Agent); err != nil {
+		return nil, runAgentOut{}, err
+	}
 	s.turns.Add(1)
 	defer s.turns.Done()
 	log := &syncBuffer{}
@@ -294,6 +303,21 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 	return nil, out, nil
 }
 
+// delegate refuses a run or prompt of target (empty for a template's
+// new agent) that would close a loop in the delegation chain — a turn
+// waiting on itself, never to end — or make it longer than
+// launch.MaxChain (README, "actctl mcp").
+func (s *mcpServer) delegate(tool, target string) error {
+	path := strings.Join(append(slices.Clone(s.chain), cmp.Or(target, "(new agent)")), " -> ")
+	switch {
+	case target != "" && slices.Contains(s.chain, target):
+		return fmt.Errorf("%s: agent %q is already in this delegation chain (%s): its turn would wait on itself", tool, target, path)
+	case len(s.chain) >= launch.MaxChain:
+		return fmt.Errorf("%s: the delegation chain %s would be %d agents deep; actctl allows %d", tool, path, len(s.chain)+1, launch.MaxChain)
+	}
+	return nil
+}
+
 type promptAgentIn struct {
 	Agent  string `json:"agent" jsonschema:"the agent to prompt"`
 	Prompt string `json:"prompt" jsonschema:"the prompt"`
@@ -316,6 +340,9 @@ type promptAgentOut struct {
 func (s *mcpServer) promptAgent(ctx context.Context, req *mcp.CallToolRequest, in promptAgentIn) (*mcp.CallToolResult, promptAgentOut, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, promptAgentOut{}, errors.New("prompt_agent: the prompt is empty")
+	}
+	if err := s.delegate("prompt_agent", in.Agent); err != nil {
+		return nil, promptAgentOut{}, err
 	}
 	cfg, g, err := s.load(&syncBuffer{})
 	if err != nil {

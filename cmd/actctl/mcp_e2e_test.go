@@ -395,3 +395,37 @@ func TestMCPUsage(t *testing.T) {
 		t.Errorf("home created: %v", err)
 	}
 }
+
+// TestMCPDelegationChain: an agent's actctl mcp (its chain in
+// ACTCTL_CHAIN) refuses to run or prompt an agent already in the chain
+// and a chain deeper than launch.MaxChain, before anything starts; an
+// agent outside the chain runs (launch's TestResolveExtendsTheChain: the
+// chain reaches the backend).
+func TestMCPDelegationChain(t *testing.T) {
+	root, home := mcpWorkspace(t)
+	cs := mcpConnectEnv(t, root, home, "helper", []string{launch.ChainVar + "=worker,helper"})
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		msg  string
+	}{
+		{"run_agent", map[string]any{"agent": "helper", "prompt": "hello"}, `run_agent: agent "helper" is already in this delegation chain (worker -> helper -> helper)`},
+		{"prompt_agent", map[string]any{"agent": "worker", "prompt": "hello"}, `prompt_agent: agent "worker" is already in this delegation chain (worker -> helper -> worker)`},
+	} {
+		if text, isErr := callTool(t, cs, tc.tool, tc.args, nil); !isErr || !strings.Contains(text, tc.msg) {
+			t.Errorf("%s %v: error %v %q, want %q", tc.tool, tc.args, isErr, text, tc.msg)
+		}
+	}
+	deep := mcpConnectEnv(t, root, home, "helper", []string{launch.ChainVar + "=a,b,c,d"})
+	if text, isErr := callTool(t, deep, "run_agent", map[string]any{"template": "std", "prompt": "hello"}, nil); !isErr ||
+		!strings.Contains(text, "the delegation chain a -> b -> c -> d -> (new agent) would be 5 agents deep; actctl allows 4") {
+		t.Errorf("run_agent four deep: error %v %q", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".actant")); !os.IsNotExist(err) {
+		t.Errorf("a refused delegation wrote: %v", err)
+	}
+	var out runAgentOut
+	if text, isErr := callTool(t, cs, "run_agent", map[string]any{"agent": "reader", "prompt": "hello"}, &out); isErr || out.StopReason != "end_turn" {
+		t.Errorf("run_agent reader in the chain worker,helper: %v %s", isErr, text)
+	}
+}
