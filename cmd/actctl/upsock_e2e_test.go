@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestUpDeepWorkspace: a workspace too deep for a socket in .actant/run
+// runs up all the same, its socket in a private directory of
+// $XDG_RUNTIME_DIR (docs/runtime.md, "Control socket"), where status and
+// prompt find it; SIGTERM removes it.
+func TestUpDeepWorkspace(t *testing.T) {
+	rundir, err := os.MkdirTemp("", "rt") // t.TempDir's can be too long itself
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rundir) })
+	t.Setenv("XDG_RUNTIME_DIR", rundir) // up and the commands inherit it
+	root := filepath.Join(t.TempDir(), strings.Repeat("deep", 30))
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	writeConfigTB(t, root, "package actant\n"+scriptedBackend(t, "")+`
+templates: svc: {backend: "scripted", archetype: "service"}
+agents: api: template: "svc"
+`)
+	p := startUp(t, root, home)
+	sock := p.waitLine(`control socket (\S+);`)[1]
+	if filepath.Dir(filepath.Dir(sock)) != rundir || !strings.HasSuffix(sock, ".sock") {
+		t.Fatalf("control socket %s, want one in %s", sock, rundir)
+	}
+	pid := p.started("api")
+	if st := upStatus(t, root, home)["api"].Process; st == nil || st.Status != "running" || st.PID != pid {
+		t.Fatalf("status of api: %+v", st)
+	}
+	if r := actctl(t, root, home, "prompt", "api", "-p", "hello"); r.Code != 0 || !strings.Contains(r.Stdout, "Hello from the test agent") {
+		t.Fatalf("prompt api: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("up after SIGTERM: %v\n%s", err, p.stderr())
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("socket left behind: %v", err)
+	}
+	if r := actctl(t, root, home, "prompt", "api", "-p", "x"); r.Code != 1 || !strings.Contains(r.Stderr, upNoUp) {
+		t.Errorf("prompt without up: %d\n%s", r.Code, r.Stderr)
+	}
+}
