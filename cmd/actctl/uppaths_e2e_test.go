@@ -53,3 +53,39 @@ agents: api: template: "svc"
 		t.Errorf("prompt without up: %d\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestUpLogsOfDotLogAgent: in a project workspace, agent x's proxy log is
+// .actant/logs/x.log; agent x.log's tasks are logged all the same, apart
+// from it, and `actctl logs x.log` shows them.
+func TestUpLogsOfDotLogAgent(t *testing.T) {
+	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfigTB(t, root, "package actant\n"+scriptedBackend(t, "")+`
+archetypes: service: {workspace: "project", workDirConflict: "append", interactionModes: ["run", "proxy"]}
+templates: svc: {backend: "scripted", archetype: "service"}
+agents: x: template: "svc"
+agents: "x.log": template: "svc"
+`)
+	if r := actctl(t, root, home, "run", "x", "-p", "hello"); r.Code != 0 {
+		t.Fatalf("run x: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	proxyLog := filepath.Join(root, ".actant", "logs", "x.log")
+	before, err := os.ReadFile(proxyLog)
+	if err != nil {
+		t.Fatalf("x's proxy log: %v", err)
+	}
+	p := startUp(t, root, home)
+	p.started("x")
+	p.started("x.log")
+	if r := actctl(t, root, home, "prompt", "x.log", "-p", "hello"); r.Code != 0 {
+		t.Fatalf("prompt x.log: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(p.stderr(), "not logged") {
+		t.Errorf("a task was not logged:\n%s", p.stderr())
+	}
+	if r := actctl(t, root, home, "logs", "x.log"); r.Code != 0 || !strings.Contains(r.Stdout, "hello") {
+		t.Fatalf("logs x.log: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if after, err := os.ReadFile(proxyLog); err != nil || !strings.HasPrefix(string(after), string(before)) {
+		t.Errorf("x's proxy log changed: %v\n%s", err, after)
+	}
+}
