@@ -30,8 +30,7 @@ func TestTickBeforeTask(t *testing.T) {
 		ran <- struct{}{}
 		return nil
 	}), clk, nil)
-	var s *Scheduler
-	s = New(Spec{Heartbeat: &Heartbeat{Interval: time.Minute}}, clk, q, func(ev Event) {
+	s := New(Spec{Heartbeat: &Heartbeat{Interval: time.Minute}}, clk, q, func(ev Event) {
 		if ev.Name != EventHeartbeatTick {
 			return
 		}
