@@ -89,11 +89,9 @@ func TestLeasePanic(t *testing.T) {
 	}
 
 	// In a callback of the session (its session/update): the owner's
-	// connection ends.
+	// connection ends (the turn goes on: its answer may get out first).
 	f.arm("session callback")
-	if _, err := b.prompt(sa, "session"); err == nil {
-		t.Fatal("prompt whose update panicked: no error")
-	}
+	_, _ = b.prompt(sa, "session")
 	<-b.conn.Done()
 	if !f.logged("api: lease client: panic in a session/update: injected at session callback") {
 		t.Errorf("the panic was not logged: %q", f.logs)
