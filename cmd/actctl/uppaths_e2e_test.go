@@ -74,8 +74,13 @@ agents: "x.log": template: "svc"
 		t.Fatalf("x's proxy log: %v", err)
 	}
 	p := startUp(t, root, home)
-	p.started("x")
-	p.started("x.log")
+	started := map[string]bool{}
+	for range 2 { // in either order
+		started[p.waitLine(`up: (x|x\.log): process:start pid \d+`)[1]] = true
+	}
+	if !started["x"] || !started["x.log"] {
+		t.Fatalf("started %v, want x and x.log", started)
+	}
 	if r := actctl(t, root, home, "prompt", "x.log", "-p", "hello"); r.Code != 0 {
 		t.Fatalf("prompt x.log: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
