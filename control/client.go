@@ -26,11 +26,17 @@ type Client struct {
 }
 
 // Dial connects to the actctl up of the workspace at root. ErrNoUp when
-// there is none: no socket (or no .actant directory), or a socket its up
-// left behind when it died (nobody listens).
+// there is none: no socket (or no .actant directory, or no fallback
+// directory), or a socket its up left behind when it died (nobody
+// listens). A fallback directory that is not private to us is refused.
 func Dial(root string) (*Client, error) {
 	path := SocketPath(root)
-	if err := checkSocketPath(path); err != nil {
+	if err := checkSocketPath(path, root); err != nil {
+		return nil, err
+	}
+	if err := checkSocketDir(path, root, os.Getuid()); errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNoUp
+	} else if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {

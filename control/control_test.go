@@ -3,6 +3,8 @@ package control
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -384,22 +387,150 @@ func TestDialStaleSocket(t *testing.T) {
 	c.Close()
 }
 
+// deepRoot is a workspace root whose .actant/run/up.sock is longer than a
+// socket path may be, with XDG_RUNTIME_DIR set to a fresh short directory
+// for the fallback socket; it returns both.
+func deepRoot(t *testing.T) (root, rundir string) {
+	t.Helper()
+	rundir = shortRoot(t)
+	t.Setenv("XDG_RUNTIME_DIR", rundir)
+	return filepath.Join(shortRoot(t), strings.Repeat("d", maxSocketPath)), rundir
+}
+
+// wantFallback is the fallback socket path docs/runtime.md gives for root
+// (which exists).
+func wantFallback(rundir, root string) string {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(rundir, fmt.Sprintf("actctl-%d", os.Getuid()), hex.EncodeToString(sum[:])[:16]+".sock")
+}
+
+// TestSocketPathFallback: a workspace too deep for .actant/run/up.sock
+// gets its socket in a private directory of the runtime dir, named after
+// the root's hash; up and a client (through a symlink too) meet there, and
+// Close removes it.
+func TestSocketPathFallback(t *testing.T) {
+	root, rundir := deepRoot(t)
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := SocketPath(root)
+	if want := wantFallback(rundir, root); sock != want {
+		t.Fatalf("SocketPath = %s, want %s", sock, want)
+	}
+	ln, err := o.Listen()
+	if err != nil {
+		t.Fatalf("Listen: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Serve(ctx, ln, HandlerFunc(func(context.Context, Request, *Stream) (any, error) { return "pong", nil }))
+	if runtime.GOOS != "windows" {
+		for p, want := range map[string]os.FileMode{sock: 0o600, filepath.Dir(sock): 0o700} {
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+				t.Errorf("%s: %v, want mode %v", p, fi, want)
+			}
+		}
+	}
+	link := filepath.Join(shortRoot(t), strings.Repeat("l", maxSocketPath))
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{root, link} {
+		if f, err := do(t, context.Background(), r, Request{Op: OpStatus}, nil); err != nil || string(f.Result) != `"pong"` {
+			t.Fatalf("status through %s: %+v %v", r, f, err)
+		}
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket after Close: %v", err)
+	}
+	if _, err := Dial(root); !errors.Is(err, ErrNoUp) {
+		t.Fatalf("Dial after Close = %v", err)
+	}
+}
+
+// TestSocketDirNotPrivate: a fallback directory open to others, a
+// symlink, or someone else's is refused by up and by clients, with
+// nothing created in it.
+func TestSocketDirNotPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits")
+	}
+	root, _ := deepRoot(t)
+	sock := SocketPath(root)
+	dir := filepath.Dir(sock)
+	if _, err := Dial(root); !errors.Is(err, ErrNoUp) {
+		t.Fatalf("Dial without the directory = %v, want ErrNoUp", err)
+	}
+	o, err := Acquire(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	other := shortRoot(t)
+	for _, c := range []struct {
+		name, why string
+		make      func() error
+	}{
+		{"open", "its mode is 0755, open to others", func() error { os.Mkdir(dir, 0o700); return os.Chmod(dir, 0o755) }},
+		{"symlink", "it is a symbolic link", func() error { return os.Symlink(other, dir) }},
+		{"file", "it is not a directory", func() error { return os.WriteFile(dir, nil, 0o600) }},
+	} {
+		if err := c.make(); err != nil {
+			t.Fatal(err)
+		}
+		want := "refusing the control socket directory " + dir + ": " + c.why + "; it must be a directory of yours with mode 0700"
+		if _, err := o.Listen(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Listen = %v, want %q", c.name, err, want)
+		}
+		if _, err := Dial(root); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Dial = %v, want %q", c.name, err, want)
+		}
+		if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			t.Errorf("%s: a socket was created: %v", c.name, err)
+		}
+		if entries, _ := os.ReadDir(other); len(entries) != 0 {
+			t.Errorf("%s: something was created through the symlink: %v", c.name, entries)
+		}
+		if err := os.Remove(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("it belongs to uid %d, not to you (uid %d)", os.Getuid(), os.Getuid()+1)
+	if err := checkSocketDir(sock, root, os.Getuid()+1); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("someone else's directory: %v, want %q", err, want)
+	}
+}
+
+// TestSocketPathTooLong: when the fallback path is too long as well,
+// up and clients say so and what to do, and create nothing.
 func TestSocketPathTooLong(t *testing.T) {
 	root := filepath.Join(shortRoot(t), strings.Repeat("d", maxSocketPath))
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(shortRoot(t), strings.Repeat("r", maxSocketPath)))
 	o, err := Acquire(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
 	sock := SocketPath(root)
-	want := fmt.Sprintf("control socket %s is %d bytes long, more than the %d this system allows", sock, len(sock), maxSocketPath)
-	if _, err := o.Listen(); err == nil || !strings.Contains(err.Error(), want) {
+	want := fmt.Sprintf("control socket %s is %d bytes long, more than the %d this system allows for a Unix socket path (the workspace's own, %s, is too long as well); set XDG_RUNTIME_DIR to a shorter directory",
+		sock, len(sock), maxSocketPath, filepath.Join(root, ".actant", "run", "up.sock"))
+	if _, err := o.Listen(); err == nil || err.Error() != want {
 		t.Fatalf("Listen = %v, want %q", err, want)
 	}
-	if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("Listen left %s: %v", sock, err)
+	if _, err := os.Lstat(filepath.Dir(sock)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Listen created %s: %v", filepath.Dir(sock), err)
 	}
-	if _, err := Dial(root); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := Dial(root); err == nil || err.Error() != want {
 		t.Fatalf("Dial = %v, want %q", err, want)
 	}
 }

@@ -12,9 +12,6 @@ import (
 	"github.com/actctl/actctl/internal/lockedfile"
 )
 
-// SocketPath is the control socket of the workspace at root.
-func SocketPath(root string) string { return layout.Path(root, layout.Run, layout.UpSocket) }
-
 // LockPath is the lock file the workspace's actctl up holds.
 func LockPath(root string) string { return layout.Path(root, layout.Run, layout.UpLock) }
 
@@ -36,6 +33,7 @@ type Owner struct {
 	root string
 	lock *os.File
 	ln   net.Listener
+	sock string // the socket path Listen listened on
 }
 
 // Acquire makes this process the workspace's actctl up: it creates
@@ -95,16 +93,20 @@ func readPid(path string) int {
 	return pid
 }
 
-// Listen listens on the workspace's control socket, mode 0600. A socket
-// file already there is stale (its up died without removing it: we hold
-// the lock) and is replaced. The socket is created inside the 0700 run
-// directory, so nobody else can connect before the chmod.
+// Listen listens on the workspace's control socket (SocketPath), mode
+// 0600. A socket file already there is stale (its up died without
+// removing it: we hold the lock) and is replaced. The socket is created
+// inside a 0700 directory (the run directory, or the fallback one, checked
+// to be ours), so nobody else can connect before the chmod.
 func (o *Owner) Listen() (net.Listener, error) {
 	if o.ln != nil {
 		return nil, errors.New("control: Listen called twice")
 	}
 	path := SocketPath(o.root)
-	if err := checkSocketPath(path); err != nil {
+	if err := checkSocketPath(path, o.root); err != nil {
+		return nil, err
+	}
+	if err := prepareSocketDir(path, o.root); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -118,7 +120,7 @@ func (o *Owner) Listen() (net.Listener, error) {
 		ln.Close()
 		return nil, fmt.Errorf("chmod %s: %w", path, err)
 	}
-	o.ln = ln
+	o.ln, o.sock = ln, path
 	return ln, nil
 }
 
@@ -133,9 +135,8 @@ func (o *Owner) Close() error {
 		if err := o.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 			errs = append(errs, err)
 		}
-		path := SocketPath(o.root)
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove %s: %w", path, err))
+		if err := os.Remove(o.sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", o.sock, err))
 		}
 		o.ln = nil
 	}
@@ -150,11 +151,12 @@ func (o *Owner) Close() error {
 }
 
 // checkSocketPath refuses a socket path longer than the system takes,
-// which net would report as a bare "invalid argument".
-func checkSocketPath(path string) error {
+// which net would report as a bare "invalid argument". Only a fallback
+// path (SocketPath) can be: its directory is then too deep.
+func checkSocketPath(path, root string) error {
 	if len(path) > maxSocketPath {
-		return fmt.Errorf("control socket %s is %d bytes long, more than the %d this system allows for a Unix socket path; move the workspace to a shorter path",
-			path, len(path), maxSocketPath)
+		return fmt.Errorf("control socket %s is %d bytes long, more than the %d this system allows for a Unix socket path (the workspace's own, %s, is too long as well); set XDG_RUNTIME_DIR to a shorter directory",
+			path, len(path), maxSocketPath, layout.Path(root, layout.Run, layout.UpSocket))
 	}
 	return nil
 }

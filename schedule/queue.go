@@ -94,6 +94,7 @@ type betweenReq struct {
 type entry struct {
 	task Task
 	done chan error
+	held bool // pushed by pushHeld and not released yet: it does not start
 }
 
 // NewQueue returns a queue running its tasks through exec. notify, if not
@@ -120,29 +121,57 @@ func (q *Queue) StartAfter(id uint64) {
 // returned instead, with coalesced true. A stopped queue refuses the task:
 // its channel receives ErrStopped.
 func (q *Queue) Push(t Task) (queued Task, done <-chan error, coalesced bool) {
+	e, coalesced := q.push(t, false)
+	return e.task, e.done, coalesced
+}
+
+// pushHeld is Push for a task that must not start before release is
+// called: the scheduler reports the tick first, so that its event comes
+// before anything the task does.
+func (q *Queue) pushHeld(t Task) (queued Task, coalesced bool, release func()) {
+	e, coalesced := q.push(t, true)
+	if coalesced {
+		return e.task, true, func() {}
+	}
+	return e.task, false, func() {
+		q.mu.Lock()
+		e.held = false
+		q.mu.Unlock()
+		q.signal()
+	}
+}
+
+// push adds t (held or not), or returns the waiting entry of its source
+// with coalesced true.
+func (q *Queue) push(t Task, held bool) (e *entry, coalesced bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if t.Source != "" {
 		for _, e := range q.pending {
 			if e.task.Source == t.Source {
-				return e.task, e.done, true
+				return e, true
 			}
 		}
 	}
 	q.lastID++
 	t.ID = q.lastID
 	t.Queued = q.clock.Now()
-	e := &entry{task: t, done: make(chan error, 1)}
+	e = &entry{task: t, done: make(chan error, 1), held: held}
 	if q.stopped {
 		e.done <- ErrStopped
-		return t, e.done, false
+		return e, false
 	}
 	q.pending = append(q.pending, e)
+	q.signal()
+	return e, false
+}
+
+// signal wakes Run.
+func (q *Queue) signal() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
 	}
-	return t, e.done, false
 }
 
 // Len returns how many tasks wait (the running one not counted).
@@ -222,8 +251,8 @@ func (q *Queue) Run(ctx context.Context) error {
 func (q *Queue) next() *entry {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.pending) == 0 {
-		return nil
+	if len(q.pending) == 0 || q.pending[0].held {
+		return nil // (a held task: its release wakes Run)
 	}
 	e := q.pending[0]
 	q.pending = q.pending[1:]

@@ -25,7 +25,8 @@ type Scheduler struct {
 }
 
 // New returns a scheduler pushing spec's tasks onto q. notify, if not nil,
-// receives heartbeat:tick and cron:tick events.
+// receives heartbeat:tick and cron:tick events, each before its task
+// starts.
 func New(spec Spec, clk clock.Clock, q *Queue, notify func(Event)) *Scheduler {
 	if notify == nil {
 		notify = func(Event) {}
@@ -87,8 +88,12 @@ func (s *Scheduler) fire(next []time.Time, now time.Time) {
 	}
 }
 
+// tick queues t and reports the tick before the task may start, so that
+// the tick's event comes before every event of its task (task:done, a
+// hook's prompt reaching the agent).
 func (s *Scheduler) tick(name string, t Task) {
-	queued, _, coalesced := s.queue.Push(t)
+	queued, coalesced, release := s.queue.pushHeld(t)
+	defer release()
 	s.notify(Event{Name: name, Task: queued, Coalesced: coalesced})
 }
 

@@ -25,12 +25,23 @@ const stampLayout = "20060102T150405Z"
 // Dir is the directory holding r's task logs: the instance's logs/ (beside
 // its proxy.log), or .actant/logs/<name>/ of a project agent's workspace
 // (beside its proxy log .actant/logs/<name>.log, out of the user's tree).
+// A project agent whose name ends in ".log" keeps them in
+// .actant/logs/_<name>/ instead: .actant/logs/<name> is the proxy log of
+// the agent named without that suffix. No agent name starts with "_", so
+// that directory is nobody's proxy log and no other agent's task logs.
 func Dir(r *schema.Resolved) string {
 	if r.Archetype.Workspace == schema.WorkspaceInstance {
 		return filepath.Join(r.Dir, layout.Logs)
 	}
-	return layout.Path(r.Dir, layout.Logs, r.Name)
+	name := r.Name
+	if strings.HasSuffix(name, proxyLogExt) {
+		name = "_" + name
+	}
+	return layout.Path(r.Dir, layout.Logs, name)
 }
+
+// proxyLogExt ends a project agent's proxy log name (proxy.LogPath).
+const proxyLogExt = ".log"
 
 // SummaryPath is the summary file of the logs directory dir.
 func SummaryPath(dir string) string { return filepath.Join(dir, layout.TaskSummaries) }

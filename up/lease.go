@@ -38,6 +38,7 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 		return nil, fmt.Errorf("agent %s is %s: there is no warm process to lease (actctl start %s)", a.name, st.State, a.name)
 	}
 	return func(ctx context.Context, r io.Reader, w io.Writer) error {
+		defer a.guardAgent("a lease connection")
 		a.serveLease(ctx, c, r, w)
 		return nil
 	}, nil
@@ -46,7 +47,7 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 // serveLease serves one lease client until it goes, the process ends, or
 // up stops; its sessions are then left idle for the lease TTL.
 func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, r io.Reader, w io.Writer) {
-	lc := &leaseConn{a: a, c: c, ready: make(chan struct{})}
+	lc := &leaseConn{a: a, c: c, ready: make(chan struct{}), fail: make(chan struct{})}
 	// Nothing is read before the connection is set up: the SDK's reader
 	// would otherwise race with SetLogger.
 	in := acpclient.TeeLines(acpclient.Gate(r, lc.ready), lc.notes.Seen)
@@ -58,6 +59,7 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, r io.Reader
 	case <-conn.Done():
 	case <-c.Done():
 	case <-ctx.Done():
+	case <-lc.fail: // a panic for this client (guard)
 	}
 	a.detach(lc)
 }
@@ -70,6 +72,9 @@ type leaseConn struct {
 	conn  *acp.AgentSideConnection
 
 	notes acpclient.ExtensionNotes // the client's extension notifications
+
+	fail     chan struct{} // closed after a panic for this client: its connection ends
+	failOnce sync.Once
 
 	mu   sync.Mutex
 	caps acp.ClientCapabilities // what the client said it serves
@@ -117,7 +122,8 @@ var _ acp.AgentLoader = (*leaseConn)(nil)
 // Initialize is answered from the warm process's own answer: the agent
 // is not initialized twice. Sessions can be resumed and loaded (a lease
 // client that comes back) and listed and closed, whatever the agent says.
-func (lc *leaseConn) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+func (lc *leaseConn) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.InitializeResponse, err error) {
+	defer lc.guard("initialize", &err)
 	lc.mu.Lock()
 	lc.caps = p.ClientCapabilities
 	lc.mu.Unlock()
@@ -134,7 +140,8 @@ func (lc *leaseConn) Authenticate(context.Context, acp.AuthenticateRequest) (acp
 	return acp.AuthenticateResponse{}, nil
 }
 
-func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (_ acp.NewSessionResponse, err error) {
+	defer lc.guard("session/new", &err)
 	l := &leased{a: lc.a, c: lc.c, owner: lc}
 	sess, err := lc.c.NewSession(ctx, acpclient.SessionOptions{Cwd: p.Cwd, MCPServers: p.McpServers, Observer: l, Ask: l.ask,
 		Delegate: l.delegate, Extension: l.extension})
@@ -154,6 +161,7 @@ func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (a
 // session returns the leased session id, if it is this client's; with
 // take, an idle one becomes this client's (resume, load).
 func (lc *leaseConn) session(id acp.SessionId, take bool) (*leased, error) {
+	lc.a.m.fault("session lookup")
 	lc.a.mu.Lock()
 	l := lc.a.leases[string(id)]
 	lc.a.mu.Unlock()
@@ -175,17 +183,20 @@ func (lc *leaseConn) session(id acp.SessionId, take bool) (*leased, error) {
 	return l, nil
 }
 
-func (lc *leaseConn) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
-	_, err := lc.session(p.SessionId, true)
+func (lc *leaseConn) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (_ acp.LoadSessionResponse, err error) {
+	defer lc.guard("session/load", &err)
+	_, err = lc.session(p.SessionId, true)
 	return acp.LoadSessionResponse{}, err
 }
 
-func (lc *leaseConn) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	_, err := lc.session(p.SessionId, true)
+func (lc *leaseConn) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (_ acp.ResumeSessionResponse, err error) {
+	defer lc.guard("session/resume", &err)
+	_, err = lc.session(p.SessionId, true)
 	return acp.ResumeSessionResponse{}, err
 }
 
-func (lc *leaseConn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+func (lc *leaseConn) Prompt(ctx context.Context, p acp.PromptRequest) (_ acp.PromptResponse, err error) {
+	defer lc.guard("session/prompt", &err)
 	l, err := lc.session(p.SessionId, false)
 	if err != nil {
 		return acp.PromptResponse{}, err
@@ -204,7 +215,8 @@ func (lc *leaseConn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.Promp
 	return acp.PromptResponse{StopReason: res.StopReason}, err
 }
 
-func (lc *leaseConn) Cancel(ctx context.Context, p acp.CancelNotification) error {
+func (lc *leaseConn) Cancel(ctx context.Context, p acp.CancelNotification) (err error) {
+	defer lc.guard("session/cancel", &err)
 	l, err := lc.session(p.SessionId, false)
 	if err != nil {
 		return nil
@@ -218,7 +230,8 @@ func (lc *leaseConn) Cancel(ctx context.Context, p acp.CancelNotification) error
 	return nil
 }
 
-func (lc *leaseConn) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+func (lc *leaseConn) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (_ acp.CloseSessionResponse, err error) {
+	defer lc.guard("session/close", &err)
 	l, err := lc.session(p.SessionId, false)
 	if err != nil {
 		return acp.CloseSessionResponse{}, err
@@ -229,7 +242,8 @@ func (lc *leaseConn) CloseSession(ctx context.Context, p acp.CloseSessionRequest
 
 // ListSessions lists this client's sessions and the idle ones it may
 // resume.
-func (lc *leaseConn) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+func (lc *leaseConn) ListSessions(context.Context, acp.ListSessionsRequest) (_ acp.ListSessionsResponse, err error) {
+	defer lc.guard("session/list", &err)
 	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	lc.a.mu.Lock()
 	defer lc.a.mu.Unlock()
@@ -246,7 +260,8 @@ func (lc *leaseConn) ListSessions(context.Context, acp.ListSessionsRequest) (acp
 
 // SetSessionMode and SetSessionConfigOption are passed to the agent for
 // the client's own session.
-func (lc *leaseConn) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+func (lc *leaseConn) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (_ acp.SetSessionModeResponse, err error) {
+	defer lc.guard("session/set_mode", &err)
 	l, err := lc.session(p.SessionId, false)
 	if err != nil {
 		return acp.SetSessionModeResponse{}, err
@@ -254,7 +269,8 @@ func (lc *leaseConn) SetSessionMode(ctx context.Context, p acp.SetSessionModeReq
 	return l.sess.SetMode(ctx, p)
 }
 
-func (lc *leaseConn) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+func (lc *leaseConn) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConfigOptionRequest) (_ acp.SetSessionConfigOptionResponse, err error) {
+	defer lc.guard("session/set_config_option", &err)
 	l, err := lc.session(acpclient.ConfigOptionSession(p), false)
 	if err != nil {
 		return acp.SetSessionConfigOptionResponse{}, err
@@ -265,6 +281,7 @@ func (lc *leaseConn) SetSessionConfigOption(ctx context.Context, p acp.SetSessio
 // Message forwards the agent's session/update notifications of the
 // session to the client that owns it (none while idle).
 func (l *leased) Message(line []byte) {
+	defer l.guard("a session/update", nil)
 	if !strings.Contains(string(line), `"session/update"`) {
 		return
 	}
@@ -287,6 +304,7 @@ func (l *leased) Event(acpclient.Event) {}
 // owner, or a client without the capability) up serves them, confined to
 // the session's cwd and the agent's workspace.
 func (l *leased) delegate(method string) acpclient.Delegate {
+	defer l.guard(method, nil)
 	owner := l.ownerConn()
 	if owner == nil || !owner.serves(method) {
 		return nil
@@ -295,6 +313,7 @@ func (l *leased) delegate(method string) acpclient.Delegate {
 }
 
 func (l *leased) ownerConn() *leaseConn {
+	l.a.m.fault("session callback")
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.owner
@@ -302,7 +321,8 @@ func (l *leased) ownerConn() *leaseConn {
 
 // ask passes a permission request to the owning client, with the agent's
 // own options; an idle session's requests are answered "cancelled".
-func (l *leased) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (acpclient.Decision, error) {
+func (l *leased) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (_ acpclient.Decision, err error) {
+	defer l.guard("session/request_permission", &err)
 	owner := l.ownerConn()
 	if owner == nil {
 		return acpclient.Decision{}, errors.New("no client holds the session")
@@ -365,6 +385,7 @@ func (it *idleTimer) stop() {
 // expire closes l when its idle timer fires, unless a client resumed it
 // meanwhile, or when the agent's process ends.
 func (a *agent) expire(l *leased, it *idleTimer, ttl time.Duration) {
+	defer a.guardAgent("an idle session's expiry")
 	select {
 	case <-it.t.C():
 		l.mu.Lock()
@@ -393,7 +414,8 @@ func (a *agent) drop(l *leased) {
 // HandleExtensionMethod passes the client's extension methods ("_...")
 // to the agent as they came, request or notification; one that names a
 // session must name one of the client's own.
-func (lc *leaseConn) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (any, error) {
+func (lc *leaseConn) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (_ any, err error) {
+	defer lc.guard(method, &err)
 	notify := lc.notes.Take(method)
 	var m struct {
 		SessionID acp.SessionId `json:"sessionId"`
@@ -412,7 +434,8 @@ func (lc *leaseConn) HandleExtensionMethod(ctx context.Context, method string, p
 // extension passes the agent's extension methods that name the session to
 // the client that owns it; while the session is idle a request is
 // answered "method not found" and a notification dropped.
-func (l *leased) extension(ctx context.Context, method string, params json.RawMessage, notify bool) (json.RawMessage, error) {
+func (l *leased) extension(ctx context.Context, method string, params json.RawMessage, notify bool) (_ json.RawMessage, err error) {
+	defer l.guard(method, &err)
 	owner := l.ownerConn()
 	switch {
 	case owner == nil && notify:

@@ -23,6 +23,10 @@ type Manager struct {
 	mu                   sync.Mutex
 	agents               map[string]*agent
 	closed               bool
+
+	// leaseFault, set by tests before any lease, is called at points of
+	// the lease path (fault) to inject a panic there.
+	leaseFault func(where string)
 }
 
 // New returns a manager with no agent; Sync gives it its agents.

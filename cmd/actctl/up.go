@@ -88,7 +88,7 @@ func upCmd(c *cli.Context) error {
 	g.prompter = up.HookPrompter{M: u.m}
 	served := make(chan error, 1)
 	go func() { served <- control.Serve(ctx, ln, u.m) }()
-	u.logf("control socket %s; Ctrl-C stops every agent", control.SocketPath(cfg.Root))
+	u.logf("control socket %s; Ctrl-C stops every agent", ln.Addr())
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
 	cancel()
 	u.logf("stopping")

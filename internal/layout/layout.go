@@ -18,7 +18,8 @@
 //	    up.lock           one actctl up per workspace; holds its pid
 //	  agents/<name>.json  a project agent's runtime record (proxy)
 //	  logs/<name>.log     a project agent's proxy log
-//	  logs/<name>/        a project agent's task logs (actctl up, package tasklog):
+//	  logs/<name>/        a project agent's task logs (actctl up, package tasklog;
+//	                      logs/_<name>/ for a name ending in .log):
 //	    actctl.log        one summary line per task
 //	    tasks/            one file of ACP messages per task
 //
