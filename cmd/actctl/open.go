@@ -27,6 +27,9 @@ func openCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := offers(r, "open"); err != nil {
+		return err
+	}
 	l, err := proxy.Resolve(r, schema.ModeOpen)
 	if err != nil {
 		return err

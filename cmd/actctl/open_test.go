@@ -25,8 +25,17 @@ func TestOpen(t *testing.T) {
 	if want := filepath.Join(dir, "proj") + "\n--ui\n"; string(got) != want {
 		t.Errorf("open ran with %q, want %q", got, want)
 	}
+	// An agent whose archetype does not offer open is refused, saying
+	// what it offers, and nothing starts.
 	r = actctl(t, dir, home, "open", "worker")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "does not exist; run `actctl apply worker` first") {
+	if want := `agent "worker" does not offer open: archetype "employee" allows start, run, proxy`; r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("open worker: %d %s, want %s", r.Code, r.Stderr, want)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "proj")); err != nil {
+		t.Fatal(err)
+	}
+	r = actctl(t, dir, home, "open", "helper")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "does not exist; run `actctl apply helper` first") {
 		t.Errorf("open before apply: %d %s", r.Code, r.Stderr)
 	}
 }
