@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/actctl/actctl/launch"
@@ -21,7 +20,7 @@ const maxOutput = 4 << 10
 
 // run executes a run hook in its own process group: the group is killed
 // when ctx ends (the timeout) and once the command exits, so nothing a
-// hook started outlives it.
+// hook started outlives it; the hook itself does not outlive actctl.
 func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, error) {
 	payload, err := json.Marshal(ev)
 	if err != nil {
@@ -31,7 +30,9 @@ func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, e
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), launch.EnvList(r.Env)...)
 	cmd.Env = append(cmd.Env, "ACTCTL_EVENT="+string(payload))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own group, and on Linux the parent-death signal: a hook dies
+	// with actctl even when actctl is killed (launch, as for backends).
+	launch.SetProcessGroup(cmd)
 	cmd.Cancel = func() error { return launch.KillGroup(cmd.Process.Pid) }
 	// Output pipes stay open while a stray child holds them: stop waiting
 	// for them shortly after the hook itself ended.
