@@ -15,6 +15,7 @@ import (
 	"github.com/actctl/actctl/internal/jsonkeys"
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/tasklog"
 )
 
 // Process ownership values of the runtime record, as in Actant's
@@ -58,7 +59,8 @@ func LogPath(r *schema.Resolved) string {
 
 // RemoveRuntime removes what running r left beside its materialized files:
 // the runtime keys of its record (the file too when nothing else is left
-// in it; another key someone wrote there stays) and its proxy log, then
+// in it; another key someone wrote there stays), its proxy log and the
+// task logs `actctl up` kept of it (package tasklog), then
 // the directories that held them when that leaves them empty. Call it once
 // r's files are pruned, when the agent is gone for good.
 func RemoveRuntime(r *schema.Resolved) error {
@@ -66,6 +68,9 @@ func RemoveRuntime(r *schema.Resolved) error {
 		return err
 	}
 	if err := os.Remove(LogPath(r)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := tasklog.Remove(tasklog.Dir(r)); err != nil {
 		return err
 	}
 	dirs := []string{layout.Path(r.Dir, layout.Agents), layout.Path(r.Dir, layout.Logs), layout.Path(r.Dir)}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/tasklog"
 )
 
 // TestRemoveRuntime: the runtime keys go, a key someone else wrote stays
@@ -43,5 +44,60 @@ func TestRemoveRuntime(t *testing.T) {
 				t.Error("proxy log left")
 			}
 		})
+	}
+}
+
+// TestRemoveRuntimeTaskLogs: pruning an agent removes the task logs up
+// kept of it (instance and project workspaces), and with them the
+// directories they leave empty; another agent's logs and a user's file
+// in the logs directory stay.
+func TestRemoveRuntimeTaskLogs(t *testing.T) {
+	for _, ws := range []string{schema.WorkspaceInstance, schema.WorkspaceProject} {
+		t.Run(ws, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "a")
+			r := &schema.Resolved{Name: "a", Dir: dir, Archetype: schema.Archetype{Workspace: ws}}
+			other := &schema.Resolved{Name: "b", Dir: dir, Archetype: schema.Archetype{Workspace: ws}}
+			for _, d := range []string{tasklog.Dir(r), tasklog.Dir(other)} {
+				w, err := tasklog.Begin(d, tasklog.Task{ID: 1, Kind: "prompt"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Finish(tasklog.Summary{Task: 1, Kind: "prompt"}); err != nil {
+					t.Fatal(err)
+				}
+				if ws == schema.WorkspaceInstance {
+					break // one agent per instance
+				}
+			}
+			if err := RemoveRuntime(r); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(tasklog.SummaryPath(tasklog.Dir(r))); !os.IsNotExist(err) {
+				t.Errorf("task summaries left: %v", err)
+			}
+			if ws == schema.WorkspaceInstance {
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("instance dir left: %v", err)
+				}
+				return
+			}
+			if _, err := os.Stat(tasklog.Dir(r)); !os.IsNotExist(err) {
+				t.Errorf("a's logs dir left: %v", err)
+			}
+			if _, err := os.Stat(tasklog.SummaryPath(tasklog.Dir(other))); err != nil {
+				t.Errorf("b's task logs: %v", err)
+			}
+		})
+	}
+	dir := t.TempDir()
+	r := &schema.Resolved{Name: "a", Dir: dir, Archetype: schema.Archetype{Workspace: schema.WorkspaceInstance}}
+	mine := filepath.Join(tasklog.Dir(r), "notes.txt")
+	os.MkdirAll(filepath.Dir(mine), 0o755)
+	os.WriteFile(mine, []byte("mine\n"), 0o644)
+	if err := RemoveRuntime(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a user's file in logs/: %v", err)
 	}
 }

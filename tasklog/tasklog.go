@@ -9,7 +9,10 @@
 package tasklog
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -102,4 +105,20 @@ func errNoTask(dir string, id uint64, ids []uint64) error {
 		known = fmt.Sprintf("tasks %d to %d", lo, hi)
 	}
 	return fmt.Errorf("no task %d in %s (logged: %s)", id, TasksDir(dir), known)
+}
+
+// Remove removes the task logs in the logs directory dir (its summary
+// file and task files), then dir itself when that leaves it empty (an
+// instance's logs directory also holds its proxy log). What else is in
+// dir stays. Pruning an agent removes its logs with its runtime record
+// (proxy.RemoveRuntime).
+func Remove(dir string) error {
+	if err := os.Remove(SummaryPath(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove task logs: %w", err)
+	}
+	if err := os.RemoveAll(TasksDir(dir)); err != nil {
+		return fmt.Errorf("remove task logs: %w", err)
+	}
+	_ = os.Remove(dir) // only succeeds when empty
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -26,48 +25,6 @@ func TestDir(t *testing.T) {
 		r := &schema.Resolved{Name: tc.name, Dir: tc.dir, Archetype: schema.Archetype{Workspace: tc.workspace}}
 		if got := Dir(r); got != filepath.FromSlash(tc.want) {
 			t.Errorf("Dir(%s %s) = %s, want %s", tc.workspace, tc.name, got, tc.want)
-		}
-	}
-}
-
-// TestLogPathsDistinct: in a project, the proxy log and the task logs of
-// distinct agents never meet: agent x.log's task logs are not x's proxy
-// log, and each agent's logs work with the others' in place.
-func TestLogPathsDistinct(t *testing.T) {
-	root := t.TempDir()
-	names := []string{"x", "x.log", "x.log.log", "log", "x.lo", "a.b"}
-	owner := map[string]string{} // path -> what it is
-	for _, n := range names {
-		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
-		for what, p := range map[string]string{"proxy log of " + n: proxy.LogPath(r), "task logs of " + n: Dir(r)} {
-			for q, other := range owner {
-				if p == q || strings.HasPrefix(p, q+string(filepath.Separator)) || strings.HasPrefix(q, p+string(filepath.Separator)) {
-					t.Errorf("%s (%s) meets %s (%s)", what, p, other, q)
-				}
-			}
-			owner[p] = what
-		}
-	}
-	for _, n := range names { // what the proxy and up write, in that order
-		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
-		if err := os.MkdirAll(filepath.Dir(proxy.LogPath(r)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(proxy.LogPath(r), []byte(n+"\n"), 0o644); err != nil {
-			t.Fatalf("proxy log of %s: %v", n, err)
-		}
-	}
-	for _, n := range names {
-		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
-		w, err := Begin(Dir(r), Task{ID: 1, Kind: "prompt"})
-		if err != nil {
-			t.Fatalf("task log of %s: %v", n, err)
-		}
-		if err := w.Finish(Summary{Task: 1, Kind: "prompt"}); err != nil {
-			t.Fatal(err)
-		}
-		if b, err := os.ReadFile(proxy.LogPath(r)); err != nil || string(b) != n+"\n" {
-			t.Fatalf("proxy log of %s: %q %v", n, b, err)
 		}
 	}
 }
