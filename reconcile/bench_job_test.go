@@ -74,4 +74,3 @@ func BenchmarkJobNoop(b *testing.B) {
 	}
 	reportCPU(b, cpu)
 }
-

@@ -114,19 +114,7 @@ func ownedOf(st *State, root string, local map[string]bool) *State {
 }
 
 // encodeOwned is the committed record's bytes: indented JSON, sorted.
-func encodeOwned(st *State) []byte {
-	for _, a := range st.Agents {
-		sortEntryStates(a.Entries)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(st); err != nil {
-		panic(fmt.Sprintf("reconcile: encoding %s: %v", OwnedFile, err)) // only plain data
-	}
-	return b.Bytes()
-}
+func encodeOwned(st *State) []byte { return encodeState(st, true) }
 
 // foreign reports whether the committed record did not come from this
 // machine's last apply (st, or the killed run's journal pending): then it
