@@ -302,18 +302,26 @@ func (e *stateEncoder) keyState(k *KeyState) error {
 // raw writes a receipt as encoding/json does a json.RawMessage: compacted,
 // and, when indenting, indented at the current depth.
 func (e *stateEncoder) raw(m json.RawMessage) error {
+	if !e.indent {
+		// Compacted in place, onto the end of the encoding (on an
+		// error the whole state goes to encoding/json).
+		out := bytes.NewBuffer(e.b)
+		err := json.Compact(out, m)
+		e.b = out.Bytes()
+		if err != nil {
+			return errRawInvalid
+		}
+		return nil
+	}
 	var c bytes.Buffer
 	if err := json.Compact(&c, m); err != nil {
 		return errRawInvalid
 	}
-	if !e.indent {
-		e.b = append(e.b, c.Bytes()...)
-		return nil
-	}
-	var ind bytes.Buffer
-	if err := json.Indent(&ind, c.Bytes(), strings.Repeat("  ", e.depth), "  "); err != nil {
+	out := bytes.NewBuffer(e.b)
+	err := json.Indent(out, c.Bytes(), strings.Repeat("  ", e.depth), "  ")
+	e.b = out.Bytes()
+	if err != nil {
 		return errRawInvalid
 	}
-	e.b = append(e.b, ind.Bytes()...)
 	return nil
 }
