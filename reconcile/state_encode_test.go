@@ -134,3 +134,19 @@ func BenchmarkStateEncode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStateDecode decodes the job's state.json.
+func BenchmarkStateDecode(b *testing.B) {
+	cfg := jobBench(b)
+	_, data, err := ReadState(metaPath(cfg.Root, StateFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := decodeStateFast(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
