@@ -256,14 +256,17 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	go func() {
 		var rec recorded
 		rec.st, rec.data, rec.err = ReadState(metaPath(cfg.Root, StateFile))
+		pendingOwned := ""
 		if rec.err == nil {
 			rec.pending, _, rec.err = ReadState(metaPath(cfg.Root, PendingFile))
 			if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); err != nil {
 				rec.pending = nil
+			} else if rec.pending != nil {
+				pendingOwned = rec.pending.Owned
 			}
 		}
 		if rec.err == nil {
-			rec.owned, rec.err = readOwned(cfg.Root)
+			rec.owned, rec.err = readOwned(cfg.Root, rec.st.Owned, pendingOwned)
 		}
 		stateCh <- rec
 	}()

@@ -29,15 +29,20 @@ import (
 const OwnedFile = "actant.owned"
 
 // ownedRecord is a read committed record: the State as decoded (relative
-// dirs) and its bytes (nil when there is no file).
+// dirs) and its bytes (nil when there is no file). st is nil, too, for
+// the record this machine's last apply (or the killed run's journal)
+// wrote: it says nothing the state does not (see foreign), so it is not
+// decoded.
 type ownedRecord struct {
 	st   *State
 	data []byte
 	sum  string // of data; "" without a file
 }
 
-// readOwned reads root/actant.owned; a missing file is no record.
-func readOwned(root string) (*ownedRecord, error) {
+// readOwned reads root/actant.owned; a missing file is no record. A
+// record whose digest is one of mine (the Owned of the state and of the
+// journal) is not decoded.
+func readOwned(root string, mine ...string) (*ownedRecord, error) {
 	p := filepath.Join(root, OwnedFile)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -45,6 +50,12 @@ func readOwned(root string) (*ownedRecord, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	h := sum(data)
+	for _, m := range mine {
+		if m != "" && m == h {
+			return &ownedRecord{data: data, sum: h}, nil
+		}
 	}
 	st, err := parseState(data)
 	if err != nil {
@@ -69,7 +80,7 @@ func readOwned(root string) (*ownedRecord, error) {
 			}
 		}
 	}
-	return &ownedRecord{st: st, data: data, sum: sum(data)}, nil
+	return &ownedRecord{st: st, data: data, sum: h}, nil
 }
 
 // absolute returns the record with directories joined to root (nil when
@@ -114,26 +125,14 @@ func ownedOf(st *State, root string, local map[string]bool) *State {
 }
 
 // encodeOwned is the committed record's bytes: indented JSON, sorted.
-func encodeOwned(st *State) []byte {
-	for _, a := range st.Agents {
-		sortEntryStates(a.Entries)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(st); err != nil {
-		panic(fmt.Sprintf("reconcile: encoding %s: %v", OwnedFile, err)) // only plain data
-	}
-	return b.Bytes()
-}
+func encodeOwned(st *State) []byte { return encodeState(st, true) }
 
 // foreign reports whether the committed record did not come from this
 // machine's last apply (st, or the killed run's journal pending): then it
 // is merged into the state. One this machine wrote says nothing the state
 // does not (and may be older than it, when a run was killed).
 func (o *ownedRecord) foreign(st, pending *State) bool {
-	if o == nil || o.st == nil {
+	if o == nil || o.data == nil {
 		return false
 	}
 	return o.sum != st.Owned && (pending == nil || o.sum != pending.Owned)
@@ -152,7 +151,11 @@ func (p *Plan) setOwned(prev *ownedRecord) {
 		p.ownedNew, p.State.Owned = prev.data, prev.sum
 	default:
 		p.ownedNew = encodeOwned(next)
-		p.State.Owned = sum(p.ownedNew)
+		if prev != nil && bytes.Equal(p.ownedNew, prev.data) {
+			p.ownedNew, p.State.Owned = prev.data, prev.sum
+		} else {
+			p.State.Owned = sum(p.ownedNew)
+		}
 	}
 	p.StateData = nil
 }

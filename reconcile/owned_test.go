@@ -1,7 +1,9 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,5 +87,56 @@ func TestAdhocAgentsStayLocal(t *testing.T) {
 	}
 	if _, ok := rec.st.Agents["other"]; ok || rec.st.Agents["lead"] == nil {
 		t.Fatalf("record: %s", rec.data)
+	}
+}
+
+// TestOwnedRecordOfThisMachine: the record this machine's last apply
+// wrote is not decoded (its digest is the state's), is left alone by an
+// apply that changes nothing, and is re-encoded when a file changes; a
+// record from elsewhere that records the same in another layout is
+// decoded and kept as it is.
+func TestOwnedRecordOfThisMachine(t *testing.T) {
+	root := t.TempDir()
+	casApply(t, root, casConfig("v1", true), nil)
+	st, _, err := ReadState(metaPath(root, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := filepath.Join(root, OwnedFile)
+	data, err := os.ReadFile(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := readOwned(root, "", st.Owned)
+	if err != nil || rec.st != nil || string(rec.data) != string(data) || rec.foreign(st, nil) {
+		t.Fatalf("this machine's record: decoded %v, err %v, foreign %v", rec.st != nil, err, rec.foreign(st, nil))
+	}
+	if rec, err := readOwned(root, "other"); err != nil || rec.st == nil {
+		t.Fatalf("a record of another digest is not decoded: %v", err)
+	}
+
+	before, _ := os.Stat(op)
+	casApply(t, root, casConfig("v1", true), nil)
+	if after, _ := os.Stat(op); !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("an apply that changed nothing rewrote %s", OwnedFile)
+	}
+	casApply(t, root, casConfig("v2", true), nil)
+	ownedMatchesState(t, root, "after an edit")
+
+	// The same record in another layout (compact), as a pull may bring.
+	data, _ = os.ReadFile(op)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(op, compact.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	casApply(t, root, casConfig("v2", true), nil)
+	if got, _ := os.ReadFile(op); !bytes.Equal(got, compact.Bytes()) {
+		t.Fatalf("a foreign record recording the same was rewritten:\n%s", got)
+	}
+	if st, _, _ := ReadState(metaPath(root, StateFile)); st.Owned != sum(compact.Bytes()) {
+		t.Fatalf("the state does not go with the record it left: %s", st.Owned)
 	}
 }

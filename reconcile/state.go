@@ -198,18 +198,7 @@ func parseState(data []byte) (*State, error) {
 // costs more than the rest of a no-op apply at 1000 agents), entries
 // sorted, so an unchanged state encodes to identical bytes and a no-op
 // apply does not rewrite it.
-func (s *State) Encode() []byte {
-	for _, a := range s.Agents {
-		sortEntryStates(a.Entries)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic(fmt.Sprintf("reconcile: encoding state: %v", err)) // only plain data
-	}
-	return b.Bytes()
-}
+func (s *State) Encode() []byte { return encodeState(s, false) }
 
 func sortEntryStates(es []EntryState) {
 	sort.Slice(es, func(i, j int) bool {

@@ -341,7 +341,7 @@ func (d *stateDecoder) entries(a *AgentState) error {
 		a.Entries = nil
 		return nil
 	}
-	a.Entries = make([]EntryState, 0, 32)
+	a.Entries = make([]EntryState, 0, d.entriesHint())
 	it := seq{close: ']'}
 	if !d.open(&it) {
 		return it.err
@@ -353,6 +353,18 @@ func (d *stateDecoder) entries(a *AgentState) error {
 		}
 	}
 	return it.err
+}
+
+// entriesHint guesses the number of entries of the agent being read, for
+// the slice's capacity: in the canonical form each entry starts with
+// {"path":" and the next agent with {"dir":" (neither can occur inside a
+// string, where the quotes are escaped). Only the capacity depends on it.
+func (d *stateDecoder) entriesHint() int {
+	rest := d.s[d.i:]
+	if end := strings.Index(rest, `{"dir":"`); end >= 0 {
+		rest = rest[:end]
+	}
+	return max(strings.Count(rest, `{"path":"`), 4)
 }
 
 func internMode(s string) materialize.Mode {

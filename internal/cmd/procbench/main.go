@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/actctl/actctl/internal/benchconfig"
 )
 
 func main() {
@@ -113,7 +115,7 @@ func oneRound(dir string, bins binaries, pairs int, s samples) error {
 		return err
 	}
 	cfg := filepath.Join(ws, "actant.cue")
-	if err := os.WriteFile(cfg, []byte(jobConfig(0)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(benchconfig.JobConfig(0)), 0o644); err != nil {
 		return err
 	}
 	// paired times the start floor, runs prepare, then times actctl with
@@ -166,9 +168,9 @@ func oneRound(dir string, bins binaries, pairs int, s samples) error {
 	rev := 0
 	if err := paired(edit, func() error {
 		rev++
-		return os.WriteFile(cfg, []byte(jobConfig(rev)), 0o644)
+		return os.WriteFile(cfg, []byte(benchconfig.JobConfig(rev)), 0o644)
 	}, func(out string) error {
-		if want := fmt.Sprintf("applied: %d changed", len(jobBackends)); !strings.Contains(out, want) {
+		if want := fmt.Sprintf("applied: %d changed", len(benchconfig.JobBackends)); !strings.Contains(out, want) {
 			return fmt.Errorf("apply after one edit: want %q in\n%s", want, out)
 		}
 		return nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/actctl/actctl/internal/benchconfig"
+
 	"github.com/actctl/actctl/schema"
 )
 
@@ -14,30 +16,30 @@ import (
 // the edited skill's line only.
 func TestJobConfig(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "actant.cue"), []byte(jobConfig(0)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "actant.cue"), []byte(benchconfig.JobConfig(0)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := schema.LoadDir(dir, filepath.Join(t.TempDir(), "home"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Agents) != len(jobBackends) || len(cfg.Skills) != jobSkills {
+	if len(cfg.Agents) != len(benchconfig.JobBackends) || len(cfg.Skills) != benchconfig.JobSkills {
 		t.Fatalf("%d agents, %d skills", len(cfg.Agents), len(cfg.Skills))
 	}
-	for _, b := range jobBackends {
+	for _, b := range benchconfig.JobBackends {
 		tp := cfg.Templates[cfg.Agents[b].Template]
-		if tp.Backend != b || len(tp.Skills) != jobSkills || len(tp.MCPServers) != 1 {
+		if tp.Backend != b || len(tp.Skills) != benchconfig.JobSkills || len(tp.MCPServers) != 1 {
 			t.Errorf("agent %s: backend %q, %d skills, %d MCP servers", b, tp.Backend, len(tp.Skills), len(tp.MCPServers))
 		}
 	}
 	var diff []string
-	a, b := strings.Split(jobConfig(0), "\n"), strings.Split(jobConfig(1), "\n")
+	a, b := strings.Split(benchconfig.JobConfig(0), "\n"), strings.Split(benchconfig.JobConfig(1), "\n")
 	for i := range a {
 		if a[i] != b[i] {
 			diff = append(diff, b[i])
 		}
 	}
-	if len(a) != len(b) || len(diff) != 1 || !strings.Contains(diff[0], editSkill) {
+	if len(a) != len(b) || len(diff) != 1 || !strings.Contains(diff[0], benchconfig.EditSkill) {
 		t.Errorf("revisions differ in %q", diff)
 	}
 }

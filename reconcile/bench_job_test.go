@@ -1,0 +1,76 @@
+package reconcile
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/actctl/actctl/internal/benchconfig"
+	"github.com/actctl/actctl/schema"
+)
+
+// The whole-process job of docs/benchmarks.md (200 skills and one MCP
+// server into Claude Code, Codex and Cursor, ~607 files), applied in
+// process: the config is loaded once, so these measure everything after
+// the load (render, snapshot, plan, execute, state, journal).
+
+func jobBench(b *testing.B) *schema.Config {
+	b.Helper()
+	root, home := b.TempDir(), b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "actant.cue"), []byte(benchconfig.JobConfig(0)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := schema.LoadDir(root, home)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := Apply(context.Background(), cfg, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Counts.Created < 600 {
+		b.Fatalf("cold apply of the job created %d files", res.Counts.Created)
+	}
+	return cfg
+}
+
+// BenchmarkJobEditSkill edits the one skill's content and applies: the
+// skill's file in each of the three backends changes.
+func BenchmarkJobEditSkill(b *testing.B) {
+	cfg := jobBench(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		s := cfg.Skills[benchconfig.EditSkill]
+		s.Content = benchconfig.JobSkillContent(0, i+1)
+		cfg.Skills[benchconfig.EditSkill] = s
+		res, err := Apply(context.Background(), cfg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Counts.Changed != len(benchconfig.JobBackends) || !res.StateWritten {
+			b.Fatalf("editing one skill: want %d files changed and the state written, got %+v", len(benchconfig.JobBackends), res.Counts)
+		}
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkJobNoop applies the job with nothing changed.
+func BenchmarkJobNoop(b *testing.B) {
+	cfg := jobBench(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		res, err := Apply(context.Background(), cfg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Counts.Changed != 0 || res.StateWritten {
+			b.Fatalf("no-op apply wrote: %+v", res.Counts)
+		}
+	}
+	reportCPU(b, cpu)
+}
