@@ -211,6 +211,11 @@ func (a *agent) observe(ev supervise.Event) {
 	a.changed = make(chan struct{})
 	record := a.spec.Record
 	a.mu.Unlock()
+	// The record first: whoever reacts to the event or its log line
+	// (a hook, `actctl status`) finds the process there.
+	if record != "" {
+		a.writeRecord(record, ev)
+	}
 	data := map[string]any{"state": string(ev.State), "restarts": ev.Restarts}
 	if ev.Pid > 0 {
 		data["pid"] = ev.Pid
@@ -227,9 +232,6 @@ func (a *agent) observe(ev supervise.Event) {
 		a.m.opts.Logf("%s: %s (%s): %v", a.name, ev.Name, ev.State, ev.Err)
 	default:
 		a.m.opts.Logf("%s: %s pid %d", a.name, ev.Name, ev.Pid)
-	}
-	if record != "" {
-		a.writeRecord(record, ev)
 	}
 }
 
