@@ -279,8 +279,14 @@ func assertGone(t *testing.T, pids ...int) {
 func TestCancelTurn(t *testing.T) {
 	for _, stubborn := range []bool{false, true} {
 		// A stubborn agent ignores session/cancel: it is killed after the
-		// grace period (short here, the default is 5 s).
-		c, rec := startTestAgent(t, Options{Grace: 50 * time.Millisecond})
+		// grace period (short here, the default is 5 s). One that ends the
+		// turn must have all the time it needs to answer: with a short
+		// grace a loaded machine killed it first (stop reason "").
+		grace := time.Minute
+		if stubborn {
+			grace = 50 * time.Millisecond
+		}
+		c, rec := startTestAgent(t, Options{Grace: grace})
 		ctx, cancel := context.WithCancel(context.Background())
 		word := map[bool]string{false: "stream", true: "stubborn"}[stubborn]
 		type out struct {

@@ -183,10 +183,10 @@ func (l *loop) exited(err error) {
 		return
 	}
 	l.lastErr = err
-	l.emit(EventCrash, err, wait)
 	if state == Backoff {
-		l.arm("backoff", wait)
+		l.arm("backoff", wait) // first: the event's status has the restart time
 	}
+	l.emit(EventCrash, err, wait)
 }
 
 func (l *loop) onTimer() {
@@ -203,14 +203,17 @@ func (l *loop) onTimer() {
 	}
 }
 
+// arm sets the timer. A backoff is published with its restart time
+// before the timer exists: whoever sees the timer sees when it is due.
 func (l *loop) arm(what string, d time.Duration) {
 	l.cancelTimer()
-	l.timer, l.timerFor = l.s.clock.NewTimer(d), what
 	if what == "backoff" {
 		l.s.mu.Lock()
 		l.s.status.NextStart = l.now().Add(d)
 		l.s.mu.Unlock()
+		l.publish()
 	}
+	l.timer, l.timerFor = l.s.clock.NewTimer(d), what
 }
 
 func (l *loop) cancelTimer() {

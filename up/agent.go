@@ -28,18 +28,19 @@ type agent struct {
 	// turn waits for the restart.
 	gate sync.RWMutex
 
-	mu       sync.Mutex
-	spec     Spec
-	client   *acpclient.Client // of the current process; nil when none runs
-	changed  chan struct{}     // closed (and replaced) on every lifecycle event
-	sched    *schedule.Scheduler
-	schedEnd context.CancelFunc
-	seq      uint64 // ids of service prompts
-	starts   int    // process:start events so far
-	fails    int    // process:crash events so far
-	stopSup  context.CancelFunc
-	stopQ    context.CancelFunc // ends the queue (employees)
-	leases   map[string]*leased // sessions held for lease clients, by id
+	mu        sync.Mutex
+	spec      Spec
+	client    *acpclient.Client // of the current process; nil when none runs
+	changed   chan struct{}     // closed (and replaced) on every lifecycle event
+	sched     *schedule.Scheduler
+	schedEnd  context.CancelFunc
+	schedDone chan struct{} // closed when the schedule's Run returned
+	seq       uint64        // ids of service prompts
+	starts    int           // process:start events so far
+	fails     int           // process:crash events so far
+	stopSup   context.CancelFunc
+	stopQ     context.CancelFunc // ends the queue (employees)
+	leases    map[string]*leased // sessions held for lease clients, by id
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
@@ -94,20 +95,24 @@ func (a *agent) run() {
 }
 
 // startScheduler (re)starts the employee's schedule; ticks are computed
-// from now, so nothing missed is replayed.
+// from now, so nothing missed is replayed. The old schedule has ended
+// (its timer stopped, no tick of it to come) when it returns.
 func (a *agent) startScheduler(spec *schedule.Spec) {
 	m := a.m
-	a.mu.Lock()
-	if a.schedEnd != nil {
-		a.schedEnd()
-	}
 	ctx, cancel := context.WithCancel(m.taskCtx)
-	a.sched, a.schedEnd = schedule.New(*spec, m.opts.Clock, a.queue, a.taskEvent), cancel
-	s := a.sched
+	s, done := schedule.New(*spec, m.opts.Clock, a.queue, a.taskEvent), make(chan struct{})
+	a.mu.Lock()
+	end, ended := a.schedEnd, a.schedDone
+	a.sched, a.schedEnd, a.schedDone = s, cancel, done
 	a.mu.Unlock()
+	if end != nil {
+		end()
+		<-ended
+	}
 	m.tasks.Add(1)
 	go func() {
 		defer m.tasks.Done()
+		defer close(done)
 		_ = s.Run(ctx)
 	}()
 }
@@ -206,6 +211,11 @@ func (a *agent) observe(ev supervise.Event) {
 	a.changed = make(chan struct{})
 	record := a.spec.Record
 	a.mu.Unlock()
+	// The record first: whoever reacts to the event or its log line
+	// (a hook, `actctl status`) finds the process there.
+	if record != "" {
+		a.writeRecord(record, ev)
+	}
 	data := map[string]any{"state": string(ev.State), "restarts": ev.Restarts}
 	if ev.Pid > 0 {
 		data["pid"] = ev.Pid
@@ -222,9 +232,6 @@ func (a *agent) observe(ev supervise.Event) {
 		a.m.opts.Logf("%s: %s (%s): %v", a.name, ev.Name, ev.State, ev.Err)
 	default:
 		a.m.opts.Logf("%s: %s pid %d", a.name, ev.Name, ev.Pid)
-	}
-	if record != "" {
-		a.writeRecord(record, ev)
 	}
 }
 

@@ -18,6 +18,11 @@ func (m *Manager) Prompt(ctx context.Context, agent, text string, wait bool, sin
 	if err != nil {
 		return Outcome{}, err
 	}
+	if !wait {
+		// Nobody reads the output; and the turn may start (and stream)
+		// before Prompt returns, so the sink is dropped before it is queued.
+		sink = nil
+	}
 	run := &taskRun{sink: sink}
 	if a.queue != nil {
 		return a.promptQueued(ctx, text, wait, run)
@@ -28,7 +33,6 @@ func (m *Manager) Prompt(ctx context.Context, agent, text string, wait bool, sin
 func (a *agent) promptQueued(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {
 	t, done, _ := a.queue.Push(schedule.Task{Kind: schedule.KindPrompt, Prompt: text, Data: run})
 	if !wait {
-		run.sink = nil
 		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, nil
 	}
 	select {

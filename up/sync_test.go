@@ -3,6 +3,7 @@ package up
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/actctl/actctl/schedule"
 )
@@ -56,5 +57,32 @@ func TestTaskIDsContinue(t *testing.T) {
 	h.wait("process:start", "api")
 	if o, err := h.m.Prompt(context.Background(), "api", "hello", true, nil); err != nil || o.Task != 3 {
 		t.Fatalf("service prompt: %+v %v", o, err)
+	}
+}
+
+// TestConfigChangeReplacesScheduleTimer: once Sync returns, the schedule
+// of the old config holds no timer any more: the next timer is the new
+// schedule's. The old scheduler stopped its timer later, on its own
+// goroutine: a test that waited for a pending timer and advanced the
+// clock could fire the old one, and the new schedule never ticked.
+func TestConfigChangeReplacesScheduleTimer(t *testing.T) {
+	h := newHarness(t, nil)
+	s := employee(t, "hb", schedule.Spec{Heartbeat: &schedule.Heartbeat{Interval: 10 * time.Minute, Seed: "x"}})
+	h.m.Sync([]Spec{s})
+	h.wait("process:start", "hb")
+	h.clk.WaitPending(1)
+	h.clk.Advance(time.Minute) // the new schedule is due a minute after the old
+	s.Digest = "2"
+	h.m.Sync([]Spec{s})
+	if d, ok := h.clk.NextDue(); ok && d.Equal(t0.Add(10*time.Minute)) {
+		t.Fatal("after the config change the old schedule's timer is still pending")
+	}
+	h.wait("process:start", "hb") // the restart's grace timer is gone
+	h.clk.WaitPending(1)
+	if n := h.clk.Pending(); n != 1 {
+		t.Fatalf("%d timers pending, want the new schedule's only", n)
+	}
+	if d, _ := h.clk.NextDue(); !d.Equal(t0.Add(11 * time.Minute)) {
+		t.Fatalf("next heartbeat due %v, want 09:11 (the new schedule)", d)
 	}
 }

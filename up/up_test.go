@@ -2,6 +2,7 @@ package up
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/actctl/actctl/internal/acptestagent"
 	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/launch"
+	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/tasklog"
 )
@@ -39,6 +41,9 @@ type harness struct {
 	mu      sync.Mutex
 	seen    []hooks.Event
 	claimed []bool // per seen event: returned by wait
+	// onPublish, if set (before the first Sync), sees each event as it
+	// is published, on the publisher's goroutine.
+	onPublish func(hooks.Event)
 }
 
 func newHarness(t testing.TB, env map[string]string) *harness {
@@ -58,7 +63,13 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 		return acpclient.Start(ctx, acpclient.Options{Launch: launch.Launch{Command: self, Env: e, Cwd: ws, Workspace: ws},
 			ClientCwd: ws, Rule: acpclient.AllowAll, Observer: obs, Grace: 5 * time.Second})
 	}
-	h.m = New(Options{Launch: launchFn, Clock: h.clk, Publish: func(ev hooks.Event) { h.events <- ev }, Logf: t.Logf, Grace: 5 * time.Second})
+	publish := func(ev hooks.Event) {
+		if h.onPublish != nil {
+			h.onPublish(ev)
+		}
+		h.events <- ev
+	}
+	h.m = New(Options{Launch: launchFn, Clock: h.clk, Publish: publish, Logf: t.Logf, Grace: 5 * time.Second})
 	t.Cleanup(h.m.Shutdown)
 	return h
 }
@@ -293,5 +304,30 @@ func waitStatus(t *testing.T, m *Manager, name string, ok func(AgentStatus) bool
 			t.Fatalf("status of %s never matched: %+v", name, m.Status())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRecordBeforeEvent: the agent's runtime record shows the new process
+// before its process:start is published (and logged): hooks, `actctl
+// status` and a user watching up's log find the pid there.
+func TestRecordBeforeEvent(t *testing.T) {
+	h := newHarness(t, nil)
+	s := service(t, "api")
+	s.Record = filepath.Join(t.TempDir(), ".actant.json")
+	got := make(chan string, 10)
+	h.onPublish = func(ev hooks.Event) {
+		if ev.Name == "process:start" {
+			rec, err := proxy.ReadRecord(s.Record)
+			if err != nil || rec.Status != "running" || rec.PID != ev.Data["pid"] {
+				got <- fmt.Sprintf("record %+v (%v) at process:start of pid %v", rec, err, ev.Data["pid"])
+				return
+			}
+			got <- ""
+		}
+	}
+	h.m.Sync([]Spec{s})
+	h.wait("process:start", "api")
+	if msg := <-got; msg != "" {
+		t.Fatal(msg)
 	}
 }
