@@ -147,6 +147,8 @@ type Client struct {
 	notes    ExtensionNotes      // extension notifications read, not yet handled
 	closed   bool
 	badLine  string // the first line that was not JSON: a protocol break
+
+	wire wireLog // prompts written and answers read (see wireLog)
 }
 
 // received passes a message to its observer; a line that is not JSON
@@ -154,6 +156,7 @@ type Client struct {
 // and the pending request fails naming the line.
 func (c *Client) received(line []byte) {
 	if json.Valid(line) {
+		c.wire.read(line)
 		c.notes.Seen(line)
 		c.observerOf(line).Message(line)
 		return
@@ -270,7 +273,7 @@ func (c *Client) spawn() error {
 		close(c.exited)
 	}()
 	ready := make(chan struct{})
-	c.conn = acp.NewClientSideConnection(c, p.Stdin, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
+	c.conn = acp.NewClientSideConnection(c, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	close(ready)
 	return nil
@@ -435,6 +438,7 @@ func (nopObserver) Event(Event)    {}
 
 // SessionUpdate passes the agent's update to the session it names.
 func (c *Client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
+	defer c.wire.handled()
 	s, err := c.session(n.SessionId)
 	if err != nil {
 		return err

@@ -1,0 +1,159 @@
+package acpclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// An agent may answer a turn and exit at once (a one-shot agent does).
+// The SDK then has the answer and sees the end of the connection almost
+// together, and a request waiting for its answer picks one of the two at
+// random: the turn is reported "peer disconnected" although it ended. The
+// wire log keeps, from what is written and read on the wire, the last
+// answer to each session's session/prompt, so that Prompt takes it when
+// the SDK dropped it — once the session/update notifications read before
+// it have been handled, as the SDK would have ensured.
+type wireLog struct {
+	mu        sync.Mutex
+	prompts   map[string]string     // id of a session/prompt in flight -> its session
+	answers   map[string]lateAnswer // session -> the last answer to its prompt
+	notesRead uint64                // session/update notifications read
+	notesDone uint64                // and handled (SessionUpdate returned)
+	changed   chan struct{}         // closed (and replaced) when notesDone grows
+}
+
+type lateAnswer struct {
+	id     string
+	result json.RawMessage
+	notes  uint64 // notesRead when the answer was read
+}
+
+var (
+	promptMethod = []byte(`"session/prompt"`)
+	updateMethod = []byte(`"session/update"`)
+	stopReason   = []byte(`"stopReason"`)
+)
+
+// wireMessage is what the wire log reads of a JSON-RPC message.
+type wireMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		SessionID string `json:"sessionId"`
+	} `json:"params"`
+	Result json.RawMessage `json:"result"`
+}
+
+// sent records a line the client writes; only session/prompt requests
+// are decoded.
+func (w *wireLog) sent(line []byte) {
+	if !bytes.Contains(line, promptMethod) {
+		return
+	}
+	var m wireMessage
+	if json.Unmarshal(line, &m) != nil || m.Method != "session/prompt" || m.ID == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.prompts == nil {
+		w.prompts = map[string]string{}
+	}
+	w.prompts[string(bytes.TrimSpace(m.ID))] = m.Params.SessionID
+}
+
+// read records a line read from the agent: a session/update notification
+// is counted, an answer carrying a stop reason to a prompt in flight kept.
+func (w *wireLog) read(line []byte) {
+	update, answer := bytes.Contains(line, updateMethod), bytes.Contains(line, stopReason)
+	if !update && !answer {
+		return
+	}
+	var m wireMessage
+	if json.Unmarshal(line, &m) != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case m.Method == "session/update" && m.ID == nil:
+		w.notesRead++
+	case m.Method == "" && m.ID != nil && m.Result != nil:
+		id := string(bytes.TrimSpace(m.ID))
+		if sid, ok := w.prompts[id]; ok {
+			delete(w.prompts, id)
+			if w.answers == nil {
+				w.answers = map[string]lateAnswer{}
+			}
+			w.answers[sid] = lateAnswer{id: id, result: m.Result, notes: w.notesRead}
+		}
+	}
+}
+
+// handled counts a session/update notification handled.
+func (w *wireLog) handled() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.notesDone++
+	if w.changed != nil {
+		close(w.changed)
+		w.changed = nil
+	}
+}
+
+// answer returns the last answer read to session sid's prompt, once the
+// notifications read before it are handled (bounded: a handler stuck
+// past the SDK's own drain bound does not hold the turn); ok is false
+// when none was read.
+func (w *wireLog) answer(sid string) (acp.PromptResponse, bool) {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	for late := false; ; {
+		w.mu.Lock()
+		a, ok := w.answers[sid]
+		if !ok {
+			w.mu.Unlock()
+			return acp.PromptResponse{}, false
+		}
+		if late || w.notesDone >= a.notes {
+			delete(w.answers, sid)
+			w.mu.Unlock()
+			var r acp.PromptResponse
+			return r, json.Unmarshal(a.result, &r) == nil
+		}
+		if w.changed == nil {
+			w.changed = make(chan struct{})
+		}
+		ch := w.changed
+		w.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline.C:
+			late = true
+		}
+	}
+}
+
+// forget drops the answer kept for sid: its turn ended normally.
+func (w *wireLog) forget(sid string) {
+	w.mu.Lock()
+	delete(w.answers, sid)
+	w.mu.Unlock()
+}
+
+// sentTee passes every line written to w to fn first (the SDK writes one
+// whole message, newline included, per Write).
+type sentTee struct {
+	w  io.Writer
+	fn func([]byte)
+}
+
+func (t sentTee) Write(p []byte) (int, error) {
+	t.fn(p)
+	return t.w.Write(p)
+}
