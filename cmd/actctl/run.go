@@ -193,6 +193,9 @@ type agentSession struct {
 	// log receives the backend's stderr: the agent's log file, where
 	// proxy sessions log too (nil if it could not be opened).
 	log *os.File
+	// recorded is closed once the runtime record says the backend runs
+	// (nil before it started).
+	recorded chan struct{}
 }
 
 // openBackendLog opens (appending) the agent's log file.
@@ -274,9 +277,16 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	}
 	record := proxy.RecordPath(s.r)
 	o.OnStart = func(pid int) {
-		if err := proxy.UpdateRecord(record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid}); err != nil {
-			fmt.Fprintf(g.Stderr, "actctl: %s: %v\n", a.verb, err)
-		}
+		// Written beside the backend's start, not before it (two fsyncs
+		// on the way to the first prompt); close waits for it before the
+		// record says stopped.
+		a.recorded = make(chan struct{})
+		go func() {
+			defer close(a.recorded)
+			if err := proxy.UpdateRecord(record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid}); err != nil {
+				fmt.Fprintf(g.Stderr, "actctl: %s: %v\n", a.verb, err)
+			}
+		}()
 	}
 	return o, nil
 }
@@ -344,6 +354,9 @@ func turnCode(res acpclient.Result, err, cause error, cancelled bool) (int, erro
 func (a *agentSession) close() {
 	if a.client != nil {
 		a.client.Close()
+	}
+	if a.recorded != nil {
+		<-a.recorded
 	}
 	if a.log != nil {
 		a.log.Close()
