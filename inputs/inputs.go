@@ -126,7 +126,15 @@ func Save(src Sources, said Said, start time.Time) error {
 	if old, err := os.ReadFile(path(src.Root)); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	return atomicfile.Write(path(src.Root), b, 0o644)
+	err = atomicfile.Write(path(src.Root), b, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Save runs after apply released the workspace lock: a concurrent
+		// apply holding it removed our temp file as a leftover (or .actant
+		// itself). It records its own inputs; without ours the next apply
+		// takes the normal path.
+		return nil
+	}
+	return err
 }
 
 // Check reports why a plain apply in the workspace at root, with actctl

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/reconcile"
@@ -382,5 +383,39 @@ func TestCheckTooManyRacy(t *testing.T) {
 	})
 	if _, why := Check(root, home); !strings.Contains(why, "written just before the inputs were recorded") {
 		t.Errorf("Check: %q", why)
+	}
+}
+
+// TestSaveConcurrentApply: Save writes inputs.rec after the workspace lock
+// is released, so a concurrent apply holding it may remove Save's temp file
+// as a leftover (atomicfile.CleanTemps in .actant) before the rename. That
+// is no error: nothing is recorded (the next apply takes the normal path)
+// and nothing is left behind. It was a warning that broke `apply -o json`
+// output when two applies ran at once (TestLock).
+func TestSaveConcurrentApply(t *testing.T) {
+	root, home := workspace(t, false)
+	p := layout.Path(root, layout.Inputs)
+	rm(t, p)
+	stop := atomicfile.ObserveSyncs(func(path string, dir bool) {
+		if !dir && path == p { // Save's temp file is written, not yet renamed
+			if _, err := atomicfile.CleanTemps(filepath.Dir(p)); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	defer stop()
+	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
+	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+		t.Errorf("Save beside a concurrent apply: %v", err)
+	}
+	stop()
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("inputs.rec: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+			t.Errorf("temp file left: %s", e.Name())
+		}
 	}
 }
