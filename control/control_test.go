@@ -234,17 +234,25 @@ func TestClientGoneCancelsHandler(t *testing.T) {
 // TestServeStopWaitsForHandlers: when Serve's ctx ends, the running
 // handler's ctx ends, its answer still reaches the client, and Serve
 // returns only after the handler has.
-func TestServeStopWaitsForHandlers(t *testing.T) {
-	root := shortRoot(t)
+// ownAndListen acquires root for up and listens on its socket; the
+// owner is closed when the test ends.
+func ownAndListen(t *testing.T, root string) net.Listener {
+	t.Helper()
 	o, err := Acquire(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer o.Close()
+	t.Cleanup(func() { o.Close() })
 	ln, err := o.Listen()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln
+}
+
+func TestServeStopWaitsForHandlers(t *testing.T) {
+	root := shortRoot(t)
+	ln := ownAndListen(t, root)
 	started := make(chan struct{})
 	var returned bool // written by the handler, read after Serve returns
 	h := HandlerFunc(func(ctx context.Context, req Request, out *Stream) (any, error) {
@@ -288,15 +296,7 @@ func TestServeStopWaitsForHandlers(t *testing.T) {
 
 func TestGoneWithoutFinal(t *testing.T) {
 	root := shortRoot(t)
-	o, err := Acquire(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
-	ln, err := o.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := ownAndListen(t, root)
 	go func() { // an up that reads the request and dies
 		conn, err := ln.Accept()
 		if err != nil {
@@ -307,7 +307,7 @@ func TestGoneWithoutFinal(t *testing.T) {
 		conn.Close()
 	}()
 	var frames int
-	_, err = do(t, context.Background(), root, Request{Op: OpStatus}, func(Frame) { frames++ })
+	_, err := do(t, context.Background(), root, Request{Op: OpStatus}, func(Frame) { frames++ })
 	if !errors.Is(err, ErrGone) || err.Error() != "actctl up went away before it answered" || frames != 1 {
 		t.Fatalf("Do = %v after %d frames", err, frames)
 	}
