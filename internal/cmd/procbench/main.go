@@ -39,8 +39,9 @@ func main() {
 	runs := flag.Int("n", 15, "rounds")
 	pairs := flag.Int("k", 5, "per round: runs of --help, of the no-change and of the edited apply, each beside its own start floor run")
 	tmp := flag.String("dir", "", "directory for the temporary workspaces (default: the system's temp directory; use a disk, not tmpfs)")
+	tags := flag.String("tags", installTags, "build tags of actctl's build (the README's install command uses "+installTags+"); empty for none")
 	flag.Parse()
-	if err := run(*runs, *pairs, *tmp); err != nil {
+	if err := run(*runs, *pairs, *tmp, *tags); err != nil {
 		fmt.Fprintln(os.Stderr, "procbench:", err)
 		os.Exit(1)
 	}
@@ -64,13 +65,18 @@ const (
 	edit
 )
 
-func run(runs, pairs int, tmpParent string) error {
+// installTags are the build tags of the README's install command:
+// urfave/cli without its man-page and markdown generators (blackfriday's
+// package initialisation, ~1.5 ms of every process: docs/benchmarks.md).
+const installTags = "urfave_cli_no_docs"
+
+func run(runs, pairs int, tmpParent, tags string) error {
 	dir, err := os.MkdirTemp(tmpParent, "procbench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bins, err := build(dir)
+	bins, err := build(dir, tags)
 	if err != nil {
 		return err
 	}
@@ -87,17 +93,21 @@ func run(runs, pairs int, tmpParent string) error {
 			}
 		}
 	}
-	report(os.Stdout, all, runs, pairs, load0, loadavg())
+	report(os.Stdout, all, runs, pairs, tags, load0, loadavg())
 	return nil
 }
 
 type binaries struct{ actctl, startFloor string }
 
-// build builds actctl and the start floor into dir.
-func build(dir string) (binaries, error) {
+// build builds actctl (with tags) and the start floor into dir.
+func build(dir, tags string) (binaries, error) {
 	b := binaries{filepath.Join(dir, "actctl"), filepath.Join(dir, "startfloor")}
 	for bin, pkg := range map[string]string{b.actctl: "./cmd/actctl", b.startFloor: "./internal/cmd/procbench/startfloor"} {
-		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+		args := []string{"build", "-o", bin}
+		if bin == b.actctl && tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		out, err := exec.Command("go", append(args, pkg)...).CombinedOutput()
 		if err != nil {
 			return b, fmt.Errorf("go build %s (run from the module root): %v\n%s", pkg, err, out)
 		}

@@ -30,9 +30,12 @@ var rows = []row{
 	{work: edit, name: "`actctl apply`, one skill edited (3 files)", limit: 20, target: "<= start floor + 20 ms"},
 }
 
-func report(w io.Writer, all samples, runs, pairs int, load0, load1 string) {
-	fmt.Fprintf(w, "%d rounds (-k %d), %s, %s/%s, %d CPUs, load average %s at the start, %s at the end\n\n",
-		runs, pairs, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load0, load1)
+func report(w io.Writer, all samples, runs, pairs int, tags, load0, load1 string) {
+	if tags == "" {
+		tags = "none"
+	}
+	fmt.Fprintf(w, "%d rounds (-k %d), %s, %s/%s, %d CPUs, actctl built with tags %s, load average %s at the start, %s at the end\n\n",
+		runs, pairs, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), tags, load0, load1)
 	fmt.Fprintln(w, "| work | runs | min | median | max | vs the floor beside it (median) | target | status |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, rw := range rows {
