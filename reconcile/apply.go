@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -143,24 +142,7 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 		if err != nil {
 			return nil, fmt.Errorf("apply: %w", err)
 		}
-		defer func() {
-			if l.f != nil {
-				_ = l.Unlock()
-			}
-		}()
-		defer func() {
-			// With no agents left the workspace carries no actctl trace.
-			if _, err := os.Stat(metaPath(cfg.Root, StateFile)); errors.Is(err, os.ErrNotExist) {
-				if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); errors.Is(err, os.ErrNotExist) {
-					if entries, _ := os.ReadDir(filepath.Join(cfg.Root, MetaDir)); onlyLockAndEmptyBackup(cfg.Root, entries) {
-						_ = os.Remove(metaPath(cfg.Root, layout.Inputs))
-						_ = os.Remove(metaPath(cfg.Root, layout.ConfigCache))
-						_ = l.removeAndUnlock()
-						removeMetaIfEmpty(cfg.Root)
-					}
-				}
-			}
-		}()
+		defer l.release(cfg.Root)
 	}
 	run, err := prepareRun(cfg, o)
 	if err != nil {

@@ -91,7 +91,7 @@ func deleteCmd(c *cli.Context) error {
 		for _, r := range adhoc {
 			rerr := proxy.RemoveRuntime(r)
 			if rerr == nil {
-				rerr = schema.RecordAdhoc(cfg.Root, r.Name, nil)
+				rerr = recordAdhoc(ctx, cfg.Root, r.Name, nil)
 			}
 			if rerr != nil {
 				err = fmt.Errorf("delete %s: files pruned, but forgetting the agent failed: %w", r.Name, rerr)

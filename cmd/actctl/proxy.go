@@ -254,7 +254,7 @@ func (s *proxySession) adhoc(name string, a schema.Agent) (*schema.Resolved, err
 	if msg := schema.CheckWorkDir(r.Dir, s.cfg.Home); a.WorkDir != "" && msg != "" {
 		return nil, fmt.Errorf("proxy %s: the client's project: %s", name, msg)
 	}
-	if err := schema.RecordAdhoc(s.cfg.Root, name, &a); err != nil {
+	if err := recordAdhoc(context.Background(), s.cfg.Root, name, &a); err != nil {
 		return nil, err
 	}
 	s.cfg.Agents[name] = a

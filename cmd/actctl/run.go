@@ -367,7 +367,7 @@ func (a *agentSession) close() {
 		_ = os.Remove(filepath.Dir(a.s.r.Dir))
 	}
 	if a.s.ephemeral && a.fromTemplate {
-		if err := schema.RecordAdhoc(a.s.cfg.Root, a.s.r.Name, nil); err != nil {
+		if err := recordAdhoc(context.Background(), a.s.cfg.Root, a.s.r.Name, nil); err != nil {
 			fmt.Fprintf(a.g.Stderr, "actctl: %s: remove ephemeral %s: %v\n", a.verb, a.s.r.Name, err)
 		}
 	}
