@@ -31,7 +31,8 @@ import (
 )
 
 // version is the format version of inputs.rec; another one is ignored.
-const version = 1
+// 2: the stat data of state.json and actant.owned (StateStat, OwnedStat).
+const version = 2
 
 // Sources are the inputs of one apply that only the loaded config knows;
 // the fixed ones (the root's *.cue files, cue.mod/, actant.lock,
@@ -57,15 +58,19 @@ type Record struct {
 	Sources Sources           `json:"sources"`
 	Env     map[string]string `json:"env"`
 	Stats   statTable         `json:"-"`
-	// State is the sha256 of the state.json that apply left.
-	State string `json:"state"`
+	// State is the sha256 of the state.json that apply left; StateStat
+	// its stat data, which alone vouches for it unless racy.
+	State     string `json:"state"`
+	StateStat Stat   `json:"stateStat"`
 	// Outputs are the stat data of the files the state records: one as
 	// recorded still holds what that apply verified or wrote. A racy one
 	// is hashed again, and Hashed says what it must hold.
 	Outputs statTable `json:"-"`
 	Hashed  []Hashed  `json:"hashed,omitempty"`
-	// Owned is the state's digest of actant.owned (State.Owned).
-	Owned string `json:"owned,omitempty"`
+	// Owned is the state's digest of actant.owned (State.Owned), OwnedStat
+	// its stat data (Missing without one), as for State.
+	Owned     string `json:"owned,omitempty"`
+	OwnedStat Stat   `json:"ownedStat"`
 	// Said is what that apply printed besides its changes, which the same
 	// inputs make every apply print again.
 	Said Said `json:"said"`
@@ -111,14 +116,12 @@ func Save(src Sources, said Said, start time.Time) error {
 	for i := range stats {
 		stats[i].markRacy(start)
 	}
-	out, hashed, owned, why := outputs(src.Root, digest(data), start)
-	if why != "" {
+	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: digest(data), Said: said}
+	if why := rec.outputs(src.Root, start); why != "" {
 		// Changed meanwhile, or not all as apply left them: nothing to
 		// vouch for (the next apply reports it).
 		return nil
 	}
-	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats,
-		State: digest(data), Outputs: out, Hashed: hashed, Owned: owned, Said: said}
 	b, err := rec.encode()
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)

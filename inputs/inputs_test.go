@@ -102,11 +102,11 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// workspace is a root with actant.cue, a skill directory, and one agent
-// whose state records an owned file, a block in a user's file and a
-// directory; its inputs recorded as by an apply an hour after they were
-// written. Its outputs are racy (just written: Check hashes them) unless
-// settled.
+// workspace is a root with actant.cue, a skill directory, a committed
+// record (actant.owned) and one agent whose state records an owned file,
+// a block in a user's file and a directory; its inputs recorded as by an
+// apply an hour after they were written. Its outputs, state and committed
+// record are racy (just written: Check hashes them) unless settled.
 func workspace(t *testing.T, settled bool) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
@@ -114,8 +114,9 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 	write(t, filepath.Join(root, "skills/s/SKILL.md"), "skill\n")
 	write(t, filepath.Join(root, "out/skill.md"), "owned\n")
 	write(t, filepath.Join(root, "out/USER.md"), "mine\n<!-- block -->\n")
+	write(t, filepath.Join(root, reconcile.OwnedFile), ownedRecord)
 	st := reconcile.NewState()
-	st.Root = root
+	st.Root, st.Owned = root, sum(ownedRecord)
 	st.Agents["a"] = &reconcile.AgentState{Dir: root, Entries: []reconcile.EntryState{
 		{Path: "out", Mode: materialize.ModeDir},
 		{Path: "out/skill.md", Mode: materialize.ModeFile, SHA256: sum("owned\n")},
@@ -131,7 +132,7 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 	if settled {
 		// Outputs written before the apply started (it found them as it
 		// wants them): their stat data is trusted, none is read.
-		aged = append(aged, "out", "out/skill.md", "out/USER.md")
+		aged = append(aged, "out", "out/skill.md", "out/USER.md", ".actant/state.json", reconcile.OwnedFile)
 	}
 	for _, p := range aged {
 		if err := os.Chtimes(filepath.Join(root, p), old, old); err != nil {
@@ -193,7 +194,13 @@ func TestCheck(t *testing.T) {
 		{"user's file edited", func(t *testing.T, root string) {
 			write(t, filepath.Join(root, "out/USER.md"), "mine, more\n<!-- block -->\n")
 		}, "USER.md changed since the last apply"},
-		{"committed record appeared", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.owned"), "{}") }, "not the record the state goes with"},
+		{"state replaced, same size, mtime set back", func(t *testing.T, root string) {
+			sameSize(t, layout.Path(root, layout.State), "skill.md", "skill.mx", true)
+		}, "state.json changed"},
+		{"committed record edited, same size, mtime set back", func(t *testing.T, root string) {
+			sameSize(t, filepath.Join(root, reconcile.OwnedFile), "skill", "skilL", false)
+		}, "not the record the state goes with"},
+		{"committed record removed", func(t *testing.T, root string) { rm(t, filepath.Join(root, reconcile.OwnedFile)) }, "not the record the state goes with"},
 		{"record damaged", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Inputs), "{") }, "inputs.rec"},
 		{"record of another build", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Build += " rebuilt" }) }, "another actctl build"},
 		{"record of another version", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Version++ }) }, "record version"},
@@ -211,6 +218,90 @@ func TestCheck(t *testing.T) {
 					t.Fatalf("Check: said %+v, want the recorded warning", said)
 				}
 			})
+		}
+	}
+}
+
+// ownedRecord stands for actant.owned: Check only compares it with the
+// digest the state records.
+const ownedRecord = "{\"files\": [\"out/skill.md\"]}\n"
+
+// sameSize replaces old with new (of the same length) in the file p, by
+// renaming a new file over it or in place, and sets its mtime back to the
+// old one: only its inode or ctime tell the change.
+func sameSize(t *testing.T, p, old, new string, rename bool) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pastCtime(t, filepath.Dir(p), p)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) || len(old) != len(new) {
+		t.Fatalf("%s: no %q to replace by %q", p, old, new)
+	}
+	to := p
+	if rename {
+		to = p + ".new"
+	}
+	write(t, to, strings.Replace(string(b), old, new, 1))
+	if err := os.Chtimes(to, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if rename {
+		if err := os.Rename(to, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again, err := os.Stat(p); err != nil || again.Size() != fi.Size() || !again.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("%s: size or mtime changed: %v", p, err)
+	}
+}
+
+// pastCtime returns once the file system's clock has moved past the ctime
+// of p (a file in dir): a change made then gives p another ctime. File
+// timestamps come from a coarse clock; a scratch file shows when it ticks.
+func pastCtime(t *testing.T, dir, p string) {
+	t.Helper()
+	was, err := statOf(p, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := filepath.Join(dir, "clock")
+	defer os.Remove(clock)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		write(t, clock, "tick")
+		if s, err := statOf(clock, true, false); err != nil || s.Ctime > was.Ctime {
+			return
+		}
+	}
+	t.Fatalf("%s: the file system's clock did not pass its ctime", p)
+}
+
+// A settled state and committed record are recorded by their stat data
+// (Check then compares it instead of hashing them); racy ones by their
+// digest alone.
+func TestSaveSettlesStateAndOwned(t *testing.T) {
+	for _, settled := range []bool{false, true} {
+		root, _ := workspace(t, settled)
+		b, err := os.ReadFile(layout.Path(root, layout.Inputs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Stat{rec.StateStat, rec.OwnedStat} {
+			if s.Racy == settled || s.Missing || s.Ino == 0 || s.Ctime == 0 {
+				t.Errorf("settled=%v: recorded %+v", settled, s)
+			}
+		}
+		if rec.State == "" || rec.Owned != sum(ownedRecord) {
+			t.Errorf("settled=%v: digests %q, %q", settled, rec.State, rec.Owned)
 		}
 	}
 }
