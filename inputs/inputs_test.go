@@ -139,6 +139,9 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 			t.Fatal(err)
 		}
 	}
+	if settled {
+		pastCtime(t, root, filepath.Join(root, aged[len(aged)-1]))
+	}
 	if err := Save(Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -261,9 +264,11 @@ func sameSize(t *testing.T, p, old, new string, rename bool) {
 	}
 }
 
-// pastCtime returns once the file system's clock has moved past the ctime
-// of p (a file in dir): a change made then gives p another ctime. File
-// timestamps come from a coarse clock; a scratch file shows when it ticks.
+// pastCtime returns once the clock files are stamped with has moved past
+// the ctime of p (a file in dir): a change made then gives p a later
+// ctime, and Save records p settled. That clock is coarse (it ticks every
+// few ms); where fsClock does not read it, a scratch file shows when it
+// ticks.
 func pastCtime(t *testing.T, dir, p string) {
 	t.Helper()
 	was, err := statOf(p, true, false)
@@ -273,37 +278,84 @@ func pastCtime(t *testing.T, dir, p string) {
 	clock := filepath.Join(dir, "clock")
 	defer os.Remove(clock)
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-		write(t, clock, "tick")
-		if s, err := statOf(clock, true, false); err != nil || s.Ctime > was.Ctime {
+		now, known := fsClock()
+		if !known {
+			write(t, clock, "tick")
+			s, err := statOf(clock, true, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now = s.Ctime
+		}
+		if now > was.Ctime {
 			return
 		}
 	}
 	t.Fatalf("%s: the file system's clock did not pass its ctime", p)
 }
 
-// A settled state and committed record are recorded by their stat data
-// (Check then compares it instead of hashing them); racy ones by their
-// digest alone.
+// A settled state and committed record are recorded by their stat data,
+// which Check then compares instead of hashing them. (Whether ones just
+// written are racy depends on the clock's tick: see TestCheckRacyMeta.)
 func TestSaveSettlesStateAndOwned(t *testing.T) {
-	for _, settled := range []bool{false, true} {
-		root, _ := workspace(t, settled)
-		b, err := os.ReadFile(layout.Path(root, layout.Inputs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := decode(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range []Stat{rec.StateStat, rec.OwnedStat} {
-			if s.Racy == settled || s.Missing || s.Ino == 0 || s.Ctime == 0 {
-				t.Errorf("settled=%v: recorded %+v", settled, s)
-			}
-		}
-		if rec.State == "" || rec.Owned != sum(ownedRecord) {
-			t.Errorf("settled=%v: digests %q, %q", settled, rec.State, rec.Owned)
+	root, _ := workspace(t, true)
+	rec := readRecord(t, root)
+	for _, s := range []Stat{rec.StateStat, rec.OwnedStat} {
+		if s.Racy || s.Missing || s.Ino == 0 || s.Ctime == 0 {
+			t.Errorf("recorded %+v", s)
 		}
 	}
+	if rec.State == "" || rec.Owned != sum(ownedRecord) {
+		t.Errorf("digests %q, %q", rec.State, rec.Owned)
+	}
+}
+
+// A racy state or committed record is hashed: its content decides, not
+// its stat data.
+func TestCheckRacyMeta(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, root string)
+		why    string
+	}{
+		{"nothing", func(*testing.T, string) {}, ""},
+		{"touched", func(t *testing.T, root string) {
+			now := time.Now()
+			for _, p := range []string{layout.Path(root, layout.State), filepath.Join(root, reconcile.OwnedFile)} {
+				if err := os.Chtimes(p, now, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, ""},
+		{"state replaced", func(t *testing.T, root string) {
+			sameSize(t, layout.Path(root, layout.State), "skill.md", "skill.mx", true)
+		}, "state.json changed"},
+		{"committed record edited", func(t *testing.T, root string) {
+			sameSize(t, filepath.Join(root, reconcile.OwnedFile), "skill", "skilL", false)
+		}, "not the record the state goes with"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, home := workspace(t, true)
+			editRecord(t, root, func(r *Record) { r.StateStat.Racy, r.OwnedStat.Racy = true, true })
+			c.change(t, root)
+			if _, why := Check(root, home); (c.why == "") != (why == "") || !strings.Contains(why, c.why) {
+				t.Fatalf("Check: %q, want %q", why, c.why)
+			}
+		})
+	}
+}
+
+func readRecord(t *testing.T, root string) *Record {
+	t.Helper()
+	b, err := os.ReadFile(layout.Path(root, layout.Inputs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
 
 func TestCheckRun(t *testing.T) {

@@ -99,9 +99,17 @@ func metaUnchanged(p string, rec Stat, sum, changed string) (Stat, string) {
 
 // settleMeta returns the stat data to record for p, a file apply writes
 // beside the outputs, after checking that it holds what sum says (its
-// sha256; "" for no file): unchanged during the check, and racy when
-// modified within racySlack of now (Check then hashes it).
+// sha256; "" for no file) and did not change during the check. It is
+// racy (Check then hashes it) unless no later change can keep that stat
+// data: where the clock files are stamped with is known (fsClock), when
+// its ctime was behind that clock before the read, so every change after
+// the read stamps a later ctime (a change before it is in what was read,
+// or fails the second stat); elsewhere unless modified more than
+// racySlack before now (markRacy). Apply writes both files just before
+// Save runs: the clock's tick has usually passed by then, racySlack
+// never.
 func settleMeta(p, sum string, now time.Time) (Stat, string) {
+	clock, known := fsClock()
 	s, err := statOf(p, true, false)
 	switch {
 	case err != nil:
@@ -120,7 +128,11 @@ func settleMeta(p, sum string, now time.Time) (Stat, string) {
 	if again, err := statOf(p, true, false); err != nil || again != s {
 		return s, p + " changed while it was recorded"
 	}
-	s.markRacy(now)
+	if known {
+		s.Racy = s.Ctime >= clock
+	} else {
+		s.markRacy(now)
+	}
 	return s, ""
 }
 
