@@ -28,6 +28,7 @@ import (
 
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/reconcile"
 )
 
 // version is the format version of inputs.rec; another one is ignored.
@@ -87,27 +88,22 @@ type Said struct {
 func path(root string) string { return layout.Path(root, layout.Inputs) }
 
 // Save records the inputs of the apply that started at start and just
-// succeeded. A file modified since start (or within the file system's
-// timestamp granularity of it) is recorded as racy: its stat data cannot
-// tell whether the apply read its old or its new content, so the next
-// Check takes the normal path (which records it again, then settled).
-// Without a state (no agents) nothing is recorded. A record that is
-// still right is not written again. A record gone stale (an apply that
-// reported something, or failed, records nothing) is harmless: what made
-// the later run differ changed the stat data of an input or the state,
-// which Check compares; with no agents left, apply removes it with the
-// rest of .actant.
-func Save(src Sources, said Said, start time.Time) error {
+// succeeded, leaving the state st in state.json, sum the sha256 of its
+// bytes (reconcile.Result.LeftState): the file is not read again unless
+// it is still those bytes, then not decoded. A file modified since start
+// (or within the file system's timestamp granularity of it) is recorded
+// as racy: its stat data cannot tell whether the apply read its old or
+// its new content, so the next Check takes the normal path (which
+// records it again, then settled). Without a state (no agents) nothing
+// is recorded. A record that is still right is not written again. A
+// record gone stale (an apply that reported something, or failed,
+// records nothing) is harmless: what made the later run differ changed
+// the stat data of an input or the state, which Check compares; with no
+// agents left, apply removes it with the rest of .actant.
+func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum string) error {
 	build := Identity()
-	if build == "" || !statComplete {
+	if build == "" || !statComplete || st == nil {
 		return nil
-	}
-	data, err := os.ReadFile(layout.Path(src.Root, layout.State))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("record inputs: %w", err)
 	}
 	stats, err := gather(src)
 	if err != nil {
@@ -116,8 +112,8 @@ func Save(src Sources, said Said, start time.Time) error {
 	for i := range stats {
 		stats[i].markRacy(start)
 	}
-	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: digest(data), Said: said}
-	if why := rec.outputs(src.Root, start); why != "" {
+	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: sum, Said: said}
+	if why := rec.outputs(src.Root, start, st); why != "" {
 		// Changed meanwhile, or not all as apply left them: nothing to
 		// vouch for (the next apply reports it).
 		return nil

@@ -142,7 +142,7 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 	if settled {
 		pastCtime(t, root, filepath.Join(root, aged[len(aged)-1]))
 	}
-	if err := Save(Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
+	if err := save(t, Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return root, home
@@ -345,6 +345,20 @@ func TestCheckRacyMeta(t *testing.T) {
 	}
 }
 
+// save is Save as apply calls it: with the state in the workspace, as
+// if that apply left it (none: nil).
+func save(t *testing.T, src Sources, said Said, start time.Time) error {
+	t.Helper()
+	st, data, err := reconcile.ReadState(layout.Path(src.Root, layout.State))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data == nil {
+		return Save(src, said, start, nil, "")
+	}
+	return Save(src, said, start, st, digest(data))
+}
+
 func readRecord(t *testing.T, root string) *Record {
 	t.Helper()
 	b, err := os.ReadFile(layout.Path(root, layout.Inputs))
@@ -377,7 +391,7 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
-	if err := Save(src, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
+	if err := save(t, src, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.Stat(p); !os.SameFile(before, after) {
@@ -385,7 +399,7 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 	}
 	// Recorded by an apply that started before the config was written:
 	// racy, whatever the stat data says later.
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, why := Check(root, home); !strings.Contains(why, "actant.cue was modified while the last apply ran (racy)") {
@@ -394,7 +408,7 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 	// No state: nothing recorded.
 	rm(t, layout.Path(root, layout.State))
 	rm(t, p)
-	if err := Save(src, Said{}, time.Now()); err != nil {
+	if err := save(t, src, Said{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
@@ -489,7 +503,7 @@ func TestSaveSettlesWrittenOutputs(t *testing.T) {
 	chtimes(-2*time.Hour, "actant.cue", "skills/s/SKILL.md")
 	chtimes(-10*time.Minute, "out/skill.md", "out/USER.md")
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(p)
@@ -509,7 +523,7 @@ func TestSaveSettlesWrittenOutputs(t *testing.T) {
 	rm(t, p)
 	write(t, filepath.Join(root, "out/skill.md"), "edited\n")
 	chtimes(-10*time.Minute, "out/skill.md")
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
@@ -548,7 +562,7 @@ func TestSaveConcurrentApply(t *testing.T) {
 	})
 	defer stop()
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Errorf("Save beside a concurrent apply: %v", err)
 	}
 	stop()
@@ -560,5 +574,39 @@ func TestSaveConcurrentApply(t *testing.T) {
 		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
 			t.Errorf("temp file left: %s", e.Name())
 		}
+	}
+}
+
+// Save takes the state the apply left from the apply (reconcile.Result.
+// LeftState) and records nothing when state.json no longer holds those
+// bytes: another apply replaced it meanwhile, or it was edited by hand.
+func TestSaveStateNotAsLeft(t *testing.T) {
+	root, home := workspace(t, true)
+	p := layout.Path(root, layout.Inputs)
+	rm(t, p)
+	st, data, err := reconcile.ReadState(layout.Path(root, layout.State))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
+	for _, sum := range []string{digest(append(data, '\n')), ""} {
+		if err := Save(src, Said{}, time.Now(), st, sum); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Fatalf("recorded with state digest %q: %v", sum, err)
+		}
+	}
+	// The state the apply left is what the record vouches for, as given:
+	// Save does not decode state.json.
+	st.Agents["a"].Entries = st.Agents["a"].Entries[:1] // the directory only
+	if err := Save(src, Said{}, time.Now(), st, digest(data)); err != nil {
+		t.Fatal(err)
+	}
+	if rec := readRecord(t, root); len(rec.Outputs) != 1 || rec.State != digest(data) {
+		t.Fatalf("recorded %d outputs, state %q", len(rec.Outputs), rec.State)
+	}
+	if _, why := Check(root, home); why != "" {
+		t.Fatalf("Check: %q", why)
 	}
 }

@@ -150,22 +150,17 @@ type Hashed struct {
 	Mode bool `json:"mode,omitempty"`
 }
 
-// outputs reads the state of the workspace at root (digest rec.State)
-// and records in rec the stat data of the files it records (see settle),
-// what the racy ones must hold, the state's committed-record digest and
-// the stat data of the state and of that record (see settleMeta); it
-// returns why when a file is not as the apply that started at start must
-// have left it, or cannot be checked this way.
-func (rec *Record) outputs(root string, start time.Time) string {
-	p := layout.Path(root, layout.State)
+// outputs records in rec the stat data of the files the state st
+// records (see settle), what the racy ones must hold, the state's
+// committed-record digest and the stat data of state.json, which must
+// still hold the bytes rec.State is the digest of, and of that record
+// (see settleMeta); it returns why when a file is not as the apply that
+// started at start must have left it, or cannot be checked this way.
+func (rec *Record) outputs(root string, start time.Time, st *reconcile.State) string {
 	now := time.Now()
 	var why string
-	if rec.StateStat, why = settleMeta(p, rec.State, now); why != "" {
-		return why
-	}
-	st, data, err := reconcile.ReadState(p)
-	if err != nil || digest(data) != rec.State {
-		return "state.json changed"
+	if rec.StateStat, why = settleMeta(layout.Path(root, layout.State), rec.State, now); why != "" {
+		return "state.json changed: " + why
 	}
 	if st.Root != "" && st.Root != root {
 		return "state.json was written for " + st.Root
