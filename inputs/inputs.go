@@ -26,14 +26,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/reconcile"
 )
 
 // version is the format version of inputs.rec; another one is ignored.
 // 2: the stat data of state.json and actant.owned (StateStat, OwnedStat).
-const version = 2
+// 3: the sha256 trailer (see seal).
+const version = 3
 
 // Sources are the inputs of one apply that only the loaded config knows;
 // the fixed ones (the root's *.cue files, cue.mod/, actant.lock,
@@ -52,7 +52,8 @@ type Sources struct {
 }
 
 // Record is the content of .actant/inputs.rec: a line of JSON, then
-// Stats and Outputs as stat tables (see statTable).
+// Stats and Outputs as stat tables (see statTable), then the trailer
+// (see seal).
 type Record struct {
 	Version int               `json:"version"`
 	Build   string            `json:"build"`
@@ -122,10 +123,11 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
 	}
+	b = seal(b)
 	if old, err := os.ReadFile(path(src.Root)); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	err = atomicfile.Write(path(src.Root), b, 0o644)
+	err = writeSealed(path(src.Root), b)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Save runs after apply released the workspace lock: a concurrent
 		// apply holding it removed our temp file as a leftover (or .actant
@@ -175,6 +177,10 @@ func (rec *Record) encode() ([]byte, error) {
 }
 
 func decode(b []byte) (*Record, error) {
+	b, ok := unseal(b)
+	if !ok {
+		return nil, errors.New("damaged: it does not match its digest")
+	}
 	head, rest, ok := bytes.Cut(b, []byte{'\n'})
 	if !ok {
 		return nil, errors.New("no stat tables")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -431,7 +432,7 @@ func editRecord(t *testing.T, root string, edit func(*Record)) {
 	if b, err = r.encode(); err != nil {
 		t.Fatal(err)
 	}
-	write(t, p, string(b))
+	write(t, p, string(seal(b)))
 }
 
 func write(t *testing.T, p, s string) {
@@ -553,13 +554,15 @@ func TestSaveConcurrentApply(t *testing.T) {
 	root, home := workspace(t, false)
 	p := layout.Path(root, layout.Inputs)
 	rm(t, p)
-	stop := atomicfile.ObserveSyncs(func(path string, dir bool) {
-		if !dir && path == p { // Save's temp file is written, not yet renamed
+	beforeRename = func(target string) error {
+		if target == p { // Save's temp file is written, not yet renamed
 			if _, err := atomicfile.CleanTemps(filepath.Dir(p)); err != nil {
 				t.Error(err)
 			}
 		}
-	})
+		return nil
+	}
+	stop := func() { beforeRename = nil }
 	defer stop()
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
 	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
@@ -609,4 +612,48 @@ func TestSaveStateNotAsLeft(t *testing.T) {
 	if _, why := Check(root, home); why != "" {
 		t.Fatalf("Check: %q", why)
 	}
+}
+
+// inputs.rec is written without fsync: a crash may leave it truncated,
+// zero-filled or partly written. Such a record fails its digest and is
+// refused (the normal path runs); so is one with any bit flipped.
+func TestCheckDamagedRecord(t *testing.T) {
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			root, home := workspace(t, true)
+			p := layout.Path(root, layout.Inputs)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, p, string(damage(b)))
+			if _, why := Check(root, home); !strings.Contains(why, "inputs.rec: damaged") {
+				t.Fatalf("Check: %q", why)
+			}
+		})
+	}
+}
+
+// damages are what a crash (or a bad disk) may leave of a file written
+// without fsync.
+var damages = map[string]func([]byte) []byte{
+	"empty":       func([]byte) []byte { return nil },
+	"truncated":   func(b []byte) []byte { return b[:len(b)/2] },
+	"no trailer":  func(b []byte) []byte { return b[:len(b)-trailerLen] },
+	"zero-filled": func(b []byte) []byte { return make([]byte, len(b)) },
+	"bit flipped in the head": func(b []byte) []byte {
+		c := slices.Clone(b)
+		c[10] ^= 1
+		return c
+	},
+	"bit flipped in a table": func(b []byte) []byte {
+		c := slices.Clone(b)
+		c[len(c)-trailerLen-20] ^= 4
+		return c
+	},
+	"bit flipped in the trailer": func(b []byte) []byte {
+		c := slices.Clone(b)
+		c[len(c)-1] ^= 1
+		return c
+	},
 }
