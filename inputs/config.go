@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
 )
 
@@ -22,18 +21,18 @@ import (
 // snapshot when all of them are unchanged, and evaluates otherwise. Skill
 // files are not part of it: every load reads them again.
 
-// configVersion is the format version of config.cache.
-const configVersion = 1
+// configVersion is the format version of config.cache; 2: the whole
+// file's sha256 trailer (see seal) instead of the snapshot's in the
+// header.
+const configVersion = 2
 
-// configHeader is the first line of config.cache; the stat table and the
-// snapshot follow.
+// configHeader is the first line of config.cache; the stat table, the
+// snapshot and the trailer (see seal) follow.
 type configHeader struct {
 	Version int               `json:"version"`
 	Build   string            `json:"build"`
 	Root    string            `json:"root"`
 	Env     map[string]string `json:"env"`
-	// Sum is the sha256 of the snapshot.
-	Sum string `json:"sum"`
 }
 
 // ConfigKey is the stat data of the files the config's evaluation reads,
@@ -77,6 +76,10 @@ func ConfigSnapshot(root string) (snap []byte, key *ConfigKey, why string) {
 // saved for root by this build, in this environment, from files whose
 // stat data is now stats.
 func cachedSnapshot(root string, b []byte, stats []Stat) ([]byte, string) {
+	b, ok := unseal(b)
+	if !ok {
+		return nil, "config cache: damaged (it does not match its digest)"
+	}
 	head, rest, ok := bytes.Cut(b, []byte{'\n'})
 	var h configHeader
 	if !ok || json.Unmarshal(head, &h) != nil {
@@ -98,9 +101,6 @@ func cachedSnapshot(root string, b []byte, stats []Stat) ([]byte, string) {
 	}
 	if why := compare(rec, stats); why != "" {
 		return nil, why
-	}
-	if digest(snap) != h.Sum {
-		return nil, "config cache: the snapshot does not match its digest"
 	}
 	return snap, ""
 }
@@ -125,12 +125,12 @@ func (k *ConfigKey) Save(snap func() ([]byte, error)) error {
 	if err != nil {
 		return fmt.Errorf("config cache: %w", err)
 	}
-	head, err := json.Marshal(configHeader{Version: configVersion, Build: Identity(), Root: k.root, Env: environment(), Sum: digest(s)})
+	head, err := json.Marshal(configHeader{Version: configVersion, Build: Identity(), Root: k.root, Env: environment()})
 	if err != nil {
 		return fmt.Errorf("config cache: %w", err)
 	}
 	b := appendTable(append(head, '\n'), k.stats)
-	if err := atomicfile.Write(layout.Path(k.root, layout.ConfigCache), append(b, s...), 0o644); err != nil {
+	if err := writeSealed(layout.Path(k.root, layout.ConfigCache), seal(append(b, s...))); err != nil {
 		return fmt.Errorf("config cache: %w", err)
 	}
 	return nil

@@ -67,12 +67,30 @@ func TestConfigCache(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			write(t, p, strings.TrimSuffix(string(b), "snap")+"snaq")
 		}, "does not match its digest"},
-		{"cache unreadable", func(t *testing.T, root string) { write(t, layout.Path(root, layout.ConfigCache), "{") }, "unreadable"},
+		{"cache unreadable", func(t *testing.T, root string) {
+			write(t, layout.Path(root, layout.ConfigCache), string(seal([]byte("{"))))
+		}, "unreadable"},
 		{"other root", func(t *testing.T, root string) {
 			p := layout.Path(root, layout.ConfigCache)
 			b, _ := os.ReadFile(p)
-			write(t, p, strings.Replace(string(b), root, root+"x", 1))
+			body, _ := unseal(b)
+			write(t, p, string(seal([]byte(strings.Replace(string(body), root, root+"x", 1)))))
 		}, "made for"},
+	}
+	// What a crash may leave of a cache written without fsync.
+	for name, damage := range damages {
+		cases = append(cases, struct {
+			name   string
+			change func(t *testing.T, root string)
+			why    string
+		}{name, func(t *testing.T, root string) {
+			p := layout.Path(root, layout.ConfigCache)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, p, string(damage(b)))
+		}, "config cache: damaged"})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,12 +26,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/reconcile"
 )
 
 // version is the format version of inputs.rec; another one is ignored.
-const version = 1
+// 2: the stat data of state.json and actant.owned (StateStat, OwnedStat).
+// 3: the sha256 trailer (see seal).
+const version = 3
 
 // Sources are the inputs of one apply that only the loaded config knows;
 // the fixed ones (the root's *.cue files, cue.mod/, actant.lock,
@@ -50,22 +52,27 @@ type Sources struct {
 }
 
 // Record is the content of .actant/inputs.rec: a line of JSON, then
-// Stats and Outputs as stat tables (see statTable).
+// Stats and Outputs as stat tables (see statTable), then the trailer
+// (see seal).
 type Record struct {
 	Version int               `json:"version"`
 	Build   string            `json:"build"`
 	Sources Sources           `json:"sources"`
 	Env     map[string]string `json:"env"`
 	Stats   statTable         `json:"-"`
-	// State is the sha256 of the state.json that apply left.
-	State string `json:"state"`
+	// State is the sha256 of the state.json that apply left; StateStat
+	// its stat data, which alone vouches for it unless racy.
+	State     string `json:"state"`
+	StateStat Stat   `json:"stateStat"`
 	// Outputs are the stat data of the files the state records: one as
 	// recorded still holds what that apply verified or wrote. A racy one
 	// is hashed again, and Hashed says what it must hold.
 	Outputs statTable `json:"-"`
 	Hashed  []Hashed  `json:"hashed,omitempty"`
-	// Owned is the state's digest of actant.owned (State.Owned).
-	Owned string `json:"owned,omitempty"`
+	// Owned is the state's digest of actant.owned (State.Owned), OwnedStat
+	// its stat data (Missing without one), as for State.
+	Owned     string `json:"owned,omitempty"`
+	OwnedStat Stat   `json:"ownedStat"`
 	// Said is what that apply printed besides its changes, which the same
 	// inputs make every apply print again.
 	Said Said `json:"said"`
@@ -82,27 +89,22 @@ type Said struct {
 func path(root string) string { return layout.Path(root, layout.Inputs) }
 
 // Save records the inputs of the apply that started at start and just
-// succeeded. A file modified since start (or within the file system's
-// timestamp granularity of it) is recorded as racy: its stat data cannot
-// tell whether the apply read its old or its new content, so the next
-// Check takes the normal path (which records it again, then settled).
-// Without a state (no agents) nothing is recorded. A record that is
-// still right is not written again. A record gone stale (an apply that
-// reported something, or failed, records nothing) is harmless: what made
-// the later run differ changed the stat data of an input or the state,
-// which Check compares; with no agents left, apply removes it with the
-// rest of .actant.
-func Save(src Sources, said Said, start time.Time) error {
+// succeeded, leaving the state st in state.json, sum the sha256 of its
+// bytes (reconcile.Result.LeftState): the file is not read again unless
+// it is still those bytes, then not decoded. A file modified since start
+// (or within the file system's timestamp granularity of it) is recorded
+// as racy: its stat data cannot tell whether the apply read its old or
+// its new content, so the next Check takes the normal path (which
+// records it again, then settled). Without a state (no agents) nothing
+// is recorded. A record that is still right is not written again. A
+// record gone stale (an apply that reported something, or failed,
+// records nothing) is harmless: what made the later run differ changed
+// the stat data of an input or the state, which Check compares; with no
+// agents left, apply removes it with the rest of .actant.
+func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum string) error {
 	build := Identity()
-	if build == "" || !statComplete {
+	if build == "" || !statComplete || st == nil {
 		return nil
-	}
-	data, err := os.ReadFile(layout.Path(src.Root, layout.State))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("record inputs: %w", err)
 	}
 	stats, err := gather(src)
 	if err != nil {
@@ -111,22 +113,21 @@ func Save(src Sources, said Said, start time.Time) error {
 	for i := range stats {
 		stats[i].markRacy(start)
 	}
-	out, hashed, owned, why := outputs(src.Root, digest(data), start)
-	if why != "" {
+	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: sum, Said: said}
+	if why := rec.outputs(src.Root, start, st); why != "" {
 		// Changed meanwhile, or not all as apply left them: nothing to
 		// vouch for (the next apply reports it).
 		return nil
 	}
-	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats,
-		State: digest(data), Outputs: out, Hashed: hashed, Owned: owned, Said: said}
 	b, err := rec.encode()
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
 	}
+	b = seal(b)
 	if old, err := os.ReadFile(path(src.Root)); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	err = atomicfile.Write(path(src.Root), b, 0o644)
+	err = writeSealed(path(src.Root), b)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Save runs after apply released the workspace lock: a concurrent
 		// apply holding it removed our temp file as a leftover (or .actant
@@ -176,6 +177,10 @@ func (rec *Record) encode() ([]byte, error) {
 }
 
 func decode(b []byte) (*Record, error) {
+	b, ok := unseal(b)
+	if !ok {
+		return nil, errors.New("damaged: it does not match its digest")
+	}
 	head, rest, ok := bytes.Cut(b, []byte{'\n'})
 	if !ok {
 		return nil, errors.New("no stat tables")

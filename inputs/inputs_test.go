@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,11 +103,11 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// workspace is a root with actant.cue, a skill directory, and one agent
-// whose state records an owned file, a block in a user's file and a
-// directory; its inputs recorded as by an apply an hour after they were
-// written. Its outputs are racy (just written: Check hashes them) unless
-// settled.
+// workspace is a root with actant.cue, a skill directory, a committed
+// record (actant.owned) and one agent whose state records an owned file,
+// a block in a user's file and a directory; its inputs recorded as by an
+// apply an hour after they were written. Its outputs, state and committed
+// record are racy (just written: Check hashes them) unless settled.
 func workspace(t *testing.T, settled bool) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
@@ -114,8 +115,9 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 	write(t, filepath.Join(root, "skills/s/SKILL.md"), "skill\n")
 	write(t, filepath.Join(root, "out/skill.md"), "owned\n")
 	write(t, filepath.Join(root, "out/USER.md"), "mine\n<!-- block -->\n")
+	write(t, filepath.Join(root, reconcile.OwnedFile), ownedRecord)
 	st := reconcile.NewState()
-	st.Root = root
+	st.Root, st.Owned = root, sum(ownedRecord)
 	st.Agents["a"] = &reconcile.AgentState{Dir: root, Entries: []reconcile.EntryState{
 		{Path: "out", Mode: materialize.ModeDir},
 		{Path: "out/skill.md", Mode: materialize.ModeFile, SHA256: sum("owned\n")},
@@ -131,14 +133,17 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 	if settled {
 		// Outputs written before the apply started (it found them as it
 		// wants them): their stat data is trusted, none is read.
-		aged = append(aged, "out", "out/skill.md", "out/USER.md")
+		aged = append(aged, "out", "out/skill.md", "out/USER.md", ".actant/state.json", reconcile.OwnedFile)
 	}
 	for _, p := range aged {
 		if err := os.Chtimes(filepath.Join(root, p), old, old); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := Save(Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
+	if settled {
+		pastCtime(t, root, filepath.Join(root, aged[len(aged)-1]))
+	}
+	if err := save(t, Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return root, home
@@ -193,7 +198,13 @@ func TestCheck(t *testing.T) {
 		{"user's file edited", func(t *testing.T, root string) {
 			write(t, filepath.Join(root, "out/USER.md"), "mine, more\n<!-- block -->\n")
 		}, "USER.md changed since the last apply"},
-		{"committed record appeared", func(t *testing.T, root string) { write(t, filepath.Join(root, "actant.owned"), "{}") }, "not the record the state goes with"},
+		{"state replaced, same size, mtime set back", func(t *testing.T, root string) {
+			sameSize(t, layout.Path(root, layout.State), "skill.md", "skill.mx", true)
+		}, "state.json changed"},
+		{"committed record edited, same size, mtime set back", func(t *testing.T, root string) {
+			sameSize(t, filepath.Join(root, reconcile.OwnedFile), "skill", "skilL", false)
+		}, "not the record the state goes with"},
+		{"committed record removed", func(t *testing.T, root string) { rm(t, filepath.Join(root, reconcile.OwnedFile)) }, "not the record the state goes with"},
 		{"record damaged", func(t *testing.T, root string) { write(t, layout.Path(root, layout.Inputs), "{") }, "inputs.rec"},
 		{"record of another build", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Build += " rebuilt" }) }, "another actctl build"},
 		{"record of another version", func(t *testing.T, root string) { editRecord(t, root, func(r *Record) { r.Version++ }) }, "record version"},
@@ -215,6 +226,153 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// ownedRecord stands for actant.owned: Check only compares it with the
+// digest the state records.
+const ownedRecord = "{\"files\": [\"out/skill.md\"]}\n"
+
+// sameSize replaces old with new (of the same length) in the file p, by
+// renaming a new file over it or in place, and sets its mtime back to the
+// old one: only its inode or ctime tell the change.
+func sameSize(t *testing.T, p, old, new string, rename bool) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pastCtime(t, filepath.Dir(p), p)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) || len(old) != len(new) {
+		t.Fatalf("%s: no %q to replace by %q", p, old, new)
+	}
+	to := p
+	if rename {
+		to = p + ".new"
+	}
+	write(t, to, strings.Replace(string(b), old, new, 1))
+	if err := os.Chtimes(to, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if rename {
+		if err := os.Rename(to, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again, err := os.Stat(p); err != nil || again.Size() != fi.Size() || !again.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("%s: size or mtime changed: %v", p, err)
+	}
+}
+
+// pastCtime returns once the clock files are stamped with has moved past
+// the ctime of p (a file in dir): a change made then gives p a later
+// ctime, and Save records p settled. That clock is coarse (it ticks every
+// few ms); where fsClock does not read it, a scratch file shows when it
+// ticks.
+func pastCtime(t *testing.T, dir, p string) {
+	t.Helper()
+	was, err := statOf(p, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := filepath.Join(dir, "clock")
+	defer os.Remove(clock)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		now, known := fsClock()
+		if !known {
+			write(t, clock, "tick")
+			s, err := statOf(clock, true, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now = s.Ctime
+		}
+		if now > was.Ctime {
+			return
+		}
+	}
+	t.Fatalf("%s: the file system's clock did not pass its ctime", p)
+}
+
+// A settled state and committed record are recorded by their stat data,
+// which Check then compares instead of hashing them. (Whether ones just
+// written are racy depends on the clock's tick: see TestCheckRacyMeta.)
+func TestSaveSettlesStateAndOwned(t *testing.T) {
+	root, _ := workspace(t, true)
+	rec := readRecord(t, root)
+	for _, s := range []Stat{rec.StateStat, rec.OwnedStat} {
+		if s.Racy || s.Missing || s.Ino == 0 || s.Ctime == 0 {
+			t.Errorf("recorded %+v", s)
+		}
+	}
+	if rec.State == "" || rec.Owned != sum(ownedRecord) {
+		t.Errorf("digests %q, %q", rec.State, rec.Owned)
+	}
+}
+
+// A racy state or committed record is hashed: its content decides, not
+// its stat data.
+func TestCheckRacyMeta(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, root string)
+		why    string
+	}{
+		{"nothing", func(*testing.T, string) {}, ""},
+		{"touched", func(t *testing.T, root string) {
+			now := time.Now()
+			for _, p := range []string{layout.Path(root, layout.State), filepath.Join(root, reconcile.OwnedFile)} {
+				if err := os.Chtimes(p, now, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, ""},
+		{"state replaced", func(t *testing.T, root string) {
+			sameSize(t, layout.Path(root, layout.State), "skill.md", "skill.mx", true)
+		}, "state.json changed"},
+		{"committed record edited", func(t *testing.T, root string) {
+			sameSize(t, filepath.Join(root, reconcile.OwnedFile), "skill", "skilL", false)
+		}, "not the record the state goes with"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, home := workspace(t, true)
+			editRecord(t, root, func(r *Record) { r.StateStat.Racy, r.OwnedStat.Racy = true, true })
+			c.change(t, root)
+			if _, why := Check(root, home); (c.why == "") != (why == "") || !strings.Contains(why, c.why) {
+				t.Fatalf("Check: %q, want %q", why, c.why)
+			}
+		})
+	}
+}
+
+// save is Save as apply calls it: with the state in the workspace, as
+// if that apply left it (none: nil).
+func save(t *testing.T, src Sources, said Said, start time.Time) error {
+	t.Helper()
+	st, data, err := reconcile.ReadState(layout.Path(src.Root, layout.State))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data == nil {
+		return Save(src, said, start, nil, "")
+	}
+	return Save(src, said, start, st, digest(data))
+}
+
+func readRecord(t *testing.T, root string) *Record {
+	t.Helper()
+	b, err := os.ReadFile(layout.Path(root, layout.Inputs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func TestCheckRun(t *testing.T) {
 	root, home := workspace(t, false)
 	if _, why := Check(root, t.TempDir()); !strings.Contains(why, "actctl home") {
@@ -234,7 +392,7 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
-	if err := Save(src, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
+	if err := save(t, src, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.Stat(p); !os.SameFile(before, after) {
@@ -242,7 +400,7 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 	}
 	// Recorded by an apply that started before the config was written:
 	// racy, whatever the stat data says later.
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, why := Check(root, home); !strings.Contains(why, "actant.cue was modified while the last apply ran (racy)") {
@@ -251,7 +409,7 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 	// No state: nothing recorded.
 	rm(t, layout.Path(root, layout.State))
 	rm(t, p)
-	if err := Save(src, Said{}, time.Now()); err != nil {
+	if err := save(t, src, Said{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
@@ -274,7 +432,7 @@ func editRecord(t *testing.T, root string, edit func(*Record)) {
 	if b, err = r.encode(); err != nil {
 		t.Fatal(err)
 	}
-	write(t, p, string(b))
+	write(t, p, string(seal(b)))
 }
 
 func write(t *testing.T, p, s string) {
@@ -346,7 +504,7 @@ func TestSaveSettlesWrittenOutputs(t *testing.T) {
 	chtimes(-2*time.Hour, "actant.cue", "skills/s/SKILL.md")
 	chtimes(-10*time.Minute, "out/skill.md", "out/USER.md")
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(p)
@@ -366,7 +524,7 @@ func TestSaveSettlesWrittenOutputs(t *testing.T) {
 	rm(t, p)
 	write(t, filepath.Join(root, "out/skill.md"), "edited\n")
 	chtimes(-10*time.Minute, "out/skill.md")
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
@@ -396,16 +554,18 @@ func TestSaveConcurrentApply(t *testing.T) {
 	root, home := workspace(t, false)
 	p := layout.Path(root, layout.Inputs)
 	rm(t, p)
-	stop := atomicfile.ObserveSyncs(func(path string, dir bool) {
-		if !dir && path == p { // Save's temp file is written, not yet renamed
+	beforeRename = func(target string) error {
+		if target == p { // Save's temp file is written, not yet renamed
 			if _, err := atomicfile.CleanTemps(filepath.Dir(p)); err != nil {
 				t.Error(err)
 			}
 		}
-	})
+		return nil
+	}
+	stop := func() { beforeRename = nil }
 	defer stop()
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
-	if err := Save(src, Said{}, time.Now().Add(-time.Hour)); err != nil {
+	if err := save(t, src, Said{}, time.Now().Add(-time.Hour)); err != nil {
 		t.Errorf("Save beside a concurrent apply: %v", err)
 	}
 	stop()
@@ -418,4 +578,82 @@ func TestSaveConcurrentApply(t *testing.T) {
 			t.Errorf("temp file left: %s", e.Name())
 		}
 	}
+}
+
+// Save takes the state the apply left from the apply (reconcile.Result.
+// LeftState) and records nothing when state.json no longer holds those
+// bytes: another apply replaced it meanwhile, or it was edited by hand.
+func TestSaveStateNotAsLeft(t *testing.T) {
+	root, home := workspace(t, true)
+	p := layout.Path(root, layout.Inputs)
+	rm(t, p)
+	st, data, err := reconcile.ReadState(layout.Path(root, layout.State))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
+	for _, sum := range []string{digest(append(data, '\n')), ""} {
+		if err := Save(src, Said{}, time.Now(), st, sum); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Fatalf("recorded with state digest %q: %v", sum, err)
+		}
+	}
+	// The state the apply left is what the record vouches for, as given:
+	// Save does not decode state.json.
+	st.Agents["a"].Entries = st.Agents["a"].Entries[:1] // the directory only
+	if err := Save(src, Said{}, time.Now(), st, digest(data)); err != nil {
+		t.Fatal(err)
+	}
+	if rec := readRecord(t, root); len(rec.Outputs) != 1 || rec.State != digest(data) {
+		t.Fatalf("recorded %d outputs, state %q", len(rec.Outputs), rec.State)
+	}
+	if _, why := Check(root, home); why != "" {
+		t.Fatalf("Check: %q", why)
+	}
+}
+
+// inputs.rec is written without fsync: a crash may leave it truncated,
+// zero-filled or partly written. Such a record fails its digest and is
+// refused (the normal path runs); so is one with any bit flipped.
+func TestCheckDamagedRecord(t *testing.T) {
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			root, home := workspace(t, true)
+			p := layout.Path(root, layout.Inputs)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, p, string(damage(b)))
+			if _, why := Check(root, home); !strings.Contains(why, "inputs.rec: damaged") {
+				t.Fatalf("Check: %q", why)
+			}
+		})
+	}
+}
+
+// damages are what a crash (or a bad disk) may leave of a file written
+// without fsync.
+var damages = map[string]func([]byte) []byte{
+	"empty":       func([]byte) []byte { return nil },
+	"truncated":   func(b []byte) []byte { return b[:len(b)/2] },
+	"no trailer":  func(b []byte) []byte { return b[:len(b)-trailerLen] },
+	"zero-filled": func(b []byte) []byte { return make([]byte, len(b)) },
+	"bit flipped in the head": func(b []byte) []byte {
+		c := slices.Clone(b)
+		c[10] ^= 1
+		return c
+	},
+	"bit flipped in a table": func(b []byte) []byte {
+		c := slices.Clone(b)
+		c[len(c)-trailerLen-20] ^= 4
+		return c
+	},
+	"bit flipped in the trailer": func(b []byte) []byte {
+		c := slices.Clone(b)
+		c[len(c)-1] ^= 1
+		return c
+	},
 }

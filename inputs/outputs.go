@@ -32,21 +32,21 @@ import (
 // (State.Owned: otherwise the planner merges it in). A file whose stat
 // data is as recorded (rec.Outputs) still holds what the recorded apply
 // verified or wrote; a racy one is read and hashed (rec.Hashed). The
-// state itself is only hashed, never decoded: Save derived the rest from
-// it. It is read a second time at the end: an apply that ran meanwhile
-// changed it.
+// state and the committed record are checked the same way (see
+// metaUnchanged); the state is never decoded: Save derived the rest from
+// it. The state's stat data is taken again at the end: an apply that ran
+// meanwhile replaced it (a new inode, a new ctime).
 func outputsUnchanged(root string, rec *Record) string {
 	if why := noJournal(root); why != "" {
 		return why
 	}
-	data, err := os.ReadFile(layout.Path(root, layout.State))
-	if err != nil {
-		return fmt.Sprintf("read state: %v", err)
+	sp := layout.Path(root, layout.State)
+	before, why := metaUnchanged(sp, rec.StateStat, rec.State, "state.json changed since the inputs were recorded")
+	if why != "" {
+		return why
 	}
-	if digest(data) != rec.State {
-		return "state.json changed since the inputs were recorded"
-	}
-	if why := ownedUnchanged(root, rec.Owned); why != "" {
+	op := filepath.Join(root, reconcile.OwnedFile)
+	if _, why := metaUnchanged(op, rec.OwnedStat, rec.Owned, op+" is not the record the state goes with"); why != "" {
 		return why
 	}
 	if len(rec.Hashed) > maxHashed {
@@ -58,11 +58,82 @@ func outputsUnchanged(root string, rec *Record) string {
 	if why := noJournal(root); why != "" {
 		return why
 	}
-	again, err := os.ReadFile(layout.Path(root, layout.State))
-	if err != nil || digest(again) != rec.State {
+	if again, err := statOf(sp, true, false); err != nil || again != before {
 		return "state.json changed while it was checked"
 	}
 	return ""
+}
+
+// metaUnchanged checks p, a file apply writes beside the outputs
+// (state.json, actant.owned), against what the record says of it: its
+// stat data rec when settled, else its sha256 sum ("" for no file: rec
+// then records it missing); changed is the finding when it differs. It
+// returns p's stat data, taken before any read. Every write changes that stat data (apply replaces both files:
+// a new inode), and a settled file's was recorded more than racySlack
+// after its last write: a later one has another mtime and ctime.
+func metaUnchanged(p string, rec Stat, sum, changed string) (Stat, string) {
+	now, err := statOf(p, true, false)
+	switch {
+	case err != nil:
+		return now, err.Error()
+	case rec.Path != p:
+		return now, p + ": not in the record"
+	case !rec.Racy:
+		if now != rec {
+			return now, changed
+		}
+		return now, ""
+	}
+	got, err := fileDigest(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		got = ""
+	case err != nil:
+		return now, err.Error()
+	}
+	if got != sum {
+		return now, changed
+	}
+	return now, ""
+}
+
+// settleMeta returns the stat data to record for p, a file apply writes
+// beside the outputs, after checking that it holds what sum says (its
+// sha256; "" for no file) and did not change during the check. It is
+// racy (Check then hashes it) unless no later change can keep that stat
+// data: where the clock files are stamped with is known (fsClock), when
+// its ctime was behind that clock before the read, so every change after
+// the read stamps a later ctime (a change before it is in what was read,
+// or fails the second stat); elsewhere unless modified more than
+// racySlack before now (markRacy). Apply writes both files just before
+// Save runs: the clock's tick has usually passed by then, racySlack
+// never.
+func settleMeta(p, sum string, now time.Time) (Stat, string) {
+	clock, known := fsClock()
+	s, err := statOf(p, true, false)
+	switch {
+	case err != nil:
+		return s, err.Error()
+	case s.Missing && sum == "":
+		return s, ""
+	case s.Missing:
+		return s, p + " is missing"
+	case sum == "":
+		return s, p + " exists, and the state records none"
+	}
+	w := want{path: p, sha: sum}
+	if why := w.check(); why != "" {
+		return s, why
+	}
+	if again, err := statOf(p, true, false); err != nil || again != s {
+		return s, p + " changed while it was recorded"
+	}
+	if known {
+		s.Racy = s.Ctime >= clock
+	} else {
+		s.markRacy(now)
+	}
+	return s, ""
 }
 
 // maxHashed bounds the racy outputs a Check reads and hashes: beyond it
@@ -79,34 +150,39 @@ type Hashed struct {
 	Mode bool `json:"mode,omitempty"`
 }
 
-// outputs reads the state of the workspace at root (digest sum) and
-// returns the stat data of the files it records (see settle), what the
-// racy ones must hold, and the state's committed-record digest; why is
-// set when a file is not as the apply that started at start must have
-// left it, or cannot be checked this way.
-func outputs(root, sum string, start time.Time) (out []Stat, hashed []Hashed, owned, why string) {
-	p := layout.Path(root, layout.State)
-	st, data, err := reconcile.ReadState(p)
-	if err != nil || digest(data) != sum {
-		return nil, nil, "", "state.json changed"
+// outputs records in rec the stat data of the files the state st
+// records (see settle), what the racy ones must hold, the state's
+// committed-record digest and the stat data of state.json, which must
+// still hold the bytes rec.State is the digest of, and of that record
+// (see settleMeta); it returns why when a file is not as the apply that
+// started at start must have left it, or cannot be checked this way.
+func (rec *Record) outputs(root string, start time.Time, st *reconcile.State) string {
+	now := time.Now()
+	var why string
+	if rec.StateStat, why = settleMeta(layout.Path(root, layout.State), rec.State, now); why != "" {
+		return "state.json changed: " + why
 	}
 	if st.Root != "" && st.Root != root {
-		return nil, nil, "", "state.json was written for " + st.Root
+		return "state.json was written for " + st.Root
+	}
+	rec.Owned = st.Owned
+	if rec.OwnedStat, why = settleMeta(filepath.Join(root, reconcile.OwnedFile), st.Owned, now); why != "" {
+		return why
 	}
 	ws := wanted(st)
-	out = make([]Stat, len(ws))
+	out := make([]Stat, len(ws))
 	errs := make([]string, len(ws))
-	now := time.Now()
 	par.For(len(ws), par.IO(), func(i int) { out[i], errs[i] = ws[i].settle(start, now) })
 	for i, e := range errs {
 		if e != "" {
-			return nil, nil, "", e
+			return e
 		}
 		if out[i].Racy {
-			hashed = append(hashed, Hashed{Index: i, SHA: ws[i].sha, Exec: ws[i].exec, Mode: ws[i].mode})
+			rec.Hashed = append(rec.Hashed, Hashed{Index: i, SHA: ws[i].sha, Exec: ws[i].exec, Mode: ws[i].mode})
 		}
 	}
-	return out, hashed, st.Owned, ""
+	rec.Outputs = out
+	return ""
 }
 
 // settle returns the stat data to record for w after the apply that
@@ -291,21 +367,4 @@ func fileDigest(p string) (string, error) {
 		return "", fmt.Errorf("read %s: %w", p, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// ownedUnchanged checks the committed record at root against sum, its
-// digest as the state records it ("" for no record).
-func ownedUnchanged(root, sum string) string {
-	p := filepath.Join(root, reconcile.OwnedFile)
-	got, err := fileDigest(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		got = ""
-	case err != nil:
-		return err.Error()
-	}
-	if got != sum {
-		return p + " is not the record the state goes with"
-	}
-	return ""
 }

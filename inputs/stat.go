@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/actctl/actctl/internal/layout"
 )
@@ -256,41 +258,137 @@ func appendTable(b []byte, t statTable) []byte {
 }
 
 // parseTable decodes the table at the start of b and returns the rest.
+// It allocates the table and one string holding all its paths, nothing
+// per number or per path: it runs on every fast-path apply and config
+// load, over hundreds of entries.
 func parseTable(b []byte) (statTable, []byte, error) {
-	line, rest, ok := bytes.Cut(b, []byte{'\n'})
-	if !ok {
+	nl := bytes.IndexByte(b, '\n')
+	if nl < 0 {
 		return nil, nil, errors.New("stat table: no numbers")
 	}
+	line, rest := b[:nl], b[nl+1:]
 	end := bytes.Index(rest, []byte{0, 0})
 	if len(rest) > 0 && rest[0] == 0 {
 		end = -1 // an empty table
 	}
-	var paths []string
+	var out statTable
 	switch {
 	case end >= 0:
-		paths = strings.Split(string(rest[:end]), "\x00")
+		out = splitPaths(string(rest[:end]))
 		rest = rest[end+2:]
 	case len(rest) > 0 && rest[0] == 0:
 		rest = rest[1:]
 	default:
 		return nil, nil, errors.New("stat table: paths not ended")
 	}
-	nums := strings.Fields(string(line))
-	if len(nums) != 7*len(paths) {
-		return nil, nil, fmt.Errorf("stat table: %d paths, %d numbers", len(paths), len(nums))
-	}
-	out := make(statTable, len(paths))
-	for i, p := range paths {
-		var n [7]int64
-		for k := range n {
-			v, err := strconv.ParseInt(nums[7*i+k], 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("stat table: %w", err)
-			}
-			n[k] = v
-		}
-		out[i] = Stat{Path: p, Presence: n[0]&flagPresence != 0, Missing: n[0]&flagMissing != 0, Racy: n[0]&flagRacy != 0,
-			Mode: fs.FileMode(n[1]), Size: n[2], Mtime: n[3], Ctime: n[4], Ino: uint64(n[5]), Dev: uint64(n[6])}
+	if err := parseNumbers(line, out); err != nil {
+		return nil, nil, err
 	}
 	return out, rest, nil
+}
+
+// splitPaths returns a table with one entry per NUL-separated path of s,
+// each path a slice of s.
+func splitPaths(s string) statTable {
+	out := make(statTable, strings.Count(s, "\x00")+1)
+	for i := range out {
+		p, after, _ := strings.Cut(s, "\x00")
+		out[i].Path, s = p, after
+	}
+	return out
+}
+
+// parseNumbers fills t from line, its numbers: seven per Stat, separated
+// by white space (as strings.Fields splits them).
+func parseNumbers(line []byte, t statTable) error {
+	var n [7]int64
+	var perr error
+	count := 0
+	for i := 0; ; count++ {
+		start, end := nextField(line, i)
+		if start == end {
+			break
+		}
+		i = end
+		if count >= 7*len(t) || perr != nil {
+			continue // only counted: the error is the count's
+		}
+		v, err := parseInt(line[start:end])
+		if err != nil {
+			perr = fmt.Errorf("stat table: %w", err)
+			continue
+		}
+		n[count%7] = v
+		if count%7 == 6 {
+			s := &t[count/7]
+			s.Presence, s.Missing, s.Racy = n[0]&flagPresence != 0, n[0]&flagMissing != 0, n[0]&flagRacy != 0
+			s.Mode, s.Size, s.Mtime, s.Ctime, s.Ino, s.Dev = fs.FileMode(n[1]), n[2], n[3], n[4], uint64(n[5]), uint64(n[6])
+		}
+	}
+	if count != 7*len(t) {
+		return fmt.Errorf("stat table: %d paths, %d numbers", len(t), count)
+	}
+	return perr
+}
+
+// nextField returns the bounds of the first field of b at or after i,
+// start == end when there is none; fields are separated by white space
+// as strings.Fields defines it (unicode.IsSpace).
+func nextField(b []byte, i int) (start, end int) {
+	for i < len(b) {
+		sp, w := spaceAt(b, i)
+		if !sp {
+			break
+		}
+		i += w
+	}
+	start = i
+	for i < len(b) {
+		if c := b[i]; c < utf8.RuneSelf && asciiSpace[c] == 0 {
+			i++ // the common case: a digit
+			continue
+		}
+		sp, w := spaceAt(b, i)
+		if sp {
+			break
+		}
+		i += w
+	}
+	return start, i
+}
+
+// asciiSpace marks the ASCII white space unicode.IsSpace knows.
+var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
+
+// spaceAt reports whether the rune at b[i] is white space, and its width.
+func spaceAt(b []byte, i int) (bool, int) {
+	if c := b[i]; c < utf8.RuneSelf {
+		return asciiSpace[c] != 0, 1
+	}
+	r, w := utf8.DecodeRune(b[i:])
+	return unicode.IsSpace(r), w
+}
+
+// parseInt is strconv.ParseInt(string(f), 10, 64) without the string:
+// an optional sign and up to 18 digits (no overflow possible) are parsed
+// here, anything else by strconv, which gives its value or its error.
+func parseInt(f []byte) (int64, error) {
+	digits, neg := f, false
+	if len(digits) > 0 && (digits[0] == '-' || digits[0] == '+') {
+		digits, neg = digits[1:], digits[0] == '-'
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return strconv.ParseInt(string(f), 10, 64)
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return strconv.ParseInt(string(f), 10, 64)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
 }

@@ -83,6 +83,7 @@ type Result struct {
 	// Notes say what the user must do before a tool reads the files this
 	// run wrote (trust gates), each once; empty on a dry run.
 	Notes []string `json:"notes,omitempty"`
+	left  leftState
 }
 
 // Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",
@@ -160,6 +161,7 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 			return nil, err
 		}
 		res.StateWritten = written
+		res.leave(run, written)
 		res.raced(run.plan.Raced)
 	}
 	res.Duration = time.Since(start)

@@ -83,7 +83,8 @@ func applyCmd(c *cli.Context) error {
 	}
 	if err == nil {
 		if plain && !warned && quiet(res) {
-			if err := inputs.Save(applySources(cfg, rep), said(g, cfg, res), start); err != nil {
+			st, sum := res.LeftState()
+			if err := inputs.Save(applySources(cfg, rep), said(g, cfg, res), start, st, sum); err != nil {
 				g.Warn("%v", err)
 			}
 		}

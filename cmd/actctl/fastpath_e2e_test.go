@@ -400,3 +400,43 @@ agents: a: {template: "t", workDir: "."}
 	rm(filepath.Join(dir, "actant.lock"))
 	applyPath(t, dir, home, false, "actant.lock", "no changes")
 }
+
+// inputs.rec and config.cache are written without fsync and checked by
+// their digest trailer (docs/design.md, "The apply fast path"): what a
+// crash may leave of them (truncated, zero-filled, a bit flipped) is
+// refused without a word, the normal path runs (and records them again),
+// and the apply after it is fast again. ACTCTL_DEBUG says why.
+func TestApplyFastPathDamagedRecord(t *testing.T) {
+	dir, home := fastWorkspace(t)
+	files := []string{layout.Path(dir, layout.Inputs), layout.Path(dir, layout.ConfigCache)}
+	damages := map[string]func([]byte) []byte{
+		"truncated":   func(b []byte) []byte { return b[:len(b)-1] },
+		"zero-filled": func(b []byte) []byte { return make([]byte, len(b)) },
+		"bit flipped": func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
+	}
+	damage := func(f func([]byte) []byte) {
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, f(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, f := range damages {
+		applyPath(t, dir, home, true, "", "no changes")
+		damage(f)
+		if r := actctl(t, dir, home, "apply"); r.Code != 0 || r.Stdout != "no changes\n" || r.Stderr != "" {
+			t.Fatalf("%s: apply: %+v", name, r)
+		}
+		applyPath(t, dir, home, true, "", "no changes")
+		damage(f)
+		r := actctlEnv(t, dir, home, debugEnv, "apply")
+		if r.Code != 0 || r.Stdout != "no changes\n" || !strings.Contains(r.Stderr, fullLine+": "+files[0]+": damaged") ||
+			!strings.Contains(r.Stderr, evaluatedLine+"config cache: damaged") {
+			t.Fatalf("%s: apply: %+v", name, r)
+		}
+	}
+}

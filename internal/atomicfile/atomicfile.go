@@ -62,6 +62,14 @@ type Options struct {
 	// here, and the rename is durable only once Dirs.Sync has returned.
 	// The file's own content is fsynced before the rename either way.
 	Dirs *DirSyncs
+	// NoSync skips both fsyncs: the replacement is still atomic (a reader
+	// sees the old file or the new one), but after a crash the file may
+	// be the old one, missing, or new in name with content the system
+	// never wrote out (empty, zero-filled or partial). Only for caches
+	// that carry their own digest and are checked on every read, so such
+	// a file is refused and rebuilt (package inputs: .actant/inputs.rec
+	// and config.cache); never for a record that must survive a crash.
+	NoSync bool
 }
 
 // keptMode are the mode bits Write carries over from the replaced file.
@@ -115,8 +123,10 @@ func WriteWith(path string, data []byte, o Options) (err error) {
 	if err = f.Chmod(mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = syncFile(f, target); err != nil {
-		return fmt.Errorf("write %s: fsync: %w", path, err)
+	if !o.NoSync {
+		if err = syncFile(f, target); err != nil {
+			return fmt.Errorf("write %s: fsync: %w", path, err)
+		}
 	}
 	closed = true
 	if err = f.Close(); err != nil {
@@ -129,6 +139,9 @@ func WriteWith(path string, data []byte, o Options) (err error) {
 	}
 	if err = os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if o.NoSync {
+		return nil
 	}
 	if err = o.Dirs.syncOrAdd(dir); err != nil {
 		// The rename happened; the temp name no longer exists, so there is

@@ -377,3 +377,47 @@ func TestDirSyncs(t *testing.T) {
 	}
 	noTemps(t, b)
 }
+
+// TestNoSync: with NoSync a write fsyncs neither the file nor its
+// directory (nor adds the directory to a DirSyncs), and still replaces
+// the file by a rename, keeping its mode and leaving no temp file.
+func TestNoSync(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cache")
+	if err := os.WriteFile(p, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var synced []string
+	defer ObserveSyncs(func(p string, dir bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		synced = append(synced, p)
+	})()
+	var s DirSyncs
+	if err := WriteWith(p, []byte("new"), Options{Perm: 0o644, NoSync: true, Dirs: &s}); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 || s.Len() != 0 {
+		t.Fatalf("fsynced %v, %d directories left to sync", synced, s.Len())
+	}
+	after, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" || os.SameFile(before, after) || after.Mode().Perm() != 0o640 {
+		t.Fatalf("%q, replaced %v, mode %v", b, !os.SameFile(before, after), after.Mode())
+	}
+	noTemps(t, dir)
+	// Without it, both are fsynced.
+	if err := WriteWith(p, []byte("newer"), Options{Perm: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(synced, []string{p, dir}) {
+		t.Fatalf("fsynced %v, want %v", synced, []string{p, dir})
+	}
+}
