@@ -92,9 +92,15 @@ func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 			}
 		case schema.Within(dir, root):
 			for _, e := range t.Entries {
-				rel, err := filepath.Rel(root, filepath.Join(dir, filepath.FromSlash(e.Path)))
-				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-					continue
+				// An entry path is clean and relative (Entry.Path): below
+				// the root itself it is its own path from the root.
+				rel := filepath.FromSlash(e.Path)
+				if dir != root {
+					var err error
+					rel, err = filepath.Rel(root, filepath.Join(dir, rel))
+					if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+						continue
+					}
 				}
 				if why := schema.ProtectedInWorkspace(filepath.ToSlash(rel)); why != "" {
 					report(filepath.Join(root, rel), why)

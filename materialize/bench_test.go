@@ -2,8 +2,11 @@ package materialize
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/actctl/actctl/internal/benchconfig"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -58,5 +61,26 @@ func BenchmarkRenderAll(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRenderAllJob renders the benchmark job of docs/benchmarks.md
+// (200 skills and one MCP server into three agents at the root, ~600
+// files): the render part of BenchmarkJobEditSkill in reconcile.
+func BenchmarkRenderAllJob(b *testing.B) {
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "actant.cue"), []byte(benchconfig.JobConfig(0)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := schema.LoadDir(root, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if ts, diags := RenderAll(cfg, Options{}); len(ts) != len(benchconfig.JobBackends) || len(diags.Errors()) > 0 {
+			b.Fatalf("%d targets, %v", len(ts), diags.Errors())
+		}
 	}
 }

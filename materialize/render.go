@@ -599,7 +599,6 @@ func (rd *renderer) permissions(f schema.Files) error {
 // same-named path deeper in the user's tree; an entry naming anything else
 // is left out with a warning, and so is a path git already tracks.
 func (rd *renderer) gitignore() error {
-	written := rd.writtenPaths()
 	var lines []string
 	for _, g := range rd.r.Archetype.Gitignore {
 		if strings.ContainsAny(g, "\r\n") {
@@ -610,7 +609,7 @@ func (rd *renderer) gitignore() error {
 			continue
 		}
 		rel = path.Clean(rel)
-		isDir, ok := written[rel]
+		isDir, ok := rd.written(rel)
 		if !ok {
 			rd.warn("archetype %q: gitignore entry %q is not a path actctl writes in a project workspace; it is left out of .gitignore", rd.r.ArchetypeName, g)
 			continue
@@ -632,18 +631,25 @@ func (rd *renderer) gitignore() error {
 	return rd.addBlock(GitignorePath, StyleHash, strings.Join(lines, "\n")+"\n", "gitignore")
 }
 
-// writtenPaths maps every path actctl writes in a project workspace, and
-// every directory holding one, to whether it is a directory.
-func (rd *renderer) writtenPaths() map[string]bool {
-	m := map[string]bool{MetaDir: true}
+// written reports whether actctl writes rel in a project workspace (an
+// entry's path, a directory holding one, or .actant), and whether it is a
+// directory. It looks at the few archetype entries only, instead of
+// mapping the hundreds of paths a workspace with many skills writes.
+func (rd *renderer) written(rel string) (isDir, ok bool) {
+	if rel == MetaDir {
+		isDir, ok = true, true
+	}
 	for i := range rd.slots {
 		e := &rd.slots[i].e
-		m[e.Path] = e.Mode == ModeDir
-		for d := path.Dir(e.Path); d != "." && d != "/"; d = path.Dir(d) {
-			m[d] = true
+		switch {
+		case e.Path == rel:
+			isDir, ok = e.Mode == ModeDir, true
+		case len(e.Path) > len(rel) && e.Path[len(rel)] == '/' && strings.HasPrefix(e.Path, rel):
+			// rel is a directory holding the entry (its path is clean).
+			isDir, ok = true, true
 		}
 	}
-	return m
+	return isDir, ok
 }
 
 // gitignoreEscape quotes the characters gitignore reads as a pattern, so

@@ -110,16 +110,30 @@ func ownedOf(st *State, root string, local map[string]bool) *State {
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 			continue
 		}
-		es := make([]EntryState, len(a.Entries))
-		for i, e := range a.Entries {
-			e.Backup = ""
-			e.Alt = nil
-			es[i] = e
-		}
-		out.Agents[n] = &AgentState{Dir: filepath.ToSlash(rel), Entries: es}
+		out.Agents[n] = &AgentState{Dir: filepath.ToSlash(rel), Entries: committedEntries(a.Entries)}
 	}
 	if len(out.Agents) == 0 {
 		return nil
+	}
+	return out
+}
+
+// committedEntries are es without backups and alternative digests: es
+// itself (read only: the record is encoded and compared, never changed)
+// when none has either, as after most applies; else a copy.
+func committedEntries(es []EntryState) []EntryState {
+	clean := true
+	for i := range es {
+		clean = clean && es[i].Backup == "" && es[i].Alt == nil
+	}
+	if clean {
+		return es
+	}
+	out := make([]EntryState, len(es))
+	for i, e := range es {
+		e.Backup = ""
+		e.Alt = nil
+		out[i] = e
 	}
 	return out
 }

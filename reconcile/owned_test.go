@@ -29,6 +29,9 @@ func TestOwnedRecord(t *testing.T) {
 
 	o := ownedOf(st, root, nil)
 	data := string(encodeOwned(o))
+	if st.Agents["here"].Entries[0].Backup == "" || st.Agents["here"].Entries[1].Alt == nil {
+		t.Fatal("ownedOf changed the state it was given")
+	}
 	if strings.Contains(data, root) || strings.Contains(data, "instance") || strings.Contains(data, "backup") || strings.Contains(data, `"z"`) {
 		t.Fatalf("machine-local data in the record:\n%s", data)
 	}

@@ -144,6 +144,8 @@ func NewState() *State { return &State{Version: StateVersion, Agents: map[string
 func metaPath(root, name string) string { return layout.Path(root, name) }
 
 // ReadState reads the state file at path; a missing file is an empty state.
+// The bytes it returns must not be changed: the state's strings share
+// their memory (see decodeStateFast).
 func ReadState(path string) (*State, []byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

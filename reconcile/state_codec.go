@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/actctl/actctl/materialize"
 )
@@ -15,7 +16,9 @@ import (
 // one allocation per string). This decoder reads exactly the canonical
 // form State.Encode writes — the field names of State, AgentState,
 // EntryState and KeyState, in any order — taking every string as a
-// substring of one copy of the file. Anything else (an unknown or
+// substring of the file's bytes themselves (not of a copy: in a fresh
+// process a copy of the 180 KB state of docs/benchmarks.md's job is 45
+// pages of new memory to fault in, for every reader). Anything else (an unknown or
 // differently-cased field, an escape it does not handle, a number that is
 // not a plain integer, null where an object is due, invalid UTF-8) makes
 // it give up, and parseState decodes the file with encoding/json instead,
@@ -28,8 +31,11 @@ type stateDecoder struct {
 	i int
 }
 
+// decodeStateFast decodes data, which must not change afterwards: the
+// decoded strings share its memory (ReadState's callers only compare and
+// hash it).
 func decodeStateFast(data []byte) (*State, error) {
-	d := &stateDecoder{s: string(data)}
+	d := &stateDecoder{s: unsafe.String(unsafe.SliceData(data), len(data))}
 	st := NewState()
 	if err := d.state(st); err != nil {
 		return nil, err

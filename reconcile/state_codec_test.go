@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/actctl/actctl/materialize"
 )
@@ -260,5 +261,26 @@ func stateChanges(t *testing.T, v reflect.Value, name string, at func(any) refle
 		change(name, func(x reflect.Value) { x.SetBool(!x.Bool()) })
 	default:
 		t.Errorf("%s is a %s: teach stateChanges (and the fast decoder and equalStates) to change it", name, v.Type())
+	}
+}
+
+// TestStateDecodeSharesTheBytes: the fast decoder takes its strings from
+// the bytes read instead of from a copy of them (in a fresh process a
+// copy of a large state is that much new memory to fault in).
+func TestStateDecodeSharesTheBytes(t *testing.T) {
+	st := NewState()
+	st.Agents["a"] = &AgentState{Dir: "/ws", Entries: []EntryState{
+		{Path: "CLAUDE.md", Mode: materialize.ModeBlock, SHA256: "b1", Sep: "\n\n"},
+	}}
+	data := st.Encode()
+	got, err := decodeStateFast(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := uintptr(unsafe.Pointer(&data[0])), uintptr(unsafe.Pointer(&data[len(data)-1]))
+	for _, s := range []string{got.Agents["a"].Dir, got.Agents["a"].Entries[0].Path, got.Agents["a"].Entries[0].SHA256} {
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p < lo || p > hi {
+			t.Errorf("%q is a copy, not a part of the bytes decoded", s)
+		}
 	}
 }

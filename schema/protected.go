@@ -5,6 +5,7 @@ import (
 	"path"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // ProtectedTarget explains why a backend may not write at rel (a layout
@@ -27,50 +28,89 @@ func ProtectedInWorkspace(rel string) string { return protected(rel, false) }
 // the workspace root), or returns "": a .git, .actant or cue.mod
 // directory, or a root actant.* name.
 func ProtectedDir(dir string) string {
-	orig, parts := splitLower(dir)
-	if why := reservedPart(parts); why != "" {
+	clean := cleanSlash(dir)
+	if why := reservedPart(clean); why != "" {
 		return why
 	}
-	return actantName(orig, parts)
+	return actantName(clean)
 }
 
 func protected(rel string, cueAnywhere bool) string {
-	orig, parts := splitLower(rel)
-	if why := reservedPart(parts); why != "" {
+	clean := cleanSlash(rel)
+	if why := reservedPart(clean); why != "" {
 		return why
 	}
-	if base := parts[len(parts)-1]; strings.HasSuffix(base, ".cue") && (cueAnywhere || len(parts) == 1) {
+	base := clean[strings.LastIndexByte(clean, '/')+1:]
+	if lowerHasSuffix(base, ".cue") && (cueAnywhere || len(base) == len(clean)) {
 		return "it is a *.cue file, which actctl loads as configuration"
 	}
-	return actantName(orig, parts)
+	return actantName(clean)
 }
 
-// splitLower splits a cleaned slash path, as written and in lower case
-// (on a case-insensitive file system ACTANT.CUE is actant.cue).
-func splitLower(p string) (orig, lower []string) {
-	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
-	return strings.Split(clean, "/"), strings.Split(strings.ToLower(clean), "/")
-}
+// cleanSlash is p cleaned, with slashes. Its parts are compared in lower
+// case (on a case-insensitive file system ACTANT.CUE is actant.cue), one
+// at a time and without allocating: this runs for every entry of every
+// agent whose workDir is the root.
+func cleanSlash(p string) string { return path.Clean(strings.ReplaceAll(p, `\`, "/")) }
 
-func reservedPart(parts []string) string {
-	for _, p := range parts {
-		switch p {
-		case ".git":
+func reservedPart(clean string) string {
+	for rest := clean; ; {
+		part, next, more := strings.Cut(rest, "/")
+		switch {
+		case lowerIs(part, ".git"):
 			return "it is inside .git/, git's own directory"
-		case ".actant":
+		case lowerIs(part, ".actant"):
 			return "it is inside .actant/, where actctl keeps its state"
-		case "cue.mod":
+		case lowerIs(part, "cue.mod"):
 			return "it is inside cue.mod/, the workspace's CUE modules"
 		}
+		if !more {
+			return ""
+		}
+		rest = next
+	}
+}
+
+func actantName(clean string) string {
+	first, _, _ := strings.Cut(clean, "/")
+	if lowerHasPrefix(first, "actant.") {
+		return fmt.Sprintf("%s at the root is actctl's own file (like actant.cue and actant.lock)", first)
 	}
 	return ""
 }
 
-func actantName(orig, parts []string) string {
-	if strings.HasPrefix(parts[0], "actant.") {
-		return fmt.Sprintf("%s at the root is actctl's own file (like actant.cue and actant.lock)", orig[0])
+// lowerIs reports whether strings.ToLower(s) == t, for t in lower-case
+// ASCII; lowerHasPrefix and lowerHasSuffix likewise. For ASCII s this is
+// ASCII case folding; any other s is lowered as it was (strings.EqualFold
+// folds more: the Kelvin sign, the long s).
+func lowerIs(s, t string) bool {
+	if !isASCII(s) {
+		return strings.ToLower(s) == t
 	}
-	return ""
+	return strings.EqualFold(s, t)
+}
+
+func lowerHasPrefix(s, prefix string) bool {
+	if !isASCII(s) {
+		return strings.HasPrefix(strings.ToLower(s), prefix)
+	}
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func lowerHasSuffix(s, suffix string) bool {
+	if !isASCII(s) {
+		return strings.HasSuffix(strings.ToLower(s), suffix)
+	}
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // LayoutPath is one path a backend's file layout writes to.
