@@ -128,12 +128,22 @@ func settleMeta(p, sum string, now time.Time) (Stat, string) {
 	if again, err := statOf(p, true, false); err != nil || again != s {
 		return s, p + " changed while it was recorded"
 	}
+	s.settledAt(clock, known, now)
+	return s, ""
+}
+
+// settledAt marks s, the stat data of a file just read and found as
+// apply left it, racy unless no later change can keep that stat data:
+// where the clock files are stamped with is known (clock, read before
+// the stat), when its ctime is behind it, since every change after the
+// read stamps a later ctime; elsewhere unless modified more than
+// racySlack before now (markRacy).
+func (s *Stat) settledAt(clock int64, known bool, now time.Time) {
 	if known {
 		s.Racy = s.Ctime >= clock
-	} else {
-		s.markRacy(now)
+		return
 	}
-	return s, ""
+	s.markRacy(now)
 }
 
 // maxHashed bounds the racy outputs a Check reads and hashes: beyond it
@@ -190,10 +200,14 @@ func (rec *Record) outputs(root string, start time.Time, st *reconcile.State) st
 // holds what the planner read and found right (the apply reported
 // nothing). One the apply wrote is read now and must hold what the
 // state says; its stat data, the same before and after, then describes
-// that content, unless it was modified within racySlack of now, when a
-// later write in the same timestamp tick could go unseen: that one is
-// marked racy, and Check hashes it again.
+// that content, unless a later write could keep that stat data (see
+// settledAt: its ctime not behind the file system's clock, or where that
+// clock is unknown, modified within racySlack of now): that one is
+// marked racy, and Check hashes it again. With the clock known, the
+// files an apply wrote in its last moments are settled too, so the
+// apply after a large one takes the fast path.
 func (w *want) settle(start, now time.Time) (Stat, string) {
+	clock, known := fsClock()
 	s, err := statOf(w.path, true, w.dir)
 	switch {
 	case w.doubt != "":
@@ -210,7 +224,7 @@ func (w *want) settle(start, now time.Time) (Stat, string) {
 		return s, ""
 	}
 	s.Racy = false
-	if s.markRacy(now); s.Racy {
+	if s.settledAt(clock, known, now); s.Racy {
 		return s, ""
 	}
 	if why := w.check(); why != "" {
