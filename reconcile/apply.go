@@ -84,6 +84,8 @@ type Result struct {
 	// run wrote (trust gates), each once; empty on a dry run.
 	Notes []string `json:"notes,omitempty"`
 	left  leftState
+	// prunedDirs: see PrunedDir.
+	prunedDirs map[string]string
 }
 
 // Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",
@@ -374,6 +376,7 @@ func (r *run) result(dry bool) *Result {
 		// findings (the conflicts first of all) are the result.
 		ops, res.Pruned, res.Counts.Pruned = nil, nil, 0
 	}
+	res.prunedDirs = r.prunedDirs(res.Pruned)
 	for _, op := range ops {
 		res.Items = append(res.Items, Item{Path: op.Rel, Action: op.Action, Agents: op.Agents, Reason: op.Reason, Backup: op.BackupTo})
 		res.Counts.Changed++

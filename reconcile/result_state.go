@@ -35,3 +35,25 @@ func (res *Result) leave(r *run, written bool) {
 	h := sha256.Sum256(data)
 	res.left = leftState{st: st, sum: hex.EncodeToString(h[:])}
 }
+
+// PrunedDir returns the directory the recorded state gave agent name,
+// which this apply pruned (Result.Pruned); "" for an agent it did not
+// prune. It is the state the apply planned from, read under the
+// workspace lock, so a caller cleaning up after the pruned agents (their
+// runtime records) needs no read of its own.
+func (res *Result) PrunedDir(name string) string { return res.prunedDirs[name] }
+
+// prunedDirs maps each of the agents pruned to its directory in the
+// state r planned from.
+func (r *run) prunedDirs(pruned []string) map[string]string {
+	if len(pruned) == 0 {
+		return nil
+	}
+	dirs := make(map[string]string, len(pruned))
+	for _, n := range pruned {
+		if a := r.state.Agents[n]; a != nil {
+			dirs[n] = a.Dir
+		}
+	}
+	return dirs
+}

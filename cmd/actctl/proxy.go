@@ -342,18 +342,16 @@ func (s *proxySession) cleanup() {
 // proxy log of every agent it prunes (proxy.RemovePrunedRuntime), as
 // delete does.
 func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
-	// A state Apply cannot use either is its to report.
-	st, _ := reconcile.WorkspaceState(cfg.Root)
 	res, err := reconcile.Apply(ctx, cfg, o)
-	if err != nil || o.DryRun || res == nil || st == nil {
+	if err != nil || o.DryRun || res == nil {
 		return res, err
 	}
 	for _, name := range res.Pruned {
-		as := st.Agents[name]
-		if as == nil {
+		dir := res.PrunedDir(name)
+		if dir == "" {
 			continue
 		}
-		if err := proxy.RemovePrunedRuntime(cfg.Home, name, as.Dir); err != nil {
+		if err := proxy.RemovePrunedRuntime(cfg.Home, name, dir); err != nil {
 			return res, fmt.Errorf("pruned %s, but removing its runtime record failed: %w", name, err)
 		}
 	}
