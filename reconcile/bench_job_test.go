@@ -62,15 +62,5 @@ func BenchmarkJobNoop(b *testing.B) {
 	cfg := jobBench(b)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
-	for i := 0; i < b.N; i++ {
-		res, err := Apply(context.Background(), cfg, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Counts.Changed != 0 || res.StateWritten {
-			b.Fatalf("no-op apply wrote: %+v", res.Counts)
-		}
-	}
-	reportCPU(b, cpu)
+	applyNoops(b, cfg)
 }

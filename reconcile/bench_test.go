@@ -126,17 +126,7 @@ func BenchmarkApplyNoop(b *testing.B) {
 				before[p] = fi
 			}
 			b.ResetTimer()
-			cpu := cpuTime()
-			for i := 0; i < b.N; i++ {
-				res, err := Apply(context.Background(), cfg, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Counts.Changed != 0 || res.StateWritten {
-					b.Fatalf("no-op apply wrote: %+v", res.Counts)
-				}
-			}
-			reportCPU(b, cpu)
+			applyNoops(b, cfg)
 			b.StopTimer()
 			for _, p := range meta {
 				fi, err := os.Stat(p)
@@ -249,4 +239,21 @@ func BenchmarkWriteFloor(b *testing.B) {
 			b.ReportMetric(float64(len(files)), "files")
 		})
 	}
+}
+
+// applyNoops applies cfg b.N times, timed, failing on any write, and
+// reports the CPU time per apply.
+func applyNoops(b *testing.B, cfg *schema.Config) {
+	b.Helper()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		res, err := Apply(context.Background(), cfg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Counts.Changed != 0 || res.StateWritten {
+			b.Fatalf("no-op apply wrote: %+v", res.Counts)
+		}
+	}
+	reportCPU(b, cpu)
 }
