@@ -52,6 +52,14 @@
 //	ACTCTL_TEST_CRASH_AFTER=D         exit with code 7 D (a Go duration)
 //	                                  after start
 //	ACTCTL_TEST_NO_SESSION_CLOSE=1    do not advertise session/close
+//	ACTCTL_TEST_HANG=METHOD           never answer METHOD ("initialize" or
+//	                                  "session/new"): a backend that hangs
+//	                                  at start
+//
+// Named ops beyond these (the hostile agent's behaviours: an agent that
+// ignores its preset, floods its client, escapes its roots, ...) live in
+// the other files of this package, each registered in ops with its
+// documentation beside it; the prompt's first word picks them as above.
 package acptestagent
 
 import (
@@ -80,7 +88,47 @@ const (
 	PromptLogVar  = "ACTCTL_TEST_PROMPT_LOG"
 	CrashAfterVar = "ACTCTL_TEST_CRASH_AFTER"
 	NoCloseVar    = "ACTCTL_TEST_NO_SESSION_CLOSE"
+	HangVar       = "ACTCTL_TEST_HANG"
 )
+
+// Turn is what a named op sees of the prompt it handles.
+type Turn struct {
+	a     *agent
+	Ctx   context.Context // the connection's
+	TCtx  context.Context // the turn's: done on session/cancel
+	SID   acp.SessionId
+	Words []string // the prompt's words; Words[0] names the op
+	Cwd   string   // the session's cwd
+}
+
+// Conn is the agent's side of the connection.
+func (t *Turn) Conn() *acp.AgentSideConnection { return t.a.c() }
+
+// Say sends one agent_message_chunk of text to the turn's session.
+func (t *Turn) Say(text string) { t.a.say(t.Ctx, t.SID, text) }
+
+// Op is a named behaviour: it runs one turn and returns its stop reason.
+type Op func(t *Turn) (acp.StopReason, error)
+
+// ops holds the named behaviours registered by the package's other files
+// (in their init functions); the built-in ones above take precedence.
+var ops = map[string]Op{}
+
+// register adds a named op; a name registered twice is a bug.
+func register(name string, op Op) {
+	if _, dup := ops[name]; dup {
+		panic("acptestagent: op " + name + " registered twice")
+	}
+	ops[name] = op
+}
+
+// hang blocks forever when the environment names method in HangVar.
+func hang(method string) {
+	if os.Getenv(HangVar) == method {
+		fmt.Fprintln(os.Stderr, "test agent: never answering", method)
+		select {}
+	}
+}
 
 // Main serves one ACP connection on stdio and returns the exit code.
 func Main() int {
@@ -165,6 +213,7 @@ func (e *exitWriter) exitAfterAnswer(code int) {
 }
 
 func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	hang("initialize")
 	r := acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber}
 	if os.Getenv(NoCloseVar) == "" {
 		r.AgentCapabilities.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
@@ -177,6 +226,7 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 }
 
 func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	hang("session/new")
 	s := &session{cwd: p.Cwd, mode: "ask"}
 	for _, m := range p.McpServers {
 		switch {
@@ -380,6 +430,10 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		fmt.Fprintln(os.Stderr, "test agent: crashing on purpose")
 		os.Exit(3)
 	default:
+		if op := ops[words[0]]; op != nil {
+			r, err := op(&Turn{a: a, Ctx: ctx, TCtx: tctx, SID: sid, Words: words, Cwd: cwd})
+			return acp.PromptResponse{StopReason: r}, err
+		}
 		a.say(ctx, sid, "unknown test prompt "+words[0]+"\n")
 	}
 	return end(acp.StopReasonEndTurn)
