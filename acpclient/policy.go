@@ -24,8 +24,11 @@ const (
 // RuleFor maps an agent's permissions to a Rule (seed 001's mapping):
 // readonly and restricted allow reads, standard edits, permissive all; an
 // explicit rule set goes by its defaultMode (default and plan: reads,
-// acceptEdits: edits, bypassPermissions: all).
+// acceptEdits: edits, bypassPermissions: all); none at all as standard.
 func RuleFor(p schema.Permissions) Rule {
+	if p.Unset() {
+		return AllowEdits // no permissions given: answered as standard
+	}
 	switch p.Preset {
 	case schema.PresetReadonly, schema.PresetRestricted:
 		return AllowReads

@@ -137,7 +137,7 @@ templates: reviewer: {
 		t.Fatalf("layout %q", c.Layout)
 	}
 	tm := c.Templates["reviewer"]
-	if tm.Version != "0.1.0" || tm.Archetype != "tool" || tm.Permissions.Preset != "standard" || len(tm.Skills) != 2 {
+	if tm.Version != "0.1.0" || tm.Archetype != "tool" || !tm.Permissions.Unset() || len(tm.Skills) != 2 {
 		t.Errorf("schema defaults must apply: %+v", tm)
 	}
 	if c.Skills["lint"].Content != "Lint body" || c.Skills["lint"].Description != "Lint it" {

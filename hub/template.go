@@ -254,9 +254,6 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 		sort.Strings(dropped)
 		r.note("%s: permissions fields %v ignored (no equivalent in actctl)", r.display(f), dropped)
 	}
-	if p.DefaultMode == "" && p.Allow == nil && p.Deny == nil && p.Ask == nil {
-		p.Preset = schema.PresetStandard
-	}
 	return p, nil
 }
 

@@ -565,6 +565,9 @@ func (rd *renderer) mcp(f schema.Files) error {
 func (rd *renderer) permissions(f schema.Files) error {
 	r := rd.r
 	p := r.Permissions
+	if p.Unset() {
+		return nil // the user's own settings stay in charge
+	}
 	if f.Permissions == nil {
 		what := p.Preset
 		if what == "" {

@@ -55,8 +55,8 @@ agents: a: template: "t"
 		}
 	}
 	want := map[string]Archetype{
-		"tool":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "project", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "append", Gitignore: []string{"/.actant/"}, Materialize: "minimal"},
-		"repo":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "proxy"}, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "workspace", WorkDirConflict: "error", Gitignore: []string{"/.actant/"}, Materialize: "full"},
+		"tool":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "run", "proxy"}, Workspace: "project", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "append", Gitignore: []string{"/.actant/"}, Materialize: "minimal"},
+		"repo":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "run", "proxy"}, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "workspace", WorkDirConflict: "error", Gitignore: []string{"/.actant/"}, Materialize: "full"},
 		"employee": {LaunchMode: "acp-background", InteractionModes: []string{"start", "run", "proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full"},
 		"service":  {LaunchMode: "acp-service", InteractionModes: []string{"proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full"},
 	}
@@ -69,7 +69,7 @@ agents: a: template: "t"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Permissions.Preset != PresetStandard || r.Conflict != ConflictAppend || r.Dir != cfg.Root || r.Template.Version != "0.1.0" {
+	if !r.Permissions.Unset() || r.Conflict != ConflictAppend || r.Dir != cfg.Root || r.Template.Version != "0.1.0" {
 		t.Errorf("resolved = %+v", r)
 	}
 }

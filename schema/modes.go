@@ -78,19 +78,29 @@ func (r *Resolved) Offers() []string { return OfferedModes(r.Archetype, r.Backen
 func (r *Resolved) Offer(m string) bool { return slices.Contains(r.Offers(), m) }
 
 // NotOffered explains why the agent does not offer interaction mode m,
-// naming what it does offer and how to get m.
+// naming what it does offer and the field that would give it m.
 func (r *Resolved) NotOffered(m string) string {
+	return r.notOffered(fmt.Sprintf("agent %q", r.Name), m)
+}
+
+// TemplateNotOffered is NotOffered for an agent made from the template
+// (`run -t`, `proxy -t`): the message names the template.
+func (r *Resolved) TemplateNotOffered(m string) string {
+	return r.notOffered(fmt.Sprintf("template %q", r.TemplateName), m)
+}
+
+func (r *Resolved) notOffered(subject, m string) string {
 	offers := "nothing"
 	if o := r.Offers(); len(o) > 0 {
 		offers = strings.Join(o, ", ")
 	}
 	if !r.Archetype.Allows(m) {
-		return fmt.Sprintf("agent %q does not offer %s: archetype %q allows %s; it offers %s",
-			r.Name, m, r.ArchetypeName, strings.Join(r.Archetype.InteractionModes, ", "), offers)
+		return fmt.Sprintf("%s does not offer %s: its archetype %q allows %s, so it offers %s; to allow %s, add it to `archetypes: %s: interactionModes` in actant.cue",
+			subject, m, r.ArchetypeName, orNone(r.Archetype.InteractionModes), offers, m, r.ArchetypeName)
 	}
 	need := interactionNeeds(m)
-	return fmt.Sprintf("agent %q does not offer %s: its backend %q has no %s command (it supports %s), so the agent offers %s; give backend %q an %s command, or use a backend that has one",
-		r.Name, m, r.BackendName, need, orNone(r.Backend.ServedModes()), offers, r.BackendName, need)
+	return fmt.Sprintf("%s does not offer %s: its backend %q has no %s command (it supports %s), so it offers %s; give backend %q an %s command (`backends: %s: %s: {command: ...}`), or use a backend that has one",
+		subject, m, r.BackendName, need, orNone(r.Backend.ServedModes()), offers, r.BackendName, need, r.BackendName, need)
 }
 
 func orNone(list []string) string {

@@ -19,7 +19,9 @@ type Resolved struct {
 	Archetype     Archetype
 	// Vars are the template's vars overlaid with the agent's.
 	Vars map[string]string
-	// Permissions: the agent's override, else the template's (default standard).
+	// Permissions: the agent's override, else the template's; Unset when
+	// neither gives any (no permission key is written, the client answers as
+	// standard).
 	Permissions Permissions
 	LaunchMode  string
 	// Dir is the absolute directory the agent is materialized into: its
@@ -74,10 +76,6 @@ func (c *Config) ResolveAgent(name string, a Agent) (*Resolved, error) {
 	}
 	if a.Permissions != nil {
 		r.Permissions = *a.Permissions
-	}
-	if r.Permissions.Preset == "" && r.Permissions.DefaultMode == "" &&
-		r.Permissions.Allow == nil && r.Permissions.Deny == nil && r.Permissions.Ask == nil {
-		r.Permissions.Preset = PresetStandard
 	}
 	if t.LaunchMode != "" {
 		r.LaunchMode = t.LaunchMode

@@ -310,6 +310,14 @@ type Permissions struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
+// Unset reports whether p gives nothing: no preset, no mode, no rule. Such
+// permissions write no key into the tool's files, and actctl's own client
+// answers permission requests as PresetStandard would.
+func (p Permissions) Unset() bool {
+	return p.Preset == "" && p.DefaultMode == "" && len(p.Allow) == 0 && len(p.Deny) == 0 &&
+		len(p.Ask) == 0 && len(p.AdditionalDirectories) == 0
+}
+
 // Permission presets.
 const (
 	PresetPermissive = "permissive"

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,9 +136,9 @@ agents: {
 		served []string
 	}{
 		{"cur", []string{"open"}, []string{"open"}},
-		{"cus", []string{"start", "chat", "proxy"}, []string{"acp", "resolve"}},
-		{"cc", []string{"open", "start", "chat", "proxy"}, []string{"acp", "open", "resolve"}},
-		{"nar", []string{"start", "chat", "proxy"}, []string{"acp"}},
+		{"cus", []string{"start", "chat", "run", "proxy"}, []string{"acp", "resolve"}},
+		{"cc", []string{"open", "start", "chat", "run", "proxy"}, []string{"acp", "open", "resolve"}},
+		{"nar", []string{"start", "chat", "run", "proxy"}, []string{"acp"}},
 		{"emp", []string{"start", "run", "proxy"}, []string{"acp", "open", "resolve"}},
 	}
 	for _, tt := range tests {
@@ -153,7 +154,7 @@ agents: {
 		}
 	}
 	r, _ := cfg.Resolve("cur")
-	if msg := r.NotOffered(InteractProxy); !strings.Contains(msg, `agent "cur" does not offer proxy: its backend "cursor" has no acp command (it supports open), so the agent offers open`) {
+	if msg := r.NotOffered(InteractProxy); !strings.Contains(msg, `agent "cur" does not offer proxy: its backend "cursor" has no acp command (it supports open), so it offers open; give backend "cursor" an acp command (`+"`backends: cursor: acp: {command: ...}`"+`)`) {
 		t.Errorf("NotOffered = %s", msg)
 	}
 }
@@ -188,4 +189,34 @@ func TestReservedActctlServer(t *testing.T) {
 			[]string{`actant.cue:3:13: mcpServers.actctl: the MCP server name "actctl" is reserved for actctl's own server (actctl mcp)`}},
 		{"typo", "templates: t: {backend: \"claude-code\", mcpServers: [\"actcl\"]}\n", []string{`unknown MCP server "actcl" (did you mean "actctl"?)`}},
 	})
+}
+
+// TestNotOfferedNamesTheField: a mode an archetype leaves out is refused
+// naming the archetype field that allows it and what is offered; an agent
+// made from a template (run -t) is named as the template.
+func TestNotOfferedNamesTheField(t *testing.T) {
+	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
+archetypes: service: interactionModes: ["proxy"]
+archetypes: repo: interactionModes: ["chat", "proxy"]
+templates: {
+	svc: {backend: "claude-code", archetype: "service"}
+	rp: {backend: "codex", archetype: "repo"}
+}
+agents: {api: template: "svc", mirror: template: "rp"}
+`})
+	for _, tt := range []struct{ agent, mode, want string }{
+		{"api", "run", `agent "api" does not offer run: its archetype "service" allows proxy, so it offers proxy; to allow run, add it to ` + "`archetypes: service: interactionModes`"},
+		{"mirror", "run", `agent "mirror" does not offer run: its archetype "repo" allows chat, proxy, so it offers chat, proxy; to allow run, add it to ` + "`archetypes: repo: interactionModes`"},
+	} {
+		r, err := cfg.Resolve(tt.agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.NotOffered(tt.mode); !strings.Contains(got, tt.want) {
+			t.Errorf("NotOffered(%s) =\n%s\nwant it to contain\n%s", tt.mode, got, tt.want)
+		}
+		if got := r.TemplateNotOffered(tt.mode); !strings.HasPrefix(got, fmt.Sprintf("template %q does not offer", r.TemplateName)) {
+			t.Errorf("TemplateNotOffered = %s", got)
+		}
+	}
 }

@@ -177,7 +177,7 @@ func TestSettingsE2E(t *testing.T) {
 	cfg := func(agents string) string {
 		return `package actant
 templates: {
-	claude: {backend: "claude-code", settings: "claude-code": {
+	claude: {backend: "claude-code", permissions: "standard", settings: "claude-code": {
 		model: "opus"
 		env: TRACE: "1"
 		hooks: PostToolUse: [{matcher: "Edit|Write", hooks: [{type: "command", command: "gofmt -l ."}]}]

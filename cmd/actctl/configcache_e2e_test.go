@@ -21,7 +21,7 @@ const (
 const cacheConfig = `package actant
 
 skills: style: {description: "Style", file: "docs/style.md"}
-templates: t: {backend: "cursor", skills: ["style"]}
+templates: t: {backend: "cursor", skills: ["style"], permissions: "standard"}
 agents: a: {template: "t", workDir: "."}
 `
 

@@ -308,7 +308,7 @@ func TestApplyFastPathWarnings(t *testing.T) {
 	dir, home := fastWorkspace(t)
 	writeConfig(t, dir, fastConfig+`templates: {
 	g: {backend: "gemini", skills: ["hello"]}
-	c: {backend: "cursor", skills: ["hello"]}
+	c: {backend: "cursor", skills: ["hello"], permissions: "standard"}
 }
 agents: {
 	g: {template: "g", workDir: "gem"}

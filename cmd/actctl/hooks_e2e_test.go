@@ -27,7 +27,7 @@ hooks: log: {on: "agent:%s", run: {command: "/bin/sh", args: ["-c", "printf '%%s
 	cfg := func(prompt string, agents ...string) string {
 		s := `package actant
 prompts: p: content: "` + prompt + `"
-templates: t: {backend: "claude-code", prompts: ["p"]}
+templates: t: {backend: "claude-code", prompts: ["p"], permissions: "standard"}
 `
 		for _, a := range agents {
 			s += "agents: " + a + ": {template: \"t\", workDir: \"" + a + "\"}\n"

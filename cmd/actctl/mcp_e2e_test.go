@@ -157,7 +157,7 @@ func TestMCPListAndStatus(t *testing.T) {
 	want := map[string]string{
 		"helper":  "std scripted tool start+chat+run+proxy",
 		"reader":  "ro scripted tool start+chat+run+proxy",
-		"builder": "inst scripted repo start+chat+proxy",
+		"builder": "inst scripted repo start+chat+run+proxy",
 		"server":  "svc scripted service proxy",
 		"worker":  "emp scripted employee start+run+proxy",
 	}

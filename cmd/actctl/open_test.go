@@ -28,7 +28,7 @@ func TestOpen(t *testing.T) {
 	// An agent whose archetype does not offer open is refused, saying
 	// what it offers, and nothing starts.
 	r = actctl(t, dir, home, "open", "worker")
-	if want := `agent "worker" does not offer open: archetype "employee" allows start, run, proxy`; r.Code != 1 || !strings.Contains(r.Stderr, want) {
+	if want := `agent "worker" does not offer open: its archetype "employee" allows start, run, proxy`; r.Code != 1 || !strings.Contains(r.Stderr, want) {
 		t.Errorf("open worker: %d %s, want %s", r.Code, r.Stderr, want)
 	}
 	if err := os.RemoveAll(filepath.Join(dir, "proj")); err != nil {

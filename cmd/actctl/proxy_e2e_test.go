@@ -43,8 +43,8 @@ backends: missing: {
 }
 prompts: p: content: "Be helpful."
 templates: {
-	tool: {backend: "fake", prompts: ["p"]}
-	repo: {backend: "fake", archetype: "repo", prompts: ["p"]}
+	tool: {backend: "fake", prompts: ["p"], permissions: "standard"}
+	repo: {backend: "fake", archetype: "repo", prompts: ["p"], permissions: "standard"}
 	emp: {backend: "fake", archetype: "employee", prompts: ["p"], schedule: heartbeat: {interval: "1h", prompt: "check"}}
 	svc: {backend: "fake", archetype: "service", prompts: ["p"]}
 	broken: {backend: "missing"}

@@ -447,8 +447,8 @@ func (s *proxySession) fromTemplate(verb, name, template string, keep bool) erro
 	}
 	if r, err := s.cfg.ResolveAgent(template, schema.Agent{Template: template}); err != nil {
 		return err
-	} else if err := offers(r, verb); err != nil {
-		return err
+	} else if !r.Offer(verb) {
+		return errors.New(r.TemplateNotOffered(verb))
 	}
 	if name == "" {
 		var id [4]byte

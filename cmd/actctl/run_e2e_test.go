@@ -32,9 +32,6 @@ backends: missing: {
 	install: "npm install -g no-such-backend"
 	files: instructions: ["MISSING.md"]
 }
-// The default tool and repo archetypes offer chat, not run.
-archetypes: tool: interactionModes: ["open", "start", "chat", "run", "proxy"]
-archetypes: repo: interactionModes: ["open", "start", "chat", "run", "proxy"]
 mcpServers: gh: {command: "gh-mcp", env: TOKEN: "x"}
 mcpServers: web: url: "https://example.invalid/mcp"
 templates: {
@@ -469,8 +466,8 @@ func TestRunBadInputWritesNothing(t *testing.T) {
 		{[]string{"run", "helper", "--timeout", "soon", "-p", "x"}, 2, "soon"},
 		{[]string{"chat", "helper", "--deny-all", "--approve-all"}, 2, "exclude each other"},
 		{[]string{"chat"}, 2, "want AGENT"},
-		{[]string{"run", "server", "-p", "x"}, 1, `agent "server" does not offer run: archetype "service" allows proxy`},
-		{[]string{"chat", "worker"}, 1, `agent "worker" does not offer chat: archetype "employee" allows start, run, proxy`},
+		{[]string{"run", "server", "-p", "x"}, 1, `agent "server" does not offer run: its archetype "service" allows proxy`},
+		{[]string{"chat", "worker"}, 1, `agent "worker" does not offer chat: its archetype "employee" allows start, run, proxy`},
 		{[]string{"run", "-t", "svc", "-p", "x"}, 1, `does not offer run`},
 	} {
 		r := actctl(t, root, home, tc.args...)
