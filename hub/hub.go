@@ -45,6 +45,11 @@ type Options struct {
 	// Frozen fails when the lock is missing or stale instead of resolving,
 	// and never writes the lock (CI: `apply --frozen`).
 	Frozen bool
+	// ReadOnly resolves what the lock lacks (filling the cache) but never
+	// writes the lock: the read-only commands (validate, diff, status,
+	// get, ...) use it as it is and warn when it is missing or stale
+	// (README, "Hub"); only apply and hub sync|update write it.
+	ReadOnly bool
 	// Update names the sources whose refs are re-resolved even though the
 	// config did not change them (`hub update SOURCE...`); nil: none.
 	Update []string
@@ -136,10 +141,9 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	if o.Frozen {
-		if why := staleness(old, cfg.Hub); why != "" {
-			return nil, fmt.Errorf("--frozen: %s (run `actctl hub sync` and commit %s)", why, LockFile)
-		}
+	why := staleness(old, cfg.Hub)
+	if o.Frozen && why != "" {
+		return nil, fmt.Errorf("--frozen: %s (run `actctl hub sync` and commit %s)", why, LockFile)
 	}
 	for _, n := range o.Update {
 		if _, ok := cfg.Hub[n]; !ok {
@@ -179,7 +183,12 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 	}
 	if old == nil || string(old.Marshal()) != string(next.Marshal()) {
 		e.rep.LockChanged = true
-		if !o.Frozen {
+		if o.ReadOnly {
+			if why == "" {
+				why = LockFile + " is out of date"
+			}
+			e.warn("%s; this command does not write it: `actctl apply` or `actctl hub sync` will (then commit it)", why)
+		} else if !o.Frozen {
 			if err := next.Write(lockPath); err != nil {
 				return nil, err
 			}
