@@ -76,7 +76,7 @@ func Explain(path string) (*Explanation, error) {
 		v, optional = next, opt
 		shown = append(shown, part)
 	}
-	return explain(v, strings.Join(shown, "."), optional), nil
+	return explain(root, v, strings.Join(shown, "."), optional), nil
 }
 
 // field looks up the field name that v declares (regular or optional),
@@ -122,7 +122,7 @@ func unknownField(v cue.Value, at, name string) error {
 	return fmt.Errorf("%s", msg)
 }
 
-func explain(v cue.Value, path string, optional bool) *Explanation {
+func explain(root, v cue.Value, path string, optional bool) *Explanation {
 	e := &Explanation{Field: path, Optional: optional, Type: declared(v), Kind: v.IncompleteKind().String(),
 		Doc: docOf(v), Fields: fields(v)}
 	if path == "" {
@@ -137,7 +137,7 @@ func explain(v cue.Value, path string, optional bool) *Explanation {
 		e.Fields = fields(pat)
 	}
 	if _, ref := v.ReferencePath(); len(ref.Selectors()) == 1 && ref.Selectors()[0].IsDefinition() {
-		def := v.Context().CompileBytes(Source, cue.Filename(schemaFile)).LookupPath(ref)
+		def := root.LookupPath(ref)
 		e.Definition, e.DefinitionType, e.DefinitionDoc = ref.String(), declaredDef(def), docOf(def)
 	}
 	return e
