@@ -245,7 +245,7 @@ type runAgentIn struct {
 	Agent    string `json:"agent,omitempty" jsonschema:"the agent to run (give agent or template)"`
 	Template string `json:"template,omitempty" jsonschema:"run an ephemeral agent made from this template, removed afterwards"`
 	Prompt   string `json:"prompt" jsonschema:"the prompt"`
-	Cwd      string `json:"cwd,omitempty" jsonschema:"the client's project directory (default: the directory actctl mcp runs in)"`
+	Cwd      string `json:"cwd,omitempty" jsonschema:"the client's project directory, inside the workspace root (relative: to the root; default: the directory actctl mcp runs in when that is inside the root, else the root)"`
 }
 
 // runAgentOut is run_agent's result (docs/json.md).
@@ -272,6 +272,10 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 	if err := s.delegate("run_agent", in.Agent); err != nil {
 		return nil, runAgentOut{}, err
 	}
+	cwd, err := s.sessionCwd(in.Cwd)
+	if err != nil {
+		return nil, runAgentOut{}, fmt.Errorf("run_agent: %w", err)
+	}
 	s.turns.Add(1)
 	defer s.turns.Done()
 	log := &syncBuffer{}
@@ -284,7 +288,7 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 	ctx, cancel := context.WithTimeoutCause(ctx, runAgentTimeout, &runCause{exitTimeout, "timed out after " + runAgentTimeout.String()})
 	defer cancel()
 	defer context.AfterFunc(s.stop, cancel)()
-	name, res, err := runTurn(ctx, g, agentSpec{agent: in.Agent, template: in.Template, cwd: in.Cwd}, in.Prompt)
+	name, res, err := runTurn(ctx, g, agentSpec{agent: in.Agent, template: in.Template, cwd: cwd}, in.Prompt)
 	if err != nil && res.StopReason == "" {
 		if l := strings.TrimSpace(log.String()); l != "" {
 			err = fmt.Errorf("%w\n%s", err, l)
@@ -301,6 +305,24 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 		}
 	}
 	return nil, out, nil
+}
+
+// sessionCwd is the client project of a run_agent turn: cwd, which must
+// lie inside the workspace root (schema.DirInside: symlinks resolved, ".."
+// refused), so that an agent never places an agent's files elsewhere
+// (docs/run.md, "actctl mcp"); without one, the directory the server runs
+// in when that is inside the root, else the root.
+func (s *mcpServer) sessionCwd(cwd string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err == nil {
+			if d, err := schema.DirInside(s.root, wd); err == nil {
+				return d, nil
+			}
+		}
+		cwd = s.root
+	}
+	return schema.DirInside(s.root, cwd)
 }
 
 // delegate refuses a run or prompt of target (empty for a template's

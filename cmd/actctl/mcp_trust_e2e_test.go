@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -65,19 +67,27 @@ func actctlEntry(t *testing.T, dir string) (command string, args []string) {
 	return s.Command, s.Args
 }
 
-// listToolsOf starts the actctl mcp that args (an entry's arguments) run
-// and lists the tools it offers.
-func listToolsOf(t *testing.T, home string, args []string) string {
+// mcpServe starts actctl with args (an mcp command line) in dir, as a
+// person's: no agent in its environment, and connects to it.
+func mcpServe(t *testing.T, dir, home string, args []string) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(actctlBin, args...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	cmd.Env = append(launch.WithoutVar(os.Environ(), launch.AgentVar), "ACTANT_HOME="+home, "NO_COLOR=1")
 	cmd.Stderr = os.Stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect to actctl %s: %v", strings.Join(args, " "), err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// listToolsOf starts the actctl mcp that args (an entry's arguments) run
+// and lists the tools it offers.
+func listToolsOf(t *testing.T, home string, args []string) string {
+	t.Helper()
+	cs := mcpServe(t, t.TempDir(), home, args)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -123,5 +133,154 @@ func TestMCPEntryNamesItsAgent(t *testing.T) {
 		if r := actctl(t, root, home, "diff"); r.Code != 0 {
 			t.Errorf("diff after run %s: %+v", agent, r)
 		}
+	}
+}
+
+// TestMCPRunAgentCwdInsideRoot: run_agent's cwd must lie inside the
+// workspace root, judged on the resolved path: a directory outside, a
+// symlink inside the root that leads out, ".." and a missing directory are
+// refused before anything is written or recorded; without a cwd, a server
+// started outside the root runs the agent in the root, placing nothing
+// where it runs; a directory inside the root (also through a link) runs
+// (issue #20 item 8).
+func TestMCPRunAgentCwdInsideRoot(t *testing.T) {
+	root, home := mcpTrustWorkspace(t)
+	outside, elsewhere := t.TempDir(), t.TempDir()
+	writeFiles(t, root, map[string]string{"sub/keep.txt": "mine\n"})
+	for link, target := range map[string]string{"out": outside, "in": filepath.Join(root, "sub")} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := mcpServe(t, elsewhere, home, []string{"mcp", "-C", root})
+	for _, tc := range []struct{ cwd, msg string }{
+		{outside, "cwd " + outside + " is outside the workspace root " + root},
+		{"out", "cwd out is outside the workspace root " + root + " (it resolves to " + outside + ")"},
+		{filepath.Join(root, "out"), "is outside the workspace root"},
+		{"sub/../..", `a ".." component is not allowed`},
+		{root + "/sub/../../" + filepath.Base(outside), `a ".." component is not allowed`},
+		{"missing", "run_agent: cwd missing: "},
+	} {
+		text, isErr := callTool(t, cs, "run_agent", map[string]any{"agent": "helper", "prompt": "hello", "cwd": tc.cwd}, nil)
+		if !isErr || !strings.Contains(text, tc.msg) {
+			t.Errorf("run_agent cwd %s: error %v %q, want %q", tc.cwd, isErr, text, tc.msg)
+		}
+	}
+	for _, d := range []string{outside, root} {
+		if got := strings.Join(listFiles(t, d), " "); got != map[string]string{outside: "", root: "actant.cue in out sub/keep.txt"}[d] {
+			t.Errorf("refused run_agent calls wrote in %s: %s", d, got)
+		}
+	}
+	for _, cwd := range []string{"", "sub", "in", filepath.Join(root, "sub")} {
+		var out runAgentOut
+		text, isErr := callTool(t, cs, "run_agent", map[string]any{"agent": "helper", "prompt": "hello", "cwd": cwd}, &out)
+		if isErr || out.StopReason != "end_turn" || out.Agent != "helper" {
+			t.Errorf("run_agent cwd %q: %v %s", cwd, isErr, text)
+		}
+	}
+	if got := listFiles(t, elsewhere); len(got) != 0 {
+		t.Errorf("run_agent without a cwd placed files where the server runs: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".actant", "adhoc.json")); !os.IsNotExist(err) {
+		t.Errorf("a copy was recorded: %v", err)
+	}
+}
+
+// TestFailedCopyLeavesNothing: a per-project copy that fails to
+// materialize (the project's MCP file is not JSON; on Linux also a
+// directory nothing can be written in, /proc) leaves no record, no
+// journal and no file, and every later apply and run works (issue #20
+// items 8 and 17).
+func TestFailedCopyLeavesNothing(t *testing.T) {
+	root, home := mcpTrustWorkspace(t)
+	bad := t.TempDir()
+	writeFiles(t, bad, map[string]string{".mcp.json": "{not json"})
+	dirs := []string{bad}
+	if runtime.GOOS == "linux" {
+		dirs = append(dirs, "/proc")
+	}
+	for _, dir := range dirs {
+		r := actctl(t, root, home, "run", "helper", "--cwd", dir, "-p", "hello")
+		if r.Code != 1 || !strings.Contains(r.Stderr, "materialize helper-p") {
+			t.Errorf("run --cwd %s: %+v", dir, r)
+		}
+		if got := strings.Join(listFiles(t, root), " "); got != "actant.cue" {
+			t.Errorf("run --cwd %s left in the workspace: %s", dir, got)
+		}
+		if _, err := os.Stat(filepath.Join(root, ".actant")); !os.IsNotExist(err) {
+			t.Errorf("run --cwd %s left .actant: %v", dir, err)
+		}
+	}
+	if got := strings.Join(listFiles(t, bad), " "); got != ".mcp.json" {
+		t.Errorf("the failed copy left in its project: %s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(bad, ".mcp.json")); string(b) != "{not json" {
+		t.Errorf("the project's .mcp.json changed: %q", b)
+	}
+	if r := actctl(t, root, home, "apply"); r.Code != 0 {
+		t.Errorf("apply after the failed copies: %+v", r)
+	}
+	if r := actctl(t, root, home, "run", "helper", "-p", "hello"); r.Code != 0 {
+		t.Errorf("run after the failed copies: %+v", r)
+	}
+	if r := actctl(t, root, home, "get", "agents"); strings.Contains(r.Stdout, "helper-p") {
+		t.Errorf("get agents lists a failed copy:\n%s", r.Stdout)
+	}
+}
+
+// TestDeleteBrokenRecord: ad-hoc records that break every apply — a copy
+// that never materialized (its directory cannot be written), one whose
+// template is gone, and a kept -t agent, applied, whose template was then
+// removed — are deleted: their files pruned, their records forgotten, and
+// apply works again (issue #20 item 17).
+func TestDeleteBrokenRecord(t *testing.T) {
+	root, home := mcpTrustWorkspace(t)
+	cfg, err := os.ReadFile(filepath.Join(root, "actant.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withExtra := strings.Replace(string(cfg), "templates: {", "templates: {\n\textra: {backend: \"scripted\", archetype: \"repo\"}", 1)
+	writeConfigTB(t, root, withExtra)
+	r := actctl(t, root, home, "run", "-t", "extra", "--keep", "-p", "hello")
+	if r.Code != 0 {
+		t.Fatalf("run -t extra --keep: %+v", r)
+	}
+	kept := regexp.MustCompile(`extra-run-[0-9a-f]+`).FindString(r.Stderr)
+	instance := filepath.Join(home, "instances", kept)
+	if _, err := os.Stat(instance); kept == "" || err != nil {
+		t.Fatalf("kept agent %q: %v (%s)", kept, err, r.Stderr)
+	}
+	writeConfigTB(t, root, string(cfg))
+	adhoc := filepath.Join(root, ".actant", "adhoc.json")
+	b, err := os.ReadFile(adhoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(b), `"agents": {`, `"agents": {"helper-pdeadbeef": {"template": "std", "workDir": "`+filepath.Join(t.TempDir(), "gone")+`", "workDirConflict": "append"}, "orphan-x": {"template": "gone"},`, 1)
+	if err := os.WriteFile(adhoc, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := actctl(t, root, home, "apply"); r.Code != 1 {
+		t.Fatalf("apply with broken records: %+v", r)
+	}
+	r = actctl(t, root, home, "delete", "helper-pdeadbeef", "orphan-x", kept)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "1 pruned") {
+		t.Fatalf("delete the broken records: %+v", r)
+	}
+	if _, err := os.Stat(instance); !os.IsNotExist(err) {
+		t.Errorf("the kept agent's instance is left: %v", err)
+	}
+	if _, err := os.Stat(adhoc); !os.IsNotExist(err) {
+		t.Errorf("adhoc.json is left: %v", err)
+	}
+	if r := actctl(t, root, home, "apply"); r.Code != 0 {
+		t.Errorf("apply after delete: %+v", r)
+	}
+	// Records with no files at all are deleted alone too, saying so.
+	if err := os.WriteFile(adhoc, []byte(`{"agents": {"orphan-y": {"template": "gone"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := actctl(t, root, home, "delete", "orphan-y"); r.Code != 0 || r.Stdout != "deleted orphan-y (it had no files to prune)\n" {
+		t.Errorf("delete orphan-y: %+v", r)
 	}
 }
