@@ -20,6 +20,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/up"
@@ -72,13 +73,26 @@ func mcpCmd(c *cli.Context) error {
 	// stdout is the protocol: nothing else may write there. When the
 	// client goes (stdin closed) or a signal comes, running turns are
 	// cancelled and their backends stopped before actctl exits.
-	err = srv.Run(ctx, &mcp.StdioTransport{})
+	err = srv.Run(ctx, stdio(g))
 	stop()
 	s.turns.Wait()
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	return nil
+}
+
+// stdio is the server's transport on stdin and stdout. A message over the
+// SDK's line limit is answered with a JSON-RPC error and said on stderr,
+// and the server goes on serving (the SDK alone ended the session without
+// a word, exit 0).
+func stdio(g *globals) mcp.Transport {
+	limit := mcp.DefaultMaxLineLength
+	out := lineframe.NewWriter(os.Stdout)
+	in := lineframe.NewReader(os.Stdin, out, limit, func(n int64) {
+		fmt.Fprintf(g.Stderr, "actctl: mcp: refused a message of %d bytes (the limit is %d): answered with a JSON-RPC error\n", n, limit)
+	})
+	return &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
 }
 
 // mcpServer answers the tools for one workspace and one caller.

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -282,5 +285,71 @@ func TestDeleteBrokenRecord(t *testing.T) {
 	}
 	if r := actctl(t, root, home, "delete", "orphan-y"); r.Code != 0 || r.Stdout != "deleted orphan-y (it had no files to prune)\n" {
 		t.Errorf("delete orphan-y: %+v", r)
+	}
+}
+
+// TestMCPOversizeRequest: a request over the line limit (20 MB) is
+// answered with a JSON-RPC error for its id and said on stderr, and the
+// server goes on serving; it exits 0 when its client closes stdin (issue
+// #20 item 20: it used to exit 0 at once, without a word).
+func TestMCPOversizeRequest(t *testing.T) {
+	root, home := mcpTrustWorkspace(t)
+	cmd := exec.Command(actctlBin, "mcp", "-C", root)
+	cmd.Env = append(launch.WithoutVar(os.Environ(), launch.AgentVar), "ACTANT_HOME="+home, "NO_COLOR=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	send := func(msg string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	}
+	answer := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("no answer: %v (stderr %s)", lines.Err(), stderr.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("answer %q: %v", lines.Bytes(), err)
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := answer(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_agent","arguments":{"agent":"helper","prompt":"` + strings.Repeat("x", 20<<20) + `"}}}`
+	send(big)
+	m := answer()
+	e, _ := m["error"].(map[string]any)
+	if m["id"] != 2.0 || e == nil || e["code"] != -32600.0 || !strings.Contains(e["message"].(string), fmt.Sprintf("message of %d bytes refused: the limit is 16777216 bytes", len(big)+1)) {
+		t.Errorf("the 20 MB request: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	if m := answer(); m["id"] != 3.0 || !strings.Contains(fmt.Sprint(m["result"]), "run_agent") {
+		t.Errorf("tools/list after it: %v", m)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("actctl mcp: %v", err)
+	}
+	if want := fmt.Sprintf("actctl: mcp: refused a message of %d bytes (the limit is 16777216): answered with a JSON-RPC error\n", len(big)+1); stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }
