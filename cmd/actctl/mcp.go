@@ -63,8 +63,14 @@ func mcpCmd(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
 	defer stop()
-	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as")), stop: ctx,
-		chain: launch.Chain(os.Getenv(launch.ChainVar))}
+	// The chain is found up the process tree, not trusted to the
+	// backend's passing the variable on; set here, it is the one every
+	// backend this server starts extends (launch.Resolve).
+	chain := launch.CallerChain()
+	if err := os.Setenv(launch.ChainVar, strings.Join(chain, ",")); err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as")), stop: ctx, chain: chain}
 	// The tools capability is declared even for a caller allowed none, so
 	// that tools/list answers (an empty list) instead of failing.
 	srv := mcp.NewServer(&mcp.Implementation{Name: "actctl", Version: actctlVersion()},
@@ -100,8 +106,9 @@ type mcpServer struct {
 	g      *globals
 	root   string
 	caller string
-	// chain is the delegation chain this server runs in (launch.ChainVar):
-	// the agents whose turns wait, directly or not, on this one's.
+	// chain is the delegation chain this server runs in
+	// (launch.CallerChain): the agents whose turns wait, directly or not,
+	// on this one's.
 	chain []string
 	// allowed are the tools the caller may use.
 	allowed map[string]bool

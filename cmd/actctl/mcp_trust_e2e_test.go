@@ -353,3 +353,47 @@ func TestMCPOversizeRequest(t *testing.T) {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }
+
+// delegationWorkspace declares employees a to e on the scripted test
+// agent, each with the reserved actctl server in its .mcp.json, and actctl
+// on the backends' PATH: the agents' delegate op (internal/acptestagent)
+// starts that server as Codex does, without passing the environment on.
+func delegationWorkspace(t *testing.T) (root, home string) {
+	t.Helper()
+	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	backend := strings.Replace(scriptedBackend(t, `PATH: "`+filepath.Dir(actctlBin)+`:`+os.Getenv("PATH")+`"`), `files: instructions: ["SCRIPTED.md"]`,
+		`files: {instructions: ["SCRIPTED.md"], mcp: {path: ".mcp.json", format: "json", key: "mcpServers", dialect: "claude"}}`, 1)
+	writeConfigTB(t, root, "package actant\n"+backend+`
+templates: emp: {backend: "scripted", archetype: "employee", mcpServers: ["actctl"], schedule: heartbeat: {interval: "1h", prompt: "check"}}
+agents: {a: template: "emp", b: template: "emp", c: template: "emp", d: template: "emp", e: template: "emp"}
+`)
+	return root, home
+}
+
+// TestDelegationBoundWithoutTheEnvironment: when the backend starts its
+// MCP servers without passing ACTCTL_CHAIN on (Codex), actctl mcp still
+// knows its delegation chain (from the process tree): a chain deeper than
+// launch.MaxChain and a cycle are refused, and the refused agent never
+// starts (issue #20 item 11). Linux only: elsewhere another process's
+// environment is not read, and the chain relies on the variable.
+func TestDelegationBoundWithoutTheEnvironment(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the chain is read from the process tree on Linux only")
+	}
+	root, home := delegationWorkspace(t)
+	for _, tc := range []struct{ prompt, want, never string }{
+		{"delegate b c d e", "delegate b: delegate c: delegate d: delegate e: error: run_agent: the delegation chain a -> b -> c -> d -> e would be 5 agents deep; actctl allows 4", "e"},
+		{"delegate b a", `delegate b: delegate a: error: run_agent: agent "a" is already in this delegation chain (a -> b -> a): its turn would wait on itself`, ""},
+		{"delegate b c", "delegate b: delegate c: delegate: done", ""},
+	} {
+		r := actctl(t, root, home, "run", "a", "-p", tc.prompt)
+		if r.Code != 0 || strings.TrimSpace(r.Stdout) != tc.want {
+			t.Errorf("run a -p %q: code %d, stdout %q\nwant %q\nstderr %s", tc.prompt, r.Code, r.Stdout, tc.want, r.Stderr)
+		}
+		if tc.never != "" {
+			if _, err := os.Stat(filepath.Join(home, "instances", tc.never)); !os.IsNotExist(err) {
+				t.Errorf("%s: the refused agent %s was materialized: %v", tc.prompt, tc.never, err)
+			}
+		}
+	}
+}
