@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -51,5 +52,32 @@ func TestReaderLongLastLine(t *testing.T) {
 	got, err := io.ReadAll(r)
 	if err != nil || len(got) != 0 || !strings.Contains(answers.String(), `"id":7`) {
 		t.Errorf("got %q, %v; answers %s", got, err, answers.String())
+	}
+}
+
+// TestWriterKeepsWritesWhole: writes from many goroutines (the SDK's
+// answers and the Reader's refusals) each stay one whole line.
+func TestWriterKeepsWritesWhole(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 100 {
+				fmt.Fprintf(w, "%d-%d-%s\n", i, j, strings.Repeat("z", 100))
+			}
+		}()
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for _, l := range lines {
+		if !strings.HasSuffix(l, strings.Repeat("z", 100)) || strings.Count(l, "-") != 2 {
+			t.Fatalf("a torn line: %q", l)
+		}
+	}
+	if len(lines) != 800 {
+		t.Errorf("%d lines, want 800", len(lines))
 	}
 }
