@@ -2,7 +2,10 @@ package materialize
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,15 +31,21 @@ func newShared() *shared {
 	return &shared{info: map[string]*skillInfo{}, files: map[string]rendered{}, mcp: map[string]mcpRendered{}}
 }
 
-// mcpRendered is one MCP server in one dialect: it depends on nothing else.
+// mcpRendered is one MCP server rendered in one dialect.
 type mcpRendered struct {
 	value json.RawMessage
 	warns []string
 	err   error
 }
 
-func (sh *shared) mcpServer(d mcpDialect, name, ref string, s schema.MCPServer) mcpRendered {
-	k := string(d) + "\x00" + ref
+// mcpServer renders server s under its key name in dialect d, once per
+// distinct (d, name, s) in a RenderAll. The key is everything the value
+// depends on, the server's whole definition included: the reserved server
+// "actctl" is a different server for every agent (its --as), so a key of
+// the reference alone handed the first agent's entry to all of them
+// (issue #20 item 22).
+func (sh *shared) mcpServer(d mcpDialect, name string, s schema.MCPServer) mcpRendered {
+	k := mcpKey(d, name, s)
 	sh.mu.Lock()
 	m, ok := sh.mcp[k]
 	sh.mu.Unlock()
@@ -52,6 +61,43 @@ func (sh *shared) mcpServer(d mcpDialect, name, ref string, s schema.MCPServer) 
 	sh.mcp[k] = m
 	sh.mu.Unlock()
 	return m
+}
+
+// mcpKey encodes every input of mcpServerValue, each string prefixed by its
+// length so that no two inputs share a key.
+func mcpKey(d mcpDialect, name string, s schema.MCPServer) string {
+	b := make([]byte, 0, 128)
+	str := func(v string) {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	strs := func(vs []string) {
+		b = strconv.AppendInt(b, int64(len(vs)), 10)
+		b = append(b, '#')
+		for _, v := range vs {
+			str(v)
+		}
+	}
+	pairs := func(m map[string]string) {
+		b = strconv.AppendInt(b, int64(len(m)), 10)
+		b = append(b, '=')
+		if len(m) == 0 {
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			str(k)
+			str(m[k])
+		}
+	}
+	str(string(d))
+	str(name)
+	str(s.Command)
+	strs(s.Args)
+	pairs(s.Env)
+	str(s.URL)
+	pairs(s.Headers)
+	return string(b)
 }
 
 // skillInfo is what can be known about a skill independently of any agent.

@@ -545,7 +545,7 @@ func (rd *renderer) mcp(f schema.Files) error {
 		if w != "" {
 			rd.warn("%s", w)
 		}
-		m := rd.sh.mcpServer(d, name, ref, s)
+		m := rd.sh.mcpServer(d, name, s)
 		if m.err != nil {
 			return m.err
 		}

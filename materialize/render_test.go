@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -1378,6 +1379,42 @@ func TestNoPermissionsWritesNone(t *testing.T) {
 					t.Errorf("%s %q: warning %q", backend, perms, w)
 				}
 			}
+		}
+	}
+}
+
+// TestActctlMCPServerNamesEachAgent: agents of different archetypes that
+// list the reserved server in one dialect each get an entry naming
+// themselves (`--as <agent>`), whatever order they render in: the entry
+// depends on the agent, so the cache shared by RenderAll must not hand
+// one agent's entry to another (issue #20 item 22).
+func TestActctlMCPServerNamesEachAgent(t *testing.T) {
+	cfg := sampleConfig("claude-code", schema.ArchTool)
+	cfg.Agents = map[string]schema.Agent{}
+	for _, arch := range []string{schema.ArchEmployee, schema.ArchService, schema.ArchRepo, schema.ArchTool} {
+		cfg.Templates[arch] = schema.Template{Backend: "claude-code", Archetype: arch, MCPServers: []string{"actctl", "fs"}}
+		cfg.Agents["a-"+arch] = schema.Agent{Template: arch}
+	}
+	targets, diags := RenderAll(cfg, Options{})
+	for _, d := range diags {
+		if !d.Warning {
+			t.Fatalf("RenderAll: %v", d)
+		}
+	}
+	if len(targets) != len(cfg.Agents) {
+		t.Fatalf("%d targets, want %d", len(targets), len(cfg.Agents))
+	}
+	for _, tg := range targets {
+		e := tg.Find(".mcp.json")
+		if e == nil {
+			t.Fatalf("%s: no .mcp.json", tg.Agent)
+		}
+		want := `{"args":["mcp","-C","/ws","--home","/home/u/.actant","--as",` + strconv.Quote(tg.Agent) + `],"command":"actctl"}`
+		if got := string(e.Lookup("mcpServers", "actctl")); got != want {
+			t.Errorf("%s: .mcp.json mcpServers.actctl = %s\nwant %s", tg.Agent, got, want)
+		}
+		if got := string(e.Lookup("mcpServers", "fs")); !strings.Contains(got, `"npx"`) {
+			t.Errorf("%s: .mcp.json mcpServers.fs = %s", tg.Agent, got)
 		}
 	}
 }

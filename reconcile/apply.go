@@ -296,6 +296,13 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 		for n := range st.Agents {
 			known[n] = true
 		}
+		if pending != nil {
+			// An agent only a failed or killed run's journal holds
+			// (a copy whose first apply failed) can be pruned by name.
+			for n := range pending.Agents {
+				known[n] = true
+			}
+		}
 		for _, n := range o.Only {
 			if !known[n] {
 				return fmt.Errorf("apply: agent %q is neither declared nor applied", n)

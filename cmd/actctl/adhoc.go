@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"time"
 
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
@@ -13,4 +17,37 @@ import (
 // interleave (docs/design.md, "The records").
 func recordAdhoc(ctx context.Context, root, name string, a *schema.Agent) error {
 	return reconcile.Locked(ctx, root, func() error { return schema.RecordAdhoc(root, name, a) })
+}
+
+// applied reports whether the state or the journal of a failed or killed
+// apply of the workspace at root holds agent name: whether an apply has
+// files of it to prune.
+func applied(root, name string) bool {
+	for _, f := range []string{reconcile.StateFile, reconcile.PendingFile} {
+		st, _, err := reconcile.ReadState(layout.Path(root, f))
+		if err == nil && st.Agents[name] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// discard undoes an ad-hoc agent whose materialization failed, before it
+// was ever recorded (docs/run.md): what the failed apply wrote, and the
+// journal it left, are pruned, and its runtime record is removed, so that
+// nothing of it is left to break later commands.
+func (s *proxySession) discard() {
+	name := s.r.Name
+	delete(s.cfg.Agents, name)
+	if applied(s.cfg.Root, name) {
+		// A fresh context: the session's may be cancelled already.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{name}, LockWait: 5 * time.Second}); err != nil {
+			fmt.Fprintf(s.g.Stderr, "actctl: remove the failed copy %s: %v\n", name, err)
+		}
+	}
+	if err := proxy.RemoveRuntime(s.r); err != nil {
+		fmt.Fprintf(s.g.Stderr, "actctl: remove the failed copy %s: %v\n", name, err)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -45,12 +46,53 @@ func deleteCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var adhoc []*schema.Resolved
+	forget, prune, err := deletions(cfg, st, names)
+	if err != nil {
+		return err
+	}
+	dry := c.Bool("dry-run")
+	events := newApplyEvents(ctx, g, cfg)
+	var res *reconcile.Result
+	if len(prune) > 0 {
+		res, err = applyPruning(ctx, cfg, reconcile.Options{
+			DryRun:     dry,
+			Force:      c.Bool("force"),
+			Only:       prune,
+			LockDigest: hub.LockDigest(cfg.Root),
+		})
+	}
+	if err == nil && !dry {
+		// Forget the agents only once their files are pruned: a failed
+		// prune leaves everything as it was, ready for another try.
+		err = forgetAdhoc(ctx, cfg, forget)
+	}
+	if res == nil {
+		if err == nil {
+			printForgotten(g, forget, dry)
+		}
+		return err
+	}
+	err = printResult(g, res, err)
+	if err == nil {
+		events.fire(res)
+		events.wait()
+	}
+	return err
+}
+
+// deletions checks the names given to delete and removes the ad-hoc ones
+// from cfg: forget are the ad-hoc agents to forget, prune the agents an
+// apply has files of (in the state, or the journal of a failed apply). An
+// ad-hoc agent that never materialized, or whose template is gone, has no
+// files to prune and is only forgotten: a broken record can always be
+// deleted.
+func deletions(cfg *schema.Config, st *reconcile.State, names []string) (forget, prune []string, _ error) {
 	for _, n := range names {
 		a, ok := cfg.Agents[n]
 		if !ok {
 			if st.Agents[n] != nil {
-				continue // applied, no longer declared: prune what is left
+				prune = append(prune, n) // applied, no longer declared: prune what is left
+				continue
 			}
 			var known []string
 			for k, a := range cfg.Agents {
@@ -62,47 +104,56 @@ func deleteCmd(c *cli.Context) error {
 			if s := schema.Suggest(n, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return errors.New(msg)
+			return nil, nil, errors.New(msg)
 		}
 		if !a.Adhoc {
-			return schema.Diagnostics{cfg.Diag(schema.Path("agents", n), "agent %q is declared here; delete removes only agents actctl proxy created: remove it from the config, then run actctl apply", n)}
+			return nil, nil, schema.Diagnostics{cfg.Diag(schema.Path("agents", n), "agent %q is declared here; delete removes only agents actctl proxy created: remove it from the config, then run actctl apply", n)}
 		}
 		if p := processState(cfg, n); p != nil && p.PID != 0 {
-			return fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, p.PID, p.Ownership)
+			return nil, nil, fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, p.PID, p.Ownership)
 		}
-		r, rerr := cfg.Resolve(n)
-		if rerr != nil {
-			return fmt.Errorf("delete %s: %w", n, rerr)
+		forget = append(forget, n)
+		if applied(cfg.Root, n) {
+			prune = append(prune, n)
 		}
-		adhoc = append(adhoc, r)
+	}
+	for _, n := range forget {
 		delete(cfg.Agents, n)
 	}
-	dry := c.Bool("dry-run")
-	events := newApplyEvents(ctx, g, cfg)
-	res, err := reconcile.Apply(ctx, cfg, reconcile.Options{
-		DryRun:     dry,
-		Force:      c.Bool("force"),
-		Only:       names,
-		LockDigest: hub.LockDigest(cfg.Root),
-	})
-	if err == nil && !dry {
-		// Forget the agents only once their files are pruned: a failed
-		// prune leaves everything as it was, ready for another try.
-		for _, r := range adhoc {
-			rerr := proxy.RemoveRuntime(r)
-			if rerr == nil {
-				rerr = recordAdhoc(ctx, cfg.Root, r.Name, nil)
-			}
-			if rerr != nil {
-				err = fmt.Errorf("delete %s: files pruned, but forgetting the agent failed: %w", r.Name, rerr)
-				break
-			}
+	return forget, prune, nil
+}
+
+// forgetAdhoc removes the runtime records of the ad-hoc agents names that
+// still resolve (a pruned agent's were removed with its files) and their
+// entries in .actant/adhoc.json.
+func forgetAdhoc(ctx context.Context, cfg *schema.Config, names []string) error {
+	for _, n := range names {
+		a := schema.Agent{}
+		if rec, _ := schema.AdhocAgents(cfg.Root); rec != nil {
+			a = rec[n]
+		}
+		var err error
+		if r, rerr := cfg.ResolveAgent(n, a); rerr == nil {
+			err = proxy.RemoveRuntime(r)
+		}
+		if err == nil {
+			err = recordAdhoc(ctx, cfg.Root, n, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("delete %s: files pruned, but forgetting the agent failed: %w", n, err)
 		}
 	}
-	err = printResult(g, res, err)
-	if err == nil {
-		events.fire(res)
-		events.wait()
+	return nil
+}
+
+// printForgotten reports agents deleted without an apply: they had no
+// files.
+func printForgotten(g *globals, names []string, dry bool) {
+	verb := "deleted"
+	if dry {
+		verb = "dry run: would delete"
 	}
-	return err
+	for _, n := range names {
+		fmt.Fprintf(g.Stdout, "%s %s (it had no files to prune)\n", verb, n)
+	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/up"
@@ -62,8 +63,14 @@ func mcpCmd(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
 	defer stop()
-	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as")), stop: ctx,
-		chain: launch.Chain(os.Getenv(launch.ChainVar))}
+	// The chain is found up the process tree, not trusted to the
+	// backend's passing the variable on; set here, it is the one every
+	// backend this server starts extends (launch.Resolve).
+	chain := launch.CallerChain()
+	if err := os.Setenv(launch.ChainVar, strings.Join(chain, ",")); err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	s := &mcpServer{g: g, root: cfg.Root, caller: c.String("as"), allowed: toolsFor(cfg, c.String("as")), stop: ctx, chain: chain}
 	// The tools capability is declared even for a caller allowed none, so
 	// that tools/list answers (an empty list) instead of failing.
 	srv := mcp.NewServer(&mcp.Implementation{Name: "actctl", Version: actctlVersion()},
@@ -72,7 +79,7 @@ func mcpCmd(c *cli.Context) error {
 	// stdout is the protocol: nothing else may write there. When the
 	// client goes (stdin closed) or a signal comes, running turns are
 	// cancelled and their backends stopped before actctl exits.
-	err = srv.Run(ctx, &mcp.StdioTransport{})
+	err = srv.Run(ctx, stdio(g))
 	stop()
 	s.turns.Wait()
 	if err != nil && ctx.Err() == nil {
@@ -81,13 +88,27 @@ func mcpCmd(c *cli.Context) error {
 	return nil
 }
 
+// stdio is the server's transport on stdin and stdout. A message over the
+// SDK's line limit is answered with a JSON-RPC error and said on stderr,
+// and the server goes on serving (the SDK alone ended the session without
+// a word, exit 0).
+func stdio(g *globals) mcp.Transport {
+	limit := mcp.DefaultMaxLineLength
+	out := lineframe.NewWriter(os.Stdout)
+	in := lineframe.NewReader(os.Stdin, out, limit, func(n int64) {
+		fmt.Fprintf(g.Stderr, "actctl: mcp: refused a message of %d bytes (the limit is %d): answered with a JSON-RPC error\n", n, limit)
+	})
+	return &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
+}
+
 // mcpServer answers the tools for one workspace and one caller.
 type mcpServer struct {
 	g      *globals
 	root   string
 	caller string
-	// chain is the delegation chain this server runs in (launch.ChainVar):
-	// the agents whose turns wait, directly or not, on this one's.
+	// chain is the delegation chain this server runs in
+	// (launch.CallerChain): the agents whose turns wait, directly or not,
+	// on this one's.
 	chain []string
 	// allowed are the tools the caller may use.
 	allowed map[string]bool
@@ -245,7 +266,7 @@ type runAgentIn struct {
 	Agent    string `json:"agent,omitempty" jsonschema:"the agent to run (give agent or template)"`
 	Template string `json:"template,omitempty" jsonschema:"run an ephemeral agent made from this template, removed afterwards"`
 	Prompt   string `json:"prompt" jsonschema:"the prompt"`
-	Cwd      string `json:"cwd,omitempty" jsonschema:"the client's project directory (default: the directory actctl mcp runs in)"`
+	Cwd      string `json:"cwd,omitempty" jsonschema:"the client's project directory, inside the workspace root (relative: to the root; default: the directory actctl mcp runs in when that is inside the root, else the root)"`
 }
 
 // runAgentOut is run_agent's result (docs/json.md).
@@ -272,6 +293,10 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 	if err := s.delegate("run_agent", in.Agent); err != nil {
 		return nil, runAgentOut{}, err
 	}
+	cwd, err := s.sessionCwd(in.Cwd)
+	if err != nil {
+		return nil, runAgentOut{}, fmt.Errorf("run_agent: %w", err)
+	}
 	s.turns.Add(1)
 	defer s.turns.Done()
 	log := &syncBuffer{}
@@ -284,7 +309,7 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 	ctx, cancel := context.WithTimeoutCause(ctx, runAgentTimeout, &runCause{exitTimeout, "timed out after " + runAgentTimeout.String()})
 	defer cancel()
 	defer context.AfterFunc(s.stop, cancel)()
-	name, res, err := runTurn(ctx, g, agentSpec{agent: in.Agent, template: in.Template, cwd: in.Cwd}, in.Prompt)
+	name, res, err := runTurn(ctx, g, agentSpec{agent: in.Agent, template: in.Template, cwd: cwd}, in.Prompt)
 	if err != nil && res.StopReason == "" {
 		if l := strings.TrimSpace(log.String()); l != "" {
 			err = fmt.Errorf("%w\n%s", err, l)
@@ -301,6 +326,24 @@ func (s *mcpServer) runAgent(ctx context.Context, req *mcp.CallToolRequest, in r
 		}
 	}
 	return nil, out, nil
+}
+
+// sessionCwd is the client project of a run_agent turn: cwd, which must
+// lie inside the workspace root (schema.DirInside: symlinks resolved, ".."
+// refused), so that an agent never places an agent's files elsewhere
+// (docs/run.md, "actctl mcp"); without one, the directory the server runs
+// in when that is inside the root, else the root.
+func (s *mcpServer) sessionCwd(cwd string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err == nil {
+			if d, err := schema.DirInside(s.root, wd); err == nil {
+				return d, nil
+			}
+		}
+		cwd = s.root
+	}
+	return schema.DirInside(s.root, cwd)
 }
 
 // delegate refuses a run or prompt of target (empty for a template's

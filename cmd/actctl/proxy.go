@@ -52,6 +52,21 @@ type proxySession struct {
 	// origin is the config path the served agent comes from, for the
 	// position of its warnings.
 	origin string
+	// unrecorded is the ad-hoc agent made for this client (a per-project
+	// copy, a -t agent) until it is materialized: only then is it recorded
+	// in .actant/adhoc.json, so that a copy that fails leaves no record
+	// behind to break later commands (docs/run.md).
+	unrecorded *unrecorded
+}
+
+// unrecorded is an ad-hoc agent to record once it is materialized.
+type unrecorded struct {
+	name  string
+	agent schema.Agent
+	// fresh: the workspace has no record of it yet, so a failure
+	// discards it; a recorded one that fails stays recorded (delete
+	// removes it).
+	fresh bool
 }
 
 func proxyCmd(c *cli.Context) error {
@@ -109,6 +124,7 @@ func newProxySession(ctx context.Context, g *globals, name, template, cwd string
 		}
 	}
 	if err := s.materializeAgent(ctx, "proxy"); err != nil {
+		s.cleanup()
 		return nil, err
 	}
 	return s, nil
@@ -141,6 +157,12 @@ func (s *proxySession) materializeAgent(ctx context.Context, verb string) error 
 	}
 	if err != nil {
 		return fmt.Errorf("materialize %s: %w", s.r.Name, err)
+	}
+	if u := s.unrecorded; u != nil {
+		if err := recordAdhoc(ctx, s.cfg.Root, u.name, &u.agent); err != nil {
+			return fmt.Errorf("materialize %s: record the agent: %w", u.name, err)
+		}
+		s.unrecorded = nil
 	}
 	fmt.Fprintf(g.Stderr, "actctl: %s %s: %s (%s)\n", verb, s.r.Name, res.Summary(), s.r.Dir)
 	if !s.ephemeral {
@@ -235,8 +257,9 @@ func unknownTemplate(cfg *schema.Config, verb, template string) error {
 	return fmt.Errorf("%s", msg)
 }
 
-// adhoc records an agent created for this client in the workspace and
-// resolves it; a project agent is placed in the client's project with the
+// adhoc adds an agent created for this client to the session's config
+// and resolves it (materializeAgent records it in the workspace once its
+// files are written); a project agent is placed in the client's project with the
 // append policy, so the user's own files there are kept.
 func (s *proxySession) adhoc(name string, a schema.Agent) (*schema.Resolved, error) {
 	t := s.cfg.Templates[a.Template]
@@ -254,9 +277,8 @@ func (s *proxySession) adhoc(name string, a schema.Agent) (*schema.Resolved, err
 	if msg := schema.CheckWorkDir(r.Dir, s.cfg.Home); a.WorkDir != "" && msg != "" {
 		return nil, fmt.Errorf("proxy %s: the client's project: %s", name, msg)
 	}
-	if err := recordAdhoc(context.Background(), s.cfg.Root, name, &a); err != nil {
-		return nil, err
-	}
+	old, recorded := s.cfg.Agents[name]
+	s.unrecorded = &unrecorded{name: name, agent: a, fresh: !recorded || !old.Adhoc}
 	s.cfg.Agents[name] = a
 	return r, nil
 }
@@ -273,6 +295,8 @@ func (s *proxySession) ephemeralCopy() error {
 		return err
 	}
 	fmt.Fprintf(s.g.Stderr, "actctl: proxy: %s is served by a live process; using the ephemeral copy %s\n", s.r.Name, name)
+	// A busy per-project copy is its own session's to record.
+	s.unrecorded = nil
 	s.ephemeral = true
 	s.materialize = r.Archetype.Workspace == schema.WorkspaceInstance
 	if s.materialize {
@@ -310,8 +334,16 @@ func (s *proxySession) serve(ctx context.Context) error {
 	return err
 }
 
-// cleanup marks the agent stopped, or removes an ephemeral copy entirely.
+// cleanup marks the agent stopped, or removes an ephemeral copy entirely,
+// or an ad-hoc agent that never materialized.
 func (s *proxySession) cleanup() {
+	if u := s.unrecorded; u != nil {
+		s.unrecorded = nil
+		if u.fresh {
+			s.discard()
+			return
+		}
+	}
 	record := proxy.RecordPath(s.r)
 	if !s.ephemeral {
 		if _, err := os.Stat(record); err == nil {
