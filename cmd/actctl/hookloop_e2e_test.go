@@ -74,3 +74,30 @@ hooks: "b-done": {on: "task:done", agents: ["b"], `+tc.bHook+`}
 		})
 	}
 }
+
+// TestPromptBadHookChain: `actctl prompt` refuses a malformed
+// ACTCTL_HOOK_CHAIN with a message naming it, before it looks for up, and
+// writes nothing.
+func TestPromptBadHookChain(t *testing.T) {
+	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfigTB(t, root, `package actant
+templates: svc: {backend: "claude-code", archetype: "service"}
+agents: a: template: "svc"
+`)
+	for chain, want := range map[string]string{
+		`nope`:                      `actctl: prompt: ACTCTL_HOOK_CHAIN: invalid hook chain "nope"`,
+		`{"hooks":["x"]}`:           `no root`,
+		`{"root":"r","hooks":[""]}`: `a hook without a name`,
+	} {
+		r := actctlEnv(t, root, home, []string{"ACTCTL_HOOK_CHAIN=" + chain}, "prompt", "a", "-p", "hi")
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stderr, upNoUp) {
+			t.Errorf("chain %s: exit %d, stderr %q, want %q", chain, r.Code, r.Stderr, want)
+		}
+	}
+	if files := listFiles(t, root); len(files) != 1 {
+		t.Errorf("files written: %v", files)
+	}
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Errorf("home created: %v", err)
+	}
+}
