@@ -30,6 +30,10 @@ type Request struct {
 	Follow bool   `json:"follow,omitempty"` // logs: keep streaming (-f)
 	Task   uint64 `json:"task,omitempty"`   // logs: one task's log
 	Output string `json:"output,omitempty"` // "text" or "json" (-o)
+	// Chain, on a prompt a hook's command made, is the hook chain that
+	// caused it (package hooks' Chain as JSON, docs/runtime.md "Hook
+	// loops"): up drops the prompt when the chain is too long.
+	Chain json.RawMessage `json:"chain,omitempty"`
 }
 
 // Frame is a piece of streamed output. Kind and Data are the handler's.

@@ -4,7 +4,9 @@
 // executes a command with the event as JSON in $ACTCTL_EVENT, killed with
 // its process group at its timeout; a prompt hook hands its text, with
 // {{event.*}} filled, to a Prompter (the agent's task queue in `up`). A
-// hook that fails is reported and never blocks the publisher.
+// hook that fails is reported and never blocks the publisher. Every event
+// carries the chain of hooks that caused it, and a Guard drops a prompt
+// caused through more than MaxChain hooks (docs/runtime.md, "Hook loops").
 package hooks
 
 import (
@@ -28,9 +30,14 @@ type Event struct {
 	Agent string         `json:"agent,omitempty"`
 	Time  time.Time      `json:"time"`
 	Data  map[string]any `json:"data,omitempty"`
+	// Chain is the hooks that caused the event (docs/runtime.md, "Hook
+	// loops"); zero when none did.
+	Chain Chain `json:"chain,omitzero"`
 }
 
-// Prompter gives an agent a prompt: in `up`, a task on its queue.
+// Prompter gives an agent a prompt: in `up`, a task on its queue. The
+// context carries the hook chain that caused the prompt (ChainOf): the
+// events of the task carry it on.
 type Prompter interface {
 	Prompt(ctx context.Context, agent, text string) error
 }
@@ -42,6 +49,10 @@ type Result struct {
 	Err      error
 	Output   string // run hooks: the end of their stdout and stderr
 	Duration time.Duration
+	// Dropped is set when the hook's prompt (a prompt hook's, or the
+	// `actctl prompt` a run hook ran) was dropped as a hook loop: Err says
+	// so, and the Guard already warned once for its chain.
+	Dropped bool
 }
 
 // Options configure a Bus.
@@ -57,6 +68,9 @@ type Options struct {
 	// hook's process group is killed): a shutting-down actctl does not
 	// wait out their timeouts.
 	Context context.Context
+	// Guard drops prompts caused through too many hooks (nil: a guard of
+	// the bus's own, bound MaxChain, warning nobody).
+	Guard *Guard
 }
 
 type hook struct {
@@ -75,6 +89,9 @@ type Bus struct {
 // New returns a bus for the workspace's hooks (already validated by the
 // schema).
 func New(hooks map[string]schema.Hook, opts Options) (*Bus, error) {
+	if opts.Guard == nil {
+		opts.Guard = NewGuard(MaxChain, nil)
+	}
 	b := &Bus{opts: opts}
 	names := slices.Sorted(maps.Keys(hooks))
 	for _, n := range names {
@@ -118,19 +135,24 @@ func (h hook) matches(ev Event) bool {
 }
 
 // Publish starts every matching hook in its own goroutine and returns at
-// once. Its time is set when zero.
+// once. Its time is set when zero. The hooks of an event that no hook
+// caused start a chain (a new root) that every event they cause carries.
 func (b *Bus) Publish(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
+	chain := ev.Chain
 	for _, h := range b.hooks {
 		if !h.matches(ev) {
 			continue
 		}
+		if chain.Root == "" {
+			chain.Root = newRoot()
+		}
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.fire(h, ev)
+			b.fire(h, ev, chain.Then(h.name))
 		}()
 	}
 }
@@ -140,7 +162,8 @@ func (b *Bus) Publish(ev Event) {
 // Call it once nothing publishes any more (a sync.WaitGroup rule).
 func (b *Bus) Wait() { b.wg.Wait() }
 
-func (b *Bus) fire(h hook, ev Event) {
+// fire runs h for ev; chain is what h causes (ev's chain, then h).
+func (b *Bus) fire(h hook, ev Event, chain Chain) {
 	start := time.Now()
 	res := Result{Hook: h.name, Event: ev}
 	parent := b.opts.Context
@@ -151,11 +174,16 @@ func (b *Bus) fire(h hook, ev Event) {
 	defer cancel()
 	switch {
 	case h.spec.Run != nil:
-		res.Output, res.Err = run(ctx, b.opts.Dir, *h.spec.Run, ev)
+		res.Output, res.Err = run(ctx, b.opts.Dir, *h.spec.Run, ev, chain)
+		res.Dropped = res.Err != nil && b.opts.Guard.wasDropped(chain)
 	case b.opts.Prompter == nil:
 		res.Err = errors.New("prompt hooks need `actctl up` (no agent to prompt here)")
 	default:
-		res.Err = b.opts.Prompter.Prompt(ctx, h.spec.Prompt.Agent, Fill(h.spec.Prompt.Text, ev))
+		res.Err = b.opts.Guard.Admit(h.spec.Prompt.Agent, chain)
+		res.Dropped = res.Err != nil
+		if res.Err == nil {
+			res.Err = b.opts.Prompter.Prompt(WithChain(ctx, chain), h.spec.Prompt.Agent, Fill(h.spec.Prompt.Text, ev))
+		}
 	}
 	switch {
 	case res.Err == nil:

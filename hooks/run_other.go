@@ -9,6 +9,6 @@ import (
 	"github.com/actctl/actctl/schema"
 )
 
-func run(context.Context, string, schema.HookRun, Event) (string, error) {
+func run(context.Context, string, schema.HookRun, Event, Chain) (string, error) {
 	return "", errors.New("run hooks need a unix system (process groups)")
 }

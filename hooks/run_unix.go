@@ -21,15 +21,21 @@ const maxOutput = 4 << 10
 // run executes a run hook in its own process group: the group is killed
 // when ctx ends (the timeout) and once the command exits, so nothing a
 // hook started outlives it; the hook itself does not outlive actctl.
-func run(ctx context.Context, dir string, r schema.HookRun, ev Event) (string, error) {
+// The command gets the event in ACTCTL_EVENT and chain (the event's
+// chain, then this hook) in ChainVar.
+func run(ctx context.Context, dir string, r schema.HookRun, ev Event, chain Chain) (string, error) {
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		return "", fmt.Errorf("encode event: %w", err)
 	}
+	chainJSON, err := json.Marshal(chain)
+	if err != nil {
+		return "", fmt.Errorf("encode hook chain: %w", err)
+	}
 	cmd := exec.CommandContext(ctx, r.Command, r.Args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), launch.EnvList(r.Env)...)
-	cmd.Env = append(cmd.Env, "ACTCTL_EVENT="+string(payload))
+	cmd.Env = append(cmd.Env, "ACTCTL_EVENT="+string(payload), ChainVar+"="+string(chainJSON))
 	// Its own group, and on Linux the parent-death signal: a hook dies
 	// with actctl even when actctl is killed (launch, as for backends).
 	launch.SetProcessGroup(cmd)

@@ -44,36 +44,26 @@ type Cron struct {
 	Pattern  string
 	Prompt   string
 	Location *time.Location
-	sched    cron.Schedule
+	spec     *cron.SpecSchedule
+	times    []clockTime // the wall-clock times of day it runs at
 	// everyHour: the entry runs in every hour of the day, so it follows
-	// elapsed time rather than the wall clock (see Next).
+	// the clock's new time rather than making up for a skipped time (see
+	// Next).
 	everyHour bool
 }
 
-// Next returns the first time after t at which the entry is due, with ISC
-// cron's rules for daylight saving changes: a time inside the hour that is
-// skipped runs once, just after the jump (the library's rule; plain
-// robfig/cron skips that day); a time inside the hour that repeats runs
-// once, at its first occurrence, unless the entry runs every hour (then
-// both hours are real hours of work and run).
-func (c Cron) Next(t time.Time) time.Time {
-	n := c.sched.Next(t)
-	if c.everyHour {
-		return n
-	}
-	// In the repeated hour the wall clock goes back: a due time whose
-	// wall-clock reading is not after t's was already seen.
-	for !n.IsZero() && !wall(n, c.Location).After(wall(t, c.Location)) {
-		n = c.sched.Next(n)
-	}
-	return n
-}
-
-// wall is t's wall-clock reading in loc, as a UTC time to compare.
-func wall(t time.Time, loc *time.Location) time.Time {
-	l := t.In(loc)
-	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
-}
+// Next returns the first time after t at which the entry is due (zero if
+// it never is), with ISC cron's rules for daylight saving changes
+// (docs/runtime.md, "Daylight saving"): a wall-clock time that the clock
+// skips runs once, at the jump (the first instant after the skipped
+// stretch: 00:00 on a day whose midnight is skipped runs at the jump to
+// 01:00); a wall-clock time that the clock reads twice runs once, at its
+// first occurrence. An entry that runs every hour follows the new time
+// instead: a skipped time is not run (no hour of work was lost) and a
+// repeated one runs at both occurrences (both are real hours of work).
+// Times that fall together (several skipped times, or a skipped time and
+// the jump's own time) run once.
+func (c Cron) Next(t time.Time) time.Time { return c.next(t) }
 
 // parser accepts the standard five fields (minute hour day-of-month month
 // day-of-week, with names such as MON and JAN) and the descriptors
@@ -108,12 +98,13 @@ func ParseCron(pattern, timezone string) (Cron, error) {
 		}
 		return Cron{}, fmt.Errorf("%q: %v", pattern, err)
 	}
-	c := Cron{Pattern: pattern, Location: loc, sched: s}
-	if spec, ok := s.(*cron.SpecSchedule); ok {
-		spec.Location = loc
-		const allHours = 1<<24 - 1
-		c.everyHour = spec.Hour&allHours == allHours
+	spec, ok := s.(*cron.SpecSchedule)
+	if !ok {
+		return Cron{}, fmt.Errorf("%q: not a cron schedule", pattern)
 	}
+	spec.Location = loc
+	const allHours = 1<<24 - 1
+	c := Cron{Pattern: pattern, Location: loc, spec: spec, times: times(spec), everyHour: spec.Hour&allHours == allHours}
 	if c.Next(time.Now()).IsZero() {
 		return Cron{}, fmt.Errorf("%q never matches a date (such as February 30)", pattern)
 	}

@@ -37,7 +37,8 @@ func (r HookRun) TimeoutDuration() (time.Duration, error) {
 }
 
 // validateHooks checks every hook: a known event, known agents, exactly
-// one of run and prompt, and no prompt hook that would feed itself.
+// one of run and prompt, and no prompt hook that would feed itself; and
+// warns of the loops of hooks it sees (hookLoops).
 func (c *Config) validateHooks() Diagnostics {
 	var ds Diagnostics
 	for _, name := range slices.Sorted(maps.Keys(c.Hooks)) {
@@ -76,15 +77,13 @@ func (c *Config) validateHooks() Diagnostics {
 			}
 		}
 	}
-	return ds
+	return append(ds, c.hookLoops()...)
 }
 
 // feedsItself: a prompt hook on an event that its own task causes, for the
 // agent it prompts.
 func feedsItself(h Hook) bool {
-	switch h.On {
-	case "task:done", "task:failed", "idle", "session:end":
-	default:
+	if !slices.Contains(taskEvents, h.On) {
 		return false
 	}
 	return len(h.Agents) == 0 || slices.Contains(h.Agents, h.Prompt.Agent)

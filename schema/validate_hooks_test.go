@@ -79,3 +79,58 @@ func TestHooksInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestHookLoopsWarned (issue #20 item 12): validation warns, with
+// positions, of every loop of hooks it can see: two agents whose task
+// events prompt each other, longer rings, a hook on every agent, and a run
+// hook that is plainly `actctl prompt AGENT`. Chains that end, and loops
+// through events a task does not cause, are not warned of. Before, all of
+// these passed in silence.
+func TestHookLoopsWarned(t *testing.T) {
+	const base = `package actant
+templates: emp: {backend: "claude-code", archetype: "service"}
+agents: a: template: "emp"
+agents: b: template: "emp"
+agents: c: template: "emp"
+`
+	for _, tc := range []struct {
+		name, hooks string
+		want        []string // one warning each, exactly
+	}{
+		{"two agents", `hooks: "a-done": {on: "task:done", agents: ["a"], prompt: {agent: "b", text: "t"}}
+hooks: "b-done": {on: "task:done", agents: ["b"], prompt: {agent: "a", text: "t"}}`,
+			[]string{`actant.cue:6:67: warning: hooks."a-done".prompt.agent: hooks prompt agents in a loop: a's task events prompt b (hooks."a-done" at actant.cue:6:67), b's task events prompt a (hooks."b-done" at actant.cue:7:67); at run time a prompt caused through more than 8 hooks is dropped`}},
+		{"a ring of three on different events", `hooks: x: {on: "task:done", agents: ["a"], prompt: {agent: "b", text: "t"}}
+hooks: y: {on: "task:failed", agents: ["b"], prompt: {agent: "c", text: "t"}}
+hooks: z: {on: "idle", agents: ["c"], prompt: {agent: "a", text: "t"}}`,
+			[]string{`hooks.x.prompt.agent: hooks prompt agents in a loop: a's task events prompt b (hooks.x at actant.cue:6:60), b's task events prompt c (hooks.y at actant.cue:7:62), c's task events prompt a (hooks.z at actant.cue:8:55)`}},
+		{"a hook on every agent", `hooks: x: {on: "task:done", agents: ["c"], prompt: {agent: "b", text: "t"}}
+hooks: y: {on: "session:end", prompt: {agent: "c", text: "t"}, agents: ["a", "b"]}`,
+			[]string{`hooks prompt agents in a loop: b's task events prompt c (hooks.y at actant.cue:7:47), c's task events prompt b (hooks.x at actant.cue:6:60)`}},
+		{"a run hook running actctl prompt", `hooks: x: {on: "task:done", agents: ["a"], prompt: {agent: "b", text: "t"}}
+hooks: y: {on: "task:done", agents: ["b"], run: {command: "/usr/local/bin/actctl", args: ["-C", ".", "prompt", "--no-wait", "-p", "go", "a"]}}`,
+			[]string{`b's task events prompt a (hooks.y at actant.cue:7:137)`}},
+		{"a chain that ends", `hooks: x: {on: "task:done", agents: ["a"], prompt: {agent: "b", text: "t"}}
+hooks: y: {on: "task:done", agents: ["b"], prompt: {agent: "c", text: "t"}}
+hooks: z: {on: "task:done", agents: ["b"], run: {command: "actctl", args: ["status"]}}`, nil},
+		{"not a task event", `hooks: x: {on: "process:crash", agents: ["a"], prompt: {agent: "b", text: "t"}}
+hooks: y: {on: "process:crash", agents: ["b"], prompt: {agent: "a", text: "t"}}`, nil},
+	} {
+		cfg := mustLoad(t, map[string]string{"actant.cue": base + tc.hooks + "\n"})
+		var got []string
+		for _, w := range cfg.Warnings {
+			if strings.Contains(w.Message, "loop") {
+				got = append(got, w.String())
+			}
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: warnings\n%s\nwant %d", tc.name, strings.Join(got, "\n"), len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s:\ngot  %s\nwant %s", tc.name, got[i], w)
+			}
+		}
+	}
+}

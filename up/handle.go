@@ -20,6 +20,10 @@ func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.
 	case "restart":
 		return m.Restart(ctx, req.Agent)
 	case "prompt":
+		ctx, err := withChain(ctx, req.Chain)
+		if err != nil {
+			return nil, err
+		}
 		sink := func(kind string, v any) { _ = out.Send(kind, v) }
 		return m.Prompt(ctx, req.Agent, req.Text, req.Wait, sink)
 	}

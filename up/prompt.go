@@ -23,7 +23,11 @@ func (m *Manager) Prompt(ctx context.Context, agent, text string, wait bool, sin
 		// before Prompt returns, so the sink is dropped before it is queued.
 		sink = nil
 	}
-	run := &taskRun{sink: sink}
+	chain, err := m.admit(ctx, agent)
+	if err != nil {
+		return Outcome{}, err
+	}
+	run := &taskRun{sink: sink, chain: chain}
 	if a.queue != nil {
 		return a.promptQueued(ctx, text, wait, run)
 	}

@@ -53,4 +53,7 @@ type Options struct {
 	// Grace is how long a stopping agent gets before its group is killed
 	// (0: the supervise policy's).
 	Grace time.Duration
+	// Loops drops prompts caused through too many hooks (nil: at
+	// hooks.MaxChain, warning nobody); the hooks buses share it.
+	Loops *hooks.Guard
 }

@@ -41,6 +41,9 @@ type taskRun struct {
 	mu   sync.Mutex
 	w    *tasklog.Writer
 	out  Outcome
+
+	// chain is the hooks that caused the prompt (docs/runtime.md).
+	chain hooks.Chain
 }
 
 func (r *taskRun) Message(line []byte) {
@@ -114,7 +117,7 @@ func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun
 		}
 		defer func() {
 			sess.Close()
-			a.m.opts.Publish(hooks.Event{Name: "session:end", Agent: a.name, Time: a.m.opts.Clock.Now(), Data: map[string]any{"sessionId": sess.ID(), "task": t.ID}})
+			a.m.opts.Publish(hooks.Event{Name: "session:end", Agent: a.name, Time: a.m.opts.Clock.Now(), Data: map[string]any{"sessionId": sess.ID(), "task": t.ID}, Chain: run.chain})
 		}()
 		return sess.Prompt(ctx, t.Prompt)
 	})
@@ -178,7 +181,7 @@ func (a *agent) taskEvent(ev schedule.Event) {
 	if ev.Name == schedule.EventIdle {
 		data = nil
 	}
-	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: a.m.opts.Clock.Now(), Data: data})
+	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: a.m.opts.Clock.Now(), Data: data, Chain: chainOf(ev.Task)})
 }
 
 // logRel is a task log's path relative to the logs dir, for messages.

@@ -50,7 +50,7 @@ func hookBus(ctx context.Context, g *globals, cfg *schema.Config, want func(on s
 	if len(listens) == 0 {
 		return nil
 	}
-	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Prompter: g.prompter, Report: func(r hooks.Result) { reportHook(g, r) }})
+	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Prompter: g.prompter, Guard: g.loops, Report: func(r hooks.Result) { reportHook(g, r) }})
 	if err != nil {
 		g.Warn("hooks: %v", err)
 		return nil
@@ -92,8 +92,8 @@ func (a *applyEvents) wait() {
 }
 
 func reportHook(g *globals, r hooks.Result) {
-	if r.Err == nil {
-		return
+	if r.Err == nil || r.Dropped {
+		return // a dropped loop: the guard warned once for its chain
 	}
 	msg := r.Err.Error()
 	if r.Output != "" {

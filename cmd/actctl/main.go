@@ -343,6 +343,9 @@ type globals struct {
 	// prompter receives prompt hooks: `actctl up`'s agents (nil without
 	// up: such hooks fail).
 	prompter hooks.Prompter
+	// loops drops prompts caused through too many hooks, one warning a
+	// chain (`actctl up`'s; nil elsewhere: each bus has its own).
+	loops *hooks.Guard
 	// configKey and evaluated are the config cache's key and the config
 	// this process evaluated from CUE under it (see loadConfig).
 	configKey *inputs.ConfigKey

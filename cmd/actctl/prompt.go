@@ -14,6 +14,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/up"
 )
 
@@ -46,6 +47,9 @@ func promptCmd(c *cli.Context) error {
 	var res up.Outcome
 	wait := !c.Bool("no-wait")
 	req := control.Request{Op: "prompt", Agent: c.Args().First(), Text: text, Wait: wait}
+	if req.Chain, err = hookChain(); err != nil {
+		return err
+	}
 	err = callUp(ctx, g, req, func(f control.Frame) { showFrame(out, f) }, &res)
 	if !wait && err == nil {
 		if g.JSON() {
@@ -69,6 +73,20 @@ func promptCmd(c *cli.Context) error {
 		return withCode(code, err)
 	}
 	return nil
+}
+
+// hookChain is the hook chain of a prompt made by a hook's command
+// (hooks.ChainVar), for up to bound (docs/runtime.md, "Hook loops"); nil
+// outside hooks.
+func hookChain() (json.RawMessage, error) {
+	s := os.Getenv(hooks.ChainVar)
+	if s == "" {
+		return nil, nil
+	}
+	if _, err := hooks.ParseChain(s); err != nil {
+		return nil, fmt.Errorf("prompt: %s: %w", hooks.ChainVar, err)
+	}
+	return json.RawMessage(s), nil
 }
 
 // showFrame passes one streamed frame of the turn to the run output.

@@ -84,7 +84,8 @@ func upCmd(c *cli.Context) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	u.ctx = ctx
-	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace})
+	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
+	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops})
 	g.prompter = up.HookPrompter{M: u.m}
 	served := make(chan error, 1)
 	go func() { served <- control.Serve(ctx, ln, u.m) }()
