@@ -68,7 +68,10 @@ func (c Cron) Next(t time.Time) time.Time { return c.next(t) }
 // parser accepts the standard five fields (minute hour day-of-month month
 // day-of-week, with names such as MON and JAN) and the descriptors
 // @yearly, @annually, @monthly, @weekly, @daily, @midnight and @hourly.
-var parser = cron.MustNewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+// As in standard cron, an entry that restricts both the day of month and
+// the day of week runs on days matching either ("0 9 1 * MON": the 1st and
+// every Monday); the library's default would require both.
+var parser = cron.MustNewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor | cron.DowOrDom)
 
 // ParseCron parses a cron pattern and an IANA time zone name ("" means the
 // local zone). `@every D` is refused: a fixed interval is what the

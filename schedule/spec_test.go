@@ -150,3 +150,35 @@ func TestSeedHeartbeatNeverOverwrites(t *testing.T) {
 		t.Errorf("heartbeat prompt does not point at %s: %q", HeartbeatFile, HeartbeatPrompt)
 	}
 }
+
+// TestCronDayOfMonthOrWeek: standard cron runs an entry that restricts both
+// day fields on days matching either; one restricted field alone decides.
+func TestCronDayOfMonthOrWeek(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		runs    func(d time.Time) bool
+	}{
+		{"0 9 1 * MON", func(d time.Time) bool { return d.Day() == 1 || d.Weekday() == time.Monday }},
+		{"0 9 1,15 * FRI", func(d time.Time) bool { return d.Day() == 1 || d.Day() == 15 || d.Weekday() == time.Friday }},
+		{"0 9 * * MON", func(d time.Time) bool { return d.Weekday() == time.Monday }},
+		{"0 9 1 * *", func(d time.Time) bool { return d.Day() == 1 }},
+	} {
+		c := mustCron(t, tc.pattern, "UTC")
+		from := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+		var want []time.Time
+		for d := from; d.Year() < 2027 || d.Month() < 3; d = d.AddDate(0, 0, 1) {
+			if tc.runs(d) {
+				want = append(want, d.Add(9*time.Hour))
+			}
+		}
+		at := from
+		for i, w := range want {
+			got := c.Next(at)
+			if !got.Equal(w) {
+				t.Errorf("%q run %d after %v: got %v, want %v", tc.pattern, i, at, got, w)
+				break
+			}
+			at = got
+		}
+	}
+}
