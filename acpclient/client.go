@@ -74,6 +74,11 @@ type Options struct {
 	MCPServers []acp.McpServer
 	// Rule answers permission requests when Ask is nil.
 	Rule Rule
+	// Mode is the ACP session mode every session is put in when the agent
+	// offers it (ModeFor; "": the agent's own).
+	Mode string
+	// Warn, if set, receives a warning about the session mode, once.
+	Warn func(msg string)
 	// Ask, if set, asks a person instead of Rule.
 	Ask AskFunc
 	// Observer receives the primary session's messages and events, and
@@ -149,6 +154,8 @@ type Client struct {
 	badLine  string // the first line that was not JSON: a protocol break
 
 	wire wireLog // prompts written and answers read (see wireLog)
+
+	modeWarned sync.Once // see warnMode
 }
 
 // received passes a message to its observer; a line that is not JSON
