@@ -156,6 +156,7 @@ type Client struct {
 	wire wireLog // prompts written and answers read (see wireLog)
 
 	modeWarned sync.Once // see warnMode
+	router     Router    // a lease's, if any (see Router)
 }
 
 // received passes a message to its observer; a line that is not JSON
@@ -280,7 +281,7 @@ func (c *Client) spawn() error {
 		close(c.exited)
 	}()
 	ready := make(chan struct{})
-	c.conn = acp.NewClientSideConnection(c, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
+	c.conn = acp.NewClientSideConnection(c, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: c.routed(Gate(p.Stdout, ready)), fn: c.received})
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	close(ready)
 	return nil

@@ -30,6 +30,7 @@ type Request struct {
 	Follow bool   `json:"follow,omitempty"` // logs: keep streaming (-f)
 	Task   uint64 `json:"task,omitempty"`   // logs: one task's log
 	Output string `json:"output,omitempty"` // "text" or "json" (-o)
+	Client string `json:"client,omitempty"` // lease: the client's identity (docs/runtime.md, "Session leases")
 }
 
 // Frame is a piece of streamed output. Kind and Data are the handler's.

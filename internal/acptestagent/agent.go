@@ -97,8 +97,9 @@ type Turn struct {
 	Ctx   context.Context // the connection's
 	TCtx  context.Context // the turn's: done on session/cancel
 	SID   acp.SessionId
-	Words []string // the prompt's words; Words[0] names the op
-	Cwd   string   // the session's cwd
+	Words []string          // the prompt's words; Words[0] names the op
+	Cwd   string            // the session's cwd
+	Req   acp.PromptRequest // the prompt as the agent decoded it
 }
 
 // Conn is the agent's side of the connection.
@@ -242,6 +243,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	id := fmt.Sprintf("sess-%d-%d", os.Getpid(), a.next)
 	a.sessions[id] = s
 	a.mu.Unlock()
+	rememberMeta(id, p.Meta)
 	fmt.Fprintf(os.Stderr, "test agent: session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
 	return acp.NewSessionResponse{SessionId: acp.SessionId(id), Modes: modes}, nil
 }
@@ -431,7 +433,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		os.Exit(3)
 	default:
 		if op := ops[words[0]]; op != nil {
-			r, err := op(&Turn{a: a, Ctx: ctx, TCtx: tctx, SID: sid, Words: words, Cwd: cwd})
+			r, err := op(&Turn{a: a, Ctx: ctx, TCtx: tctx, SID: sid, Words: words, Cwd: cwd, Req: p})
 			return acp.PromptResponse{StopReason: r}, err
 		}
 		a.say(ctx, sid, "unknown test prompt "+words[0]+"\n")

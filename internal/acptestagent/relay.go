@@ -1,7 +1,10 @@
 package acptestagent
 
 import (
+	"context"
+	"encoding/json"
 	"os"
+	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -33,4 +36,92 @@ func offers(id acp.SessionModeId) bool {
 		}
 	}
 	return false
+}
+
+// The ops a relay must pass through unchanged:
+//
+//	autherr      the turn fails with -32000 "Authentication required",
+//	             data {"authMethods": [{"id": "test-login"}]}: an editor
+//	             starts its login flow on that code
+//	perm-rich    a permission request whose tool call carries rawInput,
+//	             locations, content and _meta, and _meta of its own;
+//	             "permission: <option id>" or "permission: cancelled"
+//	meta         "meta <json>": the _meta of the session's session/new
+//	echo-meta    "echo-meta <json>": {"prompt": the prompt's _meta,
+//	             "block": the first block's annotations and _meta}, in a
+//	             chunk that carries annotations {"priority": 0.5} and
+//	             _meta {"test/chunk": true} itself
+func init() {
+	register("autherr", func(*Turn) (acp.StopReason, error) {
+		return "", acp.NewAuthRequired(map[string]any{"authMethods": []map[string]string{{"id": "test-login"}}})
+	})
+	register("perm-rich", permRich)
+	register("meta", func(t *Turn) (acp.StopReason, error) {
+		metas.Lock()
+		b, _ := json.Marshal(metas.m[string(t.SID)])
+		metas.Unlock()
+		t.Say("meta " + string(b) + "\n")
+		return acp.StopReasonEndTurn, nil
+	})
+	register("echo-meta", echoMeta)
+}
+
+// metas holds the _meta of each session's session/new.
+var metas struct {
+	sync.Mutex
+	m map[string]map[string]any
+}
+
+func rememberMeta(sid string, meta map[string]any) {
+	metas.Lock()
+	defer metas.Unlock()
+	if metas.m == nil {
+		metas.m = map[string]map[string]any{}
+	}
+	metas.m[sid] = meta
+}
+
+func permRich(t *Turn) (acp.StopReason, error) {
+	id := acp.ToolCallId("call-rich")
+	req := acp.RequestPermissionRequest{
+		Meta:      map[string]any{"test/request": "r1"},
+		SessionId: t.SID,
+		ToolCall: acp.ToolCallUpdate{
+			Meta:       map[string]any{"test/call": "c1"},
+			ToolCallId: id,
+			Title:      acp.Ptr("Edit notes.txt"),
+			Kind:       acp.Ptr(acp.ToolKindEdit),
+			RawInput:   map[string]any{"path": "/tmp/notes.txt", "replace": "old", "with": "new"},
+			Locations:  []acp.ToolCallLocation{{Path: "/tmp/notes.txt", Line: acp.Ptr(7)}},
+			Content:    []acp.ToolCallContent{acp.ToolDiffContent("/tmp/notes.txt", "new", "old")},
+		},
+		Options: []acp.PermissionOption{{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "yes"},
+			{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "no"}},
+	}
+	resp, err := t.Conn().RequestPermission(context.Background(), req)
+	outcome := "cancelled"
+	switch {
+	case err != nil:
+		outcome = "error " + err.Error()
+	case resp.Outcome.Selected != nil:
+		outcome = string(resp.Outcome.Selected.OptionId)
+	}
+	t.Say("permission: " + outcome + "\n")
+	return acp.StopReasonEndTurn, nil
+}
+
+func echoMeta(t *Turn) (acp.StopReason, error) {
+	out := map[string]any{"prompt": t.Req.Meta}
+	if len(t.Req.Prompt) > 0 && t.Req.Prompt[0].Text != nil {
+		out["block"] = map[string]any{"annotations": t.Req.Prompt[0].Text.Annotations, "_meta": t.Req.Prompt[0].Text.Meta}
+	}
+	b, _ := json.Marshal(out)
+	text, _ := json.Marshal("echo-meta " + string(b) + "\n")
+	// Written as bytes: the SDK's encoder drops a text block's annotations
+	// and _meta.
+	sid, _ := json.Marshal(t.SID)
+	_, err := t.a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + string(sid) +
+		`,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":` + string(text) +
+		`,"annotations":{"priority":0.5},"_meta":{"test/chunk":true}}}}}` + "\n"))
+	return acp.StopReasonEndTurn, err
 }
