@@ -387,7 +387,9 @@ func (lc *leaseConn) list(m message) {
 
 // Route takes the answers to the lease clients' requests and what the
 // agent sends about a leased session that has a client (see fromAgent).
-func (rl *leaseRelay) Route(line []byte) bool {
+func (rl *leaseRelay) Route(line []byte) (keep bool) {
+	keep = true
+	defer rl.a.guardAgent("routing the agent's lines")
 	if !bytes.Contains(line, []byte(`"sessionId"`)) && !bytes.Contains(line, []byte(`"actctl-lease-`)) {
 		return true
 	}
