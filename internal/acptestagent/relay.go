@@ -46,6 +46,9 @@ func offers(id acp.SessionModeId) bool {
 //	perm-rich    a permission request whose tool call carries rawInput,
 //	             locations, content and _meta, and _meta of its own;
 //	             "permission: <option id>" or "permission: cancelled"
+//	last-permission  waits for the session's perm-rich to have its answer
+//	             (one started earlier whose client went away), then
+//	             "last-permission: <its outcome>"
 //	meta         "meta <json>": the _meta of the session's session/new
 //	echo-meta    "echo-meta <json>": {"prompt": the prompt's _meta,
 //	             "block": the first block's annotations and _meta}, in a
@@ -64,6 +67,42 @@ func init() {
 		return acp.StopReasonEndTurn, nil
 	})
 	register("echo-meta", echoMeta)
+	register("last-permission", func(t *Turn) (acp.StopReason, error) {
+		o := outcomeOf(string(t.SID))
+		select {
+		case <-o.done:
+		case <-t.TCtx.Done():
+			return acp.StopReasonCancelled, nil
+		}
+		t.Say("last-permission: " + o.outcome + "\n")
+		return acp.StopReasonEndTurn, nil
+	})
+}
+
+// outcomes holds each session's last perm-rich answer.
+var outcomes struct {
+	sync.Mutex
+	m map[string]*outcome
+}
+
+type outcome struct {
+	done    chan struct{} // closed once outcome is set
+	outcome string
+}
+
+// outcomeOf is the session's outcome, created (pending) if it has none.
+func outcomeOf(sid string) *outcome {
+	outcomes.Lock()
+	defer outcomes.Unlock()
+	if outcomes.m == nil {
+		outcomes.m = map[string]*outcome{}
+	}
+	o := outcomes.m[sid]
+	if o == nil {
+		o = &outcome{done: make(chan struct{})}
+		outcomes.m[sid] = o
+	}
+	return o
 }
 
 // metas holds the _meta of each session's session/new.
@@ -105,6 +144,10 @@ func permRich(t *Turn) (acp.StopReason, error) {
 		outcome = "error " + err.Error()
 	case resp.Outcome.Selected != nil:
 		outcome = string(resp.Outcome.Selected.OptionId)
+	}
+	if o := outcomeOf(string(t.SID)); o.outcome == "" {
+		o.outcome = outcome
+		close(o.done)
 	}
 	t.Say("permission: " + outcome + "\n")
 	return acp.StopReasonEndTurn, nil
