@@ -56,10 +56,10 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client string, r io.Reader, w io.Writer) {
 	rl := c.Router(func() acpclient.Router { return &leaseRelay{a: a, c: c, calls: map[string]*call{}} }).(*leaseRelay)
 	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), asked: map[string]string{}}
+	// The writer is not waited for: one blocked on a client that stops
+	// reading ends when the connection is closed, after serveLease.
 	stop := make(chan struct{})
-	wrote := make(chan struct{})
 	go func() {
-		defer close(wrote)
 		if lc.out.run(w, stop) != nil {
 			lc.end()
 		}
@@ -86,7 +86,6 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client stri
 	}
 	a.detach(lc)
 	close(stop)
-	<-wrote
 }
 
 // leaseRelay routes the warm process's lines for the lease clients: the
@@ -147,7 +146,7 @@ func (lc *leaseConn) end() { lc.failOnce.Do(func() { close(lc.fail) }) }
 // send queues a line for the client; one that does not read is ended.
 func (lc *leaseConn) send(line []byte) {
 	if !lc.out.push(line) {
-		lc.a.m.opts.Logf("%s: lease client: over %d MiB queued that it does not read: its connection ends", lc.a.name, maxQueued>>20)
+		lc.a.m.opts.Logf("%s: lease client: over %d KiB queued that it does not read: its connection ends", lc.a.name, maxQueued>>10)
 		lc.end()
 	}
 }

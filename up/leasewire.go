@@ -130,8 +130,8 @@ func response(id json.RawMessage, result any, e *acp.RequestError) []byte {
 
 // maxQueued bounds what waits to be written to one lease client: a client
 // that stops reading is disconnected instead of holding the warm agent's
-// output.
-const maxQueued = 64 << 20
+// output (a variable for tests).
+var maxQueued = 64 << 20
 
 // outQueue is what waits to be written to a lease client, in order.
 type outQueue struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -46,6 +48,8 @@ func offers(id acp.SessionModeId) bool {
 //	perm-rich    a permission request whose tool call carries rawInput,
 //	             locations, content and _meta, and _meta of its own;
 //	             "permission: <option id>" or "permission: cancelled"
+//	flood N      N text chunks of 1 KiB each, then end_turn: a client that
+//	             does not read them
 //	last-permission  waits for the session's perm-rich to have its answer
 //	             (one started earlier whose client went away), then
 //	             "last-permission: <its outcome>"
@@ -67,6 +71,17 @@ func init() {
 		return acp.StopReasonEndTurn, nil
 	})
 	register("echo-meta", echoMeta)
+	register("flood", func(t *Turn) (acp.StopReason, error) {
+		n := 0
+		if len(t.Words) > 1 {
+			n, _ = strconv.Atoi(t.Words[1])
+		}
+		chunk := strings.Repeat("x", 1023) + "\n"
+		for range n {
+			t.Say(chunk)
+		}
+		return acp.StopReasonEndTurn, nil
+	})
 	register("last-permission", func(t *Turn) (acp.StopReason, error) {
 		o := outcomeOf(string(t.SID))
 		select {
