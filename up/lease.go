@@ -146,7 +146,7 @@ func (lc *leaseConn) end() { lc.failOnce.Do(func() { close(lc.fail) }) }
 // send queues a line for the client; one that does not read is ended.
 func (lc *leaseConn) send(line []byte) {
 	if !lc.out.push(line) {
-		lc.a.m.opts.Logf("%s: lease client: over %d KiB queued that it does not read: its connection ends", lc.a.name, maxQueued>>10)
+		lc.a.m.opts.Logf("%s: lease client: over %d KiB queued that it does not read: its connection ends", lc.a.name, lc.out.max>>10)
 		lc.end()
 	}
 }

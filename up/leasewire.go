@@ -135,6 +135,7 @@ var maxQueued = 64 << 20
 
 // outQueue is what waits to be written to a lease client, in order.
 type outQueue struct {
+	max   int // maxQueued when it was made
 	mu    sync.Mutex
 	lines [][]byte
 	size  int
@@ -142,12 +143,12 @@ type outQueue struct {
 	wake  chan struct{}
 }
 
-func newOutQueue() *outQueue { return &outQueue{wake: make(chan struct{}, 1)} }
+func newOutQueue() *outQueue { return &outQueue{max: maxQueued, wake: make(chan struct{}, 1)} }
 
-// push queues one line; false once the queue went over maxQueued.
+// push queues one line; false once the queue went over its bound.
 func (q *outQueue) push(line []byte) bool {
 	q.mu.Lock()
-	if q.over || q.size+len(line) > maxQueued {
+	if q.over || q.size+len(line) > q.max {
 		q.over = true
 		q.mu.Unlock()
 		return false
