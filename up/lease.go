@@ -31,8 +31,9 @@ const setModeWait = 60 * time.Second
 // Upgrade answers a lease request (docs/runtime.md, "Session leases"):
 // the connection becomes an ACP stream relayed to the agent's warm
 // process, and every session the client opens is a session on it. An
-// agent that is not running is refused at once. req.Client is the
-// client's identity: only it may list and resume its idle sessions.
+// agent that is not running is refused at once. The client's identity,
+// req.Client and on Linux the socket peer's uid, is the only one that
+// may list and resume its idle sessions.
 func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(context.Context, io.Reader, io.Writer) error, error) {
 	a, err := m.agent(req.Agent)
 	if err != nil {
@@ -46,7 +47,11 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 	}
 	return func(ctx context.Context, r io.Reader, w io.Writer) error {
 		defer a.guardAgent("a lease connection")
-		a.serveLease(ctx, c, req.Client, r, w)
+		client := req.Client
+		if uid, ok := peerUID(w); ok {
+			client = fmt.Sprintf("peer uid %d, %s", uid, client)
+		}
+		a.serveLease(ctx, c, client, r, w)
 		return nil
 	}, nil
 }
