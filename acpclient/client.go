@@ -74,6 +74,11 @@ type Options struct {
 	MCPServers []acp.McpServer
 	// Rule answers permission requests when Ask is nil.
 	Rule Rule
+	// Mode is the ACP session mode every session is put in when the agent
+	// offers it (ModeFor; "": the agent's own).
+	Mode string
+	// Warn, if set, receives a warning about the session mode, once.
+	Warn func(msg string)
 	// Ask, if set, asks a person instead of Rule.
 	Ask AskFunc
 	// Observer receives the primary session's messages and events, and
@@ -149,6 +154,9 @@ type Client struct {
 	badLine  string // the first line that was not JSON: a protocol break
 
 	wire wireLog // prompts written and answers read (see wireLog)
+
+	modeWarned sync.Once // see warnMode
+	router     Router    // a lease's, if any (see Router)
 }
 
 // received passes a message to its observer; a line that is not JSON
@@ -273,7 +281,7 @@ func (c *Client) spawn() error {
 		close(c.exited)
 	}()
 	ready := make(chan struct{})
-	c.conn = acp.NewClientSideConnection(c, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
+	c.conn = acp.NewClientSideConnection(c, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: c.routed(Gate(p.Stdout, ready)), fn: c.received})
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	close(ready)
 	return nil

@@ -50,7 +50,8 @@ type Session struct {
 	created acp.NewSessionResponse
 
 	mu   sync.Mutex
-	turn *turn // the current turn, nil before the first
+	turn *turn  // the current turn, nil before the first
+	mode string // the current mode the agent reported (Mode)
 }
 
 // turn is one Prompt; done is closed when it is cancelled (or its session
@@ -114,10 +115,18 @@ func (c *Client) open(ctx context.Context, s *Session, mcp []acp.McpServer) erro
 		return c.failure(ctx, ErrStart, "session/new", err)
 	}
 	s.id = string(resp.SessionId)
-	s.created = resp
 	c.mu.Lock()
 	c.sessions[s.id] = s
 	c.mu.Unlock()
+	if err := c.applyMode(ctx, s, resp.Modes); err != nil {
+		return err
+	}
+	if resp.Modes != nil {
+		modes := *resp.Modes
+		modes.CurrentModeId = acp.SessionModeId(s.Mode())
+		resp.Modes = &modes
+	}
+	s.created = resp
 	return nil
 }
 
@@ -277,6 +286,8 @@ func (s *Session) update(u acp.SessionUpdate) {
 		s.thread.updated(u.ToolCallUpdate)
 	case u.Plan != nil:
 		s.emit(Event{Kind: EventPlan, Plan: u.Plan.Entries})
+	case u.CurrentModeUpdate != nil:
+		s.setModeID(string(u.CurrentModeUpdate.CurrentModeId))
 	}
 }
 

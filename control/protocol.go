@@ -33,7 +33,8 @@ type Request struct {
 	// Chain, on a prompt a hook's command made, is the hook chain that
 	// caused it (package hooks' Chain as JSON, docs/runtime.md "Hook
 	// loops"): up drops the prompt when the chain is too long.
-	Chain json.RawMessage `json:"chain,omitempty"`
+	Chain  json.RawMessage `json:"chain,omitempty"`
+	Client string          `json:"client,omitempty"` // lease: the client's identity (docs/runtime.md, "Session leases")
 }
 
 // Frame is a piece of streamed output. Kind and Data are the handler's.

@@ -1,12 +1,14 @@
 package up
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -22,10 +24,16 @@ import (
 // disconnect when the archetype sets no leaseTTL.
 const DefaultLeaseTTL = 30 * time.Minute
 
+// setModeWait bounds the session/set_mode up sends for a new leased
+// session before its client gets the answer to session/new.
+const setModeWait = 60 * time.Second
+
 // Upgrade answers a lease request (docs/runtime.md, "Session leases"):
-// the connection becomes an ACP stream in which up plays the agent, and
-// every session the client opens is a session on the agent's warm
-// process. An agent that is not running is refused at once.
+// the connection becomes an ACP stream relayed to the agent's warm
+// process, and every session the client opens is a session on it. An
+// agent that is not running is refused at once. The client's identity,
+// req.Client and on Linux the socket peer's uid, is the only one that
+// may list and resume its idle sessions.
 func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(context.Context, io.Reader, io.Writer) error, error) {
 	a, err := m.agent(req.Agent)
 	if err != nil {
@@ -39,91 +47,158 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 	}
 	return func(ctx context.Context, r io.Reader, w io.Writer) error {
 		defer a.guardAgent("a lease connection")
-		a.serveLease(ctx, c, r, w)
+		client := req.Client
+		if uid, ok := peerUID(w); ok {
+			client = fmt.Sprintf("peer uid %d, %s", uid, client)
+		}
+		a.serveLease(ctx, c, client, r, w)
 		return nil
 	}, nil
 }
 
 // serveLease serves one lease client until it goes, the process ends, or
 // up stops; its sessions are then left idle for the lease TTL.
-func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, r io.Reader, w io.Writer) {
-	lc := &leaseConn{a: a, c: c, ready: make(chan struct{}), fail: make(chan struct{})}
-	// Nothing is read before the connection is set up: the SDK's reader
-	// would otherwise race with SetLogger.
-	in := acpclient.TeeLines(acpclient.Gate(r, lc.ready), lc.notes.Seen)
-	conn := acp.NewAgentSideConnection(lc, w, in)
-	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	lc.conn = conn
-	close(lc.ready)
+func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client string, r io.Reader, w io.Writer) {
+	rl := c.Router(func() acpclient.Router { return &leaseRelay{a: a, c: c, calls: map[string]*call{}} }).(*leaseRelay)
+	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), asked: map[string]string{}}
+	// The writer is not waited for: one blocked on a client that stops
+	// reading ends when the connection is closed, after serveLease.
+	stop := make(chan struct{})
+	go func() {
+		if lc.out.run(w, stop) != nil {
+			lc.end()
+		}
+	}()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				lc.handle(bytes.TrimRight(line, "\r\n"))
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	select {
-	case <-conn.Done():
+	case <-read:
 	case <-c.Done():
 	case <-ctx.Done():
-	case <-lc.fail: // a panic for this client (guard)
+	case <-lc.fail: // a panic for this client (guard), or it stopped reading
 	}
 	a.detach(lc)
+	close(stop)
 }
 
-// leaseConn is one lease client: the ACP agent side of its connection.
+// leaseRelay routes the warm process's lines for the lease clients: the
+// answers to their requests and what the agent sends about their
+// sessions. One per acpclient.Client (its Router).
+type leaseRelay struct {
+	a *agent
+	c *acpclient.Client
+
+	mu    sync.Mutex
+	next  uint64
+	calls map[string]*call // clients' requests at the agent, by the id they carry there
+}
+
+// call is a client's request relayed to the agent.
+type call struct {
+	lc     *leaseConn
+	id     json.RawMessage // the client's own id
+	method string
+	cwd    string // session/new's
+}
+
+// leaseConn is one lease client.
 type leaseConn struct {
-	a     *agent
-	c     *acpclient.Client
-	ready chan struct{} // closed once conn is set
-	conn  *acp.AgentSideConnection
+	a      *agent
+	c      *acpclient.Client
+	rl     *leaseRelay
+	client string // its identity (control.Request.Client)
+	out    *outQueue
 
-	notes acpclient.ExtensionNotes // the client's extension notifications
-
-	fail     chan struct{} // closed after a panic for this client: its connection ends
+	fail     chan struct{} // closed to end the connection (end)
 	failOnce sync.Once
 
-	mu   sync.Mutex
-	caps acp.ClientCapabilities // what the client said it serves
-}
-
-// serves reports whether the client offered to serve a client method
-// (acpclient.Method*) in its initialize.
-func (lc *leaseConn) serves(method string) bool {
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	switch method {
-	case acpclient.MethodReadTextFile:
-		return lc.caps.Fs.ReadTextFile
-	case acpclient.MethodWriteTextFile:
-		return lc.caps.Fs.WriteTextFile
-	case acpclient.MethodTerminal:
-		return lc.caps.Terminal
-	}
-	return false
-}
-
-// peer is the connection to the client (its handlers may run before
-// NewAgentSideConnection has returned).
-func (lc *leaseConn) peer() *acp.AgentSideConnection {
-	<-lc.ready
-	return lc.conn
+	mu    sync.Mutex
+	caps  acp.ClientCapabilities // what the client said it serves
+	asked map[string]string      // the agent's requests it is to answer: method by id
+	gone  bool
 }
 
 // leased is a session on the warm process held for lease clients.
 type leased struct {
-	a    *agent
-	c    *acpclient.Client
-	sess *acpclient.Session
+	a       *agent
+	c       *acpclient.Client
+	sess    *acpclient.Session
+	ownerID string // the identity of the client that opened it
+	cwd     string
 
-	mu     sync.Mutex
-	owner  *leaseConn         // nil while idle
-	idle   *idleTimer         // while idle: the expiry
-	cancel context.CancelFunc // of the running turn
+	mu    sync.Mutex
+	owner *leaseConn // nil while idle
+	idle  *idleTimer // while idle: the expiry
+	setup bool       // its session/new is not answered yet: early holds what the agent sent
+	early [][]byte
 }
 
-var _ acp.Agent = (*leaseConn)(nil)
-var _ acp.ExtensionMethodHandler = (*leaseConn)(nil)
-var _ acp.AgentLoader = (*leaseConn)(nil)
+// end ends the client's connection.
+func (lc *leaseConn) end() { lc.failOnce.Do(func() { close(lc.fail) }) }
 
-// Initialize is answered from the warm process's own answer: the agent
+// send queues a line for the client; one that does not read is ended.
+func (lc *leaseConn) send(line []byte) {
+	if !lc.out.push(line) {
+		lc.a.m.opts.Logf("%s: lease client: over %d KiB queued that it does not read: its connection ends", lc.a.name, lc.out.max>>10)
+		lc.end()
+	}
+}
+
+func (lc *leaseConn) reply(id json.RawMessage, result any) { lc.send(response(id, result, nil)) }
+
+func (lc *leaseConn) replyErr(id json.RawMessage, e *acp.RequestError) {
+	lc.send(response(id, nil, e))
+}
+
+// handle routes one line from the client (nothing once it is detached).
+func (lc *leaseConn) handle(line []byte) {
+	if lc.isGone() {
+		return
+	}
+	m, ok := parse(line)
+	where := m.Method
+	if where == "" {
+		where = "a response"
+	}
+	defer lc.guard(where, m)
+	switch {
+	case !ok:
+		lc.replyErr(json.RawMessage("null"), &acp.RequestError{Code: -32700, Message: "Parse error"})
+	case m.response():
+		lc.answered(line, m)
+	case m.Method == acp.AgentMethodInitialize && m.request():
+		lc.initialize(m)
+	case m.Method == acp.AgentMethodSessionNew && m.request():
+		lc.newSession(line, m)
+	case (m.Method == acp.AgentMethodSessionLoad || m.Method == acp.AgentMethodSessionResume) && m.request():
+		lc.resume(m)
+	case m.Method == acp.AgentMethodSessionList && m.request():
+		lc.list(m)
+	case m.Method == acp.AgentMethodSessionClose && m.request():
+		lc.closeSession(m)
+	default:
+		lc.forward(line, m)
+	}
+}
+
+// initialize is answered from the warm process's own answer: the agent
 // is not initialized twice. Sessions can be resumed and loaded (a lease
 // client that comes back) and listed and closed, whatever the agent says.
-func (lc *leaseConn) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.InitializeResponse, err error) {
-	defer lc.guard("initialize", &err)
+func (lc *leaseConn) initialize(m message) {
+	var p acp.InitializeRequest
+	_ = json.Unmarshal(m.Params, &p)
 	lc.mu.Lock()
 	lc.caps = p.ClientCapabilities
 	lc.mu.Unlock()
@@ -133,40 +208,130 @@ func (lc *leaseConn) Initialize(_ context.Context, p acp.InitializeRequest) (_ a
 	caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
 	caps.SessionCapabilities.List = &acp.SessionListCapabilities{}
 	caps.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
-	return resp, nil
+	lc.reply(m.ID, resp)
 }
 
-func (lc *leaseConn) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
-	return acp.AuthenticateResponse{}, nil
+// serves reports whether the agent's request method of one of the
+// client's sessions goes to the client: fs and terminal methods when it
+// said it serves them (else up serves them, confined), everything else
+// (permission requests, extension methods) always.
+func (lc *leaseConn) serves(method string) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	switch {
+	case method == acp.ClientMethodFsReadTextFile:
+		return lc.caps.Fs.ReadTextFile
+	case method == acp.ClientMethodFsWriteTextFile:
+		return lc.caps.Fs.WriteTextFile
+	case strings.HasPrefix(method, "terminal/"):
+		return lc.caps.Terminal
+	}
+	return true
 }
 
-func (lc *leaseConn) NewSession(ctx context.Context, p acp.NewSessionRequest) (_ acp.NewSessionResponse, err error) {
-	defer lc.guard("session/new", &err)
-	l := &leased{a: lc.a, c: lc.c, owner: lc}
-	sess, err := lc.c.NewSession(ctx, acpclient.SessionOptions{Cwd: p.Cwd, MCPServers: p.McpServers, Observer: l, Ask: l.ask,
-		Delegate: l.delegate, Extension: l.extension})
+// cwdParam is params.cwd, checked: an absolute path to a directory (ACP
+// requires an absolute path; a relative one would be resolved against the
+// agent's processCwd, a directory the client never chose). required: the
+// request must carry one.
+func cwdParam(params json.RawMessage, required bool) (string, *acp.RequestError) {
+	var p struct {
+		Cwd *string `json:"cwd"`
+	}
+	if json.Unmarshal(params, &p) != nil || (p.Cwd == nil && required) {
+		return "", invalid("params must be an object with an absolute cwd")
+	}
+	if p.Cwd == nil {
+		return "", nil
+	}
+	if !filepath.IsAbs(*p.Cwd) {
+		return "", invalid(fmt.Sprintf("cwd must be an absolute path, got %q", *p.Cwd))
+	}
+	if fi, err := os.Stat(*p.Cwd); required && (err != nil || !fi.IsDir()) {
+		return "", invalid(fmt.Sprintf("cwd %s is not a directory", *p.Cwd))
+	}
+	return *p.Cwd, nil
+}
+
+func invalid(reason string) *acp.RequestError {
+	e := acp.NewInvalidParams(map[string]any{"reason": reason})
+	e.Message = "Invalid params: " + reason
+	return e
+}
+
+// newSession relays session/new as the client sent it (_meta and all);
+// the answer registers the session (opened).
+func (lc *leaseConn) newSession(line []byte, m message) {
+	cwd, e := cwdParam(m.Params, true)
+	if e != nil {
+		lc.replyErr(m.ID, e)
+		return
+	}
+	lc.call(line, m, cwd)
+}
+
+// call relays a client's request to the agent under an id of up's.
+func (lc *leaseConn) call(line []byte, m message, cwd string) {
+	rl := lc.rl
+	rl.mu.Lock()
+	rl.next++
+	key := fmt.Sprintf(`"actctl-lease-%d"`, rl.next)
+	rl.mu.Unlock()
+	out, err := withID(line, []byte(key))
 	if err != nil {
-		return acp.NewSessionResponse{}, err
+		lc.replyErr(m.ID, acp.NewInvalidRequest(map[string]any{"error": err.Error()}))
+		return
 	}
-	l.sess = sess
-	lc.a.mu.Lock()
-	if lc.a.leases == nil {
-		lc.a.leases = map[string]*leased{}
+	rl.mu.Lock()
+	rl.calls[key] = &call{lc: lc, id: m.ID, method: m.Method, cwd: cwd}
+	rl.mu.Unlock()
+	if err := lc.c.WriteRaw(out); err != nil {
+		rl.mu.Lock()
+		delete(rl.calls, key)
+		rl.mu.Unlock()
+		lc.replyErr(m.ID, acp.NewInternalError(map[string]any{"error": err.Error()}))
 	}
-	lc.a.leases[sess.ID()] = l
-	lc.a.mu.Unlock()
-	return sess.Created(), nil
+}
+
+// forward relays any other message: one that names a session must name
+// one of the client's own.
+func (lc *leaseConn) forward(line []byte, m message) {
+	if m.SessionID != "" {
+		if _, err := lc.session(m.SessionID, false); err != nil {
+			if m.request() {
+				lc.replyErr(m.ID, err)
+			}
+			return
+		}
+	}
+	if m.request() {
+		lc.call(line, m, "")
+		return
+	}
+	_ = lc.c.WriteRaw(line)
+}
+
+// answered relays the client's answer to a request of the agent's it was
+// sent; any other answer is dropped.
+func (lc *leaseConn) answered(line []byte, m message) {
+	lc.mu.Lock()
+	_, ok := lc.asked[string(m.ID)]
+	delete(lc.asked, string(m.ID))
+	lc.mu.Unlock()
+	if ok {
+		_ = lc.c.WriteRaw(line)
+	}
 }
 
 // session returns the leased session id, if it is this client's; with
-// take, an idle one becomes this client's (resume, load).
-func (lc *leaseConn) session(id acp.SessionId, take bool) (*leased, error) {
+// take, an idle one of the same client identity becomes this
+// connection's (resume, load). Another identity's session is unknown.
+func (lc *leaseConn) session(id string, take bool) (*leased, *acp.RequestError) {
 	lc.a.m.fault("session lookup")
 	lc.a.mu.Lock()
-	l := lc.a.leases[string(id)]
+	l := lc.a.leases[id]
 	lc.a.mu.Unlock()
-	if l == nil || l.c != lc.c {
-		return nil, acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "unknown session (it expired, was closed, or ended with the agent's process)"})
+	if l == nil || l.c != lc.c || l.ownerID != lc.client {
+		return nil, acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "unknown session (it expired, was closed, ended with the agent's process, or is another client's)"})
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -183,133 +348,217 @@ func (lc *leaseConn) session(id acp.SessionId, take bool) (*leased, error) {
 	return l, nil
 }
 
-func (lc *leaseConn) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (_ acp.LoadSessionResponse, err error) {
-	defer lc.guard("session/load", &err)
-	_, err = lc.session(p.SessionId, true)
-	return acp.LoadSessionResponse{}, err
+// resume answers session/load and session/resume: the session is still
+// open on the warm process.
+func (lc *leaseConn) resume(m message) {
+	if _, e := cwdParam(m.Params, false); e != nil {
+		lc.replyErr(m.ID, e)
+		return
+	}
+	if _, e := lc.session(m.SessionID, true); e != nil {
+		lc.replyErr(m.ID, e)
+		return
+	}
+	lc.reply(m.ID, nil)
 }
 
-func (lc *leaseConn) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (_ acp.ResumeSessionResponse, err error) {
-	defer lc.guard("session/resume", &err)
-	_, err = lc.session(p.SessionId, true)
-	return acp.ResumeSessionResponse{}, err
-}
-
-func (lc *leaseConn) Prompt(ctx context.Context, p acp.PromptRequest) (_ acp.PromptResponse, err error) {
-	defer lc.guard("session/prompt", &err)
-	l, err := lc.session(p.SessionId, false)
-	if err != nil {
-		return acp.PromptResponse{}, err
-	}
-	// The turn belongs to the session, not to this request: a client
-	// that disconnects leaves it running (cancel is session/cancel).
-	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	l.mu.Lock()
-	l.cancel = cancel
-	l.mu.Unlock()
-	res, err := l.sess.PromptBlocks(tctx, p.Prompt)
-	if err != nil && res.StopReason != "" && tctx.Err() != nil {
-		err = nil // cancelled, and the agent answered "cancelled" in time
-	}
-	return acp.PromptResponse{StopReason: res.StopReason}, err
-}
-
-func (lc *leaseConn) Cancel(ctx context.Context, p acp.CancelNotification) (err error) {
-	defer lc.guard("session/cancel", &err)
-	l, err := lc.session(p.SessionId, false)
-	if err != nil {
-		return nil
-	}
-	l.mu.Lock()
-	cancel := l.cancel
-	l.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-	return nil
-}
-
-func (lc *leaseConn) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (_ acp.CloseSessionResponse, err error) {
-	defer lc.guard("session/close", &err)
-	l, err := lc.session(p.SessionId, false)
-	if err != nil {
-		return acp.CloseSessionResponse{}, err
+func (lc *leaseConn) closeSession(m message) {
+	l, e := lc.session(m.SessionID, false)
+	if e != nil {
+		lc.replyErr(m.ID, e)
+		return
 	}
 	lc.a.drop(l)
-	return acp.CloseSessionResponse{}, nil
+	lc.reply(m.ID, nil)
 }
 
-// ListSessions lists this client's sessions and the idle ones it may
-// resume.
-func (lc *leaseConn) ListSessions(context.Context, acp.ListSessionsRequest) (_ acp.ListSessionsResponse, err error) {
-	defer lc.guard("session/list", &err)
+// list lists this connection's sessions and the idle ones of its client
+// identity.
+func (lc *leaseConn) list(m message) {
 	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	lc.a.mu.Lock()
 	defer lc.a.mu.Unlock()
 	for id, l := range lc.a.leases {
 		l.mu.Lock()
-		mine := l.c == lc.c && (l.owner == lc || l.owner == nil)
+		mine := l.c == lc.c && l.ownerID == lc.client && (l.owner == lc || l.owner == nil) && !l.setup
 		l.mu.Unlock()
 		if mine {
-			out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(id), Cwd: l.sess.Cwd()})
+			out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(id), Cwd: l.cwd})
 		}
 	}
-	return out, nil
+	lc.reply(m.ID, out)
 }
 
-// SetSessionMode and SetSessionConfigOption are passed to the agent for
-// the client's own session.
-func (lc *leaseConn) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (_ acp.SetSessionModeResponse, err error) {
-	defer lc.guard("session/set_mode", &err)
-	l, err := lc.session(p.SessionId, false)
-	if err != nil {
-		return acp.SetSessionModeResponse{}, err
+// Route takes the answers to the lease clients' requests and what the
+// agent sends about a leased session that has a client (see fromAgent).
+func (rl *leaseRelay) Route(line []byte) (keep bool) {
+	keep = true
+	defer rl.a.guardAgent("routing the agent's lines")
+	if !bytes.Contains(line, []byte(`"sessionId"`)) && !bytes.Contains(line, []byte(`"actctl-lease-`)) {
+		return true
 	}
-	return l.sess.SetMode(ctx, p)
-}
-
-func (lc *leaseConn) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConfigOptionRequest) (_ acp.SetSessionConfigOptionResponse, err error) {
-	defer lc.guard("session/set_config_option", &err)
-	l, err := lc.session(acpclient.ConfigOptionSession(p), false)
-	if err != nil {
-		return acp.SetSessionConfigOptionResponse{}, err
+	m, ok := parse(line)
+	switch {
+	case !ok:
+		return true
+	case m.response():
+		return rl.answer(line, m)
+	case m.SessionID != "":
+		rl.a.mu.Lock()
+		l := rl.a.leases[m.SessionID]
+		rl.a.mu.Unlock()
+		if l == nil || l.c != rl.c {
+			return true
+		}
+		return l.fromAgent(line, m)
 	}
-	return l.sess.SetConfigOption(ctx, p)
+	return true
 }
 
-// Message forwards the agent's session/update notifications of the
-// session to the client that owns it (none while idle).
-func (l *leased) Message(line []byte) {
-	defer l.guard("a session/update", nil)
-	if !strings.Contains(string(line), `"session/update"`) {
+// answer relays the agent's answer to a client's request with the
+// client's id; false (the SDK does not see it) if it is one.
+func (rl *leaseRelay) answer(line []byte, m message) bool {
+	rl.mu.Lock()
+	cl := rl.calls[string(m.ID)]
+	delete(rl.calls, string(m.ID))
+	rl.mu.Unlock()
+	if cl == nil {
+		return true
+	}
+	if cl.method == acp.AgentMethodSessionNew && m.Error == nil {
+		rl.opened(cl, line, m)
+		return false
+	}
+	if out, err := withID(line, cl.id); err == nil {
+		cl.lc.send(out)
+	}
+	return false
+}
+
+// opened registers the session the agent opened for a client: its
+// notifications wait until the client has the answer, which comes once
+// the session is in the preset's mode (acpclient.Session.ApplyMode).
+func (rl *leaseRelay) opened(cl *call, line []byte, m message) {
+	var r struct {
+		SessionID string                `json:"sessionId"`
+		Modes     *acp.SessionModeState `json:"modes"`
+	}
+	if json.Unmarshal(m.Result, &r) != nil || r.SessionID == "" {
+		if out, err := withID(line, cl.id); err == nil {
+			cl.lc.send(out)
+		}
 		return
 	}
-	var msg struct {
-		Method string                  `json:"method"`
-		Params acp.SessionNotification `json:"params"`
-	}
-	if json.Unmarshal(line, &msg) != nil || msg.Method != "session/update" {
+	l := &leased{a: rl.a, c: rl.c, ownerID: cl.lc.client, cwd: cl.cwd, owner: cl.lc, setup: true}
+	sess, err := rl.c.Adopt(r.SessionID, acpclient.SessionOptions{Cwd: cl.cwd, Ask: l.ask})
+	if err != nil {
+		cl.lc.replyErr(cl.id, acp.NewInternalError(map[string]any{"error": err.Error()}))
 		return
 	}
-	if owner := l.ownerConn(); owner != nil {
-		_ = owner.peer().SessionUpdate(context.Background(), msg.Params)
+	l.sess = sess
+	rl.a.mu.Lock()
+	if rl.a.leases == nil {
+		rl.a.leases = map[string]*leased{}
+	}
+	rl.a.leases[r.SessionID] = l
+	rl.a.mu.Unlock()
+	go l.ready(cl, line, m.Result, r.Modes)
+}
+
+// ready puts a new leased session in the preset's mode, answers the
+// client's session/new (with the mode the session is in) and passes on
+// what the agent sent about the session meanwhile.
+func (l *leased) ready(cl *call, line []byte, result json.RawMessage, modes *acp.SessionModeState) {
+	defer l.guard("session/new", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), setModeWait)
+	mode, _ := l.sess.ApplyMode(ctx, modes)
+	cancel()
+	out, err := withID(line, cl.id)
+	if modes != nil && mode != string(modes.CurrentModeId) {
+		out = response(cl.id, withMode(result, mode), nil)
+	}
+	l.mu.Lock()
+	owner := l.owner
+	if owner != nil && owner.isGone() {
+		owner = nil
+	}
+	if owner != nil && err == nil {
+		owner.send(out)
+		for _, e := range l.early {
+			owner.send(e)
+		}
+	}
+	l.setup, l.early = false, nil
+	l.mu.Unlock()
+	if owner == nil {
+		l.a.drop(l) // nobody has its id
 	}
 }
 
-func (l *leased) Event(acpclient.Event) {}
+// withMode is a session/new result whose modes.currentModeId is mode.
+func withMode(result json.RawMessage, mode string) json.RawMessage {
+	var r map[string]json.RawMessage
+	var modes map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil || json.Unmarshal(r["modes"], &modes) != nil {
+		return result
+	}
+	modes["currentModeId"], _ = json.Marshal(mode)
+	r["modes"], _ = json.Marshal(modes)
+	b, err := json.Marshal(r)
+	if err != nil {
+		return result
+	}
+	return b
+}
 
-// delegate routes the agent's fs and terminal requests of the session to
-// the client that owns it, when that client serves them; otherwise (no
-// owner, or a client without the capability) up serves them, confined to
-// the session's cwd and the agent's workspace.
-func (l *leased) delegate(method string) acpclient.Delegate {
-	defer l.guard(method, nil)
+// fromAgent routes what the agent sends naming l: to its client, if it
+// has one, notifications (the SDK sees session/update too, for the
+// session's state) and the requests the client serves; the rest, and
+// everything while idle, to the SDK (up serves fs and terminals confined,
+// permission requests are answered "cancelled").
+func (l *leased) fromAgent(line []byte, m message) (keep bool) {
+	keep = true
+	where := m.Method
+	if m.notification() {
+		where = "a " + m.Method
+	}
+	defer l.guard(where, nil)
 	owner := l.ownerConn()
-	if owner == nil || !owner.serves(method) {
-		return nil
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case m.notification() && l.setup:
+		l.early = append(l.early, line)
+		return m.Method == acp.ClientMethodSessionUpdate
+	case m.notification() && owner != nil:
+		owner.send(line)
+		return m.Method == acp.ClientMethodSessionUpdate
+	case m.request() && owner != nil && !l.setup && owner.serves(m.Method):
+		if !owner.expect(m.ID, m.Method) {
+			return true
+		}
+		owner.send(line)
+		return false
 	}
-	return owner.peer()
+	return true
+}
+
+// expect records a request of the agent's the client is to answer; false
+// if the client is gone.
+func (lc *leaseConn) expect(id json.RawMessage, method string) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.gone {
+		return false
+	}
+	lc.asked[string(id)] = method
+	return true
+}
+
+func (lc *leaseConn) isGone() bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.gone
 }
 
 func (l *leased) ownerConn() *leaseConn {
@@ -319,33 +568,32 @@ func (l *leased) ownerConn() *leaseConn {
 	return l.owner
 }
 
-// ask passes a permission request to the owning client, with the agent's
-// own options; an idle session's requests are answered "cancelled".
-func (l *leased) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (_ acpclient.Decision, err error) {
-	defer l.guard("session/request_permission", &err)
-	owner := l.ownerConn()
-	if owner == nil {
-		return acpclient.Decision{}, errors.New("no client holds the session")
-	}
-	title, kind := call.Title, call.Kind
-	resp, err := owner.peer().RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: acp.SessionId(l.sess.ID()),
-		ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(call.ID), Title: &title, Kind: &kind}, Options: options})
-	if err != nil || resp.Outcome.Selected == nil {
-		return acpclient.Decision{}, err
-	}
-	id := string(resp.Outcome.Selected.OptionId)
-	for _, o := range options {
-		if string(o.OptionId) == id {
-			allowed := o.Kind == acp.PermissionOptionKindAllowOnce || o.Kind == acp.PermissionOptionKindAllowAlways
-			return acpclient.Decision{OptionID: id, Allowed: allowed}, nil
-		}
-	}
-	return acpclient.Decision{}, fmt.Errorf("the client chose option %q, which the agent did not offer", id)
+// ask answers the permission requests up itself gets for a leased
+// session (while it is idle or being set up): "cancelled".
+func (l *leased) ask(context.Context, acpclient.ToolCall, []acp.PermissionOption) (acpclient.Decision, error) {
+	return acpclient.Decision{}, fmt.Errorf("no client holds session %s", l.sess.ID())
 }
 
 // detach leaves lc's sessions idle: each expires after the lease TTL
-// unless a client resumes it.
+// unless a client of the same identity resumes it. The agent's requests
+// lc did not answer are answered for it (a permission request
+// "cancelled"), and answers to its own requests are dropped.
 func (a *agent) detach(lc *leaseConn) {
+	lc.mu.Lock()
+	lc.gone = true
+	asked := lc.asked
+	lc.asked = map[string]string{}
+	lc.mu.Unlock()
+	for id, method := range asked {
+		_ = lc.c.WriteRaw(unanswered(json.RawMessage(id), method))
+	}
+	lc.rl.mu.Lock()
+	for k, cl := range lc.rl.calls {
+		if cl.lc == lc && cl.method != acp.AgentMethodSessionNew {
+			delete(lc.rl.calls, k)
+		}
+	}
+	lc.rl.mu.Unlock()
 	a.mu.Lock()
 	ttl := a.spec.LeaseTTL
 	var mine []*leased
@@ -358,7 +606,7 @@ func (a *agent) detach(lc *leaseConn) {
 	}
 	for _, l := range mine {
 		l.mu.Lock()
-		if l.owner != lc {
+		if l.owner != lc || l.setup {
 			l.mu.Unlock()
 			continue
 		}
@@ -368,6 +616,15 @@ func (a *agent) detach(lc *leaseConn) {
 		l.mu.Unlock()
 		go a.expire(l, it, ttl)
 	}
+}
+
+// unanswered is the answer to an agent's request its client left without
+// one: a permission request is cancelled, anything else fails.
+func unanswered(id json.RawMessage, method string) []byte {
+	if method == acp.ClientMethodSessionRequestPermission {
+		return response(id, acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil)
+	}
+	return response(id, nil, acp.NewInternalError(map[string]any{"error": "the lease client that held the session went away"}))
 }
 
 // idleTimer is an idle session's expiry. It is stopped at once when a
@@ -411,39 +668,17 @@ func (a *agent) drop(l *leased) {
 	l.sess.Close()
 }
 
-// HandleExtensionMethod passes the client's extension methods ("_...")
-// to the agent as they came, request or notification; one that names a
-// session must name one of the client's own.
-func (lc *leaseConn) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (_ any, err error) {
-	defer lc.guard(method, &err)
-	notify := lc.notes.Take(method)
-	var m struct {
-		SessionID acp.SessionId `json:"sessionId"`
-	}
-	if json.Unmarshal(params, &m) == nil && m.SessionID != "" {
-		if _, err := lc.session(m.SessionID, false); err != nil {
-			return nil, err
-		}
-	}
-	if notify {
-		return nil, lc.c.NotifyExtension(ctx, method, params)
-	}
-	return lc.c.CallExtension(ctx, method, params)
-}
+// LeaseClientVar, in the environment of `proxy --lease`, names its client
+// identity (docs/runtime.md, "Session leases").
+const LeaseClientVar = "ACTCTL_LEASE_CLIENT"
 
-// extension passes the agent's extension methods that name the session to
-// the client that owns it; while the session is idle a request is
-// answered "method not found" and a notification dropped.
-func (l *leased) extension(ctx context.Context, method string, params json.RawMessage, notify bool) (_ json.RawMessage, err error) {
-	defer l.guard(method, &err)
-	owner := l.ownerConn()
-	switch {
-	case owner == nil && notify:
-		return nil, nil
-	case owner == nil:
-		return nil, acp.NewMethodNotFound(method)
-	case notify:
-		return nil, owner.peer().NotifyExtension(ctx, method, params)
+// LeaseClient is the client identity `proxy --lease` presents to up: its
+// user and LeaseClientVar if set, else its parent process (the editor
+// that started it). Only a client of the same identity lists and resumes
+// the sessions one left idle.
+func LeaseClient() string {
+	if v := os.Getenv(LeaseClientVar); v != "" {
+		return fmt.Sprintf("uid %d name %s", os.Getuid(), v)
 	}
-	return owner.peer().CallExtension(ctx, method, params)
+	return fmt.Sprintf("uid %d parent %d", os.Getuid(), os.Getppid())
 }

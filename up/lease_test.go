@@ -25,7 +25,8 @@ import (
 type leaseClient struct {
 	conn   *acp.ClientSideConnection
 	close  func()
-	choose string
+	choose string        // the option it picks; "hold": none (held is sent to)
+	held   chan struct{} // with choose "hold": a permission request arrived
 
 	mu      sync.Mutex
 	text    map[acp.SessionId]*strings.Builder
@@ -60,10 +61,15 @@ func (c *leaseClient) SessionUpdate(_ context.Context, n acp.SessionNotification
 	return nil
 }
 
-func (c *leaseClient) RequestPermission(_ context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+func (c *leaseClient) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.asked = append(c.asked, r)
 	c.mu.Unlock()
+	if c.choose == "hold" { // never answers: an editor that goes away meanwhile
+		c.held <- struct{}{}
+		<-ctx.Done()
+		return acp.RequestPermissionResponse{}, ctx.Err()
+	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(c.choose), Outcome: "selected"}}}, nil
 }
 
@@ -121,7 +127,7 @@ func (h *harness) leaseWith(agent, choose string, caps acp.ClientCapabilities) *
 		_ = serve(context.Background(), theirs, theirs)
 		theirs.Close()
 	}()
-	c := &leaseClient{choose: choose, text: map[acp.SessionId]*strings.Builder{}}
+	c := &leaseClient{choose: choose, held: make(chan struct{}, 1), text: map[acp.SessionId]*strings.Builder{}}
 	c.conn = acp.NewClientSideConnection(c, ours, ours)
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	c.close = func() { ours.Close(); <-done }

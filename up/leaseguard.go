@@ -7,38 +7,37 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// A panic in code the lease path runs in a goroutine of the ACP SDK (the
-// handlers of a lease client's requests, the callbacks of its sessions on
-// the warm connection) or in one of its own would take up down, and every
-// agent with it: nothing up the stack recovers it. Each such entry point
-// defers one of the guards below instead: the panic is logged with its
-// stack, the request (if any) gets an internal error, and the connection
-// of the client concerned ends (docs/runtime.md, "Session leases").
+// A panic in code the lease path runs for a client's line, on the warm
+// connection's reader (routing the agent's lines) or in a goroutine of its
+// own would take up down, and every agent with it: nothing up the stack
+// recovers it. Each such entry point defers one of the guards below
+// instead: the panic is logged with its stack, the request (if any) gets
+// an internal error, and the connection of the client concerned ends
+// (docs/runtime.md, "Session leases").
 
-// guard recovers a panic in a handler of lc's requests (deferred by it,
-// with its error): the request's answer is an internal error naming the
-// panic, and the client's connection ends (so the answer reaches the
-// client only when the SDK writes it before the connection closes).
-func (lc *leaseConn) guard(method string, err *error) {
+// guard recovers a panic in the handling of a line from lc (deferred by
+// it, with the line's envelope): a request is answered with an internal
+// error naming the panic, and the client's connection ends.
+func (lc *leaseConn) guard(where string, m message) {
 	p := recover()
 	if p == nil {
 		return
 	}
-	lc.failed(method, p, debug.Stack())
-	if err != nil {
-		*err = acp.NewInternalError(map[string]any{"error": fmt.Sprintf("actctl up failed on %s: panic: %v", method, p)})
+	lc.failed(where, p, debug.Stack())
+	if m.request() {
+		lc.replyErr(m.ID, acp.NewInternalError(map[string]any{"error": fmt.Sprintf("actctl up failed on %s: panic: %v", where, p)}))
 	}
 }
 
 // failed logs a panic that happened for lc and ends its connection.
 func (lc *leaseConn) failed(where string, p any, stack []byte) {
 	lc.a.m.opts.Logf("%s: lease client: panic in %s: %v (its connection ends; up goes on)\n%s", lc.a.name, where, p, stack)
-	lc.failOnce.Do(func() { close(lc.fail) })
+	lc.end()
 }
 
-// guard recovers a panic in a callback of l's session on the warm
-// connection (deferred by it, with its error, or nil): the owning client's
-// connection ends; without an owner, it is logged.
+// guard recovers a panic in routing the agent's lines about l, or in
+// setting l up (deferred by it, with its error, or nil): the owning
+// client's connection ends; without an owner, it is logged.
 func (l *leased) guard(where string, err *error) {
 	p := recover()
 	if p == nil {

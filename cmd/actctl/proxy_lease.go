@@ -6,11 +6,13 @@ import (
 	"os"
 
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/up"
 )
 
 // proxyLease is `proxy --lease` (docs/runtime.md, "Session leases"): the
 // client's ACP stream is relayed, byte for byte, to the running actctl
-// up, which serves it with sessions on the agent's warm process. Without
+// up, which serves it with sessions on the agent's warm process; the
+// proxy presents the client's identity (up.LeaseClient). Without
 // up, or with the agent not running, the client's initialize is answered
 // with an error saying so.
 func proxyLease(ctx context.Context, g *globals, agent string) error {
@@ -22,7 +24,7 @@ func proxyLease(ctx context.Context, g *globals, agent string) error {
 	if err != nil {
 		return refuse(ctx, g, err)
 	}
-	rw, err := cl.Upgrade(control.Request{Op: control.OpLease, Agent: agent})
+	rw, err := cl.Upgrade(control.Request{Op: control.OpLease, Agent: agent, Client: up.LeaseClient()})
 	if err != nil {
 		return refuse(ctx, g, err)
 	}

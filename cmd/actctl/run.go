@@ -270,6 +270,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 		return acpclient.Options{}, err
 	}
 	o.Ask, o.Observer, o.Grace = ask, a.out, grace
+	o.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, s.r.Name, msg) }
 	if a.log, err = openBackendLog(s.r); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {
@@ -292,8 +293,9 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 }
 
 // backendOptions is how actctl's ACP client starts agent r (run, chat, up):
-// its backend's acp command, its MCP servers, and the permission rule
-// (rule, else the agent's preset); clientDir is the client's project.
+// its backend's acp command, its MCP servers, the permission rule (rule,
+// else the agent's preset) and the session mode that goes with it;
+// clientDir is the client's project.
 func backendOptions(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpclient.Rule) (acpclient.Options, error) {
 	l, err := launch.Resolve(r, schema.ModeACP)
 	if err != nil {
@@ -303,10 +305,13 @@ func backendOptions(cfg *schema.Config, r *schema.Resolved, clientDir string, ru
 	if err != nil {
 		return acpclient.Options{}, fmt.Errorf("agent %s: %w", r.Name, err)
 	}
+	mode := acpclient.ModeFor(r.Permissions)
 	if rule == "" {
 		rule = acpclient.RuleFor(r.Permissions)
+	} else {
+		mode = acpclient.ModeForRule(rule, mode)
 	}
-	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule}, nil
+	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode}, nil
 }
 
 // causeCode is the exit code for a run's context cause.

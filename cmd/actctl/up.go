@@ -229,6 +229,7 @@ func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer
 		return nil, err
 	}
 	o.Observer, o.Grace = obs, u.grace
+	o.Warn = func(msg string) { u.logf("%s: warning: %s", agent, msg) }
 	log, lerr := openBackendLog(r)
 	if lerr == nil {
 		o.BackendStderr = log

@@ -24,8 +24,8 @@
 //	ext               an extension notification "_test/notice", then a
 //	                  request "_test/ping" to the client; "ext: <result>"
 //	mode              "mode <id>": the session's mode (session/new offers
-//	                  "ask", the current one, and "code"; session/set_mode
-//	                  switches)
+//	                  "ask", the current one, and "code", or what ModesVar
+//	                  says; session/set_mode switches)
 //	exit N            "exiting", end_turn, then exit with code N once the
 //	                  answer was written
 //	stream            "streaming pid=P child=C" (C: a `sleep` it started),
@@ -97,8 +97,9 @@ type Turn struct {
 	Ctx   context.Context // the connection's
 	TCtx  context.Context // the turn's: done on session/cancel
 	SID   acp.SessionId
-	Words []string // the prompt's words; Words[0] names the op
-	Cwd   string   // the session's cwd
+	Words []string          // the prompt's words; Words[0] names the op
+	Cwd   string            // the session's cwd
+	Req   acp.PromptRequest // the prompt as the agent decoded it
 }
 
 // Conn is the agent's side of the connection.
@@ -180,7 +181,7 @@ func (a *agent) c() *acp.AgentSideConnection {
 
 // session is one session's state.
 type session struct {
-	mode   string // the session mode, "ask" or "code"
+	mode   string // the session mode (offeredModes)
 	cwd    string
 	mcp    []string
 	turns  int
@@ -227,7 +228,8 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 
 func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	hang("session/new")
-	s := &session{cwd: p.Cwd, mode: "ask"}
+	modes := offeredModes()
+	s := &session{cwd: p.Cwd, mode: string(modes.CurrentModeId)}
 	for _, m := range p.McpServers {
 		switch {
 		case m.Stdio != nil:
@@ -241,9 +243,9 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	id := fmt.Sprintf("sess-%d-%d", os.Getpid(), a.next)
 	a.sessions[id] = s
 	a.mu.Unlock()
+	rememberMeta(id, p.Meta)
 	fmt.Fprintf(os.Stderr, "test agent: session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
-	return acp.NewSessionResponse{SessionId: acp.SessionId(id), Modes: &acp.SessionModeState{CurrentModeId: "ask",
-		AvailableModes: []acp.SessionMode{{Id: "ask", Name: "Ask"}, {Id: "code", Name: "Code"}}}}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id), Modes: modes}, nil
 }
 
 // cancelTurn cancels the running turn of session id, if any.
@@ -291,7 +293,7 @@ func (a *agent) SetSessionMode(_ context.Context, p acp.SetSessionModeRequest) (
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.sessions[string(p.SessionId)]
-	if s == nil || (p.ModeId != "ask" && p.ModeId != "code") {
+	if s == nil || !offers(p.ModeId) {
 		return acp.SetSessionModeResponse{}, acp.NewInvalidParams(map[string]any{"sessionId": p.SessionId, "modeId": p.ModeId})
 	}
 	s.mode = string(p.ModeId)
@@ -431,7 +433,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		os.Exit(3)
 	default:
 		if op := ops[words[0]]; op != nil {
-			r, err := op(&Turn{a: a, Ctx: ctx, TCtx: tctx, SID: sid, Words: words, Cwd: cwd})
+			r, err := op(&Turn{a: a, Ctx: ctx, TCtx: tctx, SID: sid, Words: words, Cwd: cwd, Req: p})
 			return acp.PromptResponse{StopReason: r}, err
 		}
 		a.say(ctx, sid, "unknown test prompt "+words[0]+"\n")

@@ -1,0 +1,186 @@
+package up
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// The lease relays JSON-RPC lines as they are (docs/runtime.md, "Session
+// leases"): it reads only the envelope of a message to route it, and
+// changes only the id of a client's request on its way to the agent (the
+// warm connection carries up's own requests too).
+
+// message is what the lease reads of a line.
+type message struct {
+	ID        json.RawMessage // nil: none (a notification)
+	Method    string
+	Params    json.RawMessage
+	Result    json.RawMessage
+	Error     json.RawMessage
+	SessionID string // params.sessionId, if any
+}
+
+// parse reads the envelope of one JSON-RPC line; ok is false for a line
+// that is not a JSON object.
+func parse(line []byte) (m message, ok bool) {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(line, &env) != nil {
+		return m, false
+	}
+	m = message{ID: compact(env.ID), Method: env.Method, Params: env.Params, Result: env.Result, Error: env.Error}
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(env.Params, &p) == nil {
+		m.SessionID = p.SessionID
+	}
+	return m, true
+}
+
+func (m message) request() bool      { return m.Method != "" && m.ID != nil }
+func (m message) notification() bool { return m.Method != "" && m.ID == nil }
+func (m message) response() bool     { return m.Method == "" && m.ID != nil }
+
+// compact is a JSON value without insignificant spaces (ids compare as
+// bytes).
+func compact(v json.RawMessage) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
+}
+
+// withID is line with the value of its top-level "id" replaced by id; the
+// other bytes stay as they are.
+func withID(line []byte, id []byte) ([]byte, error) {
+	start, end, err := idSpan(line)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(line)-(end-start)+len(id))
+	out = append(out, line[:start]...)
+	out = append(out, id...)
+	return append(out, line[end:]...), nil
+}
+
+// idSpan is where the value of line's top-level "id" is (the last one, as
+// encoding/json reads it).
+func idSpan(line []byte) (start, end int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, 0, errors.New("not a JSON object")
+	}
+	start = -1
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return 0, 0, err
+		}
+		after := int(dec.InputOffset())
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return 0, 0, err
+		}
+		if k == "id" {
+			end = int(dec.InputOffset())
+			start = after + bytes.IndexFunc(line[after:end], func(r rune) bool { return r != ':' && r != ' ' && r != '\t' && r != '\n' && r != '\r' })
+		}
+	}
+	if start < 0 {
+		return 0, 0, errors.New("no id")
+	}
+	return start, end, nil
+}
+
+// response is a JSON-RPC answer to id, with result or, if e is set, e.
+func response(id json.RawMessage, result any, e *acp.RequestError) []byte {
+	msg := struct {
+		JSONRPC string            `json:"jsonrpc"`
+		ID      json.RawMessage   `json:"id"`
+		Result  any               `json:"result,omitempty"`
+		Error   *acp.RequestError `json:"error,omitempty"`
+	}{JSONRPC: "2.0", ID: id, Result: result, Error: e}
+	if e == nil && result == nil {
+		msg.Result = struct{}{}
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		b, _ = json.Marshal(struct {
+			JSONRPC string            `json:"jsonrpc"`
+			ID      json.RawMessage   `json:"id"`
+			Error   *acp.RequestError `json:"error"`
+		}{"2.0", id, acp.NewInternalError(map[string]any{"error": err.Error()})})
+	}
+	return b
+}
+
+// maxQueued bounds what waits to be written to one lease client: a client
+// that stops reading is disconnected instead of holding the warm agent's
+// output (a variable for tests).
+var maxQueued = 64 << 20
+
+// outQueue is what waits to be written to a lease client, in order.
+type outQueue struct {
+	max   int // maxQueued when it was made
+	mu    sync.Mutex
+	lines [][]byte
+	size  int
+	over  bool
+	wake  chan struct{}
+}
+
+func newOutQueue() *outQueue { return &outQueue{max: maxQueued, wake: make(chan struct{}, 1)} }
+
+// push queues one line; false once the queue went over its bound.
+func (q *outQueue) push(line []byte) bool {
+	q.mu.Lock()
+	if q.over || q.size+len(line) > q.max {
+		q.over = true
+		q.mu.Unlock()
+		return false
+	}
+	q.lines = append(q.lines, line)
+	q.size += len(line)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// run writes the queued lines to w, each with its newline, until stop is
+// closed or a write fails.
+func (q *outQueue) run(w interface{ Write([]byte) (int, error) }, stop <-chan struct{}) error {
+	for {
+		q.mu.Lock()
+		lines := q.lines
+		q.lines = nil
+		q.size = 0
+		q.mu.Unlock()
+		for _, l := range lines {
+			if _, err := w.Write(append(l[:len(l):len(l)], '\n')); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-q.wake:
+		case <-stop:
+			return nil
+		}
+	}
+}
