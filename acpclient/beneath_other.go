@@ -49,8 +49,10 @@ func writeBeneath(r root, rel string, data []byte, check func(rel string) error)
 	if err != nil {
 		return err
 	}
-	if err := check(real); err != nil {
-		return err
+	for d := real; d != "." && d != string(filepath.Separator); d = filepath.Dir(d) {
+		if err := check(d); err != nil {
+			return err
+		}
 	}
 	if _, err := atomicfile.MkdirAll(filepath.Dir(p)); err != nil {
 		return err

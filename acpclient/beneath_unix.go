@@ -63,6 +63,9 @@ type walker struct {
 	fds   []int    // held directories, fds[0] the root
 	names []string // their names below the root (one per fds[1:])
 	hops  int
+	// check, if set, may refuse a directory (its real path below the
+	// root) before the walker makes it.
+	check func(rel string) error
 }
 
 func newWalker(r root) (*walker, error) {
@@ -157,6 +160,11 @@ func (w *walker) openDir(c string, mkdir bool) (int, string, error) {
 	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	fd, err := unix.Openat(w.top(), c, flags, 0)
 	if err == unix.ENOENT && mkdir {
+		if w.check != nil {
+			if err := w.check(w.rel(c)); err != nil {
+				return -1, "", err
+			}
+		}
 		if err = unix.Mkdirat(w.top(), c, uint32(atomicfile.DirPerm)); err == nil || err == unix.EEXIST {
 			fd, err = unix.Openat(w.top(), c, flags, 0)
 		}
@@ -255,7 +263,8 @@ func regularFile(fd int, rel string) (*os.File, error) {
 // writeBeneath replaces (or creates) the file rel below root r with data,
 // making missing directories, all beneath r: a symlink at rel is kept and
 // its target written, as long as it stays in r. check is called with the
-// real path below r that would be written. The temporary file is made,
+// real path below r of the file that would be written and of each
+// directory before it is made. The temporary file is made,
 // renamed and on failure removed in the held directory, never by path.
 func writeBeneath(r root, rel string, data []byte, check func(rel string) error) error {
 	w, err := newWalker(r)
@@ -263,6 +272,7 @@ func writeBeneath(r root, rel string, data []byte, check func(rel string) error)
 		return err
 	}
 	defer w.close()
+	w.check = check
 	name, err := w.dirs(split(rel), true)
 	if err != nil {
 		return err

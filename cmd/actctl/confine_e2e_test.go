@@ -104,7 +104,7 @@ func TestConfineProtectedE2E(t *testing.T) {
 		"sub/policy.cue", "sub/new.CUE", "cue.mod/module.cue", "cue.mod/pkg/x.txt",
 		".git/config", ".git/hooks/pre-commit", ".GIT/config", "sub/.git/HEAD",
 		".actant/config.cache", ".actant/run/x", "sub/.actant/x",
-		"notes.md", "hooklink", "state/config.cache"}
+		"notes.md", "hooklink", "state/config.cache", "state/newdir/x"}
 	before := map[string]string{}
 	var paths []string
 	for _, rel := range targets {
@@ -135,7 +135,7 @@ func TestConfineProtectedE2E(t *testing.T) {
 		}
 	}
 	assertNotWritten(t, root, "a protected path", "Actant.Lock", "actant.new", "sub/new.CUE", "cue.mod",
-		".git/hooks/pre-commit", ".GIT", ".actant/run/x", "sub/.actant", ".git/hooks/post-checkout")
+		".git/hooks/pre-commit", ".GIT", ".actant/run/x", "sub/.actant", ".git/hooks/post-checkout", ".actant/newdir")
 	for _, f := range []string{".git/config", ".git/hooks/README", "sub/.git/HEAD", "sub/policy.cue"} {
 		if b, _ := os.ReadFile(filepath.Join(root, f)); !bytes.Equal(b, before0[f]) {
 			t.Errorf("%s changed: %q", f, b)
