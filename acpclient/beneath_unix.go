@@ -306,6 +306,8 @@ func (w *walker) replace(name string, data []byte) (err error) {
 	mode := uint32(0o644)
 	var st unix.Stat_t
 	switch err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		return fmt.Errorf("%s is a directory", w.rel(name))
 	case err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return fmt.Errorf("%s is not a regular file", w.rel(name))
 	case err == nil:
