@@ -10,11 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// MaxReadBytes bounds the text one fs/read_text_file answer carries. A
-// whole file over it is refused without being read; a part of it asked
-// for with line and limit is served by reading up to that part only, in
-// a buffer of fixed size, so a huge file costs no memory in proportion to
-// it (docs/run.md).
+// MaxReadBytes bounds the text one fs/read_text_file answer carries,
+// escaped for JSON. A whole file over it is refused without being read; a
+// part of it asked for with line and limit is served by reading up to
+// that part only, in a buffer of fixed size, so a huge file costs no
+// memory in proportion to it (docs/run.md).
 const MaxReadBytes = 8 << 20
 
 // readBuffer is the size of the buffer a ranged read goes through.
@@ -48,7 +48,32 @@ func readTextFrom(r io.Reader, size int64, path string, line, limit *int, max in
 		return "", fsError(codeInvalidParams, path, fmt.Sprintf("%s is not valid UTF-8 text (first invalid byte at offset %d of what was asked for): "+
 			"actctl serves text unaltered or not at all", path, invalidAt(b)))
 	}
+	if n := jsonLen(b); n > max {
+		return "", fsError(codeInvalidParams, path, fmt.Sprintf("%s: the text asked for takes %d bytes escaped for JSON, more than the %d bytes one read may return: "+
+			"ask for fewer lines with line and limit", path, n, max))
+	}
 	return string(b), nil
+}
+
+// jsonLen bounds the length of b as a JSON string's content, escaped as
+// encoding/json escapes it (control characters and <, >, & as \u00XX,
+// U+2028 and U+2029 as \u2028 and \u2029): the answer must fit in the
+// line an agent reads (the Go SDK's is 10 MiB), not only the text.
+func jsonLen(b []byte) int64 {
+	var n int64
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 6
+		case c == 0xE2: // may start U+2028 or U+2029: 3 bytes become 6
+			n += 4
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // ranged reports whether line and limit ask for less than the whole file.

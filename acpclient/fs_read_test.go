@@ -90,7 +90,7 @@ func TestReadTextRanges(t *testing.T) {
 		{nil, p(1), 100, "a\n", ""}, {p(0), p(-1), 100, text, ""}, {p(9), p(1), 100, "", ""},
 		{p(1), p(0), 100, "", ""}, {p(4), p(5), 100, "d", ""},
 		{nil, nil, 3, "", "7 bytes, more than the 3 bytes"}, {p(2), nil, 3, "", "the lines asked for are more than the 3 bytes"},
-		{p(3), p(1), 3, "c\n", ""},
+		{p(3), p(1), 3, "c\n", ""}, {p(3), p(1), 2, "", "takes 3 bytes escaped for JSON, more than the 2 bytes"},
 	} {
 		got, err := readTextFrom(strings.NewReader(text), int64(len(text)), "/f", tc.line, tc.limit, tc.max)
 		if tc.err != "" {
@@ -102,6 +102,9 @@ func TestReadTextRanges(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%v %v max %d: %q, %v; want %q", tc.line, tc.limit, tc.max, got, err, tc.want)
 		}
+	}
+	if _, err := readTextFrom(strings.NewReader("<a>&"), 4, "/w/x.html", nil, nil, 10); !strings.Contains(errMessage(err), "/w/x.html: the text asked for takes 19 bytes escaped for JSON") {
+		t.Errorf("4 bytes that take 19 in JSON: %v", err)
 	}
 	bad := "ok\ncaf\xe9\n"
 	for _, line := range []*int{nil, p(2)} {
