@@ -189,12 +189,25 @@ type errProtected struct{ rel, why string }
 func (e *errProtected) Error() string { return e.rel + ": " + e.why }
 
 // protectedCheck refuses a write at rel (relative to its root, once every
-// symlink on the way was followed) when rel is protected.
+// symlink on the way was followed) when rel is protected, seen from the
+// root or from any directory below it: the client cannot tell where a
+// workspace starts (a session cwd may hold several), so a root actant.*
+// file of any of them is refused too.
 func protectedCheck(rel string) error {
-	if why := schema.ProtectedTarget(filepath.ToSlash(rel)); why != "" {
-		return &errProtected{rel: rel, why: why}
+	slash := filepath.ToSlash(rel)
+	for from := slash; ; {
+		if why := schema.ProtectedTarget(from); why != "" {
+			if from != slash {
+				why = fmt.Sprintf("for a workspace in %s, %s", strings.TrimSuffix(slash, "/"+from), why)
+			}
+			return &errProtected{rel: rel, why: why}
+		}
+		_, rest, ok := strings.Cut(from, "/")
+		if !ok {
+			return nil
+		}
+		from = rest
 	}
-	return nil
 }
 
 // requestError turns what a lookup, read or write of path returned into

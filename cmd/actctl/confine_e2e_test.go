@@ -77,10 +77,11 @@ func TestConfineUTF8E2E(t *testing.T) {
 }
 
 // TestConfineProtectedE2E: under every preset the client writes none of
-// apply's protected files (the config and any *.cue, cue.mod/, actant.*
-// at the root, .git/ and .actant/ at any depth), neither by their name in
-// any case nor through a symlink inside the roots; nothing is created or
-// changed, and no temporary file is left (issue #20 item 6).
+// apply's protected files (any *.cue, cue.mod/, .git/ and .actant/ at any
+// depth, and actant.* at the root of any directory that may be a
+// workspace), neither by their name in any case nor through a symlink
+// inside the roots; nothing is created or changed, and no temporary file
+// is left (issue #20 item 6).
 func TestConfineProtectedE2E(t *testing.T) {
 	root, home := runWorkspace(t)
 	// actctl's own records are whatever this first run leaves (a
@@ -104,7 +105,7 @@ func TestConfineProtectedE2E(t *testing.T) {
 		"sub/policy.cue", "sub/new.CUE", "cue.mod/module.cue", "cue.mod/pkg/x.txt",
 		".git/config", ".git/hooks/pre-commit", ".GIT/config", "sub/.git/HEAD",
 		".actant/config.cache", ".actant/run/x", "sub/.actant/x",
-		"notes.md", "hooklink", "state/config.cache", "state/newdir/x"}
+		"notes.md", "hooklink", "state/config.cache", "state/newdir/x", "sub/actant.owned", "sub/deeper/Actant.lock"}
 	before := map[string]string{}
 	var paths []string
 	for _, rel := range targets {
@@ -135,7 +136,7 @@ func TestConfineProtectedE2E(t *testing.T) {
 		}
 	}
 	assertNotWritten(t, root, "a protected path", "Actant.Lock", "actant.new", "sub/new.CUE", "cue.mod",
-		".git/hooks/pre-commit", ".GIT", ".actant/run/x", "sub/.actant", ".git/hooks/post-checkout", ".actant/newdir")
+		".git/hooks/pre-commit", ".GIT", ".actant/run/x", "sub/.actant", ".git/hooks/post-checkout", ".actant/newdir", "sub/actant.owned", "sub/deeper")
 	for _, f := range []string{".git/config", ".git/hooks/README", "sub/.git/HEAD", "sub/policy.cue"} {
 		if b, _ := os.ReadFile(filepath.Join(root, f)); !bytes.Equal(b, before0[f]) {
 			t.Errorf("%s changed: %q", f, b)
