@@ -15,7 +15,7 @@ var noOpenat2 atomic.Bool
 // openat2 whose resolution the kernel keeps beneath the root
 // (RESOLVE_BENEATH: no "..", absolute path or symlink out of it;
 // RESOLVE_NO_MAGICLINKS: no /proc/*/fd links). ok is false when openat2
-// is not available.
+// is not available (or refused by a filter): the walker is used then.
 func openat2Beneath(r root, rel string) (f *os.File, ok bool, err error) {
 	if noOpenat2.Load() {
 		return nil, false, nil
@@ -33,6 +33,10 @@ func openat2Beneath(r root, rel string) (f *os.File, ok bool, err error) {
 		return f, true, err
 	case unix.ENOSYS:
 		noOpenat2.Store(true)
+		return nil, false, nil
+	case unix.EPERM:
+		// A seccomp filter that does not know openat2 may answer EPERM
+		// (older container runtimes do): the walker gives the real answer.
 		return nil, false, nil
 	case unix.EXDEV:
 		return nil, true, &errOutside{why: "a symlink or \"..\" on the way leads out of them (links are followed only by relative targets that stay inside)"}
