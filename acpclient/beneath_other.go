@@ -60,14 +60,26 @@ func writeBeneath(r root, rel string, data []byte, check func(rel string) error)
 	return atomicfile.Write(p, data, 0o644)
 }
 
-// resolveIn is the real path of rel below r, refused outside r.
+// resolveIn is the real path of rel below r, refused outside r. A
+// dangling link at the end is followed by hand (realPath keeps its name,
+// and atomicfile.Write would write where it points).
 func resolveIn(r root, rel string) (string, error) {
 	p, err := realPath(filepath.Join(r.real, rel))
-	if err != nil {
-		return "", err
+	for hops := 0; err == nil; hops++ {
+		if _, ok := within(r.real, p); !ok {
+			return "", &errOutside{why: "a symlink on the way leads out of them"}
+		}
+		target, lerr := os.Readlink(p)
+		if lerr != nil {
+			return p, nil
+		}
+		if hops == 40 {
+			return "", fmt.Errorf("%s: too many symlinks", rel)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		p, err = realPath(target)
 	}
-	if _, ok := within(r.real, p); !ok {
-		return "", &errOutside{why: "a symlink on the way leads out of them"}
-	}
-	return p, nil
+	return "", err
 }
