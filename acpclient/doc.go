@@ -2,8 +2,9 @@
 // (through package launch, so the process hygiene is the proxy's), speaks
 // the client side of the Agent Client Protocol to it over stdio with
 // github.com/coder/acp-go-sdk, and serves the methods an agent may call on
-// its client: fs/read_text_file and fs/write_text_file confined to the
-// session's roots, terminal/* as real processes in their own groups, and
+// its client: fs/read_text_file and fs/write_text_file looked up beneath
+// the session's roots and never writing actctl's own records (fs.go,
+// beneath_*.go), terminal/* as real processes in their own groups, and
 // session/request_permission answered by a permission policy.
 //
 // It exists so that everything in actctl that *uses* an agent — `actctl
