@@ -200,7 +200,7 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq int) (map[*item][]byte, bool) {
 	replay := false
 	for _, it := range items {
-		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(a, b) })
+		p.decide(g, fs, it, items, func(a, b []byte) bool { return bytes.Equal(a, b) })
 		if it.rec != nil && it.ok && it.insert == nil {
 			replay = true // a block comes out: re-seat all (see Seq)
 		}
@@ -271,8 +271,9 @@ func itemOrder(a, b *item) bool {
 // decide applies the ownership rules (README, "What apply writes") to one
 // block or key: update what actctl wrote, keep and report hand edits (drift)
 // unless --force, remove what is no longer wanted, and respect workDirConflict
-// for content actctl never wrote.
-func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b []byte) bool) {
+// for content actctl never wrote. items are all the items of the file,
+// decided in order (the recorded ones first).
+func (p *planner) decide(g *fileGroup, fs *fileState, it *item, items []*item, equal func(a, b []byte) bool) {
 	// owned: whether a body / value with digest h is one actctl wrote.
 	owned := func(string) bool { return false }
 	switch {
@@ -303,8 +304,27 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 	case recorded:
 		p.rewanted(g, fs, it, what, owned, equal)
 	default:
-		p.wantedNew(g, fs, it, what, equal)
+		p.wantedNew(g, fs, it, what, released(items, it), equal)
 	}
+}
+
+// released returns the recorded key of another agent at it's key path
+// (same file) that comes out in this plan: its agent is pruned (or no
+// longer wants it) and the value is actctl's, so it is actctl's to take
+// over (an agent renamed in the same edit). Nil when there is none: a
+// frozen agent, or a value kept as the user's, holds on to it. Blocks
+// are never released to another agent: their markers name their agent.
+func released(items []*item, it *item) *item {
+	if it.key == nil {
+		return nil
+	}
+	for _, x := range items {
+		if x != it && x.agent != it.agent && x.krec != nil && !x.frozen && x.des == nil &&
+			x.ok && x.insert == nil && x.changed && slices.Equal(x.key, it.key) {
+			return x
+		}
+	}
+	return nil
 }
 
 // unwanted decides a recorded item no agent wants any more (prune): it
@@ -354,8 +374,16 @@ func (p *planner) rewanted(g *fileGroup, fs *fileState, it *item, what string, o
 }
 
 // wantedNew decides an item wanted and never written by actctl: what is
-// there is the user's.
-func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, equal func(a, b []byte) bool) {
+// there is the user's, unless another agent's record releases it in this
+// plan (from: see released), which makes it actctl's to replace.
+func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, from *item, equal func(a, b []byte) bool) {
+	if it.ok && from != nil {
+		// The released item comes out first (with its receipt, so the
+		// user's original is back); this one is then set anew.
+		it.insert, it.changed, it.record = it.want, true, true
+		fs.touch(it.agent, what+" taken over from agent "+from.agent)
+		return
+	}
 	if it.ok && !equal(it.cur, it.want) {
 		p.notOurs(g, fs, it, what)
 		return
@@ -481,7 +509,7 @@ func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desir
 func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*item, maxSeq int) (map[*item]json.RawMessage, bool) {
 	replay := false
 	for _, it := range items {
-		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
+		p.decide(g, fs, it, items, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
 		if it.krec != nil && it.ok && (it.insert == nil || !it.record) {
 			replay = true
 		}
