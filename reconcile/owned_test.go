@@ -143,3 +143,80 @@ func TestOwnedRecordOfThisMachine(t *testing.T) {
 		t.Fatalf("the state does not go with the record it left: %s", st.Owned)
 	}
 }
+
+// TestClaimStaysAClaim: an entry taken only from a committed record from
+// elsewhere stays a claim in state.json (never in actant.owned) until a
+// plan finds it exactly as its agent wants it: carried over by a partial
+// apply that leaves its agent out, it still cannot be removed on its
+// word where git does not hold the file; confirmed, it is this
+// machine's. (issue #20 item 1)
+func TestClaimStaysAClaim(t *testing.T) {
+	root := "/ws"
+	skill := materialize.Entry{Path: "s/SKILL.md", Mode: materialize.ModeFile, Content: []byte("skill\n")}
+	other := materialize.Entry{Path: "o/SKILL.md", Mode: materialize.ModeFile, Content: []byte("other\n")}
+	first, err := MakePlan(root, []*materialize.Target{target(root, "a", "append", skill)}, snapOf(root, nil), nil, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"s/SKILL.md": "skill\n", "o/SKILL.md": "other\n"}
+	st := merged(NewState(), first.State)
+	if !st.Agents["a"].Entries[0].Claim {
+		t.Fatal("an entry of the record alone is not a claim")
+	}
+	both := []*materialize.Target{target(root, "a", "append", skill), target(root, "b", "append", other)}
+
+	// apply b: a is left out, its claim carried over, and kept a claim
+	// through state.json, but never written into actant.owned.
+	partial, err := MakePlan(root, both, snapOf(root, files, "s", "o"), st, PlanOptions{Only: []string{"b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := parseState(partial.State.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Agents["a"].Entries[0].Claim {
+		t.Fatalf("claim lost through state.json: %s", partial.State.Encode())
+	}
+	if o := encodeOwned(ownedOf(back, root, nil)); strings.Contains(string(o), "claim") {
+		t.Fatalf("claim in actant.owned:\n%s", o)
+	}
+
+	// a removed: its file is kept, git holding nothing.
+	prune, err := MakePlan(root, both[1:], snapOf(root, files, "s", "o"), back, PlanOptions{AtHead: func(string, []byte) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(prune); strings.Join(got, ",") != "warning s/SKILL.md" {
+		t.Fatalf("prune of a claim: %v", got)
+	}
+
+	// a applied: the claim is confirmed, and a later prune is this
+	// machine's word.
+	full, err := MakePlan(root, both, snapOf(root, files, "s", "o"), back, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.State.Agents["a"].Entries[0].Claim {
+		t.Fatal("a claim its agent wants exactly is not confirmed")
+	}
+	prune, err = MakePlan(root, both[1:], snapOf(root, files, "s", "o"), full.State, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(prune); strings.Join(got, ",") != "delete s/SKILL.md" {
+		t.Fatalf("prune of a confirmed entry: %v", got)
+	}
+}
+
+// actions are a plan's "action path" of ops, then of notes.
+func actions(p *Plan) []string {
+	var out []string
+	for _, op := range p.Ops {
+		out = append(out, string(op.Action)+" "+op.Rel)
+	}
+	for _, n := range p.Notes {
+		out = append(out, string(n.Action)+" "+n.Rel)
+	}
+	return out
+}

@@ -38,7 +38,11 @@ type item struct {
 	// actctl has no record of (see decide).
 	adopted bool
 	changed bool
-	seq     int
+	// kept: a recorded item left to the user where it is (a claim git
+	// cannot give back, see planner.vouched): a replay neither removes
+	// nor sets it.
+	kept bool
+	seq  int
 	// wantRaw: digest of the desired key value as rendered (KeyState.Want).
 	wantRaw string
 }
@@ -242,6 +246,7 @@ func blockRecords(items []*item, seps map[*item][]byte) []newRecord {
 		}
 		if it.des != nil {
 			e.Path, e.Style = it.des.Path, it.des.Style
+			e.Claim = false // its agent wants it: confirmed
 		}
 		if !it.drifted {
 			e.SHA256 = sum(it.insert)
@@ -337,7 +342,12 @@ func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, o
 		it.insert = it.cur // it was there before actctl: it stays
 		return
 	}
-	if !owned(sum(it.cur)) {
+	h := sum(it.cur)
+	if owned(h) && it.claimed(h) && !p.vouched(g, it.agent, what) {
+		it.insert, it.kept = it.cur, true
+		return
+	}
+	if !owned(h) {
 		if !p.o.Force {
 			p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
 			it.insert = it.cur // stays in the file, unrecorded
@@ -347,6 +357,16 @@ func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, o
 	}
 	fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
 	it.changed = true
+}
+
+// claimed reports whether removing the recorded item, whose content has
+// digest h, rests on a committed record from elsewhere alone (see
+// EntryState.claimed).
+func (it *item) claimed(h string) bool {
+	if it.krec != nil {
+		return it.rec.Claim || it.krec.SHA256 != h
+	}
+	return it.rec.claimed(h)
 }
 
 // rewanted decides a recorded item that is still wanted: written when
@@ -565,7 +585,7 @@ func editItems[R any](fs *fileState, items []*item, replay bool, maxSeq int,
 	sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
-		if !recorded(it) || !it.ok {
+		if !recorded(it) || !it.ok || it.kept {
 			continue
 		}
 		out, err := del(fs.content, it)
@@ -576,7 +596,7 @@ func editItems[R any](fs *fileState, items []*item, replay bool, maxSeq int,
 	}
 	seq := 0
 	for _, it := range items {
-		if it.insert == nil {
+		if it.insert == nil || it.kept {
 			continue
 		}
 		out, r, err := set(fs.content, it)
@@ -612,6 +632,9 @@ func keyRecords(items []*item, receipts map[*item]json.RawMessage, format string
 			nr = &newRecord{agent: it.agent, dir: it.dir, e: e}
 			byAgent[it.agent] = nr
 			order = append(order, it.agent)
+		}
+		if it.des != nil {
+			nr.e.Claim = false // its agent wants it: confirmed
 		}
 		var k KeyState
 		if it.krec != nil {

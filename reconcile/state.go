@@ -118,6 +118,13 @@ type EntryState struct {
 	// of the committed record (actant.owned) where it differs from this
 	// machine's state (see mergeOwned). Never written.
 	Alt []string `json:"-"`
+	// Claim: the entry comes only from a committed record that came from
+	// elsewhere (a pull, a clone) and no plan of this machine has
+	// confirmed it yet (its agent wanting exactly it). Such a record may
+	// make apply update what it finds, never remove it unless git holds
+	// that content at HEAD (see planner.vouched). Kept in state.json,
+	// never in actant.owned.
+	Claim bool `json:"claim,omitempty"`
 }
 
 // KeyState is one managed key.
@@ -363,7 +370,7 @@ func equalStates(a, b *State) bool {
 
 func equalEntries(a, b *EntryState) bool {
 	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
-		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec ||
+		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec || a.Claim != b.Claim ||
 		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !slices.Equal(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
 		return false
 	}

@@ -430,6 +430,10 @@ func (d *stateDecoder) entry(e *EntryState) error {
 			if !d.null() {
 				e.Exec, err = d.boolean()
 			}
+		case "claim":
+			if !d.null() {
+				e.Claim, err = d.boolean()
+			}
 		case "backup":
 			err = d.strOrNull(&e.Backup)
 		case "fileSha256":

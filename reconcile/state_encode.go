@@ -272,6 +272,7 @@ func (e *stateEncoder) entry(x *EntryState) error {
 	e.trueField("created", x.Created)
 	e.trueField("adopted", x.Adopted)
 	e.trueField("exec", x.Exec)
+	e.trueField("claim", x.Claim)
 	e.strField("backup", x.Backup, true)
 	e.strField("fileSha256", x.FileSHA, true)
 	if len(x.Dirs) > 0 {
