@@ -74,6 +74,7 @@ func readOwned(root string, mine ...string) (*ownedRecord, error) {
 			sanitizeClaim(&a.Entries[i])
 			for j := range a.Entries[i].Keys {
 				k := &a.Entries[i].Keys[j]
+				k.Receipt = sanitizeReceipt(k.Receipt)
 				var b bytes.Buffer
 				if len(k.Receipt) > 0 && json.Compact(&b, k.Receipt) == nil {
 					k.Receipt = b.Bytes()
@@ -87,7 +88,8 @@ func readOwned(root string, mine ...string) (*ownedRecord, error) {
 // sanitizeClaim drops what a committed record from elsewhere could use
 // to remove more than actctl ever wrote: a separator that is not the
 // line endings block.Upsert inserts, and created directories that are
-// not the entry's own directory or one of its parents.
+// not the entry's own directory or one of its parents (receipts: see
+// sanitizeReceipt).
 func sanitizeClaim(e *EntryState) {
 	switch e.Sep {
 	case "", "\n", "\r\n", "\n\n", "\r\n\r\n":
@@ -103,6 +105,42 @@ func sanitizeClaim(e *EntryState) {
 	if len(dirs) != len(e.Dirs) {
 		e.Dirs = dirs
 	}
+}
+
+// sanitizeReceipt drops from a key's receipt in a committed record from
+// elsewhere the parts that say which bytes around the key to take away
+// or put back, when they hold more than the key libraries ever record
+// there: "doc" (the blank document Set started from: whitespace),
+// "closing" (a line ending and indentation) and "sep" (the line endings
+// before a TOML section). A receipt that does not parse is dropped.
+func sanitizeReceipt(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return r
+	}
+	var m map[string]any
+	if json.Unmarshal(r, &m) != nil {
+		return nil
+	}
+	cut := map[string]string{"doc": " \t\r\n", "closing": " \t\r\n", "sep": "\r\n"}
+	changed := false
+	for f, allowed := range cut {
+		v, ok := m[f]
+		if !ok {
+			continue
+		}
+		if s, isStr := v.(string); !isStr || strings.Trim(s, allowed) != "" {
+			delete(m, f)
+			changed = true
+		}
+	}
+	if !changed {
+		return r
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // absolute returns the record with directories joined to root (nil when

@@ -220,3 +220,41 @@ func actions(p *Plan) []string {
 	}
 	return out
 }
+
+// TestClaimSanitized: a committed record from elsewhere cannot widen what
+// prune takes away around a block or key: a separator that is not line
+// endings, directories that are not the entry's parents, and receipt
+// parts holding more than whitespace are dropped as it is read; what
+// apply itself records passes unchanged. (issue #20 item 1)
+func TestClaimSanitized(t *testing.T) {
+	root := t.TempDir()
+	rec := `{"version": 1, "agents": {"a": {"dir": ".", "entries": [
+	{"path": "CLAUDE.md", "mode": "block", "sha256": "b", "style": "html", "sep": "# my title\n", "dirs": ["..", "x", "."]},
+	{"path": "AGENTS.md", "mode": "block", "sha256": "b", "style": "html", "sep": "\r\n\r\n"},
+	{"path": "x/y/z.json", "mode": "keys", "format": "json", "dirs": ["x", "x/y", "x/yz"], "keys": [
+		{"path": ["k"], "sha256": "k", "receipt": {"created": 1, "doc": "{\"mine\": 1}", "closing": "\n  "}},
+		{"path": ["l"], "sha256": "l", "receipt": {"doc": "  \n", "closing": "}"}},
+		{"path": ["m"], "sha256": "m", "receipt": {"sep": "[user]\n"}},
+		{"path": ["n"], "sha256": "n", "receipt": {"sep": "\n\n", "replaced": true, "old": "1"}}
+	]}]}}}`
+	if err := os.WriteFile(filepath.Join(root, OwnedFile), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := readOwned(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := o.st.Agents["a"].Entries
+	if es[0].Sep != "" || strings.Join(es[0].Dirs, ",") != "." || es[1].Sep != "\r\n\r\n" {
+		t.Errorf("blocks: %+v", es[:2])
+	}
+	if strings.Join(es[2].Dirs, ",") != "x,x/y" {
+		t.Errorf("dirs: %v", es[2].Dirs)
+	}
+	want := []string{`{"closing":"\n  ","created":1}`, `{"doc":"  \n"}`, `{}`, `{"sep":"\n\n","replaced":true,"old":"1"}`}
+	for i, k := range es[2].Keys {
+		if string(k.Receipt) != want[i] {
+			t.Errorf("receipt of %v: %s, want %s", k.Path, k.Receipt, want[i])
+		}
+	}
+}
