@@ -125,8 +125,9 @@ func hexSum(b []byte) string {
 // config.example.yml), README.md and the empty __init__.py; the declared
 // lead claims config.yml too, the user's key mcpServers.mine and block
 // in NOTES.md, permissions.defaultMode in the user's
-// .claude/settings.json, and OLD.md (as a teammate's record of a file
-// lead no longer writes).
+// .claude/settings.json, a block "created" in pkg/new/__init__.py (so
+// that, the file being empty, prune would delete it), and OLD.md (as a
+// teammate's record of a file lead no longer writes).
 func forgeClaims(t *testing.T, dir string) {
 	t.Helper()
 	p := filepath.Join(dir, reconcile.OwnedFile)
@@ -151,6 +152,7 @@ func forgeClaims(t *testing.T, dir string) {
 		file("OLD.md", claimRepo["OLD.md"]),
 		file("config.yml", example),
 		map[string]any{"path": "NOTES.md", "mode": "block", "style": "html", "sha256": hexSum([]byte("example\n")), "sep": "\n"},
+		map[string]any{"path": "pkg/new/__init__.py", "mode": "block", "style": "hash", "sha256": hexSum([]byte("x\n")), "created": true},
 		map[string]any{"path": ".claude/settings.json", "mode": "keys", "format": "json", "keys": []any{
 			map[string]any{"path": []string{"permissions", "defaultMode"}, "sha256": hexSum(mode), "seq": 9},
 		}},
@@ -164,13 +166,13 @@ func forgeClaims(t *testing.T, dir string) {
 
 // TestPulledRecordIsAClaim: a pulled actant.owned is a claim, not proof.
 // The user applied, committed, copied config.example.yml to the ignored
-// config.yml and edited .mcp.json; then pulled a record in which an
-// undeclared agent claims config.yml, README.md and an empty
-// __init__.py, and lead claims config.yml, the user's key and block (in
-// files edited since HEAD) and OLD.md. apply removes nothing git cannot
-// give back: only OLD.md, which git holds at HEAD exactly as it is,
-// goes; the rest is kept and said; evil is not pruned, in one line. The
-// next apply has nothing to do.
+// config.yml and edited NOTES.md and .claude/settings.json; then pulled
+// a record in which an undeclared agent claims config.yml, README.md and
+// an empty __init__.py, and lead claims config.yml, the user's key and
+// block (in the files edited since HEAD), a new empty __init__.py and
+// OLD.md. apply removes nothing git cannot give back: only OLD.md, which
+// git holds at HEAD exactly as it is, goes; the rest is kept and said;
+// evil is not pruned, in one line. The next apply has nothing to do.
 // (issue #20 item 1)
 func TestPulledRecordIsAClaim(t *testing.T) {
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
@@ -183,12 +185,13 @@ func TestPulledRecordIsAClaim(t *testing.T) {
 
 	writeFiles(t, dir, map[string]string{
 		"config.yml":            claimRepo["config.example.yml"],
+		"pkg/new/__init__.py":   "",
 		"NOTES.md":              claimRepo["NOTES.md"] + "more notes\n",
 		".claude/settings.json": strings.Replace(claimRepo[".claude/settings.json"], "{\n", "{\n  \"model\": \"opus\",\n", 1),
 	})
 	forgeClaims(t, dir)
 	keep := map[string]string{}
-	for _, f := range []string{"config.yml", "README.md", "pkg/__init__.py", ".mcp.json", "NOTES.md", "CLAUDE.md", ".claude/settings.json"} {
+	for _, f := range []string{"config.yml", "README.md", "pkg/__init__.py", "pkg/new/__init__.py", ".mcp.json", "NOTES.md", "CLAUDE.md", ".claude/settings.json"} {
 		keep[f] = read(t, filepath.Join(dir, f))
 	}
 
@@ -213,7 +216,7 @@ func TestPulledRecordIsAClaim(t *testing.T) {
 	if len(lines) != 1 || !strings.Contains(lines[0], "not pruned on the committed record's word alone") {
 		t.Errorf("want one line about evil:\n%s", r.Stdout)
 	}
-	for _, f := range []string{"config.yml", ".claude/settings.json", "NOTES.md"} {
+	for _, f := range []string{"config.yml", ".claude/settings.json", "NOTES.md", "pkg/new/__init__.py"} {
 		said := false
 		for _, l := range strings.Split(r.Stdout, "\n") {
 			fs := strings.Fields(l)
