@@ -993,6 +993,7 @@ func (p *planner) ownFile(g *fileGroup, fs *fileState, d *desiredItem, userFile 
 	case rec != nil && rec.owns(sum(fs.content)):
 		write = true
 		fs.touch(d.agent, "")
+		p.backupClaimed(g, fs, d.agent, rec.claimed(sum(fs.content)))
 	case rec != nil && p.o.Force:
 		write = true
 		fs.forcedBackup = true
@@ -1126,11 +1127,27 @@ func (e *EntryState) claimed(h string) bool { return e.Claim || e.SHA256 != h }
 // (SPEC 4, "Records from elsewhere"). Otherwise it notes that what of
 // the file was claimed is kept as the user's.
 func (p *planner) vouched(g *fileGroup, agent, what string) bool {
-	if p.o.AtHead != nil && g.fi.Exists && p.o.AtHead(g.real, g.fi.Data) {
+	if p.atHead(g) {
 		return true
 	}
 	p.note(g, ActWarning, agent, "", "%s: only %s from elsewhere (a pull or a clone) says it is actctl's, and git does not hold the file as it is now at HEAD; kept as yours, no longer managed", what, OwnedFile)
 	return false
+}
+
+func (p *planner) atHead(g *fileGroup) bool {
+	return p.o.AtHead != nil && g.fi.Exists && p.o.AtHead(g.real, g.fi.Data)
+}
+
+// backupClaimed makes an update that rests on a claim alone (claimed)
+// keep the file's bytes in .actant/backup first, unless git holds them
+// at HEAD: a record from elsewhere may make apply update what it finds,
+// and the bytes it replaces stay somewhere the user can get them back.
+func (p *planner) backupClaimed(g *fileGroup, fs *fileState, agent string, claimed bool) {
+	if !claimed || fs.forcedBackup || p.atHead(g) {
+		return
+	}
+	fs.forcedBackup = true
+	fs.touch(agent, "only "+OwnedFile+" from elsewhere says it is actctl's and git does not hold it: backed up first")
 }
 
 // addOp completes op (its data, backup and missing directories, which the

@@ -386,6 +386,7 @@ func (p *planner) rewanted(g *fileGroup, fs *fileState, it *item, what string, o
 	case owned(sum(it.cur)):
 		it.insert, it.changed = it.want, true
 		fs.touch(it.agent, "")
+		p.backupClaimed(g, fs, it.agent, it.claimed(sum(it.cur)))
 	case p.o.Force:
 		it.insert, it.changed = it.want, true
 		fs.forcedBackup = true

@@ -133,7 +133,7 @@ func TestPlanTable(t *testing.T) {
 		// A teammate's newer output (its digest in the committed record)
 		// is actctl's, not a hand edit.
 		{"committed record's digest counts as actctl's", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
-			written2, merged(first.State, second.State), PlanOptions{},
+			written2, merged(first.State, second.State), PlanOptions{AtHead: func(string, []byte) bool { return true }},
 			[]string{"update .mcp.json", "update CLAUDE.md", "update s/SKILL.md"}},
 		{"without it, the same files are drift", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
 			written2, first.State, PlanOptions{},
@@ -147,6 +147,17 @@ func TestPlanTable(t *testing.T) {
 			[]string{"delete .mcp.json", "delete CLAUDE.md", "delete s/SKILL.md"}},
 		{"claims git does not hold: kept as the user's", nil, written, claimed(first.State), PlanOptions{AtHead: func(string, []byte) bool { return false }},
 			[]string{"warning .mcp.json", "warning CLAUDE.md", "warning s/SKILL.md"}},
+		// An update may rest on a claim; what it replaces is backed up
+		// unless git holds it.
+		{"claims updated, git holds them", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)}, written2, claimed(second.State),
+			PlanOptions{AtHead: func(string, []byte) bool { return true }},
+			[]string{"update .mcp.json", "update CLAUDE.md", "update s/SKILL.md"}},
+		{"claims updated, git does not hold them: backed up", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)}, written2, claimed(second.State),
+			PlanOptions{AtHead: func(string, []byte) bool { return false }},
+			[]string{"update .mcp.json backup", "update CLAUDE.md backup", "update s/SKILL.md backup"}},
+		{"pulled digests (Alt) updated, git does not hold them: backed up", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
+			written2, merged(first.State, second.State), PlanOptions{AtHead: func(string, []byte) bool { return false }},
+			[]string{"update .mcp.json backup", "update CLAUDE.md backup", "update s/SKILL.md backup"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
