@@ -65,6 +65,22 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".agents/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectAntigravity},
 			Settings:     &schema.SettingsFile{Path: ".agents/hooks.json", Format: schema.FormatJSON},
 		}},
+		"copilot": {Files: schema.Files{
+			Instructions: []string{".github/copilot-instructions.md"},
+			Skills:       skill(".github/skills"),
+			Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
+			SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
+			MCP:          &schema.MCPFile{Path: ".vscode/mcp.json", Format: schema.FormatJSON, Key: "servers", Dialect: schema.DialectVSCode},
+		}},
+		"opencode": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".agents/skills"),
+			Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
+			SubAgents:    &schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub},
+			MCP:          &schema.MCPFile{Path: "opencode.json", Format: schema.FormatJSON, Key: "mcp", Dialect: schema.DialectOpenCode},
+			Permissions:  &schema.PermissionsFile{Path: "opencode.json", Format: schema.FormatJSON, Dialect: schema.DialectOpenCode},
+			Settings:     &schema.SettingsFile{Path: "opencode.json", Format: schema.FormatJSON},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills"),

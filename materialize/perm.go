@@ -66,6 +66,22 @@ var geminiByMode = map[string]struct {
 	claudeDontAsk:     {"plan", true},
 }
 
+// openCodeByMode maps a mode onto OpenCode's permission actions for its
+// edit, bash and webfetch tools (opencode.ai/docs/permissions: "allow",
+// "ask" or "deny"). OpenCode has no classifier: auto is approximated by
+// acceptEdits.
+var openCodeByMode = map[string]struct {
+	edit, bash, webfetch string
+	approx               bool
+}{
+	claudePlan:        {"deny", "ask", "ask", false},
+	claudeDefault:     {"ask", "ask", "ask", false},
+	claudeAcceptEdits: {"allow", "ask", "ask", false},
+	claudeAuto:        {"allow", "ask", "ask", true},
+	claudeBypass:      {"allow", "allow", "allow", false},
+	claudeDontAsk:     {"deny", "deny", "deny", false},
+}
+
 // effectiveMode is the permission mode of p: its explicit defaultMode, else
 // its preset's mode; "" when neither is set (explicit rules only).
 func effectiveMode(p schema.Permissions) (string, error) {
@@ -93,7 +109,7 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	if f.Dialect == schema.DialectCodex {
 		want = schema.FormatTOML
 	}
-	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor) {
+	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode) {
 		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
 	}
 	return nil
@@ -149,8 +165,18 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 	case schema.DialectCursor:
 		keys, warns := cursorPermissions(mode, p)
 		return keys, warns, nil
+	case schema.DialectOpenCode:
+		warns := untranslated("opencode", "permission.edit/bash/webfetch", p)
+		if mode == "" {
+			mode = claudeDefault
+		}
+		o := openCodeByMode[mode]
+		if o.approx {
+			warns = append(warns, fmt.Sprintf("permission mode %s has no OpenCode setting; approximated by edit %q, bash %q", mode, o.edit, o.bash))
+		}
+		return []Key{key(o.edit, "permission", "edit"), key(o.bash, "permission", "bash"), key(o.webfetch, "permission", "webfetch")}, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode)
 }
 
 // untranslated warns about the parts of p that only Claude Code's

@@ -379,6 +379,9 @@ func (rd *renderer) skills(f schema.Files) error {
 	default:
 		return fmt.Errorf("backend %q: unknown skills format %q (want skill, mdc or markdown)", r.BackendName, f.Skills.Format)
 	}
+	if f.Skills.Format == schema.FormatSkillDir && f.Skills.Ext != "" {
+		return fmt.Errorf("backend %q: skills format skill writes <dir>/<name>/SKILL.md: ext %q does not apply", r.BackendName, f.Skills.Ext)
+	}
 	for _, ref := range r.Template.Skills {
 		s, ok := rd.cfg.Skills[ref]
 		if !ok {
@@ -399,9 +402,9 @@ func (rd *renderer) skills(f schema.Files) error {
 			}
 			p = joinRel(f.Skills.Dir, name) + "/SKILL.md"
 		case schema.FormatCursorMDC:
-			p = joinRel(f.Skills.Dir, name+".mdc")
+			p = joinRel(f.Skills.Dir, name+extOr(f.Skills, ".mdc"))
 		case schema.FormatMarkdown:
-			p = joinRel(f.Skills.Dir, name+".md")
+			p = joinRel(f.Skills.Dir, name+extOr(f.Skills, ".md"))
 		}
 		out := rd.sh.file(f.Skills.Format, ref, in, r.Vars, func() rendered {
 			return renderSkill(f.Skills.Format, name, desc, &s, r.Vars)

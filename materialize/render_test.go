@@ -1331,7 +1331,7 @@ func TestNoPermissionsWritesNone(t *testing.T) {
 		case "sandbox_mode", "approval_policy", "sandbox_workspace_write.network_access", "general.defaultApprovalMode":
 			return true
 		}
-		return k.Path[0] == "permissions"
+		return k.Path[0] == "permissions" || k.Path[0] == "permission"
 	}
 	render := func(backend, perms string) *Target {
 		dir := t.TempDir()
@@ -1363,13 +1363,13 @@ func TestNoPermissionsWritesNone(t *testing.T) {
 		}
 		return n
 	}
-	for _, backend := range []string{"claude-code", "codex", "gemini", "cursor-agent"} {
+	for _, backend := range []string{"claude-code", "codex", "gemini", "cursor-agent", "opencode"} {
 		if permKeys(render(backend, `permissions: "standard"`)) == 0 {
 			t.Errorf("%s: the standard preset writes no permission key: the check below cannot fail", backend)
 		}
 	}
 	for _, perms := range []string{"", "permissions: {}"} {
-		for _, backend := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi"} {
+		for _, backend := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "copilot", "opencode"} {
 			tg := render(backend, perms)
 			if n := permKeys(tg); n > 0 {
 				t.Errorf("%s %q: %d permission keys written", backend, perms, n)

@@ -149,12 +149,20 @@ const (
 	FormatCodexSub  = "codex"    // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
 	FormatGeminiSub = "gemini"   // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
 	FormatCursorSub = "cursor"   // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
+	// FormatCopilotSub: <dir>/<name>.agent.md, a GitHub Copilot custom agent (name, description, tools list, model)
+	FormatCopilotSub = "copilot"
+	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
+	FormatOpenCodeSub = "opencode"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
 type DirLayout struct {
 	Dir    string `json:"dir"`
 	Format string `json:"format"`
+	// Ext is the ending of each file's name for the one-file formats
+	// (".prompt.md" for Copilot's prompt files); "" means the format's
+	// own (".md", ".toml", ".mdc").
+	Ext string `json:"ext,omitempty"`
 }
 
 // Structured file formats.
@@ -173,6 +181,10 @@ const (
 	// DialectAntigravity: Antigravity .agents/mcp_config.json (MCP only; remote servers use serverUrl)
 	DialectAntigravity = "antigravity"
 	DialectGeneric     = "generic" // the common mcpServers shape (MCP only); the default
+	// DialectVSCode: VS Code (GitHub Copilot) .vscode/mcp.json "servers" entries (MCP only)
+	DialectVSCode = "vscode"
+	// DialectOpenCode: OpenCode opencode.json: "mcp" entries; "permission"
+	DialectOpenCode = "opencode"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

@@ -1,0 +1,123 @@
+package materialize
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// TestVSCodeAndOpenCodeMCP renders servers in the two dialects of GitHub
+// Copilot (VS Code's .vscode/mcp.json) and OpenCode (opencode.json):
+// their entry shapes, and every ${NAME} (command, args, env, url,
+// headers) in the tool's own form, VS Code's predefined variables kept.
+func TestVSCodeAndOpenCodeMCP(t *testing.T) {
+	stdio := schema.MCPServer{Command: "${TOOLS}/srv", Args: []string{"${workspaceFolder}/x", "${HOME}", "${input:key}"},
+		Env: map[string]string{"T": "${T}", "DSN": "pg://u:${PASS}@h", "L": "1"}}
+	remote := schema.MCPServer{URL: "https://${HOST}/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}", "X-Plain": "v"}}
+	sse := schema.MCPServer{URL: "https://x.example/sse"}
+	cases := []struct {
+		d    mcpDialect
+		srv  schema.MCPServer
+		want string
+	}{
+		{dialectVSCode, stdio, `{"args":["${workspaceFolder}/x","${env:HOME}","${input:key}"],"command":"${env:TOOLS}/srv","env":{"DSN":"pg://u:${env:PASS}@h","L":"1","T":"${env:T}"},"type":"stdio"}`},
+		{dialectVSCode, remote, `{"headers":{"Authorization":"Bearer ${env:TOKEN}","X-Plain":"v"},"type":"http","url":"https://${env:HOST}/mcp"}`},
+		{dialectVSCode, sse, `{"type":"sse","url":"https://x.example/sse"}`},
+		{dialectVSCode, schema.MCPServer{Command: "srv"}, `{"command":"srv","type":"stdio"}`},
+		{dialectOpenCode, stdio, `{"command":["{env:TOOLS}/srv","{env:workspaceFolder}/x","{env:HOME}","${input:key}"],"enabled":true,"environment":{"DSN":"pg://u:{env:PASS}@h","L":"1","T":"{env:T}"},"type":"local"}`},
+		{dialectOpenCode, remote, `{"enabled":true,"headers":{"Authorization":"Bearer {env:TOKEN}","X-Plain":"v"},"type":"remote","url":"https://{env:HOST}/mcp"}`},
+		{dialectOpenCode, schema.MCPServer{Command: "srv"}, `{"command":["srv"],"enabled":true,"type":"local"}`},
+	}
+	for _, c := range cases {
+		v, _, err := mcpServerValue(c.d, "s", c.srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(canonicalJSON(v)); got != c.want {
+			t.Errorf("%s: got  %s\nwant %s", c.d, got, c.want)
+		}
+	}
+	for _, f := range []*schema.MCPFile{{Path: "a.toml", Format: "toml", Dialect: "vscode"}, {Path: "a.toml", Format: "toml", Dialect: "opencode"}} {
+		if _, err := dialectFor(f); err == nil || !strings.Contains(err.Error(), "is written as json") {
+			t.Errorf("%+v: err = %v", *f, err)
+		}
+	}
+}
+
+// TestOpenCodePermissions maps every preset onto OpenCode's permission
+// actions; rules and additional directories are warned about.
+func TestOpenCodePermissions(t *testing.T) {
+	for preset, want := range map[string]string{
+		schema.PresetReadonly:   "deny ask ask",
+		schema.PresetRestricted: "ask ask ask",
+		schema.PresetStandard:   "allow ask ask",
+		schema.PresetPermissive: "allow allow allow",
+	} {
+		keys, warns, err := permissionKeys(schema.DialectOpenCode, schema.Permissions{Preset: preset})
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("%s: %v %v", preset, err, warns)
+		}
+		var got []string
+		for _, k := range keys {
+			got = append(got, strings.Trim(string(k.Value), `"`))
+		}
+		if strings.Join(got, " ") != want || dotted(keys[0].Path) != "permission.edit" || dotted(keys[1].Path) != "permission.bash" || dotted(keys[2].Path) != "permission.webfetch" {
+			t.Errorf("%s: %v = %v, want %s", preset, keys, got, want)
+		}
+	}
+	_, warns, err := permissionKeys(schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(warns, "\n"); !strings.Contains(w, "cannot be expressed for opencode") || !strings.Contains(w, "additionalDirectories") || !strings.Contains(w, "approximated") {
+		t.Errorf("warnings = %q", warns)
+	}
+}
+
+// TestLayoutExt: a layout's ext names the files of the one-file formats
+// (Copilot's .prompt.md), the formats' own endings otherwise; a skill
+// directory takes none, and saying so is an error naming it.
+func TestLayoutExt(t *testing.T) {
+	for _, c := range []struct {
+		l    schema.DirLayout
+		want string
+	}{
+		{schema.DirLayout{Dir: "p", Format: schema.FormatMarkdown, Ext: ".prompt.md"}, "p/fix.prompt.md"},
+		{schema.DirLayout{Dir: "p", Format: schema.FormatPlain, Ext: ".txt"}, "p/fix.txt"},
+		{schema.DirLayout{Dir: "p", Format: schema.FormatGeminiCommand}, "p/fix.toml"},
+		{schema.DirLayout{Dir: "p", Format: schema.FormatMarkdown}, "p/fix.md"},
+	} {
+		p, _, err := commandFile(&c.l, "fix", "d", "body")
+		if err != nil || p != c.want {
+			t.Errorf("%+v: %s %v, want %s", c.l, p, err, c.want)
+		}
+	}
+	if _, _, err := commandFile(&schema.DirLayout{Dir: "p", Format: schema.FormatSkillDir, Ext: ".md"}, "fix", "d", "b"); err == nil || !strings.Contains(err.Error(), `ext ".md" does not apply`) {
+		t.Errorf("commands skill with ext: %v", err)
+	}
+	cfg := sampleConfig("copilot", schema.ArchTool)
+	b := cfg.Backends["copilot"]
+	b.Files.Skills = &schema.DirLayout{Dir: ".github/skills", Format: schema.FormatSkillDir, Ext: ".md"}
+	cfg.Backends["copilot"] = b
+	if err := renderErr(t, cfg, "reviewer"); err == nil || !strings.Contains(err.Error(), `ext ".md" does not apply`) {
+		t.Errorf("skills with ext: %v", err)
+	}
+}
+
+// TestCopilotAndOpenCodeSubAgents: a Copilot custom agent keeps the tool
+// list and model as given; an OpenCode agent is a sub-agent whose tools
+// cannot be a list (warned) and whose inherit model is left out.
+func TestCopilotAndOpenCodeSubAgents(t *testing.T) {
+	s := subAgent{name: "tester", desc: "Writes tests", prompt: "Test.\n", sa: &schema.SubAgent{Tools: []string{"read", "search"}, Model: "inherit"}}
+	p, b, warns, err := subAgentFile(&schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub}, s)
+	if err != nil || p != ".github/agents/tester.agent.md" || len(warns) > 0 ||
+		string(b) != "---\nname: tester\ndescription: Writes tests\ntools: [\"read\", \"search\"]\nmodel: inherit\n---\n\nTest.\n" {
+		t.Errorf("copilot: %s %v %v\n%s", p, warns, err, b)
+	}
+	p, b, warns, err = subAgentFile(&schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub}, s)
+	if err != nil || p != ".opencode/agents/tester.md" || len(warns) != 1 || !strings.Contains(warns[0], "OpenCode agents take tool switches") ||
+		string(b) != "---\ndescription: Writes tests\nmode: subagent\n---\n\nTest.\n" {
+		t.Errorf("opencode: %s %v %v\n%s", p, warns, err, b)
+	}
+}
