@@ -24,6 +24,7 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectClaude},
 			Permissions:  &schema.PermissionsFile{Path: ".claude/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectClaude},
 			Settings:     &schema.SettingsFile{Path: ".claude/settings.json", Format: schema.FormatJSON},
+			Shadows:      &schema.Shadows{Files: []string{"AGENTS.md"}, Import: "@{path}"},
 		}},
 		"codex": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},

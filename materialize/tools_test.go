@@ -121,3 +121,53 @@ func TestCopilotAndOpenCodeSubAgents(t *testing.T) {
 		t.Errorf("opencode: %s %v %v\n%s", p, warns, err, b)
 	}
 }
+
+// TestShadowedInstructionsImported: Claude Code reads AGENTS.md only
+// without a CLAUDE.md, so a CLAUDE.md actctl writes beside a user's
+// AGENTS.md imports it, inside the agent's block; not when the CLAUDE.md
+// holds the user's own text (the user chose it), nor when AGENTS.md holds
+// only actctl's blocks. The rule is the backend's data: another
+// instruction file, another shadowed file, another import form.
+func TestShadowedInstructionsImported(t *testing.T) {
+	block := func(cfg *schema.Config, user ...string) string {
+		t.Helper()
+		has := map[string]bool{}
+		for _, u := range user {
+			has[testRoot+"/"+u] = true
+		}
+		r, err := cfg.Resolve("reviewer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := Render(cfg, r, Options{UserText: func(p string) bool { return has[p] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range tg.Entries {
+			if e.Mode == ModeBlock && e.Path != GitignorePath {
+				return e.Path + ":" + string(e.Content)
+			}
+		}
+		return ""
+	}
+	cfg := sampleConfig("claude-code", schema.ArchTool)
+	if got := block(cfg, "AGENTS.md"); !strings.HasPrefix(got, "CLAUDE.md:@AGENTS.md\n\n## reviewer\n") {
+		t.Errorf("user's AGENTS.md: %q", got)
+	}
+	for _, user := range [][]string{nil, {"CLAUDE.md", "AGENTS.md"}, {"CLAUDE.md"}} {
+		if got := block(cfg, user...); !strings.HasPrefix(got, "CLAUDE.md:## reviewer\n") {
+			t.Errorf("user text in %v: %q", user, got)
+		}
+	}
+	b := cfg.Backends["claude-code"]
+	b.Files.Instructions = []string{".claude/CLAUDE.md"}
+	b.Files.Shadows = &schema.Shadows{Files: []string{"AGENTS.md", "docs/RULES.md"}, Import: "See @{path}."}
+	cfg.Backends["claude-code"] = b
+	if got := block(cfg, "AGENTS.md", "docs/RULES.md"); !strings.HasPrefix(got, ".claude/CLAUDE.md:See @../AGENTS.md.\n\nSee @../docs/RULES.md.\n\n## reviewer\n") {
+		t.Errorf("custom layout: %q", got)
+	}
+	// Backends without shadows never ask.
+	if got := block(sampleConfig("codex", schema.ArchTool), "AGENTS.md"); !strings.HasPrefix(got, "AGENTS.md:## reviewer\n") {
+		t.Errorf("codex: %q", got)
+	}
+}

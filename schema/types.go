@@ -132,6 +132,20 @@ type Files struct {
 	// Settings: the structured file a template's native settings for this
 	// backend are merged into.
 	Settings *SettingsFile `json:"settings,omitempty"`
+	// Shadows: other tools' instruction files this tool reads only while
+	// none of its own instruction files exists.
+	Shadows *Shadows `json:"shadows,omitempty"`
+}
+
+// Shadows names instruction files a tool reads only while none of its own
+// exists (Claude Code reads AGENTS.md only without a CLAUDE.md). When one
+// of Files holds the user's text and the agent's instruction file holds
+// none, the agent's block starts with Import, {path} replaced by that
+// file's path relative to the instruction file's directory, so creating
+// the instruction file does not hide it.
+type Shadows struct {
+	Files  []string `json:"files"`
+	Import string   `json:"import"`
 }
 
 // SettingsFile is the structured file holding a backend's native settings.

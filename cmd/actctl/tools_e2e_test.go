@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,75 @@ agents: a: {template: "t"}
 		if got := filesExceptMeta(t, dir); strings.Join(got, ",") != "actant.cue" {
 			t.Errorf("%s: written %v", c.extra, got)
 		}
+	}
+}
+
+// TestClaudeMDImportsAgentsMD: Claude Code reads AGENTS.md only in a
+// project with no CLAUDE.md, so the CLAUDE.md actctl creates beside a
+// user's AGENTS.md imports it inside the agent's block; re-apply writes
+// nothing, prune removes the CLAUDE.md and leaves AGENTS.md's bytes
+// (issue #23 item 1).
+func TestClaudeMDImportsAgentsMD(t *testing.T) {
+	agents := "# Project rules\n\nAlways run make test.\n"
+	cfg := func(agent bool) string {
+		s := "package actant\nprompts: reviewer: content: \"You review changes.\"\ntemplates: rev: {backend: \"claude-code\", prompts: [\"reviewer\"]}\n"
+		if agent {
+			s += "agents: rev: {template: \"rev\"}\n"
+		}
+		return s
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{"AGENTS.md": agents},
+		with:    cfg(true),
+		without: cfg(false),
+		check: func(t *testing.T, dir string, r result) {
+			want := "<!-- BEGIN actctl agent=rev -->\n@AGENTS.md\n\n## rev\n\nYou review changes.\n<!-- END actctl agent=rev -->\n"
+			if got := read(t, filepath.Join(dir, "CLAUDE.md")); got != want {
+				t.Errorf("CLAUDE.md:\n%s\nwant:\n%s", got, want)
+			}
+		},
+	})
+}
+
+// TestClaudeMDImportOnlyUsersText: no import when the CLAUDE.md is the
+// user's own (Claude reads it, not AGENTS.md, by the user's choice) or
+// when AGENTS.md holds only actctl's blocks (a codex agent beside); an
+// AGENTS.md the user writes after an apply is imported by the next one,
+// though nothing else changed (the fast path watches it), and emptying it
+// removes the import.
+func TestClaudeMDImportOnlyUsersText(t *testing.T) {
+	const base = "package actant\nprompts: p: content: \"Review.\"\ntemplates: {rev: {backend: \"claude-code\", prompts: [\"p\"]}, fix: {backend: \"codex\", prompts: [\"p\"]}}\n"
+	imports := func(dir string) bool {
+		return strings.Contains(read(t, filepath.Join(dir, "CLAUDE.md")), "@AGENTS.md")
+	}
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"CLAUDE.md": "# Mine\n", "AGENTS.md": "# Rules\n"})
+	writeConfig(t, dir, base+"agents: rev: {template: \"rev\"}\n")
+	if mustApply(t, dir, home); imports(dir) {
+		t.Error("the user's CLAUDE.md got an import")
+	}
+
+	dir, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, base+"agents: {rev: {template: \"rev\"}, fix: {template: \"fix\"}}\n")
+	if mustApply(t, dir, home); imports(dir) {
+		t.Error("an AGENTS.md of actctl's blocks only is imported")
+	}
+
+	dir, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, base+"agents: rev: {template: \"rev\"}\n")
+	mustApply(t, dir, home)
+	mustApply(t, dir, home) // quiet: the next apply may take the fast path
+	writeFiles(t, dir, map[string]string{"AGENTS.md": "# Rules\n"})
+	if mustApply(t, dir, home); !imports(dir) {
+		t.Errorf("the AGENTS.md the user wrote after an apply is not imported:\n%s", read(t, filepath.Join(dir, "CLAUDE.md")))
+	}
+	mustApply(t, dir, home) // quiet again
+	// The user empties AGENTS.md: no new file, the directory unchanged;
+	// only the file's own stat data says so.
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if mustApply(t, dir, home); imports(dir) {
+		t.Error("the import outlives the user's text in AGENTS.md")
 	}
 }
