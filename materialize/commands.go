@@ -51,16 +51,17 @@ func (rd *renderer) commands(f schema.Files) error {
 func commandFile(l *schema.DirLayout, name, desc, body string) (string, []byte, error) {
 	switch l.Format {
 	case schema.FormatMarkdown:
-		// Claude Code .claude/commands, Pi .pi/prompts, Copilot
-		// .github/prompts, OpenCode .opencode/commands: optional
-		// frontmatter description, then the prompt.
+		// Claude Code .claude/commands, Pi .pi/prompts, Cursor
+		// .cursor/commands, Copilot .github/prompts, OpenCode
+		// .opencode/commands: optional frontmatter description, then
+		// the prompt.
 		p := joinRel(l.Dir, name+extOr(l, ".md"))
 		if strings.TrimSpace(desc) == "" {
 			return p, []byte(ensureNL(body)), nil
 		}
 		return p, frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}}, body), nil
 	case schema.FormatPlain:
-		// Cursor .cursor/commands: plain Markdown, the prompt only.
+		// Plain Markdown, the prompt only (no built-in uses it).
 		return joinRel(l.Dir, name+extOr(l, ".md")), []byte(ensureNL(body)), nil
 	case schema.FormatGeminiCommand:
 		b, err := geminiCommand(desc, body)

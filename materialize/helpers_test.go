@@ -46,14 +46,14 @@ func builtinBackends() map[string]schema.Backend {
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"cursor-agent": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 			Permissions:  &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},

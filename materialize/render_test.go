@@ -1102,7 +1102,10 @@ func TestCommandFiles(t *testing.T) {
 	}{
 		{"claude-code", ".claude/commands/fix-issue.md", readMarkdownCommand},
 		{"pi", ".pi/prompts/fix-issue.md", readMarkdownCommand},
-		{"cursor", ".cursor/commands/fix-issue.md", func(t *testing.T, b []byte) (string, string) { return wantDesc, string(b) }},
+		{"cursor", ".cursor/commands/fix-issue.md", readMarkdownCommand},
+		{"cursor-agent", ".cursor/commands/fix-issue.md", readMarkdownCommand},
+		{"copilot", ".github/prompts/fix-issue.prompt.md", readMarkdownCommand},
+		{"opencode", ".opencode/commands/fix-issue.md", readMarkdownCommand},
 		{"gemini", ".gemini/commands/fix-issue.toml", func(t *testing.T, b []byte) (string, string) {
 			var v struct{ Description, Prompt string }
 			if err := toml.Unmarshal(b, &v); err != nil {

@@ -302,7 +302,7 @@ type SlashCommand struct {
 // Command layout formats (DirLayout.Format for commands), besides
 // FormatMarkdown and FormatSkillDir.
 const (
-	FormatPlain         = "plain"  // <dir>/<name>.md, the prompt only (Cursor)
+	FormatPlain         = "plain"  // <dir>/<name>.md, the prompt only
 	FormatGeminiCommand = "gemini" // <dir>/<name>.toml: description, prompt (Gemini CLI)
 )
 

@@ -84,6 +84,11 @@ func TestEveryBackendE2E(t *testing.T) {
 					if strings.HasSuffix(f, "fill.py") {
 						mustMode(t, p, 0o755)
 					}
+					// Every command file keeps the command's description
+					// (frontmatter, TOML or SKILL.md): the tool shows it.
+					if strings.Contains(f, "fix-issue") && !strings.Contains(read(t, p), "description: Fix an issue") && !strings.Contains(read(t, p), `description = 'Fix an issue'`) {
+						t.Errorf("%s: %s lost the command's description:\n%s", backend, f, read(t, p))
+					}
 				}
 				checkParses(t, base)
 			}
