@@ -2,6 +2,8 @@ package materialize
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -115,8 +117,9 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	return nil
 }
 
-// permissionKeys renders p in the given dialect (schema.PermissionsFile).
-func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, error) {
+// permissionKeys renders p in the given dialect (schema.PermissionsFile)
+// for the agent whose workspace is dir.
+func permissionKeys(dir, dialect string, p schema.Permissions) ([]Key, []string, error) {
 	mode, err := effectiveMode(p)
 	if err != nil {
 		return nil, nil, err
@@ -137,7 +140,7 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		}
 		return keys, nil, nil
 	case schema.DialectCodex:
-		warns := untranslated("codex", "sandbox_mode/approval_policy", p)
+		warns := unruled("codex", "sandbox_mode/approval_policy", p)
 		if mode == "" {
 			// Claude Code starts in "default" when no defaultMode is set;
 			// give Codex the same meaning.
@@ -151,9 +154,10 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		if pol.Sandbox == "workspace-write" {
 			keys = append(keys, key(pol.Network, "sandbox_workspace_write", "network_access"))
 		}
-		return keys, warns, nil
+		k, w := codexWritableRoots(dir, mode, pol, p.AdditionalDirectories)
+		return append(keys, k...), append(warns, w...), nil
 	case schema.DialectGemini:
-		warns := untranslated("gemini", "general.defaultApprovalMode", p)
+		warns := unruled("gemini", "general.defaultApprovalMode", p)
 		if mode == "" {
 			mode = claudeDefault
 		}
@@ -161,7 +165,13 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		if g.approx {
 			warns = append(warns, fmt.Sprintf("permission mode %s has no Gemini CLI setting (YOLO only from its command line); approximated by general.defaultApprovalMode %q", mode, g.mode))
 		}
-		return []Key{key(g.mode, "general", "defaultApprovalMode")}, warns, nil
+		keys := []Key{key(g.mode, "general", "defaultApprovalMode")}
+		if len(p.AdditionalDirectories) > 0 {
+			// Gemini CLI adds these to its workspace (absolute, relative
+			// or ~/; geminicli.com/docs/reference/configuration).
+			keys = append(keys, key(p.AdditionalDirectories, "context", "includeDirectories"))
+		}
+		return keys, warns, nil
 	case schema.DialectCursor:
 		keys, warns := cursorPermissions(mode, p)
 		return keys, warns, nil
@@ -182,12 +192,43 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 // untranslated warns about the parts of p that only Claude Code's
 // settings can express: rules and additional directories.
 func untranslated(tool, keys string, p schema.Permissions) []string {
-	var warns []string
-	if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
-		warns = append(warns, fmt.Sprintf("permission rules (allow/deny/ask) cannot be expressed for %s; only the mode is mapped to %s", tool, keys))
-	}
+	warns := unruled(tool, keys, p)
 	if len(p.AdditionalDirectories) > 0 {
 		warns = append(warns, fmt.Sprintf("permissions.additionalDirectories cannot be expressed for %s; the agent gets its workspace only", tool))
 	}
 	return warns
+}
+
+// unruled warns about p's allow/deny/ask rules, which the tool cannot
+// express.
+func unruled(tool, keys string, p schema.Permissions) []string {
+	if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
+		return []string{fmt.Sprintf("permission rules (allow/deny/ask) cannot be expressed for %s; only the mode is mapped to %s", tool, keys)}
+	}
+	return nil
+}
+
+// codexWritableRoots gives Codex the additional directories as
+// sandbox_workspace_write.writable_roots (developers.openai.com/codex
+// config reference): absolute paths, a relative one resolved from the
+// agent's workspace dir, "~/" ones left to Codex, which expands them.
+// They only widen the workspace-write sandbox: under a read-only mode
+// nothing is written, with a warning.
+func codexWritableRoots(dir, mode string, pol codexPolicy, dirs []string) ([]Key, []string) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	if pol.Sandbox != "workspace-write" {
+		return nil, []string{fmt.Sprintf("permissions.additionalDirectories: codex's sandbox is %s under mode %s, and writable_roots only widen workspace-write; not written", pol.Sandbox, mode)}
+	}
+	roots := make([]string, len(dirs))
+	for i, d := range dirs {
+		switch {
+		case filepath.IsAbs(d) || d == "~" || strings.HasPrefix(d, "~/"):
+			roots[i] = d
+		default:
+			roots[i] = filepath.Join(dir, filepath.FromSlash(d))
+		}
+	}
+	return []Key{key(roots, "sandbox_workspace_write", "writable_roots")}, nil
 }

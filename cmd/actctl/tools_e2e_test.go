@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // TestGetBackendsNewTools: `actctl get backends` lists GitHub Copilot and
@@ -119,4 +122,71 @@ func TestClaudeMDImportOnlyUsersText(t *testing.T) {
 	if mustApply(t, dir, home); imports(dir) {
 		t.Error("the import outlives the user's text in AGENTS.md")
 	}
+}
+
+// TestAdditionalDirectoriesE2E: additionalDirectories reach Codex as
+// [sandbox_workspace_write] writable_roots (absolute, resolved from the
+// agent's workDir) and Gemini CLI as context.includeDirectories; a
+// read-only Codex agent gets a warning instead; re-apply writes nothing
+// and prune gives the user's files back (issue #23 item 3).
+func TestAdditionalDirectoriesE2E(t *testing.T) {
+	cfg := func(agents bool) string {
+		s := `package actant
+_dirs: ["../shared", "~/notes"]
+templates: {
+	cx: {backend: "codex", permissions: {defaultMode: "acceptEdits", additionalDirectories: _dirs}}
+	ro: {backend: "codex", permissions: {defaultMode: "plan", additionalDirectories: _dirs}}
+	gm: {backend: "gemini", permissions: {defaultMode: "acceptEdits", additionalDirectories: _dirs}}
+}
+`
+		if agents {
+			s += `agents: {cx: {template: "cx", workDir: "codex"}, ro: {template: "ro", workDir: "ro"}, gm: {template: "gm", workDir: "gemini"}}` + "\n"
+		}
+		return s
+	}
+	runArtifact(t, artifactCase{
+		user: map[string]string{
+			"codex/.codex/config.toml":     "# mine\nmodel = \"gpt-5\"\n",
+			"ro/README.md":                 "ro\n",
+			"gemini/.gemini/settings.json": "{\n  \"theme\": \"dark\"\n}\n",
+		},
+		with:    cfg(true),
+		without: cfg(false),
+		check: func(t *testing.T, dir string, r result) {
+			root, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var codex struct {
+				Sandbox struct {
+					Roots []string `toml:"writable_roots"`
+				} `toml:"sandbox_workspace_write"`
+			}
+			if err := toml.Unmarshal([]byte(read(t, filepath.Join(dir, "codex/.codex/config.toml"))), &codex); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(codex.Sandbox.Roots, ","); got != filepath.Join(root, "shared")+",~/notes" && got != filepath.Join(dir, "shared")+",~/notes" {
+				t.Errorf("codex writable_roots = %q", got)
+			}
+			if ro := read(t, filepath.Join(dir, "ro/.codex/config.toml")); strings.Contains(ro, "writable_roots") {
+				t.Errorf("read-only codex got writable_roots:\n%s", ro)
+			}
+			var gemini struct {
+				Context struct {
+					Include []string `json:"includeDirectories"`
+				} `json:"context"`
+				Theme string `json:"theme"`
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, "gemini/.gemini/settings.json"))), &gemini); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(gemini.Context.Include, ",") != "../shared,~/notes" || gemini.Theme != "dark" {
+				t.Errorf("gemini settings: %+v", gemini)
+			}
+			out := r.Stdout + r.Stderr
+			if !strings.Contains(out, "codex's sandbox is read-only under mode plan") || strings.Contains(out, "additionalDirectories cannot be expressed") {
+				t.Errorf("warnings:\n%s", out)
+			}
+		},
+	})
 }
