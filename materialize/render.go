@@ -371,7 +371,7 @@ func (rd *renderer) instructions(f schema.Files) error {
 // (docs/formats.md, "claude-code"): creating p must not hide them.
 func (rd *renderer) imports(f schema.Files, p string) string {
 	sh, userText := f.Shadows, rd.o.UserText
-	if sh == nil || userText == nil || userText(rd.abs(p)) {
+	if sh == nil || userText == nil {
 		return ""
 	}
 	var b strings.Builder
@@ -381,6 +381,11 @@ func (rd *renderer) imports(f schema.Files, p string) string {
 		}
 		rel := relFrom(path.Dir(p), s)
 		b.WriteString(strings.ReplaceAll(sh.Import, "{path}", rel) + "\n\n")
+	}
+	// The instruction file is read only when there is something to
+	// import: most workspaces have no AGENTS.md of the user's.
+	if b.Len() == 0 || userText(rd.abs(p)) {
+		return ""
 	}
 	return b.String()
 }
