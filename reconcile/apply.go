@@ -256,7 +256,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		}
 		stateCh <- rec
 	}()
-	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg)})
+	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg), UserText: userText})
 	rec := <-stateCh
 	if errs := diags.Errors(); len(errs) > 0 {
 		return nil, errs
