@@ -61,7 +61,7 @@ func ConfigSnapshot(root string) (snap []byte, key *ConfigKey, why string) {
 	if Identity() != "" && statComplete {
 		key = &ConfigKey{root: root, stats: stats, start: start}
 	}
-	b, err := os.ReadFile(layout.Path(root, layout.ConfigCache))
+	b, err := readRegular(layout.Path(root, layout.ConfigCache))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, key, "no config cache"
 	}

@@ -124,7 +124,7 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 		return fmt.Errorf("record inputs: %w", err)
 	}
 	b = seal(b)
-	if old, err := os.ReadFile(path(src.Root)); err == nil && bytes.Equal(old, b) {
+	if old, err := readRegular(path(src.Root)); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
 	err = writeSealed(path(src.Root), b)
@@ -143,7 +143,7 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 // find nothing to change and print nothing but said (the warnings the
 // recorded apply printed). It writes nothing.
 func Check(root, home string) (said Said, why string) {
-	b, err := os.ReadFile(path(root))
+	b, err := readRegular(path(root))
 	if errors.Is(err, fs.ErrNotExist) {
 		return said, "no record of the last apply's inputs"
 	}

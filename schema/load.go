@@ -210,16 +210,12 @@ func decodeJSON(b []byte, cfg *Config) error {
 
 // build evaluates the CUE package in root unified with the schema.
 func build(root string) (cue.Value, []string, []*ast.File, error) {
-	if err := checkCUEFiles(root); err != nil {
+	overlay, err := checkCUEFiles(root)
+	if err != nil {
 		return cue.Value{}, nil, nil, err
 	}
-	lc := &load.Config{
-		Dir:     root,
-		Package: "actant",
-		Overlay: map[string]load.Source{
-			filepath.Join(root, schemaFile): load.FromBytes(Source),
-		},
-	}
+	overlay[filepath.Join(root, schemaFile)] = load.FromBytes(Source)
+	lc := &load.Config{Dir: root, Package: "actant", Overlay: overlay}
 	insts := load.Instances([]string{"."}, lc)
 	if len(insts) != 1 {
 		return cue.Value{}, nil, nil, fmt.Errorf("load %s: expected one CUE package, got %d", root, len(insts))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"cuelang.org/go/cue/load"
 )
 
 // ReadRegular reads the regular file p, at most limit bytes (0: no limit).
@@ -49,37 +51,68 @@ func notRegular(m fs.FileMode) error {
 	return fmt.Errorf("%s", kind)
 }
 
-// checkCUEFiles makes sure the CUE loader will open only regular files:
-// every *.cue entry of the workspace root (and of cue.mod/, which holds
-// the imported packages) must be a regular file, or a symlink to one, and
-// readable. cue/load would block forever on a named pipe and report an
-// unreadable file as a missing package.
-func checkCUEFiles(root string) error {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return fmt.Errorf("read workspace %s: %w", root, unwrapPathError(err))
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".cue") || e.IsDir() {
-			continue
-		}
-		if err := checkCUEFile(filepath.Join(root, e.Name())); err != nil {
-			return err
-		}
+// checkCUEFiles makes sure the CUE loader opens only regular files. CUE's
+// loader considers every file of the directories it scans (the workspace
+// root, and the package directories of cue.mod/) and reads each whose
+// name it knows (*.cue, but also *.json, *.yaml, *.txt, *.proto ...)
+// in full when it is not a regular file: a named pipe there blocks
+// forever. So every *.cue entry must be a regular file, or a symlink to
+// one, and readable (an error naming it otherwise); every other entry
+// that is neither a regular file nor a directory, whatever its name, is
+// hidden from the loader by an empty overlay (returned), which CUE takes
+// instead of opening it. Such files are no part of the config.
+func checkCUEFiles(root string) (map[string]load.Source, error) {
+	overlay := map[string]load.Source{}
+	if err := checkCUEDir(root, overlay); err != nil {
+		return nil, err
 	}
 	mod := filepath.Join(root, "cue.mod")
 	if fi, err := os.Stat(mod); err != nil || !fi.IsDir() {
-		return nil
+		return overlay, nil
 	}
-	return filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".cue") {
+		if !d.IsDir() {
 			return nil
 		}
-		return checkCUEFile(p)
+		return checkCUEDir(p, overlay)
 	})
+	return overlay, err
+}
+
+// checkCUEDir checks the entries of dir for checkCUEFiles, adding an
+// empty overlay for each special file that is no *.cue file.
+func checkCUEDir(dir string, overlay map[string]load.Source) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read workspace %s: %w", dir, unwrapPathError(err))
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		isCUE := strings.HasSuffix(e.Name(), ".cue")
+		switch t := e.Type(); {
+		case t.IsDir():
+		case t.IsRegular() && !isCUE:
+		case isCUE:
+			if err := checkCUEFile(p); err != nil {
+				return err
+			}
+		case t&fs.ModeSymlink != 0 && followsToFile(p):
+		default:
+			overlay[p] = load.FromBytes(nil)
+		}
+	}
+	return nil
+}
+
+// followsToFile reports whether the symlink p leads to a regular file or
+// a directory (which the loader may open or scan); false for a dangling
+// link or one to a special file.
+func followsToFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && (fi.Mode().IsRegular() || fi.IsDir())
 }
 
 // checkCUEFile refuses a .cue file that is not a regular file (after
