@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,4 +128,86 @@ func TestSpecialFilesAsCaches(t *testing.T) {
 			t.Errorf("apply did not say why it took the full path:\n%s", r.Stderr)
 		}
 	}
+}
+
+// forgeCache rewrites the cache or record at p as an agent that can write
+// files in the workspace would: edit its body, then recompute the plain
+// sha256 trailer the old format ended with (anyone can).
+func forgeCache(t *testing.T, p string, edit func(body []byte) []byte) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := edit(bytes.Clone(b[:len(b)-2*sha256.Size]))
+	sum := sha256.Sum256(body)
+	if err := os.WriteFile(p, hex.AppendEncode(body, sum[:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readonlyConfig is one readonly Claude Code agent writing into the root.
+const readonlyConfig = `package actant
+
+templates: t: {backend: "claude-code", permissions: "readonly"}
+agents: a: {template: "t", workDir: "."}
+`
+
+// TestForgedConfigCacheIgnored: a readonly agent rewrote
+// .actant/config.cache so that its template became permissive, with the
+// digest recomputed; the next load took it, and apply wrote
+// bypassPermissions into .claude/settings.json. The cache's seal is an
+// HMAC under a key of the actctl home: the forged file is ignored (the
+// config evaluated, the reason said) and rebuilt, and nothing changes.
+func TestForgedConfigCacheIgnored(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": readonlyConfig})
+	age(t, dir, "actant.cue")
+	if r := actctl(t, dir, home, "apply", "a"); r.Code != 0 {
+		t.Fatalf("apply: %+v", r)
+	}
+	loadPath(t, dir, home, true, "validate")
+	settings := read(t, filepath.Join(dir, ".claude/settings.json"))
+	cache := layout.Path(dir, layout.ConfigCache)
+	forgeCache(t, cache, func(b []byte) []byte {
+		if !bytes.Contains(b, []byte(`"readonly"`)) {
+			t.Fatalf("no preset in the cache:\n%s", b)
+		}
+		return bytes.ReplaceAll(b, []byte(`"readonly"`), []byte(`"permissive"`))
+	})
+	r := actctlEnv(t, dir, home, debugEnv, "apply", "a")
+	if r.Code != 0 || !strings.Contains(r.Stderr, evaluatedLine+"config cache: damaged or forged") || !strings.Contains(r.Stdout, "no changes") {
+		t.Fatalf("apply took the forged cache: %+v", r)
+	}
+	if got := read(t, filepath.Join(dir, ".claude/settings.json")); got != settings || strings.Contains(got, "bypassPermissions") {
+		t.Fatalf("settings changed by the forged cache:\n%s", got)
+	}
+	r = actctlEnv(t, dir, home, nil, "get", "agents", "-o", "json")
+	if r.Code != 0 || strings.Contains(r.Stdout, "permissive") {
+		t.Fatalf("get agents took the forged cache: %+v", r)
+	}
+	loadPath(t, dir, home, true, "validate") // rebuilt by the apply
+	if b, _ := os.ReadFile(cache); bytes.Contains(b, []byte("permissive")) {
+		t.Fatal("the forged cache was kept")
+	}
+}
+
+// TestCachesWithoutWritableHome: where the actctl home cannot be written
+// there is no key to seal caches with: every command runs the normal
+// path, writes no cache, and says why with ACTCTL_DEBUG=1.
+func TestCachesWithoutWritableHome(t *testing.T) {
+	dir, file := t.TempDir(), filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(file, "home") // below a file: never made
+	writeFiles(t, dir, map[string]string{"actant.cue": readonlyConfig})
+	age(t, dir, "actant.cue")
+	for i, want := range []string{"applied: ", "no changes"} {
+		r := actctlEnv(t, dir, home, debugEnv, "apply")
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) || !strings.Contains(r.Stderr, "no usable cache key in the actctl home "+home) {
+			t.Fatalf("apply %d: %+v", i, r)
+		}
+	}
+	assertNotWritten(t, dir, "apply without a key", filepath.Join(layout.Dir, layout.ConfigCache), filepath.Join(layout.Dir, layout.Inputs))
 }
