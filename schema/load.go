@@ -392,7 +392,10 @@ const MaxSkillFileSize = 1 << 20
 
 // ReadSkillDir reads an Agent Skills directory: SKILL.md (as Content,
 // frontmatter included: see SplitSkill) plus every sibling file, recursively.
-// Symlinks are refused: a skill travels as plain files.
+// The directory itself may be a link (or lie under one), and SKILL.md a
+// link to a file: both are read through (and tracked by their targets:
+// see package inputs); links among the sibling files are refused: a skill
+// travels as plain files.
 func ReadSkillDir(dir string) (Skill, error) {
 	main := filepath.Join(dir, "SKILL.md")
 	b, err := ReadRegular(main, MaxSkillFileSize)
@@ -400,7 +403,15 @@ func ReadSkillDir(dir string) (Skill, error) {
 		return Skill{}, fmt.Errorf("read %s: %v", main, unwrapPathError(err))
 	}
 	s := Skill{Source: main, Content: string(b), Files: map[string][]byte{}}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// Walk the directory the link leads to, naming files under dir.
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return Skill{}, fmt.Errorf("read skill %s: %w", dir, err)
+	}
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if rel, rerr := filepath.Rel(real, p); rerr == nil {
+			p = filepath.Join(dir, rel)
+		}
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -63,56 +64,86 @@ func notRegular(m fs.FileMode) error {
 // instead of opening it. Such files are no part of the config.
 func checkCUEFiles(root string) (map[string]load.Source, error) {
 	overlay := map[string]load.Source{}
-	if err := checkCUEDir(root, overlay); err != nil {
+	if _, err := checkCUEDir(root, overlay); err != nil {
 		return nil, err
 	}
 	mod := filepath.Join(root, "cue.mod")
 	if fi, err := os.Stat(mod); err != nil || !fi.IsDir() {
 		return overlay, nil
 	}
-	err := filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		return checkCUEDir(p, overlay)
-	})
-	return overlay, err
+	return overlay, checkCUETree(mod, overlay, nil)
 }
 
-// checkCUEDir checks the entries of dir for checkCUEFiles, adding an
-// empty overlay for each special file that is no *.cue file.
-func checkCUEDir(dir string, overlay map[string]load.Source) error {
-	entries, err := os.ReadDir(dir)
+// maxLinkDepth bounds the links to directories followed along one path
+// under cue.mod/ (see checkCUETree).
+const maxLinkDepth = 8
+
+// checkCUETree checks dir and every directory under it, through links
+// to directories as CUE's loader goes (each directory once per path into
+// it: in holds those entered through links, a link back to one of them
+// is not followed again).
+func checkCUETree(dir string, overlay map[string]load.Source, in []fs.FileInfo) error {
+	subdirs, err := checkCUEDir(dir, overlay)
 	if err != nil {
-		return fmt.Errorf("read workspace %s: %w", dir, unwrapPathError(err))
+		return err
 	}
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		isCUE := strings.HasSuffix(e.Name(), ".cue")
-		switch t := e.Type(); {
-		case t.IsDir():
-		case t.IsRegular() && !isCUE:
-		case isCUE:
-			if err := checkCUEFile(p); err != nil {
+	for _, sub := range subdirs {
+		if sub.via != nil {
+			if len(in) >= maxLinkDepth || slices.ContainsFunc(in, func(a fs.FileInfo) bool { return os.SameFile(a, sub.via) }) {
+				continue
+			}
+			if err := checkCUETree(sub.path, overlay, append(in[:len(in):len(in)], sub.via)); err != nil {
 				return err
 			}
-		case t&fs.ModeSymlink != 0 && followsToFile(p):
-		default:
-			overlay[p] = load.FromBytes(nil)
+			continue
+		}
+		if err := checkCUETree(sub.path, overlay, in); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// followsToFile reports whether the symlink p leads to a regular file or
-// a directory (which the loader may open or scan); false for a dangling
-// link or one to a special file.
-func followsToFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && (fi.Mode().IsRegular() || fi.IsDir())
+// subdir is a directory found by checkCUEDir; via is the target's
+// FileInfo when it is reached through a link.
+type subdir struct {
+	path string
+	via  fs.FileInfo
+}
+
+// checkCUEDir checks the entries of dir for checkCUEFiles, adding an
+// empty overlay for each special file that is no *.cue file, and returns
+// its directories (links to directories included).
+func checkCUEDir(dir string, overlay map[string]load.Source) ([]subdir, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read workspace %s: %w", dir, unwrapPathError(err))
+	}
+	var subdirs []subdir
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		isCUE := strings.HasSuffix(e.Name(), ".cue")
+		switch t := e.Type(); {
+		case t.IsDir():
+			subdirs = append(subdirs, subdir{path: p})
+		case t.IsRegular() && !isCUE:
+		case isCUE:
+			if err := checkCUEFile(p); err != nil {
+				return nil, err
+			}
+		case t&fs.ModeSymlink != 0:
+			fi, err := os.Stat(p)
+			switch {
+			case err == nil && fi.IsDir():
+				subdirs = append(subdirs, subdir{path: p, via: fi})
+			case err != nil || !fi.Mode().IsRegular():
+				overlay[p] = load.FromBytes(nil) // dangling, or to a special file
+			}
+		default:
+			overlay[p] = load.FromBytes(nil)
+		}
+	}
+	return subdirs, nil
 }
 
 // checkCUEFile refuses a .cue file that is not a regular file (after

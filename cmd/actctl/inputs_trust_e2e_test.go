@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/actctl/actctl/internal/layout"
 )
 
@@ -72,14 +74,12 @@ func assertFIFO(t *testing.T, p string) {
 // *.txt, *.textproto ... — and opened a named pipe there, hanging every
 // command. Such files, and links to them or to nothing, are no part of
 // the config: validate, apply and status run as without them, and leave
-// them alone. (A *.cue pipe is an error naming it: TestFIFOInWorkspace.)
+// them alone, in a package linked into cue.mod/ too. (A *.cue pipe is an
+// error naming it: TestFIFOInWorkspace.)
 func TestSpecialFilesBesideConfig(t *testing.T) {
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
-	writeFiles(t, dir, map[string]string{
-		"actant.cue":         validHeader + "templates: t: backend: \"claude-code\"\nagents: a: {template: \"t\", workDir: \".\"}\n",
-		"cue.mod/module.cue": "module: \"example.com/ws\"\nlanguage: version: \"v0.9.0\"\n",
-	})
-	pipes := []string{"data.json", "values.yaml", "notes.txt", "more.yml", "x.jsonl", "m.textproto", "cue.mod/pkg/example.com/p/data.json", "cue.mod/usr/x.yaml"}
+	linkedPackage(t, dir)
+	pipes := []string{"data.json", "values.yaml", "notes.txt", "more.yml", "x.jsonl", "m.textproto", "cue.mod/pkg/example.com/p/data.json", "cue.mod/usr/x.yaml", "vendor/shared/data.json"}
 	for _, p := range pipes {
 		mkfifoAt(t, filepath.Join(dir, p))
 	}
@@ -100,6 +100,42 @@ func TestSpecialFilesBesideConfig(t *testing.T) {
 	}
 	for _, p := range pipes {
 		assertFIFO(t, filepath.Join(dir, p))
+	}
+}
+
+// linkedPackage makes the config at dir import the CUE package
+// example.com/shared, linked into cue.mod/pkg from vendor/shared (as a
+// vendoring tool would), and use its name as its template's.
+func linkedPackage(t *testing.T, dir string) {
+	t.Helper()
+	writeFiles(t, dir, map[string]string{
+		"actant.cue":               validHeader + "import \"example.com/shared\"\n\ntemplates: (shared.name): backend: \"claude-code\"\nagents: a: {template: shared.name, workDir: \".\"}\n",
+		"cue.mod/module.cue":       "module: \"example.com/ws\"\nlanguage: version: \"v0.9.0\"\n",
+		"vendor/shared/shared.cue": "package shared\n\nname: \"t\"\n",
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "cue.mod/pkg/example.com"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../vendor/shared", filepath.Join(dir, "cue.mod/pkg/example.com/shared")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLinkedCUEPackage: a package linked into cue.mod/ is read through
+// the link; the config cache is keyed by the files behind it, so an edit
+// there is evaluated, not answered from the cache.
+func TestLinkedCUEPackage(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	linkedPackage(t, dir)
+	age(t, dir, "actant.cue", "cue.mod/module.cue", "vendor/shared/shared.cue", "vendor/shared")
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %+v", r)
+	}
+	loadPath(t, dir, home, true, "get", "templates")
+	writeFiles(t, dir, map[string]string{"vendor/shared/shared.cue": "package shared\n\nname: \"renamed\"\n"})
+	r := actctlEnv(t, dir, home, debugEnv, "get", "templates", "-o", "json")
+	if r.Code != 0 || strings.Contains(r.Stderr, cachedLine) || !strings.Contains(r.Stdout, "renamed") {
+		t.Fatalf("the edit behind the link was answered from the cache: %+v", r)
 	}
 }
 
@@ -210,4 +246,90 @@ func TestCachesWithoutWritableHome(t *testing.T) {
 		}
 	}
 	assertNotWritten(t, dir, "apply without a key", filepath.Join(layout.Dir, layout.ConfigCache), filepath.Join(layout.Dir, layout.Inputs))
+}
+
+// linkedConfig has a skill whose directory is a link to a shared one and
+// a skill whose SKILL.md is a link to a shared file.
+const linkedConfig = `package actant
+
+skills: {
+	tool: {description: "Tool", dir: "skills/tool"}
+	notes: {description: "Notes", dir: "skills/notes"}
+}
+templates: t: {backend: "claude-code", skills: ["tool", "notes"]}
+agents: a: {template: "t", workDir: "."}
+`
+
+// TestLinkedSkillInputs: inputs reached through links are read through
+// them and tracked by their targets. A skill dir that is a link lost its
+// sibling files silently (only SKILL.md was rendered), and an edit behind
+// a link (the target of a linked SKILL.md, a file of a linked skill
+// directory) left apply saying "no changes" forever while diff showed it.
+func TestLinkedSkillInputs(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{
+		"actant.cue":            linkedConfig,
+		"shared/tool/SKILL.md":  "---\nname: tool\ndescription: Tool\n---\nRun run.sh.\n",
+		"shared/tool/run.sh":    "#!/bin/sh\necho one\n",
+		"shared/notes.md":       "---\nname: notes\ndescription: Notes\n---\nTake notes.\n",
+		"skills/notes/extra.md": "More.\n",
+	})
+	for link, target := range map[string]string{"skills/tool": "../shared/tool", "skills/notes/SKILL.md": "../../shared/notes.md"} {
+		p := filepath.Join(dir, link)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		// The link itself an hour old too: only its target changes.
+		old := unix.NsecToTimeval(time.Now().Add(-time.Hour).UnixNano())
+		if err := unix.Lutimes(p, []unix.Timeval{old, old}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	age(t, dir, "actant.cue", "shared/tool/SKILL.md", "shared/tool/run.sh", "shared/notes.md", "skills/notes/extra.md")
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %+v", r)
+	}
+	rendered := map[string]string{
+		".claude/skills/tool/run.sh":    "echo one",
+		".claude/skills/notes/SKILL.md": "Take notes.",
+		".claude/skills/notes/extra.md": "More.",
+	}
+	checkRendered := func(step string) {
+		t.Helper()
+		for p, want := range rendered {
+			b, err := os.ReadFile(filepath.Join(dir, p))
+			if err != nil || !strings.Contains(string(b), want) {
+				t.Fatalf("%s: %s: %q, %v; want %q", step, p, b, err, want)
+			}
+		}
+		if r := actctl(t, dir, home, "diff"); r.Code != 0 {
+			t.Fatalf("%s: diff after apply: %+v", step, r)
+		}
+	}
+	checkRendered("first apply")
+	actctl(t, dir, home, "apply") // the normal path records the outputs settled
+	applyPath(t, dir, home, true, "", "no changes")
+
+	edits := []struct {
+		name, file, content, rendered, want string
+	}{
+		{"linked SKILL.md's target", "shared/notes.md", "---\nname: notes\ndescription: Notes\n---\nTake more notes.\n", ".claude/skills/notes/SKILL.md", "Take more notes."},
+		{"a file in a linked skill dir", "shared/tool/run.sh", "#!/bin/sh\necho two\n", ".claude/skills/tool/run.sh", "echo two"},
+		{"a new file in a linked skill dir", "shared/tool/ref.md", "Reference.\n", ".claude/skills/tool/ref.md", "Reference."},
+	}
+	for _, e := range edits {
+		writeFiles(t, dir, map[string]string{e.file: e.content})
+		age(t, dir, e.file)
+		if r := actctl(t, dir, home, "diff"); r.Code == 0 {
+			t.Fatalf("%s: diff shows no change: %+v", e.name, r)
+		}
+		r := actctlEnv(t, dir, home, debugEnv, "apply")
+		if r.Code != 0 || !strings.Contains(r.Stderr, fullLine) || !strings.Contains(r.Stdout, e.rendered) {
+			t.Fatalf("%s: apply missed the edit: %+v", e.name, r)
+		}
+		rendered[e.rendered] = e.want
+		checkRendered(e.name)
+		actctl(t, dir, home, "apply")
+		applyPath(t, dir, home, true, "", "no changes")
+	}
 }
