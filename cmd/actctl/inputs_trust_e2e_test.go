@@ -333,3 +333,37 @@ func TestLinkedSkillInputs(t *testing.T) {
 		applyPath(t, dir, home, true, "", "no changes")
 	}
 }
+
+// TestSpecialFilesAsRecords: a named pipe where actctl reads its records
+// (actant.owned, .actant/state.json) or git's (.git, which the renderer's
+// view of tracked files opens) hung status, diff and apply. Each command
+// now returns: refusing a record by name, or (.git) finding no
+// repository; the pipe is left as it was.
+func TestSpecialFilesAsRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name, refused string // refused: in the error; "": the command succeeds
+	}{
+		{"actant.owned", "actant.owned: not a regular file (a named pipe)"},
+		{".actant/state.json", "state.json: not a regular file (a named pipe)"},
+		{".git", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, home := fastWorkspace(t)
+			p := filepath.Join(dir, tc.name)
+			if err := os.RemoveAll(p); err != nil {
+				t.Fatal(err)
+			}
+			mkfifoAt(t, p)
+			for _, args := range [][]string{{"status"}, {"diff"}, {"apply"}} {
+				r := boundedRun(t, dir, home, nil, args...)
+				if tc.refused == "" && r.Code != 0 {
+					t.Errorf("actctl %s: %+v", args[0], r)
+				}
+				if tc.refused != "" && (r.Code == 0 || !strings.Contains(r.Stderr, tc.refused)) {
+					t.Errorf("actctl %s: want an error naming the pipe: %+v", args[0], r)
+				}
+			}
+			assertFIFO(t, p)
+		})
+	}
+}
