@@ -215,7 +215,11 @@ func build(root string) (cue.Value, []string, []*ast.File, error) {
 		return cue.Value{}, nil, nil, err
 	}
 	overlay[filepath.Join(root, schemaFile)] = load.FromBytes(Source)
-	lc := &load.Config{Dir: root, Package: "actant", Overlay: overlay}
+	// The module root is the workspace root (SPEC: its *.cue files, plus
+	// its cue.mod/): CUE would otherwise take the nearest cue.mod above it
+	// and load the package's files from every directory in between, which
+	// neither the special-file check nor the config cache's key covers.
+	lc := &load.Config{Dir: root, ModuleRoot: root, Package: "actant", Overlay: overlay}
 	insts := load.Instances([]string{"."}, lc)
 	if len(insts) != 1 {
 		return cue.Value{}, nil, nil, fmt.Errorf("load %s: expected one CUE package, got %d", root, len(insts))

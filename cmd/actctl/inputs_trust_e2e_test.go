@@ -367,3 +367,31 @@ func TestSpecialFilesAsRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceInsideCUEModule: CUE took the nearest cue.mod above the
+// workspace as its module root and loaded package actant's files from
+// every directory in between: an agent declared there joined the config
+// (SPEC 3: the root's *.cue files, plus its cue.mod/), an edit there was
+// answered from the config cache, which does not track those files, and a
+// named pipe there hung every command. The workspace root is the module
+// root now: nothing above it is read.
+func TestWorkspaceInsideCUEModule(t *testing.T) {
+	top, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, top, map[string]string{
+		"cue.mod/module.cue": "module: \"example.com/top\"\nlanguage: version: \"v0.9.0\"\n",
+		"parent.cue":         validHeader + "agents: ghost: {template: \"t\", workDir: \".\"}\n",
+		"ws/actant.cue":      validHeader + "templates: t: backend: \"claude-code\"\nagents: a: {template: \"t\", workDir: \".\"}\n",
+	})
+	dir := filepath.Join(top, "ws")
+	if r := boundedRun(t, dir, home, nil, "get", "agents", "-o", "json"); r.Code != 0 || strings.Contains(r.Stdout, "ghost") {
+		t.Fatalf("get agents: a file above the workspace joined the config: %+v", r)
+	}
+	mkfifoAt(t, filepath.Join(top, "data.json"))
+	for _, args := range [][]string{{"validate"}, {"apply"}, {"status"}} {
+		if r := boundedRun(t, dir, home, nil, args...); r.Code != 0 {
+			t.Fatalf("actctl %s: %+v", args[0], r)
+		}
+	}
+	assertFIFO(t, filepath.Join(top, "data.json"))
+	assertNotWritten(t, top, "apply in ws", "CLAUDE.md", ".actant")
+}
