@@ -10,7 +10,10 @@
 // apply wrote, the normal path would find nothing to do, and apply prints
 // those warnings and "no changes" without evaluating anything. On any doubt Check gives the
 // reason and apply takes the normal path. See docs/design.md, "The apply
-// fast path".
+// fast path". The record and the config cache (config.go) are sealed
+// under a key of the user's actctl home, so that an agent that can write
+// the workspace cannot forge them (key.go; docs/design.md, "How the
+// caches are protected").
 package inputs
 
 import (
