@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -111,6 +112,11 @@ func TestCompare(t *testing.T) {
 func workspace(t *testing.T, settled bool) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
+	// The cache key first: making it (a synced write) must not come
+	// between the outputs' writes and Save.
+	if k, why := cacheKey(root, home, true); k == nil {
+		t.Fatal(why)
+	}
 	write(t, filepath.Join(root, "actant.cue"), "package actant\n")
 	write(t, filepath.Join(root, "skills/s/SKILL.md"), "skill\n")
 	write(t, filepath.Join(root, "out/skill.md"), "owned\n")
@@ -366,7 +372,7 @@ func readRecord(t *testing.T, root string) *Record {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := decode(b)
+	rec, err := decode(recordKey(t, root, b), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,6 +423,28 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 	}
 }
 
+// recordKey is the cache key of the actctl home that the record of the
+// workspace at root names (b, or the record itself when nil).
+func recordKey(t *testing.T, root string, b []byte) []byte {
+	t.Helper()
+	if b == nil {
+		var err error
+		if b, err = os.ReadFile(layout.Path(root, layout.Inputs)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, _, _ := bytes.Cut(b, []byte{'\n'})
+	var r Record
+	if err := json.Unmarshal(head, &r); err != nil {
+		t.Fatal(err)
+	}
+	k, why := cacheKey(root, r.Sources.Home, false)
+	if k == nil {
+		t.Fatal(why)
+	}
+	return k
+}
+
 func editRecord(t *testing.T, root string, edit func(*Record)) {
 	t.Helper()
 	p := layout.Path(root, layout.Inputs)
@@ -424,7 +452,7 @@ func editRecord(t *testing.T, root string, edit func(*Record)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := decode(b)
+	r, err := decode(recordKey(t, root, b), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +460,7 @@ func editRecord(t *testing.T, root string, edit func(*Record)) {
 	if b, err = r.encode(); err != nil {
 		t.Fatal(err)
 	}
-	write(t, p, string(seal(b)))
+	write(t, p, string(seal(recordKey(t, root, nil), b)))
 }
 
 func write(t *testing.T, p, s string) {
@@ -514,7 +542,7 @@ func TestSaveSettlesWrittenOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := decode(b)
+	rec, err := decode(recordKey(t, root, b), b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -371,7 +371,7 @@ func (w *want) check() string {
 }
 
 func fileDigest(p string) (string, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return "", err
 	}

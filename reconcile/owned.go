@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,7 +43,7 @@ type ownedRecord struct {
 // journal) is not decoded.
 func readOwned(root string, mine ...string) (*ownedRecord, error) {
 	p := filepath.Join(root, OwnedFile)
-	data, err := os.ReadFile(p)
+	data, err := readRegular(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &ownedRecord{}, nil
 	}

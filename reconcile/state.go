@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -151,7 +150,7 @@ func metaPath(root, name string) string { return layout.Path(root, name) }
 // The bytes it returns must not be changed: the state's strings share
 // their memory (see decodeStateFast).
 func ReadState(path string) (*State, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewState(), nil, nil
 	}

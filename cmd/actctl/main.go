@@ -460,7 +460,7 @@ func (g *globals) loadConfig(o schema.LoadOptions) (*schema.Config, error) {
 		return nil, err
 	}
 	g.configKey, g.evaluated = nil, nil
-	snap, key, why := inputs.ConfigSnapshot(root)
+	snap, key, why := inputs.ConfigSnapshot(root, home)
 	if snap != nil {
 		cfg, err := schema.LoadSnapshot(root, home, snap)
 		if err == nil {
