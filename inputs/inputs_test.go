@@ -148,6 +148,8 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 	}
 	if settled {
 		pastCtime(t, root, filepath.Join(root, aged[len(aged)-1]))
+	} else {
+		holdRacy(t, root, "out/skill.md", "out/USER.md")
 	}
 	if err := save(t, Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
@@ -275,9 +277,11 @@ func sameSize(t *testing.T, p, old, new string, rename bool) {
 // the ctime of p (a file in dir): a change made then gives p a later
 // ctime, and Save records p settled. That clock is coarse (it ticks every
 // few ms); where fsClock does not read it, a scratch file shows when it
-// ticks.
+// ticks. From then on the file system's own clock decides (a clock held
+// by holdRacy is let go).
 func pastCtime(t *testing.T, dir, p string) {
 	t.Helper()
+	fileClock = fsClock
 	was, err := statOf(p, true, false)
 	if err != nil {
 		t.Fatal(err)
@@ -388,6 +392,24 @@ func TestCheckRun(t *testing.T) {
 	if _, why := Check(root, home); why != "the environment changed" {
 		t.Errorf("another HOME: %q", why)
 	}
+}
+
+// holdRacy makes the outputs at rels racy for every Save of the test,
+// however long the machine takes between their writes and Save (a loaded
+// machine let the file system's clock, or racySlack, pass first, and
+// the outputs were recorded settled one time in several): they are
+// modified after any apply the test starts, and the file system's clock
+// never passes their ctime.
+func holdRacy(t *testing.T, root string, rels ...string) {
+	t.Helper()
+	later := time.Now().Add(time.Hour)
+	for _, rel := range rels {
+		if err := os.Chtimes(filepath.Join(root, rel), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fileClock = func() (int64, bool) { return 0, true }
+	t.Cleanup(func() { fileClock = fsClock })
 }
 
 func TestSaveRacyAndUnchanged(t *testing.T) {
