@@ -266,6 +266,11 @@ func cueDiagnostics(err error) Diagnostics {
 		if d.Pos == token.NoPos {
 			d.Pos = e.Position()
 		}
+		if d.Message == "" {
+			// A wrapped error (a bad cue.mod/module.cue) keeps its text
+			// in Error, not in Msg.
+			d.Message = e.Error()
+		}
 		if d.Message == "import failed" {
 			d.Path, d.Message = "", importFailure(e, d.Pos)
 		}
