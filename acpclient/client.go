@@ -74,6 +74,12 @@ type Options struct {
 	MCPServers []acp.McpServer
 	// Rule answers permission requests when Ask is nil.
 	Rule Rule
+	// Preset is the agent's own preset as a Rule (RuleFor of its
+	// permissions; "": Rule). With a session's rule it decides which
+	// client methods the agent may call in that session, and with Rule
+	// which are advertised in initialize (ClientMethods): a flag's Rule
+	// narrows them, never widens them.
+	Preset Rule
 	// Ask, if set, asks a person instead of Rule.
 	Ask AskFunc
 	// Observer receives the primary session's messages and events, and
@@ -137,6 +143,7 @@ type Client struct {
 	terms   terminals
 	tail    *tail
 	obs     Observer
+	methods Methods // advertised in initialize: the primary session's
 
 	exited   chan struct{} // closed once the backend was reaped
 	exitText string        // valid after exited
@@ -202,13 +209,15 @@ var _ acp.Client = (*Client)(nil)
 var _ acp.ExtensionMethodHandler = (*Client)(nil)
 
 // Start launches the backend, initializes the connection (advertising fs
-// read/write and terminals) and opens a session. On failure nothing of the
+// reads, and writes and terminals as Options.Preset and Rule allow) and
+// opens a session. On failure nothing of the
 // backend is left running.
 func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
-	c := &Client{opts: o, obs: o.Observer, tail: newTail(8 << 10), exited: make(chan struct{}), sessions: map[string]*Session{}}
+	c := &Client{opts: o, obs: o.Observer, tail: newTail(8 << 10), exited: make(chan struct{}), sessions: map[string]*Session{},
+		methods: ClientMethods(o.Preset, o.Rule)}
 	if c.obs == nil {
 		c.obs = nopObserver{}
 	}
@@ -273,17 +282,19 @@ func (c *Client) spawn() error {
 		close(c.exited)
 	}()
 	ready := make(chan struct{})
-	c.conn = acp.NewClientSideConnection(c, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
+	c.conn = acp.NewClientSideConnection(guard{c}, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	close(ready)
 	return nil
 }
 
-// setup sends initialize and opens the primary session.
+// setup sends initialize, advertising what the agent may call (reads,
+// and writes and terminals as its preset allows), and opens the primary
+// session.
 func (c *Client) setup(ctx context.Context) error {
 	info, err := c.conn.Initialize(ctx, acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersionNumber,
-		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true},
+		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: c.methods.Write}, Terminal: c.methods.Terminal},
 		ClientInfo:         &acp.Implementation{Name: "actctl", Version: "dev"},
 	})
 	if err != nil {

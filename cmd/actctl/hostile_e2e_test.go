@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// hostileWorkspace declares one agent per way of giving permissions, all
+// on the scripted agent (internal/acptestagent), whose hostile ops ignore
+// what the client advertised.
+func hostileWorkspace(t *testing.T, env string) (root, home string) {
+	t.Helper()
+	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfigTB(t, root, `package actant
+`+scriptedBackend(t, env)+`
+templates: {
+	ro:    {backend: "scripted", permissions: "readonly"}
+	rs:    {backend: "scripted", permissions: "restricted"}
+	std:   {backend: "scripted", permissions: "standard"}
+	all:   {backend: "scripted", permissions: "permissive"}
+	unset: {backend: "scripted"}
+	plan:  {backend: "scripted", permissions: {defaultMode: "plan", allow: ["Read"]}}
+	dflt:  {backend: "scripted", permissions: {defaultMode: "default"}}
+	edits: {backend: "scripted", permissions: {defaultMode: "acceptEdits", deny: ["Bash"]}}
+	bypass: {backend: "scripted", permissions: {defaultMode: "bypassPermissions"}}
+}
+agents: {
+	ro: template: "ro"
+	rs: template: "rs"
+	std: template: "std"
+	all: template: "all"
+	unset: template: "unset"
+	plan: template: "plan"
+	dflt: template: "dflt"
+	edits: template: "edits"
+	bypass: template: "bypass"
+}
+`)
+	return root, home
+}
+
+// TestPresetBindsTheClient: what the preset denies, the client refuses
+// when the agent calls it directly, and does not advertise: readonly,
+// restricted and an explicit plan or default mode get neither
+// fs/write_text_file nor terminal/*; standard (also no permissions at all,
+// and acceptEdits) writes but runs no terminal; permissive (and
+// bypassPermissions) both. --deny-all and --approve-reads narrow it to
+// reads; --approve-all widens nothing. Refused writes leave no file,
+// refused terminals start nothing. (issue #20 item 5)
+func TestPresetBindsTheClient(t *testing.T) {
+	root, home := hostileWorkspace(t, "")
+	proj := t.TempDir()
+	for _, tc := range []struct {
+		agent, flag     string
+		write, terminal bool
+	}{
+		{"ro", "", false, false}, {"rs", "", false, false}, {"plan", "", false, false}, {"dflt", "", false, false},
+		{"std", "", true, false}, {"unset", "", true, false}, {"edits", "", true, false},
+		{"all", "", true, true}, {"bypass", "", true, true},
+		{"ro", "--approve-all", false, false}, {"std", "--approve-all", true, false},
+		{"all", "--deny-all", false, false}, {"all", "--approve-reads", false, false},
+	} {
+		name := tc.agent + tc.flag
+		target := filepath.Join(proj, name+".txt")
+		args := []string{"run", tc.agent, "--cwd", proj, "-p", "ignore-preset " + target}
+		if tc.flag != "" {
+			args = append(args, tc.flag)
+		}
+		r := actctl(t, root, home, args...)
+		if r.Code != 0 {
+			t.Errorf("%s: exit %d\n%s%s", name, r.Code, r.Stdout, r.Stderr)
+			continue
+		}
+		if want := fmt.Sprintf("caps write=%v terminal=%v\n", tc.write, tc.terminal); !strings.Contains(r.Stdout, want) {
+			t.Errorf("%s: initialize advertised %q, want %q", name, firstLine(r.Stdout), want)
+		}
+		_, err := os.Stat(target)
+		switch {
+		case tc.write && (err != nil || !strings.Contains(r.Stdout, "write: ok\n")):
+			t.Errorf("%s: the write was refused: %v\n%s", name, err, r.Stdout)
+		case !tc.write && !regexp.MustCompile(`write refused: .*actctl refuses fs/write_text_file: this agent's permissions do not let it write files`).MatchString(r.Stdout):
+			t.Errorf("%s: the write was not refused with the reason:\n%s", name, r.Stdout)
+		case !tc.write:
+			assertNotWritten(t, proj, name+": a refused write", name+".txt")
+		}
+		ran := strings.Contains(r.Stdout, "terminal: term-ran\n") && strings.Contains(r.Stderr, "terminal term-1")
+		switch {
+		case tc.terminal && !ran:
+			t.Errorf("%s: the terminal did not run:\n%s%s", name, r.Stdout, r.Stderr)
+		case !tc.terminal && (strings.Contains(r.Stderr, "terminal term-") ||
+			!regexp.MustCompile(`terminal refused: .*actctl refuses terminal/create: this agent's permissions do not let it run commands`).MatchString(r.Stdout)):
+			t.Errorf("%s: the terminal was not refused with the reason:\n%s%s", name, r.Stdout, r.Stderr)
+		}
+	}
+}

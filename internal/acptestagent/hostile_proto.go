@@ -1,0 +1,58 @@
+package acptestagent
+
+import (
+	"fmt"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// The hostile agent's protocol ops: an agent that ignores what its client
+// advertised, floods it, or prints escape sequences at it.
+
+func init() {
+	// ignore-preset PATH: says "caps write=W terminal=T" (what the
+	// client advertised in initialize), then calls fs/write_text_file
+	// of PATH and terminal/create of `sh -c "echo term-ran"` whatever it
+	// advertised; says "write: ok" or "write refused: <error>", and
+	// "terminal: <output>" or "terminal refused: <error>".
+	register("ignore-preset", ignorePreset)
+}
+
+func ignorePreset(t *Turn) (acp.StopReason, error) {
+	t.a.mu.Lock()
+	caps := t.a.caps
+	t.a.mu.Unlock()
+	t.Say(fmt.Sprintf("caps write=%v terminal=%v\n", caps.Fs.WriteTextFile, caps.Terminal))
+	if len(t.Words) < 2 {
+		t.Say("ignore-preset: want a path\n")
+		return acp.StopReasonEndTurn, nil
+	}
+	c := t.Conn()
+	if _, err := c.WriteTextFile(t.Ctx, acp.WriteTextFileRequest{SessionId: t.SID, Path: t.Words[1], Content: "written by an agent that ignores its preset\n"}); err != nil {
+		t.Say("write refused: " + err.Error() + "\n")
+	} else {
+		t.Say("write: ok\n")
+	}
+	t.Say(runTerminal(t, "sh", "-c", "echo term-ran") + "\n")
+	return acp.StopReasonEndTurn, nil
+}
+
+// runTerminal runs argv in a terminal to its end and returns
+// "terminal: <output>" or "terminal refused: <error>".
+func runTerminal(t *Turn, argv ...string) string {
+	c := t.Conn()
+	term, err := c.CreateTerminal(t.Ctx, acp.CreateTerminalRequest{SessionId: t.SID, Command: argv[0], Args: argv[1:]})
+	if err != nil {
+		return "terminal refused: " + err.Error()
+	}
+	defer c.ReleaseTerminal(t.Ctx, acp.ReleaseTerminalRequest{SessionId: t.SID, TerminalId: term.TerminalId})
+	if _, err := c.WaitForTerminalExit(t.Ctx, acp.WaitForTerminalExitRequest{SessionId: t.SID, TerminalId: term.TerminalId}); err != nil {
+		return "terminal refused: " + err.Error()
+	}
+	out, err := c.TerminalOutput(t.Ctx, acp.TerminalOutputRequest{SessionId: t.SID, TerminalId: term.TerminalId})
+	if err != nil {
+		return "terminal refused: " + err.Error()
+	}
+	return "terminal: " + strings.TrimSpace(out.Output)
+}
