@@ -56,3 +56,37 @@ func runTerminal(t *Turn, argv ...string) string {
 	}
 	return "terminal: " + strings.TrimSpace(out.Output)
 }
+
+func init() {
+	// term-flood N: terminal/create of a command printing N bytes ("x"),
+	// asking for an outputByteLimit of 2 GiB; waits for its exit and says
+	// "term-flood: kept K truncated T" (K: the bytes of output the client
+	// returned).
+	register("term-flood", termFlood)
+}
+
+func termFlood(t *Turn) (acp.StopReason, error) {
+	n := "0"
+	if len(t.Words) > 1 {
+		n = t.Words[1]
+	}
+	c := t.Conn()
+	term, err := c.CreateTerminal(t.Ctx, acp.CreateTerminalRequest{SessionId: t.SID, Command: "sh",
+		Args: []string{"-c", "head -c " + n + " /dev/zero | tr '\\0' x"}, OutputByteLimit: acp.Ptr(2 << 30)})
+	if err != nil {
+		t.Say("term-flood error: " + err.Error() + "\n")
+		return acp.StopReasonEndTurn, nil
+	}
+	defer c.ReleaseTerminal(t.Ctx, acp.ReleaseTerminalRequest{SessionId: t.SID, TerminalId: term.TerminalId})
+	if _, err := c.WaitForTerminalExit(t.Ctx, acp.WaitForTerminalExitRequest{SessionId: t.SID, TerminalId: term.TerminalId}); err != nil {
+		t.Say("term-flood error: " + err.Error() + "\n")
+		return acp.StopReasonEndTurn, nil
+	}
+	out, err := c.TerminalOutput(t.Ctx, acp.TerminalOutputRequest{SessionId: t.SID, TerminalId: term.TerminalId})
+	if err != nil {
+		t.Say("term-flood error: " + err.Error() + "\n")
+		return acp.StopReasonEndTurn, nil
+	}
+	t.Say(fmt.Sprintf("term-flood: kept %d truncated %v\n", len(out.Output), out.Truncated))
+	return acp.StopReasonEndTurn, nil
+}
