@@ -151,22 +151,27 @@ type Client struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session // the open sessions by id
-	notes    ExtensionNotes      // extension notifications read, not yet handled
+	notes    ExtensionNotes      // never counts: notifications are handled as read (tee.go)
 	closed   bool
 	badLine  string // the first line that was not JSON: a protocol break
+	tooBig   bool   // a message over MaxMessage was read: a protocol break
+
+	out     *outbound       // the backend's stdin
+	pending pending         // the agent's requests in flight
+	readCtx context.Context // the handlers' context of notifications: done when the backend exited
 
 	wire wireLog // prompts written and answers read (see wireLog)
 }
 
-// received passes a message to its observer; a line that is not JSON
-// breaks the protocol: the backend is killed, which ends the connection,
-// and the pending request fails naming the line.
-func (c *Client) received(line []byte) {
+// received passes a message to its observer and reports whether it is
+// JSON; a line that is not breaks the protocol: the backend is killed,
+// which ends the connection, and the pending request fails naming the
+// line.
+func (c *Client) received(line []byte) bool {
 	if json.Valid(line) {
 		c.wire.read(line)
-		c.notes.Seen(line)
 		c.observerOf(line).Message(line)
-		return
+		return true
 	}
 	c.mu.Lock()
 	first := c.badLine == ""
@@ -177,6 +182,17 @@ func (c *Client) received(line []byte) {
 	if first {
 		c.killAll()
 	}
+	return false
+}
+
+// oversize notes that the backend sent a message over MaxMessage and
+// kills it, which ends the connection; the pending request fails saying
+// so.
+func (c *Client) oversize() {
+	c.mu.Lock()
+	c.tooBig = true
+	c.mu.Unlock()
+	c.killAll()
 }
 
 var sessionIDKey = []byte(`"sessionId"`)
@@ -257,6 +273,12 @@ func (c *Client) spawn() error {
 		return &Error{Kind: ErrStart, Command: l.Command, Err: err, msg: msg}
 	}
 	c.proc = p
+	readCtx, stopRead := context.WithCancel(context.Background())
+	c.readCtx = readCtx
+	go func() {
+		<-c.exited
+		stopRead()
+	}()
 	if c.opts.OnStart != nil {
 		c.opts.OnStart(p.Cmd.Process.Pid)
 	}
@@ -282,7 +304,8 @@ func (c *Client) spawn() error {
 		close(c.exited)
 	}()
 	ready := make(chan struct{})
-	c.conn = acp.NewClientSideConnection(guard{c}, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: Gate(p.Stdout, ready), fn: c.received})
+	c.out = &outbound{w: p.Stdin, fn: c.wire.sent, pending: &c.pending}
+	c.conn = acp.NewClientSideConnection(guard{c}, c.out, newInbound(c, Gate(p.Stdout, ready)))
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	close(ready)
 	return nil
@@ -326,10 +349,12 @@ func (c *Client) failure(ctx context.Context, kind ErrorKind, what string, err e
 	}
 	msg := fmt.Sprintf("backend %q exited during %s (%s)", l.Command, what, status)
 	c.mu.Lock()
-	bad := c.badLine
+	bad, tooBig := c.badLine, c.tooBig
 	c.mu.Unlock()
 	if bad != "" {
 		msg = fmt.Sprintf("backend %q broke the protocol during %s: not a JSON-RPC message on stdout: %q; stopped it", l.Command, what, bad)
+	} else if tooBig {
+		msg = fmt.Sprintf("backend %q broke the protocol during %s: it sent a message of more than %d MiB (the limit of one JSON-RPC line); stopped it", l.Command, what, MaxMessage>>20)
 	} else if kind == ErrStart && l.Install != "" {
 		msg += "; is it installed? " + l.Install
 	}

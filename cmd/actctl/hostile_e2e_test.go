@@ -97,3 +97,14 @@ func TestPresetBindsTheClient(t *testing.T) {
 		}
 	}
 }
+
+// TestOversizeMessage: a message over the protocol's line limit (10 MiB)
+// ends the run saying so, not "backend exited during the turn", and the
+// backend is stopped. (issue #20 item 15)
+func TestOversizeMessage(t *testing.T) {
+	root, home := hostileWorkspace(t, "")
+	r := actctl(t, root, home, "run", "std", "-p", "oversize 11000000")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "it sent a message of more than 10 MiB (the limit of one JSON-RPC line); stopped it") || strings.Contains(r.Stderr, "exited during") {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+}

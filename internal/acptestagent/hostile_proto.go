@@ -1,7 +1,9 @@
 package acptestagent
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -89,4 +91,41 @@ func termFlood(t *Turn) (acp.StopReason, error) {
 	}
 	t.Say(fmt.Sprintf("term-flood: kept %d truncated %v\n", len(out.Output), out.Truncated))
 	return acp.StopReasonEndTurn, nil
+}
+
+func init() {
+	// oversize N: sends one session/update notification whose text is N
+	// bytes ("x"), then says "oversize: sent" (if the client still
+	// listens).
+	register("oversize", oversize)
+}
+
+func oversize(t *Turn) (acp.StopReason, error) {
+	n := 0
+	if len(t.Words) > 1 {
+		n, _ = strconv.Atoi(t.Words[1])
+	}
+	if err := t.writeLine(chunkLine(t.SID, strings.Repeat("x", n))); err != nil {
+		t.Say("oversize error: " + err.Error() + "\n")
+	}
+	t.Say("oversize: sent\n")
+	return acp.StopReasonEndTurn, nil
+}
+
+// chunkLine is a session/update notification of an agent_message_chunk
+// of text, as one JSON-RPC line.
+func chunkLine(sid acp.SessionId, text string) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": acp.ClientMethodSessionUpdate,
+		"params": acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)}})
+	return append(b, '\n')
+}
+
+// writeLine writes one whole line on the agent's stdout, between the
+// SDK's own messages.
+func (t *Turn) writeLine(line []byte) error {
+	o := t.a.out
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, err := o.w.Write(line)
+	return err
 }
