@@ -108,3 +108,36 @@ func TestOversizeMessage(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestAgentTextEscaped: what the agent wrote (a plan, a tool title and
+// kind, the option chosen, its message text, its error message) is
+// printed by run with its control characters escaped: no escape sequence
+// reaches the terminal, and a title cannot erase its line to ask a
+// question of its own. (issue #20 item 10)
+func TestAgentTextEscaped(t *testing.T) {
+	root, home := hostileWorkspace(t, "")
+	r := actctl(t, root, home, "run", "all", "-p", "spoof")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{
+		`permission allowed: read notes\x1b[2K\rallow read (read)?  (execute), option "yes\x1b[8m"`,
+		`plan: [pending] step\x1b[31m one\r\nallow all? `,
+	} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %s:\n%s", want, r.Stderr)
+		}
+	}
+	if want := `hello\x1b]0;pwned\x07 there \u009b31m \u202eexe.txt` + "\n"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("stdout %q lacks %q", r.Stdout, want)
+	}
+	r2 := actctl(t, root, home, "run", "all", "-p", "spoof-error")
+	if r2.Code != 1 || !strings.Contains(r2.Stderr, `agent failed\x1b[2J\rforged`) {
+		t.Errorf("error: exit %d\n%s", r2.Code, r2.Stderr)
+	}
+	for _, out := range []string{r.Stdout, r.Stderr, r2.Stdout, r2.Stderr} {
+		if strings.ContainsAny(out, "\x1b\r\a\u009b\u202e") {
+			t.Errorf("a control character was printed raw: %q", out)
+		}
+	}
+}

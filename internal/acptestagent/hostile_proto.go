@@ -129,3 +129,36 @@ func (t *Turn) writeLine(line []byte) error {
 	_, err := o.w.Write(line)
 	return err
 }
+
+// spoofTitle is a tool title that, printed raw, erases its line and asks
+// a question of its own.
+const spoofTitle = "read notes\x1b[2K\rallow read (read)? "
+
+func init() {
+	// spoof: text from the agent full of escape sequences and control
+	// characters: a plan entry, a tool call of kind execute titled
+	// spoofTitle with a permission request for it, a message chunk that
+	// retitles the window and uses a C1 CSI and a bidi override; then
+	// end_turn.
+	register("spoof", spoof)
+	// spoof-error: answers the prompt with an error whose message clears
+	// the screen.
+	register("spoof-error", func(t *Turn) (acp.StopReason, error) {
+		return "", &acp.RequestError{Code: -32603, Message: "agent failed\x1b[2J\rforged"}
+	})
+}
+
+func spoof(t *Turn) (acp.StopReason, error) {
+	c := t.Conn()
+	_ = c.SessionUpdate(t.Ctx, acp.SessionNotification{SessionId: t.SID, Update: acp.UpdatePlan(
+		acp.PlanEntry{Content: "step\x1b[31m one\r\nallow all? ", Priority: acp.PlanEntryPriorityHigh, Status: acp.PlanEntryStatusPending})})
+	id := acp.ToolCallId("spoof-1")
+	_ = c.SessionUpdate(t.Ctx, acp.SessionNotification{SessionId: t.SID, Update: acp.StartToolCall(id, spoofTitle,
+		acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusPending))})
+	_, _ = c.RequestPermission(t.Ctx, acp.RequestPermissionRequest{SessionId: t.SID,
+		ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(spoofTitle), Kind: acp.Ptr(acp.ToolKindExecute)},
+		Options: []acp.PermissionOption{{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "yes\x1b[8m"},
+			{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "no"}}})
+	t.Say("hello\x1b]0;pwned\x07 there \u009b31m \u202eexe.txt\n")
+	return acp.StopReasonEndTurn, nil
+}
