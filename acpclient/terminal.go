@@ -115,12 +115,35 @@ func (r *ring) bytes() []byte {
 // truncated reports whether bytes were dropped.
 func (r *ring) truncated() bool { return r.total > int64(len(r.buf)) }
 
+// MaxTerminals bounds the terminals of one client not yet released (each
+// is a process and up to MaxOutputLimit of output); terminal/create
+// beyond it is refused until the agent releases one.
+const MaxTerminals = 64
+
 // terminals are the terminals of one client, each belonging to the
 // session that created it.
 type terminals struct {
-	mu   sync.Mutex
-	byID map[string]*terminal
-	next int
+	mu       sync.Mutex
+	byID     map[string]*terminal
+	next     int
+	starting int // places taken by terminals being started
+}
+
+// reserve takes a place for a terminal about to start, unless
+// MaxTerminals are taken; done gives it back (the terminal, if started,
+// took its place in byID).
+func (ts *terminals) reserve() (done func(), ok bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if len(ts.byID)+ts.starting >= MaxTerminals {
+		return nil, false
+	}
+	ts.starting++
+	return func() {
+		ts.mu.Lock()
+		ts.starting--
+		ts.mu.Unlock()
+	}, true
 }
 
 func exitStatus(st *os.ProcessState) *acp.TerminalExitStatus {
@@ -145,6 +168,12 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 	if d := s.delegateFor(MethodTerminal); d != nil {
 		return d.CreateTerminal(ctx, req)
 	}
+	done, ok := c.terms.reserve()
+	if !ok {
+		return acp.CreateTerminalResponse{}, &acp.RequestError{Code: -32603,
+			Message: fmt.Sprintf("actctl refuses terminal/create: %d terminals are not released; release one first", MaxTerminals)}
+	}
+	defer done()
 	dir := s.cwd
 	if req.Cwd != nil && *req.Cwd != "" {
 		d, err := s.roots.resolve(*req.Cwd)

@@ -2,7 +2,10 @@ package acpclient
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +44,17 @@ func TestTerminalOutputCapped(t *testing.T) {
 	prompt(t, c, "term-flood 3145728")
 	if want := "term-flood: kept 1048576 truncated true\n"; rec.String() != want {
 		t.Fatalf("agent saw %q, want %q", rec.String(), want)
+	}
+}
+
+// TestTerminalsBounded: an agent cannot keep more than MaxTerminals
+// terminals (processes, each with its output) unreleased; the next
+// terminal/create is refused saying why. (issue #20 item 14)
+func TestTerminalsBounded(t *testing.T) {
+	c, rec := startTestAgent(t, Options{})
+	prompt(t, c, "term-many "+strconv.Itoa(MaxTerminals+10))
+	if want := fmt.Sprintf("term-many: created %d, then: ", MaxTerminals); !strings.HasPrefix(rec.String(), want) ||
+		!strings.Contains(rec.String(), fmt.Sprintf("%d terminals are not released; release one first", MaxTerminals)) {
+		t.Fatalf("agent saw %q", rec.String())
 	}
 }

@@ -162,3 +162,23 @@ func spoof(t *Turn) (acp.StopReason, error) {
 	t.Say("hello\x1b]0;pwned\x07 there \u009b31m \u202eexe.txt\n")
 	return acp.StopReasonEndTurn, nil
 }
+
+func init() {
+	// term-many N: terminal/create of `true` N times without releasing
+	// any; says "term-many: created C, then: <error>" (or "none refused").
+	register("term-many", func(t *Turn) (acp.StopReason, error) {
+		n := 0
+		if len(t.Words) > 1 {
+			n, _ = strconv.Atoi(t.Words[1])
+		}
+		created, refusal := 0, "none refused"
+		for ; created < n; created++ {
+			if _, err := t.Conn().CreateTerminal(t.Ctx, acp.CreateTerminalRequest{SessionId: t.SID, Command: "true"}); err != nil {
+				refusal = err.Error()
+				break
+			}
+		}
+		t.Say(fmt.Sprintf("term-many: created %d, then: %s\n", created, refusal))
+		return acp.StopReasonEndTurn, nil
+	})
+}
