@@ -31,7 +31,9 @@ func TestAnswerID(t *testing.T) {
 
 // TestPendingRequestsReleased: a request's place among the pending ones
 // ends with its answer: many more requests than MaxPendingRequests, one
-// after another, are all served. (issue #20 item 14)
+// after another, are all served. (The place is given back just after the
+// answer is written, so the count is not checked at the end: the agent
+// may read the last answer first.) (issue #20 item 14)
 func TestPendingRequestsReleased(t *testing.T) {
 	proj := t.TempDir()
 	file := filepath.Join(proj, "f.txt")
@@ -46,9 +48,6 @@ func TestPendingRequestsReleased(t *testing.T) {
 	}
 	if got := strings.Count(rec.String(), "read: ok\n"); got != n {
 		t.Fatalf("%d of %d reads served: %s", got, n, tailOfString(rec.String(), 300))
-	}
-	if c.pending.n != 0 || c.pending.bytes != 0 {
-		t.Errorf("pending after the answers: %d requests, %d bytes", c.pending.n, c.pending.bytes)
 	}
 }
 
