@@ -4,8 +4,12 @@
 // github.com/coder/acp-go-sdk, and serves the methods an agent may call on
 // its client: fs/read_text_file and fs/write_text_file looked up beneath
 // the session's roots and never writing actctl's own records (fs.go,
-// beneath_*.go), terminal/* as real processes in their own groups, and
-// session/request_permission answered by a permission policy.
+// beneath_*.go), terminal/* as real processes in their own groups (the
+// writes and terminals only as the agent's preset allows: guard.go), and
+// session/request_permission answered by a permission policy. It reads
+// the agent's messages itself before the SDK, so that a slow observer
+// slows the agent down and the agent's requests in flight are bounded
+// (tee.go).
 //
 // It exists so that everything in actctl that *uses* an agent — `actctl
 // run` and `chat` today, later `up`, `prompt` and the MCP server — shares
