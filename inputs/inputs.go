@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -113,6 +114,7 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 	if key == nil {
 		return nil // no key to seal with: no record (the normal path runs)
 	}
+	src.Files = notWritten(src.Files, st)
 	stats, err := gather(src)
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
@@ -269,4 +271,28 @@ func environment() map[string]string {
 func digest(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// notWritten is files without those st records as outputs. A file that
+// apply reads and also writes (a CLAUDE.md, whose own text decides
+// whether apply imports AGENTS.md into it) is checked as an output, by
+// the stat data apply left; recorded as an input it would be racy after
+// every apply that wrote it, and no apply would take the fast path.
+func notWritten(files []string, st *reconcile.State) []string {
+	if len(files) == 0 {
+		return files
+	}
+	written := map[string]bool{}
+	for _, a := range st.Agents {
+		for _, e := range a.Entries {
+			written[filepath.Join(a.Dir, filepath.FromSlash(e.Path))] = true
+		}
+	}
+	var out []string
+	for _, f := range files {
+		if !written[f] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
