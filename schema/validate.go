@@ -85,6 +85,10 @@ func (c *Config) Validate() Diagnostics {
 			add(d)
 			continue
 		}
+		if msg := climbsOut(a.WorkDir); msg != "" {
+			add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
+			continue
+		}
 		if IsHubRef(a.Template) {
 			// The template comes with the hub; an explicit workDir can be
 			// checked now.
@@ -109,6 +113,8 @@ func (c *Config) Validate() Diagnostics {
 			continue // the template's own diagnostics say why
 		}
 		if msg := CheckWorkDir(r.Dir, c.Home); msg != "" {
+			add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
+		} else if msg := missingWorkDir(a.WorkDir, r.Dir); msg != "" {
 			add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
 		}
 	}
