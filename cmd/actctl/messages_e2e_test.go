@@ -75,3 +75,56 @@ func TestWorkDirRefusedE2E(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigMistakesE2E: common mistakes in actant.cue each read as the
+// problem in actctl's words, at the right place, once; apply writes
+// nothing (issue #22 item 9). An agent declared twice (in one file or two)
+// is reported at both places naming the other; a value of the wrong type
+// says what is wanted, in one line, without CUE's types (`[...#Ref]`) or a
+// dump of the schema's struct; a struct that only has a mistake inside is
+// reported by that mistake alone; a missing "}" points at the brace left
+// open; a misspelled field gets "did you mean"; a cron entry with two
+// mistakes reports both.
+func TestConfigMistakesE2E(t *testing.T) {
+	const head = "package actant\n\ntemplates: dev: backend: \"claude-code\"\ntemplates: fixer: backend: \"claude-code\"\n"
+	for _, tc := range []struct {
+		name, src string
+		extra     map[string]string
+		want      string
+	}{
+		{"agent declared twice", head + "agents: a: template: \"dev\"\nagents: a: template: \"fixer\"\n", nil,
+			`actctl: ROOT/actant.cue:5:22: agents.a.template: agent "a" is declared twice: template "dev" here, "fixer" at ROOT/actant.cue:6:22` + "\n" +
+				`actctl: ROOT/actant.cue:6:22: agents.a.template: agent "a" is declared twice: template "fixer" here, "dev" at ROOT/actant.cue:5:22` + "\n"},
+		{"agent declared in two files", head + "agents: a: template: \"dev\"\n", map[string]string{"team.cue": "package actant\n\nagents: a: {template: \"fixer\"}\n"},
+			`actctl: ROOT/actant.cue:5:22: agents.a.template: agent "a" is declared twice: template "dev" here, "fixer" at ROOT/team.cue:3:23` + "\n" +
+				`actctl: ROOT/team.cue:3:23: agents.a.template: agent "a" is declared twice: template "fixer" here, "dev" at ROOT/actant.cue:5:22` + "\n"},
+		{"template field declared twice", head + "templates: dev: backend: \"codex\"\nagents: a: template: \"dev\"\n", nil,
+			`actctl: ROOT/actant.cue:3:26: templates.dev.backend: template "dev" is declared twice: backend "claude-code" here, "codex" at ROOT/actant.cue:5:26` + "\n" +
+				`actctl: ROOT/actant.cue:5:26: templates.dev.backend: template "dev" is declared twice: backend "codex" here, "claude-code" at ROOT/actant.cue:3:26` + "\n"},
+		{"a string for a list", head + "templates: rev: {backend: \"claude-code\", skills: \"review\"}\nagents: a: template: \"rev\"\n", nil,
+			`actctl: ROOT/actant.cue:5:50: templates.rev.skills: want a list of names, got "review"` + "\n"},
+		{"an unknown preset", head + "templates: rev: {backend: \"claude-code\", permissions: \"yolo\"}\nagents: a: template: \"rev\"\n", nil,
+			`actctl: ROOT/actant.cue:5:55: templates.rev.permissions: "yolo" is not one of "permissive", "readonly", "restricted", "standard", or a struct (allow, deny, ask, defaultMode, additionalDirectories)` + "\n"},
+		{"a mistake inside a struct", head + "templates: rev: {backend: \"claude-code\", permissions: {allow: \"Read\"}}\nagents: a: template: \"rev\"\n", nil,
+			`actctl: ROOT/actant.cue:5:63: templates.rev.permissions.allow: want a list of strings, got "Read"` + "\n"},
+		{"a number for a string", head + "agents: a: {template: \"dev\", launchMode: 3}\n", nil,
+			`actctl: ROOT/actant.cue:5:42: agents.a.launchMode: want a string, got 3` + "\n"},
+		{"missing brace", head + "templates: rev: {\n\tbackend: \"claude-code\"\n\tskills: [\"a\"]\nagents: a: template: \"dev\"\n// a { in a comment\n", nil,
+			`actctl: ROOT/actant.cue:5:17: this "{" is never closed: the file ends before its "}"` + "\n"},
+		{"missing bracket", head + "templates: rev: {backend: \"claude-code\", skills: [\"a\"}\n", nil,
+			`actctl: ROOT/actant.cue:5:50: this "[" is never closed: a "}" at 5:54 comes before its "]"` + "\n"},
+		{"misspelled template field", head + "templates: rev: {backend: \"claude-code\", skill: [\"a\"]}\n", nil,
+			`actctl: ROOT/actant.cue:5:42: templates.rev.skill: unknown field "skill" (did you mean "skills"?)` + "\n"},
+		{"misspelled agent field", head + "agents: a: {template: \"dev\", workdir: \".\"}\n", nil,
+			`actctl: ROOT/actant.cue:5:30: agents.a.workdir: unknown field "workdir" (did you mean "workDir"?)` + "\n"},
+		{"misspelled cron field", head + "templates: emp: {backend: \"claude-code\", archetype: \"employee\", schedule: cron: [{patern: \"0 9 * * *\", prompt: \"x\"}]}\n", nil,
+			`actctl: ROOT/actant.cue:5:83: templates.emp.schedule.cron[0].patern: unknown field "patern" (did you mean "pattern"?)` + "\n"},
+		{"cron entry with two mistakes", head + "templates: emp: {backend: \"claude-code\", archetype: \"employee\", schedule: cron: [{pattern: \"61 * * * *\", prompt: \"x\", timezone: \"Mars/Base\"}]}\nagents: e: template: \"emp\"\n", nil,
+			`actctl: ROOT/actant.cue:5:92: templates.emp.schedule.cron[0].pattern: invalid cron pattern "61 * * * *": end of range (61) above maximum (59): "61"` + "\n" +
+				`actctl: ROOT/actant.cue:5:129: templates.emp.schedule.cron[0].timezone: unknown time zone "Mars/Base": give an IANA name such as "Europe/Paris" or "UTC"` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			badConfig(t, tc.src, tc.extra, tc.want, validateArgs, applyArgs)
+		})
+	}
+}
