@@ -78,6 +78,7 @@ func (c *Config) Validate() Diagnostics {
 		ds = append(ds, c.validateTemplate(name, c.Templates[name])...)
 	}
 	ds = append(ds, c.backendNotes()...)
+	ds = append(ds, c.validatePrompts()...)
 
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		a := c.Agents[name]

@@ -128,3 +128,32 @@ func TestConfigMistakesE2E(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptPlaceholderE2E: a placeholder a prompt does not declare among
+// its variables is an error at the placeholder (not the prompt or the
+// agent), with "did you mean" for a close variable, and nothing is
+// written; a prompt whose placeholders are all declared is applied with
+// them filled (issue #22 item 10).
+func TestPromptPlaceholderE2E(t *testing.T) {
+	const tail = "templates: dev: {backend: \"claude-code\", prompts: [\"ops\"], vars: {service: \"billing\", team: \"core\"}}\nagents: dev: template: \"dev\"\n"
+	for _, tc := range []struct{ name, prompt, want string }{
+		{"misspelled", "prompts: ops: {\n\tcontent: \"\"\"\n\t\tYou run {{service}}.\n\t\tPage {{ servce }} first.\n\t\t\"\"\"\n\tvariables: [\"service\", \"team\"]\n}\n",
+			`actctl: ROOT/actant.cue:6:8: prompts.ops.content: placeholder {{servce}} is not among the prompt's variables (did you mean {{service}}?)` + "\n"},
+		{"undeclared", "prompts: ops: {content: \"You run {{service}} for {{owner}}.\", variables: [\"service\", \"team\"]}\n",
+			`actctl: ROOT/actant.cue:3:50: prompts.ops.content: placeholder {{owner}} is not among the prompt's variables (service, team): add it to variables, or correct it` + "\n"},
+		{"none declared", "prompts: ops: {content: \"You run {{service}}.\", variables: []}\n",
+			`actctl: ROOT/actant.cue:3:34: prompts.ops.content: placeholder {{service}} is not among the prompt's variables (it declares none): add it to variables, or remove it` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			badConfig(t, "package actant\n\n"+tc.prompt+tail, nil, tc.want, validateArgs, applyArgs)
+		})
+	}
+	dir := t.TempDir()
+	writeConfig(t, dir, "package actant\n\nprompts: ops: {content: \"You run {{service}} for {{ team }}; keep {{ .Field }}.\", variables: [\"service\", \"team\"]}\n"+tail)
+	if r := actctl(t, dir, "", "apply"); r.Code != 0 || r.Stderr != "" {
+		t.Fatalf("apply: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := read(t, filepath.Join(dir, "CLAUDE.md")); !strings.Contains(got, "You run billing for core; keep {{ .Field }}.") {
+		t.Errorf("CLAUDE.md:\n%s", got)
+	}
+}
