@@ -38,6 +38,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"get", ""}, "agents backends commands hooks mcp prompts skills templates"},
 		{[]string{"get", "h"}, "hooks"},
 		{[]string{"run", ""}, "release-bot reviewer"},
+		{[]string{"describe", "rev"}, "reviewer"},
 		{[]string{"run", "r"}, "release-bot reviewer"},
 		{[]string{"run", "rel"}, "release-bot"},
 		{[]string{"run", "reviewer", ""}, ""},
