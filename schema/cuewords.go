@@ -65,7 +65,11 @@ func collapse(items []item) Diagnostics {
 			continue
 		}
 		if it.conflict == nil {
-			out = append(out, it.d)
+			// A list that failed the [] default of `*[] | [...X]` only
+			// because it has elements: its elements' errors say why.
+			if !strings.HasPrefix(it.d.Message, "incompatible list lengths") || !hasDeeper(items, it.d.Path) {
+				out = append(out, it.d)
+			}
 			continue
 		}
 		k := key{fmt.Sprint(it.d.Pos), it.d.Path, it.conflict.user}

@@ -103,6 +103,8 @@ func TestConfigMistakesE2E(t *testing.T) {
 				`actctl: ROOT/actant.cue:5:26: templates.dev.backend: template "dev" is declared twice: backend "codex" here, "claude-code" at ROOT/actant.cue:3:26` + "\n"},
 		{"a string for a list", head + "templates: rev: {backend: \"claude-code\", skills: \"review\"}\nagents: a: template: \"rev\"\n", nil,
 			`actctl: ROOT/actant.cue:5:50: templates.rev.skills: want a list of names, got "review"` + "\n"},
+		{"a number in a list of names", head + "templates: rev: {backend: \"claude-code\", skills: [1]}\nagents: a: template: \"rev\"\n", nil,
+			`actctl: ROOT/actant.cue:5:51: templates.rev.skills[0]: want a string, got 1` + "\n"},
 		{"an unknown preset", head + "templates: rev: {backend: \"claude-code\", permissions: \"yolo\"}\nagents: a: template: \"rev\"\n", nil,
 			`actctl: ROOT/actant.cue:5:55: templates.rev.permissions: "yolo" is not one of "permissive", "readonly", "restricted", "standard", or a struct (allow, deny, ask, defaultMode, additionalDirectories)` + "\n"},
 		{"a mistake inside a struct", head + "templates: rev: {backend: \"claude-code\", permissions: {allow: \"Read\"}}\nagents: a: template: \"rev\"\n", nil,
