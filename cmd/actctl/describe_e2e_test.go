@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -116,9 +117,23 @@ Last task:  -
 	if lt, _ := got["lastTask"].(map[string]any); lt == nil || lt["task"] != 2.0 || lt["stopReason"] != "refusal" {
 		t.Errorf("lastTask: %v", got["lastTask"])
 	}
-	// The process record of a process that is gone reads as exited.
-	got["process"] = map[string]any{"status": "running", "pid": 1, "processOwnership": "managed"}
+
+	// A process serving the agent (this test's own, which is alive).
+	writeFiles(t, dir, map[string]string{"sub/.actant/agents/dev.json": fmt.Sprintf(`{"processOwnership": "managed", "status": "running", "pid": %d}`, os.Getpid())})
+	j = actctl(t, dir, home, "-o", "json", "describe", "dev")
+	lastTask := got["lastTask"]
+	got = nil
+	if err := json.Unmarshal([]byte(j.Stdout), &got); err != nil || j.Code != 0 {
+		t.Fatalf("describe -o json: exit %d %v\n%s%s", j.Code, err, j.Stdout, j.Stderr)
+	}
+	if p, _ := got["process"].(map[string]any); p == nil || p["status"] != "running" || p["pid"] != float64(os.Getpid()) || p["processOwnership"] != "managed" {
+		t.Errorf("process: %v", got["process"])
+	}
+	got["lastTask"] = lastTask // the worker's: every key of the shape at once
 	checkDocumented(t, "describe", got)
+	if r := actctl(t, dir, home, "describe", "dev"); !strings.Contains(r.Stdout, fmt.Sprintf("Process:    running pid %d (managed)\n", os.Getpid())) {
+		t.Errorf("describe dev:\n%s%s", r.Stdout, r.Stderr)
+	}
 
 	// An unknown agent.
 	r = actctl(t, dir, home, "describe", "devv")
