@@ -101,6 +101,8 @@ func diagnose(e cueerrors.Error) []item {
 		d.Path, d.Message = "", importFailure(e, d.Pos)
 	case strings.HasPrefix(format, "conflicting values %s and %s") && len(args) >= 2:
 		return []item{{d: d, conflict: newConflict(d.Pos, args)}}
+	case format == "invalid value %v (out of bound %s)" && len(args) == 2:
+		d.Message = boundMessage(fmt.Sprint(args[0]), fmt.Sprint(args[1]))
 	case format == "field not allowed":
 		d.Message = unknownFieldMessage(e.Path())
 	case unclosedRE().MatchString(d.Message):

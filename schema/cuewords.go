@@ -64,6 +64,11 @@ func collapse(items []item) Diagnostics {
 		if strings.HasSuffix(it.d.Message, "errors in empty disjunction:") {
 			continue
 		}
+		if it.conflict != nil && hasSameNonConflict(items, it) {
+			// The default of `*"0.1.0" | =~re`: the other alternative's
+			// error says what is wanted.
+			continue
+		}
 		if it.conflict == nil {
 			// A list that failed the [] default of `*[] | [...X]` only
 			// because it has elements: its elements' errors say why.
@@ -99,6 +104,39 @@ func collapse(items []item) Diagnostics {
 	}
 	kept.Sort()
 	return kept
+}
+
+// hasSameNonConflict reports whether another error than a conflict was
+// found at the place and path of it.
+func hasSameNonConflict(items []item, it item) bool {
+	for _, o := range items {
+		if o.conflict == nil && o.d.Path == it.d.Path && o.d.Pos == it.d.Pos && !strings.HasSuffix(o.d.Message, "errors in empty disjunction:") {
+			return true
+		}
+	}
+	return false
+}
+
+// boundWords name the schema's bounds: what a value must be.
+var boundWords = map[string]string{
+	`!=""`:                   "a non-empty string",
+	`=~"^[0-9]+(ms|s|m|h)$"`: `a duration such as "30s" or "5m"`,
+	`=~"^[0-9a-f]{7,40}$"`:   "a commit hash (7 to 40 hex digits)",
+	`=~"^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$"`: `a semantic version such as "1.2.0"`,
+}
+
+// boundMessage says that v is outside the bound CUE names.
+func boundMessage(v, bound string) string {
+	if w, ok := boundWords[bound]; ok {
+		return fmt.Sprintf("want %s, got %s", w, v)
+	}
+	if re, ok := strings.CutPrefix(bound, "=~"); ok {
+		if u, err := strconv.Unquote(re); err == nil {
+			re = u
+		}
+		return fmt.Sprintf("want a string matching %s, got %s", re, v)
+	}
+	return fmt.Sprintf("want a value %s, got %s", bound, v)
 }
 
 // hasDeeper reports whether an error was found inside the value at path.
