@@ -181,6 +181,12 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	for _, sr := range e.rep.Sources {
+		Merge(cfg, sr.Name, sr.Components)
+	}
+	// A config the hub's components leave invalid writes nothing, the
+	// lock included (SPEC 4: an error means zero writes).
+	ds := CheckRefs(cfg)
 	if old == nil || string(old.Marshal()) != string(next.Marshal()) {
 		e.rep.LockChanged = true
 		if o.ReadOnly {
@@ -188,16 +194,13 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 				why = LockFile + " is out of date"
 			}
 			e.warn("%s; this command does not write it: `actctl apply` or `actctl hub sync` will (then commit it)", why)
-		} else if !o.Frozen {
+		} else if !o.Frozen && len(ds.Errors()) == 0 {
 			if err := next.Write(lockPath); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, sr := range e.rep.Sources {
-		Merge(cfg, sr.Name, sr.Components)
-	}
-	if ds := CheckRefs(cfg); len(ds.Errors()) > 0 {
+	if len(ds.Errors()) > 0 {
 		return e.rep, ds
 	}
 	return e.rep, nil

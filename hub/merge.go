@@ -145,6 +145,7 @@ func CheckRefs(cfg *schema.Config) schema.Diagnostics {
 	commands := slices.Sorted(maps.Keys(cfg.Commands))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
 		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
+		ds = append(ds, cfg.CheckHubAgent(name)...)
 	}
 	for _, name := range templates {
 		t := cfg.Templates[name]

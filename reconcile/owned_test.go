@@ -71,6 +71,9 @@ func TestOwnedRecord(t *testing.T) {
 func TestAdhocAgentsStayLocal(t *testing.T) {
 	root := t.TempDir()
 	cfg := casConfig("v1", true) + "agents: other: template: \"lead\"\nagents: other: workDir: \"sub\"\n"
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(root, "actant.cue"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

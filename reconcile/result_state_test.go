@@ -30,6 +30,9 @@ func TestPrunedDir(t *testing.T) {
 		}
 		return res
 	}
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	apply(casConfig("v1", true)+"agents: other: template: \"lead\"\nagents: other: workDir: \"sub\"\n", Options{})
 	for _, dry := range []bool{true, false} {
 		res := apply(casConfig("v1", true), Options{DryRun: dry})

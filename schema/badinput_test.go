@@ -55,7 +55,7 @@ templates: reviewer: {
 		{"workDir inside home", base + "agents: a: {template: \"reviewer\", workDir: \"HOME/projects/x\"}\n", []string{"is inside the actctl home"}, ""},
 		{"leaseTTL not a duration", "archetypes: service: leaseTTL: \"soon\"\n", []string{`archetypes.service.leaseTTL: leaseTTL "soon": want a positive duration`}, "3:32"},
 		{"unknown top-level field", base + "agent: a: template: \"reviewer\"\n", []string{`unknown top-level field "agent"`, `did you mean "agents"`}, ""},
-		{"unknown agent field", base + "agents: a: {template: \"reviewer\", wrkDir: \".\"}\n", []string{"agents.a.wrkDir", "not allowed"}, ""},
+		{"unknown agent field", base + "agents: a: {template: \"reviewer\", wrkDir: \".\"}\n", []string{`agents.a.wrkDir: unknown field "wrkDir" (did you mean "workDir"?)`}, ""},
 	}
 	posRE := regexp.MustCompile(`actant\.cue:(\d+):(\d+): `)
 	for _, tt := range tests {

@@ -3,11 +3,11 @@ package schema
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
@@ -43,43 +43,126 @@ func validateAll(v cue.Value) error {
 	return all
 }
 
-var conflictRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
-})
+// cueDiagnostics converts a CUE error list into Diagnostics in actctl's
+// words, each at the position in the user's files (not the embedded
+// schema) when there is one: a value declared twice is reported at both
+// places, a value of the wrong type in one line (collapse), a field the
+// schema does not have with "did you mean", an unclosed brace at the
+// brace.
+func cueDiagnostics(err error) Diagnostics {
+	var items []item
+	seen := map[string]bool{}
+	twice := map[string]*dup{}
+	for _, e := range cueerrors.Errors(err) {
+		if d := duplicate(e); d != nil {
+			if prev := twice[d.path]; prev != nil {
+				prev.add(d.ps)
+			} else {
+				twice[d.path] = d
+			}
+			continue
+		}
+		for _, it := range diagnose(e) {
+			if k := it.d.String(); !seen[k] {
+				seen[k] = true
+				items = append(items, it)
+			}
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(twice)) {
+		items = append(items, twice[path].items()...)
+	}
+	if len(items) == 0 {
+		items = append(items, item{d: Diagnostic{Message: err.Error()}})
+	}
+	return collapse(items)
+}
 
-// collapseDisjunctions turns CUE's report of a value matching none of a
-// disjunction ("N errors in empty disjunction:" followed by one "conflicting
-// values A and X" per alternative) into one diagnostic: `X is not one of
-// A, B, C`.
-func collapseDisjunctions(ds Diagnostics) Diagnostics {
-	type key struct{ pos, path, got string }
-	alts := map[key][]string{}
-	first := map[key]int{}
-	var out Diagnostics
-	for _, d := range ds {
-		if strings.HasSuffix(d.Message, "errors in empty disjunction:") {
-			continue
-		}
-		m := conflictRE().FindStringSubmatch(d.Message)
-		if m == nil || strings.Contains(d.Message, "(") {
-			out = append(out, d)
-			continue
-		}
-		k := key{fmt.Sprint(d.Pos), d.Path, m[2]}
-		if _, ok := first[k]; !ok {
-			first[k] = len(out)
-			out = append(out, d)
-		}
-		alts[k] = append(alts[k], m[1])
+// item is a diagnostic with, for a conflict of two values, what the two
+// values were.
+type item struct {
+	d        Diagnostic
+	conflict *conflict
+}
+
+// diagnose turns one CUE error into diagnostics.
+func diagnose(e cueerrors.Error) []item {
+	format, args := e.Msg()
+	d := Diagnostic{
+		Pos:     userPos(cueerrors.Positions(e)),
+		Path:    pathString(e.Path()),
+		Message: fmt.Sprintf(format, args...),
 	}
-	for k, i := range first {
-		if len(alts[k]) < 2 {
+	if d.Pos == token.NoPos {
+		d.Pos = e.Position()
+	}
+	switch {
+	case d.Message == "":
+		// A wrapped error (a bad cue.mod/module.cue) keeps its text in
+		// Error, not in Msg.
+		d.Message = e.Error()
+	case d.Message == "import failed":
+		d.Path, d.Message = "", importFailure(e, d.Pos)
+	case strings.HasPrefix(format, "conflicting values %s and %s") && len(args) >= 2:
+		return []item{{d: d, conflict: newConflict(d.Pos, args)}}
+	case format == "invalid value %v (out of bound %s)" && len(args) == 2:
+		d.Message = boundMessage(fmt.Sprint(args[0]), fmt.Sprint(args[1]))
+	case format == "field not allowed":
+		d.Message = unknownFieldMessage(e.Path())
+	case unclosedRE().MatchString(d.Message):
+		d = unclosed(d)
+	case strings.HasPrefix(d.Message, "missing ',' in"):
+		d = wrongCloser(d)
+	}
+	return []item{{d: d}}
+}
+
+// pathString renders CUE path selectors as a path cue.ParsePath accepts
+// and Config.Pos finds: labels joined by dots (quoted by CUE where
+// needed), list indexes in brackets ("cron[0].pattern").
+func pathString(sel []string) string {
+	var b strings.Builder
+	for i, l := range sel {
+		if _, err := strconv.Atoi(l); err == nil && i > 0 {
+			b.WriteString("[" + l + "]")
 			continue
 		}
-		sort.Strings(alts[k])
-		out[i].Message = fmt.Sprintf("%s is not one of %s", k.got, strings.Join(alts[k], ", "))
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(l)
 	}
-	out.Sort()
+	return b.String()
+}
+
+// userPos picks the first position outside the embedded schema.
+func userPos(ps []token.Pos) token.Pos {
+	if u := userPositions(ps); len(u) > 0 {
+		return u[0]
+	}
+	for _, p := range ps {
+		if p.IsValid() {
+			return p
+		}
+	}
+	return token.NoPos
+}
+
+// userPositions are the distinct valid positions of ps in the user's
+// files, in file order.
+func userPositions(ps []token.Pos) []token.Pos {
+	var out []token.Pos
+	for _, p := range ps {
+		if p.IsValid() && filepath.Base(p.Filename()) != schemaFile && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b token.Pos) int {
+		if c := strings.Compare(a.Filename(), b.Filename()); c != 0 {
+			return c
+		}
+		return a.Offset() - b.Offset()
+	})
 	return out
 }
 

@@ -11,14 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
-	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/load"
-	"cuelang.org/go/cue/token"
 )
 
 // Source is the embedded CUE schema (README, "A tour of the config"),
@@ -249,61 +246,6 @@ func build(root string) (cue.Value, []string, []*ast.File, error) {
 		return cue.Value{}, nil, nil, cueDiagnostics(err)
 	}
 	return v, files, syntax, nil
-}
-
-// cueDiagnostics converts a CUE error list into Diagnostics, each at the
-// position in the user's files (not the embedded schema) when there is one.
-func cueDiagnostics(err error) Diagnostics {
-	var ds Diagnostics
-	seen := map[string]bool{}
-	for _, e := range cueerrors.Errors(err) {
-		format, args := e.Msg()
-		d := Diagnostic{
-			Pos:     userPos(cueerrors.Positions(e)),
-			Path:    pathString(e.Path()),
-			Message: fmt.Sprintf(format, args...),
-		}
-		if d.Pos == token.NoPos {
-			d.Pos = e.Position()
-		}
-		if d.Message == "" {
-			// A wrapped error (a bad cue.mod/module.cue) keeps its text
-			// in Error, not in Msg.
-			d.Message = e.Error()
-		}
-		if d.Message == "import failed" {
-			d.Path, d.Message = "", importFailure(e, d.Pos)
-		}
-		if k := d.String(); !seen[k] {
-			seen[k] = true
-			ds = append(ds, d)
-		}
-	}
-	if len(ds) == 0 {
-		ds = append(ds, Diagnostic{Message: err.Error()})
-	}
-	return collapseDisjunctions(ds)
-}
-
-// userPos picks the first position outside the embedded schema.
-func userPos(ps []token.Pos) token.Pos {
-	for _, p := range ps {
-		if p.IsValid() && filepath.Base(p.Filename()) != schemaFile {
-			return p
-		}
-	}
-	for _, p := range ps {
-		if p.IsValid() {
-			return p
-		}
-	}
-	return token.NoPos
-}
-
-// pathString renders CUE path selectors as a dotted path, quoting labels
-// that are not identifiers, as cue.ParsePath accepts it.
-func pathString(sel []string) string {
-	return strings.Join(sel, ".")
 }
 
 // Path builds a CUE path string from labels, quoting where needed:

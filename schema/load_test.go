@@ -91,7 +91,7 @@ backends: mine: {
 }
 templates: t: {backend: "mine", permissions: {allow: ["Read"], defaultMode: "plan"}}
 agents: a: {template: "t", workDir: "sub", vars: x: "1"}
-`})
+`, "sub/.keep": ""})
 	b := cfg.Backends["claude-code"]
 	if b.ACP.Command != "/opt/bin/my-acp" || !reflect.DeepEqual(b.ACP.Args, []string{"--verbose"}) {
 		t.Errorf("acp override = %+v", b.ACP)
@@ -185,7 +185,7 @@ func TestSuggest(t *testing.T) {
 func BenchmarkLoad(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
-			dir := writeWorkspace(b, map[string]string{"actant.cue": benchconfig.Config(n)})
+			dir := writeWorkspace(b, benchconfig.Files(n))
 			home := b.TempDir()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -25,7 +25,7 @@ func snapshotWorkspaces(t *testing.T) map[string]string {
 		"team-hub":   "../examples/team-hub",
 		"zed":        "../examples/zed",
 	}
-	ws["generated"] = writeWorkspace(t, map[string]string{"actant.cue": benchconfig.Config(20)})
+	ws["generated"] = writeWorkspace(t, benchconfig.Files(20))
 	ws["comprehension"] = writeWorkspace(t, map[string]string{
 		"actant.cue": `package actant
 
@@ -36,7 +36,8 @@ for n in _names {
 	agents: "\(n)": {template: "t", workDir: n}
 }
 `,
-		"extra.cue": "package actant\n\nprompts: p: content: \"y\"\n"})
+		"extra.cue": "package actant\n\nprompts: p: content: \"y\"\n",
+		"a/.keep":   "", "b/.keep": ""})
 	return ws
 }
 
@@ -115,7 +116,7 @@ func TestSnapshotRefused(t *testing.T) {
 // cost of making the snapshot.
 func BenchmarkLoadSnapshot(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
-		dir := writeWorkspace(b, map[string]string{"actant.cue": benchconfig.Config(n)})
+		dir := writeWorkspace(b, benchconfig.Files(n))
 		home := b.TempDir()
 		cfg, err := LoadDir(dir, home)
 		if err != nil {

@@ -78,39 +78,10 @@ func (c *Config) Validate() Diagnostics {
 		ds = append(ds, c.validateTemplate(name, c.Templates[name])...)
 	}
 	ds = append(ds, c.backendNotes()...)
+	ds = append(ds, c.validatePrompts()...)
 
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
-		a := c.Agents[name]
-		if d, ok := checkRef(c, Path("agents", name, "template"), "template", a.Template, c.Templates); !ok {
-			add(d)
-			continue
-		}
-		if IsHubRef(a.Template) {
-			// The template comes with the hub; an explicit workDir can be
-			// checked now.
-			if msg := CheckWorkDir(c.workDirPath(a.WorkDir), c.Home); a.WorkDir != "" && msg != "" {
-				add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
-			}
-			continue
-		}
-		t := c.Templates[a.Template]
-		if a.LaunchMode != "" {
-			ds = append(ds, c.CheckLaunch(Path("agents", name, "launchMode"), a.Template, a.LaunchMode)...)
-		}
-		arch, ok := c.Archetypes[t.Archetype]
-		if !ok || arch.Workspace != WorkspaceProject {
-			if a.WorkDir != "" {
-				add(c.Diag(Path("agents", name, "workDir"), "workDir is only used by archetypes whose workspace is \"project\"; %q (archetype %s) lives in $ACTANT_HOME/instances/%s", name, t.Archetype, name))
-			}
-			continue
-		}
-		r, err := c.Resolve(name)
-		if err != nil {
-			continue // the template's own diagnostics say why
-		}
-		if msg := CheckWorkDir(r.Dir, c.Home); msg != "" {
-			add(c.Diag(Path("agents", name, "workDir"), "%s", msg))
-		}
+		ds = append(ds, c.validateAgent(name)...)
 	}
 	ds = append(ds, c.validateHooks()...)
 	return ds

@@ -65,7 +65,7 @@ func TestHooksInvalid(t *testing.T) {
 		{`hooks: "../x": {on: "idle", run: command: "true"}`,
 			`invalid name "../x"`},
 		{`hooks: x: {on: "idle", run: {command: "true", timeout: "soon"}}`,
-			`hooks.x.run.timeout: invalid value "soon"`},
+			`hooks.x.run.timeout: want a duration such as "30s" or "5m", got "soon"`},
 	} {
 		dir := writeWorkspace(t, map[string]string{"actant.cue": hooksBase + tc.hook + "\n"})
 		_, err := LoadDir(dir, filepath.Join(t.TempDir(), "home"))

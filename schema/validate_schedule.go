@@ -46,13 +46,19 @@ func compileSchedule(s *Schedule) (schedule.Spec, []ScheduleProblem) {
 		spec.Heartbeat = &schedule.Heartbeat{Interval: d, Seed: hb.Prompt}
 	}
 	for i, c := range s.Cron {
-		if _, err := schedule.ParseZone(c.Timezone); err != nil {
+		// Both fields are checked, so an entry with two mistakes reports
+		// both: a pattern is checked in UTC when its zone is unknown.
+		zone := c.Timezone
+		if _, err := schedule.ParseZone(zone); err != nil {
 			problems = append(problems, ScheduleProblem{fmt.Sprintf("cron[%d].timezone", i), err.Error()})
-			continue
+			zone = "UTC"
 		}
-		entry, err := schedule.ParseCron(c.Pattern, c.Timezone)
+		entry, err := schedule.ParseCron(c.Pattern, zone)
 		if err != nil {
 			problems = append(problems, ScheduleProblem{fmt.Sprintf("cron[%d].pattern", i), "invalid cron pattern " + err.Error()})
+			continue
+		}
+		if zone != c.Timezone {
 			continue
 		}
 		entry.Prompt = c.Prompt

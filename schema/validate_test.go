@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,14 +65,50 @@ func TestWorkDirValues(t *testing.T) {
 		{"actant", tpl + "agents: a: {template: \"t\", workDir: \".actant\"}\n", []string{"agents.a.workDir: workDir .actant is inside a .actant directory"}},
 		{"inside actant", tpl + "agents: a: {template: \"t\", workDir: \"./.actant/x\"}\n", []string{"agents.a.workDir: workDir .actant/x is inside a .actant directory"}},
 		{"hub template", "hub: h: url: \"https://example.com/h.git\"\nagents: a: {template: \"h@t\", workDir: \"~\"}\n", []string{"agents.a.workDir: workDir HOME is your home directory itself"}},
-		{"project below home", tpl + "agents: a: {template: \"t\", workDir: \"~/src/p\"}\n", nil},
-		{"dot git in a name", tpl + "agents: a: {template: \"t\", workDir: \"x.git/y\"}\n", nil},
+		{"climbs out", tpl + "agents: a: {template: \"t\", workDir: \"../elsewhere\"}\n", []string{`actant.cue:4:37: agents.a.workDir: workDir "../elsewhere" climbs out of the workspace root; give an absolute path to mean a directory outside it`}},
+		{"climbs out through a subdirectory", tpl + "agents: a: {template: \"t\", workDir: \"sub/../../x\"}\n", []string{`agents.a.workDir: workDir "sub/../../x" climbs out of the workspace root`}},
+		{"climbs out, hub template", "hub: h: url: \"https://example.com/h.git\"\nagents: a: {template: \"h@t\", workDir: \"..\"}\n", []string{`actant.cue:4:39: agents.a.workDir: workDir ".." climbs out of the workspace root`}},
+		{"missing", tpl + "agents: a: {template: \"t\", workDir: \"srcc\"}\n", []string{"actant.cue:4:37: agents.a.workDir: workDir srcc does not exist; actctl does not create it (create it first, or correct the path)"}},
+		{"missing below home", tpl + "agents: a: {template: \"t\", workDir: \"~/src/p\"}\n", []string{"agents.a.workDir: workDir HOME/src/p does not exist"}},
+		{"a file", tpl + "agents: a: {template: \"t\", workDir: \"actant.cue\"}\n", []string{"actant.cue:4:37: agents.a.workDir: workDir actant.cue is not a directory"}},
 	})
+}
+
+// TestWorkDirExisting: existing project directories, below the root, below
+// the home directory or through a name containing .git, are accepted; a
+// missing one next to a directory with a close name is refused with that
+// name as the hint, and nothing is created.
+func TestWorkDirExisting(t *testing.T) {
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	if err := os.MkdirAll(filepath.Join(userHome, "src", "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const tpl = "package actant\ntemplates: t: backend: \"claude-code\"\n"
+	mustLoad(t, map[string]string{
+		"actant.cue":    tpl + "agents: a: {template: \"t\", workDir: \"~/src/p\"}\nagents: b: {template: \"t\", workDir: \"x.git/y\"}\n",
+		"x.git/y/.keep": "",
+	})
+	dir := writeWorkspace(t, map[string]string{
+		"actant.cue":               tpl + "agents: a: {template: \"t\", workDir: \"services/paymnts\"}\n",
+		"services/payments/go.mod": "module x\n",
+	})
+	_, err := LoadDir(dir, filepath.Join(t.TempDir(), "home"))
+	want := filepath.Join(dir, "actant.cue") + `:3:37: agents.a.workDir: workDir ` + filepath.Join(dir, "services", "paymnts") + ` does not exist; actctl does not create it (did you mean "services/payments"?)`
+	if err == nil || err.Error() != want {
+		t.Errorf("load: %v\nwant %s", err, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "services", "paymnts")); err == nil {
+		t.Errorf("the misspelled workDir was created")
+	}
 }
 
 func TestWorkDirTildeExpanded(t *testing.T) {
 	userHome := t.TempDir()
 	t.Setenv("HOME", userHome)
+	if err := os.MkdirAll(filepath.Join(userHome, "src", "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cfg := mustLoad(t, map[string]string{"actant.cue": "package actant\ntemplates: t: backend: \"claude-code\"\nagents: a: {template: \"t\", workDir: \"~/src/p\"}\n"})
 	r, err := cfg.Resolve("a")
 	if err != nil {

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,4 +77,59 @@ func RelWithin(dir, path string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// climbsOut explains why a relative workDir that leaves the workspace root
+// ("../x") is refused, or returns "": one that means a directory outside
+// the root says so with an absolute path (README, the list of checks).
+func climbsOut(wd string) string {
+	if wd == "" || wd == "~" || strings.HasPrefix(wd, "~/") || filepath.IsAbs(wd) {
+		return ""
+	}
+	clean := filepath.Clean(wd)
+	if clean != ".." && !strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return fmt.Sprintf("workDir %q climbs out of the workspace root; give an absolute path to mean a directory outside it", wd)
+}
+
+// missingWorkDir explains why dir, the directory a project agent's workDir
+// wd names, cannot be used because it is not an existing directory, or
+// returns "". actctl never creates a project agent's workDir: a typo would
+// otherwise become a new directory full of agent files. The hint names a
+// sibling directory with a close name when there is one.
+func missingWorkDir(wd, dir string) string {
+	if wd == "" {
+		return ""
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return ""
+	case err == nil:
+		return fmt.Sprintf("workDir %s is not a directory", dir)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("workDir %s: %v", dir, err)
+	}
+	msg := fmt.Sprintf("workDir %s does not exist; actctl does not create it", dir)
+	if s := nearDir(dir); s != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", filepath.Join(filepath.Dir(wd), s))
+	}
+	return msg + " (create it first, or correct the path)"
+}
+
+// nearDir returns the name of the directory next to dir whose name is
+// closest to dir's, when one is close enough to be a typo of it.
+func nearDir(dir string) string {
+	entries, err := os.ReadDir(filepath.Dir(dir))
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return suggest(filepath.Base(dir), names)
 }

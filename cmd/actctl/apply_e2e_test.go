@@ -572,14 +572,14 @@ agents: a: template: "t"
 			t.Errorf("the link target outside was written")
 		}
 	})
-	t.Run("workDir with ..", func(t *testing.T) {
+	t.Run("workDir outside the root", func(t *testing.T) {
 		base := t.TempDir()
 		dir := filepath.Join(base, "ws")
 		os.MkdirAll(filepath.Join(base, "other"), 0o755)
 		os.MkdirAll(dir, 0o755)
 		writeConfig(t, dir, `package actant
 templates: t: {version: "1.0.0", backend: "claude-code"}
-agents: a: {template: "t", workDir: "../other"}
+agents: a: {template: "t", workDir: "`+filepath.Join(base, "other")+`"}
 `)
 		mustApply(t, dir, "")
 		if _, err := os.Stat(filepath.Join(base, "other", "CLAUDE.md")); err != nil {

@@ -19,6 +19,7 @@ import (
 type artifactCase struct {
 	user    map[string]string // the user's files (also the skill sources)
 	exec    []string          // user files made executable
+	dirs    []string          // the agents' workDirs, which must exist
 	with    string            // config with the agent
 	without string            // the same config without it
 	check   func(t *testing.T, dir string, r result)
@@ -31,6 +32,11 @@ func runArtifact(t *testing.T, c artifactCase) {
 	t.Helper()
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeFiles(t, dir, c.user)
+	for _, d := range c.dirs {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, p := range c.exec {
 		if err := os.Chmod(filepath.Join(dir, p), 0o755); err != nil {
 			t.Fatal(err)
@@ -101,6 +107,7 @@ agents: {` + agents + `}
 			"AGENTS.md":                  "# My project\n",
 		},
 		exec:    []string{"skills/pdf/scripts/fill.py"},
+		dirs:    []string{"sub"},
 		with:    cfg("ide: template: \"ide\"\ncli: {template: \"cli\", workDir: \"sub\"}"),
 		without: cfg(""),
 		check: func(t *testing.T, dir string, r result) {
@@ -143,6 +150,7 @@ agents: {` + agents + `}
 	const wantDesc = "Fix an issue of acme/api"
 	runArtifact(t, artifactCase{
 		user:    map[string]string{".claude/commands/mine.md": "My own command\n", ".gemini/commands/mine.toml": "prompt = \"mine\"\n"},
+		dirs:    []string{"c", "p"},
 		with:    cfg(`claude: {template: "claude"}, gemini: {template: "gemini"}, cursor: {template: "cursor", workDir: "c"}, pi: {template: "pi", workDir: "p"}`),
 		without: cfg(""),
 		check: func(t *testing.T, dir string, r result) {
@@ -254,6 +262,7 @@ agents: {` + agents + `}
 	}
 	runArtifact(t, artifactCase{
 		user:    map[string]string{".codex/agents/mine.toml": "name = \"mine\"\n"},
+		dirs:    []string{"c"},
 		with:    cfg(`codex: template: "codex", gemini: template: "gemini", cursor: {template: "cursor", workDir: "c"}`),
 		without: cfg(""),
 		check: func(t *testing.T, dir string, r result) {
@@ -305,6 +314,7 @@ agents: {` + agents + `}
 	}
 	runArtifact(t, artifactCase{
 		user:    map[string]string{"skills/pdf/SKILL.md": richSkillMD, "AGENTS.md": "# Mine\n", ".agents/mcp_config.json": "{\"mcpServers\": {\"mine\": {\"command\": \"x\"}}}\n"},
+		dirs:    []string{"g"},
 		with:    cfg(`agy: template: "agy", gem: {template: "gem", workDir: "g"}`),
 		without: cfg(""),
 		check: func(t *testing.T, dir string, r result) {
@@ -366,6 +376,7 @@ agents: {` + agents + `}
 	const user = "{\n  \"permissions\": {\n    \"deny\": [\"Shell(rm)\"]\n  }\n}\n"
 	runArtifact(t, artifactCase{
 		user:    map[string]string{".cursor/cli.json": user},
+		dirs:    []string{"b", "i"},
 		with:    cfg(`cli: template: "cli", cli2: {template: "cli2", workDir: "b"}, ide: {template: "ide", workDir: "i"}`),
 		without: cfg(""),
 		check: func(t *testing.T, dir string, r result) {
@@ -397,6 +408,9 @@ agents: {` + agents + `}
 // outside the workspace is touched.
 func TestTrustNotesE2E(t *testing.T) {
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeConfig(t, dir, `package actant
 mcpServers: fs: {command: "npx", args: ["server-filesystem"]}
 commands: hi: content: "Say hi"

@@ -70,6 +70,7 @@ func TestEveryBackendE2E(t *testing.T) {
 	runArtifact(t, artifactCase{
 		user:    user,
 		exec:    []string{"skills/pdf/scripts/fill.py"},
+		dirs:    slices.Sorted(maps.Keys(everyBackend)),
 		with:    everyBackendConfig(true),
 		without: everyBackendConfig(false),
 		check: func(t *testing.T, dir string, r result) {

@@ -306,6 +306,11 @@ func TestApplyFastPathNoTraceLeft(t *testing.T) {
 // and in JSON.
 func TestApplyFastPathWarnings(t *testing.T) {
 	dir, home := fastWorkspace(t)
+	for _, d := range []string{"gem", "cur"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	writeConfig(t, dir, fastConfig+`templates: {
 	g: {backend: "gemini", skills: ["hello"]}
 	c: {backend: "cursor", skills: ["hello"], permissions: "standard"}

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:         "get",
-		Usage:        "list agents | templates | backends | skills | prompts | mcp",
+		Usage:        "list agents | templates | backends | skills | prompts | commands | mcp | hooks",
 		ArgsUsage:    "KIND",
 		OnUsageError: usageErrors,
 		Action:       getCmd,
@@ -29,7 +29,9 @@ var getKinds = map[string]func(*schema.Config) ([]string, [][]string, any){
 	"backends":  listBackends,
 	"skills":    listSkills,
 	"prompts":   listPrompts,
+	"commands":  listCommands,
 	"mcp":       listMCP,
+	"hooks":     listHooks,
 }
 
 func getCmd(c *cli.Context) error {
@@ -191,6 +193,81 @@ func listMCP(cfg *schema.Config) ([]string, [][]string, any) {
 		rows = append(rows, []string{name, kind, target})
 	}
 	return []string{"NAME", "TYPE", "TARGET"}, rows, out
+}
+
+type commandJSON struct {
+	Name string `json:"name"`
+	schema.SlashCommand
+	// UsedBy are the templates that list the command, sorted.
+	UsedBy []string `json:"usedBy"`
+}
+
+func listCommands(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []commandJSON{}
+	var rows [][]string
+	for _, name := range slices.Sorted(maps.Keys(cfg.Commands)) {
+		c := cfg.Commands[name]
+		used := usedBy(cfg, func(t schema.Template) []string { return t.Commands }, name)
+		out = append(out, commandJSON{Name: name, SlashCommand: c, UsedBy: used})
+		rows = append(rows, []string{name, dash(strings.Join(used, ",")), c.Description})
+	}
+	return []string{"NAME", "TEMPLATES", "DESCRIPTION"}, rows, out
+}
+
+// usedBy lists the templates whose refs (as refs returns them) name ref.
+func usedBy(cfg *schema.Config, refs func(schema.Template) []string, ref string) []string {
+	out := []string{}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Templates)) {
+		if slices.Contains(refs(cfg.Templates[name]), ref) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+type hookJSON struct {
+	Name string `json:"name"`
+	schema.Hook
+}
+
+func listHooks(cfg *schema.Config) ([]string, [][]string, any) {
+	out := []hookJSON{}
+	var rows [][]string
+	for _, name := range slices.Sorted(maps.Keys(cfg.Hooks)) {
+		h := cfg.Hooks[name]
+		if h.Run != nil && h.Run.Args == nil {
+			run := *h.Run
+			run.Args = []string{} // a list, never null (docs/json.md)
+			h.Run = &run
+		}
+		out = append(out, hookJSON{Name: name, Hook: h})
+		agents := "*"
+		if len(h.Agents) > 0 {
+			agents = strings.Join(h.Agents, ",")
+		}
+		rows = append(rows, []string{name, h.On, agents, hookAction(h)})
+	}
+	return []string{"NAME", "ON", "AGENTS", "ACTION"}, rows, out
+}
+
+// hookAction is what a hook does, in one line: the command it runs or
+// the agent it prompts.
+func hookAction(h schema.Hook) string {
+	switch {
+	case h.Run != nil:
+		return "run " + strings.TrimSpace(h.Run.Command+" "+strings.Join(h.Run.Args, " "))
+	case h.Prompt != nil:
+		return "prompt " + h.Prompt.Agent
+	}
+	return "-"
+}
+
+// dash is s, or "-" when s is empty.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func count(n int) string { return fmt.Sprint(n) }

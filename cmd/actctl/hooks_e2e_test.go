@@ -20,6 +20,11 @@ import (
 // dry run and a no-op apply fire nothing.
 func TestApplyFiresAgentHooks(t *testing.T) {
 	dir := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	logFile := filepath.Join(t.TempDir(), "events.log")
 	hooks := `
 hooks: log: {on: "agent:%s", run: {command: "/bin/sh", args: ["-c", "printf '%%s\\n' \"$ACTCTL_EVENT\" >> \"$LOG\""], env: LOG: "` + logFile + `"}}
@@ -94,6 +99,9 @@ agents: a: {template: "t", workDir: "a"}
 		{`hooks: h: {on: "agent:created", prompt: {agent: "a", text: "x"}, run: command: "true"}`, `hooks.h: a hook needs exactly one of run (a command) or prompt (a task for an agent)`},
 	} {
 		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "a"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		writeFiles(t, dir, map[string]string{"actant.cue": base + tc.hook + "\n"})
 		r := actctl(t, dir, "", "apply")
 		if r.Code != 1 || !strings.Contains(r.Stderr, tc.want) {
@@ -121,6 +129,9 @@ agents: a: {template: "t", workDir: "a"}
 hooks: log: {on: "agent:modified", run: {command: "/bin/sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> \"$LOG\""], env: LOG: "` + logFile + `"}}
 hooks: hang: {on: "agent:created", run: {command: "/bin/sh", args: ["-c", "echo $$ > \"$PIDS\"; exec sleep 1000"], env: PIDS: "` + pidFile + `", timeout: "1h"}}
 `
+	}
+	if err := os.Mkdir(filepath.Join(dir, "a"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	writeFiles(t, dir, map[string]string{"actant.cue": cfg("v1")})
 	w := startWatch(t, dir, filepath.Join(t.TempDir(), "home"))

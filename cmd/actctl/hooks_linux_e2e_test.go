@@ -22,6 +22,9 @@ func TestHookDiesWithActctl(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeFiles(t, dir, map[string]string{"actant.cue": `package actant
 templates: t: backend: "claude-code"
 agents: a: {template: "t", workDir: "a"}

@@ -57,6 +57,9 @@ agents: {
 	ghost: {template: "broken", workDir: "ghost"}
 }
 `})
+	if err := os.MkdirAll(filepath.Join(root, "ghost"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return root, home, out
 }
 

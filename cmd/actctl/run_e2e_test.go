@@ -57,6 +57,9 @@ agents: {
 	worker: template: "emp"
 }
 `)
+	if err := os.MkdirAll(filepath.Join(root, "ghost"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return root, home
 }
 

@@ -193,8 +193,8 @@ func TestValidateListsEveryTypeError(t *testing.T) {
 	}
 	for _, w := range []string{
 		`actant.cue:3:51: templates.t.archetype: "boss" is not one of "employee", "repo", "service", "tool"`,
-		`actant.cue:4:37: agents.a.workDir: conflicting values 3 and string`,
-		`actant.cue:5:22: prompts.p.content: conflicting values 5 and string`,
+		`actant.cue:4:37: agents.a.workDir: want a string, got 3`,
+		`actant.cue:5:22: prompts.p.content: want a string, got 5`,
 	} {
 		if !strings.Contains(r.Stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)

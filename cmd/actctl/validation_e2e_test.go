@@ -26,6 +26,9 @@ templates: mine: backend: "custom"
 agents: ed: template: "ide"
 agents: me: {template: "mine", workDir: "sub"}
 `})
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if r := actctl(t, dir, home, "validate"); r.Code != 0 {
 		t.Fatalf("validate: exit %d: %s", r.Code, r.Stderr)
 	}

@@ -26,6 +26,11 @@ func BenchmarkWatchSaveToDisk(b *testing.B) {
 
 func benchWatchSaveToDisk(b *testing.B, agents int) {
 	dir, home := b.TempDir(), filepath.Join(b.TempDir(), "home")
+	for i := 0; i < agents; i++ {
+		if err := os.MkdirAll(filepath.Join(dir, "w", fmt.Sprintf("a%d", i)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
 	config := func(rev int) string {
 		var sb strings.Builder
 		sb.WriteString("package actant\n")

@@ -10,6 +10,16 @@ import (
 	"strings"
 )
 
+// Files are the files of a workspace with n agents: its actant.cue
+// (Config) and a placeholder in each agent's workDir, which must exist.
+func Files(n int) map[string]string {
+	files := map[string]string{"actant.cue": Config(n)}
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("work/agent-%d/.keep", i)] = ""
+	}
+	return files
+}
+
 // Config is the actant.cue of a workspace with n agents.
 func Config(n int) string {
 	var b strings.Builder

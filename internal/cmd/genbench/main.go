@@ -34,8 +34,14 @@ func write(dir string, agents int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, schema.FileName), []byte(benchconfig.Config(agents)), 0o644); err != nil {
-		return err
+	for name, content := range benchconfig.Files(agents) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(filepath.Join(dir, "schema.cue"), schema.Source, 0o644)
 }

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// getConfig has commands (one listed by two templates, one by none) and
+// hooks (a run hook with every field, a prompt hook for some agents).
+const getConfig = `package actant
+
+commands: "fix-issue": {description: "Fix a GitHub issue", content: "Fix issue #$ARGUMENTS."}
+commands: lint: content: "Run the linter."
+templates: dev: {backend: "claude-code", commands: ["fix-issue"]}
+templates: ops: {backend: "codex", commands: ["fix-issue"]}
+agents: dev: template: "dev"
+agents: ops: template: "ops"
+hooks: notify: {on: "agent:created", run: {command: "/bin/echo", args: ["made", "it"], env: WHO: "me", timeout: "5s"}}
+hooks: review: {on: "task:done", agents: ["dev"], prompt: {agent: "ops", text: "Review what {{event.agent}} did."}}
+hooks: bare: {on: "agent:destroyed", run: command: "true"}
+`
+
+// TestGetCommandsAndHooks: `get commands` and `get hooks` list them as a
+// table and, with -o json, as the shapes docs/json.md gives (every key
+// the output has is documented, every documented key is in the output;
+// lists are never null) (issue #22 item 20).
+func TestGetCommandsAndHooks(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, getConfig)
+	for _, tc := range []struct{ kind, text, json string }{
+		{"commands",
+			"NAME       TEMPLATES  DESCRIPTION\n" +
+				"fix-issue  dev,ops    Fix a GitHub issue\n" +
+				"lint       -          \n",
+			`[{"name":"fix-issue","description":"Fix a GitHub issue","content":"Fix issue #$ARGUMENTS.","usedBy":["dev","ops"]},` +
+				`{"name":"lint","content":"Run the linter.","usedBy":[]}]`},
+		{"hooks",
+			"NAME    ON               AGENTS  ACTION\n" +
+				"bare    agent:destroyed  *       run true\n" +
+				"notify  agent:created    *       run /bin/echo made it\n" +
+				"review  task:done        dev     prompt ops\n",
+			`[{"name":"bare","on":"agent:destroyed","run":{"command":"true","args":[]}},` +
+				`{"name":"notify","on":"agent:created","run":{"command":"/bin/echo","args":["made","it"],"env":{"WHO":"me"},"timeout":"5s"}},` +
+				`{"name":"review","on":"task:done","agents":["dev"],"prompt":{"agent":"ops","text":"Review what {{event.agent}} did."}}]`},
+	} {
+		r := actctl(t, dir, "", "get", tc.kind)
+		if r.Code != 0 || r.Stdout != tc.text || r.Stderr != "" {
+			t.Errorf("get %s: exit %d\n%s%s\nwant:\n%s", tc.kind, r.Code, r.Stdout, r.Stderr, tc.text)
+		}
+		j := actctl(t, dir, "", "get", tc.kind, "-o", "json")
+		var got any
+		if err := json.Unmarshal([]byte(j.Stdout), &got); err != nil || j.Code != 0 {
+			t.Fatalf("get %s -o json: exit %d, %v\n%s%s", tc.kind, j.Code, err, j.Stdout, j.Stderr)
+		}
+		compact, _ := json.Marshal(got)
+		var want any
+		json.Unmarshal([]byte(tc.json), &want)
+		wantCompact, _ := json.Marshal(want)
+		if string(compact) != string(wantCompact) {
+			t.Errorf("get %s -o json:\n%s\nwant:\n%s", tc.kind, compact, wantCompact)
+		}
+		checkDocumented(t, "get "+tc.kind, got)
+	}
+}
+
+// checkDocumented checks the JSON output v of command against its row in
+// docs/json.md: every key the output has is documented, and every
+// documented key not marked optional ("key"?) is in the output. The
+// content of a "value" (the user's data) is not shape.
+func checkDocumented(t *testing.T, command string, v any) {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "| `"+command+"` |") {
+			row = line
+		}
+	}
+	if row == "" {
+		t.Fatalf("docs/json.md has no row for %s", command)
+	}
+	shape, _, _ := strings.Cut(strings.TrimPrefix(row, "| `"+command+"` | `"), "`")
+	var documented, required []string
+	for _, m := range regexp.MustCompile(`"([A-Za-z]+)"(\??)`).FindAllStringSubmatch(shape, -1) {
+		documented = append(documented, m[1])
+		if m[2] == "" {
+			required = append(required, m[1])
+		}
+	}
+	got := jsonKeys(v, nil)
+	for _, k := range got {
+		if !slices.Contains(documented, k) {
+			t.Errorf("%s: key %q is not in docs/json.md's %s", command, k, shape)
+		}
+	}
+	for _, k := range required {
+		if !slices.Contains(got, k) {
+			t.Errorf("%s: docs/json.md's key %q is not in the output (keys %v)", command, k, got)
+		}
+	}
+}
+
+// jsonKeys collects the object keys of v at any depth, except inside a
+// "value" and in maps of the user's names (env), sorted.
+func jsonKeys(v any, keys []string) []string {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			keys = jsonKeys(e, keys)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if k == "WHO" {
+				continue // a value of env, a map of the user's names
+			}
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+			if k != "value" {
+				keys = jsonKeys(e, keys)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
