@@ -152,6 +152,9 @@ func TestClaudeModeNote(t *testing.T) {
 templates: cl: {backend: "claude-code", permissions: "permissive"}
 agents: {a: template: "cl", b: {template: "cl", workDir: "sub"}}
 `)
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r := actctl(t, dir, home, "apply")
 	for _, d := range []string{dir, filepath.Join(dir, "sub")} {
 		want := `actctl: note: Claude does not take permissions.defaultMode "acceptEdits", "auto" or "bypassPermissions" from the committed ` + d + `/.claude/settings.json`

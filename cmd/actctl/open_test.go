@@ -34,8 +34,9 @@ func TestOpen(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, "proj")); err != nil {
 		t.Fatal(err)
 	}
+	// A tool agent's workDir is the user's: actctl does not create it.
 	r = actctl(t, dir, home, "open", "helper")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "does not exist; run `actctl apply helper` first") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "agents.helper.workDir: workDir "+filepath.Join(dir, "proj")+" does not exist; actctl does not create it") {
 		t.Errorf("open before apply: %d %s", r.Code, r.Stderr)
 	}
 }
