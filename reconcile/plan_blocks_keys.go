@@ -49,6 +49,9 @@ type item struct {
 	kept bool
 	// wantRaw: digest of the desired key value as rendered (KeyState.Want).
 	wantRaw string
+	// moved: a new key whose current value is what recorded keys above or
+	// below its path that come out in this plan leave (see movedFree).
+	moved []*item
 }
 
 // normBody is a block body as block.Find reports it back: LF line endings
@@ -387,6 +390,42 @@ func released(items []*item, it *item) *item {
 	return nil
 }
 
+// movedFree returns the recorded keys above or below it's path (a prefix
+// of it, or it a prefix of theirs) that come out in this plan (decided
+// before it: recorded items come first), when removing them, each with its
+// receipt, leaves nothing at it's path: the value there is actctl's, moved
+// to a deeper or shallower path of the same file (an MCP entry
+// mcpServers.x that becomes the settings leaf mcpServers.x.command, or
+// back), not the user's. Nil otherwise.
+func movedFree(kc keyCodec, c []byte, items []*item, it *item) []*item {
+	var out []*item
+	for _, x := range items {
+		if x != it && x.krec != nil && !x.frozen && x.ok && x.insert == nil && x.changed &&
+			!slices.Equal(x.key, it.key) && (isPrefix(x.key, it.key) || isPrefix(it.key, x.key)) {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	byPosition(c, out, func(c []byte, x *item) (int, bool) { return kc.offset(c, x.key) })
+	for i := len(out) - 1; i >= 0; i-- {
+		var err error
+		if c, err = kc.del(c, out[i].key, out[i].krec.Receipt); err != nil {
+			return nil
+		}
+	}
+	if _, ok, err := kc.get(c, it.key); err != nil || ok {
+		return nil
+	}
+	return out
+}
+
+// isPrefix reports whether p is a prefix of k.
+func isPrefix(p, k []string) bool {
+	return len(p) <= len(k) && slices.Equal(p, k[:len(p)])
+}
+
 // unwanted decides a recorded item no agent wants any more (prune): it
 // comes out, unless it was there before actctl or was edited by hand.
 func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, owned func(string) bool) {
@@ -461,6 +500,14 @@ func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, 
 		// user's original is back); this one is then set anew.
 		it.insert, it.changed, it.record = it.want, true, true
 		fs.touch(it.agent, what+" taken over from agent "+from.agent)
+		return
+	}
+	if it.moved != nil {
+		// The recorded keys above or below it come out first (the replay
+		// removes every recorded key), leaving nothing of the user's at
+		// its path: it is actctl's value that moved.
+		it.insert, it.changed, it.record = it.want, true, true
+		fs.touch(it.agent, what+" moved from key "+strings.Join(it.moved[0].key, "."))
 		return
 	}
 	if it.ok && !equal(it.cur, it.want) {
@@ -586,6 +633,9 @@ func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desir
 func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*item) (map[*item]json.RawMessage, bool) {
 	replay := false
 	for _, it := range items {
+		if it.krec == nil && it.ok {
+			it.moved = movedFree(kc, fs.content, items, it)
+		}
 		p.decide(g, fs, it, items, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
 		if it.krec != nil && it.ok && (it.insert == nil || !it.record) {
 			replay = true
