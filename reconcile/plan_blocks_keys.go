@@ -363,6 +363,9 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, items []*item, e
 			it.record = true
 		}
 	case recorded && it.des == nil:
+		if x := sharedItem(items); x != nil && it.sharers == nil && it.key == nil && x.des != nil {
+			what += " (merged into the file's one block, which its agents share)"
+		}
 		p.unwanted(g, fs, it, what, owned)
 	case recorded:
 		p.rewanted(g, fs, it, what, owned, equal)
