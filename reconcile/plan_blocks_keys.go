@@ -211,9 +211,26 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 	for _, it := range items {
 		if it.sharers != nil {
 			it.settleShared()
+			p.keepUndeclared(it)
 		}
 	}
 	return items, true
+}
+
+// keepUndeclared keeps in a shared block the lines it holds now while an
+// agent removed from the config with --no-prune still records it: its
+// lines are not known apart from the others', and --no-prune leaves an
+// agent's content where it is.
+func (p *planner) keepUndeclared(it *item) {
+	if it.des == nil || !it.ok {
+		return
+	}
+	for _, s := range it.sharers {
+		if s.frozen && s.rec != nil && !p.declared[s.agent] {
+			it.want = unionLines(normBody(it.cur), it.want)
+			return
+		}
+	}
 }
 
 // sharedDesired adds d, an agent's wish for the shared block of the file,

@@ -57,7 +57,12 @@ func TestGitignoreOneBlock(t *testing.T) {
 		t.Errorf("apply a changed %d files: %+v\n%q", res.Counts.Changed, res.Items, read(t, gi))
 	}
 
+	// --no-prune keeps the removed agent's lines with the rest of it.
 	writeConfig(t, dir, gitignoreConfig("a", "c"))
+	mustApply(t, dir, home, "--no-prune")
+	if got := read(t, gi); got != want {
+		t.Fatalf(".gitignore after removing b with --no-prune:\n got %q\nwant %q", got, want)
+	}
 	mustApply(t, dir, home)
 	want = "node_modules/\n\n# BEGIN actctl\n/.actant/\n/CLAUDE.md\n# END actctl\n"
 	if got := read(t, gi); got != want {
