@@ -161,3 +161,21 @@ func oldBlocks(t *testing.T, dir string, bodies map[string]string) {
 		t.Fatal(err)
 	}
 }
+
+// TestGitignoreSharedMarkersNotOurs: "# BEGIN actctl" markers in a
+// .gitignore actctl has no record of writing (a copy from another
+// repository) are the user's: a conflict naming them, nothing written.
+func TestGitignoreSharedMarkersNotOurs(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	user := "node_modules/\n# BEGIN actctl\n/dist/\n# END actctl\n"
+	writeFiles(t, dir, map[string]string{".gitignore": user})
+	writeConfig(t, dir, gitignoreConfig("a"))
+	r := actctl(t, dir, home, "apply")
+	if r.Code != 1 || !strings.Contains(r.Stderr, `.gitignore: agent a (workDirConflict=append): holds a block between "BEGIN actctl" and "END actctl" markers that actctl has no record of writing`) {
+		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if got := read(t, filepath.Join(dir, ".gitignore")); got != user {
+		t.Errorf(".gitignore was written: %q", got)
+	}
+	assertNotWritten(t, dir, "conflict", "CLAUDE.md", ".actant/state.json", "actant.owned")
+}
