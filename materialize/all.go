@@ -144,6 +144,10 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 		n += len(t.Entries)
 	}
 	byAbs := make(map[string]*fileClaims, n)
+	dirOf := make(map[string]string, len(targets))
+	for ti, t := range targets {
+		dirOf[t.Agent] = dirs[ti]
+	}
 	// One allocation for all claim records; most paths are claimed once.
 	pool := make([]fileClaims, 0, n)
 	for ti, t := range targets {
@@ -151,12 +155,19 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 		// concatenation equals filepath.Join and avoids re-cleaning 40k paths.
 		dir := dirs[ti]
 		reported := map[string]bool{}
-		report := func(abs, format string, args ...any) {
+		var others []string // agents t collides with, in the order met
+		report := func(abs, other, format string, args ...any) {
 			msg := fmt.Sprintf(format, args...)
 			if reported[abs+msg] {
 				return
 			}
 			reported[abs+msg] = true
+			if !slices.Contains(others, other) {
+				others = append(others, other)
+				if dirOf[other] == dir {
+					msg += "; " + shareHint(cfg, other, t.Agent)
+				}
+			}
 			if real := strings.TrimSuffix(dir, string(filepath.Separator)); real != filepath.Clean(t.Dir) {
 				msg += fmt.Sprintf(" (workDir %s is %s)", t.Dir, real)
 			}
@@ -175,7 +186,7 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 					continue
 				}
 				if msg := incompatible(c, e); msg != "" {
-					report(abs, "%s: %s (agent %q %s it)", abs, msg, c.agent, verb(c.mode))
+					report(abs, c.agent, "%s: %s (agent %q %s it)", abs, msg, c.agent, verb(c.mode))
 				}
 			}
 			if e.Mode == ModeKeys {
@@ -185,14 +196,14 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 				for _, k := range e.Keys {
 					j := strings.Join(k.Path, "\x00")
 					if other, ok := fc.keys[j]; ok && other != t.Agent {
-						report(abs, "%s: key %s is also managed by agent %q", abs, dotted(k.Path), other)
+						report(abs, other, "%s: key %s is also managed by agent %q", abs, dotted(k.Path), other)
 					} else if other, ok := fc.interior[j]; ok && other != t.Agent {
-						report(abs, "%s: key %s contains keys managed by agent %q", abs, dotted(k.Path), other)
+						report(abs, other, "%s: key %s contains keys managed by agent %q", abs, dotted(k.Path), other)
 					} else {
 						for i := len(k.Path) - 1; i > 0; i-- {
 							pj := strings.Join(k.Path[:i], "\x00")
 							if other, ok := fc.keys[pj]; ok && other != t.Agent {
-								report(abs, "%s: key %s is inside key %s managed by agent %q", abs, dotted(k.Path), dotted(k.Path[:i]), other)
+								report(abs, other, "%s: key %s is inside key %s managed by agent %q", abs, dotted(k.Path), dotted(k.Path[:i]), other)
 								break
 							}
 						}
@@ -215,6 +226,22 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// shareHint says, once per pair of agents whose files collide, the two
+// ways to have both (README, "Two agents in one directory"): a workDir of
+// its own for the later one, or the later one's template rendered as a
+// sub-agent of the earlier one's, which keeps its own permissions where
+// the tool's sub-agent format holds them.
+func shareHint(cfg *schema.Config, first, second string) string {
+	tmpl := func(agent string) string {
+		if a, ok := cfg.Agents[agent]; ok && a.Template != "" {
+			return a.Template
+		}
+		return agent
+	}
+	return fmt.Sprintf("agents %q and %q share this directory and its files: give %q a workDir of its own (agents.%s.workDir), or keep one agent and make the other a sub-agent (templates.%s.subAgents: [%q], with its own permissions)",
+		first, second, second, second, tmpl(first), tmpl(second))
 }
 
 // realDirs returns each target's directory, cleaned, with symlinks

@@ -51,6 +51,11 @@ type Entry struct {
 	Exec bool `json:"exec,omitempty"`
 	// Style: ModeBlock comment style.
 	Style string `json:"style,omitempty"`
+	// Shared: ModeBlock, the block belongs to the file, not to the agent
+	// (the .gitignore block): one block per file, markers without an
+	// agent name, holding the union of the lines of every agent that
+	// wants it there (reconcile plans the union; docs/design.md).
+	Shared bool `json:"shared,omitempty"`
 	// Format: ModeKeys, "json" or "toml".
 	Format string `json:"format,omitempty"`
 	// Keys: ModeKeys, the managed keys with their values.

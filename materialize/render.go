@@ -36,7 +36,8 @@ type Options struct {
 
 // Well-known files of a workspace.
 const (
-	// GitignorePath receives one hash-style block per project agent.
+	// GitignorePath receives one shared hash-style block (Entry.Shared):
+	// one per file, whatever the number of project agents writing there.
 	GitignorePath = ".gitignore"
 	// ActantJSONPath is the Actant-compatible instance metadata file.
 	ActantJSONPath = layout.InstanceRecord
@@ -680,7 +681,11 @@ func (rd *renderer) gitignore() error {
 	if len(lines) == 0 {
 		return nil
 	}
-	return rd.addBlock(GitignorePath, StyleHash, strings.Join(lines, "\n")+"\n", "gitignore")
+	if err := rd.addBlock(GitignorePath, StyleHash, strings.Join(lines, "\n")+"\n", "gitignore"); err != nil {
+		return err
+	}
+	rd.slots[rd.byPath[GitignorePath]].e.Shared = true
+	return nil
 }
 
 // written reports whether actctl writes rel in a project workspace (an

@@ -24,6 +24,8 @@ const (
 type subAgent struct {
 	name, desc, prompt string
 	sa                 *schema.SubAgent
+	// perms are the sub-agent template's own permissions (subAgentPerms).
+	perms schema.Permissions
 }
 
 func (rd *renderer) subAgents(f schema.Files) error {
@@ -96,7 +98,7 @@ func (rd *renderer) subAgent(ref string) (subAgent, error) {
 	if len(t.Skills)+len(t.MCPServers)+len(t.SubAgents) > 0 {
 		rd.warn("%s: its skills, MCP servers and sub-agents are not rendered; only its description and prompts are", origin)
 	}
-	return subAgent{name: name, desc: desc, prompt: joinParagraphs(parts...), sa: t.SubAgent}, nil
+	return subAgent{name: name, desc: desc, prompt: joinParagraphs(parts...), sa: t.SubAgent, perms: t.Permissions}, nil
 }
 
 // subAgentFile renders one sub-agent in the layout's format.
@@ -106,19 +108,25 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 	if s.sa != nil {
 		tools, model = s.sa.Tools, s.sa.Model
 	}
-	var warns []string
+	mode, warns, err := subAgentPerms(l.Format, s.perms)
+	if err != nil {
+		return "", nil, nil, err
+	}
 	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(s.name)}, {Key: "description", Value: frontmatter.Scalar(s.desc)}}
 	switch l.Format {
 	case schema.FormatClaudeSub:
 		// code.claude.com/docs/en/sub-agents: tools comma-separated
-		// (omitted: every tool of the session), model.
+		// (omitted: every tool of the session), model, permissionMode.
 		if len(tools) > 0 {
 			fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(tools, ", "))})
 		}
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), nil, nil
+		if mode != "" {
+			fields = append(fields, frontmatter.Line{Key: "permissionMode", Value: frontmatter.Scalar(mode)})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subGemini:
 		// gemini-cli docs/core/subagents.md: kind local, tools a YAML
 		// list of Gemini CLI tool names, model.
@@ -129,7 +137,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), nil, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCursor:
 		// cursor.com/docs/subagents: name, description, model; no tool list.
 		if model != "" {
@@ -149,24 +157,71 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+extOr(l, ".agent.md")), frontmatter.Lines(fields, s.prompt), nil, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".agent.md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subOpenCode:
-		p, b, warns := openCodeAgent(l, s, tools, model)
-		return p, b, warns, nil
+		p, b, more := openCodeAgent(l, s, tools, model)
+		return p, b, append(warns, more...), nil
 	case subCodex:
 		if len(tools) > 0 {
 			warns = append(warns, "Codex custom agents take no tool list; subAgent.tools is not written")
 		}
-		b, err := codexAgent(s, model)
+		b, err := codexAgent(s, model, codexByMode[mode].Sandbox)
 		return joinRel(l.Dir, s.name+extOr(l, ".toml")), b, warns, err
 	}
 	return "", nil, nil, fmt.Errorf("unknown sub-agents format %q", l.Format)
 }
 
+// subAgentPerms is what of a sub-agent template's permissions its
+// backend's sub-agent format holds (docs/formats.md "Sub-agents"): the
+// permission mode (Claude Code permissionMode; Codex sandbox_mode, see
+// codexByMode), and a warning for what it cannot hold (permission rules;
+// Codex's approval policy and network; any permission for Gemini CLI,
+// Cursor, GitHub Copilot and OpenCode sub-agents, which run with the main
+// session's).
+func subAgentPerms(format string, p schema.Permissions) (string, []string, error) {
+	if p.Unset() {
+		return "", nil, nil
+	}
+	mode, err := effectiveMode(p)
+	if err != nil {
+		return "", nil, err
+	}
+	what := "rules"
+	if p.Preset != "" {
+		what = "preset " + p.Preset
+	}
+	rules := len(p.Allow)+len(p.Deny)+len(p.Ask)+len(p.AdditionalDirectories) > 0
+	var warns []string
+	switch format {
+	case schema.FormatClaudeSub:
+		if rules {
+			warns = append(warns, "permission rules (allow, deny, ask, additionalDirectories) are not written: a Claude Code sub-agent takes permissionMode and a tool list (subAgent.tools), not rules; it runs with the main session's")
+		}
+		return mode, warns, nil
+	case subCodex:
+		pol := codexByMode[mode]
+		if mode != "" && (pol.Approval != "on-request" || pol.Network) {
+			warns = append(warns, fmt.Sprintf("permissions (%s): only sandbox_mode %q is written; a Codex custom agent's approval policy and network access are the main session's", what, pol.Sandbox))
+		}
+		if rules {
+			warns = append(warns, "permission rules (allow, deny, ask, additionalDirectories) are not written: a Codex custom agent takes a sandbox_mode, not rules")
+		}
+		return mode, warns, nil
+	case subGemini:
+		return "", []string{fmt.Sprintf("permissions (%s) are not written: Gemini CLI sub-agents take no permission setting (a tool list, subAgent.tools, restricts them); it runs with the main session's", what)}, nil
+	default:
+		return "", []string{fmt.Sprintf("permissions (%s) are not written: %s sub-agents take no permission setting; it runs with the main session's", what, subTool[format])}, nil
+	}
+}
+
+// subTool names the tool of a sub-agent format without a permission setting.
+var subTool = map[string]string{subCursor: "Cursor", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode"}
+
 // codexAgent is a Codex custom agent (developers.openai.com/codex/subagents):
 // name, description, developer_instructions, optional model ("inherit"
-// means leaving it out: the agent then uses the session's model).
-func codexAgent(s subAgent, model string) ([]byte, error) {
+// means leaving it out: the agent then uses the session's model) and
+// sandbox_mode (from the sub-agent's permissions).
+func codexAgent(s subAgent, model, sandbox string) ([]byte, error) {
 	if model == "inherit" {
 		model = ""
 	}
@@ -174,8 +229,9 @@ func codexAgent(s subAgent, model string) ([]byte, error) {
 		Name         string `toml:"name"`
 		Description  string `toml:"description"`
 		Model        string `toml:"model,omitempty"`
+		Sandbox      string `toml:"sandbox_mode,omitempty"`
 		Instructions string `toml:"developer_instructions,multiline"`
-	}{s.name, s.desc, model, s.prompt}
+	}{s.name, s.desc, model, sandbox, s.prompt}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(v); err != nil {
 		return nil, fmt.Errorf("encode codex agent: %w", err)

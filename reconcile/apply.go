@@ -463,10 +463,16 @@ type FileDiff struct {
 	Action Action `json:"action"`
 	// Unified is the unified diff (empty for a directory).
 	Unified string `json:"diff"`
+	// Drift: the file holds a hand edit of what actctl manages, which
+	// apply keeps; Unified is what apply --force would write instead
+	// (docs/json.md).
+	Drift bool `json:"drift,omitempty"`
 }
 
-// Diff reports, as unified diffs, every file apply would change. It takes
-// no lock and writes nothing.
+// Diff reports, as unified diffs, every file apply would change, and
+// every file holding a hand edit (drift) as the diff of what apply
+// --force would restore (FileDiff.Drift). It takes no lock and writes
+// nothing.
 func Diff(cfg *schema.Config, o Options) ([]FileDiff, *Result, error) {
 	o.DryRun = true
 	r, err := prepareRun(cfg, o)
@@ -476,23 +482,68 @@ func Diff(cfg *schema.Config, o Options) ([]FileDiff, *Result, error) {
 	res := r.result(true)
 	var out []FileDiff
 	for _, op := range r.plan.Ops {
-		fd := FileDiff{Path: op.Rel, Action: op.Action}
-		if !op.Dir {
-			oldLabel, newLabel := "a/"+op.Rel, "b/"+op.Rel
-			if !op.Exists {
-				oldLabel = "/dev/null"
-			}
-			if op.Action == ActDelete {
-				newLabel = "/dev/null"
-			}
-			fd.Unified = modeHeader(op) + udiff.Unified(oldLabel, newLabel, string(op.Old), string(op.Data))
-		}
-		out = append(out, fd)
+		out = append(out, fileDiff(op))
 	}
 	if c := r.plan.Conflicts(); len(c) > 0 {
 		return out, res, &ConflictError{Conflicts: c}
 	}
+	if res.Counts.Drifted > 0 {
+		if out, err = withDrift(cfg, o, r.plan, out); err != nil {
+			return nil, nil, err
+		}
+	}
 	return out, res, nil
+}
+
+// fileDiff is the unified diff of one op.
+func fileDiff(op *Op) FileDiff {
+	fd := FileDiff{Path: op.Rel, Action: op.Action}
+	if !op.Dir {
+		oldLabel, newLabel := "a/"+op.Rel, "b/"+op.Rel
+		if !op.Exists {
+			oldLabel = "/dev/null"
+		}
+		if op.Action == ActDelete {
+			newLabel = "/dev/null"
+		}
+		fd.Unified = modeHeader(op) + udiff.Unified(oldLabel, newLabel, string(op.Old), string(op.Data))
+	}
+	return fd
+}
+
+// withDrift replaces or adds, in out, the diff of every file plan found
+// drifted by the diff the same plan with --force makes of it: what apply
+// --force would restore. Files in path order.
+func withDrift(cfg *schema.Config, o Options, plan *Plan, out []FileDiff) ([]FileDiff, error) {
+	drifted := map[string]bool{}
+	for _, n := range plan.Notes {
+		if n.Action == ActDrift {
+			drifted[n.Rel] = true
+		}
+	}
+	o.Force = true
+	forced, err := prepareRun(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	at := map[string]int{}
+	for i, fd := range out {
+		at[fd.Path] = i
+	}
+	for _, op := range forced.plan.Ops {
+		if !drifted[op.Rel] {
+			continue
+		}
+		fd := fileDiff(op)
+		fd.Drift = true
+		if i, ok := at[op.Rel]; ok {
+			out[i] = fd
+		} else {
+			out = append(out, fd)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
 }
 
 // Agent statuses.

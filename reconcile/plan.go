@@ -195,6 +195,10 @@ type planner struct {
 	inScope func(agent string) bool
 	// declared are the agents with a target.
 	declared map[string]bool
+	// shared and sharedSums: the union body of each shared block (by the
+	// absolute path of its file) and its digest (see sharedBodies).
+	shared     map[string][]byte
+	sharedSums map[string]string
 }
 
 // MakePlan computes, without any I/O, what apply must do so that disk matches
@@ -213,6 +217,7 @@ func MakePlan(root string, targets []*materialize.Target, snap *Snapshot, st *St
 		p.declared[t.Agent] = true
 	}
 	configDigest, sums := digestTargets(targets)
+	p.shared, p.sharedSums = sharedBodies(targets)
 	agentNames := slices.Sorted(maps.Keys(st.Agents))
 	groups := p.groups(targets, sums, st, agentNames)
 	if err := p.files(groups); err != nil {
@@ -762,7 +767,10 @@ func (p *planner) unchanged(g *fileGroup) bool {
 				return false
 			}
 		case materialize.ModeBlock:
-			if rec.Style != d.e.Style || !d.blockIs(rec.SHA256) {
+			if rec.Style != d.e.Style || rec.Shared != d.e.Shared {
+				return false
+			}
+			if d.e.Shared && !p.sharedIs(&d, rec.SHA256) || !d.e.Shared && !d.blockIs(rec.SHA256) {
 				return false
 			}
 		case materialize.ModeKeys:

@@ -21,12 +21,16 @@ import (
 // plan decided for it.
 type item struct {
 	agent, dir, policy string
-	rec                *EntryState // block: its record; keys: the entry record
-	krec               *KeyState   // keys: the key record
-	des                *materialize.Entry
-	key                []string
-	want               []byte // desired body / canonical value
-	frozen             bool
+	// name: a block's marker name (its agent, or block.Shared); sharers:
+	// the agents of a shared block (see plan_shared.go).
+	name    string
+	sharers []sharer
+	rec     *EntryState // block: its record; keys: the entry record
+	krec    *KeyState   // keys: the key record
+	des     *materialize.Entry
+	key     []string
+	want    []byte // desired body / canonical value
+	frozen  bool
 	// cur is the current body / canonical value; ok whether present.
 	cur []byte
 	ok  bool
@@ -45,6 +49,9 @@ type item struct {
 	kept bool
 	// wantRaw: digest of the desired key value as rendered (KeyState.Want).
 	wantRaw string
+	// moved: a new key whose current value is what recorded keys above or
+	// below its path that come out in this plan leave (see movedFree).
+	moved []*item
 }
 
 // normBody is a block body as block.Find reports it back: LF line endings
@@ -154,7 +161,7 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem) ([]*item, bool) {
 	var items []*item
 	find := func(it *item, style string) bool {
-		body, ok, err := block.Find(fs.content, it.agent, style)
+		body, ok, err := block.Find(fs.content, it.name, style)
 		if err != nil {
 			p.note(g, ActConflict, it.agent, "", "cannot edit the file safely: %v", err)
 			return false
@@ -164,7 +171,14 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 	}
 	for i := range recs {
 		r := recs[i]
-		it := &item{agent: r.agent, dir: r.dir, rec: &recs[i].e, frozen: r.frozen}
+		it := &item{agent: r.agent, dir: r.dir, name: blockName(r.agent, &r.e), rec: &recs[i].e, frozen: r.frozen}
+		if r.e.Shared {
+			if x := sharedItem(items); x != nil {
+				x.addSharer(sharer{agent: r.agent, dir: r.dir, rec: &recs[i].e, frozen: r.frozen})
+				continue
+			}
+			it.addSharer(sharer{agent: r.agent, dir: r.dir, rec: &recs[i].e, frozen: r.frozen})
+		}
 		if !find(it, r.e.Style) {
 			return nil, false
 		}
@@ -172,15 +186,21 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 	}
 	for i := range des {
 		d := des[i]
+		if d.e.Shared {
+			if !p.sharedDesired(fs, &items, &d, find) {
+				return nil, false
+			}
+			continue
+		}
 		want := normBody(d.e.Content)
 		var it *item
 		for _, x := range items {
-			if x.agent == d.agent && !x.frozen && x.des == nil && x.rec.Style == d.e.Style {
+			if x.agent == d.agent && x.sharers == nil && !x.frozen && x.des == nil && x.rec.Style == d.e.Style {
 				it = x
 			}
 		}
 		if it == nil {
-			it = &item{agent: d.agent, dir: d.dir}
+			it = &item{agent: d.agent, dir: d.dir, name: d.agent}
 			if !find(it, d.e.Style) {
 				return nil, false
 			}
@@ -188,7 +208,52 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 		}
 		it.des, it.policy, it.want, it.dir = d.e, d.policy, want, d.dir
 	}
+	for _, it := range items {
+		if it.sharers != nil {
+			it.settleShared()
+			p.keepUndeclared(it)
+		}
+	}
 	return items, true
+}
+
+// keepUndeclared keeps in a shared block the lines it holds now while an
+// agent removed from the config with --no-prune still records it: its
+// lines are not known apart from the others', and --no-prune leaves an
+// agent's content where it is.
+func (p *planner) keepUndeclared(it *item) {
+	if it.des == nil || !it.ok {
+		return
+	}
+	for _, s := range it.sharers {
+		if s.frozen && s.rec != nil && !p.declared[s.agent] {
+			it.want = unionLines(normBody(it.cur), it.want)
+			return
+		}
+	}
+}
+
+// sharedDesired adds d, an agent's wish for the shared block of the file,
+// to the file's shared item (made on first sight): the item wants the
+// union body of every agent's lines.
+func (p *planner) sharedDesired(fs *fileState, items *[]*item, d *desiredItem, find func(*item, string) bool) bool {
+	it := sharedItem(*items)
+	if it == nil {
+		it = &item{agent: d.agent, dir: d.dir, name: block.Shared}
+		if !find(it, d.e.Style) {
+			return false
+		}
+		*items = append(*items, it)
+	}
+	it.addSharer(sharer{agent: d.agent, dir: d.dir, wants: true})
+	want := p.sharedWant(d)
+	if it.des != nil {
+		want = unionLines(it.want, want)
+	} else {
+		it.agent, it.dir, it.policy = d.agent, d.dir, d.policy
+	}
+	it.des, it.want = d.e, want
+	return true
 }
 
 // editBlocks decides every block and edits the file's content: in place
@@ -214,12 +279,12 @@ func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item) (map[*i
 	seps, failed, err := editItems(fs, items, replay,
 		func(it *item) bool { return it.rec != nil },
 		func(it *item, sep []byte) bool { return sep != nil || it.rec == nil },
-		func(c []byte, it *item) (int, bool) { return blockOffset(c, it.agent, style(it)) },
+		func(c []byte, it *item) (int, bool) { return blockOffset(c, it.name, style(it)) },
 		func(c []byte, it *item) ([]byte, error) {
-			return block.Remove(c, it.agent, it.rec.Style, []byte(it.rec.Sep))
+			return block.Remove(c, it.name, it.rec.Style, []byte(it.rec.Sep))
 		},
 		func(c []byte, it *item) ([]byte, []byte, error) {
-			return block.Upsert(c, it.agent, style(it), it.insert)
+			return block.Upsert(c, it.name, style(it), it.insert)
 		})
 	if err != nil {
 		p.note(g, ActConflict, failed.agent, "", "cannot edit the file safely: %v", err)
@@ -232,6 +297,10 @@ func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item) (map[*i
 func blockRecords(items []*item, seps map[*item][]byte) []newRecord {
 	var kept []newRecord
 	for _, it := range items {
+		if it.sharers != nil {
+			kept = append(kept, sharedRecords(it, seps)...)
+			continue
+		}
 		if !it.record {
 			continue
 		}
@@ -288,6 +357,8 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, items []*item, e
 	switch {
 	case it.krec != nil:
 		owned = it.krec.owns
+	case it.sharers != nil:
+		owned = it.sharedOwns
 	case it.rec != nil && it.key == nil:
 		owned = it.rec.owns
 	}
@@ -309,6 +380,9 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, items []*item, e
 			it.record = true
 		}
 	case recorded && it.des == nil:
+		if x := sharedItem(items); x != nil && it.sharers == nil && it.key == nil && x.des != nil {
+			what += " (merged into the file's one block, which its agents share)"
+		}
 		p.unwanted(g, fs, it, what, owned)
 	case recorded:
 		p.rewanted(g, fs, it, what, owned, equal)
@@ -334,6 +408,42 @@ func released(items []*item, it *item) *item {
 		}
 	}
 	return nil
+}
+
+// movedFree returns the recorded keys above or below it's path (a prefix
+// of it, or it a prefix of theirs) that come out in this plan (decided
+// before it: recorded items come first), when removing them, each with its
+// receipt, leaves nothing at it's path: the value there is actctl's, moved
+// to a deeper or shallower path of the same file (an MCP entry
+// mcpServers.x that becomes the settings leaf mcpServers.x.command, or
+// back), not the user's. Nil otherwise.
+func movedFree(kc keyCodec, c []byte, items []*item, it *item) []*item {
+	var out []*item
+	for _, x := range items {
+		if x != it && x.krec != nil && !x.frozen && x.ok && x.insert == nil && x.changed &&
+			!slices.Equal(x.key, it.key) && (isPrefix(x.key, it.key) || isPrefix(it.key, x.key)) {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	byPosition(c, out, func(c []byte, x *item) (int, bool) { return kc.offset(c, x.key) })
+	for i := len(out) - 1; i >= 0; i-- {
+		var err error
+		if c, err = kc.del(c, out[i].key, out[i].krec.Receipt); err != nil {
+			return nil
+		}
+	}
+	if _, ok, err := kc.get(c, it.key); err != nil || ok {
+		return nil
+	}
+	return out
+}
+
+// isPrefix reports whether p is a prefix of k.
+func isPrefix(p, k []string) bool {
+	return len(p) <= len(k) && slices.Equal(p, k[:len(p)])
 }
 
 // unwanted decides a recorded item no agent wants any more (prune): it
@@ -369,6 +479,9 @@ func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, o
 func (it *item) claimed(h string) bool {
 	if it.krec != nil {
 		return it.rec.Claim || it.krec.SHA256 != h
+	}
+	if it.sharers != nil {
+		return it.sharedClaimed(h)
 	}
 	return it.rec.claimed(h)
 }
@@ -409,6 +522,14 @@ func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, 
 		fs.touch(it.agent, what+" taken over from agent "+from.agent)
 		return
 	}
+	if it.moved != nil {
+		// The recorded keys above or below it come out first (the replay
+		// removes every recorded key), leaving nothing of the user's at
+		// its path: it is actctl's value that moved.
+		it.insert, it.changed, it.record = it.want, true, true
+		fs.touch(it.agent, what+" moved from key "+strings.Join(it.moved[0].key, "."))
+		return
+	}
 	if it.ok && !equal(it.cur, it.want) {
 		p.notOurs(g, fs, it, what)
 		return
@@ -439,6 +560,8 @@ func (p *planner) notOurs(g *fileGroup, fs *fileState, it *item, what string) {
 		fs.touch(it.agent, "replaced the user's value of "+what+" (restored on prune)")
 	case it.key != nil:
 		p.note(g, ActConflict, it.agent, it.policy, "%s holds a value actctl has no record of writing, so it is yours and is not replaced: remove the key (or use workDirConflict \"overwrite\", which restores it on prune), then apply again", what)
+	case it.name == block.Shared:
+		p.note(g, ActConflict, it.agent, it.policy, "holds a block between \"BEGIN actctl\" and \"END actctl\" markers that actctl has no record of writing (a copy from elsewhere, or a block kept as yours), so it is yours and is not replaced: remove the block, then apply again")
 	default:
 		p.note(g, ActConflict, it.agent, it.policy, "holds a block between \"BEGIN actctl agent=%s\" and \"END actctl agent=%s\" markers that actctl has no record of writing (a copy from elsewhere, an example, or a block kept as yours when the agent was removed), so it is yours and is not replaced: remove the block or rename its markers, then apply again", it.agent, it.agent)
 	}
@@ -530,6 +653,9 @@ func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desir
 func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*item) (map[*item]json.RawMessage, bool) {
 	replay := false
 	for _, it := range items {
+		if it.krec == nil && it.ok {
+			it.moved = movedFree(kc, fs.content, items, it)
+		}
 		p.decide(g, fs, it, items, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
 		if it.krec != nil && it.ok && (it.insert == nil || !it.record) {
 			replay = true

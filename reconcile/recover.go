@@ -173,7 +173,7 @@ func written(agent string, pe EntryState, fi *FileInfo) bool {
 		return exists && sum(fi.Data) == pe.SHA256 && isExec(fi.Perm) == pe.Exec
 	case materialize.ModeBlock:
 		if exists {
-			body, ok, err := block.Find(fi.Data, agent, pe.Style)
+			body, ok, err := block.Find(fi.Data, blockName(agent, &pe), pe.Style)
 			return err == nil && ok && sum(body) == pe.SHA256
 		}
 	case materialize.ModeKeys:

@@ -81,6 +81,9 @@ type EntryState struct {
 	// body (ModeBlock) as written.
 	SHA256 string `json:"sha256,omitempty"`
 	Style  string `json:"style,omitempty"`
+	// Shared: the block is the file's own (materialize.Entry.Shared), its
+	// markers name no agent; every agent wanting it records it.
+	Shared bool   `json:"shared,omitempty"`
 	Format string `json:"format,omitempty"`
 	// Sep is what block.Upsert inserted before the block; prune removes
 	// exactly these bytes again, the blocks of a file taken out last
@@ -308,6 +311,9 @@ func digestTargets(targets []*materialize.Target) (string, [][]entrySums) {
 			buf = append(buf, e.Mode...)
 			buf = append(buf, ' ')
 			buf = append(buf, e.Style...)
+			if e.Shared {
+				buf = append(buf, "/shared"...)
+			}
 			buf = append(buf, ' ')
 			buf = append(buf, e.Format...)
 			buf = append(buf, ' ')
@@ -365,7 +371,7 @@ func equalStates(a, b *State) bool {
 }
 
 func equalEntries(a, b *EntryState) bool {
-	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
+	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style || a.Shared != b.Shared ||
 		a.Format != b.Format || a.Sep != b.Sep || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec || a.Claim != b.Claim ||
 		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !slices.Equal(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
 		return false

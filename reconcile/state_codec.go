@@ -408,6 +408,10 @@ func (d *stateDecoder) entry(e *EntryState) error {
 			err = d.strOrNull(&e.SHA256)
 		case "style":
 			err = d.strOrNull(&e.Style)
+		case "shared":
+			if !d.null() {
+				e.Shared, err = d.boolean()
+			}
 		case "format":
 			err = d.strOrNull(&e.Format)
 		case "sep":

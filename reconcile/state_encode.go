@@ -255,6 +255,7 @@ func (e *stateEncoder) entry(x *EntryState) error {
 	e.strField("mode", string(x.Mode), false)
 	e.strField("sha256", x.SHA256, true)
 	e.strField("style", x.Style, true)
+	e.trueField("shared", x.Shared)
 	e.strField("format", x.Format, true)
 	e.strField("sep", x.Sep, true)
 	if len(x.Keys) > 0 {

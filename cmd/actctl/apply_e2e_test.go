@@ -200,7 +200,7 @@ func TestApplyLifecycle(t *testing.T) {
 		t.Errorf(".claude/settings.json:\n%s", settings)
 	}
 	gi := read(t, filepath.Join(dir, ".gitignore"))
-	if !strings.HasPrefix(gi, userFiles[".gitignore"]+"\n\n# BEGIN actctl agent=fixer\n") || !strings.Contains(gi, ".actant/\n") {
+	if !strings.HasPrefix(gi, userFiles[".gitignore"]+"\n\n# BEGIN actctl\n") || !strings.Contains(gi, ".actant/\n") {
 		t.Errorf(".gitignore:\n%q", gi)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".claude/skills/go-testing/SKILL.md")); err != nil {

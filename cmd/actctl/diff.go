@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:         "diff",
-		Usage:        "unified diff of every file apply would change (exit 0: none, 1: changes or hand edits, 2: error)",
+		Usage:        "unified diff of every file apply would change, and of every hand edit what apply --force restores (exit 0: none, 1: changes or hand edits, 2: error)",
 		ArgsUsage:    "[AGENT...]",
 		OnUsageError: usageErrors,
 		Action:       diffCmd,
@@ -36,7 +36,13 @@ func diffCmd(c *cli.Context) error {
 		if diffs == nil {
 			diffs = []reconcile.FileDiff{}
 		}
-		out := map[string]any{"changes": len(diffs) > 0, "files": diffs, "actions": []reconcile.Item{}}
+		drifted := 0
+		for _, d := range diffs {
+			if d.Drift {
+				drifted++
+			}
+		}
+		out := map[string]any{"changes": len(diffs) > 0, "drifted": drifted, "files": diffs, "actions": []reconcile.Item{}}
 		if res != nil && res.Items != nil {
 			out["actions"] = res.Items
 		}
@@ -51,10 +57,18 @@ func diffCmd(c *cli.Context) error {
 			}
 			fmt.Fprint(g.Stdout, g.Color().diff(d.Unified))
 		}
+		shown := map[string]bool{}
+		for _, d := range diffs {
+			shown[d.Path] = d.Drift
+		}
 		if res != nil {
 			for _, it := range res.Items {
 				if it.Action == reconcile.ActDrift || it.Action == reconcile.ActConflict || it.Action == reconcile.ActWarning {
-					fmt.Fprintf(g.Stderr, "actctl: %s: %s: %s\n", it.Action, it.Path, it.Reason)
+					more := ""
+					if it.Action == reconcile.ActDrift && shown[it.Path] {
+						more = "; the diff above is what apply --force restores"
+					}
+					fmt.Fprintf(g.Stderr, "actctl: %s: %s: %s%s\n", it.Action, it.Path, it.Reason, more)
 				}
 			}
 		}

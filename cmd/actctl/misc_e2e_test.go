@@ -50,8 +50,8 @@ agents: {
 `)
 	mustApply(t, dir, "")
 	want := map[string]string{
-		".gitignore":     "node_modules/\n\n# BEGIN actctl agent=root\n/.actant/\n# END actctl agent=root\n",
-		"sub/.gitignore": "# BEGIN actctl agent=below\n/.actant/\n# END actctl agent=below\n",
+		".gitignore":     "node_modules/\n\n# BEGIN actctl\n/.actant/\n# END actctl\n",
+		"sub/.gitignore": "# BEGIN actctl\n/.actant/\n# END actctl\n",
 	}
 	for f, w := range want {
 		if got := read(t, filepath.Join(dir, f)); got != w {

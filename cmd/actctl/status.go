@@ -24,21 +24,45 @@ func init() {
 		Usage:        "per agent: Synced, OutOfSync (with what drifted) or Missing",
 		ArgsUsage:    "[AGENT...]",
 		OnUsageError: usageErrors,
-		Action:       statusCmd,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when an agent is not Synced (OutOfSync or Missing), 2 on an error, 0 otherwise (for scripts)"},
+		},
+		Action: statusCmd,
 	})
 }
 
 func statusCmd(c *cli.Context) error {
 	g := globalsOf(c)
+	fail := func(err error) error {
+		if c.Bool("exit-code") {
+			return withCode(2, err)
+		}
+		return err
+	}
 	cfg, err := g.Load()
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	out, err := agentStatuses(cfg, c.Args().Slice())
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	addUpStatus(g, out)
+	if err := printStatuses(g, out); err != nil {
+		return fail(err)
+	}
+	if c.Bool("exit-code") {
+		for _, s := range out {
+			if s.Status != reconcile.Synced {
+				return withCode(1, nil)
+			}
+		}
+	}
+	return nil
+}
+
+// printStatuses prints status's table, or its JSON.
+func printStatuses(g *globals, out []agentStatusJSON) error {
 	if g.JSON() {
 		return g.PrintJSON(out)
 	}

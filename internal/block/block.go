@@ -35,8 +35,14 @@ const (
 	StyleHash = "hash"
 )
 
+// Shared names the one block of a file that belongs to the file rather than
+// to one agent (the .gitignore block every agent writing into a directory
+// shares, docs/design.md): its markers carry no agent name
+// ("# BEGIN actctl" ... "# END actctl"). No agent can have this name.
+const Shared = "*"
+
 // Markers returns the BEGIN and END marker lines (without line endings) for
-// the named block. It rejects names that could not be found again reliably:
+// the named block (Shared: the file's own block). It rejects names that could not be found again reliably:
 // empty names, names with whitespace or control characters (the marker must
 // stay one token), and names containing "-->" (it would close the HTML
 // comment early).
@@ -49,14 +55,18 @@ func Markers(name, style string) (begin, end string, err error) {
 			return "", "", fmt.Errorf("block %q: name contains whitespace or control characters", name)
 		}
 	}
+	tag := " agent=" + name
+	if name == Shared {
+		tag = ""
+	}
 	switch style {
 	case StyleHTML:
 		if bytes.Contains([]byte(name), []byte("-->")) {
 			return "", "", fmt.Errorf("block %q: name contains \"-->\"", name)
 		}
-		return "<!-- BEGIN actctl agent=" + name + " -->", "<!-- END actctl agent=" + name + " -->", nil
+		return "<!-- BEGIN actctl" + tag + " -->", "<!-- END actctl" + tag + " -->", nil
 	case StyleHash:
-		return "# BEGIN actctl agent=" + name, "# END actctl agent=" + name, nil
+		return "# BEGIN actctl" + tag, "# END actctl" + tag, nil
 	default:
 		return "", "", fmt.Errorf("block %q: unknown style %q (want %q or %q)", name, style, StyleHTML, StyleHash)
 	}

@@ -15,6 +15,18 @@ func TestMarkers(t *testing.T) {
 	if err != nil || b != "# BEGIN actctl agent=reviewer" || e != "# END actctl agent=reviewer" {
 		t.Fatalf("hash: %q %q %v", b, e, err)
 	}
+	b, e, err = Markers(Shared, StyleHash)
+	if err != nil || b != "# BEGIN actctl" || e != "# END actctl" {
+		t.Fatalf("shared: %q %q %v", b, e, err)
+	}
+	// The file's own block and an agent's are told apart.
+	two := []byte("# BEGIN actctl agent=a\n/a\n# END actctl agent=a\n# BEGIN actctl\n/s\n# END actctl\n")
+	if body, ok, err := Find(two, Shared, StyleHash); err != nil || !ok || string(body) != "/s\n" {
+		t.Fatalf("Find(shared) = %q %v %v", body, ok, err)
+	}
+	if body, ok, err := Find(two, "a", StyleHash); err != nil || !ok || string(body) != "/a\n" {
+		t.Fatalf("Find(a) = %q %v %v", body, ok, err)
+	}
 	for _, bad := range []struct{ name, style string }{
 		{"", StyleHTML}, {"a b", StyleHTML}, {"a\nb", StyleHash}, {"x-->y", StyleHTML}, {"ok", "xml"},
 	} {
