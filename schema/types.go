@@ -199,6 +199,9 @@ const (
 	DialectVSCode = "vscode"
 	// DialectOpenCode: OpenCode opencode.json: "mcp" entries; "permission"
 	DialectOpenCode = "opencode"
+	// DialectQwen: Qwen Code .qwen/settings.json mcpServers; remote
+	// servers use httpUrl (streamable HTTP) or url (SSE) (MCP only)
+	DialectQwen = "qwen"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
