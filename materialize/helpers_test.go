@@ -25,6 +25,7 @@ func builtinBackends() map[string]schema.Backend {
 			Permissions:  &schema.PermissionsFile{Path: ".claude/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectClaude},
 			Settings:     &schema.SettingsFile{Path: ".claude/settings.json", Format: schema.FormatJSON},
 			Shadows:      &schema.Shadows{Files: []string{"AGENTS.md"}, Import: "@{path}"},
+			Ignore:       &schema.IgnoreFile{Path: ".claude/settings.json", Format: schema.IgnoreClaude},
 		}},
 		"codex": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -42,6 +43,7 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGemini},
 			Permissions:  &schema.PermissionsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectGemini},
 			Settings:     &schema.SettingsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON},
+			Ignore:       &schema.IgnoreFile{Path: ".geminiignore", Format: schema.IgnoreGitignore},
 		}},
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -49,6 +51,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
+			Ignore:       &schema.IgnoreFile{Path: ".cursorignore", Format: schema.IgnoreGitignore},
 		}},
 		"cursor-agent": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -58,6 +61,7 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 			Permissions:  &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
 			Settings:     &schema.SettingsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON},
+			Ignore:       &schema.IgnoreFile{Path: ".cursorignore", Format: schema.IgnoreGitignore},
 		}},
 		"antigravity": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -65,6 +69,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".agents/skills", Format: schema.FormatSkillDir},
 			MCP:          &schema.MCPFile{Path: ".agents/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectAntigravity},
 			Settings:     &schema.SettingsFile{Path: ".agents/hooks.json", Format: schema.FormatJSON},
+			Ignore:       &schema.IgnoreFile{Path: ".geminiignore", Format: schema.IgnoreGitignore},
 		}},
 		"copilot": {Files: schema.Files{
 			Instructions: []string{".github/copilot-instructions.md"},
@@ -88,12 +93,14 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".devin/skills", Format: schema.FormatSkillDir},
 			MCP:          &schema.MCPFile{Path: ".devin/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
 			Settings:     &schema.SettingsFile{Path: ".devin/config.json", Format: schema.FormatJSON},
+			Ignore:       &schema.IgnoreFile{Path: ".devinignore", Format: schema.IgnoreGitignore},
 		}},
 		"cline": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cline/skills"),
 			Commands:     &schema.DirLayout{Dir: ".clinerules/workflows", Format: schema.FormatPlain},
 			SubAgents:    &schema.DirLayout{Dir: ".cline/agents", Format: schema.FormatClaudeSub},
+			Ignore:       &schema.IgnoreFile{Path: ".clineignore", Format: schema.IgnoreGitignore},
 		}},
 		"kiro": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -101,6 +108,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".kiro/prompts", Format: schema.FormatPlain},
 			SubAgents:    &schema.DirLayout{Dir: ".kiro/agents", Format: schema.FormatClaudeSub},
 			MCP:          &schema.MCPFile{Path: ".kiro/settings/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
+			Ignore:       &schema.IgnoreFile{Path: ".kiroignore", Format: schema.IgnoreGitignore},
 		}},
 		"amp": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -115,10 +123,12 @@ func builtinBackends() map[string]schema.Backend {
 			SubAgents:    &schema.DirLayout{Dir: ".qwen/agents", Format: schema.FormatClaudeSub},
 			MCP:          &schema.MCPFile{Path: ".qwen/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectQwen},
 			Settings:     &schema.SettingsFile{Path: ".qwen/settings.json", Format: schema.FormatJSON},
+			Ignore:       &schema.IgnoreFile{Path: ".qwenignore", Format: schema.IgnoreGitignore},
 		}},
 		"goose": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".agents/skills"),
+			Ignore:       &schema.IgnoreFile{Path: ".gooseignore", Format: schema.IgnoreGitignore},
 		}},
 		"kilo": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -128,6 +138,7 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: "kilo.json", Format: schema.FormatJSON, Key: "mcp", Dialect: schema.DialectOpenCode},
 			Permissions:  &schema.PermissionsFile{Path: "kilo.json", Format: schema.FormatJSON, Dialect: schema.DialectOpenCode},
 			Settings:     &schema.SettingsFile{Path: "kilo.json", Format: schema.FormatJSON},
+			Ignore:       &schema.IgnoreFile{Path: ".kilocodeignore", Format: schema.IgnoreGitignore},
 		}},
 		"junie": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -135,6 +146,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".junie/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".junie/agents", Format: schema.FormatClaudeSub},
 			MCP:          &schema.MCPFile{Path: ".junie/mcp/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
+			Ignore:       &schema.IgnoreFile{Path: ".aiignore", Format: schema.IgnoreGitignore},
 		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},

@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,5 +34,124 @@ func TestQwenMCP(t *testing.T) {
 	f := &schema.MCPFile{Path: "a.toml", Format: "toml", Key: "mcpServers", Dialect: "qwen"}
 	if _, err := dialectFor(f); err == nil || !strings.Contains(err.Error(), "is written as json") {
 		t.Errorf("qwen as toml: err = %v", err)
+	}
+}
+
+// ignoreConfig is the sample agent on backend with the ignore lists
+// secrets and build, and deny rules of its own when deny is given.
+func ignoreConfig(backend string, deny ...string) *schema.Config {
+	cfg := sampleConfig(backend, schema.ArchTool)
+	cfg.Ignore = map[string]schema.Ignore{
+		"secrets": {Patterns: []string{".env", "secrets/", "!secrets/README.md"}},
+		"build":   {Patterns: []string{"dist/", ".env"}},
+	}
+	t := cfg.Templates["reviewer"]
+	t.Ignore = []string{"secrets", "build"}
+	t.Permissions = schema.Permissions{Deny: deny}
+	cfg.Templates["reviewer"] = t
+	return cfg
+}
+
+func renderIgnore(t *testing.T, cfg *schema.Config) (*Target, error) {
+	t.Helper()
+	r, err := cfg.Resolve("reviewer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Render(cfg, r, Options{})
+}
+
+// TestIgnoreFiles: ignore lists become one block of patterns in a
+// gitignore-style file (each pattern once, in order), Claude Code's
+// Read() deny rules (merged with the agent's own deny rules, a negation
+// left out with a warning), and a warning on a backend with no ignore
+// file, where nothing is written for them.
+func TestIgnoreFiles(t *testing.T) {
+	entry := func(tg *Target, p string) *Entry {
+		for i := range tg.Entries {
+			if tg.Entries[i].Path == p {
+				return &tg.Entries[i]
+			}
+		}
+		return nil
+	}
+	for backend, p := range map[string]string{"cursor": ".cursorignore", "gemini": ".geminiignore", "cline": ".clineignore", "kiro": ".kiroignore", "qwen": ".qwenignore", "junie": ".aiignore", "kilo": ".kilocodeignore", "devin": ".devinignore", "goose": ".gooseignore", "antigravity": ".geminiignore", "cursor-agent": ".cursorignore"} {
+		tg, err := renderIgnore(t, ignoreConfig(backend))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := entry(tg, p)
+		if e == nil || e.Mode != ModeBlock || e.Style != StyleHash || string(e.Content) != ".env\nsecrets/\n!secrets/README.md\ndist/\n" {
+			t.Errorf("%s: %s = %+v", backend, p, e)
+		}
+	}
+
+	denyOf := func(tg *Target) string {
+		e := entry(tg, ".claude/settings.json")
+		if e == nil {
+			return ""
+		}
+		for _, k := range e.Keys {
+			if strings.Join(k.Path, ".") == "permissions.deny" {
+				return string(k.Value)
+			}
+		}
+		return ""
+	}
+	tg, err := renderIgnore(t, ignoreConfig("claude-code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := denyOf(tg); got != `["Read(.env)","Read(secrets/)","Read(dist/)"]` {
+		t.Errorf("claude deny = %s", got)
+	}
+	if !slices.ContainsFunc(tg.Warnings, func(w string) bool { return strings.Contains(w, `"!secrets/README.md" re-includes`) }) {
+		t.Errorf("no warning for the negation: %v", tg.Warnings)
+	}
+	tg, err = renderIgnore(t, ignoreConfig("claude-code", "Bash(rm:*)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := denyOf(tg); got != `["Bash(rm:*)","Read(.env)","Read(secrets/)","Read(dist/)"]` {
+		t.Errorf("claude deny with the agent's rules = %s", got)
+	}
+
+	for _, backend := range []string{"codex", "copilot", "opencode", "pi", "amp"} {
+		tg, err := renderIgnore(t, ignoreConfig(backend))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(tg.Warnings, func(w string) bool {
+			return strings.Contains(w, `backend "`+backend+`" has no ignore file: ignore secrets, build`)
+		}) {
+			t.Errorf("%s: no warning: %v", backend, tg.Warnings)
+		}
+		for _, e := range tg.Entries {
+			if strings.Contains(string(e.Content), "secrets/") || (strings.Contains(e.Path, "ignore") && e.Path != GitignorePath) {
+				t.Errorf("%s: wrote %s for the ignore lists", backend, e.Path)
+			}
+		}
+	}
+}
+
+// TestIgnoreBadInput: a pattern of two lines, a blank pattern or an
+// undeclared list stops the render with a message naming it.
+func TestIgnoreBadInput(t *testing.T) {
+	for _, c := range []struct {
+		patterns []string
+		ref, msg string
+	}{
+		{[]string{"a\nb"}, "secrets", `ignore list "secrets": pattern "a\nb" is not one line`},
+		{[]string{"  "}, "secrets", `ignore list "secrets": pattern "  " is not one line`},
+		{[]string{"x"}, "nope", `ignore list "nope" is not declared`},
+	} {
+		cfg := ignoreConfig("cursor")
+		cfg.Ignore["secrets"] = schema.Ignore{Patterns: c.patterns}
+		tpl := cfg.Templates["reviewer"]
+		tpl.Ignore = []string{c.ref}
+		cfg.Templates["reviewer"] = tpl
+		if _, err := renderIgnore(t, cfg); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: err = %v, want %q", c.patterns, err, c.msg)
+		}
 	}
 }

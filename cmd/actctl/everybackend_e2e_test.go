@@ -15,26 +15,26 @@ import (
 )
 
 // everyBackend lists, per built-in backend, the files one agent with a
-// dir skill, a command, a sub-agent, a stdio and a remote MCP server, a
-// preset and settings must get.
+// dir skill, a command, a sub-agent, a stdio and a remote MCP server, an
+// ignore list, a preset and settings must get.
 var everyBackend = map[string][]string{
 	"claude-code":  {"CLAUDE.md", ".claude/skills/pdf/SKILL.md", ".claude/skills/pdf/scripts/fill.py", ".claude/commands/fix-issue.md", ".claude/agents/tester.md", ".mcp.json", ".claude/settings.json"},
 	"codex":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".codex/agents/tester.toml", ".codex/config.toml"},
-	"gemini":       {"GEMINI.md", ".gemini/skills/pdf/SKILL.md", ".gemini/skills/pdf/scripts/fill.py", ".gemini/commands/fix-issue.toml", ".gemini/agents/tester.md", ".gemini/settings.json"},
-	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/skills/fix-issue/SKILL.md", ".agents/mcp_config.json", ".agents/hooks.json"},
-	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json"},
-	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json"},
+	"gemini":       {"GEMINI.md", ".gemini/skills/pdf/SKILL.md", ".gemini/skills/pdf/scripts/fill.py", ".gemini/commands/fix-issue.toml", ".gemini/agents/tester.md", ".gemini/settings.json", ".geminiignore"},
+	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/skills/fix-issue/SKILL.md", ".agents/mcp_config.json", ".agents/hooks.json", ".geminiignore"},
+	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursorignore"},
+	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json", ".cursorignore"},
 	"pi":           {"AGENTS.md", ".pi/skills/pdf/SKILL.md", ".pi/skills/pdf/scripts/fill.py", ".pi/prompts/fix-issue.md", ".pi/settings.json"},
 	"copilot":      {".github/copilot-instructions.md", ".github/skills/pdf/SKILL.md", ".github/skills/pdf/scripts/fill.py", ".github/prompts/fix-issue.prompt.md", ".github/agents/tester.agent.md", ".vscode/mcp.json"},
 	"opencode":     {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".opencode/commands/fix-issue.md", ".opencode/agents/tester.md", "opencode.json"},
-	"devin":        {"AGENTS.md", ".devin/skills/pdf/SKILL.md", ".devin/skills/pdf/scripts/fill.py", ".devin/skills/fix-issue/SKILL.md", ".devin/mcp_config.json", ".devin/config.json"},
-	"cline":        {"AGENTS.md", ".cline/skills/pdf/SKILL.md", ".cline/skills/pdf/scripts/fill.py", ".clinerules/workflows/fix-issue.md", ".cline/agents/tester.md"},
-	"kiro":         {"AGENTS.md", ".kiro/skills/pdf/SKILL.md", ".kiro/skills/pdf/scripts/fill.py", ".kiro/prompts/fix-issue.md", ".kiro/agents/tester.md", ".kiro/settings/mcp.json"},
+	"devin":        {"AGENTS.md", ".devin/skills/pdf/SKILL.md", ".devin/skills/pdf/scripts/fill.py", ".devin/skills/fix-issue/SKILL.md", ".devin/mcp_config.json", ".devin/config.json", ".devinignore"},
+	"cline":        {"AGENTS.md", ".cline/skills/pdf/SKILL.md", ".cline/skills/pdf/scripts/fill.py", ".clinerules/workflows/fix-issue.md", ".cline/agents/tester.md", ".clineignore"},
+	"kiro":         {"AGENTS.md", ".kiro/skills/pdf/SKILL.md", ".kiro/skills/pdf/scripts/fill.py", ".kiro/prompts/fix-issue.md", ".kiro/agents/tester.md", ".kiro/settings/mcp.json", ".kiroignore"},
 	"amp":          {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".amp/settings.json"},
-	"qwen":         {"QWEN.md", ".qwen/skills/pdf/SKILL.md", ".qwen/skills/pdf/scripts/fill.py", ".qwen/commands/fix-issue.md", ".qwen/agents/tester.md", ".qwen/settings.json"},
-	"goose":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py"},
-	"kilo":         {"AGENTS.md", ".kilo/skills/pdf/SKILL.md", ".kilo/skills/pdf/scripts/fill.py", ".kilo/commands/fix-issue.md", ".kilo/agents/tester.md", "kilo.json"},
-	"junie":        {"AGENTS.md", ".junie/skills/pdf/SKILL.md", ".junie/skills/pdf/scripts/fill.py", ".junie/commands/fix-issue.md", ".junie/agents/tester.md", ".junie/mcp/mcp.json"},
+	"qwen":         {"QWEN.md", ".qwen/skills/pdf/SKILL.md", ".qwen/skills/pdf/scripts/fill.py", ".qwen/commands/fix-issue.md", ".qwen/agents/tester.md", ".qwen/settings.json", ".qwenignore"},
+	"goose":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".gooseignore"},
+	"kilo":         {"AGENTS.md", ".kilo/skills/pdf/SKILL.md", ".kilo/skills/pdf/scripts/fill.py", ".kilo/commands/fix-issue.md", ".kilo/agents/tester.md", "kilo.json", ".kilocodeignore"},
+	"junie":        {"AGENTS.md", ".junie/skills/pdf/SKILL.md", ".junie/skills/pdf/scripts/fill.py", ".junie/commands/fix-issue.md", ".junie/agents/tester.md", ".junie/mcp/mcp.json", ".aiignore"},
 }
 
 // promptOnly are the backends whose command files hold the prompt alone
@@ -52,7 +52,8 @@ mcpServers: {
 	docs: {url: "https://docs.example/mcp", headers: Authorization: "Bearer ${DOCS_TOKEN}"}
 }
 archetypes: tool: interactionModes: ["open"]
-_all: {skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"], permissions: "readonly"}
+ignore: secrets: patterns: [".env", "secrets/"]
+_all: {skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"], ignore: ["secrets"], permissions: "readonly"}
 templates: tester: {backend: "claude-code", description: "Writes tests", prompts: ["tests"]}
 `)
 	names := slices.Sorted(maps.Keys(everyBackend))
@@ -110,6 +111,12 @@ func TestEveryBackendE2E(t *testing.T) {
 			codex := read(t, filepath.Join(dir, "codex/.codex/config.toml"))
 			if strings.Contains(codex, "${") || !strings.HasPrefix(codex, "# mine\n") {
 				t.Errorf("codex config.toml:\n%s", codex)
+			}
+			if ign := read(t, filepath.Join(dir, "gemini/.geminiignore")); !strings.Contains(ign, "\n.env\nsecrets/\n") {
+				t.Errorf("gemini .geminiignore:\n%s", ign)
+			}
+			if cc := read(t, filepath.Join(dir, "claude-code/.claude/settings.json")); !strings.Contains(cc, `"Read(.env)"`) || !strings.Contains(cc, `"theme": "dark"`) {
+				t.Errorf("claude-code settings.json:\n%s", cc)
 			}
 			checkCopilotMCP(t, filepath.Join(dir, "copilot/.vscode/mcp.json"))
 			checkOpenCodeConfig(t, filepath.Join(dir, "opencode/opencode.json"))
