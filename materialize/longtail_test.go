@@ -155,3 +155,30 @@ func TestIgnoreBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDevinSubAgent: a Devin sub-agent is a directory named for it with
+// AGENT.md (name, description, model, an allowed-tools list); the format
+// takes no file ending.
+func TestDevinSubAgent(t *testing.T) {
+	l := &schema.DirLayout{Dir: ".devin/agents", Format: schema.FormatDevinSub}
+	s := subAgent{name: "tester", desc: "Writes tests", prompt: "Be brief.", sa: &schema.SubAgent{Tools: []string{"read", "exec"}, Model: "swe-1.5"}}
+	p, b, warns, err := subAgentFile(l, s)
+	if err != nil || len(warns) != 0 {
+		t.Fatal(err, warns)
+	}
+	want := "---\nname: tester\ndescription: Writes tests\nmodel: swe-1.5\nallowed-tools: [\"read\", \"exec\"]\n---\n\nBe brief.\n"
+	if p != ".devin/agents/tester/AGENT.md" || string(b) != want {
+		t.Errorf("%s:\n%s\nwant\n%s", p, b, want)
+	}
+	cfg := sampleConfig("devin", schema.ArchTool)
+	be := cfg.Backends["devin"]
+	be.Files.SubAgents = &schema.DirLayout{Dir: ".devin/agents", Format: schema.FormatDevinSub, Ext: ".md"}
+	cfg.Backends["devin"] = be
+	r, err := cfg.Resolve("reviewer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(cfg, r, Options{}); err == nil || !strings.Contains(err.Error(), `sub-agents format devin writes <dir>/<name>/AGENT.md: ext ".md" does not apply`) {
+		t.Errorf("ext on devin: err = %v", err)
+	}
+}

@@ -18,6 +18,7 @@ const (
 	subCursor   = schema.FormatCursorSub
 	subCopilot  = schema.FormatCopilotSub
 	subOpenCode = schema.FormatOpenCodeSub
+	subDevin    = schema.FormatDevinSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -37,8 +38,12 @@ func (rd *renderer) subAgents(f schema.Files) error {
 	}
 	switch f.SubAgents.Format {
 	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode:
+	case subDevin:
+		if f.SubAgents.Ext != "" {
+			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
+		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot or opencode)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot, opencode or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -153,6 +158,17 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 	case subOpenCode:
 		p, b, warns := openCodeAgent(l, s, tools, model)
 		return p, b, warns, nil
+	case subDevin:
+		// docs.devin.ai/cli/subagents (via rulesync devin-subagent.ts):
+		// a directory per profile, named for it, holding AGENT.md with
+		// name, description, model and an allowed-tools list.
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "allowed-tools", Value: "[" + strings.Join(quoteAll(tools), ", ") + "]"})
+		}
+		return joinRel(l.Dir, s.name+"/AGENT.md"), frontmatter.Lines(fields, s.prompt), nil, nil
 	case subCodex:
 		if len(tools) > 0 {
 			warns = append(warns, "Codex custom agents take no tool list; subAgent.tools is not written")

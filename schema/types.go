@@ -170,6 +170,9 @@ const (
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
 	FormatOpenCodeSub = "opencode"
+	// FormatDevinSub: <dir>/<name>/AGENT.md, a Devin custom sub-agent
+	// profile (name, description, model, allowed-tools list)
+	FormatDevinSub = "devin"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
