@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,38 @@ func TestGetBackendsLongTail(t *testing.T) {
 	for _, want := range []string{"devin acp", "cline --acp", "kiro-cli acp", "amp-acp", "qwen --acp", "QWEN.md", "goose acp", "kilo acp", "junie --acp=true"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("get backends lacks %q:\n%s", want, r.Stdout)
+		}
+	}
+}
+
+// TestLongTailBadLayoutE2E: a built-in's layout overridden into one its
+// tool cannot read (Qwen's MCP dialect as TOML, Devin's sub-agents with a
+// file ending, an ignore file of an unknown format) stops apply with a
+// message naming it, and nothing is written.
+func TestLongTailBadLayoutE2E(t *testing.T) {
+	base := `package actant
+mcpServers: fs: command: "fs-mcp"
+ignore: secrets: patterns: [".env"]
+templates: sub: {backend: "devin"}
+templates: t: {backend: "qwen", mcpServers: ["fs"], subAgents: ["sub"], ignore: ["secrets"]}
+templates: d: {backend: "devin", subAgents: ["sub"]}
+`
+	for _, c := range []struct{ extra, msg string }{
+		{`agents: a: template: "t"
+backends: qwen: files: mcp: format: "toml"`, `dialect qwen is written as json, not "toml"`},
+		{`agents: a: template: "d"
+backends: devin: files: subAgents: ext: ".md"`, `sub-agents format devin writes <dir>/<name>/AGENT.md: ext ".md" does not apply`},
+		{`agents: a: template: "t"
+backends: qwen: files: ignore: format: "lines"`, "backends.qwen.files.ignore.format"},
+	} {
+		dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+		writeConfig(t, dir, base+c.extra+"\n")
+		r := actctl(t, dir, home, "apply")
+		if r.Code == 0 || !strings.Contains(r.Stderr, c.msg) {
+			t.Errorf("%s: exit %d, want %q in:\n%s", c.extra, r.Code, c.msg, r.Stderr)
+		}
+		if got := listFiles(t, dir); !slices.Equal(got, []string{"actant.cue"}) {
+			t.Errorf("%s: files written: %v", c.extra, got)
 		}
 	}
 }
