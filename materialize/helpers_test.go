@@ -123,6 +123,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".qwen/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".qwen/agents", Format: schema.FormatClaudeSub},
 			MCP:          &schema.MCPFile{Path: ".qwen/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectQwen},
+			Permissions:  &schema.PermissionsFile{Path: ".qwen/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectQwen},
 			Settings:     &schema.SettingsFile{Path: ".qwen/settings.json", Format: schema.FormatJSON},
 			Ignore:       &schema.IgnoreFile{Path: ".qwenignore", Format: schema.IgnoreGitignore},
 		}},

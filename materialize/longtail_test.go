@@ -182,3 +182,38 @@ func TestDevinSubAgent(t *testing.T) {
 		t.Errorf("ext on devin: err = %v", err)
 	}
 }
+
+// TestQwenPermissions maps every mode onto Qwen Code's
+// tools.approvalMode, passes the rules as permissions.allow/ask/deny, and
+// warns about what Qwen Code cannot take.
+func TestQwenPermissions(t *testing.T) {
+	for preset, want := range map[string]string{
+		schema.PresetReadonly:   `"plan"`,
+		schema.PresetRestricted: `"default"`,
+		schema.PresetStandard:   `"auto-edit"`,
+		schema.PresetPermissive: `"yolo"`,
+	} {
+		keys, warns, err := permissionKeys("/ws", schema.DialectQwen, schema.Permissions{Preset: preset})
+		if err != nil || len(warns) != 0 || len(keys) != 1 || dotted(keys[0].Path) != "tools.approvalMode" || string(keys[0].Value) != want {
+			t.Errorf("%s: %v %v %v", preset, keys, warns, err)
+		}
+	}
+	p := schema.Permissions{DefaultMode: "dontAsk", Allow: []string{"Bash(go test:*)"}, Deny: []string{"Read(.env)"}, AdditionalDirectories: []string{"../x"}}
+	keys, warns, err := permissionKeys("/ws", schema.DialectQwen, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range keys {
+		got = append(got, dotted(k.Path)+"="+string(k.Value))
+	}
+	if want := `tools.approvalMode="plan" permissions.allow=["Bash(go test:*)"] permissions.deny=["Read(.env)"]`; strings.Join(got, " ") != want {
+		t.Errorf("keys = %s\nwant   %s", strings.Join(got, " "), want)
+	}
+	if len(warns) != 2 || !strings.Contains(warns[0], "dontAsk has no Qwen Code setting") || !strings.Contains(warns[1], "additionalDirectories cannot be expressed for qwen") {
+		t.Errorf("warns = %q", warns)
+	}
+	if err := checkPermFile(&schema.PermissionsFile{Path: "a.toml", Format: "toml", Dialect: schema.DialectQwen}); err == nil {
+		t.Error("qwen permissions as toml accepted")
+	}
+}

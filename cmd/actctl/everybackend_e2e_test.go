@@ -126,6 +126,9 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "junie/.junie/mcp/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
+			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {
+				t.Errorf("qwen settings.json lacks the readonly preset:\n%s", qs)
+			}
 			if fix := read(t, filepath.Join(dir, "cline/.clinerules/workflows/fix-issue.md")); fix != "Fix #$ARGUMENTS\n" {
 				t.Errorf("cline workflow: %q", fix)
 			}
