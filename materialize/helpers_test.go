@@ -93,6 +93,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".devin/skills", Format: schema.FormatSkillDir},
 			SubAgents:    &schema.DirLayout{Dir: ".devin/agents", Format: schema.FormatDevinSub},
 			MCP:          &schema.MCPFile{Path: ".devin/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
+			Permissions:  &schema.PermissionsFile{Path: ".devin/config.json", Format: schema.FormatJSON, Dialect: schema.DialectDevin},
 			Settings:     &schema.SettingsFile{Path: ".devin/config.json", Format: schema.FormatJSON},
 			Ignore:       &schema.IgnoreFile{Path: ".devinignore", Format: schema.IgnoreGitignore},
 		}},

@@ -217,3 +217,38 @@ func TestQwenPermissions(t *testing.T) {
 		t.Error("qwen permissions as toml accepted")
 	}
 }
+
+// TestDevinPermissions translates Claude Code's rules into Devin's scope
+// matchers, warns about what Devin cannot take (a mode, a tool it has no
+// scope for, additional directories) and about an exact command allowed
+// as a prefix.
+func TestDevinPermissions(t *testing.T) {
+	p := schema.Permissions{
+		DefaultMode:           "plan",
+		Allow:                 []string{"Bash(go test:*)", "Bash(git status)", "Read(src/**)", "Edit(src/**)", "Write(src/**)", "mcp__github__get_issue", "Grep"},
+		Ask:                   []string{"WebFetch(domain:example.com)", "Bash"},
+		Deny:                  []string{"Read(.env)", "Bash(rm -rf:*)", "Read(broken"},
+		AdditionalDirectories: []string{"../x"},
+	}
+	keys, warns, err := permissionKeys("/ws", schema.DialectDevin, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range keys {
+		got = append(got, dotted(k.Path)+"="+string(k.Value))
+	}
+	want := `permissions.allow=["Exec(go test)","Exec(git status)","Read(src/**)","Write(src/**)","mcp__github__get_issue"] ` +
+		`permissions.ask=["Fetch(example.com)","Exec"] permissions.deny=["Read(.env)","Exec(rm -rf)"]`
+	if strings.Join(got, " ") != want {
+		t.Errorf("keys = %s\nwant   %s", strings.Join(got, " "), want)
+	}
+	for _, w := range []string{"mode plan has no Devin setting", `"Bash(git status)": Devin matches Exec(git status) as a prefix`, `"Grep" has no Devin form`, `"Read(broken" is not Tool(pattern)`, "additionalDirectories cannot be expressed for devin"} {
+		if !slices.ContainsFunc(warns, func(s string) bool { return strings.Contains(s, w) }) {
+			t.Errorf("no warning %q in %q", w, warns)
+		}
+	}
+	if len(warns) != 5 {
+		t.Errorf("warns = %q", warns)
+	}
+}

@@ -208,6 +208,9 @@ const (
 	// DialectQwen: Qwen Code .qwen/settings.json mcpServers; remote
 	// servers use httpUrl (streamable HTTP) or url (SSE) (MCP only)
 	DialectQwen = "qwen"
+	// DialectDevin: Devin .devin/config.json "permissions" in its scope
+	// matchers (Read(), Write(), Exec(), Fetch()) (permissions only)
+	DialectDevin = "devin"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

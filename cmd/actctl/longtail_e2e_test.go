@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,4 +55,45 @@ backends: qwen: files: ignore: format: "lines"`, "backends.qwen.files.ignore.for
 			t.Errorf("%s: files written: %v", c.extra, got)
 		}
 	}
+}
+
+// devinRulesWorkspace has, with the agent, a Devin agent with Claude
+// Code rules and settings.
+func devinRulesWorkspace(withAgent bool) string {
+	cfg := `package actant
+templates: d: {backend: "devin", permissions: {allow: ["Bash(go test:*)", "Read(src/**)"], deny: ["Read(.env)"]}, settings: devin: {theme: "dark"}}
+`
+	if withAgent {
+		cfg += "agents: d: {template: \"d\", workDir: \"d\"}\n"
+	}
+	return cfg
+}
+
+// TestDevinPermissionsE2E: Claude Code rules reach Devin's
+// .devin/config.json as its scope matchers beside the user's keys and
+// the template's settings; re-apply writes nothing; prune gives the
+// user's bytes back.
+func TestDevinPermissionsE2E(t *testing.T) {
+	user := map[string]string{"d/.devin/config.json": "{\n  \"model\": \"swe-1.5\"\n}\n"}
+	runArtifact(t, artifactCase{
+		user:    user,
+		with:    devinRulesWorkspace(true),
+		without: devinRulesWorkspace(false),
+		check: func(t *testing.T, dir string, r result) {
+			var v struct {
+				Model       string `json:"model"`
+				Theme       string `json:"theme"`
+				Permissions struct {
+					Allow []string `json:"allow"`
+					Deny  []string `json:"deny"`
+				} `json:"permissions"`
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, "d/.devin/config.json"))), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Model != "swe-1.5" || v.Theme != "dark" || !slices.Equal(v.Permissions.Allow, []string{"Exec(go test)", "Read(src/**)"}) || !slices.Equal(v.Permissions.Deny, []string{"Read(.env)"}) {
+				t.Errorf(".devin/config.json: %+v", v)
+			}
+		},
+	})
 }
