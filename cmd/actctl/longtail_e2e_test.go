@@ -97,3 +97,34 @@ func TestDevinPermissionsE2E(t *testing.T) {
 		},
 	})
 }
+
+// TestLongTailTrustNotesE2E: after writing the project MCP servers that
+// Qwen Code and Amp start only once the user approves them, apply says so
+// once per workspace, naming the directory; a re-apply that writes
+// nothing says nothing.
+func TestLongTailTrustNotesE2E(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, `package actant
+mcpServers: fs: {command: "fs-mcp"}
+templates: {
+	q: {backend: "qwen", mcpServers: ["fs"]}
+	a: {backend: "amp", mcpServers: ["fs"]}
+}
+agents: {q: {template: "q", workDir: "q"}, a: {template: "a", workDir: "a"}}
+`)
+	r := actctl(t, dir, home, "apply")
+	if r.Code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{
+		"actctl: note: Qwen Code asks you to approve the MCP servers of " + filepath.Join(dir, "q") + "/.qwen/settings.json",
+		"actctl: note: Amp starts the MCP servers of the workspace settings " + filepath.Join(dir, "a") + "/.amp/settings.json only once you approve them",
+	} {
+		if strings.Count(r.Stderr, want) != 1 {
+			t.Errorf("stderr has %d times %q:\n%s", strings.Count(r.Stderr, want), want, r.Stderr)
+		}
+	}
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 || strings.Contains(r.Stderr, "actctl: note:") {
+		t.Errorf("re-apply: exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
+}
