@@ -17,12 +17,13 @@ func exampleWorkspace(backend string) string {
 skills: pdf: {description: "Fill PDF forms", content: "Use pdftk."}
 commands: "fix-issue": {description: "Fix an issue", content: "Fix #$ARGUMENTS"}
 prompts: rules: content: "Run make test before you commit."
+ignore: secrets: patterns: [".env", "secrets/"]
 mcpServers: {
 	fs: {command: "fs-mcp", args: ["."], env: TOKEN: "${TOKEN}"}
 	docs: url: "https://docs.example/mcp"
 }
 templates: tester: {backend: "` + backend + `", description: "Writes tests", prompts: ["rules"]}
-templates: dev: {backend: "` + backend + `", prompts: ["rules"], skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"]}
+templates: dev: {backend: "` + backend + `", prompts: ["rules"], skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"], ignore: ["secrets"]}
 agents: dev: template: "dev"
 `
 }
@@ -60,7 +61,7 @@ func TestBackendsDocExample(t *testing.T) {
 		}
 	}
 	builtin, mine := trees["kiro"], trees["my-kiro"]
-	for _, f := range []string{"AGENTS.md", ".kiro/skills/pdf/SKILL.md", ".kiro/prompts/fix-issue.md", ".kiro/agents/tester.md", ".kiro/settings/mcp.json"} {
+	for _, f := range []string{"AGENTS.md", ".kiro/skills/pdf/SKILL.md", ".kiro/prompts/fix-issue.md", ".kiro/agents/tester.md", ".kiro/settings/mcp.json", ".kiroignore"} {
 		if _, ok := mine[f]; !ok {
 			t.Errorf("my-kiro did not write %s", f)
 		}
