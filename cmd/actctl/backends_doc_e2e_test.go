@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,8 +31,8 @@ agents: dev: template: "dev"
 
 // TestBackendsDocExample: the CUE that docs/backends.md quotes is the
 // testdata file, byte for byte; applied, the backend it declares (data
-// only) writes exactly the files the built-in kiro backend writes, and
-// `get backends` lists it with its ACP command.
+// only) is declared as the built-in kiro is and writes exactly the files
+// it writes, and `get backends` lists it with its ACP command.
 func TestBackendsDocExample(t *testing.T) {
 	example := read(t, backendExample)
 	doc := read(t, filepath.Join("..", "..", "docs", "backends.md"))
@@ -58,6 +59,7 @@ func TestBackendsDocExample(t *testing.T) {
 			if !strings.Contains(r.Stdout, "my-kiro") || !strings.Contains(r.Stdout, "kiro-cli acp") {
 				t.Errorf("get backends:\n%s", r.Stdout)
 			}
+			sameBackend(t, dir, home, "kiro", "my-kiro")
 		}
 	}
 	builtin, mine := trees["kiro"], trees["my-kiro"]
@@ -94,4 +96,28 @@ func quotedCUE(t *testing.T, doc, marker string) string {
 		t.Fatalf("the ```cue block after %q is not closed", marker)
 	}
 	return block
+}
+
+// sameBackend checks that backends a and b are declared alike (commands,
+// modes, install hint, files, trust), as `get backends -o json` shows
+// them: the example is the built-in's whole declaration.
+func sameBackend(t *testing.T, dir, home, a, b string) {
+	t.Helper()
+	r := actctl(t, dir, home, "-o", "json", "get", "backends")
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil {
+		t.Fatalf("get backends -o json: %v\n%s", err, r.Stdout)
+	}
+	byName := map[string]map[string]json.RawMessage{}
+	for _, be := range list {
+		var name string
+		json.Unmarshal(be["name"], &name)
+		delete(be, "name")
+		byName[name] = be
+	}
+	ja, _ := json.Marshal(byName[a])
+	jb, _ := json.Marshal(byName[b])
+	if len(byName[a]) == 0 || string(ja) != string(jb) {
+		t.Errorf("backend %s:\n%s\nbackend %s:\n%s", a, ja, b, jb)
+	}
 }
