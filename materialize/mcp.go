@@ -62,6 +62,13 @@ const (
 	// "${NAME}" is rewritten to that form (opencode.ai/docs/mcp-servers,
 	// opencode.ai/docs/config "Variables").
 	dialectOpenCode mcpDialect = schema.DialectOpenCode
+	// dialectQwen: Qwen Code .qwen/settings.json — stdio
+	// {command,args,env}; a streamable HTTP server is {httpUrl, headers},
+	// an SSE one {url, headers}: Qwen Code, a Gemini CLI fork, kept the
+	// older shape (qwenlm.github.io/qwen-code-docs users/features/mcp,
+	// "Choose a transport"). Its settings loader expands ${VAR} as Gemini
+	// CLI's does.
+	dialectQwen mcpDialect = schema.DialectQwen
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -76,9 +83,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectOpenCode, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectOpenCode, dialectQwen, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, opencode or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, opencode, qwen or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -297,6 +304,12 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 		}
 	case dialectAntigravity:
 		v["serverUrl"] = u
+	case dialectQwen:
+		if sse {
+			v["url"] = u
+		} else {
+			v["httpUrl"] = u
+		}
 	case dialectCodex:
 		if sse {
 			warns = append(warns, fmt.Sprintf("mcp server %q: codex supports streamable HTTP only; an SSE endpoint will not connect", name))

@@ -111,7 +111,7 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	if f.Dialect == schema.DialectCodex {
 		want = schema.FormatTOML
 	}
-	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode) {
+	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode || f.Dialect == schema.DialectQwen || f.Dialect == schema.DialectDevin) {
 		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
 	}
 	return nil
@@ -175,6 +175,12 @@ func permissionKeys(dir, dialect string, p schema.Permissions) ([]Key, []string,
 	case schema.DialectCursor:
 		keys, warns := cursorPermissions(mode, p)
 		return keys, warns, nil
+	case schema.DialectQwen:
+		keys, warns := qwenPermissions(mode, p)
+		return keys, warns, nil
+	case schema.DialectDevin:
+		keys, warns := devinPermissions(mode, p)
+		return keys, warns, nil
 	case schema.DialectOpenCode:
 		warns := untranslated("opencode", "permission.edit/bash/webfetch", p)
 		if mode == "" {
@@ -186,7 +192,7 @@ func permissionKeys(dir, dialect string, p schema.Permissions) ([]Key, []string,
 		}
 		return []Key{key(o.edit, "permission", "edit"), key(o.bash, "permission", "bash"), key(o.webfetch, "permission", "webfetch")}, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode, schema.DialectQwen, schema.DialectDevin)
 }
 
 // untranslated warns about the parts of p that only Claude Code's

@@ -94,6 +94,9 @@ type renderer struct {
 	warns  []string
 	// prompts are the template's prompts with vars filled, in order.
 	prompts []string
+	// denyExtra are Claude Read() rules from the ignore lists that the
+	// permissions step merges into its own permissions.deny.
+	denyExtra []string
 }
 
 func (rd *renderer) warn(format string, args ...any) {
@@ -127,7 +130,7 @@ func (rd *renderer) render() error {
 	}
 	files := r.Backend.Files
 	steps := []func(schema.Files) error{
-		rd.instructions, rd.skills, rd.subAgents, rd.promptFiles, rd.commands, rd.mcp, rd.permissions, rd.settings,
+		rd.instructions, rd.skills, rd.subAgents, rd.promptFiles, rd.commands, rd.mcp, rd.ignore, rd.permissions, rd.settings,
 	}
 	for _, step := range steps {
 		if err := step(files); err != nil {
@@ -638,7 +641,7 @@ func (rd *renderer) permissions(f schema.Files) error {
 	for _, w := range warns {
 		rd.warn("%s", w)
 	}
-	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, keys, "permissions")
+	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, rd.withDenyExtra(keys), "permissions")
 }
 
 // --- workspace kinds ---------------------------------------------------------

@@ -18,6 +18,7 @@ const (
 	subCursor   = schema.FormatCursorSub
 	subCopilot  = schema.FormatCopilotSub
 	subOpenCode = schema.FormatOpenCodeSub
+	subDevin    = schema.FormatDevinSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -39,8 +40,12 @@ func (rd *renderer) subAgents(f schema.Files) error {
 	}
 	switch f.SubAgents.Format {
 	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode:
+	case subDevin:
+		if f.SubAgents.Ext != "" {
+			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
+		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot or opencode)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot, opencode or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -161,6 +166,17 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 	case subOpenCode:
 		p, b, more := openCodeAgent(l, s, tools, model)
 		return p, b, append(warns, more...), nil
+	case subDevin:
+		// docs.devin.ai/cli/subagents (via rulesync devin-subagent.ts):
+		// a directory per profile, named for it, holding AGENT.md with
+		// name, description, model and an allowed-tools list.
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "allowed-tools", Value: "[" + strings.Join(quoteAll(tools), ", ") + "]"})
+		}
+		return joinRel(l.Dir, s.name+"/AGENT.md"), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCodex:
 		if len(tools) > 0 {
 			warns = append(warns, "Codex custom agents take no tool list; subAgent.tools is not written")
@@ -215,7 +231,7 @@ func subAgentPerms(format string, p schema.Permissions) (string, []string, error
 }
 
 // subTool names the tool of a sub-agent format without a permission setting.
-var subTool = map[string]string{subCursor: "Cursor", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode"}
+var subTool = map[string]string{subCursor: "Cursor", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin"}
 
 // codexAgent is a Codex custom agent (developers.openai.com/codex/subagents):
 // name, description, developer_instructions, optional model ("inherit"

@@ -259,7 +259,7 @@ func Path(labels ...string) string {
 }
 
 // topLevel are the fields the schema defines at the top of the config.
-var topLevel = []string{"hub", "backends", "archetypes", "skills", "prompts", "commands", "mcpServers", "templates", "agents", "hooks"}
+var topLevel = []string{"hub", "backends", "archetypes", "skills", "prompts", "commands", "ignore", "mcpServers", "templates", "agents", "hooks"}
 
 // checkTopLevel reports regular top-level fields the schema does not know
 // (a typo like `agent:` would otherwise be silently ignored).
@@ -424,6 +424,9 @@ func normalize(t *Template) {
 	}
 	if t.Commands == nil {
 		t.Commands = []string{}
+	}
+	if t.Ignore == nil {
+		t.Ignore = []string{}
 	}
 }
 

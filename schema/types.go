@@ -27,6 +27,7 @@ type Config struct {
 	Skills     map[string]Skill        `json:"skills,omitempty"`
 	Prompts    map[string]Prompt       `json:"prompts,omitempty"`
 	Commands   map[string]SlashCommand `json:"commands,omitempty"`
+	Ignore     map[string]Ignore       `json:"ignore,omitempty"`
 	MCPServers map[string]MCPServer    `json:"mcpServers,omitempty"`
 	Templates  map[string]Template     `json:"templates,omitempty"`
 	Agents     map[string]Agent        `json:"agents,omitempty"`
@@ -132,6 +133,8 @@ type Files struct {
 	// Settings: the structured file a template's native settings for this
 	// backend are merged into.
 	Settings *SettingsFile `json:"settings,omitempty"`
+	// Ignore: the file holding the paths the agent must not read.
+	Ignore *IgnoreFile `json:"ignore,omitempty"`
 	// Shadows: other tools' instruction files this tool reads only while
 	// none of its own instruction files exists.
 	Shadows *Shadows `json:"shadows,omitempty"`
@@ -167,6 +170,9 @@ const (
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
 	FormatOpenCodeSub = "opencode"
+	// FormatDevinSub: <dir>/<name>/AGENT.md, a Devin custom sub-agent
+	// profile (name, description, model, allowed-tools list)
+	FormatDevinSub = "devin"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
@@ -199,6 +205,12 @@ const (
 	DialectVSCode = "vscode"
 	// DialectOpenCode: OpenCode opencode.json: "mcp" entries; "permission"
 	DialectOpenCode = "opencode"
+	// DialectQwen: Qwen Code .qwen/settings.json mcpServers; remote
+	// servers use httpUrl (streamable HTTP) or url (SSE) (MCP only)
+	DialectQwen = "qwen"
+	// DialectDevin: Devin .devin/config.json "permissions" in its scope
+	// matchers (Read(), Write(), Exec(), Fetch()) (permissions only)
+	DialectDevin = "devin"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
@@ -405,6 +417,7 @@ type Template struct {
 	Prompts         []string    `json:"prompts"`
 	MCPServers      []string    `json:"mcpServers"`
 	Commands        []string    `json:"commands"`
+	Ignore          []string    `json:"ignore"`
 	SubAgents       []string    `json:"subAgents"`
 	SubAgent        *SubAgent   `json:"subAgent,omitempty"`
 	Permissions     Permissions `json:"permissions"`
@@ -465,3 +478,26 @@ func (p Permissions) MarshalJSON() ([]byte, error) {
 	type rules Permissions
 	return json.Marshal(rules(p))
 }
+
+// Ignore is a named list of gitignore patterns an agent must not read
+// (#Ignore in actant.cue).
+type Ignore struct {
+	Patterns []string `json:"patterns"`
+}
+
+// IgnoreFile is where a backend reads the paths its agent must not read
+// (#IgnoreFile in actant.cue): Format is IgnoreGitignore or IgnoreClaude.
+type IgnoreFile struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+}
+
+// Ignore file formats.
+const (
+	// IgnoreGitignore: a file of gitignore patterns (.cursorignore, ...),
+	// the agent's patterns as one hash-style block.
+	IgnoreGitignore = "gitignore"
+	// IgnoreClaude: Read(pattern) rules in permissions.deny of a Claude
+	// Code settings file.
+	IgnoreClaude = "claude"
+)

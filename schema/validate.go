@@ -46,6 +46,7 @@ func (c *Config) Validate() Diagnostics {
 	checkNames("skills", localKeys(c.Skills))
 	checkNames("prompts", localKeys(c.Prompts))
 	checkNames("commands", localKeys(c.Commands))
+	checkNames("ignore", localKeys(c.Ignore))
 	checkNames("mcpServers", localKeys(c.MCPServers))
 	checkNames("templates", localKeys(c.Templates))
 	checkNames("agents", slices.Sorted(maps.Keys(c.Agents)))
@@ -116,6 +117,9 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 	for i, ref := range t.Commands {
 		add(checkRef(c, Path("templates", name, "commands")+fmt.Sprintf("[%d]", i), "command", ref, c.Commands))
 	}
+	for i, ref := range t.Ignore {
+		add(checkIgnoreRef(c, Path("templates", name, "ignore")+fmt.Sprintf("[%d]", i), ref))
+	}
 	for i, ref := range t.SubAgents {
 		add(checkRef(c, Path("templates", name, "subAgents")+fmt.Sprintf("[%d]", i), "template", ref, c.Templates))
 		if ref == name {
@@ -164,6 +168,15 @@ func checkRef[V any](c *Config, path, kind, ref string, declared map[string]V) (
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return c.Diag(path, "%s", msg), false
+}
+
+// checkIgnoreRef checks a template's ignore reference: a list declared
+// under ignore (hub sources carry none).
+func checkIgnoreRef(c *Config, path, ref string) (Diagnostic, bool) {
+	if IsHubRef(ref) {
+		return c.Diag(path, "ignore %q: hub sources carry no ignore lists; declare it under ignore", ref), false
+	}
+	return checkRef(c, path, "ignore list", ref, c.Ignore)
 }
 
 // IsHubRef reports whether ref (a component name or a reference to one)

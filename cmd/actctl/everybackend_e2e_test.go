@@ -15,19 +15,31 @@ import (
 )
 
 // everyBackend lists, per built-in backend, the files one agent with a
-// dir skill, a command, a sub-agent, a stdio and a remote MCP server, a
-// preset and settings must get.
+// dir skill, a command, a sub-agent, a stdio and a remote MCP server, an
+// ignore list, a preset and settings must get.
 var everyBackend = map[string][]string{
 	"claude-code":  {"CLAUDE.md", ".claude/skills/pdf/SKILL.md", ".claude/skills/pdf/scripts/fill.py", ".claude/commands/fix-issue.md", ".claude/agents/tester.md", ".mcp.json", ".claude/settings.json"},
 	"codex":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".codex/agents/tester.toml", ".codex/config.toml"},
-	"gemini":       {"GEMINI.md", ".gemini/skills/pdf/SKILL.md", ".gemini/skills/pdf/scripts/fill.py", ".gemini/commands/fix-issue.toml", ".gemini/agents/tester.md", ".gemini/settings.json"},
-	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/skills/fix-issue/SKILL.md", ".agents/mcp_config.json", ".agents/hooks.json"},
-	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json"},
-	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json"},
+	"gemini":       {"GEMINI.md", ".gemini/skills/pdf/SKILL.md", ".gemini/skills/pdf/scripts/fill.py", ".gemini/commands/fix-issue.toml", ".gemini/agents/tester.md", ".gemini/settings.json", ".geminiignore"},
+	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/skills/fix-issue/SKILL.md", ".agents/mcp_config.json", ".agents/hooks.json", ".geminiignore"},
+	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursorignore"},
+	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json", ".cursorignore"},
 	"pi":           {"AGENTS.md", ".pi/skills/pdf/SKILL.md", ".pi/skills/pdf/scripts/fill.py", ".pi/prompts/fix-issue.md", ".pi/settings.json"},
 	"copilot":      {".github/copilot-instructions.md", ".github/skills/pdf/SKILL.md", ".github/skills/pdf/scripts/fill.py", ".github/prompts/fix-issue.prompt.md", ".github/agents/tester.agent.md", ".vscode/mcp.json"},
 	"opencode":     {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".opencode/commands/fix-issue.md", ".opencode/agents/tester.md", "opencode.json"},
+	"devin":        {"AGENTS.md", ".devin/skills/pdf/SKILL.md", ".devin/skills/pdf/scripts/fill.py", ".devin/skills/fix-issue/SKILL.md", ".devin/agents/tester/AGENT.md", ".devin/mcp_config.json", ".devin/config.json", ".devinignore"},
+	"cline":        {"AGENTS.md", ".cline/skills/pdf/SKILL.md", ".cline/skills/pdf/scripts/fill.py", ".clinerules/workflows/fix-issue.md", ".cline/agents/tester.md", ".clineignore"},
+	"kiro":         {"AGENTS.md", ".kiro/skills/pdf/SKILL.md", ".kiro/skills/pdf/scripts/fill.py", ".kiro/prompts/fix-issue.md", ".kiro/agents/tester.md", ".kiro/settings/mcp.json", ".kiroignore"},
+	"amp":          {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".amp/settings.json"},
+	"qwen":         {"QWEN.md", ".qwen/skills/pdf/SKILL.md", ".qwen/skills/pdf/scripts/fill.py", ".qwen/commands/fix-issue.md", ".qwen/agents/tester.md", ".qwen/settings.json", ".qwenignore"},
+	"goose":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".gooseignore"},
+	"kilo":         {"AGENTS.md", ".kilo/skills/pdf/SKILL.md", ".kilo/skills/pdf/scripts/fill.py", ".kilo/commands/fix-issue.md", ".kilo/agents/tester.md", "kilo.json", ".kilocodeignore"},
+	"junie":        {"AGENTS.md", ".junie/skills/pdf/SKILL.md", ".junie/skills/pdf/scripts/fill.py", ".junie/commands/fix-issue.md", ".junie/agents/tester.md", ".junie/mcp/mcp.json", ".aiignore"},
 }
+
+// promptOnly are the backends whose command files hold the prompt alone
+// (format plain: the tool reads no frontmatter, docs/formats.md).
+var promptOnly = map[string]bool{"cline": true, "kiro": true}
 
 func everyBackendConfig(withAgents bool) string {
 	var b strings.Builder
@@ -40,7 +52,8 @@ mcpServers: {
 	docs: {url: "https://docs.example/mcp", headers: Authorization: "Bearer ${DOCS_TOKEN}"}
 }
 archetypes: tool: interactionModes: ["open"]
-_all: {skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"], permissions: "readonly"}
+ignore: secrets: patterns: [".env", "secrets/"]
+_all: {skills: ["pdf"], commands: ["fix-issue"], subAgents: ["tester"], mcpServers: ["fs", "docs"], ignore: ["secrets"], permissions: "readonly"}
 templates: tester: {backend: "claude-code", description: "Writes tests", prompts: ["tests"]}
 `)
 	names := slices.Sorted(maps.Keys(everyBackend))
@@ -66,6 +79,9 @@ func TestEveryBackendE2E(t *testing.T) {
 		"gemini/GEMINI.md":                  "# Notes\n",
 		"copilot/.vscode/mcp.json":          "{\n  \"servers\": {\n    \"mine\": {\"type\": \"stdio\", \"command\": \"my-mcp\"}\n  }\n}\n",
 		"opencode/opencode.json":            "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"theme\": \"opencode\"\n}\n",
+		"kilo/kilo.json":                    "{\n  \"$schema\": \"https://app.kilo.ai/config.json\"\n}\n",
+		"amp/.amp/settings.json":            "{\n  \"amp.notifications.enabled\": false\n}\n",
+		"kiro/AGENTS.md":                    "# Team notes\n",
 	}
 	runArtifact(t, artifactCase{
 		user:    user,
@@ -87,7 +103,7 @@ func TestEveryBackendE2E(t *testing.T) {
 					}
 					// Every command file keeps the command's description
 					// (frontmatter, TOML or SKILL.md): the tool shows it.
-					if strings.Contains(f, "fix-issue") && !strings.Contains(read(t, p), "description: Fix an issue") && !strings.Contains(read(t, p), `description = 'Fix an issue'`) {
+					if strings.Contains(f, "fix-issue") && !promptOnly[backend] && !strings.Contains(read(t, p), "description: Fix an issue") && !strings.Contains(read(t, p), `description = 'Fix an issue'`) {
 						t.Errorf("%s: %s lost the command's description:\n%s", backend, f, read(t, p))
 					}
 				}
@@ -97,8 +113,26 @@ func TestEveryBackendE2E(t *testing.T) {
 			if strings.Contains(codex, "${") || !strings.HasPrefix(codex, "# mine\n") {
 				t.Errorf("codex config.toml:\n%s", codex)
 			}
+			if ign := read(t, filepath.Join(dir, "gemini/.geminiignore")); !strings.Contains(ign, "\n.env\nsecrets/\n") {
+				t.Errorf("gemini .geminiignore:\n%s", ign)
+			}
+			if cc := read(t, filepath.Join(dir, "claude-code/.claude/settings.json")); !strings.Contains(cc, `"Read(.env)"`) || !strings.Contains(cc, `"theme": "dark"`) {
+				t.Errorf("claude-code settings.json:\n%s", cc)
+			}
 			checkCopilotMCP(t, filepath.Join(dir, "copilot/.vscode/mcp.json"))
 			checkOpenCodeConfig(t, filepath.Join(dir, "opencode/opencode.json"))
+			checkOpenCodeConfig(t, filepath.Join(dir, "kilo/kilo.json"))
+			checkMCPServers(t, filepath.Join(dir, "devin/.devin/mcp_config.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "kiro/.kiro/settings/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "junie/.junie/mcp/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
+			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {
+				t.Errorf("qwen settings.json lacks the readonly preset:\n%s", qs)
+			}
+			if fix := read(t, filepath.Join(dir, "cline/.clinerules/workflows/fix-issue.md")); fix != "Fix #$ARGUMENTS\n" {
+				t.Errorf("cline workflow: %q", fix)
+			}
 		},
 	})
 }
@@ -182,6 +216,29 @@ func checkOpenCodeConfig(t *testing.T, p string) {
 	if v.Schema == "" || fs.Type != "local" || strings.Join(fs.Command, " ") != "fs-mcp ." || fs.Environment["TOKEN"] != "{env:TOKEN}" || !fs.Enabled ||
 		docs.Type != "remote" || docs.Headers["Authorization"] != "Bearer {env:DOCS_TOKEN}" || !docs.Enabled ||
 		v.Permission["edit"] != "deny" {
+		t.Errorf("%s:\n%s", p, read(t, p))
+	}
+}
+
+// checkMCPServers reads an mcpServers-style file back in the generic
+// shape under key (Amp's is the one dotted key "amp.mcpServers"): the
+// stdio server's command, args and env, the remote one under urlKey
+// (url; Qwen Code's httpUrl) with its headers, ${VAR} kept for the tool.
+func checkMCPServers(t *testing.T, p, key, urlKey string) {
+	t.Helper()
+	var v map[string]json.RawMessage
+	var servers map[string]map[string]any
+	if err := json.Unmarshal([]byte(read(t, p)), &v); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	if err := json.Unmarshal(v[key], &servers); err != nil {
+		t.Fatalf("%s: %s: %v", p, key, err)
+	}
+	fs, docs := servers["fs"], servers["docs"]
+	env, _ := fs["env"].(map[string]any)
+	headers, _ := docs["headers"].(map[string]any)
+	if fs["command"] != "fs-mcp" || fmt.Sprint(fs["args"]) != "[.]" || env["TOKEN"] != "${TOKEN}" ||
+		docs[urlKey] != "https://docs.example/mcp" || headers["Authorization"] != "Bearer ${DOCS_TOKEN}" {
 		t.Errorf("%s:\n%s", p, read(t, p))
 	}
 }
