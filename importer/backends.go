@@ -1,0 +1,83 @@
+package importer
+
+import "github.com/actctl/actctl/schema"
+
+// Backend is where one built-in backend keeps what import can take: the
+// same paths as its layout in schema/actant.cue (docs/formats.md).
+type Backend struct {
+	// Name is the built-in backend's name; the imported agent, template
+	// and prompt are named after it.
+	Name string
+	// Instructions is the file the tool reads its instructions from.
+	Instructions string
+	// Skills is the Agent Skills directory (<dir>/<name>/SKILL.md).
+	Skills string
+	// MCP is the file of MCP servers, if the tool has one import reads.
+	MCP *MCPFile
+	// Settings is the structured settings file: the MCP key, if the same
+	// file, and the permission keys are taken out; every other key
+	// becomes templates.<t>.settings.<backend>.
+	Settings string
+	// PermDialect is the permission dialect of Settings that import
+	// reads back ("" takes no permissions: their keys stay settings).
+	PermDialect string
+	// Others are paths of this tool that import does not take (reported
+	// as left as they are when present); their presence also means the
+	// tool is used.
+	Others []string
+}
+
+// MCPFile is a file of MCP servers under one key (TOML when its name
+// ends in .toml, else JSON).
+type MCPFile struct {
+	Path, Key, Dialect string
+}
+
+// Backends are the tools import reads, in the order that decides who
+// takes a shared instruction file (AGENTS.md): the first whose other
+// files are present, else the first that reads it.
+var Backends = []Backend{
+	{
+		Name:         "claude-code",
+		Instructions: "CLAUDE.md",
+		Skills:       ".claude/skills",
+		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Settings:     ".claude/settings.json",
+		PermDialect:  schema.DialectClaude,
+		Others:       []string{".claude/agents", ".claude/commands", ".claude/settings.local.json", ".claude/rules"},
+	},
+	{
+		Name:         "codex",
+		Instructions: "AGENTS.md",
+		Skills:       ".agents/skills",
+		MCP:          &MCPFile{Path: ".codex/config.toml", Key: "mcp_servers", Dialect: schema.DialectCodex},
+		Settings:     ".codex/config.toml",
+		PermDialect:  schema.DialectCodex,
+		Others:       []string{".codex/agents"},
+	},
+	{
+		Name:         "cursor",
+		Instructions: "AGENTS.md",
+		Skills:       ".cursor/skills",
+		MCP:          &MCPFile{Path: ".cursor/mcp.json", Key: "mcpServers", Dialect: schema.DialectCursor},
+		Others:       []string{".cursor/rules", ".cursor/agents", ".cursor/commands", ".cursor/cli.json", ".cursorrules"},
+	},
+	{
+		Name:         "gemini",
+		Instructions: "GEMINI.md",
+		Skills:       ".gemini/skills",
+		MCP:          &MCPFile{Path: ".gemini/settings.json", Key: "mcpServers", Dialect: schema.DialectGemini},
+		Settings:     ".gemini/settings.json",
+		Others:       []string{".gemini/commands", ".gemini/agents"},
+	},
+}
+
+// backendNamed returns the row named name.
+func backendNamed(name string) (Backend, bool) {
+	for _, b := range Backends {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Backend{}, false
+}

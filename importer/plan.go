@@ -1,0 +1,232 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Options are import's choices.
+type Options struct {
+	// Backends limits import to these backends (Backends' names); empty
+	// means every backend whose files are present.
+	Backends []string
+	// Move moves each skill directory into skills/<name> and lets apply
+	// write the tool's copy; without it a skill is referenced where it
+	// is, and taken only if apply would write it byte for byte.
+	Move bool
+}
+
+// Item is one thing import found: taken into actant.cue, or left where it
+// is, with the reason.
+type Item struct {
+	Backend string `json:"backend"`
+	Kind    string `json:"kind"` // instructions, skill, mcp, permissions, settings, file
+	Name    string `json:"name,omitempty"`
+	Path    string `json:"path"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Edit replaces an instruction file's text by the same text inside the
+// agent's block, exactly as apply writes it.
+type Edit struct {
+	Path     string `json:"path"`
+	Old, New []byte `json:"-"`
+}
+
+// Move is a skill directory moved into skills/ (Options.Move).
+type Move struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Plan is what import would write, computed before anything is written.
+type Plan struct {
+	Root   string   `json:"root"`
+	Agents []string `json:"agents"`
+	Taken  []Item   `json:"taken"`
+	Left   []Item   `json:"left"`
+	Notes  []string `json:"notes"`
+	Edits  []Edit   `json:"edits"`
+	Moves  []Move   `json:"moves"`
+	// Config is the actant.cue text.
+	Config []byte `json:"-"`
+
+	root   string
+	opts   Options
+	agents []*agent
+	skills map[string]*skillSrc
+	mcp    map[string]*mcpSrc
+}
+
+// agent is one imported backend's agent (and template, and prompt).
+type agent struct {
+	name     string
+	b        Backend
+	prompt   string
+	skills   []string
+	mcp      []string
+	perms    *schema.Permissions
+	settings map[string]any
+}
+
+var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// ErrRecords is returned when the workspace has actctl's records of an
+// earlier apply: its files were written from an actant.cue, and an import
+// could not tell its own content from what those records claim.
+var ErrRecords = errors.New("this repository has actctl's records of an earlier apply (actant.owned or .actant/state.json): its agent files were written from an actant.cue, so restore that one (git log -- actant.cue) instead of importing")
+
+// ErrExists is returned when the workspace already has an actant.cue.
+var ErrExists = errors.New("actant.cue already exists: import writes a new workspace config and never replaces one (remove or rename it to import again)")
+
+// Scan reads the tool files under root and plans the import. It writes
+// nothing.
+func Scan(root string, o Options) (*Plan, error) {
+	if _, err := os.Lstat(filepath.Join(root, schema.FileName)); err == nil {
+		return nil, ErrExists
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("check %s: %w", schema.FileName, err)
+	}
+	for _, r := range []string{"actant.owned", ".actant/state.json"} {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(r))); err == nil {
+			return nil, ErrRecords
+		}
+	}
+	rows, err := selected(o.Backends)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Root: root, root: root, opts: o, skills: map[string]*skillSrc{}, mcp: map[string]*mcpSrc{},
+		Agents: []string{}, Taken: []Item{}, Left: []Item{}, Notes: []string{}, Edits: []Edit{}, Moves: []Move{}}
+	for _, b := range p.used(rows) {
+		if err := p.scanBackend(b); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.agents) == 0 {
+		return nil, fmt.Errorf("no agent files found in %s (looked for %s)", root, strings.Join(lookedFor(rows), ", "))
+	}
+	p.Config = p.render()
+	return p, nil
+}
+
+// selected returns the rows named (all when none is).
+func selected(names []string) ([]Backend, error) {
+	if len(names) == 0 {
+		return Backends, nil
+	}
+	var rows []Backend
+	for _, n := range names {
+		b, ok := backendNamed(n)
+		if !ok {
+			var known []string
+			for _, b := range Backends {
+				known = append(known, b.Name)
+			}
+			return nil, fmt.Errorf("--backend %q: import knows %s", n, strings.Join(known, ", "))
+		}
+		if !slices.ContainsFunc(rows, func(r Backend) bool { return r.Name == n }) {
+			rows = append(rows, b)
+		}
+	}
+	return rows, nil
+}
+
+func lookedFor(rows []Backend) []string {
+	var out []string
+	for _, b := range rows {
+		for _, p := range b.paths() {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// paths are every path of b whose presence means the tool is used, the
+// instruction file first.
+func (b Backend) paths() []string {
+	ps := []string{b.Instructions, b.Skills}
+	if b.MCP != nil {
+		ps = append(ps, b.MCP.Path)
+	}
+	if b.Settings != "" {
+		ps = append(ps, b.Settings)
+	}
+	return append(ps, b.Others...)
+}
+
+// used picks the backends to import: those whose own files are present,
+// then, for an instruction file none of them reads, the first row that
+// reads it. The first used backend reading an instruction file takes its
+// text.
+func (p *Plan) used(rows []Backend) []Backend {
+	var out []Backend
+	for _, b := range rows {
+		if slices.ContainsFunc(b.paths()[1:], p.exists) {
+			out = append(out, b)
+		}
+	}
+	for _, b := range rows {
+		if !p.exists(b.Instructions) || slices.ContainsFunc(out, func(u Backend) bool { return u.Instructions == b.Instructions }) {
+			continue
+		}
+		out = append(out, b)
+	}
+	// Keep the table's order, which decides who takes a shared file.
+	slices.SortStableFunc(out, func(a, b Backend) int { return rowIndex(a.Name) - rowIndex(b.Name) })
+	return out
+}
+
+func rowIndex(name string) int {
+	return slices.IndexFunc(Backends, func(b Backend) bool { return b.Name == name })
+}
+
+func (p *Plan) exists(rel string) bool {
+	_, err := os.Lstat(filepath.Join(p.root, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+func (p *Plan) take(it Item) { p.Taken = append(p.Taken, it) }
+
+func (p *Plan) leave(it Item, format string, args ...any) {
+	it.Reason = fmt.Sprintf(format, args...)
+	p.Left = append(p.Left, it)
+}
+
+// scanBackend imports one backend's files into one agent.
+func (p *Plan) scanBackend(b Backend) error {
+	as := p.instructions(b)
+	if len(as) == 0 {
+		return nil
+	}
+	for _, a := range as {
+		p.agents = append(p.agents, a)
+		p.Agents = append(p.Agents, a.name)
+	}
+	a := as[0] // the backend's own files are the first agent's
+	if err := p.scanSkills(a); err != nil {
+		return err
+	}
+	if err := p.scanMCP(a); err != nil {
+		return err
+	}
+	if err := p.scanSettings(a); err != nil {
+		return err
+	}
+	for _, o := range b.Others {
+		if p.exists(o) {
+			p.leave(Item{Backend: b.Name, Kind: "file", Path: o}, "import does not read it; left as it is, still yours")
+		}
+	}
+	return nil
+}
