@@ -28,13 +28,14 @@ var varRe = regexp.MustCompile(`\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}`)
 // name. None means b is not imported (reported).
 func (p *Plan) instructions(b Backend) []*agent {
 	f := b.Instructions
-	own := []*agent{{name: b.Name, b: b}}
+	name := p.unique(b.Name)
+	own := []*agent{{name: name, b: b}}
 	for _, o := range p.agents {
 		if o.b.Instructions == f {
 			return own // the text is o's; apply adds this agent's block
 		}
 	}
-	it := Item{Backend: b.Name, Kind: "instructions", Name: b.Name, Path: f}
+	it := Item{Backend: b.Name, Kind: "instructions", Name: name, Path: f}
 	old, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(f)))
 	switch {
 	case os.IsNotExist(err):
@@ -45,7 +46,7 @@ func (p *Plan) instructions(b Backend) []*agent {
 	case markerRe.Match(old):
 		return p.blocks(b, old)
 	}
-	out, prompt, err := wrap(b.Name, old)
+	out, prompt, err := wrap(name, old)
 	if err != nil {
 		p.leave(it, "%v; backend %s not imported", err, b.Name)
 		return nil
@@ -54,7 +55,7 @@ func (p *Plan) instructions(b Backend) []*agent {
 		return own
 	}
 	own[0].prompt = prompt
-	p.Edits = append(p.Edits, Edit{Path: f, Old: old, New: out})
+	p.Edits = append(p.Edits, Edit{Path: f, Agent: name, Old: old, New: out})
 	p.take(it)
 	p.noteVars(f, prompt)
 	return own

@@ -38,6 +38,7 @@ type Item struct {
 // agent's block, exactly as apply writes it.
 type Edit struct {
 	Path     string `json:"path"`
+	Agent    string `json:"agent"`
 	Old, New []byte `json:"-"`
 }
 
@@ -111,8 +112,18 @@ func Scan(root string, o Options) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if len(p.agents) == 0 && len(p.Left) > 0 {
+		var why []string
+		for _, it := range p.Left {
+			why = append(why, it.Path+": "+it.Reason)
+		}
+		return nil, fmt.Errorf("nothing in %s can be imported as it is:\n  %s", root, strings.Join(why, "\n  "))
+	}
 	if len(p.agents) == 0 {
 		return nil, fmt.Errorf("no agent files found in %s (looked for %s)", root, strings.Join(lookedFor(rows), ", "))
+	}
+	if err := p.checkMarkers(); err != nil {
+		return nil, err
 	}
 	p.Config = p.render()
 	return p, nil
@@ -229,4 +240,50 @@ func (p *Plan) scanBackend(b Backend) error {
 		}
 	}
 	return nil
+}
+
+// unique returns name, or name-2, name-3, ... when an agent has it.
+func (p *Plan) unique(name string) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(p.agents, func(a *agent) bool { return a.name == n })
+	}
+	n := name
+	for i := 2; taken(n); i++ {
+		n = fmt.Sprintf("%s-%d", name, i)
+	}
+	return n
+}
+
+// checkMarkers refuses an import whose apply would meet actctl block
+// markers it has no record of (a copy from elsewhere) for an imported
+// agent, in .gitignore or in an instruction file import does not take
+// the blocks of: apply would call that block the user's and stop.
+func (p *Plan) checkMarkers() error {
+	for _, a := range p.agents {
+		files := map[string]string{".gitignore": "# BEGIN actctl agent=" + a.name}
+		if !p.adopted(a) {
+			files[a.b.Instructions] = "<!-- BEGIN actctl agent=" + a.name + " -->"
+		}
+		for f, marker := range files {
+			data, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(f)))
+			if err == nil && markerLine(string(data), marker) {
+				return fmt.Errorf("%s holds a block of actctl markers for agent %s that no actant.cue wrote (a copy from elsewhere): apply would leave it to you and stop, so import writes nothing; remove or rename those markers, then import again", f, a.name)
+			}
+		}
+	}
+	return nil
+}
+
+// adopted reports whether a's block is taken from its instruction file.
+func (p *Plan) adopted(a *agent) bool {
+	return a.prompt != "" || slices.ContainsFunc(p.Edits, func(e Edit) bool { return e.Agent == a.name })
+}
+
+func markerLine(text, marker string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimRight(l, " \t\r") == marker {
+			return true
+		}
+	}
+	return false
 }

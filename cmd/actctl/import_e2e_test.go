@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,9 +60,24 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// importedBlockRe are the lines import adds around an instruction file's
-// text: the BEGIN marker with the agent's heading, and the END marker.
-var importedBlockRe = regexp.MustCompile(`(?m)^<!-- BEGIN actctl agent=\S+ -->\r?\n## \S+\r?\n\r?\n|^<!-- END actctl agent=\S+ -->\r?\n`)
+// otherBlockRe is a block apply appended (with the one line ending it put
+// before it).
+var otherBlockRe = regexp.MustCompile(`(?s)\r?\n<!-- BEGIN actctl agent=(\S+) -->\r?\n.*?<!-- END actctl agent=\S+ -->\r?\n`)
+
+// unwrap removes from an instruction file the blocks apply appended for
+// other agents, then the lines import put around agent's text: the BEGIN
+// marker with the agent's heading and a blank line, and the END marker.
+func unwrap(content, agent string) string {
+	content = otherBlockRe.ReplaceAllStringFunc(content, func(b string) string {
+		if otherBlockRe.FindStringSubmatch(b)[1] == agent {
+			return b
+		}
+		return ""
+	})
+	q := regexp.QuoteMeta(agent)
+	re := regexp.MustCompile(`(?m)^<!-- BEGIN actctl agent=` + q + ` -->\r?\n## ` + q + `\r?\n\r?\n|^<!-- END actctl agent=` + q + ` -->\r?\n`)
+	return re.ReplaceAllString(content, "")
+}
 
 // keptEveryByte checks that after import every file of orig is where it
 // was with the same bytes, moved (--move) with the same bytes, or an
@@ -69,9 +85,9 @@ var importedBlockRe = regexp.MustCompile(`(?m)^<!-- BEGIN actctl agent=\S+ -->\r
 func keptEveryByte(t *testing.T, dir string, orig map[string]string, out importJSON) {
 	t.Helper()
 	now := readTree(t, dir)
-	edited := map[string]bool{}
+	edited := map[string]string{}
 	for _, e := range out.Edits {
-		edited[e.Path] = true
+		edited[e.Path] = e.Agent
 	}
 	for rel, want := range orig {
 		for _, m := range out.Moves {
@@ -83,11 +99,15 @@ func keptEveryByte(t *testing.T, dir string, orig map[string]string, out importJ
 		switch {
 		case !ok:
 			t.Errorf("%s is gone after import", rel)
-		case edited[rel]:
-			if !strings.HasSuffix(want, "\n") {
-				want += "\n" // the END line ends the file
+		case edited[rel] != "":
+			switch {
+			case strings.HasSuffix(want, "\n"):
+			case strings.Contains(want, "\r\n"):
+				want += "\r\n" // the END line ends the file
+			default:
+				want += "\n"
 			}
-			if un := importedBlockRe.ReplaceAllString(got, ""); un != want {
+			if un := unwrap(got, edited[rel]); un != want {
 				t.Errorf("%s: the text inside its block is not the original:\n got %q\nwant %q", rel, un, want)
 			}
 		case got != want:
@@ -216,5 +236,137 @@ func copyInto(t *testing.T, src, dst string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestImportRefuses checks each input import refuses: the message, and
+// that nothing was written (not even .actant/).
+func TestImportRefuses(t *testing.T) {
+	claude := map[string]string{"CLAUDE.md": "# Rules\n\nBe brief.\n"}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range claude {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		args  []string
+		code  int
+		msg   string
+	}{
+		{"config exists", with(map[string]string{"actant.cue": "package actant\n"}), nil, 1, "actant.cue already exists: import writes a new workspace config and never replaces one"},
+		{"records of an earlier apply", with(map[string]string{"actant.owned": "{}\n"}), nil, 1, "records of an earlier apply (actant.owned or .actant/state.json)"},
+		{"state of an earlier apply", with(map[string]string{".actant/state.json": "{}\n"}), nil, 1, "records of an earlier apply"},
+		{"no agent files", map[string]string{"README.md": "hi\n"}, nil, 1, "no agent files found in"},
+		{"unknown backend", claude, []string{"--backend", "claud"}, 1, `--backend "claud": import knows claude-code, codex, cursor, gemini`},
+		{"backend without files", claude, []string{"--backend", "gemini"}, 1, "no agent files found in"},
+		{"argument", claude, []string{"CLAUDE.md"}, 2, "import takes no arguments"},
+		// The user's .gitignore holds a copied actctl block of the agent
+		// import names: apply would call it the user's and stop.
+		{"copied markers in .gitignore", with(map[string]string{".gitignore": "# BEGIN actctl agent=claude-code\n/x/\n# END actctl agent=claude-code\n"}), nil, 1, ".gitignore holds a block of actctl markers for agent claude-code that no actant.cue wrote"},
+		{"copied markers, with --move", with(map[string]string{
+			".gitignore":                "# BEGIN actctl agent=claude-code\n/x/\n# END actctl agent=claude-code\n",
+			".claude/skills/s/SKILL.md": "---\ndescription: >\n  folded\n---\nbody\n",
+		}), []string{"--move"}, 1, "import writes nothing"},
+		// AGENTS.md is codex's (first in the table); the cursor block in
+		// it was copied from elsewhere.
+		{"copied markers in a shared instruction file", map[string]string{
+			"AGENTS.md":          "<!-- BEGIN actctl agent=codex -->\n## codex\n\nText.\n<!-- END actctl agent=codex -->\n\n<!-- BEGIN actctl agent=cursor -->\nx\n<!-- END actctl agent=cursor -->\n",
+			".cursor/mcp.json":   `{"mcpServers": {}}`,
+			".codex/config.toml": "",
+		}, nil, 1, `AGENTS.md: block "cursor" is not one apply writes ("## cursor", a blank line, the text); backend codex not imported`},
+		// The same with cursor's block as apply writes it: cursor's agent
+		// is imported from it, codex's from its own block.
+		{"copied markers for an agent of another backend", map[string]string{
+			".gitignore":         "# BEGIN actctl agent=cursor\n/.actant/\n# END actctl agent=cursor\n",
+			"AGENTS.md":          "<!-- BEGIN actctl agent=codex -->\n## codex\n\nText.\n<!-- END actctl agent=codex -->\n",
+			".cursor/mcp.json":   `{"mcpServers": {}}`,
+			".codex/config.toml": "",
+		}, nil, 1, ".gitignore holds a block of actctl markers for agent cursor"},
+		{"a block apply does not write", map[string]string{"CLAUDE.md": "<!-- BEGIN actctl agent=mine -->\nno heading\n<!-- END actctl agent=mine -->\n"}, nil, 1, "CLAUDE.md: block \"mine\" is not one apply writes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, c.files)
+			before, orig := stamps(t, dir), readTree(t, dir)
+			r := actctl(t, dir, "", append([]string{"import"}, c.args...)...)
+			if r.Code != c.code || !strings.Contains(r.Stderr, c.msg) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", r.Code, r.Stderr, c.code, c.msg)
+			}
+			if after := stamps(t, dir); !equalStamps(before, after) {
+				t.Errorf("a refused import wrote:\n%s", diffStamps(before, after))
+			}
+			if now := readTree(t, dir); !maps.Equal(now, orig) {
+				t.Errorf("files changed: %v", now)
+			}
+		})
+	}
+}
+
+// TestImportDryRun: --dry-run prints the plan and the actant.cue it would
+// write, and writes nothing.
+func TestImportDryRun(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".mcp.json": `{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}}`})
+	before := stamps(t, dir)
+	r := actctl(t, dir, "", "import", "--dry-run")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "would write actant.cue: agents claude-code; 2 taken, 0 left") || !strings.Contains(r.Stdout, `"TOKEN":"${GH_TOKEN}"`) {
+		t.Errorf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if after := stamps(t, dir); !equalStamps(before, after) {
+		t.Errorf("--dry-run wrote:\n%s", diffStamps(before, after))
+	}
+}
+
+// TestImportLeaves imports a repository with a bit of everything import
+// cannot take as it is: each is listed with its reason, the rest round
+// trips, and ${VAR} references stay references.
+func TestImportLeaves(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"AGENTS.md": "\r\n# Agents\r\n\r\nUse tabs.", // CRLF, a leading blank line, no final newline
+		".mcp.json": `{"mcpServers": {
+  "ok": {"command": "srv", "args": ["--port", "1"], "env": {"KEY": "${API_KEY}"}},
+  "odd": {"command": "srv", "timeout": 5},
+  "Bad Name": {"command": "srv"},
+  "remote": {"type": "sse", "url": "https://example.com/mcp"}
+}, "other": true}
+`,
+		".claude/settings.json":             `{"permissions": {"allow": ["Bash(ls)"], "deny": [], "disableBypassPermissionsMode": "disable"}, "model": "opus", "env": {"": "x"}}`,
+		".claude/skills/Bad Skill/SKILL.md": "---\nname: x\ndescription: y\n---\nz\n",
+		".claude/skills/fine/SKILL.md":      "---\nname: fine\ndescription: A fine skill\n---\n\nDo it.\n",
+		".claude/agents/helper.md":          "---\nname: helper\n---\nhelp\n",
+		".cursor/mcp.json":                  `{"mcpServers": {"gh": {"url": "https://api.github.com/mcp", "headers": {"Authorization": "Bearer ${env:GH_TOKEN}"}}}}`,
+		".agents/skills/fine/SKILL.md":      "---\nname: fine\ndescription: Another fine skill\n---\n\nDo it.\n",
+		".codex/config.toml":                "model = \"o3\"\nsandbox_mode = \"danger-full-access\"\n\n[mcp_servers.ok]\ncommand = \"srv\"\nargs = [\"--port\", \"1\"]\n\n[mcp_servers.ok.env]\nKEY = \"${API_KEY}\"\n",
+	})
+	out := roundTrip(t, dir)
+	wantTaken := []string{
+		"claude-code mcp ok", "claude-code permissions", "claude-code settings model", "claude-code settings permissions",
+		"claude-code skill fine", "codex instructions codex", "codex settings model", "codex settings sandbox_mode", "cursor mcp gh",
+	}
+	wantLeft := []string{
+		"claude-code file", "claude-code mcp Bad Name", "claude-code mcp odd", "claude-code mcp other", "claude-code mcp remote",
+		"claude-code settings env", "claude-code skill Bad Skill", "codex mcp ok", "codex skill fine",
+	}
+	slices.Sort(wantTaken)
+	slices.Sort(wantLeft)
+	if got := items(out.Taken); !slices.Equal(got, wantTaken) {
+		t.Errorf("taken %q\nwant  %q", got, wantTaken)
+	}
+	if got := items(out.Left); !slices.Equal(got, wantLeft) {
+		t.Errorf("left %q\nwant %q", got, wantLeft)
+	}
+	for _, s := range []string{`"Authorization":"Bearer ${GH_TOKEN}"`, `"KEY":"${API_KEY}"`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
 	}
 }
