@@ -113,3 +113,42 @@ func TestRefused(t *testing.T) {
 		t.Errorf("Refused = %+v", got)
 	}
 }
+
+// TestWriteFailsUndone: a file edited between Scan and Write is not
+// replaced, and what Write had done before (a move) is undone.
+func TestWriteFailsUndone(t *testing.T) {
+	root := t.TempDir()
+	for rel, c := range map[string]string{
+		"CLAUDE.md":                 "# Rules\n",
+		".claude/skills/s/SKILL.md": "---\ndescription: >\n  folded\n---\nbody\n",
+	} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Scan(root, Options{Move: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte("# Edited meanwhile\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write(); err == nil || !strings.Contains(err.Error(), "CLAUDE.md changed while import ran") {
+		t.Fatalf("Write: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "CLAUDE.md")); string(got) != "# Edited meanwhile\n" {
+		t.Errorf("CLAUDE.md = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".claude/skills/s/SKILL.md")); err != nil {
+		t.Errorf("the move was not undone: %v", err)
+	}
+	for _, gone := range []string{"actant.cue", "skills"} {
+		if _, err := os.Lstat(filepath.Join(root, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s left behind: %v", gone, err)
+		}
+	}
+}

@@ -30,9 +30,10 @@ func (p *Plan) instructions(b Backend) []*agent {
 	f := b.Instructions
 	name := p.unique(b.Name)
 	own := []*agent{{name: name, b: b}}
+	real := p.realPath(f)
 	for _, o := range p.agents {
-		if o.b.Instructions == f {
-			return own // the text is o's; apply adds this agent's block
+		if o.b.Instructions == f || p.realPath(o.b.Instructions) == real {
+			return own // the text is o's (CLAUDE.md may be a link to AGENTS.md); apply adds this agent's block
 		}
 	}
 	it := Item{Backend: b.Name, Kind: "instructions", Name: name, Path: f}
@@ -158,4 +159,14 @@ func wrap(name string, content []byte) (out []byte, prompt string, err error) {
 		return nil, "", fmt.Errorf("cannot be put in a block unchanged")
 	}
 	return b.Bytes(), prompt, nil
+}
+
+// realPath is rel under the root with symlinks resolved, or rel itself
+// when it does not resolve.
+func (p *Plan) realPath(rel string) string {
+	abs := filepath.Join(p.root, filepath.FromSlash(rel))
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/tailscale/hujson"
 
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/schema"
@@ -41,7 +42,12 @@ func (p *Plan) readObject(rel string) (map[string]any, bool, error) {
 		}
 		return m, true, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	// Comments and trailing commas are allowed, as apply allows them.
+	std, err := hujson.Standardize(bytes.Clone(data))
+	if err != nil {
+		return nil, true, fmt.Errorf("not a JSON object: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(std))
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {

@@ -16,9 +16,9 @@ import (
 // created. On error what it did is undone; the returned undo undoes it
 // all later (import undoes when the first apply does not adopt
 // everything).
-func (p *Plan) Write() (undo func() error, err error) {
+func (p *Plan) Write() (_ func() error, err error) {
 	var undos []func() error
-	undo = func() error {
+	undo := func() error {
 		var errs []error
 		for i := len(undos) - 1; i >= 0; i-- {
 			errs = append(errs, undos[i]())
@@ -30,7 +30,6 @@ func (p *Plan) Write() (undo func() error, err error) {
 			if uerr := undo(); uerr != nil {
 				err = fmt.Errorf("%w; undoing what import wrote also failed: %v", err, uerr)
 			}
-			undo = nil
 		}
 	}()
 	for _, m := range p.Moves {

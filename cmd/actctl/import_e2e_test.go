@@ -85,9 +85,16 @@ func unwrap(content, agent string) string {
 func keptEveryByte(t *testing.T, dir string, orig map[string]string, out importJSON) {
 	t.Helper()
 	now := readTree(t, dir)
-	edited := map[string]string{}
+	real := func(rel string) string {
+		r, err := filepath.EvalSymlinks(filepath.Join(dir, rel))
+		if err != nil {
+			return rel
+		}
+		return r
+	}
+	edited := map[string]string{} // by real path: a link and its target are one file
 	for _, e := range out.Edits {
-		edited[e.Path] = e.Agent
+		edited[real(e.Path)] = e.Agent
 	}
 	for rel, want := range orig {
 		for _, m := range out.Moves {
@@ -99,7 +106,7 @@ func keptEveryByte(t *testing.T, dir string, orig map[string]string, out importJ
 		switch {
 		case !ok:
 			t.Errorf("%s is gone after import", rel)
-		case edited[rel] != "":
+		case edited[real(rel)] != "":
 			switch {
 			case strings.HasSuffix(want, "\n"):
 			case strings.Contains(want, "\r\n"):
@@ -107,7 +114,7 @@ func keptEveryByte(t *testing.T, dir string, orig map[string]string, out importJ
 			default:
 				want += "\n"
 			}
-			if un := unwrap(got, edited[rel]); un != want {
+			if un := unwrap(got, edited[real(rel)]); un != want {
 				t.Errorf("%s: the text inside its block is not the original:\n got %q\nwant %q", rel, un, want)
 			}
 		case got != want:
@@ -368,5 +375,32 @@ func TestImportLeaves(t *testing.T) {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
+	}
+}
+
+// TestImportLinkAndComments: CLAUDE.md as a link to AGENTS.md (a common
+// way to share one text) gives the text to the first agent and keeps the
+// link; JSON with comments and trailing commas (which apply edits) is
+// read.
+func TestImportLinkAndComments(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"AGENTS.md":          "# Shared\n\nOne text for every tool.\n",
+		".mcp.json":          "{\n  // my servers\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"my-server\",},\n  },\n}\n",
+		".codex/config.toml": "approval_policy = \"never\"\nsandbox_mode = \"read-only\"\n",
+	})
+	if err := os.Symlink("AGENTS.md", filepath.Join(dir, "CLAUDE.md")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	out := roundTrip(t, dir)
+	want := []string{"claude-code instructions claude-code", "claude-code mcp mine", "codex permissions"}
+	if got := items(out.Taken); !slices.Equal(got, want) {
+		t.Errorf("taken %q, want %q", got, want)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "CLAUDE.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("CLAUDE.md is no longer a link: %v %v", fi, err)
+	}
+	if !strings.Contains(out.Config, `"defaultMode": "dontAsk"`) {
+		t.Errorf("codex's read-only, never-ask keys are not read as dontAsk:\n%s", out.Config)
 	}
 }
