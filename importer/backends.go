@@ -14,6 +14,9 @@ type Backend struct {
 	Skills string
 	// MCP is the file of MCP servers, if the tool has one import reads.
 	MCP *MCPFile
+	// Commands is the slash commands directory and its format
+	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
+	Commands *schema.DirLayout
 	// Settings is the structured settings file: the MCP key, if the same
 	// file, and the permission keys are taken out; every other key
 	// becomes templates.<t>.settings.<backend>.
@@ -42,9 +45,10 @@ var Backends = []Backend{
 		Instructions: "CLAUDE.md",
 		Skills:       ".claude/skills",
 		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
 		Settings:     ".claude/settings.json",
 		PermDialect:  schema.DialectClaude,
-		Others:       []string{".claude/agents", ".claude/commands", ".claude/settings.local.json", ".claude/rules"},
+		Others:       []string{".claude/agents", ".claude/settings.local.json", ".claude/rules"},
 	},
 	{
 		Name:         "codex",
@@ -60,15 +64,17 @@ var Backends = []Backend{
 		Instructions: "AGENTS.md",
 		Skills:       ".cursor/skills",
 		MCP:          &MCPFile{Path: ".cursor/mcp.json", Key: "mcpServers", Dialect: schema.DialectCursor},
-		Others:       []string{".cursor/rules", ".cursor/agents", ".cursor/commands", ".cursor/cli.json", ".cursorrules"},
+		Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+		Others:       []string{".cursor/rules", ".cursor/agents", ".cursor/cli.json", ".cursorrules"},
 	},
 	{
 		Name:         "gemini",
 		Instructions: "GEMINI.md",
 		Skills:       ".gemini/skills",
 		MCP:          &MCPFile{Path: ".gemini/settings.json", Key: "mcpServers", Dialect: schema.DialectGemini},
+		Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
 		Settings:     ".gemini/settings.json",
-		Others:       []string{".gemini/commands", ".gemini/agents"},
+		Others:       []string{".gemini/agents"},
 	},
 }
 

@@ -60,11 +60,12 @@ type Plan struct {
 	// Config is the actant.cue text.
 	Config []byte `json:"-"`
 
-	root   string
-	opts   Options
-	agents []*agent
-	skills map[string]*skillSrc
-	mcp    map[string]*mcpSrc
+	root     string
+	opts     Options
+	agents   []*agent
+	skills   map[string]*skillSrc
+	commands map[string]*commandSrc
+	mcp      map[string]*mcpSrc
 }
 
 // agent is one imported backend's agent (and template, and prompt).
@@ -73,6 +74,7 @@ type agent struct {
 	b        Backend
 	prompt   string
 	skills   []string
+	commands []string
 	mcp      []string
 	perms    *schema.Permissions
 	settings map[string]any
@@ -105,7 +107,7 @@ func Scan(root string, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: root, root: root, opts: o, skills: map[string]*skillSrc{}, mcp: map[string]*mcpSrc{},
+	p := &Plan{Root: root, root: root, opts: o, skills: map[string]*skillSrc{}, commands: map[string]*commandSrc{}, mcp: map[string]*mcpSrc{},
 		Agents: []string{}, Taken: []Item{}, Left: []Item{}, Notes: []string{}, Edits: []Edit{}, Moves: []Move{}}
 	for _, b := range p.used(rows) {
 		if err := p.scanBackend(b); err != nil {
@@ -170,6 +172,9 @@ func (b Backend) paths() []string {
 	if b.MCP != nil {
 		ps = append(ps, b.MCP.Path)
 	}
+	if b.Commands != nil {
+		ps = append(ps, b.Commands.Dir)
+	}
 	if b.Settings != "" {
 		ps = append(ps, b.Settings)
 	}
@@ -226,6 +231,9 @@ func (p *Plan) scanBackend(b Backend) error {
 	}
 	a := as[0] // the backend's own files are the first agent's
 	if err := p.scanSkills(a); err != nil {
+		return err
+	}
+	if err := p.scanCommands(a); err != nil {
 		return err
 	}
 	if err := p.scanMCP(a); err != nil {

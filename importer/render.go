@@ -32,6 +32,18 @@ func (p *Plan) render() []byte {
 		}
 		b.WriteString("}\n")
 	}
+	if len(p.commands) > 0 {
+		b.WriteString("\ncommands: {\n")
+		for _, n := range slices.Sorted(maps.Keys(p.commands)) {
+			c := p.commands[n].c
+			fmt.Fprintf(&b, "\t%s: {\n", jsonText(n))
+			if c.Description != "" {
+				fmt.Fprintf(&b, "\t\tdescription: %s\n", jsonText(c.Description))
+			}
+			fmt.Fprintf(&b, "\t\tcontent: %s\n\t}\n", literal.String.WithTabIndent(2).Quote(c.Content))
+		}
+		b.WriteString("}\n")
+	}
 	var prompts []*agent
 	for _, a := range p.agents {
 		if a.prompt != "" {
@@ -66,6 +78,9 @@ func (p *Plan) template(b *bytes.Buffer, a *agent) {
 	}
 	if len(a.skills) > 0 {
 		fmt.Fprintf(b, "\t\tskills: %s\n", jsonText(a.skills))
+	}
+	if len(a.commands) > 0 {
+		fmt.Fprintf(b, "\t\tcommands: %s\n", jsonText(a.commands))
 	}
 	if len(a.mcp) > 0 {
 		fmt.Fprintf(b, "\t\tmcpServers: %s\n", jsonText(a.mcp))

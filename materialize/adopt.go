@@ -52,3 +52,9 @@ func SettingsKeys(format string, s map[string]any) ([]Key, error) {
 	err := settingsKeys(format, nil, s, &keys)
 	return keys, err
 }
+
+// CommandFile is the path and bytes apply writes for a command named
+// name in layout l (description desc, prompt body), no variables set.
+func CommandFile(l *schema.DirLayout, name, desc, body string) (string, []byte, error) {
+	return commandFile(l, name, desc, body)
+}

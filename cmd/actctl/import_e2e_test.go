@@ -404,3 +404,30 @@ func TestImportLinkAndComments(t *testing.T) {
 		t.Errorf("codex's read-only, never-ask keys are not read as dontAsk:\n%s", out.Config)
 	}
 }
+
+// TestImportCommands: slash commands apply writes as they are become
+// commands (Claude Code Markdown with a description, Cursor's plain
+// Markdown, Gemini CLI's TOML); the rest is left with the reason.
+func TestImportCommands(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".claude/commands/review.md":      "---\ndescription: Review the diff\n---\n\nReview $ARGUMENTS carefully.\n",
+		".claude/commands/plain.md":       "Just do it.\n",
+		".claude/commands/tools.md":       "---\nallowed-tools: Bash(git:*)\ndescription: Commit\n---\n\nCommit.\n",
+		".claude/commands/ns/deep.md":     "Namespaced.\n",
+		".cursor/commands/review.md":      "Review $ARGUMENTS carefully.\n",
+		".gemini/commands/summarize.toml": "description = 'Summarize'\nprompt = \"\"\"\nSummarize {{args}}.\n\"\"\"\n",
+		".gemini/commands/quoted.toml":    "description = \"Quoted\"\nprompt = \"Quote.\\n\"\n", // apply would write 'Quoted' and a multi-line prompt
+		".gemini/commands/odd.toml":       "prompt = \"x\"\nmodel = \"flash\"\n",
+	})
+	out := roundTrip(t, dir)
+	taken := []string{"claude-code command plain", "claude-code command review", "gemini command summarize"}
+	left := []string{"claude-code command ns", "claude-code command tools", "cursor command review", "gemini command odd", "gemini command quoted"}
+	slices.Sort(taken)
+	if got := items(out.Taken); !slices.Equal(got, taken) {
+		t.Errorf("taken %q\nwant  %q", got, taken)
+	}
+	if got := items(out.Left); !slices.Equal(got, left) {
+		t.Errorf("left %q\nwant %q", got, left)
+	}
+}
