@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -65,6 +66,10 @@ func (p *Plan) command(a *agent, it Item) {
 	text, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(it.Path)))
 	if err != nil {
 		p.leave(it, "cannot read it (%v)", err)
+		return
+	}
+	if !utf8.Valid(text) {
+		p.leave(it, "%v", errNotUTF8)
 		return
 	}
 	c, why := readCommand(a.b.Commands.Format, text)

@@ -17,6 +17,8 @@ func TestWrapKeepsEveryByte(t *testing.T) {
 		{"plain", "# Rules\n\nBe brief.\n", "# Rules\n\nBe brief."},
 		{"no final newline", "Be brief.", "Be brief."},
 		{"CRLF", "# Rules\r\n\r\nBe brief.\r\n", "# Rules\n\nBe brief."},
+		{"one CRLF line", "Be brief.\r\n", "Be brief."},
+		{"CRLF, blank lines after", "Be brief.\r\n\r\n\r\n", "Be brief."},
 		{"blank lines around", "\n\n  indented\n\n\n", "  indented"},
 		{"tabs and braces", "\t{{ .Field }} and \\( and \"\"\"\n", "\t{{ .Field }} and \\( and \"\"\""},
 	} {
@@ -47,8 +49,13 @@ func TestWrapKeepsEveryByte(t *testing.T) {
 
 // TestWrapRefuses: text apply could not give back byte for byte.
 func TestWrapRefuses(t *testing.T) {
-	if _, _, err := wrap("a", []byte("one\r\ntwo\nthree\n")); err == nil || !strings.Contains(err.Error(), "mixes CRLF and LF") {
-		t.Errorf("mixed line endings: %v", err)
+	for _, mixed := range []string{"one\r\ntwo\nthree\n", "one\r\ntwo\n", "one\ntwo\r\n"} {
+		if _, _, err := wrap("a", []byte(mixed)); err == nil || !strings.Contains(err.Error(), "mixes CRLF and LF") {
+			t.Errorf("mixed line endings %q: %v", mixed, err)
+		}
+	}
+	if _, _, err := wrap("a", []byte("caf\xe9\n")); err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("Latin-1 text: %v", err)
 	}
 	if _, prompt, err := wrap("a", []byte(" \n\t\n")); err != nil || prompt != "" {
 		t.Errorf("blank file: %q, %v", prompt, err)

@@ -2,12 +2,14 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/actctl/actctl/internal/block"
 )
@@ -15,6 +17,9 @@ import (
 // markerRe finds text the reconciler would take for a block marker (as
 // materialize's check of a block's body does).
 var markerRe = regexp.MustCompile(`(?m)(<!--\s*(BEGIN|END) actctl\b)|(^#\s*(BEGIN|END) actctl\b)`)
+
+// errNotUTF8 refuses text a CUE string cannot hold byte for byte.
+var errNotUTF8 = errors.New("is not UTF-8 text, which actant.cue cannot hold byte for byte")
 
 // varRe finds a {{name}} placeholder apply would try to fill.
 var varRe = regexp.MustCompile(`\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}`)
@@ -122,14 +127,17 @@ func (p *Plan) blocks(b Backend, content []byte) []*agent {
 // and trailing line endings stay outside the block; every other byte is
 // kept. prompt is the text ("" when there is none: nothing to wrap).
 func wrap(name string, content []byte) (out []byte, prompt string, err error) {
+	if !utf8.Valid(content) {
+		return nil, "", errNotUTF8
+	}
 	s := string(content)
 	core := strings.Trim(s, "\r\n")
 	if strings.TrimSpace(core) == "" {
 		return nil, "", nil
 	}
 	nl := "\n"
-	if strings.Contains(core, "\r\n") {
-		if strings.Count(core, "\n") != strings.Count(core, "\r\n") {
+	if crlf := strings.Count(s, "\r\n"); crlf > 0 {
+		if strings.Count(s, "\n") != crlf {
 			return nil, "", fmt.Errorf("mixes CRLF and LF line endings, which apply would make one")
 		}
 		nl = "\r\n"
@@ -140,12 +148,7 @@ func wrap(name string, content []byte) (out []byte, prompt string, err error) {
 	}
 	i := strings.Index(s, core)
 	prefix, rest := s[:i], s[i+len(core):]
-	switch {
-	case strings.HasPrefix(rest, nl):
-		rest = rest[len(nl):]
-	case strings.HasPrefix(rest, "\n"):
-		rest = rest[1:]
-	}
+	rest = strings.TrimPrefix(rest, nl)
 	prompt = strings.ReplaceAll(core, "\r\n", "\n")
 	body := "## " + name + "\n\n" + prompt + "\n"
 	var b bytes.Buffer

@@ -274,6 +274,8 @@ func TestImportRefuses(t *testing.T) {
 		{"unknown backend", claude, []string{"--backend", "claud"}, 1, `--backend "claud": import knows claude-code, codex, cursor, gemini`},
 		{"backend without files", claude, []string{"--backend", "gemini"}, 1, "no agent files found in"},
 		{"argument", claude, []string{"CLAUDE.md"}, 2, "import takes no arguments"},
+		{"not UTF-8", map[string]string{"CLAUDE.md": "caf\xe9\n"}, nil, 1, "CLAUDE.md: is not UTF-8 text, which actant.cue cannot hold byte for byte; backend claude-code not imported"},
+		{"mixed line endings", map[string]string{"GEMINI.md": "a\r\nb\n"}, nil, 1, "GEMINI.md: mixes CRLF and LF line endings"},
 		// The user's .gitignore holds a copied actctl block of the agent
 		// import names: apply would call it the user's and stop.
 		{"copied markers in .gitignore", with(map[string]string{".gitignore": "# BEGIN actctl agent=claude-code\n/x/\n# END actctl agent=claude-code\n"}), nil, 1, ".gitignore holds a block of actctl markers for agent claude-code that no actant.cue wrote"},
