@@ -48,6 +48,10 @@ func (p *Plan) skill(a *agent, it Item) {
 		p.leave(it, "the name is not a valid actctl name (%s)", nameRe)
 		return
 	}
+	if odd := irregular(filepath.Join(p.root, filepath.FromSlash(rel))); odd != "" {
+		p.leave(it, "holds %s, which is not a regular file (apply refuses symlinks and special files in a skill directory)", odd)
+		return
+	}
 	md := filepath.Join(p.root, filepath.FromSlash(rel), "SKILL.md")
 	text, err := os.ReadFile(md)
 	if err != nil {
@@ -117,4 +121,22 @@ func sameTree(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// irregular returns the first path under dir (relative) that is neither
+// a directory nor a regular file, or "".
+func irregular(dir string) string {
+	odd := ""
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			odd = p
+			return filepath.SkipAll
+		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			odd, _ = filepath.Rel(dir, p)
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return odd
 }

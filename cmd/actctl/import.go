@@ -75,7 +75,9 @@ func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
 		if uerr := undo(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("undoing the import failed: %w", uerr))
 		}
-		return nil, fmt.Errorf("import: %w (nothing written)", err)
+		// %v, not %w: a load's diagnostics would print alone, without
+		// saying that the import was undone.
+		return nil, fmt.Errorf("import: %v (import undone: nothing written)", err)
 	}
 	ctx, stop := interruptContext(g.Stderr)
 	defer stop()

@@ -356,6 +356,11 @@ func TestImportLeaves(t *testing.T) {
 		".agents/skills/fine/SKILL.md":      "---\nname: fine\ndescription: Another fine skill\n---\n\nDo it.\n",
 		".codex/config.toml":                "model = \"o3\"\nsandbox_mode = \"danger-full-access\"\n\n[mcp_servers.ok]\ncommand = \"srv\"\nargs = [\"--port\", \"1\"]\n\n[mcp_servers.ok.env]\nKEY = \"${API_KEY}\"\n",
 	})
+	linked := filepath.Join(dir, ".claude/skills/linked")
+	writeTree(t, linked, map[string]string{"SKILL.md": "---\nname: linked\ndescription: Linked\n---\n\nBody\n"})
+	if err := os.Symlink("SKILL.md", filepath.Join(linked, "again.md")); err != nil {
+		t.Fatal(err)
+	}
 	out := roundTrip(t, dir)
 	wantTaken := []string{
 		"claude-code mcp ok", "claude-code permissions", "claude-code settings model", "claude-code settings permissions",
@@ -363,7 +368,7 @@ func TestImportLeaves(t *testing.T) {
 	}
 	wantLeft := []string{
 		"claude-code file", "claude-code mcp Bad Name", "claude-code mcp odd", "claude-code mcp other", "claude-code mcp remote",
-		"claude-code settings env", "claude-code skill Bad Skill", "codex mcp ok", "codex skill fine",
+		"claude-code settings env", "claude-code skill Bad Skill", "claude-code skill linked", "codex mcp ok", "codex skill fine",
 	}
 	slices.Sort(wantTaken)
 	slices.Sort(wantLeft)
