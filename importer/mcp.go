@@ -105,7 +105,11 @@ func (p *Plan) server(a *agent, name string, v any) {
 		p.leave(it, "not an object")
 		return
 	}
-	s, why := serverOf(obj, f.Dialect)
+	in := obj
+	if f.Dialect == schema.DialectCodex {
+		in = codexBack(obj)
+	}
+	s, why := serverOf(in, f.Dialect)
 	if why != "" {
 		p.leave(it, "%s", why)
 		return
@@ -214,4 +218,50 @@ func canonical(b []byte) []byte {
 		return b
 	}
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}
+
+// codexBack reads Codex's env-based keys back as the ${VAR} references
+// apply writes them for (materialize's codexEnv, codexHeaders):
+// env_vars NAME is env NAME = "${NAME}", env_http_headers H = NAME is
+// header H = "${NAME}", bearer_token_env_var NAME is Authorization =
+// "Bearer ${NAME}", http_headers are headers. A value of another type is
+// left in place, for serverOf to refuse.
+func codexBack(obj map[string]any) map[string]any {
+	out := maps.Clone(obj)
+	sub := func(k string) map[string]any {
+		m, ok := out[k].(map[string]any)
+		if !ok {
+			m = map[string]any{}
+		}
+		return maps.Clone(m)
+	}
+	env, headers := sub("env"), sub("headers")
+	if vars, ok := stringList(out["env_vars"]); ok {
+		for _, n := range vars {
+			env[n] = "${" + n + "}"
+		}
+		delete(out, "env_vars")
+	}
+	if h, ok := out["http_headers"].(map[string]any); ok {
+		maps.Copy(headers, h)
+		delete(out, "http_headers")
+	}
+	if h, ok := out["env_http_headers"].(map[string]any); ok {
+		for k, v := range h {
+			if n, ok := v.(string); ok {
+				headers[k] = "${" + n + "}"
+			}
+		}
+		delete(out, "env_http_headers")
+	}
+	if n, ok := out["bearer_token_env_var"].(string); ok {
+		headers["Authorization"] = "Bearer ${" + n + "}"
+		delete(out, "bearer_token_env_var")
+	}
+	for k, m := range map[string]map[string]any{"env": env, "headers": headers} {
+		if len(m) > 0 {
+			out[k] = m
+		}
+	}
+	return out
 }

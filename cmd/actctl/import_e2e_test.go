@@ -354,7 +354,10 @@ func TestImportLeaves(t *testing.T) {
 		".claude/agents/helper.md":          "---\nname: helper\n---\nhelp\n",
 		".cursor/mcp.json":                  `{"mcpServers": {"gh": {"url": "https://api.github.com/mcp", "headers": {"Authorization": "Bearer ${env:GH_TOKEN}"}}}}`,
 		".agents/skills/fine/SKILL.md":      "---\nname: fine\ndescription: Another fine skill\n---\n\nDo it.\n",
-		".codex/config.toml":                "model = \"o3\"\nsandbox_mode = \"danger-full-access\"\n\n[mcp_servers.ok]\ncommand = \"srv\"\nargs = [\"--port\", \"1\"]\n\n[mcp_servers.ok.env]\nKEY = \"${API_KEY}\"\n",
+		".codex/config.toml": "model = \"o3\"\nsandbox_mode = \"danger-full-access\"\n\n[mcp_servers.ok]\ncommand = \"srv\"\nargs = [\"--port\", \"1\"]\n\n[mcp_servers.ok.env]\nKEY = \"${API_KEY}\"\n" +
+			// Codex's own ways to take ${VAR}: read back as ${VAR}; gh is
+			// the same server as Cursor's, so both agents share it.
+			"\n[mcp_servers.envs]\ncommand = \"srv\"\nenv_vars = [\"API_KEY\"]\n\n[mcp_servers.gh]\nurl = \"https://api.github.com/mcp\"\nbearer_token_env_var = \"GH_TOKEN\"\n",
 	})
 	linked := filepath.Join(dir, ".claude/skills/linked")
 	writeTree(t, linked, map[string]string{"SKILL.md": "---\nname: linked\ndescription: Linked\n---\n\nBody\n"})
@@ -364,7 +367,7 @@ func TestImportLeaves(t *testing.T) {
 	out := roundTrip(t, dir)
 	wantTaken := []string{
 		"claude-code mcp ok", "claude-code permissions", "claude-code settings model", "claude-code settings permissions",
-		"claude-code skill fine", "codex instructions codex", "codex settings model", "codex settings sandbox_mode", "cursor mcp gh",
+		"claude-code skill fine", "codex instructions codex", "codex mcp envs", "codex mcp gh", "codex settings model", "codex settings sandbox_mode", "cursor mcp gh",
 	}
 	wantLeft := []string{
 		"claude-code file", "claude-code mcp Bad Name", "claude-code mcp odd", "claude-code mcp other", "claude-code mcp remote",
