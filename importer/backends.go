@@ -76,6 +76,44 @@ var Backends = []Backend{
 		Settings:     ".gemini/settings.json",
 		Others:       []string{".gemini/agents"},
 	},
+	{
+		Name:         "pi",
+		Instructions: "AGENTS.md",
+		Skills:       ".pi/skills",
+		Commands:     &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
+		Settings:     ".pi/settings.json",
+	},
+	{
+		// Antigravity reads .agents/skills, codex's directory, which the
+		// codex row takes; its commands are skills there too.
+		Name:         "antigravity",
+		Instructions: "AGENTS.md",
+		MCP:          &MCPFile{Path: ".agents/mcp_config.json", Key: "mcpServers", Dialect: schema.DialectAntigravity},
+		Settings:     ".agents/hooks.json",
+		Others:       []string{".agents/workflows", ".agents/agents"},
+	},
+}
+
+// NotRead are other tools' files, for which actctl has no built-in backend
+// yet: import lists each one present as left, never passes over it.
+var NotRead = []struct{ Tool, Path string }{
+	{"GitHub Copilot", ".github/copilot-instructions.md"},
+	{"GitHub Copilot", ".github/instructions"},
+	{"GitHub Copilot", ".github/prompts"},
+	{"GitHub Copilot", ".github/agents"},
+	{"GitHub Copilot", ".github/skills"},
+	{"VS Code", ".vscode/mcp.json"},
+	{"OpenCode", "opencode.json"},
+	{"OpenCode", "opencode.jsonc"},
+	{"OpenCode", ".opencode"},
+	{"Windsurf", ".windsurfrules"},
+	{"Windsurf", ".windsurf"},
+	{"Cline", ".clinerules"},
+	{"Kilo Code", ".kilocode"},
+	{"Kiro", ".kiro"},
+	{"Junie", ".junie"},
+	{"Qwen Code", ".qwen"},
+	{"Goose", ".goosehints"},
 }
 
 // backendNamed returns the row named name.

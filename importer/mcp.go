@@ -106,8 +106,15 @@ func (p *Plan) server(a *agent, name string, v any) {
 		return
 	}
 	in := obj
-	if f.Dialect == schema.DialectCodex {
+	switch f.Dialect {
+	case schema.DialectCodex:
 		in = codexBack(obj)
+	case schema.DialectAntigravity:
+		if u, ok := obj["serverUrl"]; ok { // Antigravity's remote url
+			in = maps.Clone(obj)
+			in["url"] = u
+			delete(in, "serverUrl")
+		}
 	}
 	s, why := serverOf(in, f.Dialect)
 	if why != "" {

@@ -114,6 +114,13 @@ func Scan(root string, o Options) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if len(o.Backends) == 0 {
+		for _, n := range NotRead {
+			if p.exists(n.Path) {
+				p.leave(Item{Kind: "file", Path: n.Path}, "%s's file: actctl has no built-in backend for it yet; left as it is", n.Tool)
+			}
+		}
+	}
 	if len(p.agents) == 0 && len(p.Left) > 0 {
 		var why []string
 		for _, it := range p.Left {
@@ -168,7 +175,10 @@ func lookedFor(rows []Backend) []string {
 // paths are every path of b whose presence means the tool is used, the
 // instruction file first.
 func (b Backend) paths() []string {
-	ps := []string{b.Instructions, b.Skills}
+	ps := []string{b.Instructions}
+	if b.Skills != "" {
+		ps = append(ps, b.Skills)
+	}
 	if b.MCP != nil {
 		ps = append(ps, b.MCP.Path)
 	}

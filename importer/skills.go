@@ -21,6 +21,9 @@ type skillSrc struct {
 
 // scanSkills takes each <skills>/<name>/SKILL.md of a's backend.
 func (p *Plan) scanSkills(a *agent) error {
+	if a.b.Skills == "" {
+		return nil
+	}
 	dir := filepath.Join(p.root, filepath.FromSlash(a.b.Skills))
 	ents, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {

@@ -271,7 +271,8 @@ func TestImportRefuses(t *testing.T) {
 		{"records of an earlier apply", with(map[string]string{"actant.owned": "{}\n"}), nil, 1, "records of an earlier apply (actant.owned or .actant/state.json)"},
 		{"state of an earlier apply", with(map[string]string{".actant/state.json": "{}\n"}), nil, 1, "records of an earlier apply"},
 		{"no agent files", map[string]string{"README.md": "hi\n"}, nil, 1, "no agent files found in"},
-		{"unknown backend", claude, []string{"--backend", "claud"}, 1, `--backend "claud": import knows claude-code, codex, cursor, gemini`},
+		{"only another tool's files", map[string]string{".github/copilot-instructions.md": "Be brief.\n"}, nil, 1, ".github/copilot-instructions.md: GitHub Copilot's file: actctl has no built-in backend for it yet"},
+		{"unknown backend", claude, []string{"--backend", "claud"}, 1, `--backend "claud": import knows claude-code, codex, cursor, gemini, pi, antigravity`},
 		{"backend without files", claude, []string{"--backend", "gemini"}, 1, "no agent files found in"},
 		{"argument", claude, []string{"CLAUDE.md"}, 2, "import takes no arguments"},
 		{"not UTF-8", map[string]string{"CLAUDE.md": "caf\xe9\n"}, nil, 1, "CLAUDE.md: is not UTF-8 text, which actant.cue cannot hold byte for byte; backend claude-code not imported"},
@@ -354,6 +355,8 @@ func TestImportLeaves(t *testing.T) {
 		".claude/agents/helper.md":          "---\nname: helper\n---\nhelp\n",
 		".cursor/mcp.json":                  `{"mcpServers": {"gh": {"url": "https://api.github.com/mcp", "headers": {"Authorization": "Bearer ${env:GH_TOKEN}"}}}}`,
 		".agents/skills/fine/SKILL.md":      "---\nname: fine\ndescription: Another fine skill\n---\n\nDo it.\n",
+		".github/copilot-instructions.md":   "Copilot, be brief.\n",
+		"opencode.json":                     "{}\n",
 		".codex/config.toml": "model = \"o3\"\nsandbox_mode = \"danger-full-access\"\n\n[mcp_servers.ok]\ncommand = \"srv\"\nargs = [\"--port\", \"1\"]\n\n[mcp_servers.ok.env]\nKEY = \"${API_KEY}\"\n" +
 			// Codex's own ways to take ${VAR}: read back as ${VAR}; gh is
 			// the same server as Cursor's, so both agents share it.
@@ -371,7 +374,7 @@ func TestImportLeaves(t *testing.T) {
 	}
 	wantLeft := []string{
 		"claude-code file", "claude-code mcp Bad Name", "claude-code mcp odd", "claude-code mcp other", "claude-code mcp remote",
-		"claude-code settings env", "claude-code skill Bad Skill", "claude-code skill linked", "codex mcp ok", "codex skill fine",
+		"file", "file", "claude-code settings env", "claude-code skill Bad Skill", "claude-code skill linked", "codex mcp ok", "codex skill fine",
 	}
 	slices.Sort(wantTaken)
 	slices.Sort(wantLeft)
@@ -439,5 +442,26 @@ func TestImportCommands(t *testing.T) {
 	}
 	if got := items(out.Left); !slices.Equal(got, left) {
 		t.Errorf("left %q\nwant %q", got, left)
+	}
+}
+
+// TestImportPiAntigravity: the other built-in backends that read
+// AGENTS.md, Pi (prompt templates as commands, settings) and Antigravity
+// (its MCP file, remote servers under serverUrl).
+func TestImportPiAntigravity(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"AGENTS.md":               "Shared text.\n",
+		".pi/prompts/fix.md":      "---\ndescription: Fix it\n---\n\nFix $1.\n",
+		".pi/settings.json":       `{"theme": "dark"}`,
+		".agents/mcp_config.json": `{"mcpServers": {"remote": {"serverUrl": "https://example.com/mcp"}}}`,
+	})
+	out := roundTrip(t, dir)
+	want := []string{"antigravity mcp remote", "pi command fix", "pi instructions pi", "pi settings theme"}
+	if got := items(out.Taken); !slices.Equal(got, want) {
+		t.Errorf("taken %q, want %q", got, want)
+	}
+	if !slices.Equal(out.Agents, []string{"pi", "antigravity"}) {
+		t.Errorf("agents %q", out.Agents)
 	}
 }
