@@ -93,15 +93,8 @@ var ErrExists = errors.New("actant.cue already exists: import writes a new works
 // Scan reads the tool files under root and plans the import. It writes
 // nothing.
 func Scan(root string, o Options) (*Plan, error) {
-	if _, err := os.Lstat(filepath.Join(root, schema.FileName)); err == nil {
-		return nil, ErrExists
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("check %s: %w", schema.FileName, err)
-	}
-	for _, r := range []string{"actant.owned", ".actant/state.json"} {
-		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(r))); err == nil {
-			return nil, ErrRecords
-		}
+	if err := checkFresh(root); err != nil {
+		return nil, err
 	}
 	rows, err := selected(o.Backends)
 	if err != nil {
@@ -115,27 +108,55 @@ func Scan(root string, o Options) (*Plan, error) {
 		}
 	}
 	if len(o.Backends) == 0 {
-		for _, n := range NotRead {
-			if p.exists(n.Path) {
-				p.leave(Item{Kind: "file", Path: n.Path}, "%s's file: actctl has no built-in backend for it yet; left as it is", n.Tool)
-			}
-		}
+		p.notRead()
 	}
-	if len(p.agents) == 0 && len(p.Left) > 0 {
-		var why []string
-		for _, it := range p.Left {
-			why = append(why, it.Path+": "+it.Reason)
-		}
-		return nil, fmt.Errorf("nothing in %s can be imported as it is:\n  %s", root, strings.Join(why, "\n  "))
-	}
-	if len(p.agents) == 0 {
-		return nil, fmt.Errorf("no agent files found in %s (looked for %s)", root, strings.Join(lookedFor(rows), ", "))
+	if err := p.anything(rows); err != nil {
+		return nil, err
 	}
 	if err := p.checkMarkers(); err != nil {
 		return nil, err
 	}
 	p.Config = p.render()
 	return p, nil
+}
+
+// checkFresh refuses a root with an actant.cue or actctl's records.
+func checkFresh(root string) error {
+	if _, err := os.Lstat(filepath.Join(root, schema.FileName)); err == nil {
+		return ErrExists
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("check %s: %w", schema.FileName, err)
+	}
+	for _, r := range []string{"actant.owned", ".actant/state.json"} {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(r))); err == nil {
+			return ErrRecords
+		}
+	}
+	return nil
+}
+
+// notRead lists the files of tools without a built-in backend as left.
+func (p *Plan) notRead() {
+	for _, n := range NotRead {
+		if p.exists(n.Path) {
+			p.leave(Item{Kind: "file", Path: n.Path}, "%s's file: actctl has no built-in backend for it yet; left as it is", n.Tool)
+		}
+	}
+}
+
+// anything refuses a plan without an agent, saying why.
+func (p *Plan) anything(rows []Backend) error {
+	switch {
+	case len(p.agents) > 0:
+		return nil
+	case len(p.Left) > 0:
+		var why []string
+		for _, it := range p.Left {
+			why = append(why, it.Path+": "+it.Reason)
+		}
+		return fmt.Errorf("nothing in %s can be imported as it is:\n  %s", p.root, strings.Join(why, "\n  "))
+	}
+	return fmt.Errorf("no agent files found in %s (looked for %s)", p.root, strings.Join(lookedFor(rows), ", "))
 }
 
 // selected returns the rows named (all when none is).

@@ -326,7 +326,7 @@ func TestImportDryRun(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".mcp.json": `{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}}`})
 	before := stamps(t, dir)
-	r := actctl(t, dir, "", "import", "--dry-run")
+	r := actctl(t, t.TempDir(), "", "-C", dir, "import", "--dry-run") // from elsewhere, with -C
 	if r.Code != 0 || !strings.Contains(r.Stdout, "would write actant.cue: agents claude-code; 2 taken, 0 left") || !strings.Contains(r.Stdout, `"TOKEN":"${GH_TOKEN}"`) {
 		t.Errorf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
