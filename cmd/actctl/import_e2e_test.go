@@ -465,3 +465,34 @@ func TestImportPiAntigravity(t *testing.T) {
 		t.Errorf("agents %q", out.Agents)
 	}
 }
+
+// TestImportedIsActctls: after import, the adopted content is actctl's:
+// a change of the imported prompt, server or setting in actant.cue is
+// applied (no drift, no conflict), and a hand edit is drift like any.
+func TestImportedIsActctls(t *testing.T) {
+	dir := t.TempDir()
+	copyInto(t, filepath.Join("..", "..", "importer", "testdata", "repos", "posthog"), dir)
+	writeTree(t, dir, map[string]string{"CLAUDE.md": "# PostHog\n\nUse hogli.\n"})
+	home := filepath.Join(t.TempDir(), "home")
+	if r := actctl(t, dir, home, "import"); r.Code != 0 {
+		t.Fatalf("import: %d\n%s", r.Code, r.Stderr)
+	}
+	cfg := read(t, filepath.Join(dir, "actant.cue"))
+	cfg = strings.Replace(cfg, "Use hogli.", "Use hogli, always.", 1)
+	cfg = strings.Replace(cfg, `"tools/phrocs/mcp_server.py"`, `"tools/phrocs/server.py"`, 1)
+	writeConfig(t, dir, cfg)
+	res := mustApply(t, dir, home)
+	if res.Counts.Updated != 2 || res.Counts.Drifted+res.Counts.Conflicts+res.Counts.Skipped != 0 {
+		t.Errorf("apply after editing the imported config: %+v %+v", res.Counts, res.Items)
+	}
+	if got := read(t, filepath.Join(dir, "CLAUDE.md")); !strings.Contains(got, "\nUse hogli, always.\n<!-- END actctl agent=claude-code -->") {
+		t.Errorf("CLAUDE.md:\n%s", got)
+	}
+	if got := read(t, filepath.Join(dir, ".mcp.json")); !strings.Contains(got, "tools/phrocs/server.py") {
+		t.Errorf(".mcp.json:\n%s", got)
+	}
+	writeTree(t, dir, map[string]string{"CLAUDE.md": strings.Replace(read(t, filepath.Join(dir, "CLAUDE.md")), "always", "sometimes", 1)})
+	if res, _ := applyJSON(t, dir, home); res.Counts.Drifted != 1 {
+		t.Errorf("a hand edit of the imported block: %+v %+v", res.Counts, res.Items)
+	}
+}
