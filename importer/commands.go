@@ -63,7 +63,7 @@ func (p *Plan) command(a *agent, it Item) {
 		p.leave(it, "the name is not a valid actctl name (%s)", nameRe)
 		return
 	}
-	text, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(it.Path)))
+	text, err := p.read(it.Path)
 	if err != nil {
 		p.leave(it, "cannot read it (%v)", err)
 		return

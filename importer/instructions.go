@@ -42,7 +42,7 @@ func (p *Plan) instructions(b Backend) []*agent {
 		}
 	}
 	it := Item{Backend: b.Name, Kind: "instructions", Name: name, Path: f}
-	old, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(f)))
+	old, err := p.read(f)
 	switch {
 	case os.IsNotExist(err):
 		return own

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -26,14 +25,14 @@ type mcpSrc struct {
 }
 
 // readObject reads a JSON object file, keeping numbers as written, or a
-// TOML file (.toml).
+// TOML file (.toml); ok is false only when there is no such file.
 func (p *Plan) readObject(rel string) (map[string]any, bool, error) {
-	data, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(rel)))
+	data, err := p.read(rel)
 	if os.IsNotExist(err) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, true, err // present, and said why it is not read
 	}
 	if strings.HasSuffix(rel, ".toml") {
 		var m map[string]any

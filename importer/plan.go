@@ -304,7 +304,7 @@ func (p *Plan) checkMarkers() error {
 			files[a.b.Instructions] = "<!-- BEGIN actctl agent=" + a.name + " -->"
 		}
 		for f, marker := range files {
-			data, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(f)))
+			data, err := p.read(f)
 			if err == nil && markerLine(string(data), marker) {
 				return fmt.Errorf("%s holds a block of actctl markers for agent %s that no actant.cue wrote (a copy from elsewhere): apply would leave it to you and stop, so import writes nothing; remove or rename those markers, then import again", f, a.name)
 			}
@@ -325,4 +325,18 @@ func markerLine(text, marker string) bool {
 		}
 	}
 	return false
+}
+
+// read reads the file rel under the root, refusing anything but a regular
+// file (after links): a named pipe would block import for ever.
+func (p *Plan) read(rel string) ([]byte, error) {
+	path := filepath.Join(p.root, filepath.FromSlash(rel))
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	return os.ReadFile(path)
 }

@@ -1,0 +1,45 @@
+//go:build unix
+
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestImportSpecialFiles: a named pipe where import reads a file is
+// refused or left, never opened (import would wait for a writer for
+// ever).
+func TestImportSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "CLAUDE.md"), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	before := stamps(t, dir)
+	r := actctl(t, dir, "", "import")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "CLAUDE.md: cannot read it (CLAUDE.md is not a regular file); backend claude-code not imported") {
+		t.Errorf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	if after := stamps(t, dir); !equalStamps(before, after) {
+		t.Errorf("wrote:\n%s", diffStamps(before, after))
+	}
+
+	dir = t.TempDir()
+	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".claude/commands/ok.md": "Do it.\n"})
+	for _, p := range []string{".mcp.json", ".claude/settings.json", ".claude/commands/pipe.md"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = actctl(t, dir, "", "-o", "json", "import", "--dry-run")
+	for _, want := range []string{`"path": ".mcp.json",
+      "reason": ".mcp.json is not a regular file"`, `"path": ".claude/settings.json",
+      "reason": ".claude/settings.json is not a regular file"`, `"path": ".claude/commands/pipe.md",
+      "reason": "not a .md command file; left as it is"`} {
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
+			t.Errorf("exit %d, want %s in\n%s\n%s", r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+}
