@@ -35,7 +35,8 @@ func (p *Plan) scanCommands(a *agent) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", dir, err)
+		p.leave(Item{Backend: a.b.Name, Kind: "command", Path: l.Dir}, "cannot read the directory (%v)", err)
+		return nil
 	}
 	ext := ".md"
 	if l.Format == schema.FormatGeminiCommand {

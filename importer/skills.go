@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bytes"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -30,7 +29,8 @@ func (p *Plan) scanSkills(a *agent) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", dir, err)
+		p.leave(Item{Backend: a.b.Name, Kind: "skill", Path: a.b.Skills}, "cannot read the directory (%v)", err)
+		return nil
 	}
 	for _, e := range ents {
 		rel := path.Join(a.b.Skills, e.Name())

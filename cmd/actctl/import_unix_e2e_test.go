@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -40,6 +41,31 @@ func TestImportSpecialFiles(t *testing.T) {
       "reason": "not a .md command file; left as it is"`} {
 		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
 			t.Errorf("exit %d, want %s in\n%s\n%s", r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+// TestImportUnreadableDirs: a skills or commands path that is a file, or
+// a directory import cannot read, is left with the reason; the rest is
+// imported.
+func TestImportUnreadableDirs(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".claude/skills": "not a directory\n", ".cursor/commands/x.md": "X.\n"})
+	want := []string{`"path": ".claude/skills",
+      "reason": "cannot read the directory`}
+	locked := filepath.Join(dir, ".cursor/commands")
+	if err := os.Chmod(locked, 0o000); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(locked, 0o755)
+	if _, err := os.ReadDir(locked); err != nil { // not when run as root
+		want = append(want, `"path": ".cursor/commands",
+      "reason": "cannot read the directory`)
+	}
+	r := actctl(t, dir, "", "-o", "json", "import", "--dry-run")
+	for _, w := range want {
+		if r.Code != 0 || !strings.Contains(r.Stdout, w) {
+			t.Errorf("exit %d, want %s in\n%s\n%s", r.Code, w, r.Stdout, r.Stderr)
 		}
 	}
 }
