@@ -79,6 +79,12 @@ type Options struct {
 	Mode string
 	// Warn, if set, receives a warning about the session mode, once.
 	Warn func(msg string)
+	// Preset is the agent's own preset as a Rule (RuleFor of its
+	// permissions; "": Rule). With a session's rule it decides which
+	// client methods the agent may call in that session, and with Rule
+	// which are advertised in initialize (ClientMethods): a flag's Rule
+	// narrows them, never widens them.
+	Preset Rule
 	// Ask, if set, asks a person instead of Rule.
 	Ask AskFunc
 	// Observer receives the primary session's messages and events, and
@@ -142,6 +148,7 @@ type Client struct {
 	terms   terminals
 	tail    *tail
 	obs     Observer
+	methods Methods // advertised in initialize: the primary session's
 
 	exited   chan struct{} // closed once the backend was reaped
 	exitText string        // valid after exited
@@ -149,9 +156,14 @@ type Client struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session // the open sessions by id
-	notes    ExtensionNotes      // extension notifications read, not yet handled
+	notes    ExtensionNotes      // never counts: notifications are handled as read (tee.go)
 	closed   bool
 	badLine  string // the first line that was not JSON: a protocol break
+	tooBig   bool   // a message over MaxMessage was read: a protocol break
+
+	out     *outbound       // the backend's stdin
+	pending pending         // the agent's requests in flight
+	readCtx context.Context // the handlers' context of notifications: done when the backend exited
 
 	wire wireLog // prompts written and answers read (see wireLog)
 
@@ -159,15 +171,15 @@ type Client struct {
 	router     Router    // a lease's, if any (see Router)
 }
 
-// received passes a message to its observer; a line that is not JSON
-// breaks the protocol: the backend is killed, which ends the connection,
-// and the pending request fails naming the line.
-func (c *Client) received(line []byte) {
+// received passes a message to its observer and reports whether it is
+// JSON; a line that is not breaks the protocol: the backend is killed,
+// which ends the connection, and the pending request fails naming the
+// line.
+func (c *Client) received(line []byte) bool {
 	if json.Valid(line) {
 		c.wire.read(line)
-		c.notes.Seen(line)
 		c.observerOf(line).Message(line)
-		return
+		return true
 	}
 	c.mu.Lock()
 	first := c.badLine == ""
@@ -178,6 +190,17 @@ func (c *Client) received(line []byte) {
 	if first {
 		c.killAll()
 	}
+	return false
+}
+
+// oversize notes that the backend sent a message over MaxMessage and
+// kills it, which ends the connection; the pending request fails saying
+// so.
+func (c *Client) oversize() {
+	c.mu.Lock()
+	c.tooBig = true
+	c.mu.Unlock()
+	c.killAll()
 }
 
 var sessionIDKey = []byte(`"sessionId"`)
@@ -210,13 +233,15 @@ var _ acp.Client = (*Client)(nil)
 var _ acp.ExtensionMethodHandler = (*Client)(nil)
 
 // Start launches the backend, initializes the connection (advertising fs
-// read/write and terminals) and opens a session. On failure nothing of the
+// reads, and writes and terminals as Options.Preset and Rule allow) and
+// opens a session. On failure nothing of the
 // backend is left running.
 func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
-	c := &Client{opts: o, obs: o.Observer, tail: newTail(8 << 10), exited: make(chan struct{}), sessions: map[string]*Session{}}
+	c := &Client{opts: o, obs: o.Observer, tail: newTail(8 << 10), exited: make(chan struct{}), sessions: map[string]*Session{},
+		methods: ClientMethods(o.Preset, o.Rule)}
 	if c.obs == nil {
 		c.obs = nopObserver{}
 	}
@@ -256,6 +281,12 @@ func (c *Client) spawn() error {
 		return &Error{Kind: ErrStart, Command: l.Command, Err: err, msg: msg}
 	}
 	c.proc = p
+	readCtx, stopRead := context.WithCancel(context.Background())
+	c.readCtx = readCtx
+	go func() {
+		<-c.exited
+		stopRead()
+	}()
 	if c.opts.OnStart != nil {
 		c.opts.OnStart(p.Cmd.Process.Pid)
 	}
@@ -281,17 +312,20 @@ func (c *Client) spawn() error {
 		close(c.exited)
 	}()
 	ready := make(chan struct{})
-	c.conn = acp.NewClientSideConnection(c, sentTee{w: p.Stdin, fn: c.wire.sent}, &lineTee{r: c.routed(Gate(p.Stdout, ready)), fn: c.received})
+	c.out = &outbound{w: p.Stdin, fn: c.wire.sent, pending: &c.pending}
+	c.conn = acp.NewClientSideConnection(guard{c}, c.out, newInbound(c, Gate(p.Stdout, ready)))
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	close(ready)
 	return nil
 }
 
-// setup sends initialize and opens the primary session.
+// setup sends initialize, advertising what the agent may call (reads,
+// and writes and terminals as its preset allows), and opens the primary
+// session.
 func (c *Client) setup(ctx context.Context) error {
 	info, err := c.conn.Initialize(ctx, acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersionNumber,
-		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true},
+		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: c.methods.Write}, Terminal: c.methods.Terminal},
 		ClientInfo:         &acp.Implementation{Name: "actctl", Version: "dev"},
 	})
 	if err != nil {
@@ -323,10 +357,12 @@ func (c *Client) failure(ctx context.Context, kind ErrorKind, what string, err e
 	}
 	msg := fmt.Sprintf("backend %q exited during %s (%s)", l.Command, what, status)
 	c.mu.Lock()
-	bad := c.badLine
+	bad, tooBig := c.badLine, c.tooBig
 	c.mu.Unlock()
 	if bad != "" {
 		msg = fmt.Sprintf("backend %q broke the protocol during %s: not a JSON-RPC message on stdout: %q; stopped it", l.Command, what, bad)
+	} else if tooBig {
+		msg = fmt.Sprintf("backend %q broke the protocol during %s: it sent a message of more than %d MiB (the limit of one JSON-RPC line); stopped it", l.Command, what, MaxMessage>>20)
 	} else if kind == ErrStart && l.Install != "" {
 		msg += "; is it installed? " + l.Install
 	}

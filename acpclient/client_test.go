@@ -50,9 +50,13 @@ func (r *textRecorder) Event(e Event) {
 func (r *textRecorder) String() string { r.tmu.Lock(); defer r.tmu.Unlock(); return r.text.String() }
 
 // startTestAgent starts this test binary as the scripted agent with its
-// workspace ws and the client's project proj.
+// workspace ws and the client's project proj. Without a Rule or Preset
+// the agent may call every client method (Preset AllowAll).
 func startTestAgent(t *testing.T, o Options) (*Client, *textRecorder) {
 	t.Helper()
+	if o.Rule == "" && o.Preset == "" {
+		o.Preset = AllowAll
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

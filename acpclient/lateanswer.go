@@ -3,7 +3,6 @@ package acpclient
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"sync"
 	"time"
 
@@ -144,16 +143,4 @@ func (w *wireLog) forget(sid string) {
 	w.mu.Lock()
 	delete(w.answers, sid)
 	w.mu.Unlock()
-}
-
-// sentTee passes every line written to w to fn first (the SDK writes one
-// whole message, newline included, per Write).
-type sentTee struct {
-	w  io.Writer
-	fn func([]byte)
-}
-
-func (t sentTee) Write(p []byte) (int, error) {
-	t.fn(p)
-	return t.w.Write(p)
 }

@@ -109,3 +109,47 @@ func firstOfKind(options []acp.PermissionOption, kinds ...acp.PermissionOptionKi
 func Decide(rule Rule, kind acp.ToolKind, options []acp.PermissionOption) Decision {
 	return Choose(rule.Allows(kind), false, options)
 }
+
+// Methods are the client methods that change things which an agent may
+// call on actctl directly, outside any permission request: the preset
+// binds the client, not only the agent's good manners (docs/run.md, "What
+// the preset lets the client do"). Reads (fs/read_text_file) are always
+// served, within the roots.
+type Methods struct {
+	// Write: fs/write_text_file.
+	Write bool
+	// Terminal: terminal/create and the other terminal/* methods.
+	Terminal bool
+}
+
+// Methods is what rule lets an agent call: reads only for AllowReads and
+// DenyAll (the readonly and restricted presets, --approve-reads,
+// --deny-all), writes too for AllowEdits (standard), terminals too for
+// AllowAll (permissive); nothing beyond reads for any other value.
+func (r Rule) Methods() Methods {
+	switch r {
+	case AllowEdits:
+		return Methods{Write: true}
+	case AllowAll:
+		return Methods{Write: true, Terminal: true}
+	}
+	return Methods{}
+}
+
+// ClientMethods is what the client lets an agent call: its preset's
+// methods, narrowed by a rule that allows less (--deny-all,
+// --approve-reads). A rule never widens them: --approve-all changes the
+// answers to permission requests, not what the agent may do through the
+// client itself. An empty preset is the rule; an empty rule (a person is
+// asked) narrows nothing.
+func ClientMethods(preset, rule Rule) Methods {
+	if preset == "" {
+		preset = rule
+	}
+	m := preset.Methods()
+	if rule != "" {
+		n := rule.Methods()
+		m.Write, m.Terminal = m.Write && n.Write, m.Terminal && n.Terminal
+	}
+	return m
+}

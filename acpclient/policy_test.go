@@ -87,3 +87,23 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestClientMethods: the preset decides what the agent may call through
+// the client; a narrower rule (--deny-all, --approve-reads) takes it
+// away, a wider one (--approve-all) adds nothing. (issue #20 item 5)
+func TestClientMethods(t *testing.T) {
+	none, writes, all := Methods{}, Methods{Write: true}, Methods{Write: true, Terminal: true}
+	for _, tc := range []struct {
+		preset, rule Rule
+		want         Methods
+	}{
+		{AllowReads, "", none}, {AllowEdits, "", writes}, {AllowAll, "", all},
+		{AllowReads, AllowAll, none}, {AllowEdits, AllowAll, writes},
+		{AllowAll, DenyAll, none}, {AllowAll, AllowReads, none}, {AllowAll, AllowEdits, writes},
+		{"", AllowEdits, writes}, {"", "", none}, {"bogus", "", none},
+	} {
+		if got := ClientMethods(tc.preset, tc.rule); got != tc.want {
+			t.Errorf("ClientMethods(%q, %q) = %+v, want %+v", tc.preset, tc.rule, got, tc.want)
+		}
+	}
+}

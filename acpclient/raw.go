@@ -1,12 +1,10 @@
 package acpclient
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -46,17 +44,19 @@ func (c *Client) route(line []byte) bool {
 	if r == nil || len(bytes.TrimSpace(line)) == 0 {
 		return true
 	}
-	return r.Route(line)
+	// The reader's buffer is reused for the next line; the Router may
+	// keep what it is given.
+	return r.Route(bytes.Clone(line))
 }
 
 // WriteRaw writes one JSON-RPC message (a line; the newline is added if
-// missing) to the backend. The SDK writes each of its messages with one
-// Write too, and writes to the pipe do not interleave.
+// missing) to the backend, between the SDK's own writes (outbound holds
+// its lock for each whole message).
 func (c *Client) WriteRaw(line []byte) error {
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		line = append(line[:len(line):len(line)], '\n')
 	}
-	if _, err := c.proc.Stdin.Write(line); err != nil {
+	if err := c.out.writeRaw(line); err != nil {
 		return fmt.Errorf("write to backend %q: %w", c.opts.Launch.Command, err)
 	}
 	return nil
@@ -90,33 +90,4 @@ func (c *Client) Adopt(id string, o SessionOptions) (*Session, error) {
 func (s *Session) ApplyMode(ctx context.Context, modes *acp.SessionModeState) (string, error) {
 	err := s.c.applyMode(ctx, s, modes)
 	return s.Mode(), err
-}
-
-// routed returns r without the lines the Router takes.
-func (c *Client) routed(r io.Reader) io.Reader {
-	return &lineFilter{br: bufio.NewReaderSize(r, 64<<10), keep: c.route}
-}
-
-// lineFilter passes the lines of br for which keep is true.
-type lineFilter struct {
-	br   *bufio.Reader
-	keep func([]byte) bool
-	out  []byte
-	err  error
-}
-
-func (f *lineFilter) Read(p []byte) (int, error) {
-	for len(f.out) == 0 {
-		if f.err != nil {
-			return 0, f.err
-		}
-		line, err := f.br.ReadBytes('\n')
-		f.err = err
-		if len(line) > 0 && (err != nil || f.keep(bytes.TrimRight(line, "\r\n"))) {
-			f.out = line
-		}
-	}
-	n := copy(p, f.out)
-	f.out = f.out[n:]
-	return n, nil
 }

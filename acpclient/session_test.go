@@ -39,7 +39,7 @@ func openSession(t *testing.T, c *Client, o SessionOptions) (*Session, *textReco
 func TestSessionsRouted(t *testing.T) {
 	projA, projB := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(projA, "a.txt"), []byte("in A"), 0o644)
-	c, recA := startTestAgent(t, Options{ClientCwd: projA, Rule: DenyAll})
+	c, recA := startTestAgent(t, Options{ClientCwd: projA, Rule: DenyAll, Preset: AllowAll})
 	b, recB := openSession(t, c, SessionOptions{Cwd: projB, Rule: AllowAll})
 	if b.ID() == c.SessionID() || b.Cwd() != projB || c.Primary().ID() != c.SessionID() {
 		t.Fatalf("ids %s %s, cwd %s", c.SessionID(), b.ID(), b.Cwd())

@@ -1,8 +1,16 @@
 package acpclient
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"strings"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // lineTee passes the backend's stdout to the SDK unchanged and hands every
@@ -45,4 +53,283 @@ type gated struct {
 func (g gated) Read(p []byte) (int, error) {
 	<-g.open
 	return g.r.Read(p)
+}
+
+// The backend's stdout does not go to the SDK as it is: the SDK queues
+// notifications for a handler goroutine and drops the connection when
+// more than 1,024 wait (a slow stdout of actctl's then fails a healthy
+// agent), and it starts a goroutine for every request, however many the
+// agent sends without reading the answers. So the client reads the
+// stream itself, one line at a time (docs/run.md, "Bounds"):
+//   - notifications (session/update, extension notifications) are handled
+//     right there, in order: while their observer is slow, nothing more is
+//     read, the pipe fills and the agent waits (backpressure);
+//   - requests pass to the SDK while fewer than MaxPendingRequests (and
+//     maxPendingBytes of them) await their answers; the excess is answered
+//     at once with an error, written by the reader itself, so a flood of
+//     requests costs the agent errors and never actctl's memory;
+//   - answers pass to the SDK, one line per Read, so it never holds more
+//     than the line at hand;
+//   - a message over MaxMessage bytes ends the connection, reported as
+//     what it is.
+
+// MaxMessage is the largest JSON-RPC message (one line, its newline
+// included) the client reads: the SDK's own line limit.
+const MaxMessage = 10 << 20
+
+// MaxPendingRequests bounds the agent's requests the client handles at
+// once (served, or their answers not yet written); maxPendingBytes bounds
+// their size. A request beyond either is answered with an error at once.
+const (
+	MaxPendingRequests = 256
+	maxPendingBytes    = 64 << 20
+)
+
+// errOversize ends the stream at a message over MaxMessage.
+var errOversize = errors.New("a message over the size limit")
+
+// inbound is the reader the SDK's connection reads the backend's stdout
+// through (see above).
+type inbound struct {
+	c    *Client
+	br   *bufio.Reader
+	line []byte // the line being read
+	out  []byte // what is left of the line passed to the SDK
+	err  error  // the end of the stream, once reached
+}
+
+func newInbound(c *Client, r io.Reader) *inbound {
+	return &inbound{c: c, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+func (r *inbound) Read(p []byte) (int, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		line, err := r.next()
+		r.err = err
+		if len(bytes.TrimSpace(line)) > 0 && r.c.route(line) && r.c.dispatch(line) {
+			r.out = append(line, '\n')
+		}
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+// next reads one line (without its newline); a line over MaxMessage ends
+// the stream with errOversize, after the client noted it.
+func (r *inbound) next() ([]byte, error) {
+	if cap(r.line) > 1<<20 {
+		r.line = nil // the buffer of a big message is not kept
+	}
+	r.line = r.line[:0]
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		if len(r.line)+len(frag) > MaxMessage {
+			r.c.oversize()
+			return nil, errOversize
+		}
+		r.line = append(r.line, frag...)
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			return r.line, err
+		}
+		return bytes.TrimRight(r.line[:len(r.line)-1], "\r"), nil
+	}
+}
+
+// envelope is what dispatch reads of a message (id as the SDK reads it:
+// a null id is none).
+type envelope struct {
+	ID     *json.RawMessage `json:"id"`
+	Method string           `json:"method"`
+}
+
+// dispatch shows a line to the observers, handles it if it is a
+// notification, admits it if it is a request, and reports whether the SDK
+// gets it.
+func (c *Client) dispatch(line []byte) bool {
+	if !c.received(line) {
+		return false
+	}
+	var m envelope
+	if json.Unmarshal(line, &m) != nil || m.Method == "" || m.Method == "$/cancel_request" && m.ID == nil {
+		return true // an answer, or what the SDK handles itself
+	}
+	if m.ID == nil {
+		c.notification(m.Method, line)
+		return false
+	}
+	key := idKey(*m.ID)
+	if c.pending.admit(key, len(line)) {
+		return true
+	}
+	c.out.writeBusy(*m.ID)
+	return false
+}
+
+// notification handles a notification where it was read: session/update
+// by its session, an extension notification by its session's Extension;
+// any other is dropped, as the SDK drops what it has no handler for.
+func (c *Client) notification(method string, line []byte) {
+	var m struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(line, &m)
+	switch {
+	case method == acp.ClientMethodSessionUpdate:
+		var n acp.SessionNotification
+		if json.Unmarshal(m.Params, &n) != nil || n.Validate() != nil {
+			c.wire.handled()
+			return
+		}
+		_ = c.SessionUpdate(c.readCtx, n)
+	case strings.HasPrefix(method, "_"):
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		c.mu.Lock()
+		s := c.sessions[p.SessionID]
+		c.mu.Unlock()
+		if s != nil && s.ext != nil {
+			_, _ = s.ext(c.readCtx, method, m.Params, true)
+		}
+	}
+}
+
+// idKey is a JSON-RPC id in one spelling: the SDK echoes an id re-encoded.
+func idKey(raw []byte) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return string(raw)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+// pending counts the agent's requests admitted and not yet answered.
+type pending struct {
+	mu    sync.Mutex
+	sizes map[string][]int // id -> the sizes of the requests in flight with it
+	n     int
+	bytes int
+}
+
+// admit takes a request of size bytes in, unless that would pass the
+// bounds (one request is always admitted when none is in flight).
+func (p *pending) admit(key string, size int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n >= MaxPendingRequests || p.n > 0 && p.bytes+size > maxPendingBytes {
+		return false
+	}
+	if p.sizes == nil {
+		p.sizes = map[string][]int{}
+	}
+	p.sizes[key] = append(p.sizes[key], size)
+	p.n++
+	p.bytes += size
+	return true
+}
+
+// done counts the answer to request key written.
+func (p *pending) done(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.sizes[key]
+	if len(s) == 0 {
+		return
+	}
+	p.n--
+	p.bytes -= s[0]
+	if len(s) == 1 {
+		delete(p.sizes, key)
+	} else {
+		p.sizes[key] = s[1:]
+	}
+}
+
+// outbound is the writer the SDK's connection writes the backend's stdin
+// through: every message (the SDK writes one whole message, newline
+// included, per Write) goes to fn first, and an answer written ends its
+// request's place among the pending ones. The reader's own answers to the
+// excess are written through it too, one message at a time.
+type outbound struct {
+	mu      sync.Mutex
+	w       io.Writer
+	fn      func([]byte)
+	pending *pending
+}
+
+func (o *outbound) Write(p []byte) (int, error) {
+	o.fn(p)
+	o.mu.Lock()
+	n, err := o.w.Write(p)
+	o.mu.Unlock()
+	if key, ok := answerID(p); ok {
+		o.pending.done(key)
+	}
+	return n, err
+}
+
+// writeRaw writes a line of a lease's (Client.WriteRaw) whole, between
+// the SDK's messages.
+func (o *outbound) writeRaw(line []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, err := o.w.Write(line)
+	return err
+}
+
+// writeBusy answers request id with the error of a request over the
+// bound; it waits while the agent does not read (backpressure).
+func (o *outbound) writeBusy(id json.RawMessage) {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": &acp.RequestError{Code: -32603,
+		Message: fmt.Sprintf("actctl refuses the request: too many of this agent's requests are in flight (at most %d, of %d MiB in all); retry when earlier ones are answered",
+			MaxPendingRequests, maxPendingBytes>>20)}})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, _ = o.w.Write(append(msg, '\n'))
+}
+
+// answerID is the id key of an answer the SDK wrote (an id, then result or
+// error, before any method: the SDK writes its fields in that order).
+func answerID(p []byte) (string, bool) {
+	d := json.NewDecoder(bytes.NewReader(p))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	var id json.RawMessage
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return "", false
+		}
+		switch k {
+		case "id":
+			if d.Decode(&id) != nil {
+				return "", false
+			}
+		case "result", "error":
+			return idKey(id), id != nil
+		case "method":
+			return "", false
+		default:
+			var skip json.RawMessage
+			if d.Decode(&skip) != nil {
+				return "", false
+			}
+		}
+	}
+	return "", false
 }

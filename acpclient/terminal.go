@@ -20,6 +20,11 @@ import (
 // gives no outputByteLimit.
 const DefaultOutputLimit = 1 << 20
 
+// MaxOutputLimit caps a terminal's retained output whatever
+// outputByteLimit the agent asks for: the client's memory is not the
+// agent's to size (docs/run.md, "The client methods").
+const MaxOutputLimit = 1 << 20
+
 // terminal is one terminal/create: a real process in its own group whose
 // combined output is kept up to a byte limit (the oldest bytes go first).
 type terminal struct {
@@ -27,40 +32,118 @@ type terminal struct {
 	session string        // the id of the session that created it
 	done    chan struct{} // closed when the process was reaped
 
-	mu        sync.Mutex
-	out       []byte
-	limit     int
-	truncated bool
-	status    *acp.TerminalExitStatus
+	mu     sync.Mutex
+	out    ring
+	status *acp.TerminalExitStatus
 }
 
 func (t *terminal) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.out = append(t.out, p...)
-	if over := len(t.out) - t.limit; over > 0 {
-		// Cut at a character boundary so the output stays valid UTF-8.
-		for over < len(t.out) && !utf8.RuneStart(t.out[over]) {
-			over++
-		}
-		t.out = append(t.out[:0], t.out[over:]...)
-		t.truncated = true
-	}
+	t.out.write(p)
 	return len(p), nil
 }
 
 func (t *terminal) snapshot() acp.TerminalOutputResponse {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return acp.TerminalOutputResponse{Output: string(t.out), Truncated: t.truncated, ExitStatus: t.status}
+	out := t.out.bytes()
+	if t.out.truncated() {
+		// Cut at a character boundary so the output stays valid UTF-8.
+		i := 0
+		for i < len(out) && i < utf8.UTFMax && !utf8.RuneStart(out[i]) {
+			i++
+		}
+		out = out[i:]
+	}
+	return acp.TerminalOutputResponse{Output: string(out), Truncated: t.out.truncated(), ExitStatus: t.status}
 }
+
+// ring keeps the last max bytes written to it: a buffer that grows to max
+// and then wraps, so a write costs its own length, never a move of what is
+// kept.
+type ring struct {
+	max   int
+	buf   []byte // len(buf) <= max
+	start int    // once len(buf) == max: the index of the oldest byte
+	total int64  // bytes ever written
+}
+
+func newRing(max int) ring { return ring{max: max} }
+
+func (r *ring) write(p []byte) {
+	r.total += int64(len(p))
+	if r.max <= 0 {
+		return
+	}
+	if len(p) >= r.max {
+		r.grow(r.max)
+		r.buf = append(r.buf[:0], p[len(p)-r.max:]...)
+		r.start = 0
+		return
+	}
+	if free := r.max - len(r.buf); free > 0 {
+		n := min(free, len(p))
+		r.grow(len(r.buf) + n)
+		r.buf = append(r.buf, p[:n]...)
+		p = p[n:]
+	}
+	for len(p) > 0 {
+		n := copy(r.buf[r.start:], p)
+		p = p[n:]
+		r.start = (r.start + n) % r.max
+	}
+}
+
+// grow makes room for n bytes in buf, doubling up to max, never beyond.
+func (r *ring) grow(n int) {
+	if n <= cap(r.buf) {
+		return
+	}
+	b := make([]byte, len(r.buf), min(r.max, max(n, 2*cap(r.buf))))
+	copy(b, r.buf)
+	r.buf = b
+}
+
+// bytes is what is kept, oldest first (a copy).
+func (r *ring) bytes() []byte {
+	out := make([]byte, 0, len(r.buf))
+	out = append(out, r.buf[r.start:]...)
+	return append(out, r.buf[:r.start]...)
+}
+
+// truncated reports whether bytes were dropped.
+func (r *ring) truncated() bool { return r.total > int64(len(r.buf)) }
+
+// MaxTerminals bounds the terminals of one client not yet released (each
+// is a process and up to MaxOutputLimit of output); terminal/create
+// beyond it is refused until the agent releases one.
+const MaxTerminals = 64
 
 // terminals are the terminals of one client, each belonging to the
 // session that created it.
 type terminals struct {
-	mu   sync.Mutex
-	byID map[string]*terminal
-	next int
+	mu       sync.Mutex
+	byID     map[string]*terminal
+	next     int
+	starting int // places taken by terminals being started
+}
+
+// reserve takes a place for a terminal about to start, unless
+// MaxTerminals are taken; done gives it back (the terminal, if started,
+// took its place in byID).
+func (ts *terminals) reserve() (done func(), ok bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if len(ts.byID)+ts.starting >= MaxTerminals {
+		return nil, false
+	}
+	ts.starting++
+	return func() {
+		ts.mu.Lock()
+		ts.starting--
+		ts.mu.Unlock()
+	}, true
 }
 
 func exitStatus(st *os.ProcessState) *acp.TerminalExitStatus {
@@ -85,6 +168,12 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 	if d := s.delegateFor(MethodTerminal); d != nil {
 		return d.CreateTerminal(ctx, req)
 	}
+	done, ok := c.terms.reserve()
+	if !ok {
+		return acp.CreateTerminalResponse{}, &acp.RequestError{Code: -32603,
+			Message: fmt.Sprintf("actctl refuses terminal/create: %d terminals are not released; release one first", MaxTerminals)}
+	}
+	defer done()
 	dir := s.cwd
 	if req.Cwd != nil && *req.Cwd != "" {
 		d, err := s.roots.resolve(*req.Cwd)
@@ -93,10 +182,11 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 		}
 		dir = d
 	}
-	t := &terminal{session: s.id, limit: DefaultOutputLimit, done: make(chan struct{})}
+	limit := DefaultOutputLimit
 	if req.OutputByteLimit != nil && *req.OutputByteLimit >= 0 {
-		t.limit = *req.OutputByteLimit
+		limit = min(*req.OutputByteLimit, MaxOutputLimit)
 	}
+	t := &terminal{session: s.id, out: newRing(limit), done: make(chan struct{})}
 	cmd := exec.Command(req.Command, req.Args...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()

@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"sync"
+	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -51,14 +52,54 @@ func newThread(emit func(Event)) *thread {
 	return &thread{calls: map[string]*ToolCall{}, emit: emit}
 }
 
+// The agent chooses how many tool calls it makes and how long their
+// titles are; a session keeps at most maxCalls of them (past that the
+// finished ones are forgotten) and at most maxTitle bytes of a title.
+const (
+	maxCalls = 4096
+	maxTitle = 4 << 10
+)
+
 // get returns the tool call id, creating it pending. Call with mu held.
 func (t *thread) get(id string) *ToolCall {
 	c := t.calls[id]
 	if c == nil {
+		if len(t.calls) >= maxCalls {
+			t.forget()
+		}
 		c = &ToolCall{ID: id, State: StatePending}
 		t.calls[id] = c
 	}
 	return c
+}
+
+// forget drops the finished tool calls, or, when none is, half of them.
+// Call with mu held.
+func (t *thread) forget() {
+	for id, c := range t.calls {
+		switch c.State {
+		case StateCompleted, StateFailed, StateDenied, StateCancelled:
+			delete(t.calls, id)
+		}
+	}
+	for id := range t.calls {
+		if len(t.calls) < maxCalls/2 {
+			break
+		}
+		delete(t.calls, id)
+	}
+}
+
+// title is s cut to maxTitle bytes at a character boundary.
+func title(s string) string {
+	if len(s) <= maxTitle {
+		return s
+	}
+	i := maxTitle
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // set applies change to call id and emits the snapshot when anything
@@ -98,7 +139,7 @@ func (t *thread) started(u *acp.SessionUpdateToolCall) {
 		state = StatePending
 	}
 	t.set(string(u.ToolCallId), func(c *ToolCall) {
-		c.Title, c.Kind = u.Title, u.Kind
+		c.Title, c.Kind = title(u.Title), u.Kind
 		advance(c, state)
 	})
 }
@@ -125,9 +166,9 @@ func (t *thread) updated(u *acp.SessionToolCallUpdate) {
 	})
 }
 
-func mergeFields(c *ToolCall, title *string, kind *acp.ToolKind) {
-	if title != nil {
-		c.Title = *title
+func mergeFields(c *ToolCall, t *string, kind *acp.ToolKind) {
+	if t != nil {
+		c.Title = title(*t)
 	}
 	if kind != nil {
 		c.Kind = *kind

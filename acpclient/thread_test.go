@@ -2,8 +2,11 @@ package acpclient
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -66,5 +69,30 @@ func TestThreadTransitions(t *testing.T) {
 	last := rec.events[len(rec.events)-1].ToolCall
 	if last.ID != "c" || last.State != StateCancelled {
 		t.Errorf("last event %+v", last)
+	}
+}
+
+// TestThreadBounded: however many tool calls the agent makes and however
+// long their titles, a session keeps at most maxCalls of them and
+// maxTitle bytes of a title. (issue #20 item 14)
+func TestThreadBounded(t *testing.T) {
+	th := newThread(func(Event) {})
+	long := strings.Repeat("é", maxTitle)
+	for i := 0; i < 3*maxCalls; i++ {
+		id := acp.ToolCallId("call-" + strconv.Itoa(i))
+		th.started(&acp.SessionUpdateToolCall{ToolCallId: id, Title: long, Status: acp.ToolCallStatusCompleted})
+		if i%2 == 0 {
+			th.started(&acp.SessionUpdateToolCall{ToolCallId: id + "-open", Title: "open"})
+		}
+	}
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	if len(th.calls) > maxCalls {
+		t.Errorf("%d tool calls kept", len(th.calls))
+	}
+	for _, c := range th.calls {
+		if len(c.Title) > maxTitle+len("…") || !utf8.ValidString(c.Title) {
+			t.Fatalf("a title of %d bytes kept (valid UTF-8: %v)", len(c.Title), utf8.ValidString(c.Title))
+		}
 	}
 }

@@ -476,7 +476,7 @@ const sshPassphraseEnv = "ACTANT_SSH_PASSPHRASE"
 // readSSHKey loads a private key file, saying plainly when it needs a
 // passphrase that is missing or is given the wrong one.
 func readSSHKey(path, passphrase string) (ssh.Signer, error) {
-	pem, err := os.ReadFile(path)
+	pem, err := schema.ReadRegular(path, 0) // never a pipe: it would block
 	if err != nil {
 		return nil, err
 	}

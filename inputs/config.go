@@ -22,9 +22,9 @@ import (
 // files are not part of it: every load reads them again.
 
 // configVersion is the format version of config.cache; 2: the whole
-// file's sha256 trailer (see seal) instead of the snapshot's in the
-// header.
-const configVersion = 2
+// file's sha256 trailer instead of the snapshot's in the header; 3: the
+// trailer is a seal (see seal).
+const configVersion = 3
 
 // configHeader is the first line of config.cache; the stat table, the
 // snapshot and the trailer (see seal) follow.
@@ -38,16 +38,17 @@ type configHeader struct {
 // ConfigKey is the stat data of the files the config's evaluation reads,
 // taken before a load, to save that load's snapshot under.
 type ConfigKey struct {
-	root  string
-	stats []Stat
-	start time.Time
+	root, home string
+	stats      []Stat
+	start      time.Time
 }
 
-// ConfigSnapshot returns the snapshot cached for the workspace at root
-// when nothing its evaluation read has changed; otherwise nil and why.
-// key is what to save a new snapshot under (nil when that cannot be:
-// unreadable inputs, or stat data that cannot be trusted).
-func ConfigSnapshot(root string) (snap []byte, key *ConfigKey, why string) {
+// ConfigSnapshot returns the snapshot cached for the workspace at root,
+// with actctl home home (which keeps the key of its seal), when nothing
+// its evaluation read has changed; otherwise nil and why. key is what to
+// save a new snapshot under (nil when that cannot be: unreadable inputs,
+// or stat data that cannot be trusted).
+func ConfigSnapshot(root, home string) (snap []byte, key *ConfigKey, why string) {
 	start := time.Now()
 	var stats []Stat
 	err := addCUE(root, func(p string, lstat, presence bool) error {
@@ -59,26 +60,30 @@ func ConfigSnapshot(root string) (snap []byte, key *ConfigKey, why string) {
 		return nil, nil, err.Error()
 	}
 	if Identity() != "" && statComplete {
-		key = &ConfigKey{root: root, stats: stats, start: start}
+		key = &ConfigKey{root: root, home: home, stats: stats, start: start}
 	}
-	b, err := os.ReadFile(layout.Path(root, layout.ConfigCache))
+	b, err := readRegular(layout.Path(root, layout.ConfigCache))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, key, "no config cache"
 	}
 	if err != nil {
 		return nil, key, err.Error()
 	}
-	snap, why = cachedSnapshot(root, b, stats)
+	mk, why := cacheKey(root, home, false)
+	if mk == nil {
+		return nil, key, "config cache: " + why
+	}
+	snap, why = cachedSnapshot(root, mk, b, stats)
 	return snap, key, why
 }
 
 // cachedSnapshot returns the snapshot in the cache file b when it was
-// saved for root by this build, in this environment, from files whose
-// stat data is now stats.
-func cachedSnapshot(root string, b []byte, stats []Stat) ([]byte, string) {
-	b, ok := unseal(b)
+// sealed under key, saved for root by this build, in this environment,
+// from files whose stat data is now stats.
+func cachedSnapshot(root string, key, b []byte, stats []Stat) ([]byte, string) {
+	b, ok := unseal(key, b)
 	if !ok {
-		return nil, "config cache: damaged (it does not match its digest)"
+		return nil, "config cache: damaged or forged (it does not match its seal)"
 	}
 	head, rest, ok := bytes.Cut(b, []byte{'\n'})
 	var h configHeader
@@ -121,6 +126,10 @@ func (k *ConfigKey) Save(snap func() ([]byte, error)) error {
 			return nil
 		}
 	}
+	mk, why := cacheKey(k.root, k.home, true)
+	if mk == nil {
+		return fmt.Errorf("config cache: not written: %s", why)
+	}
 	s, err := snap()
 	if err != nil {
 		return fmt.Errorf("config cache: %w", err)
@@ -130,7 +139,7 @@ func (k *ConfigKey) Save(snap func() ([]byte, error)) error {
 		return fmt.Errorf("config cache: %w", err)
 	}
 	b := appendTable(append(head, '\n'), k.stats)
-	if err := writeSealed(layout.Path(k.root, layout.ConfigCache), seal(append(b, s...))); err != nil {
+	if err := writeSealed(layout.Path(k.root, layout.ConfigCache), seal(mk, append(b, s...))); err != nil {
 		return fmt.Errorf("config cache: %w", err)
 	}
 	return nil

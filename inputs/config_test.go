@@ -26,6 +26,20 @@ func cacheWorkspace(t *testing.T) string {
 	return root
 }
 
+// testHome is the actctl home of the tests' workspace root: beside it,
+// in the test's own temporary directory.
+func testHome(root string) string { return filepath.Join(filepath.Dir(root), "home") }
+
+// testKey is the cache key of testHome(root), made if missing.
+func testKey(t *testing.T, root string) []byte {
+	t.Helper()
+	k, why := cacheKey(root, testHome(root), true)
+	if k == nil {
+		t.Fatal(why)
+	}
+	return k
+}
+
 func age(t *testing.T, root string, paths ...string) {
 	t.Helper()
 	old := time.Now().Add(-time.Hour)
@@ -38,7 +52,7 @@ func age(t *testing.T, root string, paths ...string) {
 
 func saveSnap(t *testing.T, root, snap string) {
 	t.Helper()
-	_, key, _ := ConfigSnapshot(root)
+	_, key, _ := ConfigSnapshot(root, testHome(root))
 	if key == nil {
 		t.Fatal("no key")
 	}
@@ -66,15 +80,15 @@ func TestConfigCache(t *testing.T) {
 			p := layout.Path(root, layout.ConfigCache)
 			b, _ := os.ReadFile(p)
 			write(t, p, strings.TrimSuffix(string(b), "snap")+"snaq")
-		}, "does not match its digest"},
+		}, "does not match its seal"},
 		{"cache unreadable", func(t *testing.T, root string) {
-			write(t, layout.Path(root, layout.ConfigCache), string(seal([]byte("{"))))
+			write(t, layout.Path(root, layout.ConfigCache), string(seal(testKey(t, root), []byte("{"))))
 		}, "unreadable"},
 		{"other root", func(t *testing.T, root string) {
 			p := layout.Path(root, layout.ConfigCache)
 			b, _ := os.ReadFile(p)
-			body, _ := unseal(b)
-			write(t, p, string(seal([]byte(strings.Replace(string(body), root, root+"x", 1)))))
+			body, _ := unseal(testKey(t, root), b)
+			write(t, p, string(seal(testKey(t, root), []byte(strings.Replace(string(body), root, root+"x", 1)))))
 		}, "made for"},
 	}
 	// What a crash may leave of a cache written without fsync.
@@ -96,7 +110,7 @@ func TestConfigCache(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := cacheWorkspace(t)
 			tc.change(t, root)
-			snap, key, why := ConfigSnapshot(root)
+			snap, key, why := ConfigSnapshot(root, testHome(root))
 			if key == nil {
 				t.Fatal("no key")
 			}
@@ -120,7 +134,7 @@ func TestConfigCacheSaveRefused(t *testing.T) {
 	root := cacheWorkspace(t)
 	write(t, filepath.Join(root, "actant.cue"), "package actant\n// new\n") // racy: just written
 	saveSnap(t, root, "new")
-	if snap, _, why := ConfigSnapshot(root); snap != nil || !strings.Contains(why, "actant.cue changed") {
+	if snap, _, why := ConfigSnapshot(root, testHome(root)); snap != nil || !strings.Contains(why, "actant.cue changed") {
 		t.Fatalf("a racy load was cached: %q %q", snap, why)
 	}
 

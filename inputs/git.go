@@ -1,7 +1,6 @@
 package inputs
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -42,7 +41,7 @@ func addGitIndex(dotGit string, isDir bool, add func(p string, lstat, presence b
 	if err := add(dotGit, true, false); err != nil {
 		return err
 	}
-	b, err := os.ReadFile(dotGit)
+	b, err := readRegular(dotGit)
 	if err != nil {
 		return nil // the loader finds no repository either: nothing tracked
 	}

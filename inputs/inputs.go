@@ -10,7 +10,10 @@
 // apply wrote, the normal path would find nothing to do, and apply prints
 // those warnings and "no changes" without evaluating anything. On any doubt Check gives the
 // reason and apply takes the normal path. See docs/design.md, "The apply
-// fast path".
+// fast path". The record and the config cache (config.go) are sealed
+// under a key of the user's actctl home, so that an agent that can write
+// the workspace cannot forge them (key.go; docs/design.md, "How the
+// caches are protected").
 package inputs
 
 import (
@@ -23,6 +26,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,8 +36,8 @@ import (
 
 // version is the format version of inputs.rec; another one is ignored.
 // 2: the stat data of state.json and actant.owned (StateStat, OwnedStat).
-// 3: the sha256 trailer (see seal).
-const version = 3
+// 3: the sha256 trailer; 4: the trailer is a seal (see seal).
+const version = 4
 
 // Sources are the inputs of one apply that only the loaded config knows;
 // the fixed ones (the root's *.cue files, cue.mod/, actant.lock,
@@ -106,6 +110,11 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 	if build == "" || !statComplete || st == nil {
 		return nil
 	}
+	key, _ := cacheKey(src.Root, src.Home, true)
+	if key == nil {
+		return nil // no key to seal with: no record (the normal path runs)
+	}
+	src.Files = notWritten(src.Files, st)
 	stats, err := gather(src)
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
@@ -123,8 +132,8 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
 	}
-	b = seal(b)
-	if old, err := os.ReadFile(path(src.Root)); err == nil && bytes.Equal(old, b) {
+	b = seal(key, b)
+	if old, err := readRegular(path(src.Root)); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
 	err = writeSealed(path(src.Root), b)
@@ -143,15 +152,23 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 // find nothing to change and print nothing but said (the warnings the
 // recorded apply printed). It writes nothing.
 func Check(root, home string) (said Said, why string) {
-	b, err := os.ReadFile(path(root))
+	b, err := readRegular(path(root))
 	if errors.Is(err, fs.ErrNotExist) {
 		return said, "no record of the last apply's inputs"
 	}
 	if err != nil {
 		return said, err.Error()
 	}
-	rec, err := decode(b)
+	key, why := cacheKey(root, home, false)
+	rec, err := decode(key, b)
 	if err != nil {
+		if other := claimedHome(b); other != home && other != "" {
+			// Sealed under another home's key, as its record says.
+			return said, "recorded with the actctl home " + other
+		}
+		if key == nil {
+			return said, why
+		}
 		return said, fmt.Sprintf("%s: %v", path(root), err)
 	}
 	if why := rec.sameRun(root, home); why != "" {
@@ -176,10 +193,13 @@ func (rec *Record) encode() ([]byte, error) {
 	return appendTable(b, rec.Outputs), nil
 }
 
-func decode(b []byte) (*Record, error) {
-	b, ok := unseal(b)
+func decode(key, b []byte) (*Record, error) {
+	if key == nil {
+		return nil, errors.New("no key to check its seal with")
+	}
+	b, ok := unseal(key, b)
 	if !ok {
-		return nil, errors.New("damaged: it does not match its digest")
+		return nil, errors.New("damaged or forged: it does not match its seal")
 	}
 	head, rest, ok := bytes.Cut(b, []byte{'\n'})
 	if !ok {
@@ -203,6 +223,18 @@ func decode(b []byte) (*Record, error) {
 		return nil, errors.New("trailing data")
 	}
 	return rec, nil
+}
+
+// claimedHome is the actctl home the record b names, read without
+// checking its seal: only to say why a record that fails it is not
+// used.
+func claimedHome(b []byte) string {
+	head, _, _ := bytes.Cut(b, []byte{'\n'})
+	var rec Record
+	if json.Unmarshal(head, &rec) != nil {
+		return ""
+	}
+	return rec.Sources.Home
 }
 
 // sameRun compares what is not a file: version, build, root, home and
@@ -239,4 +271,28 @@ func environment() map[string]string {
 func digest(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// notWritten is files without those st records as outputs. A file that
+// apply reads and also writes (a CLAUDE.md, whose own text decides
+// whether apply imports AGENTS.md into it) is checked as an output, by
+// the stat data apply left; recorded as an input it would be racy after
+// every apply that wrote it, and no apply would take the fast path.
+func notWritten(files []string, st *reconcile.State) []string {
+	if len(files) == 0 {
+		return files
+	}
+	written := map[string]bool{}
+	for _, a := range st.Agents {
+		for _, e := range a.Entries {
+			written[filepath.Join(a.Dir, filepath.FromSlash(e.Path))] = true
+		}
+	}
+	var out []string
+	for _, f := range files {
+		if !written[f] {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -111,6 +112,11 @@ func TestCompare(t *testing.T) {
 func workspace(t *testing.T, settled bool) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
+	// The cache key first: making it (a synced write) must not come
+	// between the outputs' writes and Save.
+	if k, why := cacheKey(root, home, true); k == nil {
+		t.Fatal(why)
+	}
 	write(t, filepath.Join(root, "actant.cue"), "package actant\n")
 	write(t, filepath.Join(root, "skills/s/SKILL.md"), "skill\n")
 	write(t, filepath.Join(root, "out/skill.md"), "owned\n")
@@ -142,6 +148,8 @@ func workspace(t *testing.T, settled bool) (root, home string) {
 	}
 	if settled {
 		pastCtime(t, root, filepath.Join(root, aged[len(aged)-1]))
+	} else {
+		holdRacy(t, root, "out/skill.md", "out/USER.md")
 	}
 	if err := save(t, Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}, Said{Config: []string{"a warning"}}, time.Now()); err != nil {
 		t.Fatal(err)
@@ -269,9 +277,11 @@ func sameSize(t *testing.T, p, old, new string, rename bool) {
 // the ctime of p (a file in dir): a change made then gives p a later
 // ctime, and Save records p settled. That clock is coarse (it ticks every
 // few ms); where fsClock does not read it, a scratch file shows when it
-// ticks.
+// ticks. From then on the file system's own clock decides (a clock held
+// by holdRacy is let go).
 func pastCtime(t *testing.T, dir, p string) {
 	t.Helper()
+	fileClock = fsClock
 	was, err := statOf(p, true, false)
 	if err != nil {
 		t.Fatal(err)
@@ -366,7 +376,7 @@ func readRecord(t *testing.T, root string) *Record {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := decode(b)
+	rec, err := decode(recordKey(t, root, b), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,6 +392,24 @@ func TestCheckRun(t *testing.T) {
 	if _, why := Check(root, home); why != "the environment changed" {
 		t.Errorf("another HOME: %q", why)
 	}
+}
+
+// holdRacy makes the outputs at rels racy for every Save of the test,
+// however long the machine takes between their writes and Save (a loaded
+// machine let the file system's clock, or racySlack, pass first, and
+// the outputs were recorded settled one time in several): they are
+// modified after any apply the test starts, and the file system's clock
+// never passes their ctime.
+func holdRacy(t *testing.T, root string, rels ...string) {
+	t.Helper()
+	later := time.Now().Add(time.Hour)
+	for _, rel := range rels {
+		if err := os.Chtimes(filepath.Join(root, rel), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fileClock = func() (int64, bool) { return 0, true }
+	t.Cleanup(func() { fileClock = fsClock })
 }
 
 func TestSaveRacyAndUnchanged(t *testing.T) {
@@ -417,6 +445,28 @@ func TestSaveRacyAndUnchanged(t *testing.T) {
 	}
 }
 
+// recordKey is the cache key of the actctl home that the record of the
+// workspace at root names (b, or the record itself when nil).
+func recordKey(t *testing.T, root string, b []byte) []byte {
+	t.Helper()
+	if b == nil {
+		var err error
+		if b, err = os.ReadFile(layout.Path(root, layout.Inputs)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, _, _ := bytes.Cut(b, []byte{'\n'})
+	var r Record
+	if err := json.Unmarshal(head, &r); err != nil {
+		t.Fatal(err)
+	}
+	k, why := cacheKey(root, r.Sources.Home, false)
+	if k == nil {
+		t.Fatal(why)
+	}
+	return k
+}
+
 func editRecord(t *testing.T, root string, edit func(*Record)) {
 	t.Helper()
 	p := layout.Path(root, layout.Inputs)
@@ -424,7 +474,7 @@ func editRecord(t *testing.T, root string, edit func(*Record)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := decode(b)
+	r, err := decode(recordKey(t, root, b), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +482,7 @@ func editRecord(t *testing.T, root string, edit func(*Record)) {
 	if b, err = r.encode(); err != nil {
 		t.Fatal(err)
 	}
-	write(t, p, string(seal(b)))
+	write(t, p, string(seal(recordKey(t, root, nil), b)))
 }
 
 func write(t *testing.T, p, s string) {
@@ -514,7 +564,7 @@ func TestSaveSettlesWrittenOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := decode(b)
+	rec, err := decode(recordKey(t, root, b), b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 package inputs
 
 import (
-	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 
@@ -9,13 +9,16 @@ import (
 )
 
 // inputs.rec and config.cache are caches checked on every read: each ends
-// with the sha256 of the rest (hex), and a file whose trailer does not
-// match is refused (the normal path runs, and writes it again). So they
-// are written without fsync (docs/design.md, "The apply fast path"): a
-// crash leaves such a file absent, old (its stat data or digests no
-// longer match) or failing its digest (empty, zero-filled, partial).
+// with its seal, the HMAC-SHA256 of the rest (hex) under this user's
+// cache key (see cacheKey), and a file whose seal does not match is
+// refused (the normal path runs, and writes it again). The seal catches
+// both what a crash leaves and what an agent forged: a plain digest
+// anyone can recompute, a seal only who holds the key. So the files are
+// written without fsync (docs/design.md, "The apply fast path"): a crash
+// leaves such a file absent, old (its stat data or digests no longer
+// match) or failing its seal (empty, zero-filled, partial).
 
-// trailerLen is the length of the trailer: a hex sha256.
+// trailerLen is the length of the trailer: a hex HMAC-SHA256.
 const trailerLen = 2 * sha256.Size
 
 // beforeRename, when set (by tests), runs right before a cache file is
@@ -28,20 +31,24 @@ func writeSealed(p string, sealed []byte) error {
 	return atomicfile.WriteWith(p, sealed, atomicfile.Options{Perm: 0o644, NoSync: true, Check: beforeRename})
 }
 
-// seal appends b's trailer to b.
-func seal(b []byte) []byte {
-	h := sha256.Sum256(b)
-	return hex.AppendEncode(b, h[:])
+// seal appends b's seal under key to b.
+func seal(key, b []byte) []byte {
+	return hex.AppendEncode(b, mac(key, b))
 }
 
-// unseal returns b without its trailer; ok when the trailer matches.
-func unseal(b []byte) (body []byte, ok bool) {
+// unseal returns b without its seal; ok when the seal is b's under key.
+func unseal(key, b []byte) (body []byte, ok bool) {
 	if len(b) < trailerLen {
 		return nil, false
 	}
 	body = b[:len(b)-trailerLen]
-	h := sha256.Sum256(body)
 	var want [trailerLen]byte
-	hex.Encode(want[:], h[:])
-	return body, bytes.Equal(want[:], b[len(body):])
+	hex.Encode(want[:], mac(key, body))
+	return body, hmac.Equal(want[:], b[len(body):])
+}
+
+func mac(key, b []byte) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write(b)
+	return h.Sum(nil)
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,8 +155,7 @@ func gather(src Sources) ([]Stat, error) {
 		}
 	}
 	for _, t := range src.Trees {
-		// A skill directory refuses links.
-		if err := addTree(t, true, add); err != nil {
+		if err := addTree(t, add); err != nil {
 			return nil, err
 		}
 	}
@@ -168,8 +166,8 @@ func gather(src Sources) ([]Stat, error) {
 }
 
 // addCUE adds what CUE's evaluation of the workspace at root reads: the
-// root's *.cue files, then cue.mod/ and every file under it (read through
-// links: see schema's checkCUEFiles).
+// root's *.cue files, then cue.mod/ and every file under it (by their
+// targets where links lead there: CUE reads through them).
 func addCUE(root string, add func(p string, lstat, presence bool) error) error {
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -182,40 +180,7 @@ func addCUE(root string, add func(p string, lstat, presence bool) error) error {
 			}
 		}
 	}
-	return addTree(filepath.Join(root, "cue.mod"), false, add)
-}
-
-// addTree adds the presence of dir and every file under it (skipping
-// .git directories, as the skill reader does), following links to
-// files unless lstat.
-func addTree(dir string, lstat bool, add func(p string, lstat, presence bool) error) error {
-	if err := add(dir, false, true); err != nil {
-		return err
-	}
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && p == dir:
-			return filepath.SkipAll
-		case err != nil:
-			return err
-		case d.IsDir() && d.Name() == ".git" && p != dir:
-			return filepath.SkipDir
-		case !d.IsDir():
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("read %s: %w", dir, err)
-	}
-	slices.Sort(files)
-	for _, f := range files {
-		if err := add(f, lstat, false); err != nil {
-			return err
-		}
-	}
-	return nil
+	return addTree(filepath.Join(root, "cue.mod"), add)
 }
 
 // statTable is a list of Stat, encoded compactly after the record's JSON

@@ -2,6 +2,7 @@ package inputs
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -19,3 +20,9 @@ const statComplete = true
 // fsClock: the clock files are stamped with is not known here; settleMeta
 // falls back to the racy rule of markRacy.
 func fsClock() (int64, bool) { return 0, false }
+
+// ownedByMe reports whether fi belongs to this process's user.
+func ownedByMe(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}

@@ -46,23 +46,30 @@ func (rd *renderer) commands(f schema.Files) error {
 }
 
 // commandFile renders one command in the layout's format and returns its
-// path and bytes.
+// path and bytes. The layout's ext, when set, replaces the format's own
+// file ending (".prompt.md" for Copilot's prompt files).
 func commandFile(l *schema.DirLayout, name, desc, body string) (string, []byte, error) {
 	switch l.Format {
 	case schema.FormatMarkdown:
-		// Claude Code .claude/commands, Pi .pi/prompts: optional
-		// frontmatter description, then the prompt.
+		// Claude Code .claude/commands, Pi .pi/prompts, Cursor
+		// .cursor/commands, Copilot .github/prompts, OpenCode
+		// .opencode/commands: optional frontmatter description, then
+		// the prompt.
+		p := joinRel(l.Dir, name+extOr(l, ".md"))
 		if strings.TrimSpace(desc) == "" {
-			return joinRel(l.Dir, name+".md"), []byte(ensureNL(body)), nil
+			return p, []byte(ensureNL(body)), nil
 		}
-		return joinRel(l.Dir, name+".md"), frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}}, body), nil
+		return p, frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}}, body), nil
 	case schema.FormatPlain:
-		// Cursor .cursor/commands: plain Markdown, the prompt only.
-		return joinRel(l.Dir, name+".md"), []byte(ensureNL(body)), nil
+		// Plain Markdown, the prompt only (no built-in uses it).
+		return joinRel(l.Dir, name+extOr(l, ".md")), []byte(ensureNL(body)), nil
 	case schema.FormatGeminiCommand:
 		b, err := geminiCommand(desc, body)
-		return joinRel(l.Dir, name+".toml"), b, err
+		return joinRel(l.Dir, name+extOr(l, ".toml")), b, err
 	case schema.FormatSkillDir:
+		if l.Ext != "" {
+			return "", nil, fmt.Errorf("commands format skill writes <dir>/<name>/SKILL.md: ext %q does not apply", l.Ext)
+		}
 		// Antigravity: a command is a skill invoked as /name.
 		if strings.TrimSpace(desc) == "" {
 			desc = firstLine(body)
@@ -73,6 +80,14 @@ func commandFile(l *schema.DirLayout, name, desc, body string) (string, []byte, 
 		return joinRel(l.Dir, name) + "/SKILL.md", frontmatter.Render(nil, []frontmatter.Field{{Key: "name", Value: name}, {Key: "description", Value: desc}}, body), nil
 	}
 	return "", nil, fmt.Errorf("unknown commands format %q (want markdown, plain, gemini or skill)", l.Format)
+}
+
+// extOr is the layout's file ending, or def when it sets none.
+func extOr(l *schema.DirLayout, def string) string {
+	if l.Ext != "" {
+		return l.Ext
+	}
+	return def
 }
 
 // geminiCommand is a Gemini CLI custom command (.gemini/commands/<n>.toml,

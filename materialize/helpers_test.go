@@ -24,6 +24,7 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectClaude},
 			Permissions:  &schema.PermissionsFile{Path: ".claude/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectClaude},
 			Settings:     &schema.SettingsFile{Path: ".claude/settings.json", Format: schema.FormatJSON},
+			Shadows:      &schema.Shadows{Files: []string{"AGENTS.md"}, Import: "@{path}"},
 		}},
 		"codex": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -45,14 +46,14 @@ func builtinBackends() map[string]schema.Backend {
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"cursor-agent": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cursor/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 			Permissions:  &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
@@ -64,6 +65,22 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".agents/skills", Format: schema.FormatSkillDir},
 			MCP:          &schema.MCPFile{Path: ".agents/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectAntigravity},
 			Settings:     &schema.SettingsFile{Path: ".agents/hooks.json", Format: schema.FormatJSON},
+		}},
+		"copilot": {Files: schema.Files{
+			Instructions: []string{".github/copilot-instructions.md"},
+			Skills:       skill(".github/skills"),
+			Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
+			SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
+			MCP:          &schema.MCPFile{Path: ".vscode/mcp.json", Format: schema.FormatJSON, Key: "servers", Dialect: schema.DialectVSCode},
+		}},
+		"opencode": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".agents/skills"),
+			Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
+			SubAgents:    &schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub},
+			MCP:          &schema.MCPFile{Path: "opencode.json", Format: schema.FormatJSON, Key: "mcp", Dialect: schema.DialectOpenCode},
+			Permissions:  &schema.PermissionsFile{Path: "opencode.json", Format: schema.FormatJSON, Dialect: schema.DialectOpenCode},
+			Settings:     &schema.SettingsFile{Path: "opencode.json", Format: schema.FormatJSON},
 		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},

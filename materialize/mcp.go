@@ -48,6 +48,20 @@ const (
 	// anywhere (developers.openai.com/codex/mcp), so references become
 	// its env-based keys (see codexEnv).
 	dialectCodex mcpDialect = schema.DialectCodex
+	// dialectVSCode: VS Code (GitHub Copilot) .vscode/mcp.json, under
+	// "servers" — stdio {"type": "stdio", command, args, env}; remote
+	// {"type": "http"|"sse", url, headers}. VS Code substitutes its own
+	// variables, the environment's as ${env:NAME}, so "${NAME}" is
+	// rewritten to that form; its predefined ones (${workspaceFolder},
+	// ...) stay (code.visualstudio.com/docs/copilot/reference/mcp-configuration).
+	dialectVSCode mcpDialect = schema.DialectVSCode
+	// dialectOpenCode: OpenCode opencode.json, under "mcp" — local
+	// {"type": "local", command: [command, args...], environment,
+	// enabled: true}; remote {"type": "remote", url, headers, enabled:
+	// true}. OpenCode substitutes {env:NAME} anywhere in its config, so
+	// "${NAME}" is rewritten to that form (opencode.ai/docs/mcp-servers,
+	// opencode.ai/docs/config "Variables").
+	dialectOpenCode mcpDialect = schema.DialectOpenCode
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -62,9 +76,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectOpenCode, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, opencode or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -76,8 +90,24 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 // turned into ${env:...}.
 var cursorPredefined = map[string]bool{"userHome": true, "workspaceFolder": true, "workspaceFolderBasename": true, "pathSeparator": true}
 
+// vscodePredefined are VS Code's predefined variables
+// (code.visualstudio.com/docs/reference/variables-reference), which must
+// not be turned into ${env:...}.
+var vscodePredefined = map[string]bool{
+	"userHome": true, "workspaceFolder": true, "workspaceFolderBasename": true, "pathSeparator": true,
+	"cwd": true, "execPath": true, "defaultBuildTask": true, "file": true, "fileWorkspaceFolder": true,
+	"relativeFile": true, "relativeFileDirname": true, "fileBasename": true, "fileBasenameNoExtension": true,
+	"fileExtname": true, "fileDirname": true, "fileDirnameBasename": true, "lineNumber": true, "selectedText": true,
+}
+
 // cursorEnv rewrites every "${NAME}" in s to Cursor's "${env:NAME}".
 func cursorEnv(s string) string {
+	return rewriteEnv(s, cursorPredefined, func(name string) string { return "${env:" + name + "}" })
+}
+
+// rewriteEnv rewrites every "${NAME}" in s, NAME an environment variable
+// name not in keep, to form(NAME).
+func rewriteEnv(s string, keep map[string]bool, form func(string) string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
@@ -93,8 +123,8 @@ func cursorEnv(s string) string {
 		}
 		name := s[i+2 : i+j]
 		b.WriteString(s[:i])
-		if _, ok := envRef(s[i : i+j+1]); ok && !cursorPredefined[name] {
-			b.WriteString("${env:" + name + "}")
+		if _, ok := envRef(s[i : i+j+1]); ok && !keep[name] {
+			b.WriteString(form(name))
 		} else {
 			b.WriteString(s[i : i+j+1])
 		}
@@ -104,10 +134,36 @@ func cursorEnv(s string) string {
 	return b.String()
 }
 
-func cursorEnvMap(m map[string]string) map[string]string {
+// envRewriter is the dialect's rewrite of "${NAME}" references, or nil
+// when the tool expands them as written.
+func envRewriter(d mcpDialect) func(string) string {
+	switch d {
+	case dialectCursor:
+		return cursorEnv
+	case dialectVSCode:
+		return func(s string) string {
+			return rewriteEnv(s, vscodePredefined, func(name string) string { return "${env:" + name + "}" })
+		}
+	case dialectOpenCode:
+		return func(s string) string {
+			return rewriteEnv(s, nil, func(name string) string { return "{env:" + name + "}" })
+		}
+	}
+	return nil
+}
+
+func mapEach(m map[string]string, f func(string) string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = cursorEnv(v)
+		out[k] = f(v)
+	}
+	return out
+}
+
+func sliceEach(xs []string, f func(string) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }
@@ -174,24 +230,34 @@ func unexpanded(d mcpDialect, name string, s schema.MCPServer) []string {
 }
 
 // stdioValue is a local server: {command, args, env} in every dialect,
-// with Cursor's ${env:NAME} and Codex's env_vars.
+// with the dialect's rewrite of ${VAR} (Cursor, VS Code, OpenCode),
+// Codex's env_vars, VS Code's type and OpenCode's own shape.
 func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, []string) {
 	var warns []string
 	v := map[string]any{"command": s.Command}
 	args, env := s.Args, s.Env
+	if f := envRewriter(d); f != nil {
+		v["command"], args, env = f(s.Command), sliceEach(s.Args, f), mapEach(s.Env, f)
+	}
 	switch d {
-	case dialectCursor:
-		args = make([]string, len(s.Args))
-		for i, a := range s.Args {
-			args[i] = cursorEnv(a)
-		}
-		env = cursorEnvMap(s.Env)
 	case dialectCodex:
 		var envVars []string
 		env, envVars, warns = codexEnv(name, s)
 		if len(envVars) > 0 {
 			v["env_vars"] = envVars
 		}
+	case dialectVSCode:
+		v["type"] = "stdio"
+	case dialectOpenCode:
+		// One command array, "environment", and enabled (OpenCode's
+		// own default, written so the entry says what it does).
+		v["type"], v["enabled"] = "local", true
+		v["command"] = append([]string{v["command"].(string)}, args...)
+		args = nil
+		if len(env) > 0 {
+			v["environment"] = env
+		}
+		env = nil
 	}
 	if len(args) > 0 {
 		v["args"] = args
@@ -213,32 +279,35 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 	}
 	sse := isSSE(s.URL)
 	v := map[string]any{}
-	headers := s.Headers
+	u, headers := s.URL, s.Headers
+	if f := envRewriter(d); f != nil {
+		u, headers = f(s.URL), mapEach(s.Headers, f)
+	}
 	switch d {
-	case dialectClaude:
+	case dialectClaude, dialectVSCode:
 		v["type"] = "http"
 		if sse {
 			v["type"] = "sse"
 		}
-		v["url"] = s.URL
+		v["url"] = u
 	case dialectGemini:
-		v["url"], v["type"] = s.URL, "http"
+		v["url"], v["type"] = u, "http"
 		if sse {
 			v["type"] = "sse"
 		}
 	case dialectAntigravity:
-		v["serverUrl"] = s.URL
+		v["serverUrl"] = u
 	case dialectCodex:
 		if sse {
 			warns = append(warns, fmt.Sprintf("mcp server %q: codex supports streamable HTTP only; an SSE endpoint will not connect", name))
 		}
-		v["url"] = s.URL
+		v["url"] = u
 		return v, append(warns, codexHeaders(v, name, s.Headers)...)
-	case dialectCursor:
-		v["url"] = cursorEnv(s.URL)
-		headers = cursorEnvMap(s.Headers)
+	case dialectOpenCode:
+		// OpenCode tries streamable HTTP, then SSE, at one url.
+		v["type"], v["url"], v["enabled"] = "remote", u, true
 	default:
-		v["url"] = s.URL
+		v["url"] = u
 	}
 	if len(headers) > 0 {
 		v["headers"] = headers

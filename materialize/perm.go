@@ -2,6 +2,8 @@ package materialize
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -66,6 +68,22 @@ var geminiByMode = map[string]struct {
 	claudeDontAsk:     {"plan", true},
 }
 
+// openCodeByMode maps a mode onto OpenCode's permission actions for its
+// edit, bash and webfetch tools (opencode.ai/docs/permissions: "allow",
+// "ask" or "deny"). OpenCode has no classifier: auto is approximated by
+// acceptEdits.
+var openCodeByMode = map[string]struct {
+	edit, bash, webfetch string
+	approx               bool
+}{
+	claudePlan:        {"deny", "ask", "ask", false},
+	claudeDefault:     {"ask", "ask", "ask", false},
+	claudeAcceptEdits: {"allow", "ask", "ask", false},
+	claudeAuto:        {"allow", "ask", "ask", true},
+	claudeBypass:      {"allow", "allow", "allow", false},
+	claudeDontAsk:     {"deny", "deny", "deny", false},
+}
+
 // effectiveMode is the permission mode of p: its explicit defaultMode, else
 // its preset's mode; "" when neither is set (explicit rules only).
 func effectiveMode(p schema.Permissions) (string, error) {
@@ -93,14 +111,15 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	if f.Dialect == schema.DialectCodex {
 		want = schema.FormatTOML
 	}
-	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor) {
+	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode) {
 		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
 	}
 	return nil
 }
 
-// permissionKeys renders p in the given dialect (schema.PermissionsFile).
-func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, error) {
+// permissionKeys renders p in the given dialect (schema.PermissionsFile)
+// for the agent whose workspace is dir.
+func permissionKeys(dir, dialect string, p schema.Permissions) ([]Key, []string, error) {
 	mode, err := effectiveMode(p)
 	if err != nil {
 		return nil, nil, err
@@ -121,7 +140,7 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		}
 		return keys, nil, nil
 	case schema.DialectCodex:
-		warns := untranslated("codex", "sandbox_mode/approval_policy", p)
+		warns := unruled("codex", "sandbox_mode/approval_policy", p)
 		if mode == "" {
 			// Claude Code starts in "default" when no defaultMode is set;
 			// give Codex the same meaning.
@@ -135,9 +154,10 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		if pol.Sandbox == "workspace-write" {
 			keys = append(keys, key(pol.Network, "sandbox_workspace_write", "network_access"))
 		}
-		return keys, warns, nil
+		k, w := codexWritableRoots(dir, mode, pol, p.AdditionalDirectories)
+		return append(keys, k...), append(warns, w...), nil
 	case schema.DialectGemini:
-		warns := untranslated("gemini", "general.defaultApprovalMode", p)
+		warns := unruled("gemini", "general.defaultApprovalMode", p)
 		if mode == "" {
 			mode = claudeDefault
 		}
@@ -145,23 +165,70 @@ func permissionKeys(dialect string, p schema.Permissions) ([]Key, []string, erro
 		if g.approx {
 			warns = append(warns, fmt.Sprintf("permission mode %s has no Gemini CLI setting (YOLO only from its command line); approximated by general.defaultApprovalMode %q", mode, g.mode))
 		}
-		return []Key{key(g.mode, "general", "defaultApprovalMode")}, warns, nil
+		keys := []Key{key(g.mode, "general", "defaultApprovalMode")}
+		if len(p.AdditionalDirectories) > 0 {
+			// Gemini CLI adds these to its workspace (absolute, relative
+			// or ~/; geminicli.com/docs/reference/configuration).
+			keys = append(keys, key(p.AdditionalDirectories, "context", "includeDirectories"))
+		}
+		return keys, warns, nil
 	case schema.DialectCursor:
 		keys, warns := cursorPermissions(mode, p)
 		return keys, warns, nil
+	case schema.DialectOpenCode:
+		warns := untranslated("opencode", "permission.edit/bash/webfetch", p)
+		if mode == "" {
+			mode = claudeDefault
+		}
+		o := openCodeByMode[mode]
+		if o.approx {
+			warns = append(warns, fmt.Sprintf("permission mode %s has no OpenCode setting; approximated by edit %q, bash %q", mode, o.edit, o.bash))
+		}
+		return []Key{key(o.edit, "permission", "edit"), key(o.bash, "permission", "bash"), key(o.webfetch, "permission", "webfetch")}, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode)
 }
 
 // untranslated warns about the parts of p that only Claude Code's
 // settings can express: rules and additional directories.
 func untranslated(tool, keys string, p schema.Permissions) []string {
-	var warns []string
-	if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
-		warns = append(warns, fmt.Sprintf("permission rules (allow/deny/ask) cannot be expressed for %s; only the mode is mapped to %s", tool, keys))
-	}
+	warns := unruled(tool, keys, p)
 	if len(p.AdditionalDirectories) > 0 {
 		warns = append(warns, fmt.Sprintf("permissions.additionalDirectories cannot be expressed for %s; the agent gets its workspace only", tool))
 	}
 	return warns
+}
+
+// unruled warns about p's allow/deny/ask rules, which the tool cannot
+// express.
+func unruled(tool, keys string, p schema.Permissions) []string {
+	if len(p.Allow)+len(p.Deny)+len(p.Ask) > 0 {
+		return []string{fmt.Sprintf("permission rules (allow/deny/ask) cannot be expressed for %s; only the mode is mapped to %s", tool, keys)}
+	}
+	return nil
+}
+
+// codexWritableRoots gives Codex the additional directories as
+// sandbox_workspace_write.writable_roots (developers.openai.com/codex
+// config reference): absolute paths, a relative one resolved from the
+// agent's workspace dir, "~/" ones left to Codex, which expands them.
+// They only widen the workspace-write sandbox: under a read-only mode
+// nothing is written, with a warning.
+func codexWritableRoots(dir, mode string, pol codexPolicy, dirs []string) ([]Key, []string) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	if pol.Sandbox != "workspace-write" {
+		return nil, []string{fmt.Sprintf("permissions.additionalDirectories: codex's sandbox is %s under mode %s, and writable_roots only widen workspace-write; not written", pol.Sandbox, mode)}
+	}
+	roots := make([]string, len(dirs))
+	for i, d := range dirs {
+		switch {
+		case filepath.IsAbs(d) || d == "~" || strings.HasPrefix(d, "~/"):
+			roots[i] = d
+		default:
+			roots[i] = filepath.Join(dir, filepath.FromSlash(d))
+		}
+	}
+	return []Key{key(roots, "sandbox_workspace_write", "writable_roots")}, nil
 }

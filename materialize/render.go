@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -26,6 +27,11 @@ type Options struct {
 	// tracked file does nothing in git and only confuses readers. nil means
 	// nothing is tracked.
 	IsTracked func(rel string) bool
+	// UserText reports whether the file at the absolute path p holds text
+	// outside actctl's blocks (the user's own). The renderer asks it about
+	// the instruction files of a backend with shadows (Claude Code's
+	// CLAUDE.md and the AGENTS.md it hides); nil means no file does.
+	UserText func(p string) bool
 }
 
 // Well-known files of a workspace.
@@ -352,11 +358,51 @@ func (rd *renderer) instructions(f schema.Files) error {
 	}
 	body := rd.instructionBody(f)
 	for _, p := range f.Instructions {
-		if err := rd.addBlock(p, StyleHTML, body, "instructions"); err != nil {
+		if err := rd.addBlock(p, StyleHTML, rd.imports(f, p)+body, "instructions"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// imports is the start of the block in instruction file p: one import
+// line (then a blank line) for each file the backend's instructions
+// shadow that holds the user's text, when p holds none of its own
+// (docs/formats.md, "claude-code"): creating p must not hide them.
+func (rd *renderer) imports(f schema.Files, p string) string {
+	sh, userText := f.Shadows, rd.o.UserText
+	if sh == nil || userText == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, s := range sh.Files {
+		if s == p || !userText(rd.abs(s)) {
+			continue
+		}
+		rel := relFrom(path.Dir(p), s)
+		b.WriteString(strings.ReplaceAll(sh.Import, "{path}", rel) + "\n\n")
+	}
+	// The instruction file is read only when there is something to
+	// import: most workspaces have no AGENTS.md of the user's.
+	if b.Len() == 0 || userText(rd.abs(p)) {
+		return ""
+	}
+	return b.String()
+}
+
+// abs is the absolute path of rel in the agent's workspace.
+func (rd *renderer) abs(rel string) string {
+	return filepath.Join(rd.r.Dir, filepath.FromSlash(rel))
+}
+
+// relFrom is the slash path of target (relative to the workspace)
+// relative to the directory dir (also relative to it).
+func relFrom(dir, target string) string {
+	if dir == "." {
+		return target
+	}
+	ups := strings.Repeat("../", strings.Count(dir, "/")+1)
+	return ups + target
 }
 
 // --- skills --------------------------------------------------------------
@@ -379,6 +425,9 @@ func (rd *renderer) skills(f schema.Files) error {
 	default:
 		return fmt.Errorf("backend %q: unknown skills format %q (want skill, mdc or markdown)", r.BackendName, f.Skills.Format)
 	}
+	if f.Skills.Format == schema.FormatSkillDir && f.Skills.Ext != "" {
+		return fmt.Errorf("backend %q: skills format skill writes <dir>/<name>/SKILL.md: ext %q does not apply", r.BackendName, f.Skills.Ext)
+	}
 	for _, ref := range r.Template.Skills {
 		s, ok := rd.cfg.Skills[ref]
 		if !ok {
@@ -399,9 +448,9 @@ func (rd *renderer) skills(f schema.Files) error {
 			}
 			p = joinRel(f.Skills.Dir, name) + "/SKILL.md"
 		case schema.FormatCursorMDC:
-			p = joinRel(f.Skills.Dir, name+".mdc")
+			p = joinRel(f.Skills.Dir, name+extOr(f.Skills, ".mdc"))
 		case schema.FormatMarkdown:
-			p = joinRel(f.Skills.Dir, name+".md")
+			p = joinRel(f.Skills.Dir, name+extOr(f.Skills, ".md"))
 		}
 		out := rd.sh.file(f.Skills.Format, ref, in, r.Vars, func() rendered {
 			return renderSkill(f.Skills.Format, name, desc, &s, r.Vars)
@@ -581,7 +630,7 @@ func (rd *renderer) permissions(f schema.Files) error {
 	if err := checkPermFile(f.Permissions); err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}
-	keys, warns, err := permissionKeys(f.Permissions.Dialect, p)
+	keys, warns, err := permissionKeys(r.Dir, f.Permissions.Dialect, p)
 	if err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}

@@ -320,8 +320,12 @@ func TestPresetMapping(t *testing.T) {
 			kv{"sandbox_mode": `"workspace-write"`, "approval_policy": `"on-request"`, "sandbox_workspace_write.network_access": "false"}, `"auto_edit"`},
 	}
 	for _, c := range cases {
-		for dialect, want := range map[string]kv{schema.DialectClaude: c.claude, schema.DialectCodex: c.codex, schema.DialectGemini: {"general.defaultApprovalMode": c.gemini}} {
-			keys, _, err := permissionKeys(dialect, c.perm)
+		gemini := kv{"general.defaultApprovalMode": c.gemini}
+		if d := c.perm.AdditionalDirectories; len(d) > 0 {
+			gemini["context.includeDirectories"] = string(canonicalJSON(d))
+		}
+		for dialect, want := range map[string]kv{schema.DialectClaude: c.claude, schema.DialectCodex: c.codex, schema.DialectGemini: gemini} {
+			keys, _, err := permissionKeys(testRoot, dialect, c.perm)
 			if err != nil {
 				t.Fatalf("%+v %s: %v", c.perm, dialect, err)
 			}
@@ -336,7 +340,7 @@ func TestPresetMapping(t *testing.T) {
 	}
 	// No preset and no mode ever yields danger-full-access.
 	for mode := range codexByMode {
-		keys, _, err := permissionKeys(schema.DialectCodex, schema.Permissions{DefaultMode: mode})
+		keys, _, err := permissionKeys(testRoot, schema.DialectCodex, schema.Permissions{DefaultMode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -346,28 +350,29 @@ func TestPresetMapping(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := permissionKeys(schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
+	if _, _, err := permissionKeys(testRoot, schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
 		t.Error("unknown preset accepted")
 	}
-	if _, _, err := permissionKeys("vim", schema.Permissions{Preset: "standard"}); err == nil {
+	if _, _, err := permissionKeys(testRoot, "vim", schema.Permissions{Preset: "standard"}); err == nil {
 		t.Error("unknown dialect accepted")
 	}
 	// Rules that codex and gemini cannot express are warned about, not
 	// dropped silently; so is a mode Gemini CLI has no setting for.
 	for _, d := range []string{schema.DialectCodex, schema.DialectGemini} {
-		_, warns, _ := permissionKeys(d, schema.Permissions{Allow: []string{"Bash"}})
+		_, warns, _ := permissionKeys(testRoot, d, schema.Permissions{Allow: []string{"Bash"}})
 		if len(warns) == 0 {
 			t.Errorf("no warning for %s allow rules", d)
 		}
-		_, warns, _ = permissionKeys(d, schema.Permissions{Preset: "standard", AdditionalDirectories: []string{"../lib"}})
-		if len(warns) != 1 || !strings.Contains(warns[0], "additionalDirectories") {
+		// Codex under a read-only sandbox cannot use writable roots.
+		_, warns, _ = permissionKeys(testRoot, d, schema.Permissions{Preset: "readonly", AdditionalDirectories: []string{"../lib"}})
+		if (len(warns) == 1 && strings.Contains(warns[0], "additionalDirectories")) != (d == schema.DialectCodex) {
 			t.Errorf("%s additionalDirectories warnings: %v", d, warns)
 		}
 	}
-	if _, warns, _ := permissionKeys(schema.DialectGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
+	if _, warns, _ := permissionKeys(testRoot, schema.DialectGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
 		t.Error("no warning for permissive on gemini (YOLO cannot be set in settings)")
 	}
-	if _, warns, _ := permissionKeys(schema.DialectGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
+	if _, warns, _ := permissionKeys(testRoot, schema.DialectGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
 		t.Errorf("warnings for standard on gemini: %v", warns)
 	}
 }
@@ -1102,7 +1107,10 @@ func TestCommandFiles(t *testing.T) {
 	}{
 		{"claude-code", ".claude/commands/fix-issue.md", readMarkdownCommand},
 		{"pi", ".pi/prompts/fix-issue.md", readMarkdownCommand},
-		{"cursor", ".cursor/commands/fix-issue.md", func(t *testing.T, b []byte) (string, string) { return wantDesc, string(b) }},
+		{"cursor", ".cursor/commands/fix-issue.md", readMarkdownCommand},
+		{"cursor-agent", ".cursor/commands/fix-issue.md", readMarkdownCommand},
+		{"copilot", ".github/prompts/fix-issue.prompt.md", readMarkdownCommand},
+		{"opencode", ".opencode/commands/fix-issue.md", readMarkdownCommand},
 		{"gemini", ".gemini/commands/fix-issue.toml", func(t *testing.T, b []byte) (string, string) {
 			var v struct{ Description, Prompt string }
 			if err := toml.Unmarshal(b, &v); err != nil {
@@ -1270,7 +1278,7 @@ func TestCursorPermissions(t *testing.T) {
 		{schema.Permissions{Ask: []string{"Shell(git)"}}, `["Read(**)"]`, "", "ask rules cannot be expressed for Cursor CLI"},
 	}
 	for _, c := range cases {
-		keys, warns, err := permissionKeys(schema.DialectCursor, c.perm)
+		keys, warns, err := permissionKeys(testRoot, schema.DialectCursor, c.perm)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1331,7 +1339,7 @@ func TestNoPermissionsWritesNone(t *testing.T) {
 		case "sandbox_mode", "approval_policy", "sandbox_workspace_write.network_access", "general.defaultApprovalMode":
 			return true
 		}
-		return k.Path[0] == "permissions"
+		return k.Path[0] == "permissions" || k.Path[0] == "permission"
 	}
 	render := func(backend, perms string) *Target {
 		dir := t.TempDir()
@@ -1363,13 +1371,13 @@ func TestNoPermissionsWritesNone(t *testing.T) {
 		}
 		return n
 	}
-	for _, backend := range []string{"claude-code", "codex", "gemini", "cursor-agent"} {
+	for _, backend := range []string{"claude-code", "codex", "gemini", "cursor-agent", "opencode"} {
 		if permKeys(render(backend, `permissions: "standard"`)) == 0 {
 			t.Errorf("%s: the standard preset writes no permission key: the check below cannot fail", backend)
 		}
 	}
 	for _, perms := range []string{"", "permissions: {}"} {
-		for _, backend := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi"} {
+		for _, backend := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "copilot", "opencode"} {
 			tg := render(backend, perms)
 			if n := permKeys(tg); n > 0 {
 				t.Errorf("%s %q: %d permission keys written", backend, perms, n)

@@ -13,9 +13,11 @@ import (
 
 // Sub-agent formats (docs/formats.md "Sub-agents").
 const (
-	subCodex  = schema.FormatCodexSub
-	subGemini = schema.FormatGeminiSub
-	subCursor = schema.FormatCursorSub
+	subCodex    = schema.FormatCodexSub
+	subGemini   = schema.FormatGeminiSub
+	subCursor   = schema.FormatCursorSub
+	subCopilot  = schema.FormatCopilotSub
+	subOpenCode = schema.FormatOpenCodeSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -34,9 +36,9 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subCodex, subGemini, subCursor:
+	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode:
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini or cursor)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot or opencode)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -116,7 +118,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+".md"), frontmatter.Lines(fields, s.prompt), nil, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), nil, nil
 	case subGemini:
 		// gemini-cli docs/core/subagents.md: kind local, tools a YAML
 		// list of Gemini CLI tool names, model.
@@ -127,7 +129,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+".md"), frontmatter.Lines(fields, s.prompt), nil, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), nil, nil
 	case subCursor:
 		// cursor.com/docs/subagents: name, description, model; no tool list.
 		if model != "" {
@@ -136,13 +138,27 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if len(tools) > 0 {
 			warns = append(warns, "Cursor sub-agents take no tool list; subAgent.tools is not written")
 		}
-		return joinRel(l.Dir, s.name+".md"), frontmatter.Lines(fields, s.prompt), warns, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subCopilot:
+		// GitHub Copilot custom agents (code.visualstudio.com/docs/copilot/customization/custom-agents,
+		// docs.github.com custom agents): name, description, tools a
+		// list of Copilot tool names, model a model's display name.
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(quoteAll(tools), ", ") + "]"})
+		}
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".agent.md")), frontmatter.Lines(fields, s.prompt), nil, nil
+	case subOpenCode:
+		p, b, warns := openCodeAgent(l, s, tools, model)
+		return p, b, warns, nil
 	case subCodex:
 		if len(tools) > 0 {
 			warns = append(warns, "Codex custom agents take no tool list; subAgent.tools is not written")
 		}
 		b, err := codexAgent(s, model)
-		return joinRel(l.Dir, s.name+".toml"), b, warns, err
+		return joinRel(l.Dir, s.name+extOr(l, ".toml")), b, warns, err
 	}
 	return "", nil, nil, fmt.Errorf("unknown sub-agents format %q", l.Format)
 }
@@ -165,6 +181,24 @@ func codexAgent(s subAgent, model string) ([]byte, error) {
 		return nil, fmt.Errorf("encode codex agent: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// openCodeAgent is an OpenCode agent file (opencode.ai/docs/agents): the
+// file name is the agent's name; frontmatter description (required),
+// mode subagent (invoked by the primary agent or as @name), model
+// ("provider/model-id"; left out for inherit, which is OpenCode's default
+// for a sub-agent). OpenCode's tools are a map of switches, not a list, so
+// subAgent.tools is not written.
+func openCodeAgent(l *schema.DirLayout, s subAgent, tools []string, model string) (string, []byte, []string) {
+	var warns []string
+	fields := []frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(s.desc)}, {Key: "mode", Value: "subagent"}}
+	if model != "" && model != "inherit" {
+		fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+	}
+	if len(tools) > 0 {
+		warns = append(warns, "OpenCode agents take tool switches (tools: {name: false}), not a list; subAgent.tools is not written")
+	}
+	return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns
 }
 
 func quoteAll(xs []string) []string {

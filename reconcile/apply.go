@@ -256,7 +256,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		}
 		stateCh <- rec
 	}()
-	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg)})
+	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg), UserText: userText})
 	rec := <-stateCh
 	if errs := diags.Errors(); len(errs) > 0 {
 		return nil, errs
@@ -335,8 +335,13 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 	// then the committed one merged in when it came from elsewhere: what
 	// the plan knows as actctl's.
 	local := st
+	var unknown []string
 	if foreign {
-		st = mergeOwned(st, owned)
+		declared := map[string]bool{}
+		for _, t := range targets {
+			declared[t.Agent] = true
+		}
+		st, unknown = mergeOwned(st, owned, func(n string) bool { return declared[n] })
 	}
 	now := time.Now
 	if o.Now != nil {
@@ -344,11 +349,13 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 	}
 	plan, err := MakePlan(cfg.Root, targets, snap, st, PlanOptions{
 		Force: o.Force, NoPrune: o.NoPrune, Only: o.Only, LockDigest: o.LockDigest,
-		Stamp: now().UTC().Format("20060102T150405.000000000Z"),
+		Stamp:  now().UTC().Format("20060102T150405.000000000Z"),
+		AtHead: headChecker(cfg.Root),
 	})
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	plan.notUnknown(unknown)
 	plan.prev = st
 	for n, a := range cfg.Agents {
 		if a.Adhoc {

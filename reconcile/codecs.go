@@ -20,6 +20,10 @@ type keyCodec interface {
 	get(content []byte, path []string) (json.RawMessage, bool, error)
 	set(content []byte, path []string, v json.RawMessage) ([]byte, json.RawMessage, error)
 	del(content []byte, path []string, receipt json.RawMessage) ([]byte, error)
+	// offset is where the key's definition starts in content (ok false
+	// when it is not there): the order in which a replay takes keys out
+	// (see editItems).
+	offset(content []byte, path []string) (int, bool)
 	// empty reports whether a file actctl created holds nothing any more
 	// (so it can be deleted).
 	empty(content []byte) bool
@@ -28,9 +32,9 @@ type keyCodec interface {
 func codecFor(format string) (keyCodec, error) {
 	switch format {
 	case schema.FormatJSON:
-		return libCodec[jsonkeys.Receipt]{jsonkeys.Get, jsonkeys.Set, jsonkeys.Delete, jsonkeys.IsEmptyObject}, nil
+		return libCodec[jsonkeys.Receipt]{jsonkeys.Get, jsonkeys.Set, jsonkeys.Delete, jsonkeys.IsEmptyObject, jsonkeys.Offset}, nil
 	case schema.FormatTOML:
-		return libCodec[tomlkeys.Receipt]{tomlkeys.Get, tomlkeys.Set, tomlkeys.Delete, tomlkeys.IsEmpty}, nil
+		return libCodec[tomlkeys.Receipt]{tomlkeys.Get, tomlkeys.Set, tomlkeys.Delete, tomlkeys.IsEmpty, tomlkeys.Offset}, nil
 	}
 	return nil, fmt.Errorf("unknown structured format %q", format)
 }
@@ -42,6 +46,7 @@ type libCodec[R any] struct {
 	setF   func(content []byte, path []string, v json.RawMessage) ([]byte, R, error)
 	delF   func(content []byte, path []string, r R) ([]byte, error)
 	emptyF func(content []byte) bool
+	offF   func(content []byte, path []string) (int, bool, error)
 }
 
 func (l libCodec[R]) get(c []byte, p []string) (json.RawMessage, bool, error) { return l.getF(c, p) }
@@ -69,6 +74,11 @@ func (l libCodec[R]) del(c []byte, p []string, receipt json.RawMessage) ([]byte,
 }
 
 func (l libCodec[R]) empty(c []byte) bool { return blank(c) || l.emptyF(c) }
+
+func (l libCodec[R]) offset(c []byte, p []string) (int, bool) {
+	off, ok, err := l.offF(c, p)
+	return off, ok && err == nil
+}
 
 // blank reports whether c holds only whitespace.
 func blank(c []byte) bool { return len(bytes.TrimSpace(c)) == 0 }

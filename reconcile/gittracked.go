@@ -21,6 +21,9 @@ func gitTracked(cfg *schema.Config) func(rel string) bool {
 	var dirs []string
 	var wtRoot string
 	load := func() {
+		if !dotGitUsable(cfg.Root) {
+			return
+		}
 		repo, err := git.PlainOpenWithOptions(cfg.Root, &git.PlainOpenOptions{DetectDotGit: true})
 		if err != nil {
 			return

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,7 +43,7 @@ type ownedRecord struct {
 // journal) is not decoded.
 func readOwned(root string, mine ...string) (*ownedRecord, error) {
 	p := filepath.Join(root, OwnedFile)
-	data, err := os.ReadFile(p)
+	data, err := readRegular(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &ownedRecord{}, nil
 	}
@@ -71,8 +70,10 @@ func readOwned(root string, mine ...string) (*ownedRecord, error) {
 		// machine's: a committed record never names one.
 		for i := range a.Entries {
 			a.Entries[i].Backup = ""
+			sanitizeClaim(&a.Entries[i])
 			for j := range a.Entries[i].Keys {
 				k := &a.Entries[i].Keys[j]
+				k.Receipt = sanitizeReceipt(k.Receipt)
 				var b bytes.Buffer
 				if len(k.Receipt) > 0 && json.Compact(&b, k.Receipt) == nil {
 					k.Receipt = b.Bytes()
@@ -81,6 +82,64 @@ func readOwned(root string, mine ...string) (*ownedRecord, error) {
 		}
 	}
 	return &ownedRecord{st: st, data: data, sum: h}, nil
+}
+
+// sanitizeClaim drops what a committed record from elsewhere could use
+// to remove more than actctl ever wrote: a separator that is not the
+// line endings block.Upsert inserts, and created directories that are
+// not the entry's own directory or one of its parents (receipts: see
+// sanitizeReceipt).
+func sanitizeClaim(e *EntryState) {
+	switch e.Sep {
+	case "", "\n", "\r\n", "\n\n", "\r\n\r\n":
+	default:
+		e.Sep = ""
+	}
+	dirs := e.Dirs[:0:0]
+	for _, d := range e.Dirs {
+		if d == "." || d == e.Path || isCleanRel(d) && strings.HasPrefix(e.Path, d+"/") {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) != len(e.Dirs) {
+		e.Dirs = dirs
+	}
+}
+
+// sanitizeReceipt drops from a key's receipt in a committed record from
+// elsewhere the parts that say which bytes around the key to take away
+// or put back, when they hold more than the key libraries ever record
+// there: "doc" (the blank document Set started from: whitespace),
+// "closing" (a line ending and indentation) and "sep" (the line endings
+// before a TOML section). A receipt that does not parse is dropped.
+func sanitizeReceipt(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return r
+	}
+	var m map[string]any
+	if json.Unmarshal(r, &m) != nil {
+		return nil
+	}
+	cut := map[string]string{"doc": " \t\r\n", "closing": " \t\r\n", "sep": "\r\n"}
+	changed := false
+	for f, allowed := range cut {
+		v, ok := m[f]
+		if !ok {
+			continue
+		}
+		if s, isStr := v.(string); !isStr || strings.Trim(s, allowed) != "" {
+			delete(m, f)
+			changed = true
+		}
+	}
+	if !changed {
+		return r
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // absolute returns the record with directories joined to root (nil when
@@ -118,13 +177,13 @@ func ownedOf(st *State, root string, local map[string]bool) *State {
 	return out
 }
 
-// committedEntries are es without backups and alternative digests: es
-// itself (read only: the record is encoded and compared, never changed)
-// when none has either, as after most applies; else a copy.
+// committedEntries are es without backups, alternative digests and
+// claim marks: es itself (read only: the record is encoded and compared,
+// never changed) when none has any, as after most applies; else a copy.
 func committedEntries(es []EntryState) []EntryState {
 	clean := true
 	for i := range es {
-		clean = clean && es[i].Backup == "" && es[i].Alt == nil
+		clean = clean && es[i].Backup == "" && es[i].Alt == nil && !es[i].Claim
 	}
 	if clean {
 		return es
@@ -133,6 +192,7 @@ func committedEntries(es []EntryState) []EntryState {
 	for i, e := range es {
 		e.Backup = ""
 		e.Alt = nil
+		e.Claim = false
 		out[i] = e
 	}
 	return out
@@ -185,20 +245,29 @@ func (p *Plan) ownedChanged() bool {
 
 // mergeOwned adds the committed record (absolute directories) to the
 // machine-local state st, which it does not modify: an entry only the
-// record has is taken from it; an entry both have keeps the local one,
-// and the record's digests count as actctl's too (Alt), so that after a
-// pull the teammate's newer output is recognised as actctl's, not taken
-// for a hand edit. An agent whose local directory differs from the
-// record's keeps the local one.
-func mergeOwned(st, owned *State) *State {
+// record has is taken from it, as a claim (EntryState.Claim); an entry
+// both have keeps the local one, and the record's digests count as
+// actctl's too (Alt), so that after a pull the teammate's newer output is
+// recognised as actctl's, not taken for a hand edit. An agent whose local
+// directory differs from the record's keeps the local one.
+//
+// An agent only the record has that is not declared either (declared)
+// is left out, and named in the result: it is not pruned on the
+// committed record's word alone (SPEC 4, "Records from elsewhere").
+func mergeOwned(st, owned *State, declared func(string) bool) (*State, []string) {
 	if owned == nil || len(owned.Agents) == 0 {
-		return st
+		return st, nil
 	}
 	out := st.clone()
+	var unknown []string
 	for n, oa := range owned.Agents {
 		a := out.Agents[n]
+		if a == nil && !declared(n) {
+			unknown = append(unknown, n)
+			continue
+		}
 		if a == nil {
-			out.Agents[n] = &AgentState{Dir: oa.Dir, Entries: append([]EntryState(nil), oa.Entries...)}
+			out.Agents[n] = &AgentState{Dir: oa.Dir, Entries: claims(oa.Entries)}
 			continue
 		}
 		if a.Dir != oa.Dir {
@@ -207,12 +276,24 @@ func mergeOwned(st, owned *State) *State {
 		for _, oe := range oa.Entries {
 			i := findEntry(a.Entries, oe.Path, oe.Mode)
 			if i < 0 {
+				oe.Claim = true
 				a.Entries = append(a.Entries, oe)
 				continue
 			}
 			a.Entries[i] = withAlt(a.Entries[i], oe)
 		}
 		sortEntryStates(a.Entries)
+	}
+	slices.Sort(unknown)
+	return out, unknown
+}
+
+// claims is a copy of es, each marked as a claim.
+func claims(es []EntryState) []EntryState {
+	out := make([]EntryState, len(es))
+	for i, e := range es {
+		e.Claim = true
+		out[i] = e
 	}
 	return out
 }
@@ -254,3 +335,15 @@ func (e *EntryState) owns(h string) bool { return e.SHA256 == h || slices.Contai
 
 // owns reports whether h is a digest actctl recorded for this key.
 func (k *KeyState) owns(h string) bool { return k.SHA256 == h || slices.Contains(k.Alt, h) }
+
+// notUnknown says, in one line, which agents the committed record names
+// that are neither declared nor applied on this machine: they are left
+// out of the plan (see mergeOwned), their files as they are.
+func (p *Plan) notUnknown(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	p.Notes = append(p.Notes, Note{Rel: OwnedFile, Action: ActWarning, Reason: fmt.Sprintf(
+		"names agent(s) %s, neither declared nor applied on this machine: not pruned on the committed record's word alone; their files are left as they are, and the record no longer lists them",
+		strings.Join(names, ", "))})
+}

@@ -143,3 +143,118 @@ func TestOwnedRecordOfThisMachine(t *testing.T) {
 		t.Fatalf("the state does not go with the record it left: %s", st.Owned)
 	}
 }
+
+// TestClaimStaysAClaim: an entry taken only from a committed record from
+// elsewhere stays a claim in state.json (never in actant.owned) until a
+// plan finds it exactly as its agent wants it: carried over by a partial
+// apply that leaves its agent out, it still cannot be removed on its
+// word where git does not hold the file; confirmed, it is this
+// machine's. (issue #20 item 1)
+func TestClaimStaysAClaim(t *testing.T) {
+	root := "/ws"
+	skill := materialize.Entry{Path: "s/SKILL.md", Mode: materialize.ModeFile, Content: []byte("skill\n")}
+	other := materialize.Entry{Path: "o/SKILL.md", Mode: materialize.ModeFile, Content: []byte("other\n")}
+	first, err := MakePlan(root, []*materialize.Target{target(root, "a", "append", skill)}, snapOf(root, nil), nil, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"s/SKILL.md": "skill\n", "o/SKILL.md": "other\n"}
+	st := merged(NewState(), first.State)
+	if !st.Agents["a"].Entries[0].Claim {
+		t.Fatal("an entry of the record alone is not a claim")
+	}
+	both := []*materialize.Target{target(root, "a", "append", skill), target(root, "b", "append", other)}
+
+	// apply b: a is left out, its claim carried over, and kept a claim
+	// through state.json, but never written into actant.owned.
+	partial, err := MakePlan(root, both, snapOf(root, files, "s", "o"), st, PlanOptions{Only: []string{"b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := parseState(partial.State.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Agents["a"].Entries[0].Claim {
+		t.Fatalf("claim lost through state.json: %s", partial.State.Encode())
+	}
+	if o := encodeOwned(ownedOf(back, root, nil)); strings.Contains(string(o), "claim") {
+		t.Fatalf("claim in actant.owned:\n%s", o)
+	}
+
+	// a removed: its file is kept, git holding nothing.
+	prune, err := MakePlan(root, both[1:], snapOf(root, files, "s", "o"), back, PlanOptions{AtHead: func(string, []byte) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(prune); strings.Join(got, ",") != "warning s/SKILL.md" {
+		t.Fatalf("prune of a claim: %v", got)
+	}
+
+	// a applied: the claim is confirmed, and a later prune is this
+	// machine's word.
+	full, err := MakePlan(root, both, snapOf(root, files, "s", "o"), back, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.State.Agents["a"].Entries[0].Claim {
+		t.Fatal("a claim its agent wants exactly is not confirmed")
+	}
+	prune, err = MakePlan(root, both[1:], snapOf(root, files, "s", "o"), full.State, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(prune); strings.Join(got, ",") != "delete s/SKILL.md" {
+		t.Fatalf("prune of a confirmed entry: %v", got)
+	}
+}
+
+// actions are a plan's "action path" of ops, then of notes.
+func actions(p *Plan) []string {
+	var out []string
+	for _, op := range p.Ops {
+		out = append(out, string(op.Action)+" "+op.Rel)
+	}
+	for _, n := range p.Notes {
+		out = append(out, string(n.Action)+" "+n.Rel)
+	}
+	return out
+}
+
+// TestClaimSanitized: a committed record from elsewhere cannot widen what
+// prune takes away around a block or key: a separator that is not line
+// endings, directories that are not the entry's parents, and receipt
+// parts holding more than whitespace are dropped as it is read; what
+// apply itself records passes unchanged. (issue #20 item 1)
+func TestClaimSanitized(t *testing.T) {
+	root := t.TempDir()
+	rec := `{"version": 1, "agents": {"a": {"dir": ".", "entries": [
+	{"path": "CLAUDE.md", "mode": "block", "sha256": "b", "style": "html", "sep": "# my title\n", "dirs": ["..", "x", "."]},
+	{"path": "AGENTS.md", "mode": "block", "sha256": "b", "style": "html", "sep": "\r\n\r\n"},
+	{"path": "x/y/z.json", "mode": "keys", "format": "json", "dirs": ["x", "x/y", "x/yz"], "keys": [
+		{"path": ["k"], "sha256": "k", "receipt": {"created": 1, "doc": "{\"mine\": 1}", "closing": "\n  "}},
+		{"path": ["l"], "sha256": "l", "receipt": {"doc": "  \n", "closing": "}"}},
+		{"path": ["m"], "sha256": "m", "receipt": {"sep": "[user]\n"}},
+		{"path": ["n"], "sha256": "n", "receipt": {"sep": "\n\n", "replaced": true, "old": "1"}}
+	]}]}}}`
+	if err := os.WriteFile(filepath.Join(root, OwnedFile), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := readOwned(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := o.st.Agents["a"].Entries
+	if es[0].Sep != "" || strings.Join(es[0].Dirs, ",") != "." || es[1].Sep != "\r\n\r\n" {
+		t.Errorf("blocks: %+v", es[:2])
+	}
+	if strings.Join(es[2].Dirs, ",") != "x,x/y" {
+		t.Errorf("dirs: %v", es[2].Dirs)
+	}
+	want := []string{`{"closing":"\n  ","created":1}`, `{"doc":"  \n"}`, `{}`, `{"sep":"\n\n","replaced":true,"old":"1"}`}
+	for i, k := range es[2].Keys {
+		if string(k.Receipt) != want[i] {
+			t.Errorf("receipt of %v: %s, want %s", k.Path, k.Receipt, want[i])
+		}
+	}
+}

@@ -45,6 +45,11 @@ type PlanOptions struct {
 	Stamp string
 	// LockDigest is recorded in the state (the hub lock digest).
 	LockDigest string
+	// AtHead reports whether git holds the file abs with exactly data,
+	// tracked at HEAD (see headChecker): only then may a removal that
+	// rests on a committed record from elsewhere alone (a claim, see
+	// EntryState.Claim) go ahead. Nil: git holds nothing.
+	AtHead func(abs string, data []byte) bool
 }
 
 // Op is one file-system change.
@@ -347,7 +352,7 @@ func (p *planner) files(groups []*fileGroup) error {
 	}
 	for i, g := range groups {
 		if keep[i] {
-			p.keepAll(g)
+			p.keepConfirmed(g)
 			continue
 		}
 		if err := p.file(g); err != nil {
@@ -632,6 +637,18 @@ func (p *planner) keepAll(g *fileGroup) {
 	}
 }
 
+// keepConfirmed is keepAll for a file found unchanged: every record in
+// scope is exactly what its agent wants, so none is a mere claim any
+// more.
+func (p *planner) keepConfirmed(g *fileGroup) {
+	for _, r := range g.recorded {
+		if !r.frozen {
+			r.e.Claim = false
+		}
+		p.recs = append(p.recs, newRecord{agent: r.agent, dir: r.dir, e: r.e})
+	}
+}
+
 // dirs plans ModeDir entries: create missing, remove on prune when empty.
 func (p *planner) dirs(g *fileGroup) {
 	var agents []string
@@ -694,6 +711,9 @@ type fileState struct {
 	drifted bool
 	// perm, when not 0, is the mode the file must have (see ownedMode).
 	perm fs.FileMode
+	// createdHere: created comes from a record of this machine, not only
+	// from a claim (EntryState.Claim).
+	createdHere bool
 }
 
 func (fs *fileState) touch(agent, reason string) {
@@ -828,7 +848,7 @@ func isCleanRel(rel string) bool {
 // file (its op and its records).
 func (p *planner) content(g *fileGroup) error {
 	if p.unchanged(g) {
-		p.keepAll(g)
+		p.keepConfirmed(g)
 		return nil
 	}
 	if bAbs, ok := p.restoredAlready(g); ok {
@@ -840,6 +860,7 @@ func (p *planner) content(g *fileGroup) error {
 	}
 	for _, r := range g.recorded {
 		fs.created = fs.created || r.e.Created
+		fs.createdHere = fs.createdHere || (r.e.Created && !r.e.Claim)
 		if fs.backup == "" {
 			fs.backup = r.e.Backup
 		}
@@ -931,7 +952,11 @@ func (p *planner) dropOwned(g *fileGroup, fs *fileState, r recordedItem) {
 	if !fs.present || r.e.Adopted {
 		return
 	}
-	if !r.e.owns(sum(fs.content)) {
+	h := sum(fs.content)
+	if r.e.owns(h) && r.e.claimed(h) && !p.vouched(g, r.agent, "the file") {
+		return
+	}
+	if !r.e.owns(h) {
 		if !p.o.Force {
 			p.note(g, ActDrift, r.agent, "", "edited since the last apply; kept as the user's file, no longer managed")
 			return
@@ -968,6 +993,7 @@ func (p *planner) ownFile(g *fileGroup, fs *fileState, d *desiredItem, userFile 
 	case rec != nil && rec.owns(sum(fs.content)):
 		write = true
 		fs.touch(d.agent, "")
+		p.backupClaimed(g, fs, d.agent, rec.claimed(sum(fs.content)))
 	case rec != nil && p.o.Force:
 		write = true
 		fs.forcedBackup = true
@@ -1083,8 +1109,45 @@ func (p *planner) unowned(g *fileGroup, fs *fileState, op *Op) {
 	case fs.backup != "" && fs.present:
 		p.note(g, ActWarning, "", "", "the file has new content, so the user's original stays in %s", fs.backup)
 	case fs.created && fs.present && p.isEmpty(g, fs.content):
+		if g.fi.Exists && !fs.createdHere && !p.vouched(g, "", "the file") {
+			return // created says only a claim: an empty file of the user's stays
+		}
 		fs.content, fs.present = nil, false
 	}
+}
+
+// claimed reports whether removing the content with digest h that e
+// records would rest on a committed record from elsewhere alone: e is a
+// claim, or h is one of that record's digests (Alt), not this machine's.
+func (e *EntryState) claimed(h string) bool { return e.Claim || e.SHA256 != h }
+
+// vouched reports whether git holds g's file exactly as it is now,
+// tracked at HEAD (PlanOptions.AtHead): only then may a removal that
+// rests on a claim alone go ahead, since git can give the file back
+// (SPEC 4, "Records from elsewhere"). Otherwise it notes that what of
+// the file was claimed is kept as the user's.
+func (p *planner) vouched(g *fileGroup, agent, what string) bool {
+	if p.atHead(g) {
+		return true
+	}
+	p.note(g, ActWarning, agent, "", "%s: only %s from elsewhere (a pull or a clone) says it is actctl's, and git does not hold the file as it is now at HEAD; kept as yours, no longer managed", what, OwnedFile)
+	return false
+}
+
+func (p *planner) atHead(g *fileGroup) bool {
+	return p.o.AtHead != nil && g.fi.Exists && p.o.AtHead(g.real, g.fi.Data)
+}
+
+// backupClaimed makes an update that rests on a claim alone (claimed)
+// keep the file's bytes in .actant/backup first, unless git holds them
+// at HEAD: a record from elsewhere may make apply update what it finds,
+// and the bytes it replaces stay somewhere the user can get them back.
+func (p *planner) backupClaimed(g *fileGroup, fs *fileState, agent string, claimed bool) {
+	if !claimed || fs.forcedBackup || p.atHead(g) {
+		return
+	}
+	fs.forcedBackup = true
+	fs.touch(agent, "only "+OwnedFile+" from elsewhere says it is actctl's and git does not hold it: backed up first")
 }
 
 // addOp completes op (its data, backup and missing directories, which the

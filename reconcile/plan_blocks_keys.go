@@ -7,6 +7,7 @@ package reconcile
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -38,7 +39,10 @@ type item struct {
 	// actctl has no record of (see decide).
 	adopted bool
 	changed bool
-	seq     int
+	// kept: a recorded item left to the user where it is (a claim git
+	// cannot give back, see planner.vouched): a replay neither removes
+	// nor sets it.
+	kept bool
 	// wantRaw: digest of the desired key value as rendered (KeyState.Want).
 	wantRaw string
 }
@@ -127,11 +131,11 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 	if p.refuseNonText(g, fs, des, recs) {
 		return nil, false
 	}
-	items, maxSeq, ok := p.blockItems(g, fs, des, recs)
+	items, ok := p.blockItems(g, fs, des, recs)
 	if !ok {
 		return nil, false
 	}
-	seps, ok := p.editBlocks(g, fs, items, maxSeq)
+	seps, ok := p.editBlocks(g, fs, items)
 	if !ok {
 		return nil, false
 	}
@@ -146,11 +150,9 @@ func (p *planner) blocks(g *fileGroup, fs *fileState, des []desiredItem, recs []
 }
 
 // blockItems pairs the recorded blocks (recs) with the desired ones
-// (des), each with its current body in the file, and returns the highest
-// insertion sequence recorded.
-func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem) ([]*item, int, bool) {
+// (des), each with its current body in the file.
+func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, recs []recordedItem) ([]*item, bool) {
 	var items []*item
-	maxSeq := 0
 	find := func(it *item, style string) bool {
 		body, ok, err := block.Find(fs.content, it.agent, style)
 		if err != nil {
@@ -162,12 +164,9 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 	}
 	for i := range recs {
 		r := recs[i]
-		it := &item{agent: r.agent, dir: r.dir, rec: &recs[i].e, frozen: r.frozen, seq: r.e.Seq}
-		if r.e.Seq > maxSeq {
-			maxSeq = r.e.Seq
-		}
+		it := &item{agent: r.agent, dir: r.dir, rec: &recs[i].e, frozen: r.frozen}
 		if !find(it, r.e.Style) {
-			return nil, 0, false
+			return nil, false
 		}
 		items = append(items, it)
 	}
@@ -183,24 +182,25 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 		if it == nil {
 			it = &item{agent: d.agent, dir: d.dir}
 			if !find(it, d.e.Style) {
-				return nil, 0, false
+				return nil, false
 			}
 			items = append(items, it)
 		}
 		it.des, it.policy, it.want, it.dir = d.e, d.policy, want, d.dir
 	}
-	return items, maxSeq, true
+	return items, true
 }
 
 // editBlocks decides every block and edits the file's content: in place
 // when blocks are only added or changed, or, when a block comes out, by
-// replaying: every recorded block removed (newest first, with exactly its
-// separator), then every kept one inserted again in order (see Seq). It
-// returns the separators of the blocks it inserted.
-func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq int) (map[*item][]byte, bool) {
+// replaying: every recorded block removed (the last in the file first,
+// with exactly its separator), then every kept one inserted again in
+// order (see editItems). It returns the separators of the blocks it
+// inserted.
+func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item) (map[*item][]byte, bool) {
 	replay := false
 	for _, it := range items {
-		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(a, b) })
+		p.decide(g, fs, it, items, func(a, b []byte) bool { return bytes.Equal(a, b) })
 		if it.rec != nil && it.ok && it.insert == nil {
 			replay = true // a block comes out: re-seat all (see Seq)
 		}
@@ -211,9 +211,10 @@ func (p *planner) editBlocks(g *fileGroup, fs *fileState, items []*item, maxSeq 
 		}
 		return it.rec.Style
 	}
-	seps, failed, err := editItems(fs, items, replay, maxSeq,
+	seps, failed, err := editItems(fs, items, replay,
 		func(it *item) bool { return it.rec != nil },
 		func(it *item, sep []byte) bool { return sep != nil || it.rec == nil },
+		func(c []byte, it *item) (int, bool) { return blockOffset(c, it.agent, style(it)) },
 		func(c []byte, it *item) ([]byte, error) {
 			return block.Remove(c, it.agent, it.rec.Style, []byte(it.rec.Sep))
 		},
@@ -242,6 +243,7 @@ func blockRecords(items []*item, seps map[*item][]byte) []newRecord {
 		}
 		if it.des != nil {
 			e.Path, e.Style = it.des.Path, it.des.Style
+			e.Claim = false // its agent wants it: confirmed
 		}
 		if !it.drifted {
 			e.SHA256 = sum(it.insert)
@@ -250,29 +252,37 @@ func blockRecords(items []*item, seps map[*item][]byte) []newRecord {
 		if s, ok := seps[it]; ok {
 			e.Sep = string(s)
 		}
-		e.Seq = it.seq
 		kept = append(kept, newRecord{agent: it.agent, dir: it.dir, e: e})
 	}
 	return kept
 }
 
-// itemOrder sorts by insertion: recorded items by Seq, new ones after.
-func itemOrder(a, b *item) bool {
-	as, bs := a.seq, b.seq
-	if as == 0 {
-		as = 1 << 30
+// blockOffset is where the named block's BEGIN line starts in c (ok
+// false without one): a marker line as block.Find matches it.
+func blockOffset(c []byte, name, style string) (int, bool) {
+	begin, _, err := block.Markers(name, style)
+	if err != nil {
+		return 0, false
 	}
-	if bs == 0 {
-		bs = 1 << 30
+	for off := 0; off < len(c); {
+		next := len(c)
+		if i := bytes.IndexByte(c[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		if string(bytes.Trim(c[off:next], " \t\r\n")) == begin {
+			return off, true
+		}
+		off = next
 	}
-	return as < bs
+	return 0, false
 }
 
 // decide applies the ownership rules (README, "What apply writes") to one
 // block or key: update what actctl wrote, keep and report hand edits (drift)
 // unless --force, remove what is no longer wanted, and respect workDirConflict
-// for content actctl never wrote.
-func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b []byte) bool) {
+// for content actctl never wrote. items are all the items of the file,
+// decided in order (the recorded ones first).
+func (p *planner) decide(g *fileGroup, fs *fileState, it *item, items []*item, equal func(a, b []byte) bool) {
 	// owned: whether a body / value with digest h is one actctl wrote.
 	owned := func(string) bool { return false }
 	switch {
@@ -303,8 +313,27 @@ func (p *planner) decide(g *fileGroup, fs *fileState, it *item, equal func(a, b 
 	case recorded:
 		p.rewanted(g, fs, it, what, owned, equal)
 	default:
-		p.wantedNew(g, fs, it, what, equal)
+		p.wantedNew(g, fs, it, what, released(items, it), equal)
 	}
+}
+
+// released returns the recorded key of another agent at it's key path
+// (same file) that comes out in this plan: its agent is pruned (or no
+// longer wants it) and the value is actctl's, so it is actctl's to take
+// over (an agent renamed in the same edit). Nil when there is none: a
+// frozen agent, or a value kept as the user's, holds on to it. Blocks
+// are never released to another agent: their markers name their agent.
+func released(items []*item, it *item) *item {
+	if it.key == nil {
+		return nil
+	}
+	for _, x := range items {
+		if x != it && x.agent != it.agent && x.krec != nil && !x.frozen && x.des == nil &&
+			x.ok && x.insert == nil && x.changed && slices.Equal(x.key, it.key) {
+			return x
+		}
+	}
+	return nil
 }
 
 // unwanted decides a recorded item no agent wants any more (prune): it
@@ -317,7 +346,12 @@ func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, o
 		it.insert = it.cur // it was there before actctl: it stays
 		return
 	}
-	if !owned(sum(it.cur)) {
+	h := sum(it.cur)
+	if owned(h) && it.claimed(h) && !p.vouched(g, it.agent, what) {
+		it.insert, it.kept = it.cur, true
+		return
+	}
+	if !owned(h) {
 		if !p.o.Force {
 			p.note(g, ActDrift, it.agent, "", "%s edited since the last apply; kept as the user's, no longer managed", what)
 			it.insert = it.cur // stays in the file, unrecorded
@@ -327,6 +361,16 @@ func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, o
 	}
 	fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
 	it.changed = true
+}
+
+// claimed reports whether removing the recorded item, whose content has
+// digest h, rests on a committed record from elsewhere alone (see
+// EntryState.claimed).
+func (it *item) claimed(h string) bool {
+	if it.krec != nil {
+		return it.rec.Claim || it.krec.SHA256 != h
+	}
+	return it.rec.claimed(h)
 }
 
 // rewanted decides a recorded item that is still wanted: written when
@@ -342,6 +386,7 @@ func (p *planner) rewanted(g *fileGroup, fs *fileState, it *item, what string, o
 	case owned(sum(it.cur)):
 		it.insert, it.changed = it.want, true
 		fs.touch(it.agent, "")
+		p.backupClaimed(g, fs, it.agent, it.claimed(sum(it.cur)))
 	case p.o.Force:
 		it.insert, it.changed = it.want, true
 		fs.forcedBackup = true
@@ -354,8 +399,16 @@ func (p *planner) rewanted(g *fileGroup, fs *fileState, it *item, what string, o
 }
 
 // wantedNew decides an item wanted and never written by actctl: what is
-// there is the user's.
-func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, equal func(a, b []byte) bool) {
+// there is the user's, unless another agent's record releases it in this
+// plan (from: see released), which makes it actctl's to replace.
+func (p *planner) wantedNew(g *fileGroup, fs *fileState, it *item, what string, from *item, equal func(a, b []byte) bool) {
+	if it.ok && from != nil {
+		// The released item comes out first (with its receipt, so the
+		// user's original is back); this one is then set anew.
+		it.insert, it.changed, it.record = it.want, true, true
+		fs.touch(it.agent, what+" taken over from agent "+from.agent)
+		return
+	}
 	if it.ok && !equal(it.cur, it.want) {
 		p.notOurs(g, fs, it, what)
 		return
@@ -404,11 +457,11 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 		p.note(g, ActConflict, "", "", "%v", err)
 		return nil, false
 	}
-	items, maxSeq, ok := p.keyItems(g, fs, kc, des, recs)
+	items, ok := p.keyItems(g, fs, kc, des, recs)
 	if !ok {
 		return nil, false
 	}
-	receipts, ok := p.editKeys(g, fs, kc, items, maxSeq)
+	receipts, ok := p.editKeys(g, fs, kc, items)
 	if !ok {
 		return nil, false
 	}
@@ -422,11 +475,9 @@ func (p *planner) keys(g *fileGroup, fs *fileState, des []desiredItem, recs []re
 }
 
 // keyItems pairs the recorded keys (recs) with the desired ones (des),
-// each with its current value in the file, and returns the highest
-// insertion sequence recorded.
-func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desiredItem, recs []recordedItem) ([]*item, int, bool) {
+// each with its current value in the file.
+func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desiredItem, recs []recordedItem) ([]*item, bool) {
 	var items []*item
-	maxSeq := 0
 	get := func(it *item) bool {
 		v, ok, err := kc.get(fs.content, it.key)
 		if err != nil {
@@ -440,12 +491,9 @@ func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desir
 		r := &recs[i]
 		for j := range r.e.Keys {
 			k := &r.e.Keys[j]
-			it := &item{agent: r.agent, dir: r.dir, rec: &r.e, krec: k, key: k.Path, frozen: r.frozen, seq: k.Seq}
-			if k.Seq > maxSeq {
-				maxSeq = k.Seq
-			}
+			it := &item{agent: r.agent, dir: r.dir, rec: &r.e, krec: k, key: k.Path, frozen: r.frozen}
 			if !get(it) {
-				return nil, 0, false
+				return nil, false
 			}
 			items = append(items, it)
 		}
@@ -462,7 +510,7 @@ func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desir
 			if it == nil {
 				it = &item{agent: d.agent, dir: d.dir, key: k.Path}
 				if !get(it) {
-					return nil, 0, false
+					return nil, false
 				}
 				items = append(items, it)
 			}
@@ -470,27 +518,29 @@ func (p *planner) keyItems(g *fileGroup, fs *fileState, kc keyCodec, des []desir
 			it.wantRaw = sum(k.Value)
 		}
 	}
-	return items, maxSeq, true
+	return items, true
 }
 
 // editKeys decides every key and edits the file's content: in place when
 // only new or changed keys are set, or, when a recorded key must go or be
-// rewritten, by replaying: every recorded key removed (newest first, with
-// its receipt), then every kept one set again in order. It returns the
-// receipts of the keys it set whose receipt the record takes.
-func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*item, maxSeq int) (map[*item]json.RawMessage, bool) {
+// rewritten, by replaying: every recorded key removed (the last in the
+// file first, with its receipt), then every kept one set again in order.
+// It returns the receipts of the keys it set whose receipt the record
+// takes.
+func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*item) (map[*item]json.RawMessage, bool) {
 	replay := false
 	for _, it := range items {
-		p.decide(g, fs, it, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
+		p.decide(g, fs, it, items, func(a, b []byte) bool { return bytes.Equal(canonical(a), canonical(b)) })
 		if it.krec != nil && it.ok && (it.insert == nil || !it.record) {
 			replay = true
 		}
 	}
-	receipts, failed, err := editItems(fs, items, replay, maxSeq,
+	receipts, failed, err := editItems(fs, items, replay,
 		func(it *item) bool { return it.krec != nil },
 		// A new key (or one the user deleted): this Set's receipt is the
 		// one that knows the user's document.
 		func(it *item, _ json.RawMessage) bool { return it.krec == nil || !it.ok },
+		func(c []byte, it *item) (int, bool) { return kc.offset(c, it.key) },
 		func(c []byte, it *item) ([]byte, error) { return kc.del(c, it.key, it.krec.Receipt) },
 		func(c []byte, it *item) ([]byte, json.RawMessage, error) { return kc.set(c, it.key, it.insert) })
 	if err != nil {
@@ -505,15 +555,18 @@ func (p *planner) editKeys(g *fileGroup, fs *fileState, kc keyCodec, items []*it
 // (a block's separator, a key's receipt); on failure, the item that
 // failed and why.
 //
-// Without replay, only the changed items are set, in place; an item for
-// which renumber holds gets the next insertion sequence after maxSeq.
-// With replay (a recorded item comes out or is rewritten), every item
-// recorded (by recorded) and present is removed with del, newest first,
-// and every item to keep is set again in insertion order, numbered from 1:
-// removing in reverse insertion order is what makes every separator and
-// receipt come off exactly.
-func editItems[R any](fs *fileState, items []*item, replay bool, maxSeq int,
-	recorded func(*item) bool, renumber func(*item, R) bool,
+// Without replay, only the changed items are set, in place (what set
+// reports is taken where take holds). With replay (a recorded item comes
+// out or is rewritten), every item recorded (by recorded) and present is
+// removed with del, the last in the file first (by pos, where it stands
+// in the content), and every item to keep is set again in that order,
+// then the new ones. Set inserts after everything an item depends on (a
+// block at the end of the file, a key at the end of its object or the
+// file), so the last in the file is the last inserted of all an item
+// could depend on: removing from the end is what makes every separator
+// and receipt come off exactly, and needs no counter in the record.
+func editItems[R any](fs *fileState, items []*item, replay bool,
+	recorded func(*item) bool, take func(*item, R) bool, pos func(c []byte, it *item) (int, bool),
 	del func(c []byte, it *item) ([]byte, error), set func(c []byte, it *item) ([]byte, R, error),
 ) (map[*item]R, *item, error) {
 	got := map[*item]R{}
@@ -527,17 +580,16 @@ func editItems[R any](fs *fileState, items []*item, replay bool, maxSeq int,
 				return nil, it, err
 			}
 			fs.content = out
-			if renumber(it, r) {
-				maxSeq++
-				it.seq, got[it] = maxSeq, r
+			if take(it, r) {
+				got[it] = r
 			}
 		}
 		return got, nil, nil
 	}
-	sort.SliceStable(items, func(i, j int) bool { return itemOrder(items[i], items[j]) })
+	byPosition(fs.content, items, pos)
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
-		if !recorded(it) || !it.ok {
+		if !recorded(it) || !it.ok || it.kept {
 			continue
 		}
 		out, err := del(fs.content, it)
@@ -546,19 +598,32 @@ func editItems[R any](fs *fileState, items []*item, replay bool, maxSeq int,
 		}
 		fs.content = out
 	}
-	seq := 0
 	for _, it := range items {
-		if it.insert == nil {
+		if it.insert == nil || it.kept {
 			continue
 		}
 		out, r, err := set(fs.content, it)
 		if err != nil {
 			return nil, it, err
 		}
-		seq++
-		fs.content, it.seq, got[it] = out, seq, r
+		fs.content, got[it] = out, r
 	}
 	return got, nil, nil
+}
+
+// byPosition sorts items by where they stand in c (pos); those absent
+// from it keep their order after them.
+func byPosition(c []byte, items []*item, pos func(c []byte, it *item) (int, bool)) {
+	at := make(map[*item]int, len(items))
+	for _, it := range items {
+		at[it] = math.MaxInt
+		if it.ok {
+			if off, ok := pos(c, it); ok {
+				at[it] = off
+			}
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return at[items[i]] < at[items[j]] })
 }
 
 // keyRecords makes one record per agent, holding its keys in path order.
@@ -585,6 +650,9 @@ func keyRecords(items []*item, receipts map[*item]json.RawMessage, format string
 			byAgent[it.agent] = nr
 			order = append(order, it.agent)
 		}
+		if it.des != nil {
+			nr.e.Claim = false // its agent wants it: confirmed
+		}
 		var k KeyState
 		if it.krec != nil {
 			k = *it.krec
@@ -599,7 +667,6 @@ func keyRecords(items []*item, receipts map[*item]json.RawMessage, format string
 		if r, ok := receipts[it]; ok {
 			k.Receipt = r
 		}
-		k.Seq = it.seq
 		nr.e.Keys = append(nr.e.Keys, k)
 	}
 	var kept []newRecord

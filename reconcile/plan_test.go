@@ -133,13 +133,31 @@ func TestPlanTable(t *testing.T) {
 		// A teammate's newer output (its digest in the committed record)
 		// is actctl's, not a hand edit.
 		{"committed record's digest counts as actctl's", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
-			written2, mergeOwned(first.State, second.State), PlanOptions{},
+			written2, merged(first.State, second.State), PlanOptions{AtHead: func(string, []byte) bool { return true }},
 			[]string{"update .mcp.json", "update CLAUDE.md", "update s/SKILL.md"}},
 		{"without it, the same files are drift", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
 			written2, first.State, PlanOptions{},
 			[]string{"drift .mcp.json", "drift CLAUDE.md", "drift s/SKILL.md"}},
-		{"committed record alone: prune deletes", nil, written, mergeOwned(NewState(), first.State), PlanOptions{},
+		// A record from elsewhere is a claim (SPEC 4, "Records from
+		// elsewhere"): an agent neither declared nor applied here is
+		// not pruned on its word; a claimed entry is removed only where
+		// git holds the file as it is at HEAD.
+		{"committed record alone, agent unknown here: not pruned", nil, written, unknownMerged(NewState(), first.State), PlanOptions{}, nil},
+		{"claims git holds at HEAD: prune deletes", nil, written, claimed(first.State), PlanOptions{AtHead: func(string, []byte) bool { return true }},
 			[]string{"delete .mcp.json", "delete CLAUDE.md", "delete s/SKILL.md"}},
+		{"claims git does not hold: kept as the user's", nil, written, claimed(first.State), PlanOptions{AtHead: func(string, []byte) bool { return false }},
+			[]string{"warning .mcp.json", "warning CLAUDE.md", "warning s/SKILL.md"}},
+		// An update may rest on a claim; what it replaces is backed up
+		// unless git holds it.
+		{"claims updated, git holds them", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)}, written2, claimed(second.State),
+			PlanOptions{AtHead: func(string, []byte) bool { return true }},
+			[]string{"update .mcp.json", "update CLAUDE.md", "update s/SKILL.md"}},
+		{"claims updated, git does not hold them: backed up", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)}, written2, claimed(second.State),
+			PlanOptions{AtHead: func(string, []byte) bool { return false }},
+			[]string{"update .mcp.json backup", "update CLAUDE.md backup", "update s/SKILL.md backup"}},
+		{"pulled digests (Alt) updated, git does not hold them: backed up", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
+			written2, merged(first.State, second.State), PlanOptions{AtHead: func(string, []byte) bool { return false }},
+			[]string{"update .mcp.json backup", "update CLAUDE.md backup", "update s/SKILL.md backup"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,6 +203,30 @@ func stateWithout(st *State, path string) *State {
 			}
 		}
 		a.Entries = es
+	}
+	return out
+}
+
+// merged is mergeOwned with every agent declared.
+func merged(st, owned *State) *State {
+	out, _ := mergeOwned(st, owned, func(string) bool { return true })
+	return out
+}
+
+// unknownMerged is mergeOwned with no agent declared.
+func unknownMerged(st, owned *State) *State {
+	out, unknown := mergeOwned(st, owned, func(string) bool { return false })
+	if len(unknown) == 0 {
+		panic("no agent left out")
+	}
+	return out
+}
+
+// claimed is st with every entry a claim (EntryState.Claim).
+func claimed(st *State) *State {
+	out := st.clone()
+	for _, a := range out.Agents {
+		a.Entries = claims(a.Entries)
 	}
 	return out
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -84,12 +83,11 @@ type EntryState struct {
 	Style  string `json:"style,omitempty"`
 	Format string `json:"format,omitempty"`
 	// Sep is what block.Upsert inserted before the block; prune removes
-	// exactly these bytes again.
-	Sep string `json:"sep,omitempty"`
-	// Seq orders the blocks of one file by insertion. Removing blocks in
-	// reverse insertion order is what makes every separator come off
-	// exactly (see planText).
-	Seq  int        `json:"seq,omitempty"`
+	// exactly these bytes again, the blocks of a file taken out last
+	// first as they stand in it (see editItems). Records written before
+	// the state had no counters also hold a "seq" (an insertion counter);
+	// it is read and ignored (docs/json.md).
+	Sep  string     `json:"sep,omitempty"`
 	Keys []KeyState `json:"keys,omitempty"`
 	// Created: the file did not exist before actctl wrote it, so it is
 	// deleted on prune once nothing but whitespace (or {}) is left.
@@ -118,6 +116,13 @@ type EntryState struct {
 	// of the committed record (actant.owned) where it differs from this
 	// machine's state (see mergeOwned). Never written.
 	Alt []string `json:"-"`
+	// Claim: the entry comes only from a committed record that came from
+	// elsewhere (a pull, a clone) and no plan of this machine has
+	// confirmed it yet (its agent wanting exactly it). Such a record may
+	// make apply update what it finds, never remove it unless git holds
+	// that content at HEAD (see planner.vouched). Kept in state.json,
+	// never in actant.owned.
+	Claim bool `json:"claim,omitempty"`
 }
 
 // KeyState is one managed key.
@@ -128,8 +133,6 @@ type KeyState struct {
 	// Want is the digest of the desired value as rendered (before
 	// canonicalisation), for the fast path (see FileSHA).
 	Want string `json:"want,omitempty"`
-	// Seq orders the keys of one file by insertion (see Sep on EntryState).
-	Seq int `json:"seq"`
 	// Receipt is what the key library's Set reported (parent objects it
 	// created, the text it replaced), handed back to its Delete on prune so
 	// the user's file returns to its exact bytes.
@@ -147,7 +150,7 @@ func metaPath(root, name string) string { return layout.Path(root, name) }
 // The bytes it returns must not be changed: the state's strings share
 // their memory (see decodeStateFast).
 func ReadState(path string) (*State, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewState(), nil, nil
 	}
@@ -363,13 +366,13 @@ func equalStates(a, b *State) bool {
 
 func equalEntries(a, b *EntryState) bool {
 	if a.Path != b.Path || a.Mode != b.Mode || a.SHA256 != b.SHA256 || a.Style != b.Style ||
-		a.Format != b.Format || a.Sep != b.Sep || a.Seq != b.Seq || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec ||
+		a.Format != b.Format || a.Sep != b.Sep || a.Created != b.Created || a.Adopted != b.Adopted || a.Exec != b.Exec || a.Claim != b.Claim ||
 		a.Backup != b.Backup || a.FileSHA != b.FileSHA || !slices.Equal(a.Dirs, b.Dirs) || len(a.Keys) != len(b.Keys) {
 		return false
 	}
 	for i := range a.Keys {
 		x, y := &a.Keys[i], &b.Keys[i]
-		if x.SHA256 != y.SHA256 || x.Want != y.Want || x.Seq != y.Seq || !slices.Equal(x.Path, y.Path) || !bytes.Equal(x.Receipt, y.Receipt) {
+		if x.SHA256 != y.SHA256 || x.Want != y.Want || !slices.Equal(x.Path, y.Path) || !bytes.Equal(x.Receipt, y.Receipt) {
 			return false
 		}
 	}

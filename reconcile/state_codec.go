@@ -413,9 +413,7 @@ func (d *stateDecoder) entry(e *EntryState) error {
 		case "sep":
 			err = d.strOrNull(&e.Sep)
 		case "seq":
-			if !d.null() {
-				e.Seq, err = d.integer()
-			}
+			err = d.oldSeq()
 		case "keys":
 			err = d.keys(e)
 		case "created":
@@ -429,6 +427,10 @@ func (d *stateDecoder) entry(e *EntryState) error {
 		case "exec":
 			if !d.null() {
 				e.Exec, err = d.boolean()
+			}
+		case "claim":
+			if !d.null() {
+				e.Claim, err = d.boolean()
 			}
 		case "backup":
 			err = d.strOrNull(&e.Backup)
@@ -483,9 +485,7 @@ func (d *stateDecoder) key(k *KeyState) error {
 		case "want":
 			err = d.strOrNull(&k.Want)
 		case "seq":
-			if !d.null() {
-				k.Seq, err = d.integer()
-			}
+			err = d.oldSeq()
 		case "receipt":
 			k.Receipt, err = d.raw()
 		default:
@@ -496,6 +496,16 @@ func (d *stateDecoder) key(k *KeyState) error {
 		}
 	}
 	return it.err
+}
+
+// oldSeq passes over the "seq" of a record written before records held
+// no counters (EntryState.Sep): read, and ignored.
+func (d *stateDecoder) oldSeq() error {
+	if d.null() {
+		return nil
+	}
+	_, err := d.integer()
+	return err
 }
 
 // raw returns the bytes of the next value (json.RawMessage keeps them as

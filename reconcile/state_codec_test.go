@@ -18,10 +18,10 @@ func codecSample() *State {
 	st.ConfigDigest, st.LockDigest, st.Owned = "c0ffee", "10c4", "0e"
 	st.Agents["a"] = &AgentState{Dir: "/ws/a", Entries: []EntryState{
 		{Path: ".mcp.json", Mode: materialize.ModeKeys, Format: "json", FileSHA: "f1", Created: true, Keys: []KeyState{
-			{Path: []string{"mcpServers", "fs"}, SHA256: "k1", Want: "w1", Seq: 2, Receipt: json.RawMessage(`{"closing":"\n","doc":"","made":[["a","b"]],"n":-12.5e3,"t":true,"z":null}`)},
-			{Path: []string{"x"}, SHA256: "k2", Seq: 1},
+			{Path: []string{"mcpServers", "fs"}, SHA256: "k1", Want: "w1", Receipt: json.RawMessage(`{"closing":"\n","doc":"","made":[["a","b"]],"n":-12.5e3,"t":true,"z":null}`)},
+			{Path: []string{"x"}, SHA256: "k2"},
 		}},
-		{Path: "CLAUDE.md", Mode: materialize.ModeBlock, Style: "html", SHA256: "b1", Sep: "\n\n", Seq: 3, Backup: ".actant/backup/x/CLAUDE.md"},
+		{Path: "CLAUDE.md", Mode: materialize.ModeBlock, Style: "html", SHA256: "b1", Sep: "\n\n", Backup: ".actant/backup/x/CLAUDE.md"},
 		{Path: "logs", Mode: materialize.ModeDir, Dirs: []string{".", "logs"}},
 		{Path: "s/\u00e9t\u00e9/SKILL.md", Mode: materialize.ModeFile, SHA256: "s1", FileSHA: "s1", Dirs: []string{"s"}, Exec: true},
 	}}
@@ -108,7 +108,7 @@ func TestStateEqual(t *testing.T) {
 		func(s *State) { s.Agents["a"].Entries[0].Keys[0].Want = "x" },
 		func(s *State) { s.Agents["a"].Entries[0].Keys[1].Path = []string{"y"} },
 		func(s *State) { s.Agents["a"].Entries[1].Sep = "\n" },
-		func(s *State) { s.Agents["a"].Entries[1].Seq = 9 },
+		func(s *State) { s.Agents["a"].Entries[1].Claim = true },
 		func(s *State) { s.Agents["a"].Entries[1].Backup = "" },
 		func(s *State) { s.Agents["a"].Entries[2].Dirs = []string{"."} },
 		func(s *State) { s.Agents["a"].Entries[3].SHA256 = "x" },
@@ -174,9 +174,9 @@ func fieldsSample() *State {
 	st.Root, st.ConfigDigest, st.LockDigest, st.Owned = "/ws", "c0ffee", "10c4", "0e"
 	st.Agents["a"] = &AgentState{Dir: "/ws/a", Entries: []EntryState{{
 		Path: "CLAUDE.md", Mode: materialize.ModeBlock, SHA256: "b1", Style: "html", Format: "md",
-		Sep: "\n\n", Seq: 3, Created: true, Adopted: true, Exec: true, Backup: ".actant/backup/x",
+		Sep: "\n\n", Created: true, Adopted: true, Exec: true, Claim: true, Backup: ".actant/backup/x",
 		FileSHA: "f1", Dirs: []string{"."},
-		Keys: []KeyState{{Path: []string{"k"}, SHA256: "k1", Want: "w1", Seq: 2, Receipt: json.RawMessage(`{"made":[]}`)}},
+		Keys: []KeyState{{Path: []string{"k"}, SHA256: "k1", Want: "w1", Receipt: json.RawMessage(`{"made":[]}`)}},
 	}}}
 	return st
 }
@@ -282,5 +282,32 @@ func TestStateDecodeSharesTheBytes(t *testing.T) {
 		if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p < lo || p > hi {
 			t.Errorf("%q is a copy, not a part of the bytes decoded", s)
 		}
+	}
+}
+
+// TestOldSeqIsRead: records written while they held insertion counters
+// ("seq", committed in users' repositories) are read by the fast decoder,
+// the counters ignored, and encode again without them. (issue #20 item 2)
+func TestOldSeqIsRead(t *testing.T) {
+	old := `{"version":1,"agents":{"a":{"dir":"/ws","entries":[` +
+		`{"path":".mcp.json","mode":"keys","format":"json","keys":[{"path":["mcpServers","fs"],"sha256":"k","seq":2,"receipt":{"created":1}}]},` +
+		`{"path":"CLAUDE.md","mode":"block","sha256":"b","style":"html","sep":"\n","seq":1},` +
+		`{"path":"x","mode":"block","seq":null}]}}}`
+	st, err := decodeStateFast([]byte(old))
+	if err != nil {
+		t.Fatalf("fast decoder: %v", err)
+	}
+	slow := NewState()
+	if err := json.Unmarshal([]byte(old), slow); err != nil {
+		t.Fatal(err)
+	}
+	if !equalStates(st, slow) {
+		t.Errorf("fast and slow decoders differ:\n%s\n%s", st.Encode(), slow.Encode())
+	}
+	if enc := string(st.Encode()) + string(encodeOwned(st)); strings.Contains(enc, "seq") {
+		t.Errorf("a counter is written again:\n%s", enc)
+	}
+	if e := st.Agents["a"].Entries; e[0].Keys[0].SHA256 != "k" || e[1].Sep != "\n" || len(e) != 3 {
+		t.Errorf("read: %+v", e)
 	}
 }

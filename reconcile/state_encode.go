@@ -257,7 +257,6 @@ func (e *stateEncoder) entry(x *EntryState) error {
 	e.strField("style", x.Style, true)
 	e.strField("format", x.Format, true)
 	e.strField("sep", x.Sep, true)
-	e.intField("seq", x.Seq, true)
 	if len(x.Keys) > 0 {
 		e.key("keys")
 		e.open('[')
@@ -272,6 +271,7 @@ func (e *stateEncoder) entry(x *EntryState) error {
 	e.trueField("created", x.Created)
 	e.trueField("adopted", x.Adopted)
 	e.trueField("exec", x.Exec)
+	e.trueField("claim", x.Claim)
 	e.strField("backup", x.Backup, true)
 	e.strField("fileSha256", x.FileSHA, true)
 	if len(x.Dirs) > 0 {
@@ -288,7 +288,6 @@ func (e *stateEncoder) keyState(k *KeyState) error {
 	e.strings(k.Path)
 	e.strField("sha256", k.SHA256, false)
 	e.strField("want", k.Want, true)
-	e.intField("seq", k.Seq, false)
 	if len(k.Receipt) > 0 {
 		e.key("receipt")
 		if err := e.raw(k.Receipt); err != nil {

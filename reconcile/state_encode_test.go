@@ -17,15 +17,15 @@ import (
 func encodeCases() map[string]*State {
 	odd := "q\"b\\s\x01\b\f\n\r\t<>&\u2028\u2029\xff é ☃"
 	cases := map[string]*State{
-		"sample":       codecSample(),
-		"empty":        NewState(),
-		"nil agents":   {Version: 1},
-		"nil agent":    {Version: 1, Agents: map[string]*AgentState{"x": nil}},
-		"nil entries":  {Version: 1, Agents: map[string]*AgentState{"x": {Dir: "/d"}}},
-		"odd strings":  {Version: 1, Root: odd, ConfigDigest: odd, LockDigest: odd, Owned: odd, Agents: map[string]*AgentState{odd: {Dir: odd, Entries: []EntryState{{Path: odd, Mode: materialize.Mode(odd), SHA256: odd, Style: odd, Format: odd, Sep: odd, Backup: odd, FileSHA: odd, Dirs: []string{odd, ""}, Keys: []KeyState{{Path: []string{odd}, SHA256: odd, Want: odd}}}}}}},
-		"negative seq": {Version: -3, Agents: map[string]*AgentState{"a": {Dir: "d", Entries: []EntryState{{Path: "p", Seq: -7, Keys: []KeyState{{Seq: -1}}}}}}},
-		"empty keys":   {Version: 1, Agents: map[string]*AgentState{"a": {Dir: "d", Entries: []EntryState{{Path: "p", Keys: []KeyState{}, Dirs: []string{}, Alt: []string{"x"}}}}}},
-		"empty path":   {Version: 1, Agents: map[string]*AgentState{"a": {Dir: "d", Entries: []EntryState{{Path: "p", Keys: []KeyState{{Path: []string{}, Alt: []string{"y"}}}}}}}},
+		"sample":           codecSample(),
+		"empty":            NewState(),
+		"nil agents":       {Version: 1},
+		"nil agent":        {Version: 1, Agents: map[string]*AgentState{"x": nil}},
+		"nil entries":      {Version: 1, Agents: map[string]*AgentState{"x": {Dir: "/d"}}},
+		"odd strings":      {Version: 1, Root: odd, ConfigDigest: odd, LockDigest: odd, Owned: odd, Agents: map[string]*AgentState{odd: {Dir: odd, Entries: []EntryState{{Path: odd, Mode: materialize.Mode(odd), SHA256: odd, Style: odd, Format: odd, Sep: odd, Backup: odd, FileSHA: odd, Dirs: []string{odd, ""}, Keys: []KeyState{{Path: []string{odd}, SHA256: odd, Want: odd}}}}}}},
+		"negative version": {Version: -3, Agents: map[string]*AgentState{"a": {Dir: "d", Entries: []EntryState{{Path: "p", Keys: []KeyState{{}}}}}}},
+		"empty keys":       {Version: 1, Agents: map[string]*AgentState{"a": {Dir: "d", Entries: []EntryState{{Path: "p", Keys: []KeyState{}, Dirs: []string{}, Alt: []string{"x"}}}}}},
+		"empty path":       {Version: 1, Agents: map[string]*AgentState{"a": {Dir: "d", Entries: []EntryState{{Path: "p", Keys: []KeyState{{Path: []string{}, Alt: []string{"y"}}}}}}}},
 		"receipts": {Version: 1, Agents: map[string]*AgentState{"a": {Dir: "d", Entries: []EntryState{{Path: "p", Keys: []KeyState{
 			{Path: []string{"k"}, Receipt: json.RawMessage(" { \"a\" : [ 1 , { } , [ ] , \"<\\u2028>\" ] , \"b\" : { \"c\" : null } } ")},
 			{Path: []string{"k"}, Receipt: json.RawMessage(`"just a string"`)},
@@ -88,8 +88,8 @@ func FuzzStateEncoder(f *testing.F) {
 		st := NewState()
 		st.Root = s
 		st.Agents[name] = &AgentState{Dir: s, Entries: []EntryState{
-			{Path: path, Mode: materialize.Mode(s), Sep: s, Seq: seq, Dirs: []string{s, path},
-				Keys: []KeyState{{Path: []string{name, s}, SHA256: s, Seq: seq, Receipt: receipt}}},
+			{Path: path, Mode: materialize.Mode(s), Sep: s, Dirs: []string{s, path}, Claim: seq%5 == 0,
+				Keys: []KeyState{{Path: []string{name, s}, SHA256: s, Receipt: receipt}}},
 			{Path: s, Exec: seq%2 == 0, Created: seq%3 == 0},
 		}}
 		for _, indent := range []bool{false, true} {

@@ -210,16 +210,16 @@ func decodeJSON(b []byte, cfg *Config) error {
 
 // build evaluates the CUE package in root unified with the schema.
 func build(root string) (cue.Value, []string, []*ast.File, error) {
-	if err := checkCUEFiles(root); err != nil {
+	overlay, err := checkCUEFiles(root)
+	if err != nil {
 		return cue.Value{}, nil, nil, err
 	}
-	lc := &load.Config{
-		Dir:     root,
-		Package: "actant",
-		Overlay: map[string]load.Source{
-			filepath.Join(root, schemaFile): load.FromBytes(Source),
-		},
-	}
+	overlay[filepath.Join(root, schemaFile)] = load.FromBytes(Source)
+	// The module root is the workspace root (SPEC: its *.cue files, plus
+	// its cue.mod/): CUE would otherwise take the nearest cue.mod above it
+	// and load the package's files from every directory in between, which
+	// neither the special-file check nor the config cache's key covers.
+	lc := &load.Config{Dir: root, ModuleRoot: root, Package: "actant", Overlay: overlay}
 	insts := load.Instances([]string{"."}, lc)
 	if len(insts) != 1 {
 		return cue.Value{}, nil, nil, fmt.Errorf("load %s: expected one CUE package, got %d", root, len(insts))
@@ -265,6 +265,11 @@ func cueDiagnostics(err error) Diagnostics {
 		}
 		if d.Pos == token.NoPos {
 			d.Pos = e.Position()
+		}
+		if d.Message == "" {
+			// A wrapped error (a bad cue.mod/module.cue) keeps its text
+			// in Error, not in Msg.
+			d.Message = e.Error()
 		}
 		if d.Message == "import failed" {
 			d.Path, d.Message = "", importFailure(e, d.Pos)
@@ -396,7 +401,10 @@ const MaxSkillFileSize = 1 << 20
 
 // ReadSkillDir reads an Agent Skills directory: SKILL.md (as Content,
 // frontmatter included: see SplitSkill) plus every sibling file, recursively.
-// Symlinks are refused: a skill travels as plain files.
+// The directory itself may be a link (or lie under one), and SKILL.md a
+// link to a file: both are read through (and tracked by their targets:
+// see package inputs); links among the sibling files are refused: a skill
+// travels as plain files.
 func ReadSkillDir(dir string) (Skill, error) {
 	main := filepath.Join(dir, "SKILL.md")
 	b, err := ReadRegular(main, MaxSkillFileSize)
@@ -404,7 +412,15 @@ func ReadSkillDir(dir string) (Skill, error) {
 		return Skill{}, fmt.Errorf("read %s: %v", main, unwrapPathError(err))
 	}
 	s := Skill{Source: main, Content: string(b), Files: map[string][]byte{}}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// Walk the directory the link leads to, naming files under dir.
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return Skill{}, fmt.Errorf("read skill %s: %w", dir, err)
+	}
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if rel, rerr := filepath.Rel(real, p); rerr == nil {
+			p = filepath.Join(dir, rel)
+		}
 		if err != nil {
 			return err
 		}

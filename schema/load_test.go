@@ -49,7 +49,7 @@ agents: a: template: "t"
 	if got := b.Files.Instructions; !reflect.DeepEqual(got, []string{"CLAUDE.md"}) {
 		t.Errorf("instructions = %v", got)
 	}
-	for _, name := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "custom"} {
+	for _, name := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "copilot", "opencode", "custom"} {
 		if _, ok := cfg.Backends[name]; !ok {
 			t.Errorf("built-in backend %s missing", name)
 		}
@@ -352,5 +352,21 @@ templates: t: {backend: "claude-code", settings: "claude-code": {big: 1234567890
 	}
 	if want := `{"big":12345678901234567890,"f":0.1,"list":[1,2.5],"small":7}`; string(got) != want {
 		t.Errorf("settings = %s, want %s", got, want)
+	}
+}
+
+// TestBadModuleFileSaysWhy: a cue.mod/module.cue CUE refuses is reported
+// with CUE's reason; a wrapped error kept its text out of Msg, and the
+// command printed "actctl: " and nothing else.
+func TestBadModuleFileSaysWhy(t *testing.T) {
+	for _, tc := range []struct{ module, want string }{
+		{"modulex: 3\n", "no language version declared in module.cue"},
+		{"module: \"x.y/z\"\nlanguage: version: \"v0.9.0\"\nbad bad\n", "invalid module file syntax"},
+	} {
+		dir := writeWorkspace(t, map[string]string{"actant.cue": "package actant\n", "cue.mod/module.cue": tc.module})
+		_, err := LoadDir(dir, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("module.cue %q: err = %v, want it to say %q", tc.module, err, tc.want)
+		}
 	}
 }

@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+
+	"cuelang.org/go/cue/load"
 )
 
 // ReadRegular reads the regular file p, at most limit bytes (0: no limit).
@@ -49,37 +52,98 @@ func notRegular(m fs.FileMode) error {
 	return fmt.Errorf("%s", kind)
 }
 
-// checkCUEFiles makes sure the CUE loader will open only regular files:
-// every *.cue entry of the workspace root (and of cue.mod/, which holds
-// the imported packages) must be a regular file, or a symlink to one, and
-// readable. cue/load would block forever on a named pipe and report an
-// unreadable file as a missing package.
-func checkCUEFiles(root string) error {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return fmt.Errorf("read workspace %s: %w", root, unwrapPathError(err))
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".cue") || e.IsDir() {
-			continue
-		}
-		if err := checkCUEFile(filepath.Join(root, e.Name())); err != nil {
-			return err
-		}
+// checkCUEFiles makes sure the CUE loader opens only regular files. CUE's
+// loader considers every file of the directories it scans (the workspace
+// root, and the package directories of cue.mod/) and reads each whose
+// name it knows (*.cue, but also *.json, *.yaml, *.txt, *.proto ...)
+// in full when it is not a regular file: a named pipe there blocks
+// forever. So every *.cue entry must be a regular file, or a symlink to
+// one, and readable (an error naming it otherwise); every other entry
+// that is neither a regular file nor a directory, whatever its name, is
+// hidden from the loader by an empty overlay (returned), which CUE takes
+// instead of opening it. Such files are no part of the config.
+func checkCUEFiles(root string) (map[string]load.Source, error) {
+	overlay := map[string]load.Source{}
+	if _, err := checkCUEDir(root, overlay); err != nil {
+		return nil, err
 	}
 	mod := filepath.Join(root, "cue.mod")
 	if fi, err := os.Stat(mod); err != nil || !fi.IsDir() {
-		return nil
+		return overlay, nil
 	}
-	return filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
+	return overlay, checkCUETree(mod, overlay, nil)
+}
+
+// maxLinkDepth bounds the links to directories followed along one path
+// under cue.mod/ (see checkCUETree).
+const maxLinkDepth = 8
+
+// checkCUETree checks dir and every directory under it, through links
+// to directories as CUE's loader goes (each directory once per path into
+// it: in holds those entered through links, a link back to one of them
+// is not followed again).
+func checkCUETree(dir string, overlay map[string]load.Source, in []fs.FileInfo) error {
+	subdirs, err := checkCUEDir(dir, overlay)
+	if err != nil {
+		return err
+	}
+	for _, sub := range subdirs {
+		if sub.via != nil {
+			if len(in) >= maxLinkDepth || slices.ContainsFunc(in, func(a fs.FileInfo) bool { return os.SameFile(a, sub.via) }) {
+				continue
+			}
+			if err := checkCUETree(sub.path, overlay, append(in[:len(in):len(in)], sub.via)); err != nil {
+				return err
+			}
+			continue
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".cue") {
-			return nil
+		if err := checkCUETree(sub.path, overlay, in); err != nil {
+			return err
 		}
-		return checkCUEFile(p)
-	})
+	}
+	return nil
+}
+
+// subdir is a directory found by checkCUEDir; via is the target's
+// FileInfo when it is reached through a link.
+type subdir struct {
+	path string
+	via  fs.FileInfo
+}
+
+// checkCUEDir checks the entries of dir for checkCUEFiles, adding an
+// empty overlay for each special file that is no *.cue file, and returns
+// its directories (links to directories included).
+func checkCUEDir(dir string, overlay map[string]load.Source) ([]subdir, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read workspace %s: %w", dir, unwrapPathError(err))
+	}
+	var subdirs []subdir
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		isCUE := strings.HasSuffix(e.Name(), ".cue")
+		switch t := e.Type(); {
+		case t.IsDir():
+			subdirs = append(subdirs, subdir{path: p})
+		case t.IsRegular() && !isCUE:
+		case isCUE:
+			if err := checkCUEFile(p); err != nil {
+				return nil, err
+			}
+		case t&fs.ModeSymlink != 0:
+			fi, err := os.Stat(p)
+			switch {
+			case err == nil && fi.IsDir():
+				subdirs = append(subdirs, subdir{path: p, via: fi})
+			case err != nil || !fi.Mode().IsRegular():
+				overlay[p] = load.FromBytes(nil) // dangling, or to a special file
+			}
+		default:
+			overlay[p] = load.FromBytes(nil)
+		}
+	}
+	return subdirs, nil
 }
 
 // checkCUEFile refuses a .cue file that is not a regular file (after

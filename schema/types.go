@@ -132,6 +132,20 @@ type Files struct {
 	// Settings: the structured file a template's native settings for this
 	// backend are merged into.
 	Settings *SettingsFile `json:"settings,omitempty"`
+	// Shadows: other tools' instruction files this tool reads only while
+	// none of its own instruction files exists.
+	Shadows *Shadows `json:"shadows,omitempty"`
+}
+
+// Shadows names instruction files a tool reads only while none of its own
+// exists (Claude Code reads AGENTS.md only without a CLAUDE.md). When one
+// of Files holds the user's text and the agent's instruction file holds
+// none, the agent's block starts with Import, {path} replaced by that
+// file's path relative to the instruction file's directory, so creating
+// the instruction file does not hide it.
+type Shadows struct {
+	Files  []string `json:"files"`
+	Import string   `json:"import"`
 }
 
 // SettingsFile is the structured file holding a backend's native settings.
@@ -149,12 +163,20 @@ const (
 	FormatCodexSub  = "codex"    // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
 	FormatGeminiSub = "gemini"   // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
 	FormatCursorSub = "cursor"   // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
+	// FormatCopilotSub: <dir>/<name>.agent.md, a GitHub Copilot custom agent (name, description, tools list, model)
+	FormatCopilotSub = "copilot"
+	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
+	FormatOpenCodeSub = "opencode"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
 type DirLayout struct {
 	Dir    string `json:"dir"`
 	Format string `json:"format"`
+	// Ext is the ending of each file's name for the one-file formats
+	// (".prompt.md" for Copilot's prompt files); "" means the format's
+	// own (".md", ".toml", ".mdc").
+	Ext string `json:"ext,omitempty"`
 }
 
 // Structured file formats.
@@ -173,6 +195,10 @@ const (
 	// DialectAntigravity: Antigravity .agents/mcp_config.json (MCP only; remote servers use serverUrl)
 	DialectAntigravity = "antigravity"
 	DialectGeneric     = "generic" // the common mcpServers shape (MCP only); the default
+	// DialectVSCode: VS Code (GitHub Copilot) .vscode/mcp.json "servers" entries (MCP only)
+	DialectVSCode = "vscode"
+	// DialectOpenCode: OpenCode opencode.json: "mcp" entries; "permission"
+	DialectOpenCode = "opencode"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
@@ -276,7 +302,7 @@ type SlashCommand struct {
 // Command layout formats (DirLayout.Format for commands), besides
 // FormatMarkdown and FormatSkillDir.
 const (
-	FormatPlain         = "plain"  // <dir>/<name>.md, the prompt only (Cursor)
+	FormatPlain         = "plain"  // <dir>/<name>.md, the prompt only
 	FormatGeminiCommand = "gemini" // <dir>/<name>.toml: description, prompt (Gemini CLI)
 )
 

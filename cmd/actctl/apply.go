@@ -15,6 +15,7 @@ import (
 
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/inputs"
+	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/watch"
@@ -170,6 +171,9 @@ func applySources(cfg *schema.Config, rep *hub.Report) inputs.Sources {
 			files = append(files, hub.TreeRecords(s.Dir)...)
 		}
 	}
+	// The files an agent's instructions shadow change what apply writes
+	// (docs/formats.md, "claude-code").
+	files = append(files, materialize.ShadowInputs(cfg)...)
 	return inputs.Sources{Root: cfg.Root, Home: cfg.Home, Trees: dirs, Files: files}
 }
 

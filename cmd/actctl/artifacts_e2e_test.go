@@ -150,7 +150,7 @@ agents: {` + agents + `}
 			for p, want := range map[string]string{
 				".claude/commands/fix-issue.md":   md,
 				"p/.pi/prompts/fix-issue.md":      md,
-				"c/.cursor/commands/fix-issue.md": wantPrompt,
+				"c/.cursor/commands/fix-issue.md": md, // description kept (issue #23 item 9)
 			} {
 				if got := read(t, filepath.Join(dir, p)); got != want {
 					t.Errorf("%s:\n%q\nwant\n%q", p, got, want)

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/internal/termsafe"
 )
 
 func init() {
@@ -86,7 +87,7 @@ func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal b
 			return code, err
 		}
 		if err != nil {
-			fmt.Fprintf(a.g.Stderr, "actctl: chat: %v\n", err)
+			fmt.Fprintf(a.g.Stderr, "actctl: chat: %s\n", termsafe.Text(err.Error()))
 		}
 	}
 }
@@ -122,7 +123,7 @@ func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acp.
 		return acpclient.Choose(true, true, options), nil
 	}
 	for {
-		fmt.Fprintf(a.w, "allow %s (%s)? [y/n/always] ", call.Title, kindName(call.Kind))
+		fmt.Fprintf(a.w, "allow %s (%s)? [y/n/always] ", termsafe.Line(call.Title), termsafe.Line(kindName(call.Kind)))
 		var line string
 		var ok bool
 		select {

@@ -25,6 +25,8 @@ var everyBackend = map[string][]string{
 	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json"},
 	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json"},
 	"pi":           {"AGENTS.md", ".pi/skills/pdf/SKILL.md", ".pi/skills/pdf/scripts/fill.py", ".pi/prompts/fix-issue.md", ".pi/settings.json"},
+	"copilot":      {".github/copilot-instructions.md", ".github/skills/pdf/SKILL.md", ".github/skills/pdf/scripts/fill.py", ".github/prompts/fix-issue.prompt.md", ".github/agents/tester.agent.md", ".vscode/mcp.json"},
+	"opencode":     {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".opencode/commands/fix-issue.md", ".opencode/agents/tester.md", "opencode.json"},
 }
 
 func everyBackendConfig(withAgents bool) string {
@@ -62,6 +64,8 @@ func TestEveryBackendE2E(t *testing.T) {
 		"claude-code/.claude/settings.json": "{\n  \"theme\": \"dark\"\n}\n",
 		"codex/.codex/config.toml":          "# mine\nmodel = \"gpt-5\"\n",
 		"gemini/GEMINI.md":                  "# Notes\n",
+		"copilot/.vscode/mcp.json":          "{\n  \"servers\": {\n    \"mine\": {\"type\": \"stdio\", \"command\": \"my-mcp\"}\n  }\n}\n",
+		"opencode/opencode.json":            "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"theme\": \"opencode\"\n}\n",
 	}
 	runArtifact(t, artifactCase{
 		user:    user,
@@ -80,6 +84,11 @@ func TestEveryBackendE2E(t *testing.T) {
 					if strings.HasSuffix(f, "fill.py") {
 						mustMode(t, p, 0o755)
 					}
+					// Every command file keeps the command's description
+					// (frontmatter, TOML or SKILL.md): the tool shows it.
+					if strings.Contains(f, "fix-issue") && !strings.Contains(read(t, p), "description: Fix an issue") && !strings.Contains(read(t, p), `description = 'Fix an issue'`) {
+						t.Errorf("%s: %s lost the command's description:\n%s", backend, f, read(t, p))
+					}
 				}
 				checkParses(t, base)
 			}
@@ -87,6 +96,8 @@ func TestEveryBackendE2E(t *testing.T) {
 			if strings.Contains(codex, "${") || !strings.HasPrefix(codex, "# mine\n") {
 				t.Errorf("codex config.toml:\n%s", codex)
 			}
+			checkCopilotMCP(t, filepath.Join(dir, "copilot/.vscode/mcp.json"))
+			checkOpenCodeConfig(t, filepath.Join(dir, "opencode/opencode.json"))
 		},
 	})
 }
@@ -119,4 +130,57 @@ func checkParses(t *testing.T, dir string) {
 		}
 		return nil
 	})
+}
+
+// checkCopilotMCP reads .vscode/mcp.json back in VS Code's shape: the
+// servers table, typed entries, ${env:NAME}; the user's server kept.
+func checkCopilotMCP(t *testing.T, p string) {
+	t.Helper()
+	var v struct {
+		Servers map[string]struct {
+			Type    string            `json:"type"`
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+			URL     string            `json:"url"`
+			Headers map[string]string `json:"headers"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(read(t, p)), &v); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	fs, docs, mine := v.Servers["fs"], v.Servers["docs"], v.Servers["mine"]
+	if fs.Type != "stdio" || fs.Command != "fs-mcp" || fs.Env["TOKEN"] != "${env:TOKEN}" || fs.Env["LEVEL"] != "debug" ||
+		docs.Type != "http" || docs.URL != "https://docs.example/mcp" || docs.Headers["Authorization"] != "Bearer ${env:DOCS_TOKEN}" ||
+		mine.Command != "my-mcp" {
+		t.Errorf("%s:\n%s", p, read(t, p))
+	}
+}
+
+// checkOpenCodeConfig reads opencode.json back in OpenCode's shape: mcp
+// entries with one command array, environment, {env:NAME}; the mode as
+// permission actions; the user's keys kept.
+func checkOpenCodeConfig(t *testing.T, p string) {
+	t.Helper()
+	var v struct {
+		Schema string `json:"$schema"`
+		MCP    map[string]struct {
+			Type        string            `json:"type"`
+			Command     []string          `json:"command"`
+			Environment map[string]string `json:"environment"`
+			Enabled     bool              `json:"enabled"`
+			URL         string            `json:"url"`
+			Headers     map[string]string `json:"headers"`
+		} `json:"mcp"`
+		Permission map[string]string `json:"permission"`
+	}
+	if err := json.Unmarshal([]byte(read(t, p)), &v); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	fs, docs := v.MCP["fs"], v.MCP["docs"]
+	if v.Schema == "" || fs.Type != "local" || strings.Join(fs.Command, " ") != "fs-mcp ." || fs.Environment["TOKEN"] != "{env:TOKEN}" || !fs.Enabled ||
+		docs.Type != "remote" || docs.Headers["Authorization"] != "Bearer {env:DOCS_TOKEN}" || !docs.Enabled ||
+		v.Permission["edit"] != "deny" {
+		t.Errorf("%s:\n%s", p, read(t, p))
+	}
 }

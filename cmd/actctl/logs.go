@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -139,7 +140,7 @@ func summaryLine(s tasklog.Summary, loc *time.Location) string {
 		d = d.Round(100 * time.Millisecond)
 	}
 	return fmt.Sprintf("%s  #%-4d %-16s %-12s %8s  %s", s.Time.In(loc).Format("2006-01-02 15:04:05"),
-		s.Task, kind, end, d, firstLine(s.Prompt))
+		s.Task, termsafe.Line(kind), termsafe.Line(end), d, termsafe.Line(firstLine(s.Prompt)))
 }
 
 func firstLine(s string) string {

@@ -9,13 +9,15 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/internal/termsafe"
 )
 
 // taskRenderer prints a task's ACP messages for reading, as `actctl run`
 // shows a turn: the agent's message text as it streamed, and a line for
 // each tool call state change, permission request, and the turn's end.
 // Other messages (thoughts, the agent's own requests for files) are left
-// out; `logs --task ID -o json` prints them all.
+// out; `logs --task ID -o json` prints them all. What the agent wrote is
+// escaped (internal/termsafe).
 type taskRenderer struct {
 	w      io.Writer
 	lastNL bool // what was printed so far ends with a newline (or is empty)
@@ -59,9 +61,9 @@ func (r *taskRenderer) line(l []byte) {
 			r.printLine(toolCallLine(c))
 		}
 	case m.Method == "" && m.Result != nil && m.Result.StopReason != "":
-		r.printLine("stop: " + m.Result.StopReason)
+		r.printLine("stop: " + termsafe.Line(m.Result.StopReason))
 	case m.Method == "" && m.Error != nil:
-		r.printLine("error: " + m.Error.Message)
+		r.printLine("error: " + termsafe.Line(m.Error.Message))
 	}
 }
 
@@ -69,7 +71,7 @@ func (r *taskRenderer) update(u acp.SessionUpdate) {
 	switch {
 	case u.AgentMessageChunk != nil:
 		if t := u.AgentMessageChunk.Content.Text; t != nil && t.Text != "" {
-			fmt.Fprint(r.w, t.Text)
+			fmt.Fprint(r.w, termsafe.Text(t.Text))
 			r.lastNL = strings.HasSuffix(t.Text, "\n")
 		}
 	case u.ToolCall != nil:

@@ -23,6 +23,7 @@ import (
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/inputs"
+	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -160,16 +161,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // printError writes err as "actctl: ..." lines; diagnostics get one line
-// each so that every problem is visible with its position.
+// each so that every problem is visible with its position. Control
+// characters are escaped: an error may quote an agent (its error message,
+// its stderr) or a file name (internal/termsafe).
 func printError(w io.Writer, err error) {
 	var ds schema.Diagnostics
 	if errors.As(err, &ds) {
 		for _, d := range ds {
-			fmt.Fprintf(w, "actctl: %s\n", d)
+			fmt.Fprintf(w, "actctl: %s\n", termsafe.Text(d.String()))
 		}
 		return
 	}
-	fmt.Fprintf(w, "actctl: %v\n", err)
+	fmt.Fprintf(w, "actctl: %s\n", termsafe.Text(err.Error()))
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -460,7 +463,7 @@ func (g *globals) loadConfig(o schema.LoadOptions) (*schema.Config, error) {
 		return nil, err
 	}
 	g.configKey, g.evaluated = nil, nil
-	snap, key, why := inputs.ConfigSnapshot(root)
+	snap, key, why := inputs.ConfigSnapshot(root, home)
 	if snap != nil {
 		cfg, err := schema.LoadSnapshot(root, home, snap)
 		if err == nil {

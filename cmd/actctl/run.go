@@ -294,8 +294,9 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 
 // backendOptions is how actctl's ACP client starts agent r (run, chat, up):
 // its backend's acp command, its MCP servers, the permission rule (rule,
-// else the agent's preset) and the session mode that goes with it;
-// clientDir is the client's project.
+// else the agent's preset), the session mode that goes with it and the
+// preset, which binds the client methods the agent may call; clientDir is
+// the client's project.
 func backendOptions(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpclient.Rule) (acpclient.Options, error) {
 	l, err := launch.Resolve(r, schema.ModeACP)
 	if err != nil {
@@ -305,13 +306,14 @@ func backendOptions(cfg *schema.Config, r *schema.Resolved, clientDir string, ru
 	if err != nil {
 		return acpclient.Options{}, fmt.Errorf("agent %s: %w", r.Name, err)
 	}
+	preset := acpclient.RuleFor(r.Permissions)
 	mode := acpclient.ModeFor(r.Permissions)
 	if rule == "" {
-		rule = acpclient.RuleFor(r.Permissions)
+		rule = preset
 	} else {
 		mode = acpclient.ModeForRule(rule, mode)
 	}
-	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode}, nil
+	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset}, nil
 }
 
 // causeCode is the exit code for a run's context cause.

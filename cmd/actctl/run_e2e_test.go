@@ -204,7 +204,8 @@ func TestRunSessionCwdAndMCP(t *testing.T) {
 }
 
 // TestRunFileSystem: the agent reads and writes the client's project
-// through actctl; a path outside it and the workspace is refused.
+// through actctl; a path outside it and the workspace is refused; a
+// permissive agent runs a terminal.
 func TestRunFileSystem(t *testing.T) {
 	root, home := runWorkspace(t)
 	proj, outside := t.TempDir(), t.TempDir()
@@ -217,7 +218,7 @@ func TestRunFileSystem(t *testing.T) {
 		t.Errorf("write outside not refused: %s", r.Stdout)
 	}
 	assertNotWritten(t, outside, "a write outside the roots", "x.txt")
-	r = actctl(t, root, home, "run", "helper", "--cwd", proj, "-p", "term echo from a terminal")
+	r = actctl(t, root, home, "run", "boss", "--cwd", proj, "-p", "term echo from a terminal")
 	if !strings.Contains(r.Stdout, "terminal: exit 0 truncated false: from a terminal") || !strings.Contains(r.Stderr, "terminal term-1") {
 		t.Errorf("terminal: %s%s", r.Stdout, r.Stderr)
 	}
@@ -404,11 +405,12 @@ agents: helper: template: "t"
 	}
 }
 
-// TestRunTerminalNoOrphans: processes a terminal leaves running, in its
-// group or escaped with setsid, do not outlive the run.
+// TestRunTerminalNoOrphans: processes a terminal of a permissive agent
+// leaves running, in its group or escaped with setsid, do not outlive the
+// run.
 func TestRunTerminalNoOrphans(t *testing.T) {
 	root, home := runWorkspace(t)
-	r := actctl(t, root, home, "run", "helper", "-p", "term sleep 1000 & echo bg=$!; setsid sleep 1001 & echo sid=$!")
+	r := actctl(t, root, home, "run", "boss", "-p", "term sleep 1000 & echo bg=$!; setsid sleep 1001 & echo sid=$!")
 	m := regexp.MustCompile(`bg=(\d+)\s+sid=(\d+)`).FindStringSubmatch(r.Stdout)
 	if r.Code != 0 || m == nil {
 		t.Fatalf("exit %d: %s%s", r.Code, r.Stdout, r.Stderr)

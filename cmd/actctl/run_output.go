@@ -7,11 +7,13 @@ import (
 	"sync"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/internal/termsafe"
 )
 
 // runObserver prints a session's output. Text mode: the agent's message
 // text to stdout as it streams; tool calls, plans, terminals and permission
-// decisions as one line each on stderr. JSON mode (-o json): every ACP
+// decisions as one line each on stderr; what the agent wrote is shown with
+// its control characters escaped (internal/termsafe). JSON mode (-o json): every ACP
 // message received, one JSON object a line on stdout, then a summary
 // object (docs/json.md).
 type runObserver struct {
@@ -44,7 +46,7 @@ func (o *runObserver) Event(e acpclient.Event) {
 	switch e.Kind {
 	case acpclient.EventText:
 		if e.Text != "" {
-			fmt.Fprint(o.g.Stdout, e.Text)
+			fmt.Fprint(o.g.Stdout, termsafe.Text(e.Text))
 			o.lastNL = strings.HasSuffix(e.Text, "\n")
 		}
 	case acpclient.EventToolCall:
@@ -52,18 +54,19 @@ func (o *runObserver) Event(e acpclient.Event) {
 	case acpclient.EventPlan:
 		var parts []string
 		for _, p := range e.Plan {
-			parts = append(parts, fmt.Sprintf("[%s] %s", p.Status, p.Content))
+			parts = append(parts, fmt.Sprintf("[%s] %s", termsafe.Line(string(p.Status)), termsafe.Line(p.Content)))
 		}
 		fmt.Fprintf(o.g.Stderr, "plan: %s\n", strings.Join(parts, "; "))
 	case acpclient.EventTerminal:
-		fmt.Fprintf(o.g.Stderr, "terminal %s\n", e.Text)
+		fmt.Fprintf(o.g.Stderr, "terminal %s\n", termsafe.Line(e.Text))
 	}
 }
 
 // toolCallLine is the stderr line for one tool-call state change; the
-// permission decisions are among them.
+// permission decisions are among them. What the agent gave (title, kind,
+// option, state) is escaped (internal/termsafe).
 func toolCallLine(t acpclient.ToolCall) string {
-	kind := string(t.Kind)
+	kind := termsafe.Line(string(t.Kind))
 	if kind == "" {
 		kind = "other"
 	}
@@ -71,11 +74,14 @@ func toolCallLine(t acpclient.ToolCall) string {
 	if title == "" {
 		title = t.ID
 	}
+	title = termsafe.Line(title)
+	t.State = acpclient.State(termsafe.Line(string(t.State)))
+	t.OptionID = termsafe.Line(t.OptionID)
 	switch t.State {
 	case acpclient.StateAwaiting:
 		return fmt.Sprintf("permission? %s (%s)", title, kind)
 	case acpclient.StateAllowed, acpclient.StateDenied:
-		return fmt.Sprintf("permission %s: %s (%s), option %q", t.State, title, kind, t.OptionID)
+		return fmt.Sprintf("permission %s: %s (%s), option \"%s\"", t.State, title, kind, t.OptionID)
 	case acpclient.StateCancelled:
 		return fmt.Sprintf("permission cancelled: %s (%s)", title, kind)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
@@ -54,7 +55,8 @@ func statusCmd(c *cli.Context) error {
 			}
 			proc += s.Process.upDetails()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), proc, s.Dir, strings.Join(s.Details, "; "))
+		// The process details may quote an agent (its last error).
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), termsafe.Line(proc), termsafe.Line(s.Dir), termsafe.Line(strings.Join(s.Details, "; ")))
 	}
 	return tw.Flush()
 }

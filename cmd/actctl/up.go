@@ -19,6 +19,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
@@ -275,6 +276,8 @@ func (u *upRun) wait() {
 	}
 }
 
+// logf prints one of up's log lines; they quote agents (their errors,
+// their stderr), so control characters are escaped (internal/termsafe).
 func (u *upRun) logf(format string, args ...any) {
-	fmt.Fprintf(u.g.Stderr, "actctl: up: "+format+"\n", args...)
+	fmt.Fprintf(u.g.Stderr, "actctl: up: %s\n", termsafe.Text(fmt.Sprintf(format, args...)))
 }

@@ -155,7 +155,8 @@ type agent struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	next     int
-	notes    int // extension notifications received
+	notes    int                    // extension notifications received
+	caps     acp.ClientCapabilities // what the client advertised in initialize
 }
 
 // HandleExtensionMethod answers the extension request "_test/echo" with
@@ -215,6 +216,9 @@ func (e *exitWriter) exitAfterAnswer(code int) {
 
 func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	hang("initialize")
+	a.mu.Lock()
+	a.caps = p.ClientCapabilities
+	a.mu.Unlock()
 	r := acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber}
 	if os.Getenv(NoCloseVar) == "" {
 		r.AgentCapabilities.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}

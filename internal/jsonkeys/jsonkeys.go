@@ -568,3 +568,28 @@ func IsEmptyObject(content []byte) bool {
 	return ok && len(o.Members) == 0 && o.AfterExtra.IsStandard() &&
 		v.BeforeExtra.IsStandard() && v.AfterExtra.IsStandard()
 }
+
+// Offset returns where the member holding the value at path starts in
+// content (the byte offset of its name): where a managed key stands in
+// the document, by which reconcile orders the keys it takes out (a key
+// Set inserts goes at the end of its object, after every key it depends
+// on). ok is false if the key (or a parent) is absent or the document is
+// blank.
+func Offset(content []byte, path []string) (off int, ok bool, err error) {
+	if len(path) == 0 || isBlank(content) {
+		return 0, false, nil
+	}
+	root, err := parse(content)
+	if err != nil {
+		return 0, false, fmt.Errorf("offset %s: %w", strings.Join(path, "."), err)
+	}
+	steps, err := walk(&root, path)
+	if err != nil {
+		return 0, false, fmt.Errorf("offset %s: %w", strings.Join(path, "."), err)
+	}
+	last := steps[len(steps)-1]
+	if len(steps) < len(path) || last.index < 0 {
+		return 0, false, nil
+	}
+	return members(last.obj)[last.index].Name.StartOffset, true, nil
+}

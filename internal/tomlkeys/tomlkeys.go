@@ -500,3 +500,23 @@ func Delete(content []byte, path []string, r Receipt) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Offset returns where the definition of path starts in content: its
+// value, for a "key = value" line, or its "[table]" header: where a
+// managed key stands in the document, by which reconcile orders the keys
+// it takes out (Set appends what it inserts after every key it depends
+// on). ok is false if path has no definition actctl can edit.
+func Offset(content []byte, path []string) (off int, ok bool, err error) {
+	if err := checkPath(path); err != nil {
+		return 0, false, err
+	}
+	m, err := parseModel(content)
+	if err != nil {
+		return 0, false, fmt.Errorf("offset %s: %w", strings.Join(path, "."), err)
+	}
+	d, err := findDef(m, path)
+	if err != nil {
+		return 0, false, nil
+	}
+	return d.start, true, nil
+}

@@ -1,0 +1,207 @@
+package materialize
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// TestVSCodeAndOpenCodeMCP renders servers in the two dialects of GitHub
+// Copilot (VS Code's .vscode/mcp.json) and OpenCode (opencode.json):
+// their entry shapes, and every ${NAME} (command, args, env, url,
+// headers) in the tool's own form, VS Code's predefined variables kept.
+func TestVSCodeAndOpenCodeMCP(t *testing.T) {
+	stdio := schema.MCPServer{Command: "${TOOLS}/srv", Args: []string{"${workspaceFolder}/x", "${HOME}", "${input:key}"},
+		Env: map[string]string{"T": "${T}", "DSN": "pg://u:${PASS}@h", "L": "1"}}
+	remote := schema.MCPServer{URL: "https://${HOST}/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}", "X-Plain": "v"}}
+	sse := schema.MCPServer{URL: "https://x.example/sse"}
+	cases := []struct {
+		d    mcpDialect
+		srv  schema.MCPServer
+		want string
+	}{
+		{dialectVSCode, stdio, `{"args":["${workspaceFolder}/x","${env:HOME}","${input:key}"],"command":"${env:TOOLS}/srv","env":{"DSN":"pg://u:${env:PASS}@h","L":"1","T":"${env:T}"},"type":"stdio"}`},
+		{dialectVSCode, remote, `{"headers":{"Authorization":"Bearer ${env:TOKEN}","X-Plain":"v"},"type":"http","url":"https://${env:HOST}/mcp"}`},
+		{dialectVSCode, sse, `{"type":"sse","url":"https://x.example/sse"}`},
+		{dialectVSCode, schema.MCPServer{Command: "srv"}, `{"command":"srv","type":"stdio"}`},
+		{dialectOpenCode, stdio, `{"command":["{env:TOOLS}/srv","{env:workspaceFolder}/x","{env:HOME}","${input:key}"],"enabled":true,"environment":{"DSN":"pg://u:{env:PASS}@h","L":"1","T":"{env:T}"},"type":"local"}`},
+		{dialectOpenCode, remote, `{"enabled":true,"headers":{"Authorization":"Bearer {env:TOKEN}","X-Plain":"v"},"type":"remote","url":"https://{env:HOST}/mcp"}`},
+		{dialectOpenCode, schema.MCPServer{Command: "srv"}, `{"command":["srv"],"enabled":true,"type":"local"}`},
+	}
+	for _, c := range cases {
+		v, _, err := mcpServerValue(c.d, "s", c.srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(canonicalJSON(v)); got != c.want {
+			t.Errorf("%s: got  %s\nwant %s", c.d, got, c.want)
+		}
+	}
+	for _, f := range []*schema.MCPFile{{Path: "a.toml", Format: "toml", Dialect: "vscode"}, {Path: "a.toml", Format: "toml", Dialect: "opencode"}} {
+		if _, err := dialectFor(f); err == nil || !strings.Contains(err.Error(), "is written as json") {
+			t.Errorf("%+v: err = %v", *f, err)
+		}
+	}
+}
+
+// TestOpenCodePermissions maps every preset onto OpenCode's permission
+// actions; rules and additional directories are warned about.
+func TestOpenCodePermissions(t *testing.T) {
+	for preset, want := range map[string]string{
+		schema.PresetReadonly:   "deny ask ask",
+		schema.PresetRestricted: "ask ask ask",
+		schema.PresetStandard:   "allow ask ask",
+		schema.PresetPermissive: "allow allow allow",
+	} {
+		keys, warns, err := permissionKeys(testRoot, schema.DialectOpenCode, schema.Permissions{Preset: preset})
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("%s: %v %v", preset, err, warns)
+		}
+		var got []string
+		for _, k := range keys {
+			got = append(got, strings.Trim(string(k.Value), `"`))
+		}
+		if strings.Join(got, " ") != want || dotted(keys[0].Path) != "permission.edit" || dotted(keys[1].Path) != "permission.bash" || dotted(keys[2].Path) != "permission.webfetch" {
+			t.Errorf("%s: %v = %v, want %s", preset, keys, got, want)
+		}
+	}
+	_, warns, err := permissionKeys(testRoot, schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(warns, "\n"); !strings.Contains(w, "cannot be expressed for opencode") || !strings.Contains(w, "additionalDirectories") || !strings.Contains(w, "approximated") {
+		t.Errorf("warnings = %q", warns)
+	}
+}
+
+// TestLayoutExt: a layout's ext names the files of the one-file formats
+// (Copilot's .prompt.md), the formats' own endings otherwise; a skill
+// directory takes none, and saying so is an error naming it.
+func TestLayoutExt(t *testing.T) {
+	for _, c := range []struct {
+		l    schema.DirLayout
+		want string
+	}{
+		{schema.DirLayout{Dir: "p", Format: schema.FormatMarkdown, Ext: ".prompt.md"}, "p/fix.prompt.md"},
+		{schema.DirLayout{Dir: "p", Format: schema.FormatPlain, Ext: ".txt"}, "p/fix.txt"},
+		{schema.DirLayout{Dir: "p", Format: schema.FormatGeminiCommand}, "p/fix.toml"},
+		{schema.DirLayout{Dir: "p", Format: schema.FormatMarkdown}, "p/fix.md"},
+	} {
+		p, _, err := commandFile(&c.l, "fix", "d", "body")
+		if err != nil || p != c.want {
+			t.Errorf("%+v: %s %v, want %s", c.l, p, err, c.want)
+		}
+	}
+	if _, _, err := commandFile(&schema.DirLayout{Dir: "p", Format: schema.FormatSkillDir, Ext: ".md"}, "fix", "d", "b"); err == nil || !strings.Contains(err.Error(), `ext ".md" does not apply`) {
+		t.Errorf("commands skill with ext: %v", err)
+	}
+	cfg := sampleConfig("copilot", schema.ArchTool)
+	b := cfg.Backends["copilot"]
+	b.Files.Skills = &schema.DirLayout{Dir: ".github/skills", Format: schema.FormatSkillDir, Ext: ".md"}
+	cfg.Backends["copilot"] = b
+	if err := renderErr(t, cfg, "reviewer"); err == nil || !strings.Contains(err.Error(), `ext ".md" does not apply`) {
+		t.Errorf("skills with ext: %v", err)
+	}
+}
+
+// TestCopilotAndOpenCodeSubAgents: a Copilot custom agent keeps the tool
+// list and model as given; an OpenCode agent is a sub-agent whose tools
+// cannot be a list (warned) and whose inherit model is left out.
+func TestCopilotAndOpenCodeSubAgents(t *testing.T) {
+	s := subAgent{name: "tester", desc: "Writes tests", prompt: "Test.\n", sa: &schema.SubAgent{Tools: []string{"read", "search"}, Model: "inherit"}}
+	p, b, warns, err := subAgentFile(&schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub}, s)
+	if err != nil || p != ".github/agents/tester.agent.md" || len(warns) > 0 ||
+		string(b) != "---\nname: tester\ndescription: Writes tests\ntools: [\"read\", \"search\"]\nmodel: inherit\n---\n\nTest.\n" {
+		t.Errorf("copilot: %s %v %v\n%s", p, warns, err, b)
+	}
+	p, b, warns, err = subAgentFile(&schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub}, s)
+	if err != nil || p != ".opencode/agents/tester.md" || len(warns) != 1 || !strings.Contains(warns[0], "OpenCode agents take tool switches") ||
+		string(b) != "---\ndescription: Writes tests\nmode: subagent\n---\n\nTest.\n" {
+		t.Errorf("opencode: %s %v %v\n%s", p, warns, err, b)
+	}
+}
+
+// TestShadowedInstructionsImported: Claude Code reads AGENTS.md only
+// without a CLAUDE.md, so a CLAUDE.md actctl writes beside a user's
+// AGENTS.md imports it, inside the agent's block; not when the CLAUDE.md
+// holds the user's own text (the user chose it), nor when AGENTS.md holds
+// only actctl's blocks. The rule is the backend's data: another
+// instruction file, another shadowed file, another import form.
+func TestShadowedInstructionsImported(t *testing.T) {
+	block := func(cfg *schema.Config, user ...string) string {
+		t.Helper()
+		has := map[string]bool{}
+		for _, u := range user {
+			has[testRoot+"/"+u] = true
+		}
+		r, err := cfg.Resolve("reviewer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := Render(cfg, r, Options{UserText: func(p string) bool { return has[p] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range tg.Entries {
+			if e.Mode == ModeBlock && e.Path != GitignorePath {
+				return e.Path + ":" + string(e.Content)
+			}
+		}
+		return ""
+	}
+	cfg := sampleConfig("claude-code", schema.ArchTool)
+	if got := block(cfg, "AGENTS.md"); !strings.HasPrefix(got, "CLAUDE.md:@AGENTS.md\n\n## reviewer\n") {
+		t.Errorf("user's AGENTS.md: %q", got)
+	}
+	for _, user := range [][]string{nil, {"CLAUDE.md", "AGENTS.md"}, {"CLAUDE.md"}} {
+		if got := block(cfg, user...); !strings.HasPrefix(got, "CLAUDE.md:## reviewer\n") {
+			t.Errorf("user text in %v: %q", user, got)
+		}
+	}
+	b := cfg.Backends["claude-code"]
+	b.Files.Instructions = []string{".claude/CLAUDE.md"}
+	b.Files.Shadows = &schema.Shadows{Files: []string{"AGENTS.md", "docs/RULES.md"}, Import: "See @{path}."}
+	cfg.Backends["claude-code"] = b
+	if got := block(cfg, "AGENTS.md", "docs/RULES.md"); !strings.HasPrefix(got, ".claude/CLAUDE.md:See @../AGENTS.md.\n\nSee @../docs/RULES.md.\n\n## reviewer\n") {
+		t.Errorf("custom layout: %q", got)
+	}
+	// Backends without shadows never ask.
+	if got := block(sampleConfig("codex", schema.ArchTool), "AGENTS.md"); !strings.HasPrefix(got, "AGENTS.md:## reviewer\n") {
+		t.Errorf("codex: %q", got)
+	}
+}
+
+// TestAdditionalDirectoriesCodexGemini: additionalDirectories reach
+// Codex as sandbox_workspace_write.writable_roots (absolute: a relative
+// directory resolved from the agent's workspace, ~/ left to Codex) when
+// its sandbox is workspace-write, and Gemini CLI as
+// context.includeDirectories, as given; a read-only Codex sandbox gets
+// none, with a warning naming why (issue #23 item 3).
+func TestAdditionalDirectoriesCodexGemini(t *testing.T) {
+	dirs := []string{"../shared", "/data", "~/notes", "sub/dir"}
+	keys, warns, err := permissionKeys("/ws/app", schema.DialectCodex, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("%v %v", err, warns)
+	}
+	got := map[string]string{}
+	for _, k := range keys {
+		got[dotted(k.Path)] = string(k.Value)
+	}
+	if w := got["sandbox_workspace_write.writable_roots"]; w != `["/ws/shared","/data","~/notes","/ws/app/sub/dir"]` {
+		t.Errorf("codex writable_roots = %s (%v)", w, got)
+	}
+	keys, warns, _ = permissionKeys("/ws/app", schema.DialectCodex, schema.Permissions{DefaultMode: "plan", AdditionalDirectories: dirs})
+	for _, k := range keys {
+		if k.Path[0] == "sandbox_workspace_write" {
+			t.Errorf("read-only codex got %s", dotted(k.Path))
+		}
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "codex's sandbox is read-only under mode plan") {
+		t.Errorf("read-only codex warnings = %q", warns)
+	}
+	keys, warns, _ = permissionKeys("/ws/app", schema.DialectGemini, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
+	if len(warns) > 0 || len(keys) != 2 || dotted(keys[1].Path) != "context.includeDirectories" || string(keys[1].Value) != `["../shared","/data","~/notes","sub/dir"]` {
+		t.Errorf("gemini: %v %q", keys, warns)
+	}
+}
