@@ -38,7 +38,7 @@ func (p *Plan) scanSettings(a *agent) error {
 	case schema.DialectClaude:
 		a.perms = claudePerms(m)
 	case schema.DialectCodex:
-		a.perms = codexPerms(m)
+		a.perms = codexPerms(p.root, m)
 	}
 	if a.perms != nil {
 		p.take(Item{Backend: a.b.Name, Kind: "permissions", Path: f})
@@ -129,10 +129,10 @@ var codexModes = []string{"default", "acceptEdits", "bypassPermissions", "dontAs
 
 // codexPerms takes out of m the sandbox and approval keys apply writes
 // for a permission mode, when they are exactly one mode's.
-func codexPerms(m map[string]any) *schema.Permissions {
+func codexPerms(root string, m map[string]any) *schema.Permissions {
 	for _, mode := range codexModes {
 		p := schema.Permissions{DefaultMode: mode}
-		keys, err := materialize.PermissionKeys(schema.DialectCodex, p)
+		keys, err := materialize.PermissionKeys(root, schema.DialectCodex, p)
 		if err != nil || !hasKeys(m, keys) {
 			continue
 		}

@@ -39,9 +39,10 @@ func mcpFormat(dialect string) string {
 	return schema.FormatJSON
 }
 
-// PermissionKeys are the managed keys apply writes for p in dialect.
-func PermissionKeys(dialect string, p schema.Permissions) ([]Key, error) {
-	keys, _, err := permissionKeys(dialect, p)
+// PermissionKeys are the managed keys apply writes for p in dialect, for
+// an agent whose workspace is dir.
+func PermissionKeys(dir, dialect string, p schema.Permissions) ([]Key, error) {
+	keys, _, err := permissionKeys(dir, dialect, p)
 	return keys, err
 }
 
