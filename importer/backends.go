@@ -92,20 +92,29 @@ var Backends = []Backend{
 		Settings:     ".agents/hooks.json",
 		Others:       []string{".agents/workflows", ".agents/agents"},
 	},
+	{
+		Name:         "copilot",
+		Instructions: ".github/copilot-instructions.md",
+		Skills:       ".github/skills",
+		Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
+		MCP:          &MCPFile{Path: ".vscode/mcp.json", Key: "servers", Dialect: schema.DialectVSCode},
+		Others:       []string{".github/instructions", ".github/agents"},
+	},
+	{
+		// OpenCode reads .agents/skills, codex's directory, which the
+		// codex row takes. Its permission keys are read as settings.
+		Name:         "opencode",
+		Instructions: "AGENTS.md",
+		Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
+		MCP:          &MCPFile{Path: "opencode.json", Key: "mcp", Dialect: schema.DialectOpenCode},
+		Settings:     "opencode.json",
+		Others:       []string{".opencode/agents", "opencode.jsonc"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend
 // yet: import lists each one present as left, never passes over it.
 var NotRead = []struct{ Tool, Path string }{
-	{"GitHub Copilot", ".github/copilot-instructions.md"},
-	{"GitHub Copilot", ".github/instructions"},
-	{"GitHub Copilot", ".github/prompts"},
-	{"GitHub Copilot", ".github/agents"},
-	{"GitHub Copilot", ".github/skills"},
-	{"VS Code", ".vscode/mcp.json"},
-	{"OpenCode", "opencode.json"},
-	{"OpenCode", "opencode.jsonc"},
-	{"OpenCode", ".opencode"},
 	{"Windsurf", ".windsurfrules"},
 	{"Windsurf", ".windsurf"},
 	{"Cline", ".clinerules"},

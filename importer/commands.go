@@ -39,7 +39,10 @@ func (p *Plan) scanCommands(a *agent) error {
 		return nil
 	}
 	ext := ".md"
-	if l.Format == schema.FormatGeminiCommand {
+	switch {
+	case l.Ext != "":
+		ext = l.Ext
+	case l.Format == schema.FormatGeminiCommand:
 		ext = ".toml"
 	}
 	for _, e := range ents {

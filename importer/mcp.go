@@ -108,6 +108,8 @@ func (p *Plan) server(a *agent, name string, v any) {
 	switch f.Dialect {
 	case schema.DialectCodex:
 		in = codexBack(obj)
+	case schema.DialectOpenCode:
+		in = openCodeBack(obj)
 	case schema.DialectAntigravity:
 		if u, ok := obj["serverUrl"]; ok { // Antigravity's remote url
 			in = maps.Clone(obj)
@@ -144,8 +146,12 @@ func (p *Plan) server(a *agent, name string, v any) {
 	p.take(it)
 }
 
-// cursorRef is Cursor's ${env:NAME}, which apply writes for ${NAME}.
-var cursorRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+// envColonRef is Cursor's and VS Code's ${env:NAME}, and openCodeRef
+// OpenCode's {env:NAME}, which apply writes for ${NAME}.
+var (
+	envColonRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+	openCodeRef = regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+)
 
 // serverOf reads a server entry as actctl's {command, args, env} or
 // {url, headers}; why says what does not fit. Values the dialect
@@ -203,10 +209,35 @@ func serverOf(obj map[string]any, dialect string) (schema.MCPServer, string) {
 }
 
 func unref(v, dialect string) string {
-	if dialect != schema.DialectCursor {
-		return v
+	switch dialect {
+	case schema.DialectCursor, schema.DialectVSCode:
+		return envColonRef.ReplaceAllString(v, "$${$1}")
+	case schema.DialectOpenCode:
+		return openCodeRef.ReplaceAllString(v, "$${$1}")
 	}
-	return cursorRef.ReplaceAllString(v, "$${$1}")
+	return v
+}
+
+// openCodeBack reads OpenCode's local entry (one command array,
+// "environment") as command, args and env; the comparison with what
+// apply writes checks the rest (type, enabled).
+func openCodeBack(obj map[string]any) map[string]any {
+	out := maps.Clone(obj)
+	if cmd, ok := stringList(out["command"]); ok && len(cmd) > 0 {
+		out["command"] = cmd[0]
+		if len(cmd) > 1 {
+			args := make([]any, 0, len(cmd)-1)
+			for _, a := range cmd[1:] {
+				args = append(args, a)
+			}
+			out["args"] = args
+		}
+	}
+	if e, ok := out["environment"]; ok {
+		out["env"] = e
+		delete(out, "environment")
+	}
+	return out
 }
 
 // canonical re-encodes JSON with sorted keys (as apply compares keys).

@@ -271,8 +271,8 @@ func TestImportRefuses(t *testing.T) {
 		{"records of an earlier apply", with(map[string]string{"actant.owned": "{}\n"}), nil, 1, "records of an earlier apply (actant.owned or .actant/state.json)"},
 		{"state of an earlier apply", with(map[string]string{".actant/state.json": "{}\n"}), nil, 1, "records of an earlier apply"},
 		{"no agent files", map[string]string{"README.md": "hi\n"}, nil, 1, "no agent files found in"},
-		{"only another tool's files", map[string]string{".github/copilot-instructions.md": "Be brief.\n"}, nil, 1, ".github/copilot-instructions.md: GitHub Copilot's file: actctl has no built-in backend for it yet"},
-		{"unknown backend", claude, []string{"--backend", "claud"}, 1, `--backend "claud": import knows claude-code, codex, cursor, gemini, pi, antigravity`},
+		{"only another tool's files", map[string]string{".windsurfrules": "Be brief.\n"}, nil, 1, ".windsurfrules: Windsurf's file: actctl has no built-in backend for it yet"},
+		{"unknown backend", claude, []string{"--backend", "claud"}, 1, `--backend "claud": import knows claude-code, codex, cursor, gemini, pi, antigravity, copilot, opencode`},
 		{"backend without files", claude, []string{"--backend", "gemini"}, 1, "no agent files found in"},
 		{"argument", claude, []string{"CLAUDE.md"}, 2, "import takes no arguments"},
 		{"not UTF-8", map[string]string{"CLAUDE.md": "caf\xe9\n"}, nil, 1, "CLAUDE.md: is not UTF-8 text, which actant.cue cannot hold byte for byte; backend claude-code not imported"},
@@ -356,7 +356,9 @@ func TestImportLeaves(t *testing.T) {
 		".cursor/mcp.json":                  `{"mcpServers": {"gh": {"url": "https://api.github.com/mcp", "headers": {"Authorization": "Bearer ${env:GH_TOKEN}"}}}}`,
 		".agents/skills/fine/SKILL.md":      "---\nname: fine\ndescription: Another fine skill\n---\n\nDo it.\n",
 		".github/copilot-instructions.md":   "Copilot, be brief.\n",
-		"opencode.json":                     "{}\n",
+		// The same servers in OpenCode's and VS Code's shapes: shared.
+		"opencode.json":    `{"$schema": "https://opencode.ai/config.json", "mcp": {"gh": {"type": "remote", "url": "https://api.github.com/mcp", "headers": {"Authorization": "Bearer {env:GH_TOKEN}"}, "enabled": true}, "ok": {"type": "local", "command": ["srv", "--port", "1"], "environment": {"KEY": "{env:API_KEY}"}, "enabled": true}}}`,
+		".vscode/mcp.json": `{"servers": {"gh": {"type": "http", "url": "https://api.github.com/mcp", "headers": {"Authorization": "Bearer ${env:GH_TOKEN}"}}}, "inputs": []}`,
 		".codex/config.toml": "model = \"o3\"\nsandbox_mode = \"danger-full-access\"\n\n[mcp_servers.ok]\ncommand = \"srv\"\nargs = [\"--port\", \"1\"]\n\n[mcp_servers.ok.env]\nKEY = \"${API_KEY}\"\n" +
 			// Codex's own ways to take ${VAR}: read back as ${VAR}; gh is
 			// the same server as Cursor's, so both agents share it.
@@ -371,10 +373,11 @@ func TestImportLeaves(t *testing.T) {
 	wantTaken := []string{
 		"claude-code mcp ok", "claude-code permissions", "claude-code settings model", "claude-code settings permissions",
 		"claude-code skill fine", "codex instructions codex", "codex mcp envs", "codex mcp gh", "codex settings model", "codex settings sandbox_mode", "cursor mcp gh",
+		"copilot instructions copilot", "copilot mcp gh", "opencode mcp gh", "opencode mcp ok", "opencode settings $schema",
 	}
 	wantLeft := []string{
 		"claude-code file", "claude-code mcp Bad Name", "claude-code mcp odd", "claude-code mcp other", "claude-code mcp remote",
-		"file", "file", "claude-code settings env", "claude-code skill Bad Skill", "claude-code skill linked", "codex mcp ok", "codex skill fine",
+		"copilot mcp inputs", "claude-code settings env", "claude-code skill Bad Skill", "claude-code skill linked", "codex mcp ok", "codex skill fine",
 	}
 	slices.Sort(wantTaken)
 	slices.Sort(wantLeft)
@@ -424,17 +427,18 @@ func TestImportLinkAndComments(t *testing.T) {
 func TestImportCommands(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		".claude/commands/review.md":      "---\ndescription: Review the diff\n---\n\nReview $ARGUMENTS carefully.\n",
-		".claude/commands/plain.md":       "Just do it.\n",
-		".claude/commands/tools.md":       "---\nallowed-tools: Bash(git:*)\ndescription: Commit\n---\n\nCommit.\n",
-		".claude/commands/ns/deep.md":     "Namespaced.\n",
-		".cursor/commands/review.md":      "Review $ARGUMENTS carefully.\n",
-		".gemini/commands/summarize.toml": "description = 'Summarize'\nprompt = \"\"\"\nSummarize {{args}}.\n\"\"\"\n",
-		".gemini/commands/quoted.toml":    "description = \"Quoted\"\nprompt = \"Quote.\\n\"\n", // apply would write 'Quoted' and a multi-line prompt
-		".gemini/commands/odd.toml":       "prompt = \"x\"\nmodel = \"flash\"\n",
+		".claude/commands/review.md":       "---\ndescription: Review the diff\n---\n\nReview $ARGUMENTS carefully.\n",
+		".claude/commands/plain.md":        "Just do it.\n",
+		".github/prompts/review.prompt.md": "---\ndescription: Review the diff\n---\n\nReview $ARGUMENTS carefully.\n",
+		".claude/commands/tools.md":        "---\nallowed-tools: Bash(git:*)\ndescription: Commit\n---\n\nCommit.\n",
+		".claude/commands/ns/deep.md":      "Namespaced.\n",
+		".cursor/commands/review.md":       "Review $ARGUMENTS carefully.\n",
+		".gemini/commands/summarize.toml":  "description = 'Summarize'\nprompt = \"\"\"\nSummarize {{args}}.\n\"\"\"\n",
+		".gemini/commands/quoted.toml":     "description = \"Quoted\"\nprompt = \"Quote.\\n\"\n", // apply would write 'Quoted' and a multi-line prompt
+		".gemini/commands/odd.toml":        "prompt = \"x\"\nmodel = \"flash\"\n",
 	})
 	out := roundTrip(t, dir)
-	taken := []string{"claude-code command plain", "claude-code command review", "gemini command summarize"}
+	taken := []string{"claude-code command plain", "claude-code command review", "copilot command review", "gemini command summarize"}
 	left := []string{"claude-code command ns", "claude-code command tools", "cursor command review", "gemini command odd", "gemini command quoted"}
 	slices.Sort(taken)
 	if got := items(out.Taken); !slices.Equal(got, taken) {
