@@ -67,6 +67,10 @@ func (p *Plan) command(a *agent, it Item) {
 		p.leave(it, "the name is not a valid actctl name (%s)", nameRe)
 		return
 	}
+	if other, ok := p.claimFor(a, it.Path); !ok {
+		p.leave(it, "%s", sameAs(other))
+		return
+	}
 	text, err := p.read(it.Path)
 	if err != nil {
 		p.leave(it, "cannot read it (%v)", err)

@@ -71,6 +71,10 @@ func (p *Plan) scanMCP(a *agent) error {
 		p.leave(fileItem, "%v", err)
 		return nil
 	}
+	if other, ok := p.claimFor(a, f.Path); !ok {
+		p.leave(fileItem, "%s", sameAs(other))
+		return nil
+	}
 	if f.Path != a.b.Settings {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if k != f.Key {

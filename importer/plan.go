@@ -66,7 +66,11 @@ type Plan struct {
 	skills   map[string]*skillSrc
 	commands map[string]*commandSrc
 	mcp      map[string]*mcpSrc
+	claims   map[string]claim // real path -> who takes what is there
 }
+
+// claim is an agent taking a path apply will write (or adopt) for it.
+type claim struct{ agent, path string }
 
 // agent is one imported backend's agent (and template, and prompt).
 type agent struct {
@@ -100,7 +104,7 @@ func Scan(root string, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: root, root: root, opts: o, skills: map[string]*skillSrc{}, commands: map[string]*commandSrc{}, mcp: map[string]*mcpSrc{},
+	p := &Plan{Root: root, root: root, opts: o, skills: map[string]*skillSrc{}, commands: map[string]*commandSrc{}, mcp: map[string]*mcpSrc{}, claims: map[string]claim{},
 		Agents: []string{}, Taken: []Item{}, Left: []Item{}, Notes: []string{}, Edits: []Edit{}, Moves: []Move{}}
 	for _, b := range p.used(rows) {
 		if err := p.scanBackend(b); err != nil {
@@ -339,4 +343,22 @@ func (p *Plan) read(rel string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file", rel)
 	}
 	return os.ReadFile(path)
+}
+
+// claimFor records that agent a takes rel (a file or directory apply
+// writes for it). It refuses, returning the other path, when rel is the
+// same file as one another agent takes through a link (.claude/skills
+// linked to .agents/skills): two agents may not own one file.
+func (p *Plan) claimFor(a *agent, rel string) (string, bool) {
+	real := p.realPath(rel)
+	if c, ok := p.claims[real]; ok && c.agent != a.name {
+		return c.path, false
+	}
+	p.claims[real] = claim{agent: a.name, path: rel}
+	return "", true
+}
+
+// sameAs is the reason for leaving rel, the same file as other.
+func sameAs(other string) string {
+	return "the same file as " + other + " (through a link), which another agent takes; the tool reads it there"
 }

@@ -31,6 +31,10 @@ func (p *Plan) scanSettings(a *agent) error {
 		p.leave(Item{Backend: a.b.Name, Kind: "settings", Path: f}, "%v", err)
 		return nil
 	}
+	if other, ok := p.claimFor(a, f); !ok {
+		p.leave(Item{Backend: a.b.Name, Kind: "settings", Path: f}, "%s", sameAs(other))
+		return nil
+	}
 	if a.b.MCP != nil && a.b.MCP.Path == f {
 		delete(m, a.b.MCP.Key)
 	}

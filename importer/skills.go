@@ -66,6 +66,10 @@ func (p *Plan) skill(a *agent, it Item) {
 		p.leave(it, "SKILL.md frontmatter: %v", err)
 		return
 	}
+	if other, ok := p.claimFor(a, rel); !ok {
+		p.leave(it, "%s", sameAs(other))
+		return
+	}
 	exact := bytes.Equal(materialize.SkillFile(name, &s), text)
 	if prev, ok := p.skills[name]; ok {
 		if !exact || !sameTree(filepath.Join(p.root, prev.found), filepath.Join(p.root, rel)) {

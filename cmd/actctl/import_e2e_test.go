@@ -35,6 +35,9 @@ func readTree(t *testing.T, dir string) map[string]string {
 		if err != nil || d.IsDir() {
 			return err
 		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return nil // a link to a directory: its files are read where they are
+		}
 		b, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(dir, p)
 		out[filepath.ToSlash(rel)] = string(b)
@@ -401,17 +404,37 @@ func TestImportLeaves(t *testing.T) {
 func TestImportLinkAndComments(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		"AGENTS.md":          "# Shared\n\nOne text for every tool.\n",
-		".mcp.json":          "{\n  // my servers\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"my-server\",},\n  },\n}\n",
-		".codex/config.toml": "approval_policy = \"never\"\nsandbox_mode = \"read-only\"\n",
+		"AGENTS.md":                  "# Shared\n\nOne text for every tool.\n",
+		".mcp.json":                  "{\n  // my servers\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"my-server\",},\n  },\n}\n",
+		".codex/config.toml":         "approval_policy = \"never\"\nsandbox_mode = \"read-only\"\n",
+		".agents/skills/x/SKILL.md":  "---\nname: x\ndescription: X\n---\n\nBody\n",
+		".claude/commands/review.md": "Review it.\n",
 	})
-	if err := os.Symlink("AGENTS.md", filepath.Join(dir, "CLAUDE.md")); err != nil {
-		t.Skip("no symlinks here:", err)
+	// Files shared between tools through links: each is taken once.
+	for link, target := range map[string]string{
+		"CLAUDE.md":        "AGENTS.md",
+		".claude/skills":   "../.agents/skills",
+		".cursor/commands": "../.claude/commands",
+		".cursor/mcp.json": "../.mcp.json",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755)
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
 	}
 	out := roundTrip(t, dir)
-	want := []string{"claude-code instructions claude-code", "claude-code mcp mine", "codex permissions"}
+	want := []string{"claude-code command review", "claude-code instructions claude-code", "claude-code mcp mine", "claude-code skill x", "codex permissions"}
 	if got := items(out.Taken); !slices.Equal(got, want) {
 		t.Errorf("taken %q, want %q", got, want)
+	}
+	want = []string{"codex skill x", "cursor command review", "cursor mcp"}
+	if got := items(out.Left); !slices.Equal(got, want) {
+		t.Errorf("left %q, want %q", got, want)
+	}
+	for _, it := range out.Left {
+		if !strings.Contains(it.Reason, "through a link") {
+			t.Errorf("%s: %s", it.Path, it.Reason)
+		}
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "CLAUDE.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("CLAUDE.md is no longer a link: %v %v", fi, err)
