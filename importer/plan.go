@@ -136,6 +136,11 @@ func checkFresh(root string) error {
 			return ErrRecords
 		}
 	}
+	// actctl loads every .cue file of the root with actant.cue: one left
+	// there would change what the imported config means.
+	if cues, _ := filepath.Glob(filepath.Join(root, "*.cue")); len(cues) > 0 {
+		return fmt.Errorf("%s is a CUE file of this directory, which actctl would load with the imported actant.cue: move it away to import here", filepath.Base(cues[0]))
+	}
 	return nil
 }
 

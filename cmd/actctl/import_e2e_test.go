@@ -271,6 +271,7 @@ func TestImportRefuses(t *testing.T) {
 		msg   string
 	}{
 		{"config exists", with(map[string]string{"actant.cue": "package actant\n"}), nil, 1, "actant.cue already exists: import writes a new workspace config and never replaces one"},
+		{"another CUE file", with(map[string]string{"agents.cue": "package actant\nagents: x: template: \"y\"\n"}), nil, 1, "agents.cue is a CUE file of this directory, which actctl would load with the imported actant.cue"},
 		{"records of an earlier apply", with(map[string]string{"actant.owned": "{}\n"}), nil, 1, "records of an earlier apply (actant.owned or .actant/state.json)"},
 		{"state of an earlier apply", with(map[string]string{".actant/state.json": "{}\n"}), nil, 1, "records of an earlier apply"},
 		{"no agent files", map[string]string{"README.md": "hi\n"}, nil, 1, "no agent files found in"},
