@@ -77,7 +77,7 @@ func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
 		}
 		// %v, not %w: a load's diagnostics would print alone, without
 		// saying that the import was undone.
-		return nil, fmt.Errorf("import: %v (import undone: nothing written)", err)
+		return nil, fmt.Errorf("import: %v (import undone: every file it changed holds its bytes again, and actant.cue is gone)", err)
 	}
 	ctx, stop := interruptContext(g.Stderr)
 	defer stop()

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,4 +70,52 @@ func TestImportUnreadableDirs(t *testing.T) {
 			t.Errorf("exit %d, want %s in\n%s\n%s", r.Code, w, r.Stdout, r.Stderr)
 		}
 	}
+}
+
+// TestImportUndone: when the apply import runs would not adopt its files
+// as they are (here it cannot write the .gitignore, a named pipe), import
+// puts every file it changed back, byte for byte, and removes what it
+// created.
+func TestImportUndone(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".claude/skills/s/SKILL.md": "---\ndescription: >\n  folded\n---\nbody\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, ".gitignore"), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	orig := readTreeNoPipes(t, dir)
+	r := actctl(t, dir, "", "import", "--move")
+	if r.Code != 1 || !strings.Contains(r.Stderr, ".gitignore is not a regular file (import undone: every file it changed holds its bytes again, and actant.cue is gone)") {
+		t.Errorf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	if now := readTreeNoPipes(t, dir); !maps.Equal(now, orig) {
+		t.Errorf("after the undone import:\n%v\nwant\n%v", now, orig)
+	}
+	for _, gone := range []string{"actant.cue", "skills", ".actant"} {
+		if _, err := os.Lstat(filepath.Join(dir, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s left behind: %v", gone, err)
+		}
+	}
+}
+
+// readTreeNoPipes is readTree without named pipes (reading one blocks).
+func readTreeNoPipes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if !d.Type().IsRegular() {
+			out[rel] = d.Type().String()
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
