@@ -10,6 +10,11 @@ type Backend struct {
 	Name string
 	// Instructions is the file the tool reads its instructions from.
 	Instructions string
+	// Fallback is the file the tool reads instead when Instructions is
+	// missing (Claude Code reads AGENTS.md only when there is no
+	// CLAUDE.md): the agent then gets the prompt taken from it, since the
+	// CLAUDE.md apply creates would hide it.
+	Fallback string
 	// Skills is the Agent Skills directory (<dir>/<name>/SKILL.md).
 	Skills string
 	// MCP is the file of MCP servers, if the tool has one import reads.
@@ -43,6 +48,7 @@ var Backends = []Backend{
 	{
 		Name:         "claude-code",
 		Instructions: "CLAUDE.md",
+		Fallback:     "AGENTS.md",
 		Skills:       ".claude/skills",
 		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
 		Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},

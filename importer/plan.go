@@ -77,6 +77,7 @@ type agent struct {
 	name     string
 	b        Backend
 	prompt   string
+	also     []string // other agents' prompts it reads (Backend.Fallback)
 	skills   []string
 	commands []string
 	mcp      []string
@@ -111,6 +112,7 @@ func Scan(root string, o Options) (*Plan, error) {
 			return nil, err
 		}
 	}
+	p.fallbacks()
 	if len(o.Backends) == 0 {
 		p.notRead()
 	}
@@ -366,4 +368,21 @@ func (p *Plan) claimFor(a *agent, rel string) (string, bool) {
 // sameAs is the reason for leaving rel, the same file as other.
 func sameAs(other string) string {
 	return "the same file as " + other + " (through a link), which another agent takes; the tool reads it there"
+}
+
+// fallbacks gives an agent whose tool read another agent's instruction
+// file, because its own was missing, that agent's prompt too: the file
+// apply creates for it would otherwise hide that text from the tool.
+func (p *Plan) fallbacks() {
+	for _, a := range p.agents {
+		if a.b.Fallback == "" || a.prompt != "" || p.exists(a.b.Instructions) {
+			continue
+		}
+		for _, o := range p.agents {
+			if o != a && o.prompt != "" && p.realPath(o.b.Instructions) == p.realPath(a.b.Fallback) {
+				a.also = append(a.also, o.name)
+				p.Notes = append(p.Notes, fmt.Sprintf("%s has no %s, so it read %s: agent %s gets %s's prompt too, since the %s apply creates would hide it", a.b.Name, a.b.Instructions, a.b.Fallback, a.name, o.name, a.b.Instructions))
+			}
+		}
+	}
 }

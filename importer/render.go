@@ -73,8 +73,12 @@ func (p *Plan) render() []byte {
 func (p *Plan) template(b *bytes.Buffer, a *agent) {
 	n := a.name
 	fmt.Fprintf(b, "\t%s: {\n\t\tbackend: %s\n", jsonText(n), jsonText(a.b.Name))
+	var prompts []string
 	if a.prompt != "" {
-		fmt.Fprintf(b, "\t\tprompts: [%s]\n", jsonText(n))
+		prompts = append(prompts, n)
+	}
+	if prompts = append(prompts, a.also...); len(prompts) > 0 {
+		fmt.Fprintf(b, "\t\tprompts: %s\n", jsonText(prompts))
 	}
 	if len(a.skills) > 0 {
 		fmt.Fprintf(b, "\t\tskills: %s\n", jsonText(a.skills))

@@ -22,6 +22,7 @@ type importJSON struct {
 	Left   []importer.Item   `json:"left"`
 	Edits  []importer.Edit   `json:"edits"`
 	Moves  []importer.Move   `json:"moves"`
+	Notes  []string          `json:"notes"`
 	Config string            `json:"config"`
 	Apply  *reconcile.Result `json:"apply"`
 	DryRun bool              `json:"dryRun"`
@@ -522,5 +523,21 @@ func TestImportedIsActctls(t *testing.T) {
 	writeTree(t, dir, map[string]string{"CLAUDE.md": strings.Replace(read(t, filepath.Join(dir, "CLAUDE.md")), "always", "sometimes", 1)})
 	if res, _ := applyJSON(t, dir, home); res.Counts.Drifted != 1 {
 		t.Errorf("a hand edit of the imported block: %+v %+v", res.Counts, res.Items)
+	}
+}
+
+// TestImportKeepsWhatClaudeRead: Claude Code reads AGENTS.md only when
+// there is no CLAUDE.md; import's apply creates one for the claude-code
+// agent, so that agent gets AGENTS.md's prompt too and Claude Code still
+// reads the text it read before import.
+func TestImportKeepsWhatClaudeRead(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"AGENTS.md": "Shared rules.\n", ".mcp.json": `{"mcpServers": {"x": {"command": "x"}}}`})
+	out := roundTrip(t, dir)
+	if got := read(t, filepath.Join(dir, "CLAUDE.md")); !strings.Contains(got, "\nShared rules.\n") {
+		t.Errorf("CLAUDE.md does not give Claude Code the text it read in AGENTS.md:\n%s", got)
+	}
+	if !strings.Contains(out.Config, `prompts: ["codex"]`) || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "claude-code has no CLAUDE.md, so it read AGENTS.md") {
+		t.Errorf("notes %q\n%s", out.Notes, out.Config)
 	}
 }
