@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/importer"
+	"github.com/actctl/actctl/reconcile"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "import",
+		Usage: "write actant.cue from the agent files this repository already has, then apply it (which adopts them as they are)",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "backend", Usage: "import only this backend's files (repeatable)"},
+			&cli.BoolFlag{Name: "move", Usage: "move skill directories into skills/<name>; apply writes the tool's copy"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be taken and left, and the actant.cue; write nothing"},
+		},
+		OnUsageError: usageErrors,
+		Action:       importCmd,
+	})
+}
+
+// importOutput is import's -o json document (docs/json.md).
+type importOutput struct {
+	*importer.Plan
+	DryRun bool              `json:"dryRun"`
+	Config string            `json:"config"`
+	Apply  *reconcile.Result `json:"apply,omitempty"`
+}
+
+func importCmd(c *cli.Context) error {
+	g := globalsOf(c)
+	if c.Args().Len() > 0 {
+		return usageError("import takes no arguments")
+	}
+	root := g.Dir
+	if root == "" {
+		var err error
+		if root, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	plan, err := importer.Scan(root, importer.Options{Backends: c.StringSlice("backend"), Move: c.Bool("move")})
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	out := importOutput{Plan: plan, DryRun: c.Bool("dry-run"), Config: string(plan.Config)}
+	if out.DryRun {
+		return printImport(g, out)
+	}
+	res, err := adopt(g, plan)
+	if err != nil {
+		return err
+	}
+	out.Apply = res
+	return printImport(g, out)
+}
+
+// adopt writes the plan and applies it; if apply would not adopt every
+// file as import left it, everything import wrote is undone.
+func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
+	undo, err := plan.Write()
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	fail := func(err error) (*reconcile.Result, error) {
+		if uerr := undo(); uerr != nil {
+			err = errors.Join(err, fmt.Errorf("undoing the import failed: %w", uerr))
+		}
+		// %v, not %w: a load's diagnostics would print alone, without
+		// saying that the import was undone.
+		return nil, fmt.Errorf("import: %v (import undone: every file it changed holds its bytes again, and actant.cue is gone)", err)
+	}
+	ctx, stop := interruptContext(g.Stderr)
+	defer stop()
+	cfg, _, err := g.LoadWith(ctx, hub.Options{ReadOnly: true})
+	if err != nil {
+		return fail(fmt.Errorf("the imported actant.cue does not load: %w", err))
+	}
+	dry, err := applyPruning(ctx, cfg, reconcile.Options{DryRun: true})
+	if err != nil {
+		return fail(err)
+	}
+	if bad := importer.Refused(dry); len(bad) > 0 {
+		var lines []string
+		for _, it := range bad {
+			lines = append(lines, fmt.Sprintf("%s %s: %s", it.Action, it.Path, it.Reason))
+		}
+		return fail(fmt.Errorf("apply would not adopt the files as they are:\n  %s", strings.Join(lines, "\n  ")))
+	}
+	res, err := applyPruning(ctx, cfg, reconcile.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	return res, nil
+}
+
+// printImport prints what import took and left, and what it wrote.
+func printImport(g *globals, out importOutput) error {
+	if g.JSON() {
+		if out.Apply != nil && out.Apply.Items == nil {
+			out.Apply.Items = []reconcile.Item{}
+		}
+		return g.PrintJSON(out)
+	}
+	p := out.Plan
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	for _, it := range p.Taken {
+		fmt.Fprintf(tw, "  take\t%s\t%s\t%s\n", it.Backend, what(it), it.Path)
+	}
+	for _, it := range p.Left {
+		fmt.Fprintf(tw, "  left\t%s\t%s\t%s: %s\n", it.Backend, what(it), it.Path, it.Reason)
+	}
+	tw.Flush()
+	for _, n := range p.Notes {
+		fmt.Fprintf(g.Stderr, "actctl: note: %s\n", n)
+	}
+	verb := map[bool]string{true: "would ", false: ""}[out.DryRun]
+	for _, m := range p.Moves {
+		fmt.Fprintf(g.Stdout, "%smove %s to %s\n", verb, m.From, m.To)
+	}
+	for _, e := range p.Edits {
+		fmt.Fprintf(g.Stdout, "%sput the text of %s in its agent's block (every byte kept)\n", verb, e.Path)
+	}
+	fmt.Fprintf(g.Stdout, "%swrite %s: agents %s; %d taken, %d left\n", verb, "actant.cue", strings.Join(p.Agents, ", "), len(p.Taken), len(p.Left))
+	if out.DryRun {
+		fmt.Fprintf(g.Stdout, "\n%s", out.Config)
+		return nil
+	}
+	return printResult(g, out.Apply, nil)
+}
+
+func what(it importer.Item) string {
+	if it.Name == "" || it.Kind == "instructions" {
+		return it.Kind
+	}
+	return it.Kind + " " + it.Name
+}

@@ -1,0 +1,142 @@
+package importer
+
+import "github.com/actctl/actctl/schema"
+
+// Backend is where one built-in backend keeps what import can take: the
+// same paths as its layout in schema/actant.cue (docs/formats.md).
+type Backend struct {
+	// Name is the built-in backend's name; the imported agent, template
+	// and prompt are named after it.
+	Name string
+	// Instructions is the file the tool reads its instructions from.
+	Instructions string
+	// Fallback is the file the tool reads instead when Instructions is
+	// missing (Claude Code reads AGENTS.md only when there is no
+	// CLAUDE.md): the agent then gets the prompt taken from it, since the
+	// CLAUDE.md apply creates would hide it.
+	Fallback string
+	// Skills is the Agent Skills directory (<dir>/<name>/SKILL.md).
+	Skills string
+	// MCP is the file of MCP servers, if the tool has one import reads.
+	MCP *MCPFile
+	// Commands is the slash commands directory and its format
+	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
+	Commands *schema.DirLayout
+	// Settings is the structured settings file: the MCP key, if the same
+	// file, and the permission keys are taken out; every other key
+	// becomes templates.<t>.settings.<backend>.
+	Settings string
+	// PermDialect is the permission dialect of Settings that import
+	// reads back ("" takes no permissions: their keys stay settings).
+	PermDialect string
+	// Others are paths of this tool that import does not take (reported
+	// as left as they are when present); their presence also means the
+	// tool is used.
+	Others []string
+}
+
+// MCPFile is a file of MCP servers under one key (TOML when its name
+// ends in .toml, else JSON).
+type MCPFile struct {
+	Path, Key, Dialect string
+}
+
+// Backends are the tools import reads, in the order that decides who
+// takes a shared instruction file (AGENTS.md): the first whose other
+// files are present, else the first that reads it.
+var Backends = []Backend{
+	{
+		Name:         "claude-code",
+		Instructions: "CLAUDE.md",
+		Fallback:     "AGENTS.md",
+		Skills:       ".claude/skills",
+		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
+		Settings:     ".claude/settings.json",
+		PermDialect:  schema.DialectClaude,
+		Others:       []string{".claude/agents", ".claude/settings.local.json", ".claude/rules"},
+	},
+	{
+		Name:         "codex",
+		Instructions: "AGENTS.md",
+		Skills:       ".agents/skills",
+		MCP:          &MCPFile{Path: ".codex/config.toml", Key: "mcp_servers", Dialect: schema.DialectCodex},
+		Settings:     ".codex/config.toml",
+		PermDialect:  schema.DialectCodex,
+		Others:       []string{".codex/agents"},
+	},
+	{
+		Name:         "cursor",
+		Instructions: "AGENTS.md",
+		Skills:       ".cursor/skills",
+		MCP:          &MCPFile{Path: ".cursor/mcp.json", Key: "mcpServers", Dialect: schema.DialectCursor},
+		Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
+		Others:       []string{".cursor/rules", ".cursor/agents", ".cursor/cli.json", ".cursorrules"},
+	},
+	{
+		Name:         "gemini",
+		Instructions: "GEMINI.md",
+		Skills:       ".gemini/skills",
+		MCP:          &MCPFile{Path: ".gemini/settings.json", Key: "mcpServers", Dialect: schema.DialectGemini},
+		Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
+		Settings:     ".gemini/settings.json",
+		Others:       []string{".gemini/agents"},
+	},
+	{
+		Name:         "pi",
+		Instructions: "AGENTS.md",
+		Skills:       ".pi/skills",
+		Commands:     &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
+		Settings:     ".pi/settings.json",
+	},
+	{
+		// Antigravity reads .agents/skills, codex's directory, which the
+		// codex row takes; its commands are skills there too.
+		Name:         "antigravity",
+		Instructions: "AGENTS.md",
+		MCP:          &MCPFile{Path: ".agents/mcp_config.json", Key: "mcpServers", Dialect: schema.DialectAntigravity},
+		Settings:     ".agents/hooks.json",
+		Others:       []string{".agents/workflows", ".agents/agents"},
+	},
+	{
+		Name:         "copilot",
+		Instructions: ".github/copilot-instructions.md",
+		Skills:       ".github/skills",
+		Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
+		MCP:          &MCPFile{Path: ".vscode/mcp.json", Key: "servers", Dialect: schema.DialectVSCode},
+		Others:       []string{".github/instructions", ".github/agents"},
+	},
+	{
+		// OpenCode reads .agents/skills, codex's directory, which the
+		// codex row takes. Its permission keys are read as settings.
+		Name:         "opencode",
+		Instructions: "AGENTS.md",
+		Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
+		MCP:          &MCPFile{Path: "opencode.json", Key: "mcp", Dialect: schema.DialectOpenCode},
+		Settings:     "opencode.json",
+		Others:       []string{".opencode/agents", "opencode.jsonc"},
+	},
+}
+
+// NotRead are other tools' files, for which actctl has no built-in backend
+// yet: import lists each one present as left, never passes over it.
+var NotRead = []struct{ Tool, Path string }{
+	{"Windsurf", ".windsurfrules"},
+	{"Windsurf", ".windsurf"},
+	{"Cline", ".clinerules"},
+	{"Kilo Code", ".kilocode"},
+	{"Kiro", ".kiro"},
+	{"Junie", ".junie"},
+	{"Qwen Code", ".qwen"},
+	{"Goose", ".goosehints"},
+}
+
+// backendNamed returns the row named name.
+func backendNamed(name string) (Backend, bool) {
+	for _, b := range Backends {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Backend{}, false
+}

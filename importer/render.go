@@ -1,0 +1,131 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"cuelang.org/go/cue/literal"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// render writes the plan's actant.cue.
+func (p *Plan) render() []byte {
+	var b bytes.Buffer
+	b.WriteString("// Written by `actctl import` from this repository's agent files\n")
+	b.WriteString("// (docs/import.md). Each agent is one tool as it was configured here.\n")
+	b.WriteString("package actant\n")
+	if len(p.skills) > 0 {
+		b.WriteString("\nskills: {\n")
+		for _, n := range slices.Sorted(maps.Keys(p.skills)) {
+			fmt.Fprintf(&b, "\t%s: dir: %s\n", jsonText(n), jsonText(p.skills[n].dir))
+		}
+		b.WriteString("}\n")
+	}
+	if len(p.mcp) > 0 {
+		b.WriteString("\nmcpServers: {\n")
+		for _, n := range slices.Sorted(maps.Keys(p.mcp)) {
+			fmt.Fprintf(&b, "\t%s: %s\n", jsonText(n), jsonText(p.mcp[n].s))
+		}
+		b.WriteString("}\n")
+	}
+	if len(p.commands) > 0 {
+		b.WriteString("\ncommands: {\n")
+		for _, n := range slices.Sorted(maps.Keys(p.commands)) {
+			c := p.commands[n].c
+			fmt.Fprintf(&b, "\t%s: {\n", jsonText(n))
+			if c.Description != "" {
+				fmt.Fprintf(&b, "\t\tdescription: %s\n", jsonText(c.Description))
+			}
+			fmt.Fprintf(&b, "\t\tcontent: %s\n\t}\n", literal.String.WithTabIndent(2).Quote(c.Content))
+		}
+		b.WriteString("}\n")
+	}
+	var prompts []*agent
+	for _, a := range p.agents {
+		if a.prompt != "" {
+			prompts = append(prompts, a)
+		}
+	}
+	if len(prompts) > 0 {
+		b.WriteString("\nprompts: {\n")
+		for _, a := range prompts {
+			fmt.Fprintf(&b, "\t// From %s.\n\t%s: content: %s\n", a.b.Instructions, jsonText(a.name), literal.String.WithTabIndent(2).Quote(a.prompt))
+		}
+		b.WriteString("}\n")
+	}
+	b.WriteString("\ntemplates: {\n")
+	for _, a := range p.agents {
+		p.template(&b, a)
+	}
+	b.WriteString("}\n\nagents: {\n")
+	for _, a := range p.agents {
+		fmt.Fprintf(&b, "\t%s: template: %s\n", jsonText(a.name), jsonText(a.name))
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+// template writes a's template.
+func (p *Plan) template(b *bytes.Buffer, a *agent) {
+	n := a.name
+	fmt.Fprintf(b, "\t%s: {\n\t\tbackend: %s\n", jsonText(n), jsonText(a.b.Name))
+	var prompts []string
+	if a.prompt != "" {
+		prompts = append(prompts, n)
+	}
+	if prompts = append(prompts, a.also...); len(prompts) > 0 {
+		fmt.Fprintf(b, "\t\tprompts: %s\n", jsonText(prompts))
+	}
+	if len(a.skills) > 0 {
+		fmt.Fprintf(b, "\t\tskills: %s\n", jsonText(a.skills))
+	}
+	if len(a.commands) > 0 {
+		fmt.Fprintf(b, "\t\tcommands: %s\n", jsonText(a.commands))
+	}
+	if len(a.mcp) > 0 {
+		fmt.Fprintf(b, "\t\tmcpServers: %s\n", jsonText(a.mcp))
+	}
+	if a.perms != nil {
+		fmt.Fprintf(b, "\t\tpermissions: %s\n", indent(jsonText(permsValue(a.perms)), "\t\t"))
+	}
+	if a.settings != nil {
+		fmt.Fprintf(b, "\t\tsettings: %s: %s\n", jsonText(a.b.Name), indent(jsonText(a.settings), "\t\t"))
+	}
+	b.WriteString("\t}\n")
+}
+
+// permsValue is p as actant.cue spells it.
+func permsValue(p *schema.Permissions) map[string]any {
+	m := map[string]any{}
+	if p.DefaultMode != "" {
+		m["defaultMode"] = p.DefaultMode
+	}
+	for k, v := range map[string][]string{"allow": p.Allow, "deny": p.Deny, "ask": p.Ask, "additionalDirectories": p.AdditionalDirectories} {
+		if len(v) > 0 {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// jsonText is v as JSON, which is CUE too (a JSON string has no "\(").
+func jsonText(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if _, ok := v.(map[string]any); ok {
+		enc.SetIndent("", "\t")
+	}
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("importer: encode %T: %v", v, err)) // only JSON-decoded values and strings
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+func indent(s, prefix string) string {
+	return string(bytes.ReplaceAll([]byte(s), []byte("\n"), []byte("\n"+prefix)))
+}

@@ -1,0 +1,61 @@
+package materialize
+
+import (
+	"encoding/json"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// The functions below expose single renderings to package importer, which
+// must know, before it writes an actant.cue, whether apply would write a
+// file, key or value exactly as the repository already has it (docs/import.md).
+
+// SkillFile is the SKILL.md apply writes for skill s named name in the
+// Agent Skills layout, with no variables set (placeholders stay).
+func SkillFile(name string, s *schema.Skill) []byte {
+	return renderSkill(schema.FormatSkillDir, name, skillDescription(name, s), s, nil).content
+}
+
+// MCPEntry is the key and value apply writes for MCP server s named ref in
+// dialect (schema.Dialect*): the key may differ from ref where the tool
+// refuses the name.
+func MCPEntry(dialect, ref string, s schema.MCPServer) (string, json.RawMessage, error) {
+	d, err := dialectFor(&schema.MCPFile{Dialect: dialect, Format: mcpFormat(dialect)})
+	if err != nil {
+		return "", nil, err
+	}
+	name, _ := serverKey(d, ref)
+	v, _, err := mcpServerValue(d, name, s)
+	if err != nil {
+		return "", nil, err
+	}
+	return name, canonicalJSON(v), nil
+}
+
+func mcpFormat(dialect string) string {
+	if dialect == schema.DialectCodex {
+		return schema.FormatTOML
+	}
+	return schema.FormatJSON
+}
+
+// PermissionKeys are the managed keys apply writes for p in dialect, for
+// an agent whose workspace is dir.
+func PermissionKeys(dir, dialect string, p schema.Permissions) ([]Key, error) {
+	keys, _, err := permissionKeys(dir, dialect, p)
+	return keys, err
+}
+
+// SettingsKeys are the managed keys apply writes for a template's native
+// settings s in a file of format (one per leaf).
+func SettingsKeys(format string, s map[string]any) ([]Key, error) {
+	var keys []Key
+	err := settingsKeys(format, nil, s, &keys)
+	return keys, err
+}
+
+// CommandFile is the path and bytes apply writes for a command named
+// name in layout l (description desc, prompt body), no variables set.
+func CommandFile(l *schema.DirLayout, name, desc, body string) (string, []byte, error) {
+	return commandFile(l, name, desc, body)
+}
