@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -112,6 +113,11 @@ templates: {
 }
 agents: {q: {template: "q", workDir: "q"}, a: {template: "a", workDir: "a"}}
 `)
+	for _, d := range []string{"q", "a"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r := actctl(t, dir, home, "apply")
 	if r.Code != 0 {
 		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
