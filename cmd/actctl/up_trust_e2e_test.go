@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -152,4 +153,87 @@ func mkdirs(t *testing.T, dir string, perm os.FileMode) {
 	if err := os.Chmod(dir, perm); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestUpStopsCleanly: a prompt ended by SIGTERM exits as run does
+// (128+15, "interrupted"), not 1 with "context canceled"; a restart that
+// waits for a turn when up gets SIGTERM says that up is shutting down,
+// not that it went away; and the agent whose stubborn turn up had to
+// kill on its way out is logged as stopped, not crashed.
+func TestUpStopsCleanly(t *testing.T) {
+	root, home := upWorkspace(t)
+	p := startUp(t, root, home, "--turn-grace", "1h")
+	for seen := map[string]bool{}; len(seen) < 2; { // in either order
+		seen[p.waitLine(`up: (api|triage): process:start`)[1]] = true
+	}
+
+	prompt, stderr := startPrompt(t, root, home, "api", "stream")
+	if err := prompt.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := prompt.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Errorf("prompt after SIGTERM: %v, want exit %d\n%s", err, 128+int(syscall.SIGTERM), stderr)
+	}
+	if s := stderr.String(); !strings.Contains(s, "interrupted") || strings.Contains(s, "context canceled") {
+		t.Errorf("prompt after SIGTERM said:\n%s", s)
+	}
+
+	stubborn, _ := startPrompt(t, root, home, "triage", "stubborn")
+	defer func() { // ended with up; killed when a failure left it waiting
+		_ = stubborn.Process.Kill()
+		_ = stubborn.Wait()
+	}()
+	restart := exec.Command(actctlBin, "restart", "triage")
+	restart.Dir, restart.Env = root, append(os.Environ(), "ACTANT_HOME="+home)
+	var out strings.Builder
+	restart.Stdout, restart.Stderr = &out, &out
+	if err := restart.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLine(`triage: restart: waiting for the running turn to end`)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = restart.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out.String(), "actctl up is shutting down") || strings.Contains(out.String(), "went away") {
+		t.Errorf("restart during up's SIGTERM: %v\n%s", err, out.String())
+	}
+	p.waitLine(`up: stopped`)
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("up: %v", err)
+	}
+	if s := p.stderr(); strings.Contains(s, "process:crash") || strings.Contains(s, "pid 0") {
+		t.Errorf("up's log at shutdown:\n%s", s)
+	}
+}
+
+// startPrompt starts `actctl prompt AGENT -p TEXT` and returns once the
+// test agent says it streams.
+func startPrompt(t *testing.T, root, home, agent, text string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(actctlBin, "prompt", agent, "-p", text)
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "ACTANT_HOME="+home)
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "streaming pid=") {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return cmd, stderr
+		}
+	}
+	cmd.Wait()
+	t.Fatalf("prompt %s %s: no streaming line\n%s", agent, text, stderr)
+	return nil, nil
 }
