@@ -86,6 +86,11 @@ func upCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	untrack, err := trackProcesses(cfg.Root, true, u.logf)
+	if err != nil {
+		return err
+	}
+	defer untrack() // after the hooks (u.wait): their children go too
 	ctx, cancel := signalContext()
 	defer cancel()
 	u.ctx = ctx

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -212,6 +213,15 @@ func TestUpStopsCleanly(t *testing.T) {
 // test agent says it streams.
 func startPrompt(t *testing.T, root, home, agent, text string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
+	cmd, stderr, _ := startPromptLine(t, root, home, agent, text, `streaming pid=`)
+	return cmd, stderr
+}
+
+// startPromptLine starts `actctl prompt AGENT -p TEXT` and returns once a
+// line of its output matches re, with re's submatches.
+func startPromptLine(t *testing.T, root, home, agent, text, re string) (*exec.Cmd, *strings.Builder, []string) {
+	t.Helper()
+	rx := regexp.MustCompile(re)
 	cmd := exec.Command(actctlBin, "prompt", agent, "-p", text)
 	cmd.Dir, cmd.Env = root, append(os.Environ(), "ACTANT_HOME="+home)
 	stderr := &strings.Builder{}
@@ -225,15 +235,15 @@ func startPrompt(t *testing.T, root, home, agent, text string) (*exec.Cmd, *stri
 	}
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
-		if strings.Contains(sc.Text(), "streaming pid=") {
+		if m := rx.FindStringSubmatch(sc.Text()); m != nil {
 			go func() {
 				for sc.Scan() {
 				}
 			}()
-			return cmd, stderr
+			return cmd, stderr, m
 		}
 	}
 	cmd.Wait()
-	t.Fatalf("prompt %s %s: no streaming line\n%s", agent, text, stderr)
-	return nil, nil
+	t.Fatalf("prompt %s %s: no line %q\n%s", agent, text, re, stderr)
+	return nil, nil, nil
 }
