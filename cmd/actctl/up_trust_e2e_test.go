@@ -247,3 +247,28 @@ func startPromptLine(t *testing.T, root, home, agent, text, re string) (*exec.Cm
 	t.Fatalf("prompt %s %s: no line %q\n%s", agent, text, re, stderr)
 	return nil, nil, nil
 }
+
+// TestUpStartBound: a backend that never answers initialize fails to
+// start once up's start bound has passed (here 1s): up logs the crash
+// naming the request, and `prompt` and `start` (which waits for a new
+// start) return with that error instead of waiting forever.
+func TestUpStartBound(t *testing.T) {
+	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfigTB(t, root, `package actant
+`+scriptedBackend(t, `ACTCTL_TEST_HANG: "initialize"`)+`
+templates: svc: {backend: "scripted", archetype: "service", launchMode: "acp-background"}
+agents: api: template: "svc"
+`)
+	p := startUp(t, root, home, "--start-timeout", "1s")
+	want := "initialize: no answer within 1s, the start bound"
+	// (A prompt sent while the start is under way: up's TestStartBound.)
+	p.waitLine(`api: process:crash \(crashed\): ` + regexp.QuoteMeta(want))
+	r := actctl(t, root, home, "prompt", "api", "-p", "hello")
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("prompt: %d, want 1 and %q\n%s", r.Code, want, r.Stderr)
+	}
+	r = actctl(t, root, home, "start", "api")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "agent api did not start") || !strings.Contains(r.Stderr, want) {
+		t.Errorf("start: %d, want 1 and %q\n%s", r.Code, want, r.Stderr)
+	}
+}
