@@ -8,7 +8,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 )
 
-// Nothing up does waits forever (docs/runtime.md, "Bounds"): a restart
+// Nothing up does waits forever (docs/runtime.md, "actctl up"): a restart
 // waits for the running turn at most the turn grace, then cancels it,
 // then, after the grace, kills the process.
 
