@@ -272,3 +272,29 @@ agents: api: template: "svc"
 		t.Errorf("start: %d, want 1 and %q\n%s", r.Code, want, r.Stderr)
 	}
 }
+
+// TestUpRestartBound: `restart` of an employee whose turn never ends (the
+// agent ignores session/cancel) waits the turn grace (here 1s), cancels
+// the turn, kills the process once the grace has passed too, and
+// restarts it; the prompt waiting for that turn fails saying why, and
+// the killed process is logged as stopped, not crashed.
+func TestUpRestartBound(t *testing.T) {
+	root, home := upWorkspace(t)
+	p := startUp(t, root, home, "--turn-grace", "1s", "triage")
+	p.started("triage")
+	prompt, stderr := startPrompt(t, root, home, "triage", "stubborn")
+	r := actctl(t, root, home, "restart", "triage")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "triage: running pid") {
+		t.Errorf("restart: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	err := prompt.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "restart: the turn did not end within 1s") {
+		t.Errorf("the stubborn turn's prompt: %v\n%s", err, stderr)
+	}
+	p.waitLine(`triage: restart: the running turn did not end within 1s: cancelling it`)
+	p.waitLine(`triage: process:stop pid`)
+	p.started("triage")
+	if s := p.stderr(); strings.Contains(s, "process:crash") {
+		t.Errorf("up's log:\n%s", s)
+	}
+}
