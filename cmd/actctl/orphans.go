@@ -66,17 +66,17 @@ func trackProcesses(root string, hooks bool, logf func(string, ...any)) (stop fu
 	}, nil
 }
 
-// trackRun is trackProcesses for `actctl run`: a workspace where no
-// ledger can be kept is only warned about.
-func trackRun(g *globals) (stop func()) {
+// trackRun is trackProcesses for `actctl run` and `chat` (verb): a
+// workspace where no ledger can be kept is only warned about.
+func trackRun(g *globals, verb string) (stop func()) {
 	root, err := upRoot(g)
 	if err != nil {
 		return func() {} // run says what is wrong with the config
 	}
-	warn := func(format string, args ...any) { g.Warn("run: "+format, args...) }
+	warn := func(format string, args ...any) { g.Warn(verb+": "+format, args...) }
 	stop, err = trackProcesses(root, false, warn)
 	if err != nil {
-		warn("%v (processes a killed run leaves are not ended)", err)
+		warn("%v (processes a killed %s leaves are not ended)", err, verb)
 	}
 	return stop
 }

@@ -130,7 +130,7 @@ func runCmd(c *cli.Context) error {
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
 	g := globalsOf(c)
-	defer trackRun(g)()
+	defer trackRun(g, "run")()
 	_, _, err = runTurn(ctx, g, specOf(c, rule, nil), text)
 	return err
 }
