@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"syscall"
+
+	"github.com/actctl/actctl/internal/layout"
 )
 
 // ErrNoUp is Dial's error when no actctl up runs for the workspace.
@@ -28,19 +30,23 @@ type Client struct {
 // Dial connects to the actctl up of the workspace at root. ErrNoUp when
 // there is none: no socket (or no .actant directory, or no fallback
 // directory), or a socket its up left behind when it died (nobody
-// listens). A fallback directory that is not private to us is refused.
+// listens). A run directory or a fallback directory that is not private
+// to us, or a socket that is not ours (RunDir), is refused before
+// anything connects: the prompt's text goes to nobody else.
 func Dial(root string) (*Client, error) {
 	path := SocketPath(root)
 	if err := checkSocketPath(path, root); err != nil {
 		return nil, err
 	}
-	if err := checkSocketDir(path, root, os.Getuid()); errors.Is(err, os.ErrNotExist) {
-		return nil, ErrNoUp
+	if err := checkClientDirs(path, root); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, ErrNoUp // (ENOTDIR: .actant is a file; `actctl up` explains)
 	} else if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, ErrNoUp // (ENOTDIR: .actant is a file; `actctl up` explains)
+	if err := checkEntry(path, 0); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, ErrNoUp
+	} else if err != nil {
+		return nil, err
 	}
 	conn, err := net.Dial("unix", path)
 	if err != nil {
@@ -50,6 +56,17 @@ func Dial(root string) (*Client, error) {
 		return nil, fmt.Errorf("connect to actctl up at %s: %w", path, err)
 	}
 	return &Client{conn: conn}, nil
+}
+
+// checkClientDirs checks the directories of the socket path: the run
+// directory (RunDir) for the workspace's own socket, the fallback
+// directory otherwise.
+func checkClientDirs(path, root string) error {
+	if path == layout.Path(root, layout.Run, layout.UpSocket) {
+		_, err := RunDir(root, false)
+		return err
+	}
+	return checkSocketDir(path, root, os.Getuid())
 }
 
 // Close closes the connection; Do does it itself.

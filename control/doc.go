@@ -6,7 +6,8 @@
 // commands (client) and up (server) cannot disagree on a path, a frame
 // or a message (docs/runtime.md, "Control socket").
 //
-// Files, in the workspace's .actant/run/ (mode 0700):
+// Files, in the workspace's .actant/run/ (mode 0700; it, .actant and
+// the files below are checked, never followed: RunDir):
 //
 //	up.lock  an exclusive lock (internal/lockedfile) held by the running
 //	         up, holding its pid so that a second up can name it

@@ -37,18 +37,18 @@ type Owner struct {
 }
 
 // Acquire makes this process the workspace's actctl up: it creates
-// .actant/run/ (0700), locks up.lock and writes our pid into it. When
-// another process (or another Owner in this one) holds it, it returns a
-// *RunningError naming that process and changes nothing.
+// .actant/run/ (0700; see RunDir for what is refused there), locks
+// up.lock and writes our pid into it. When another process (or another
+// Owner in this one) holds it, it returns a *RunningError naming that
+// process and changes nothing.
 func Acquire(root string) (*Owner, error) {
-	dir := layout.Path(root, layout.Run)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, layout.NotDir(layout.Path(root), fmt.Errorf("create %s: %w", dir, err))
+	if _, err := RunDir(root, true); err != nil {
+		return nil, err
 	}
 	path := LockPath(root)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLock(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
 	if err := lockedfile.TryLock(f); err != nil {
 		f.Close()
@@ -58,19 +58,15 @@ func Acquire(root string) (*Owner, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	o := &Owner{root: root, lock: f}
-	if err := o.claim(dir); err != nil {
+	if err := o.claim(); err != nil {
 		o.Close()
 		return nil, err
 	}
 	return o, nil
 }
 
-// claim makes the run directory private (it may predate us with looser
-// permissions) and records our pid for a second up to name.
-func (o *Owner) claim(dir string) error {
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("chmod %s: %w", dir, err)
-	}
+// claim records our pid for a second up to name.
+func (o *Owner) claim() error {
 	if err := o.lock.Truncate(0); err != nil {
 		return fmt.Errorf("write pid to %s: %w", o.lock.Name(), err)
 	}

@@ -37,30 +37,61 @@ func (f HandlerFunc) Handle(ctx context.Context, req Request, out *Stream) (any,
 	return f(ctx, req, out)
 }
 
+// ErrShuttingDown is the cause handlers see when up stops, and the answer
+// to requests that arrive while it stops (ServeUntilClosed).
+var ErrShuttingDown = errors.New("actctl up is shutting down")
+
 // Serve answers connections on ln, each in its own goroutine, until ctx
 // ends or ln is closed; it then closes ln, cancels the handlers still
 // running and returns once every one of them has returned. It returns
 // nil then, or the error that stopped it accepting.
 func Serve(ctx context.Context, ln net.Listener, h Handler) error {
-	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	return ServeUntilClosed(ctx, ln, h)
+}
+
+// ServeUntilClosed is Serve for a process that has more to do once ctx
+// ends (up stopping its agents): the handlers are cancelled with the
+// cause ErrShuttingDown, and every request that arrives afterwards is
+// answered with it, until ln is closed; it returns once ln is closed and
+// every handler has returned.
+func ServeUntilClosed(parent context.Context, ln net.Listener, h Handler) error {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := context.AfterFunc(parent, func() { cancel(ErrShuttingDown) })
+	defer stop()
 	var wg sync.WaitGroup
-	err := accept(ctx, ln, func(conn net.Conn) {
+	err := accept(ln, func(conn net.Conn) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if ctx.Err() != nil {
+				refuse(conn)
+				return
+			}
 			serveConn(ctx, conn, h)
 		}()
 	})
-	cancel()
-	stop()
+	cancel(ErrShuttingDown)
 	wg.Wait()
 	return err
 }
 
-// accept hands ln's connections to serve. It pauses and retries after a
-// failure that is not the listener closing (out of descriptors).
-func accept(ctx context.Context, ln net.Listener, serve func(net.Conn)) error {
+// refuse answers conn's request with ErrShuttingDown; a client that does
+// not send one within shutdownWriteGrace is cut.
+func refuse(conn net.Conn) {
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(shutdownWriteGrace))
+	out := &Stream{w: conn}
+	if _, err := readRequest(bufio.NewReader(conn)); err != nil {
+		return
+	}
+	out.finish(nil, fmt.Errorf("%w: request not taken", ErrShuttingDown))
+}
+
+// accept hands ln's connections to serve until ln is closed. It pauses
+// and retries after another failure (out of descriptors).
+func accept(ln net.Listener, serve func(net.Conn)) error {
 	var delay time.Duration
 	for {
 		conn, err := ln.Accept()
@@ -69,17 +100,11 @@ func accept(ctx context.Context, ln net.Listener, serve func(net.Conn)) error {
 			serve(conn)
 			continue
 		}
-		if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+		if errors.Is(err, net.ErrClosed) {
 			return nil
 		}
 		delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
+		time.Sleep(delay)
 	}
 }
 

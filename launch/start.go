@@ -86,6 +86,9 @@ func Start(command string, args, env []string, dir string) (p *Process, err erro
 	if err != nil {
 		return nil, err
 	}
+	if l := tracked.Load(); l != nil {
+		l.Add(cmd.Process.Pid, mark)
+	}
 	if cmd.Dir == "" {
 		cmd.Dir, _ = os.Getwd()
 	}

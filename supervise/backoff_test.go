@@ -42,7 +42,7 @@ func TestBackoffStatusBeforeTimer(t *testing.T) {
 		default: // only the first timer matters
 		}
 	}}
-	s = New("svc", failingStarter{}, ServicePolicy(), clk, nil)
+	s = New("svc", failingStarter{}, unbounded(ServicePolicy()), clk, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
@@ -54,4 +54,11 @@ func TestBackoffStatusBeforeTimer(t *testing.T) {
 	if st.State != Backoff || !st.NextStart.Equal(fake.Now().Add(time.Second)) {
 		t.Fatalf("status when the backoff timer was made: %+v, want backoff with the next start in 1s", st)
 	}
+}
+
+// unbounded is p without the start bound, for the tests that count the
+// fake clock's timers (TestStartBound has its own).
+func unbounded(p Policy) Policy {
+	p.StartTimeout = 0
+	return p
 }

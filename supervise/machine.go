@@ -38,18 +38,25 @@ type Policy struct {
 	// Grace is how long a stop waits after SIGTERM before killing the
 	// process group.
 	Grace time.Duration
+	// StartTimeout bounds a start: a process not up within it (for an
+	// ACP agent: no answer to initialize or session/new) has failed to
+	// start, as if it had crashed (0: no bound).
+	StartTimeout time.Duration
 }
+
+// DefaultStartTimeout is the start bound of both policies (SPEC 10.2).
+const DefaultStartTimeout = time.Minute
 
 // ServicePolicy is acp-service's: restart, 1 s doubling to 60 s, reset
 // after 60 s up, fatal after 5 failures started within 60 s.
 func ServicePolicy() Policy {
 	return Policy{Restart: true, InitialBackoff: time.Second, MaxBackoff: time.Minute, ResetAfter: time.Minute,
-		MaxFailures: 5, FailureWindow: time.Minute, Grace: 5 * time.Second}
+		MaxFailures: 5, FailureWindow: time.Minute, Grace: 5 * time.Second, StartTimeout: DefaultStartTimeout}
 }
 
 // BackgroundPolicy is acp-background's: never restarted.
 func BackgroundPolicy() Policy {
-	return Policy{Grace: 5 * time.Second}
+	return Policy{Grace: 5 * time.Second, StartTimeout: DefaultStartTimeout}
 }
 
 // PolicyFor returns the policy of a launch mode: ServicePolicy for

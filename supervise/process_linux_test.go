@@ -83,7 +83,7 @@ func superviseShell(t *testing.T, script string) (*Supervisor, *clock.Fake, obse
 	obs := observed{c: make(chan Event, 100)}
 	// The script forks a child (sleep) into the same group, as an agent
 	// forks tools, and waits for it.
-	s := New("svc", Command{Path: "/bin/sh", Args: []string{"-c", script}, Stdout: w}, ServicePolicy(), clk, func(ev Event) { obs.c <- ev })
+	s := New("svc", Command{Path: "/bin/sh", Args: []string{"-c", script}, Stdout: w}, unbounded(ServicePolicy()), clk, func(ev Event) { obs.c <- ev })
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -189,7 +189,7 @@ func TestRealProcessStopKillsAfterGrace(t *testing.T) {
 func TestStartFailure(t *testing.T) {
 	clk := clock.NewFake(time.Unix(0, 0))
 	obs := observed{c: make(chan Event, 10)}
-	s := New("bg", Command{Path: "/nonexistent/agent"}, BackgroundPolicy(), clk, func(ev Event) { obs.c <- ev })
+	s := New("bg", Command{Path: "/nonexistent/agent"}, unbounded(BackgroundPolicy()), clk, func(ev Event) { obs.c <- ev })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()

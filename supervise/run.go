@@ -14,11 +14,12 @@ type loop struct {
 	s        *Supervisor
 	m        *Machine
 	proc     Process
-	starting context.CancelFunc // set while a start is under way
+	starting context.CancelCauseFunc // set while a start is under way
 	started  chan startResult
 	restart  bool // the start under way is a restart
+	draining bool // an exit is a stop (Drain)
 	timer    clock.Timer
-	timerFor string // "backoff" or "grace"
+	timerFor string // "backoff", "grace" or "start"
 	waiters  []chan error
 	then     bool // start again once stopped (a restart request)
 	lastErr  error
@@ -86,6 +87,13 @@ func (l *loop) request(r request) {
 		l.stop(r.reply, false)
 	case "restart":
 		l.stop(r.reply, true)
+	case "drain":
+		l.draining = true
+		if l.m.State() == Backoff { // no restart is coming
+			l.cancelTimer()
+			l.m.Stop()
+		}
+		r.reply <- nil
 	}
 }
 
@@ -103,7 +111,7 @@ func (l *loop) stop(reply chan error, then bool) {
 		return
 	}
 	if l.starting != nil {
-		l.starting() // onStarted finishes the stop
+		l.starting(nil) // onStarted finishes the stop
 		return
 	}
 	l.terminate()
@@ -135,9 +143,13 @@ func (l *loop) stopped() {
 	l.waiters = nil
 }
 
+// launch starts a process, bounded by the policy's StartTimeout.
 func (l *loop) launch(restart bool) {
-	ctx, cancel := context.WithCancel(context.Background())
-	l.starting, l.restart = cancel, restart
+	ctx, cancel := context.WithCancelCause(context.Background())
+	l.starting, l.restart, l.draining = cancel, restart, false
+	if d := l.s.policy.StartTimeout; d > 0 {
+		l.arm("start", d)
+	}
 	go func() {
 		p, err := l.s.starter.Start(ctx)
 		l.started <- startResult{p, err}
@@ -145,8 +157,11 @@ func (l *loop) launch(restart bool) {
 }
 
 func (l *loop) onStarted(res startResult) {
-	l.starting()
+	l.starting(nil)
 	l.starting = nil
+	if l.timerFor == "start" {
+		l.cancelTimer()
+	}
 	if res.err != nil {
 		l.lastErr = res.err
 		l.exited(res.err)
@@ -174,8 +189,12 @@ func (l *loop) onExit() {
 	l.proc = nil
 }
 
-// exited feeds an exit (or a failed start) to the machine.
+// exited feeds an exit (or a failed start) to the machine; while
+// draining it is a stop.
 func (l *loop) exited(err error) {
+	if l.draining {
+		l.m.Stop()
+	}
 	state, wait := l.m.Exited(l.now())
 	if state == Stopped {
 		l.emit(EventStop, nil, 0)
@@ -200,6 +219,10 @@ func (l *loop) onTimer() {
 		if l.proc != nil {
 			l.proc.Kill()
 		}
+	case "start":
+		if l.starting != nil {
+			l.starting(fmt.Errorf("no answer within %s, the start bound", l.s.policy.StartTimeout))
+		}
 	}
 }
 
@@ -219,7 +242,7 @@ func (l *loop) arm(what string, d time.Duration) {
 func (l *loop) cancelTimer() {
 	if l.timer != nil {
 		l.timer.Stop()
-		l.timer = nil
+		l.timer, l.timerFor = nil, ""
 	}
 }
 

@@ -74,7 +74,7 @@ type Supervisor struct {
 }
 
 type request struct {
-	op    string // "start", "stop", "restart"
+	op    string // "start", "stop", "restart", "drain"
 	reply chan error
 }
 
@@ -110,6 +110,12 @@ func (s *Supervisor) Stop(ctx context.Context) error { return s.ask(ctx, "stop")
 // change does.
 func (s *Supervisor) Restart(ctx context.Context) error { return s.ask(ctx, "restart") }
 
+// Drain says that the process is about to be ended on purpose (up is
+// shutting down, or a restart cancels a turn that would not end): from
+// now on its exit is a stop (process:stop), not a crash, and nothing is
+// restarted, until the next Start or Restart.
+func (s *Supervisor) Drain(ctx context.Context) error { return s.ask(ctx, "drain") }
+
 func (s *Supervisor) ask(ctx context.Context, op string) error {
 	r := request{op: op, reply: make(chan error, 1)}
 	select {
@@ -117,7 +123,7 @@ func (s *Supervisor) ask(ctx context.Context, op string) error {
 	case <-s.quit:
 		return ErrNotRunning
 	case <-ctx.Done():
-		return ctx.Err()
+		return context.Cause(ctx)
 	}
 	select {
 	case err := <-r.reply:
@@ -125,6 +131,6 @@ func (s *Supervisor) ask(ctx context.Context, op string) error {
 	case <-s.quit:
 		return ErrNotRunning
 	case <-ctx.Done():
-		return ctx.Err()
+		return context.Cause(ctx)
 	}
 }

@@ -39,8 +39,9 @@ type agent struct {
 	starts    int           // process:start events so far
 	fails     int           // process:crash events so far
 	stopSup   context.CancelFunc
-	stopQ     context.CancelFunc // ends the queue (employees)
-	leases    map[string]*leased // sessions held for lease clients, by id
+	stopQ     context.CancelFunc                   // ends the queue (employees)
+	leases    map[string]*leased                   // sessions held for lease clients, by id
+	turns     map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
@@ -48,6 +49,9 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 	policy := supervise.PolicyFor(s.LaunchMode)
 	if m.opts.Grace > 0 {
 		policy.Grace = m.opts.Grace
+	}
+	if m.opts.StartTimeout > 0 {
+		policy.StartTimeout = m.opts.StartTimeout
 	}
 	a.sup = supervise.New(s.Name, a, policy, m.opts.Clock, a.observe)
 	if s.employee() {
@@ -131,8 +135,11 @@ func (a *agent) update(s Spec) {
 		a.startScheduler(s.Schedule)
 	}
 	restart := func() {
-		a.gate.Lock()
-		defer a.gate.Unlock()
+		unlock, err := a.lockGate(a.m.procCtx, "config changed")
+		if err != nil {
+			return // up is shutting down
+		}
+		defer unlock()
 		if st := a.sup.Status().State; st == supervise.Stopped {
 			return // stopped by a person: a config change does not start it
 		}
@@ -143,8 +150,18 @@ func (a *agent) update(s Spec) {
 	}
 	if a.queue != nil {
 		// In the queue, between two tasks: the running one ends on the
-		// old process, the next one runs on the new.
-		a.queue.Between(restart)
+		// old process (within the turn grace), the next one runs on the
+		// new.
+		ended := make(chan struct{})
+		a.queue.Between(func() {
+			close(ended)
+			restart()
+		})
+		a.m.procs.Add(1)
+		go func() {
+			defer a.m.procs.Done()
+			a.bound(a.m.procCtx, ended, "config changed")
+		}()
 		return
 	}
 	a.m.procs.Add(1)
@@ -164,6 +181,7 @@ func (a *agent) sameShape(s Spec) bool {
 
 // remove stops the agent for good (it left the config).
 func (a *agent) remove() {
+	_ = a.sup.Drain(a.m.procCtx) // its end is a stop, whatever kills it
 	a.mu.Lock()
 	if a.schedEnd != nil {
 		a.schedEnd()
@@ -226,6 +244,12 @@ func (a *agent) observe(ev supervise.Event) {
 	if ev.Delay > 0 {
 		data["backoff"] = ev.Delay.String()
 	}
+	if ev.Name == supervise.EventStop && ev.Pid == 0 {
+		// A start stopped before the process was up: no process:start
+		// came, so no process:stop goes either.
+		a.m.opts.Logf("%s: stopped before it started", a.name)
+		return
+	}
 	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: ev.Time, Data: data})
 	switch ev.Name {
 	case supervise.EventCrash:
@@ -248,11 +272,14 @@ func (a *agent) writeRecord(path string, ev supervise.Event) {
 }
 
 // running waits until the agent has a live process and returns its
-// client; an agent that is stopped, crashed or fatal is an error at once.
+// client; an agent that is stopped, crashed or fatal is an error at once,
+// and so is a crash while it waits (a start that failed, bounded by the
+// start timeout): a prompt never waits for an agent that cannot start.
 func (a *agent) running(ctx context.Context) (*acpclient.Client, error) {
+	_, fails := a.counts()
 	for {
 		a.mu.Lock()
-		c, ch := a.client, a.changed
+		c, ch, f := a.client, a.changed, a.fails
 		a.mu.Unlock()
 		st := a.sup.Status()
 		switch st.State {
@@ -261,11 +288,10 @@ func (a *agent) running(ctx context.Context) (*acpclient.Client, error) {
 				return c, nil
 			}
 		case supervise.Stopped, supervise.Crashed, supervise.Fatal:
-			msg := fmt.Sprintf("agent %s is %s", a.name, st.State)
-			if st.LastErr != nil {
-				msg += ": " + st.LastErr.Error()
-			}
-			return nil, errors.New(msg + "; start it with `actctl start " + a.name + "`")
+			return nil, a.notRunning(st, "is")
+		}
+		if f > fails {
+			return nil, a.notRunning(st, "did not start; it is")
 		}
 		select {
 		case <-ch:
@@ -273,6 +299,18 @@ func (a *agent) running(ctx context.Context) (*acpclient.Client, error) {
 			return nil, context.Cause(ctx)
 		}
 	}
+}
+
+// notRunning says that the agent is in st, why, and how to start it.
+func (a *agent) notRunning(st supervise.Status, verb string) error {
+	msg := fmt.Sprintf("agent %s %s %s", a.name, verb, st.State)
+	if st.LastErr != nil {
+		msg += ": " + st.LastErr.Error()
+	}
+	if st.State == supervise.Backoff {
+		return errors.New(msg + "; it will be started again")
+	}
+	return errors.New(msg + "; start it with `actctl start " + a.name + "`")
 }
 
 // counts returns how many starts and crashes the agent had so far.

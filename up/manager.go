@@ -40,6 +40,9 @@ func New(opts Options) *Manager {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
+	if opts.TurnGrace <= 0 {
+		opts.TurnGrace = DefaultTurnGrace
+	}
 	m := &Manager{opts: opts, agents: map[string]*agent{}}
 	m.taskCtx, m.stopTasks = context.WithCancel(context.Background())
 	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
@@ -134,7 +137,13 @@ func (m *Manager) Names() []string {
 func (m *Manager) Shutdown() {
 	m.mu.Lock()
 	m.closed = true
+	agents := slices.Collect(maps.Values(m.agents))
 	m.mu.Unlock()
+	for _, a := range agents {
+		// A process killed because its cancelled turn would not end
+		// is stopped by up, not crashed, and is not restarted.
+		_ = a.sup.Drain(context.Background())
+	}
 	m.stopTasks()
 	m.tasks.Wait()
 	m.stopProcs()

@@ -51,9 +51,20 @@ type Options struct {
 	// Logf receives up's own log lines (nil: none).
 	Logf func(format string, args ...any)
 	// Grace is how long a stopping agent gets before its group is killed
-	// (0: the supervise policy's).
+	// (0: the supervise policy's), and how long a cancelled turn gets to
+	// end before its process is killed.
 	Grace time.Duration
 	// Loops drops prompts caused through too many hooks (nil: at
 	// hooks.MaxChain, warning nobody); the hooks buses share it.
 	Loops *hooks.Guard
+	// StartTimeout bounds an agent's start: initialize and session/new
+	// (0: supervise.DefaultStartTimeout).
+	StartTimeout time.Duration
+	// TurnGrace is how long a restart waits for the running turn before
+	// it cancels it (0: DefaultTurnGrace).
+	TurnGrace time.Duration
 }
+
+// DefaultTurnGrace is how long a restart (a person's or a config
+// change's) waits for the running turn before it cancels it (SPEC 10.2).
+const DefaultTurnGrace = 30 * time.Second

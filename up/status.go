@@ -2,6 +2,7 @@ package up
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -95,16 +96,20 @@ func (m *Manager) Stop(ctx context.Context, agent string) (AgentStatus, error) {
 	return a.status(), err
 }
 
-// Restart restarts agent between two turns and waits until it is up.
+// Restart restarts agent between two turns and waits until it is up: the
+// running turn gets the turn grace, then it is cancelled (see bound).
 func (m *Manager) Restart(ctx context.Context, agent string) (AgentStatus, error) {
 	a, err := m.agent(agent)
 	if err != nil {
 		return AgentStatus{}, err
 	}
-	a.gate.Lock()
+	unlock, err := a.lockGate(ctx, "restart")
+	if err != nil {
+		return a.status(), fmt.Errorf("restart %s: %w", agent, err)
+	}
 	n, f := a.counts()
 	err = a.sup.Restart(ctx)
-	a.gate.Unlock()
+	unlock()
 	if err == nil {
 		err = a.started(ctx, n, f)
 	}

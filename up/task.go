@@ -100,7 +100,7 @@ func (a *agent) execute(ctx context.Context, t schedule.Task) error {
 	if run == nil {
 		run = &taskRun{}
 	}
-	return a.turn(ctx, t, run, func(c *acpclient.Client) (acpclient.Result, error) {
+	return a.turn(ctx, t, run, func(ctx context.Context, c *acpclient.Client) (acpclient.Result, error) {
 		a.route.set(run)
 		defer a.route.set(nil)
 		return c.Prompt(ctx, t.Prompt)
@@ -110,7 +110,7 @@ func (a *agent) execute(ctx context.Context, t schedule.Task) error {
 // promptSession runs a prompt to a service in a new session on its warm
 // process.
 func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun) error {
-	return a.turn(ctx, t, run, func(c *acpclient.Client) (acpclient.Result, error) {
+	return a.turn(ctx, t, run, func(ctx context.Context, c *acpclient.Client) (acpclient.Result, error) {
 		sess, err := c.NewSession(ctx, acpclient.SessionOptions{Observer: run})
 		if err != nil {
 			return acpclient.Result{}, err
@@ -126,9 +126,12 @@ func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun
 // turn runs one prompt on the live process, logging it: the task file
 // gets every message, actctl.log one summary line. A turn that does not
 // end with end_turn is an error (task:failed).
-func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt func(*acpclient.Client) (acpclient.Result, error)) error {
+func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt func(context.Context, *acpclient.Client) (acpclient.Result, error)) error {
 	a.gate.RLock()
 	defer a.gate.RUnlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer a.addTurn(run, cancel)()
 	a.mu.Lock()
 	dir := a.spec.LogsDir
 	a.mu.Unlock()
@@ -143,7 +146,7 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	var res acpclient.Result
 	c, err := a.running(ctx)
 	if err == nil {
-		res, err = prompt(c)
+		res, err = prompt(ctx, c)
 	}
 	if err == nil && res.StopReason != "end_turn" {
 		err = fmt.Errorf("the turn ended: %s", res.StopReason)

@@ -46,6 +46,7 @@ func chatCmd(c *cli.Context) error {
 	}
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
+	defer trackRun(g, "chat")()
 	sess, err := startAgentSession(ctx, c, "chat", rule, ask)
 	if err != nil {
 		return err

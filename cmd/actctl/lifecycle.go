@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -32,10 +33,13 @@ func lifecycleCmd(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("%s: want exactly one AGENT", c.Command.Name)
 	}
-	ctx, cancel := signalContext()
+	ctx, cancel := runContext(0)
 	defer cancel()
 	var st up.AgentStatus
 	err := callUp(ctx, g, control.Request{Op: c.Command.Name, Agent: c.Args().First()}, nil, &st)
+	if cause := context.Cause(ctx); ctx.Err() != nil {
+		return withCode(causeCode(cause), fmt.Errorf("%s %s: %w", c.Command.Name, c.Args().First(), cause))
+	}
 	if err != nil {
 		return err
 	}

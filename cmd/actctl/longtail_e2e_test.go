@@ -1,8 +1,8 @@
 package main
 
 import (
-	"os"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,7 +42,8 @@ func promptCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := signalContext()
+	// As run's: a signal ends it with 128+n and says so.
+	ctx, cancel := runContext(0)
 	defer cancel()
 	out := newRunObserver(g)
 	var res up.Outcome
@@ -51,6 +53,10 @@ func promptCmd(c *cli.Context) error {
 		return err
 	}
 	err = callUp(ctx, g, req, func(f control.Frame) { showFrame(out, f) }, &res)
+	if cause := context.Cause(ctx); ctx.Err() != nil {
+		out.summary(req.Agent, acpclient.Result{}, causeCode(cause), cause)
+		return withCode(causeCode(cause), cause)
+	}
 	if !wait && err == nil {
 		if g.JSON() {
 			return g.PrintJSON(res)

@@ -129,7 +129,9 @@ func runCmd(c *cli.Context) error {
 	}
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
-	_, _, err = runTurn(ctx, globalsOf(c), specOf(c, rule, nil), text)
+	g := globalsOf(c)
+	defer trackRun(g, "run")()
+	_, _, err = runTurn(ctx, g, specOf(c, rule, nil), text)
 	return err
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
 )
@@ -40,6 +41,10 @@ func init() {
 			// How long a stopping agent gets before its group is killed
 			// (tests shorten it).
 			&cli.DurationFlag{Name: "grace", Value: acpclient.DefaultGrace, Hidden: true},
+			// The start bound and the turn grace of a restart (SPEC 10.2;
+			// tests shorten them).
+			&cli.DurationFlag{Name: "start-timeout", Value: supervise.DefaultStartTimeout, Hidden: true},
+			&cli.DurationFlag{Name: "turn-grace", Value: up.DefaultTurnGrace, Hidden: true},
 		},
 		OnUsageError: usageErrors,
 		Action:       upCmd,
@@ -82,19 +87,30 @@ func upCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	untrack, err := trackProcesses(cfg.Root, true, u.logf)
+	if err != nil {
+		return err
+	}
+	defer untrack() // after the hooks (u.wait): their children go too
 	ctx, cancel := signalContext()
 	defer cancel()
 	u.ctx = ctx
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
-	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops})
+	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
+		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
 	g.prompter = up.HookPrompter{M: u.m}
 	served := make(chan error, 1)
-	go func() { served <- control.Serve(ctx, ln, u.m) }()
+	// Until the socket is closed, a request that comes while up stops
+	// is told so.
+	go func() { served <- control.ServeUntilClosed(ctx, ln, u.m) }()
 	u.logf("control socket %s; Ctrl-C stops every agent", ln.Addr())
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
 	cancel()
 	u.logf("stopping")
 	u.m.Shutdown()
+	if cerr := owner.Close(); cerr != nil {
+		u.logf("%v", cerr)
+	}
 	<-served
 	u.wait()
 	if err != nil && !errors.Is(err, context.Canceled) {

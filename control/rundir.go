@@ -1,0 +1,125 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/actctl/actctl/internal/layout"
+)
+
+// The run directory's trust rule (docs/runtime.md, "Control socket"):
+// .actant and .actant/run are directories of the current user, neither a
+// symbolic link nor writable by group or others (run is 0700), and so is
+// every entry of run actctl uses (up.lock, up.sock, the process records).
+// Then nobody else can swap any of them for a link or put their own in
+// its place between a check and its use; nothing there is ever followed.
+
+// RunDir is the workspace's checked run directory, .actant/run: created
+// (0700, .actant too when missing) and made private when create is set
+// (up, run), only checked otherwise. A missing directory, when create is
+// not set, is fs.ErrNotExist; a symbolic link, another owner or an open
+// mode is refused with an error that says which path and what to do.
+func RunDir(root string, create bool) (string, error) {
+	if create {
+		// The workspace root is the user's: a link there is theirs.
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", root, err)
+		}
+	}
+	dot := layout.Path(root)
+	if err := checkedDir(dot, create, 0o022); err != nil {
+		return "", err
+	}
+	dir := layout.Path(root, layout.Run)
+	if err := checkedDir(dir, create, 0o077); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// checkedDir checks dir (see RunDir) with the permission bits open
+// that are refused; create makes it when missing and clears those bits
+// of a directory of ours.
+func checkedDir(dir string, create bool, open fs.FileMode) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err = os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return layout.NotDir(filepath.Dir(dir), fmt.Errorf("create %s: %w", dir, err))
+		}
+		fi, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return layout.NotDir(dir, err)
+	}
+	uid := os.Getuid()
+	if why := notOurs(fi, uid, 0); why != "" {
+		return untrusted(dir, why)
+	}
+	if !fi.IsDir() {
+		if !create { // the client: no up could be running there
+			return &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+		}
+		return layout.NotDir(dir, untrusted(dir, "it is not a directory"))
+	}
+	if create && fi.Mode().Perm()&open != 0 {
+		// Ours and no link: tightening it is safe, and what lets a
+		// umask of 002 keep working.
+		if err := os.Chmod(dir, fi.Mode().Perm()&^open); err != nil {
+			return fmt.Errorf("chmod %s: %w", dir, err)
+		}
+		return nil
+	}
+	if why := notOurs(fi, uid, open); why != "" {
+		return untrusted(dir, why)
+	}
+	return nil
+}
+
+// checkEntry refuses an entry of the run directory (the lock, the
+// socket) that is a symbolic link, another user's, or has permission
+// bits of open; fs.ErrNotExist when it is missing. (The socket's mode is
+// not checked: its directory keeps others out, and it is chmod-ed only
+// after it was bound.)
+func checkEntry(path string, open fs.FileMode) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if why := notOurs(fi, os.Getuid(), open); why != "" {
+		return untrusted(path, why)
+	}
+	return nil
+}
+
+// openLock opens (creating) the lock file at path without following a
+// link, and refuses one that is not a regular file of ours.
+func openLock(path string) (*os.File, error) {
+	if err := checkEntry(path, 0o022); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = untrusted(path, "it is not a regular file")
+	} else if err == nil {
+		if why := notOurs(fi, os.Getuid(), 0o022); why != "" {
+			err = untrusted(path, why)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func untrusted(path, why string) error {
+	return fmt.Errorf("refusing %s: %s; actctl keeps its lock and control socket there and follows no link in it: it must be a directory (or file) of yours that nobody else can write: remove it (or fix its mode) and try again", path, why)
+}
