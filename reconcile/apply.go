@@ -172,13 +172,16 @@ func Apply(ctx context.Context, cfg *schema.Config, o Options) (*Result, error) 
 }
 
 // onlyLockAndEmptyBackup reports whether .actant holds nothing but the
-// lock, an empty backup directory and the record of the last apply's
-// inputs and the config cache (package inputs): then nothing of actctl
-// is left.
+// lock, an empty backup directory, the record of the last apply's inputs
+// and the config cache (package inputs), and the runtime directory: then
+// nothing of the apply's is left. The runtime directory is the running
+// processes' (a run's ledger, an up's socket), removed by them when they
+// end (docs/runtime.md, "No orphans"); the lock is not theirs.
 func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
 	for _, e := range entries {
 		switch {
 		case e.Name() == LockFile, e.Name() == layout.Inputs, e.Name() == layout.ConfigCache:
+		case e.Name() == layout.Run && e.IsDir():
 		case e.Name() == BackupDir && e.IsDir():
 			if !emptyTree(filepath.Join(root, MetaDir, BackupDir)) {
 				return false
