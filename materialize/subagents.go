@@ -24,6 +24,9 @@ const (
 type subAgent struct {
 	name, desc, prompt string
 	sa                 *schema.SubAgent
+	// backend names the agent's backend, whose own subAgent.backends
+	// entry, if any, is written as given.
+	backend string
 }
 
 func (rd *renderer) subAgents(f schema.Files) error {
@@ -96,17 +99,12 @@ func (rd *renderer) subAgent(ref string) (subAgent, error) {
 	if len(t.Skills)+len(t.MCPServers)+len(t.SubAgents) > 0 {
 		rd.warn("%s: its skills, MCP servers and sub-agents are not rendered; only its description and prompts are", origin)
 	}
-	return subAgent{name: name, desc: desc, prompt: joinParagraphs(parts...), sa: t.SubAgent}, nil
+	return subAgent{name: name, desc: desc, prompt: joinParagraphs(parts...), sa: t.SubAgent, backend: r.BackendName}, nil
 }
 
 // subAgentFile renders one sub-agent in the layout's format.
 func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, error) {
-	var tools []string
-	var model string
-	if s.sa != nil {
-		tools, model = s.sa.Tools, s.sa.Model
-	}
-	var warns []string
+	tools, model, warns := subAgentTools(l.Format, s)
 	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(s.name)}, {Key: "description", Value: frontmatter.Scalar(s.desc)}}
 	switch l.Format {
 	case schema.FormatClaudeSub:
@@ -118,7 +116,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), nil, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subGemini:
 		// gemini-cli docs/core/subagents.md: kind local, tools a YAML
 		// list of Gemini CLI tool names, model.
@@ -129,7 +127,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), nil, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCursor:
 		// cursor.com/docs/subagents: name, description, model; no tool list.
 		if model != "" {
@@ -149,10 +147,10 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
-		return joinRel(l.Dir, s.name+extOr(l, ".agent.md")), frontmatter.Lines(fields, s.prompt), nil, nil
+		return joinRel(l.Dir, s.name+extOr(l, ".agent.md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subOpenCode:
-		p, b, warns := openCodeAgent(l, s, tools, model)
-		return p, b, warns, nil
+		p, b, w := openCodeAgent(l, s, tools, model)
+		return p, b, append(warns, w...), nil
 	case subCodex:
 		if len(tools) > 0 {
 			warns = append(warns, "Codex custom agents take no tool list; subAgent.tools is not written")

@@ -425,6 +425,17 @@ type SubAgent struct {
 	Tools []string `json:"tools,omitempty"`
 	// Model: "sonnet", "opus", "haiku", "inherit" or a model id.
 	Model string `json:"model,omitempty"`
+	// Backends holds, by backend name, tools and model in that tool's own
+	// vocabulary, written as given in place of Tools and Model (which are
+	// Claude Code's names, translated where the tool's are known).
+	Backends map[string]SubAgentNative `json:"backends,omitempty"`
+}
+
+// SubAgentNative is a sub-agent's tools and model in one tool's own
+// vocabulary; a field left empty falls back to the common one.
+type SubAgentNative struct {
+	Tools []string `json:"tools,omitempty"`
+	Model string   `json:"model,omitempty"`
 }
 
 // Agent is one declared agent: a template plus where and how it lives.

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// frontmatterOf parses the YAML frontmatter of the markdown file at p.
+func frontmatterOf(t *testing.T, p string) map[string]any {
+	t.Helper()
+	rest, ok := strings.CutPrefix(read(t, p), "---\n")
+	fm, _, closed := strings.Cut(rest, "\n---\n")
+	if !ok || !closed {
+		t.Fatalf("%s: no frontmatter", p)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(fm), &m); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return m
+}
+
+// TestSubAgentToolsE2E: one sub-agent template in Claude Code's names,
+// used by a Gemini CLI, a Codex and a Claude Code agent: Gemini gets its
+// own tool names (the ones its loader accepts), no backend but Claude
+// gets the alias "sonnet" (each says so), and a backend's own model is
+// written as given (issue #23 item 4).
+func TestSubAgentToolsE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+templates: {
+	tester: {backend: "claude-code", description: "Writes tests", subAgent: {tools: ["Read", "Grep", "Bash"], model: "sonnet", backends: codex: model: "gpt-5.5"}}
+	gm: {backend: "gemini", subAgents: ["tester"]}
+	cx: {backend: "codex", subAgents: ["tester"]}
+	cc: {backend: "claude-code", subAgents: ["tester"]}
+}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{"gm/README.md": "gm\n", "cx/README.md": "cx\n", "cc/README.md": "cc\n"},
+		with:    cfg(`gm: {template: "gm", workDir: "gm"}, cx: {template: "cx", workDir: "cx"}, cc: {template: "cc", workDir: "cc"}`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			gm := frontmatterOf(t, filepath.Join(dir, "gm/.gemini/agents/tester.md"))
+			if tools, _ := gm["tools"].([]any); len(tools) != 3 || tools[0] != "read_file" || tools[1] != "grep_search" || tools[2] != "run_shell_command" || gm["model"] != nil {
+				t.Errorf("gemini sub-agent: %v", gm)
+			}
+			if cx := read(t, filepath.Join(dir, "cx/.codex/agents/tester.toml")); !strings.Contains(cx, "model = 'gpt-5.5'") {
+				t.Errorf("codex sub-agent:\n%s", cx)
+			}
+			cc := frontmatterOf(t, filepath.Join(dir, "cc/.claude/agents/tester.md"))
+			if cc["tools"] != "Read, Grep, Bash" || cc["model"] != "sonnet" {
+				t.Errorf("claude sub-agent: %v", cc)
+			}
+			out := r.Stdout + r.Stderr
+			if !strings.Contains(out, `model "sonnet" is a Claude Code alias that gemini does not know`) || strings.Contains(out, "that codex does not know") {
+				t.Errorf("warnings:\n%s", out)
+			}
+		},
+	})
+}
