@@ -1274,7 +1274,8 @@ func TestCursorPermissions(t *testing.T) {
 		{schema.Permissions{DefaultMode: "dontAsk"}, `["Read(**)"]`, `["Write(**)","Shell(*)"]`, "no Cursor CLI equivalent"},
 		{schema.Permissions{DefaultMode: "auto"}, `["Read(**)","Write(**)"]`, "", "no Cursor CLI equivalent"},
 		{schema.Permissions{Allow: []string{"Shell(git)", "Edit(src/**)", "Read(**)"}, Deny: []string{"Read(.env*)", "Bash(rm:*)"}},
-			`["Read(**)","Shell(git)","Write(src/**)"]`, `["Read(.env*)"]`, `permission rule "Bash(rm:*)" has no Cursor CLI form`},
+			`["Read(**)","Shell(git)","Write(src/**)"]`, `["Read(.env*)","Shell(rm)"]`, ""},
+		{schema.Permissions{Deny: []string{"Bash(git push:*)"}}, `["Read(**)"]`, "", `permission rule "Bash(git push:*)" has no Cursor CLI form`},
 		{schema.Permissions{Ask: []string{"Shell(git)"}}, `["Read(**)"]`, "", "ask rules cannot be expressed for Cursor CLI"},
 	}
 	for _, c := range cases {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,6 +59,45 @@ agents: {` + agents + `}
 			}
 			out := r.Stdout + r.Stderr
 			if !strings.Contains(out, `model "sonnet" is a Claude Code alias that gemini does not know`) || strings.Contains(out, "that codex does not know") {
+				t.Errorf("warnings:\n%s", out)
+			}
+		},
+	})
+}
+
+// TestCursorPermissionTokensE2E: rules in Claude Code's syntax reach
+// Cursor CLI's .cursor/cli.json as Cursor's tokens; a rule Cursor cannot
+// say is named in a warning and not written (issue #23 item 2).
+func TestCursorPermissionTokensE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+templates: ca: {backend: "cursor-agent", permissions: {
+	defaultMode: "default"
+	allow: ["WebFetch(domain:example.com)", "mcp__github__get_issue", "Read(./src/**)", "Bash(go:*)"]
+	deny: ["Bash(git push:*)", "Edit(//etc/**)"]
+}}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".cursor/cli.json": "{\n  \"version\": 1\n}\n"},
+		with:    cfg(`ca: template: "ca"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			var cli struct {
+				Version     int
+				Permissions struct{ Allow, Deny []string }
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".cursor/cli.json"))), &cli); err != nil {
+				t.Fatal(err)
+			}
+			allow := strings.Join(cli.Permissions.Allow, " ")
+			if cli.Version != 1 || allow != "Read(**) WebFetch(example.com) Mcp(github:get_issue) Read(src/**) Shell(go)" ||
+				strings.Join(cli.Permissions.Deny, " ") != "Write(/etc/**)" {
+				t.Errorf("cli.json: %+v", cli)
+			}
+			if out := r.Stdout + r.Stderr; !strings.Contains(out, `permission rule \"Bash(git push:*)\" has no Cursor CLI form`) &&
+				!strings.Contains(out, `permission rule "Bash(git push:*)" has no Cursor CLI form`) {
 				t.Errorf("warnings:\n%s", out)
 			}
 		},
