@@ -14,7 +14,9 @@ import (
 // builtinBackends mirrors the built-in backend layouts of schema/actant.cue
 // as Go values, so materialize can be tested without the CUE loader.
 func builtinBackends() map[string]schema.Backend {
-	skill := func(dir string) *schema.DirLayout { return &schema.DirLayout{Dir: dir, Format: schema.FormatSkillDir} }
+	skill := func(dir string, reads ...string) *schema.DirLayout {
+		return &schema.DirLayout{Dir: dir, Format: schema.FormatSkillDir, Reads: reads}
+	}
 	return map[string]schema.Backend{
 		"claude-code": {Files: schema.Files{
 			Instructions: []string{"CLAUDE.md"},
@@ -36,7 +38,7 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"gemini": {Files: schema.Files{
 			Instructions: []string{"GEMINI.md"},
-			Skills:       skill(".gemini/skills"),
+			Skills:       skill(".gemini/skills", ".agents/skills"),
 			Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
 			SubAgents:    &schema.DirLayout{Dir: ".gemini/agents", Format: schema.FormatGeminiSub},
 			MCP:          &schema.MCPFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGemini},
@@ -45,14 +47,14 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"cursor": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".cursor/skills"),
+			Skills:       skill(".cursor/skills", ".agents/skills", ".claude/skills"),
 			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 		}},
 		"cursor-agent": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".cursor/skills"),
+			Skills:       skill(".cursor/skills", ".agents/skills", ".claude/skills"),
 			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
 			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
@@ -68,14 +70,14 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"copilot": {Files: schema.Files{
 			Instructions: []string{".github/copilot-instructions.md"},
-			Skills:       skill(".github/skills"),
+			Skills:       skill(".github/skills", ".claude/skills"),
 			Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 			SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
 			MCP:          &schema.MCPFile{Path: ".vscode/mcp.json", Format: schema.FormatJSON, Key: "servers", Dialect: schema.DialectVSCode},
 		}},
 		"opencode": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".agents/skills"),
+			Skills:       skill(".agents/skills", ".claude/skills"),
 			Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub},
 			MCP:          &schema.MCPFile{Path: "opencode.json", Format: schema.FormatJSON, Key: "mcp", Dialect: schema.DialectOpenCode},
@@ -84,7 +86,7 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".pi/skills"),
+			Skills:       skill(".pi/skills", ".agents/skills"),
 			Commands:     &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
 			Settings:     &schema.SettingsFile{Path: ".pi/settings.json", Format: schema.FormatJSON},
 		}},

@@ -155,6 +155,9 @@ func (rd *renderer) target() *Target {
 		Entries:  make([]Entry, len(paths)),
 		Warnings: rd.warns,
 	}
+	if l := rd.r.Backend.Files.Skills; l != nil && l.Format == schema.FormatSkillDir {
+		t.skillDirs = append([]string{path.Clean(l.Dir)}, l.Reads...)
+	}
 	if tr := rd.r.Backend.Trust; tr != nil {
 		t.TrustPaths, t.TrustNote = tr.Paths, strings.ReplaceAll(tr.Note, "{dir}", rd.r.Dir)
 	}
@@ -461,6 +464,9 @@ func (rd *renderer) skills(f schema.Files) error {
 		if err := rd.addFile(p, out.content, origin); err != nil {
 			return err
 		}
+		if f.Skills.Format == schema.FormatSkillDir {
+			rd.slotAt(p).e.skill = joinRel(f.Skills.Dir, name)
+		}
 		if len(in.rels) == 0 {
 			continue
 		}
@@ -476,7 +482,9 @@ func (rd *renderer) skills(f schema.Files) error {
 			if err := rd.addFile(base+rel, s.Files[rel], origin); err != nil {
 				return err
 			}
-			rd.slotAt(base + rel).e.Exec = s.Executable[rel] // skill files keep their mode
+			e := &rd.slotAt(base + rel).e
+			e.Exec = s.Executable[rel] // skill files keep their mode
+			e.skill = joinRel(f.Skills.Dir, name)
 		}
 	}
 	return nil

@@ -177,6 +177,11 @@ type DirLayout struct {
 	// (".prompt.md" for Copilot's prompt files); "" means the format's
 	// own (".md", ".toml", ".mdc").
 	Ext string `json:"ext,omitempty"`
+	// Reads: for skills, the other tools' skill directories this tool
+	// also reads (".agents/skills", ".claude/skills"); a skill another
+	// agent in the same directory writes there, byte for byte the same, is
+	// not written again.
+	Reads []string `json:"reads,omitempty"`
 }
 
 // Structured file formats.

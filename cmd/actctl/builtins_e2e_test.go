@@ -103,3 +103,67 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestSharedSkillsE2E: Codex, OpenCode and Gemini CLI agents in one
+// directory with one skill: it is written once, to the .agents/skills
+// all three read (no "file is owned by two agents", no second copy in
+// .gemini/skills); removing the agent that owned it hands it to the next
+// without a gap, and removing all gives the user's files back (issue #23
+// item 12).
+func TestSharedSkillsE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+skills: pdf: dir: "skills/pdf"
+templates: {
+	cx: {backend: "codex", skills: ["pdf"]}
+	oc: {backend: "opencode", skills: ["pdf"]}
+	gm: {backend: "gemini", skills: ["pdf"]}
+}
+agents: {` + agents + `}
+`
+	}
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	user := map[string]string{"skills/pdf/SKILL.md": richSkillMD, "AGENTS.md": "# Mine\n"}
+	writeFiles(t, dir, user)
+	skillFiles := func() string {
+		var out []string
+		for _, f := range filesExceptMeta(t, dir) {
+			if strings.Contains(f, "/skills/") && !strings.HasPrefix(f, "skills/") {
+				out = append(out, f)
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	writeConfig(t, dir, cfg(`cx: template: "cx", oc: template: "oc", gm: template: "gm"`))
+	if r := actctl(t, dir, home, "validate"); r.Code != 0 {
+		t.Fatalf("validate: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	mustApply(t, dir, home)
+	if got := skillFiles(); got != ".agents/skills/pdf/SKILL.md" {
+		t.Fatalf("skill files: %s", got)
+	}
+	if got := read(t, filepath.Join(dir, ".agents/skills/pdf/SKILL.md")); got != wantSkillMD {
+		t.Errorf("SKILL.md:\n%s", got)
+	}
+	if res := mustApply(t, dir, home); res.Counts.Changed != 0 {
+		t.Errorf("second apply changed %+v", res.Items)
+	}
+	writeConfig(t, dir, cfg(`oc: template: "oc", gm: template: "gm"`))
+	mustApply(t, dir, home)
+	if got := skillFiles(); got != ".agents/skills/pdf/SKILL.md" {
+		t.Errorf("without cx: %s", got)
+	}
+	writeConfig(t, dir, cfg(`gm: template: "gm"`))
+	mustApply(t, dir, home)
+	if got := skillFiles(); got != ".gemini/skills/pdf/SKILL.md" {
+		t.Errorf("gemini alone: %s", got)
+	}
+	writeConfig(t, dir, cfg(""))
+	mustApply(t, dir, home)
+	if got := strings.Join(filesExceptMeta(t, dir), ","); got != "AGENTS.md,actant.cue,skills/pdf/SKILL.md" {
+		t.Errorf("after prune: %s", got)
+	}
+	if got := read(t, filepath.Join(dir, "AGENTS.md")); got != user["AGENTS.md"] {
+		t.Errorf("AGENTS.md after prune: %q", got)
+	}
+}
