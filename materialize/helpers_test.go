@@ -88,6 +88,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),
 			Commands:     &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
+			MCP:          &schema.MCPFile{Path: ".pi/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectPi},
 			Settings:     &schema.SettingsFile{Path: ".pi/settings.json", Format: schema.FormatJSON},
 		}},
 	}

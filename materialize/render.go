@@ -598,6 +598,10 @@ func (rd *renderer) mcp(f schema.Files) error {
 		if !ok {
 			return fmt.Errorf("mcp server %q is not declared", ref)
 		}
+		if why := refused(d, ref, s); why != "" {
+			rd.warn("%s", why)
+			continue
+		}
 		name, w := serverKey(d, ref)
 		if w != "" {
 			rd.warn("%s", w)

@@ -111,7 +111,8 @@ func TestBuiltinLayouts(t *testing.T) {
 			".pi/skills/code-review/SKILL.md": ModeFile,
 			".pi/prompts/fix-issue.md":        ModeFile,
 			".pi/prompts/lint.md":             ModeFile,
-		}, []string{".pi/prompts/role.md"}, []string{"no MCP layout", `cannot be expressed for backend "pi"`}},
+			".pi/mcp.json":                    ModeKeys,
+		}, []string{".pi/prompts/role.md"}, []string{`cannot be expressed for backend "pi"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.backend, func(t *testing.T) {

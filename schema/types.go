@@ -204,6 +204,9 @@ const (
 	DialectVSCode = "vscode"
 	// DialectOpenCode: OpenCode opencode.json: "mcp" entries; "permission"
 	DialectOpenCode = "opencode"
+	// DialectPi: Pi .pi/mcp.json "mcpServers" entries (MCP only; no SSE,
+	// names [A-Za-z0-9_-], ${NAME} expanded in env and headers only)
+	DialectPi = "pi"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

@@ -417,7 +417,9 @@ agents: {cx: template: "cx", cx2: {template: "cx", workDir: "sub"}, gm: template
 		"actctl: note: Codex reads " + dir + "/.codex/ (config.toml, agents) only in a trusted project",
 		"[projects.\"" + filepath.Join(dir, "sub") + "\"]\n  trust_level = \"trusted\"",
 		"actctl: note: With folder trust on (security.folderTrust.enabled), Gemini CLI ignores " + dir + "/.gemini/",
-		"actctl: note: Pi loads the project skills and prompt templates in " + dir + "/.pi/",
+		"actctl: note: Pi reads " + dir + "/.pi/ (skills, prompt templates, settings, mcp.json) only in a trusted project",
+		// pi-acp starts pi --mode rpc, which never asks (issue #23 item 5).
+		"Over ACP (actctl run, chat, up, proxy; Zed) pi-acp starts pi --mode rpc, which never asks and ignores .pi/ without a saved decision: trust " + dir + " in pi once",
 	} {
 		if strings.Count(r.Stderr, want) != 1 {
 			t.Errorf("stderr has %d times %q:\n%s", strings.Count(r.Stderr, want), want, r.Stderr)

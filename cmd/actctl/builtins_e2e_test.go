@@ -167,3 +167,58 @@ agents: {` + agents + `}
 		t.Errorf("AGENTS.md after prune: %q", got)
 	}
 }
+
+// TestPiMCPE2E: Pi's built-in MCP: .pi/mcp.json gets mcpServers in Pi's
+// shape (stdio {command, args, env}, remote {url, headers}, ${NAME} kept
+// where Pi expands it); an SSE server is left out, a name Pi refuses is
+// renamed, ${NAME} in args is warned about; the user's own server stays
+// and prune gives the file back (issue #23 item 5).
+func TestPiMCPE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+mcpServers: {
+	fs: {command: "npx", args: ["-y", "fs-mcp", "${HOME}/src"], env: {API_KEY: "${MY_KEY}", LOG: "1"}}
+	github: {url: "https://api.githubcopilot.com/mcp/", headers: Authorization: "Bearer ${GITHUB_TOKEN}"}
+	legacy: {url: "https://old.example/sse"}
+	"docs.v2": {command: "docs-mcp"}
+}
+templates: p: {backend: "pi", mcpServers: ["fs", "github", "legacy", "docs.v2"]}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".pi/mcp.json": "{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"my-mcp\"}\n  }\n}\n"},
+		with:    cfg(`p: template: "p"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			var v struct {
+				MCPServers map[string]struct {
+					Command string
+					Args    []string
+					Env     map[string]string
+					URL     string
+					Headers map[string]string
+				} `json:"mcpServers"`
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".pi/mcp.json"))), &v); err != nil {
+				t.Fatal(err)
+			}
+			s := v.MCPServers
+			if len(s) != 4 || s["mine"].Command != "my-mcp" || s["docs_v2"].Command != "docs-mcp" ||
+				s["fs"].Command != "npx" || strings.Join(s["fs"].Args, " ") != "-y fs-mcp ${HOME}/src" || s["fs"].Env["API_KEY"] != "${MY_KEY}" ||
+				s["github"].URL != "https://api.githubcopilot.com/mcp/" || s["github"].Headers["Authorization"] != "Bearer ${GITHUB_TOKEN}" {
+				t.Errorf(".pi/mcp.json: %+v", s)
+			}
+			out := r.Stdout + r.Stderr
+			for _, w := range []string{
+				`mcp server \"legacy\": Pi does not support the SSE transport`,
+				`pi accepts server names matching ^[A-Za-z0-9_-]+$ only, so it is written as \"docs_v2\"`,
+				`Pi expands ${NAME} in env and headers only; \"${HOME}/src\" is written as is`,
+			} {
+				if !strings.Contains(out, w) && !strings.Contains(out, strings.ReplaceAll(w, `\"`, `"`)) {
+					t.Errorf("no warning %q in:\n%s", w, out)
+				}
+			}
+		},
+	})
+}

@@ -24,7 +24,7 @@ var everyBackend = map[string][]string{
 	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/skills/fix-issue/SKILL.md", ".agents/mcp_config.json", ".agents/hooks.json"},
 	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json"},
 	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json"},
-	"pi":           {"AGENTS.md", ".pi/skills/pdf/SKILL.md", ".pi/skills/pdf/scripts/fill.py", ".pi/prompts/fix-issue.md", ".pi/settings.json"},
+	"pi":           {"AGENTS.md", ".pi/skills/pdf/SKILL.md", ".pi/skills/pdf/scripts/fill.py", ".pi/prompts/fix-issue.md", ".pi/mcp.json", ".pi/settings.json"},
 	"copilot":      {".github/copilot-instructions.md", ".github/skills/pdf/SKILL.md", ".github/skills/pdf/scripts/fill.py", ".github/prompts/fix-issue.prompt.md", ".github/agents/tester.agent.md", ".vscode/mcp.json"},
 	"opencode":     {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".opencode/commands/fix-issue.md", ".opencode/agents/tester.md", "opencode.json"},
 }
