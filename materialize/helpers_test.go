@@ -64,7 +64,8 @@ func builtinBackends() map[string]schema.Backend {
 		"antigravity": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".agents/skills"),
-			Commands:     &schema.DirLayout{Dir: ".agents/skills", Format: schema.FormatSkillDir},
+			Commands:     &schema.DirLayout{Dir: ".agents/workflows", Format: schema.FormatMarkdown},
+			SubAgents:    &schema.DirLayout{Dir: ".agents/agents", Format: schema.FormatAntigravitySub},
 			MCP:          &schema.MCPFile{Path: ".agents/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectAntigravity},
 			Settings:     &schema.SettingsFile{Path: ".agents/hooks.json", Format: schema.FormatJSON},
 		}},

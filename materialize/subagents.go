@@ -18,6 +18,7 @@ const (
 	subCursor   = schema.FormatCursorSub
 	subCopilot  = schema.FormatCopilotSub
 	subOpenCode = schema.FormatOpenCodeSub
+	subAgy      = schema.FormatAntigravitySub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -39,9 +40,9 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode:
+	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot or opencode)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot, opencode or antigravity)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -148,6 +149,17 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".agent.md")), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subAgy:
+		// Antigravity custom agents (antigravity.google/docs/subagents, via
+		// rulesync antigravity-shared-subagent.ts): name, description, tools
+		// a list of Antigravity's tool names, model (default inherit).
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(quoteAll(tools), ", ") + "]"})
+		}
+		if model != "" && model != "inherit" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subOpenCode:
 		p, b, w := openCodeAgent(l, s, tools, model)
 		return p, b, append(warns, w...), nil

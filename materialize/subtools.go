@@ -106,6 +106,14 @@ func translateSub(format, backend string, tools []string, model string) ([]strin
 	case subCopilot:
 		out, _ := mapTools(tools, copilotTools, nil)
 		return out, model, warns
+	case subAgy:
+		// Antigravity's tool names are not documented where we could read
+		// them, and a wrong one can stall the agent: only its own are
+		// written.
+		if len(tools) > 0 {
+			warns = append(warns, fmt.Sprintf("Antigravity's tool names are not known to actctl; tools %s are not written (the agent may use every tool); give its own in subAgent: backends: %q: tools", strings.Join(tools, ", "), backend))
+		}
+		return nil, model, warns
 	}
 	return tools, model, warns
 }

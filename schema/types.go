@@ -167,6 +167,8 @@ const (
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
 	FormatOpenCodeSub = "opencode"
+	// FormatAntigravitySub: <dir>/<name>.md, an Antigravity custom agent (name, description, tools list, model)
+	FormatAntigravitySub = "antigravity"
 )
 
 // DirLayout places one file (or directory) per component under Dir.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,6 +219,48 @@ agents: {` + agents + `}
 				if !strings.Contains(out, w) && !strings.Contains(out, strings.ReplaceAll(w, `\"`, `"`)) {
 					t.Errorf("no warning %q in:\n%s", w, out)
 				}
+			}
+		},
+	})
+}
+
+// TestAntigravityWorkflowsE2E: Antigravity's commands are workflows in
+// .agents/workflows (a slash command the model never runs on its own),
+// not skills; its sub-agents are custom agents in .agents/agents, with
+// only the tools and model it knows; the documented ACP opt-in (Google's
+// agy_acp_server) resolves (issue #23 item 6).
+func TestAntigravityWorkflowsE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+backends: antigravity: {modes: ["open", "acp", "resolve"], acp: command: "agy_acp_server"}
+commands: "fix-issue": {description: "Fix a GitHub issue", content: "Fix issue #$ARGUMENTS."}
+templates: {
+	tester: {backend: "claude-code", description: "Writes tests", subAgent: {tools: ["Read"], model: "inherit"}}
+	agy: {backend: "antigravity", commands: ["fix-issue"], subAgents: ["tester"]}
+}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{"README.md": "mine\n"},
+		with:    cfg(`agy: template: "agy"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			if got := read(t, filepath.Join(dir, ".agents/workflows/fix-issue.md")); got != "---\ndescription: Fix a GitHub issue\n---\n\nFix issue #$ARGUMENTS.\n" {
+				t.Errorf("workflow:\n%s", got)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".agents/skills/fix-issue")); !os.IsNotExist(err) {
+				t.Errorf("the command is still a skill: %v", err)
+			}
+			fm := frontmatterOf(t, filepath.Join(dir, ".agents/agents/tester.md"))
+			if fm["name"] != "tester" || fm["description"] != "Writes tests" || fm["tools"] != nil || fm["model"] != nil {
+				t.Errorf("custom agent: %v", fm)
+			}
+			if out := r.Stdout + r.Stderr; !strings.Contains(out, "Antigravity's tool names are not known to actctl; tools Read are not written") {
+				t.Errorf("warnings:\n%s", out)
+			}
+			if r := actctl(t, dir, "", "resolve", "agy"); r.Code != 0 || !strings.Contains(r.Stdout, "agy_acp_server") {
+				t.Errorf("resolve: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 			}
 		},
 	})

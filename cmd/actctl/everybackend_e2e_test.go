@@ -21,7 +21,7 @@ var everyBackend = map[string][]string{
 	"claude-code":  {"CLAUDE.md", ".claude/skills/pdf/SKILL.md", ".claude/skills/pdf/scripts/fill.py", ".claude/commands/fix-issue.md", ".claude/agents/tester.md", ".mcp.json", ".claude/settings.json"},
 	"codex":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".codex/agents/tester.toml", ".codex/config.toml"},
 	"gemini":       {"GEMINI.md", ".gemini/skills/pdf/SKILL.md", ".gemini/skills/pdf/scripts/fill.py", ".gemini/commands/fix-issue.toml", ".gemini/agents/tester.md", ".gemini/settings.json"},
-	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/skills/fix-issue/SKILL.md", ".agents/mcp_config.json", ".agents/hooks.json"},
+	"antigravity":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/workflows/fix-issue.md", ".agents/agents/tester.md", ".agents/mcp_config.json", ".agents/hooks.json"},
 	"cursor":       {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json"},
 	"cursor-agent": {"AGENTS.md", ".cursor/skills/pdf/SKILL.md", ".cursor/skills/pdf/scripts/fill.py", ".cursor/commands/fix-issue.md", ".cursor/agents/tester.md", ".cursor/mcp.json", ".cursor/cli.json"},
 	"pi":           {"AGENTS.md", ".pi/skills/pdf/SKILL.md", ".pi/skills/pdf/scripts/fill.py", ".pi/prompts/fix-issue.md", ".pi/mcp.json", ".pi/settings.json"},
