@@ -33,7 +33,7 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:       skill(".agents/skills"),
 			SubAgents:    &schema.DirLayout{Dir: ".codex/agents", Format: schema.FormatCodexSub},
 			MCP:          &schema.MCPFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Key: "mcp_servers", Dialect: schema.DialectCodex},
-			Permissions:  &schema.PermissionsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Dialect: schema.DialectCodex},
+			Permissions:  &schema.PermissionsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Dialect: schema.DialectCodex, Rules: ".codex/rules/actctl.rules"},
 			Settings:     &schema.SettingsFile{Path: ".codex/config.toml", Format: schema.FormatTOML},
 		}},
 		"gemini": {Files: schema.Files{

@@ -649,6 +649,11 @@ func (rd *renderer) permissions(f schema.Files) error {
 	for _, w := range warns {
 		rd.warn("%s", w)
 	}
+	if f.Permissions.Dialect == schema.DialectCodex {
+		if err := rd.codexRules(f.Permissions, p); err != nil {
+			return err
+		}
+	}
 	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, keys, "permissions")
 }
 

@@ -229,6 +229,10 @@ type PermissionsFile struct {
 	Path    string `json:"path"`
 	Format  string `json:"format"`
 	Dialect string `json:"dialect"`
+	// Rules, for the codex dialect: the file (relative to the workspace)
+	// the allow/deny/ask rules of shell commands are written to as Codex
+	// prefix_rule()s; "" leaves them out, with a warning.
+	Rules string `json:"rules,omitempty"`
 }
 
 // Archetype names and their policies (README, "Archetypes").

@@ -265,3 +265,42 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestCodexRulesE2E: a Codex agent's rules about shell commands reach
+// .codex/rules/actctl.rules as prefix_rule()s instead of a warning; the
+// trust note covers the file (Codex reads it in a trusted project only);
+// prune removes it (issue #23 item 8).
+func TestCodexRulesE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+templates: cx: {backend: "codex", permissions: {
+	defaultMode: "acceptEdits"
+	allow: ["Bash(go test:*)"]
+	deny: ["Bash(rm -rf:*)"]
+	ask: ["Bash(git push:*)", "WebFetch(domain:example.com)"]
+}}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".codex/config.toml": "# mine\n"},
+		with:    cfg(`cx: template: "cx"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			got := read(t, filepath.Join(dir, ".codex/rules/actctl.rules"))
+			for _, want := range []string{
+				`prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")`,
+				`prefix_rule(pattern = ["git", "push"], decision = "prompt")`,
+				`prefix_rule(pattern = ["go", "test"], decision = "allow")`,
+			} {
+				if !strings.Contains(got, want+"\n") {
+					t.Errorf("rules lack %s:\n%s", want, got)
+				}
+			}
+			out := r.Stdout + r.Stderr
+			if strings.Contains(out, "cannot be expressed for codex;") || !strings.Contains(out, "WebFetch(domain:example.com)") || !strings.Contains(out, "Codex reads "+dir+"/.codex/") {
+				t.Errorf("output:\n%s", out)
+			}
+		},
+	})
+}
