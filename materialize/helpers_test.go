@@ -17,6 +17,7 @@ func builtinBackends() map[string]schema.Backend {
 	skill := func(dir string, reads ...string) *schema.DirLayout {
 		return &schema.DirLayout{Dir: dir, Format: schema.FormatSkillDir, Reads: reads}
 	}
+	cursorHooks := []schema.SettingsFile{{Path: ".cursor/hooks.json", Format: schema.FormatJSON, Keys: []string{"version", "hooks"}}}
 	return map[string]schema.Backend{
 		"claude-code": {Files: schema.Files{
 			Instructions: []string{"CLAUDE.md"},
@@ -46,20 +47,22 @@ func builtinBackends() map[string]schema.Backend {
 			Settings:     &schema.SettingsFile{Path: ".gemini/settings.json", Format: schema.FormatJSON},
 		}},
 		"cursor": {Files: schema.Files{
-			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".cursor/skills", ".agents/skills", ".claude/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
-			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
-			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
+			Instructions:  []string{"AGENTS.md"},
+			Skills:        skill(".cursor/skills", ".agents/skills", ".claude/skills"),
+			Commands:      &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
+			SubAgents:     &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+			MCP:           &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
+			SettingsFiles: cursorHooks,
 		}},
 		"cursor-agent": {Files: schema.Files{
-			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".cursor/skills", ".agents/skills", ".claude/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
-			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
-			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
-			Permissions:  &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
-			Settings:     &schema.SettingsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON},
+			Instructions:  []string{"AGENTS.md"},
+			Skills:        skill(".cursor/skills", ".agents/skills", ".claude/skills"),
+			Commands:      &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
+			SubAgents:     &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+			MCP:           &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
+			Permissions:   &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
+			Settings:      &schema.SettingsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON},
+			SettingsFiles: cursorHooks,
 		}},
 		"antigravity": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},

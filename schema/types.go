@@ -132,6 +132,10 @@ type Files struct {
 	// Settings: the structured file a template's native settings for this
 	// backend are merged into.
 	Settings *SettingsFile `json:"settings,omitempty"`
+	// SettingsFiles: more structured files for native settings, each
+	// taking the top-level keys it lists (Cursor's .cursor/hooks.json:
+	// version, hooks); the other keys go to Settings.
+	SettingsFiles []SettingsFile `json:"settingsFiles,omitempty"`
 	// Shadows: other tools' instruction files this tool reads only while
 	// none of its own instruction files exists.
 	Shadows *Shadows `json:"shadows,omitempty"`
@@ -152,6 +156,9 @@ type Shadows struct {
 type SettingsFile struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
+	// Keys: for one of Files.SettingsFiles, the top-level settings keys
+	// that go to this file rather than to Files.Settings.
+	Keys []string `json:"keys,omitempty"`
 }
 
 // Skill formats (DirLayout.Format for skills).

@@ -304,3 +304,52 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestCursorHooksE2E: settings reach Cursor's .cursor/hooks.json (a
+// second settings file: keys version and hooks), for the IDE, which had
+// no settings file, and for Cursor CLI, whose other settings stay in
+// .cursor/cli.json; the user's own hook stays, and prune gives both
+// files back byte for byte (issue #23 item 7).
+func TestCursorHooksE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+_hooks: {version: 1, hooks: afterFileEdit: [{command: "./fmt.sh"}]}
+templates: {
+	ide: {backend: "cursor", settings: cursor: _hooks}
+	cli: {backend: "cursor-agent", settings: "cursor-agent": _hooks & {editor: vimMode: true}}
+}
+archetypes: tool: interactionModes: ["open"]
+agents: {` + agents + `}
+`
+	}
+	mine := "{\n  \"hooks\": {\n    \"stop\": [{\"command\": \"./mine.sh\"}]\n  }\n}\n"
+	runArtifact(t, artifactCase{
+		user:    map[string]string{"ide/.cursor/hooks.json": mine, "cli/README.md": "cli\n"},
+		with:    cfg(`ide: {template: "ide", workDir: "ide"}, cli: {template: "cli", workDir: "cli"}`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			for _, d := range []string{"ide", "cli"} {
+				var v struct {
+					Version int
+					Hooks   map[string][]struct{ Command string }
+				}
+				if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, d, ".cursor/hooks.json"))), &v); err != nil {
+					t.Fatal(err)
+				}
+				if v.Version != 1 || len(v.Hooks["afterFileEdit"]) != 1 || v.Hooks["afterFileEdit"][0].Command != "./fmt.sh" {
+					t.Errorf("%s hooks.json: %+v", d, v)
+				}
+				if d == "ide" && (len(v.Hooks["stop"]) != 1 || v.Hooks["stop"][0].Command != "./mine.sh") {
+					t.Errorf("the user's hook: %+v", v)
+				}
+			}
+			cli := read(t, filepath.Join(dir, "cli/.cursor/cli.json"))
+			if !strings.Contains(cli, `"vimMode": true`) || strings.Contains(cli, "afterFileEdit") {
+				t.Errorf("cli.json:\n%s", cli)
+			}
+			if out := r.Stdout + r.Stderr; strings.Contains(out, "settings") && strings.Contains(out, "not rendered") {
+				t.Errorf("warnings:\n%s", out)
+			}
+		},
+	})
+}
