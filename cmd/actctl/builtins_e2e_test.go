@@ -353,3 +353,30 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestNewLayoutPathsProtectedE2E: the layout paths this issue added (a
+// second settings file, Codex's rules file) are checked like the others:
+// one aimed at actctl's own files or the config is refused at its
+// position and nothing is written (issue #23 items 7 and 8).
+func TestNewLayoutPathsProtectedE2E(t *testing.T) {
+	for _, c := range []struct{ backend, want string }{
+		{`backends: cursor: files: settingsFiles: [{path: "actant.cue", format: "json", keys: ["hooks"]}]`,
+			`backends.cursor.files.settingsFiles[0].path: backend "cursor" may not write actant.cue`},
+		{`backends: codex: files: permissions: rules: "actant.owned"`,
+			`backends.codex.files.permissions.rules: backend "codex" may not write actant.owned`},
+	} {
+		dir := t.TempDir()
+		src := "package actant\n" + c.backend + `
+templates: t: {backend: "codex", permissions: {allow: ["Bash(go:*)"]}}
+agents: a: template: "t"
+`
+		writeFiles(t, dir, map[string]string{"actant.cue": src})
+		r := actctl(t, dir, "", "apply")
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.want) {
+			t.Errorf("apply: exit %d, stderr lacks %q:\n%s", r.Code, c.want, r.Stderr)
+		}
+		if got := listFiles(t, dir); len(got) != 1 {
+			t.Errorf("apply wrote files: %v", got)
+		}
+	}
+}
