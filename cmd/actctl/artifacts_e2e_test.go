@@ -414,9 +414,15 @@ agents: {cx: template: "cx", cx2: {template: "cx", workDir: "sub"}, gm: template
 		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, want := range []string{
-		"actctl: note: Codex reads " + dir + "/.codex/ (config.toml, agents) only in a trusted project",
+		"actctl: note: Codex reads " + dir + "/.codex/ (config.toml, agents, rules) only in a trusted project",
 		"[projects.\"" + filepath.Join(dir, "sub") + "\"]\n  trust_level = \"trusted\"",
 		"actctl: note: With folder trust on (security.folderTrust.enabled), Gemini CLI ignores " + dir + "/.gemini/",
+		// Trust gates of issue #23 item 10: Claude Code's approval of
+		// project MCP servers, Codex's review of project hooks, Gemini's
+		// acknowledgement of project sub-agents.
+		"Claude Code asks once to approve each MCP server in " + dir + "/.mcp.json when you start claude there",
+		"[projects.\"" + dir + "\"]\n  trust_level = \"trusted\"\nHooks in the project's config.toml also run only once you have reviewed and trusted them (/hooks in codex)",
+		"It also loads the project's sub-agents in .gemini/agents only once you acknowledge them",
 		"actctl: note: Pi reads " + dir + "/.pi/ (skills, prompt templates, settings, mcp.json) only in a trusted project",
 		// pi-acp starts pi --mode rpc, which never asks (issue #23 item 5).
 		"Over ACP (actctl run, chat, up, proxy; Zed) pi-acp starts pi --mode rpc, which never asks and ignores .pi/ without a saved decision: trust " + dir + " in pi once",
@@ -425,8 +431,8 @@ agents: {cx: template: "cx", cx2: {template: "cx", workDir: "sub"}, gm: template
 			t.Errorf("stderr has %d times %q:\n%s", strings.Count(r.Stderr, want), want, r.Stderr)
 		}
 	}
-	if n := strings.Count(r.Stderr, "actctl: note:"); n != 4 {
-		t.Errorf("%d notes, want 4 (one per gated workspace):\n%s", n, r.Stderr)
+	if n := strings.Count(r.Stderr, "actctl: note:"); n != 5 {
+		t.Errorf("%d notes, want 5 (one per gated workspace; claude-code's .mcp.json since issue #23 item 10):\n%s", n, r.Stderr)
 	}
 	if files := listFiles(t, fakeHome); len(files) != 0 {
 		t.Errorf("files written in the home directory: %v", files)

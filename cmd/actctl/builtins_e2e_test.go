@@ -380,3 +380,23 @@ agents: a: template: "t"
 		}
 	}
 }
+
+// TestCursorMCPApprovalNoteE2E: after writing .cursor/mcp.json for Cursor
+// CLI, apply says that a headless run uses the servers only with
+// --approve-mcps, once; a re-apply says nothing (issue #23 item 10).
+func TestCursorMCPApprovalNoteE2E(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, `package actant
+mcpServers: fs: {command: "fs-mcp"}
+templates: ca: {backend: "cursor-agent", mcpServers: ["fs"]}
+agents: ca: template: "ca"
+`)
+	r := actctl(t, dir, home, "apply")
+	want := "actctl: note: Cursor CLI asks before it uses the MCP servers in " + dir + "/.cursor/mcp.json; a headless run (agent -p) uses them only with --approve-mcps"
+	if r.Code != 0 || strings.Count(r.Stderr, want) != 1 {
+		t.Errorf("apply: exit %d, want the note once:\n%s", r.Code, r.Stderr)
+	}
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 || strings.Contains(r.Stderr, "actctl: note:") {
+		t.Errorf("re-apply: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
