@@ -280,7 +280,7 @@ agents: {` + agents + `}
 }
 
 // TestAntigravityE2E: the antigravity backend writes AGENTS.md, skills
-// and commands (as skills) in .agents/skills, MCP servers in
+// in .agents/skills, commands as workflows in .agents/workflows, MCP servers in
 // .agents/mcp_config.json (remote: serverUrl) and settings into
 // .agents/hooks.json; a gemini agent beside it gets its remote server as
 // url + type, and validate notes once that Gemini CLI's individual tier
@@ -314,8 +314,9 @@ agents: {` + agents + `}
 			if got := read(t, filepath.Join(dir, ".agents/skills/pdf/SKILL.md")); got != wantSkillMD {
 				t.Errorf("skill:\n%s", got)
 			}
-			if got, want := read(t, filepath.Join(dir, ".agents/skills/review/SKILL.md")), "---\nname: review\ndescription: Review the diff\n---\n\nReview $ARGUMENTS\n"; got != want {
-				t.Errorf("command as skill:\n%q\nwant %q", got, want)
+			// A command is a workflow, not a skill (issue #23 item 6).
+			if got, want := read(t, filepath.Join(dir, ".agents/workflows/review.md")), "---\ndescription: Review the diff\n---\n\nReview $ARGUMENTS\n"; got != want {
+				t.Errorf("command as workflow:\n%q\nwant %q", got, want)
 			}
 			if !strings.Contains(read(t, filepath.Join(dir, "AGENTS.md")), "<!-- BEGIN actctl agent=agy -->") {
 				t.Errorf("AGENTS.md has no block")
