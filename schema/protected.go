@@ -172,6 +172,12 @@ func jsonName(f reflect.StructField) string {
 // calls it for hub backends.
 func (c *Config) CheckBackend(name string) Diagnostics {
 	ds := c.checkModes(name)
+	for i, sf := range c.Backends[name].Files.SettingsFiles {
+		if len(sf.Keys) == 0 {
+			ds = append(ds, c.Diag(Path("backends", name)+fmt.Sprintf(".files.settingsFiles[%d]", i),
+				"backend %q: settings file %s takes no keys: list the top-level settings keys it takes (keys: [\"hooks\"])", name, sf.Path))
+		}
+	}
 	for _, lp := range c.Backends[name].Files.LayoutPaths() {
 		if why := ProtectedTarget(lp.Path); why != "" {
 			ds = append(ds, c.Diag(Path("backends", name)+"."+lp.Field,

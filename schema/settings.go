@@ -58,3 +58,20 @@ func SettingsFileFor(f Files, k string) *SettingsFile {
 	}
 	return f.Settings
 }
+
+// validateSubAgentBackends checks that each key of a template's
+// subAgent.backends names a declared backend, with "did you mean": a
+// misspelt one would leave that backend with the translated common
+// values, silently.
+func (c *Config) validateSubAgentBackends(name string, t Template) Diagnostics {
+	if t.SubAgent == nil {
+		return nil
+	}
+	var ds Diagnostics
+	for _, b := range slices.Sorted(maps.Keys(t.SubAgent.Backends)) {
+		if d, ok := checkRef(c, Path("templates", name, "subAgent", "backends", b), "backend", b, c.Backends); !ok {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}

@@ -400,3 +400,28 @@ agents: ca: template: "ca"
 		t.Errorf("re-apply: exit %d\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestNewFieldsBadInputE2E: the fields this issue added refuse bad
+// values at their position, and apply writes nothing: a sub-agent's
+// backends key naming no backend (with "did you mean"), a settings file
+// taking no keys (issue #23 items 4 and 7).
+func TestNewFieldsBadInputE2E(t *testing.T) {
+	for _, c := range []struct{ cue, want string }{
+		{`templates: t: {backend: "gemini", subAgent: backends: gemni: model: "gemini-2.5-pro"}`,
+			`templates.t.subAgent.backends.gemni: unknown backend "gemni" (did you mean "gemini"?)`},
+		{`backends: cursor: files: settingsFiles: [{path: ".cursor/hooks.json", format: "json", keys: []}]
+templates: t: backend: "cursor"`,
+			`backends.cursor.files.settingsFiles[0]: backend "cursor": settings file .cursor/hooks.json takes no keys`},
+	} {
+		dir := t.TempDir()
+		src := "package actant\n" + c.cue + "\nagents: a: template: \"t\"\n"
+		writeFiles(t, dir, map[string]string{"actant.cue": src})
+		r := actctl(t, dir, "", "apply")
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.want) || !strings.Contains(r.Stderr, "actant.cue:") {
+			t.Errorf("apply: exit %d, stderr lacks %q:\n%s", r.Code, c.want, r.Stderr)
+		}
+		if got := listFiles(t, dir); len(got) != 1 {
+			t.Errorf("apply wrote files: %v", got)
+		}
+	}
+}
