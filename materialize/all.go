@@ -60,6 +60,7 @@ func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
 		}
 		targets = append(targets, res.t)
 	}
+	diags = append(diags, shareSkills(cfg, targets)...)
 	diags = append(diags, checkOwnership(cfg, targets)...)
 	diags = append(diags, checkProtected(cfg, targets)...)
 	return targets, diags

@@ -60,6 +60,9 @@ type Entry struct {
 	Format string `json:"format,omitempty"`
 	// Keys: ModeKeys, the managed keys with their values.
 	Keys []Key `json:"keys,omitempty"`
+	// skill: for a file of an Agent Skills directory, that directory
+	// (<dir>/<name>), so RenderAll can share skills between agents.
+	skill string
 }
 
 // Key is one managed key: a path of object keys / table names from the
@@ -87,6 +90,9 @@ type Target struct {
 	// apply says the note.
 	TrustPaths []string `json:"trustPaths,omitempty"`
 	TrustNote  string   `json:"trustNote,omitempty"`
+	// skillDirs are the skill directories the agent's tool reads: its own
+	// layout's dir, then the layout's reads.
+	skillDirs []string
 }
 
 // Find returns the target's entry at the slash-separated path, or nil.

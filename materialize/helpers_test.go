@@ -14,7 +14,10 @@ import (
 // builtinBackends mirrors the built-in backend layouts of schema/actant.cue
 // as Go values, so materialize can be tested without the CUE loader.
 func builtinBackends() map[string]schema.Backend {
-	skill := func(dir string) *schema.DirLayout { return &schema.DirLayout{Dir: dir, Format: schema.FormatSkillDir} }
+	skill := func(dir string, reads ...string) *schema.DirLayout {
+		return &schema.DirLayout{Dir: dir, Format: schema.FormatSkillDir, Reads: reads}
+	}
+	cursorHooks := []schema.SettingsFile{{Path: ".cursor/hooks.json", Format: schema.FormatJSON, Keys: []string{"version", "hooks"}}}
 	return map[string]schema.Backend{
 		"claude-code": {Files: schema.Files{
 			Instructions: []string{"CLAUDE.md"},
@@ -32,12 +35,12 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:       skill(".agents/skills"),
 			SubAgents:    &schema.DirLayout{Dir: ".codex/agents", Format: schema.FormatCodexSub},
 			MCP:          &schema.MCPFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Key: "mcp_servers", Dialect: schema.DialectCodex},
-			Permissions:  &schema.PermissionsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Dialect: schema.DialectCodex},
+			Permissions:  &schema.PermissionsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Dialect: schema.DialectCodex, Rules: ".codex/rules/actctl.rules"},
 			Settings:     &schema.SettingsFile{Path: ".codex/config.toml", Format: schema.FormatTOML},
 		}},
 		"gemini": {Files: schema.Files{
 			Instructions: []string{"GEMINI.md"},
-			Skills:       skill(".gemini/skills"),
+			Skills:       skill(".gemini/skills", ".agents/skills"),
 			Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
 			SubAgents:    &schema.DirLayout{Dir: ".gemini/agents", Format: schema.FormatGeminiSub},
 			MCP:          &schema.MCPFile{Path: ".gemini/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGemini},
@@ -46,41 +49,44 @@ func builtinBackends() map[string]schema.Backend {
 			Ignore:       &schema.IgnoreFile{Path: ".geminiignore", Format: schema.IgnoreGitignore},
 		}},
 		"cursor": {Files: schema.Files{
-			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".cursor/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
-			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
-			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
-			Ignore:       &schema.IgnoreFile{Path: ".cursorignore", Format: schema.IgnoreGitignore},
+			Instructions:  []string{"AGENTS.md"},
+			Skills:        skill(".cursor/skills", ".agents/skills", ".claude/skills"),
+			Commands:      &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
+			SubAgents:     &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+			MCP:           &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
+			SettingsFiles: cursorHooks,
+			Ignore:        &schema.IgnoreFile{Path: ".cursorignore", Format: schema.IgnoreGitignore},
 		}},
 		"cursor-agent": {Files: schema.Files{
-			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".cursor/skills"),
-			Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
-			SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
-			MCP:          &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
-			Permissions:  &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
-			Settings:     &schema.SettingsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON},
-			Ignore:       &schema.IgnoreFile{Path: ".cursorignore", Format: schema.IgnoreGitignore},
+			Instructions:  []string{"AGENTS.md"},
+			Skills:        skill(".cursor/skills", ".agents/skills", ".claude/skills"),
+			Commands:      &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
+			SubAgents:     &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+			MCP:           &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
+			Permissions:   &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
+			Settings:      &schema.SettingsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON},
+			SettingsFiles: cursorHooks,
+			Ignore:        &schema.IgnoreFile{Path: ".cursorignore", Format: schema.IgnoreGitignore},
 		}},
 		"antigravity": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".agents/skills"),
-			Commands:     &schema.DirLayout{Dir: ".agents/skills", Format: schema.FormatSkillDir},
+			Commands:     &schema.DirLayout{Dir: ".agents/workflows", Format: schema.FormatMarkdown},
+			SubAgents:    &schema.DirLayout{Dir: ".agents/agents", Format: schema.FormatAntigravitySub},
 			MCP:          &schema.MCPFile{Path: ".agents/mcp_config.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectAntigravity},
 			Settings:     &schema.SettingsFile{Path: ".agents/hooks.json", Format: schema.FormatJSON},
 			Ignore:       &schema.IgnoreFile{Path: ".geminiignore", Format: schema.IgnoreGitignore},
 		}},
 		"copilot": {Files: schema.Files{
 			Instructions: []string{".github/copilot-instructions.md"},
-			Skills:       skill(".github/skills"),
+			Skills:       skill(".github/skills", ".claude/skills"),
 			Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 			SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
 			MCP:          &schema.MCPFile{Path: ".vscode/mcp.json", Format: schema.FormatJSON, Key: "servers", Dialect: schema.DialectVSCode},
 		}},
 		"opencode": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".agents/skills"),
+			Skills:       skill(".agents/skills", ".claude/skills"),
 			Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
 			SubAgents:    &schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub},
 			MCP:          &schema.MCPFile{Path: "opencode.json", Format: schema.FormatJSON, Key: "mcp", Dialect: schema.DialectOpenCode},
@@ -153,8 +159,9 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".pi/skills"),
+			Skills:       skill(".pi/skills", ".agents/skills"),
 			Commands:     &schema.DirLayout{Dir: ".pi/prompts", Format: schema.FormatMarkdown},
+			MCP:          &schema.MCPFile{Path: ".pi/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectPi},
 			Settings:     &schema.SettingsFile{Path: ".pi/settings.json", Format: schema.FormatJSON},
 		}},
 	}

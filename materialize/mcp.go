@@ -69,6 +69,11 @@ const (
 	// "Choose a transport"). Its settings loader expands ${VAR} as Gemini
 	// CLI's does.
 	dialectQwen mcpDialect = schema.DialectQwen
+	// dialectPi: Pi .pi/mcp.json, under "mcpServers" — stdio {command,
+	// args, env}; remote {url, headers}. Pi refuses SSE servers, takes
+	// names of letters, digits, "_" and "-" only, and expands ${NAME} in
+	// env and headers only (pi.dev/docs/latest/mcp).
+	dialectPi mcpDialect = schema.DialectPi
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -83,9 +88,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectOpenCode, dialectQwen, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectOpenCode, dialectQwen, dialectPi, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, opencode, qwen or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, opencode, qwen, pi or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -217,8 +222,17 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 }
 
 // unexpanded warns when a dialect whose tool is not known to expand
-// ${VAR} gets one (Antigravity: docs/formats.md).
+// ${VAR} gets one (Antigravity: docs/formats.md), or where the tool does
+// not expand it (Pi: command, args and url).
 func unexpanded(d mcpDialect, name string, s schema.MCPServer) []string {
+	if d == dialectPi {
+		for _, v := range append([]string{s.Command, s.URL}, s.Args...) {
+			if strings.Contains(v, "${") {
+				return []string{fmt.Sprintf("mcp server %q: Pi expands ${NAME} in env and headers only; %q is written as is", name, v)}
+			}
+		}
+		return nil
+	}
 	if d != dialectAntigravity {
 		return nil
 	}
@@ -403,24 +417,33 @@ func codexEnv(name string, s schema.MCPServer) (env map[string]string, envVars, 
 var codexNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // serverKey is the key a server gets in the dialect's file, plus a
-// warning when the name had to change or will misbehave: Codex refuses
-// names outside ^[A-Za-z0-9_-]+$ (its other characters become "_");
+// warning when the name had to change or will misbehave: Codex and Pi
+// refuse names outside ^[A-Za-z0-9_-]+$ (other characters become "_");
 // Gemini CLI qualifies MCP tools as mcp_<server>_<tool> and its policy
 // engine splits that at the first "_", so rules for a server whose name
 // holds one do not match (google-gemini/gemini-cli#21727, #27981).
 func serverKey(d mcpDialect, ref string) (string, string) {
 	name := diskName(ref)
 	switch {
-	case d == dialectCodex && !codexNameRe().MatchString(name):
+	case (d == dialectCodex || d == dialectPi) && !codexNameRe().MatchString(name):
 		fixed := strings.Map(func(r rune) rune {
 			if r < 0x80 && codexNameRe().MatchString(string(r)) {
 				return r
 			}
 			return '_'
 		}, name)
-		return fixed, fmt.Sprintf("mcp server %q: codex accepts server names matching ^[A-Za-z0-9_-]+$ only, so it is written as %q; rename it to %q to silence this", ref, fixed, fixed)
+		return fixed, fmt.Sprintf("mcp server %q: %s accepts server names matching ^[A-Za-z0-9_-]+$ only, so it is written as %q; rename it to %q to silence this", ref, d, fixed, fixed)
 	case d == dialectGemini && strings.Contains(name, "_"):
 		return name, fmt.Sprintf("mcp server %q: Gemini CLI's policy rules split MCP tool names (mcp_<server>_<tool>) at the first \"_\", so policies for this server do not match; prefer a name without \"_\" (e.g. %q)", ref, strings.ReplaceAll(name, "_", "-"))
 	}
 	return name, ""
+}
+
+// refused says why the dialect's tool cannot take server s at all, or
+// "": Pi refuses SSE servers (pi.dev/docs/latest/mcp).
+func refused(d mcpDialect, name string, s schema.MCPServer) string {
+	if d == dialectPi && s.URL != "" && isSSE(s.URL) {
+		return fmt.Sprintf("mcp server %q: Pi does not support the SSE transport; it is not written", name)
+	}
+	return ""
 }

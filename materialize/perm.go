@@ -140,7 +140,7 @@ func permissionKeys(dir, dialect string, p schema.Permissions) ([]Key, []string,
 		}
 		return keys, nil, nil
 	case schema.DialectCodex:
-		warns := unruled("codex", "sandbox_mode/approval_policy", p)
+		var warns []string // rules: see codexRules
 		if mode == "" {
 			// Claude Code starts in "default" when no defaultMode is set;
 			// give Codex the same meaning.

@@ -36,11 +36,10 @@ var cursorByMode = map[string]struct {
 }
 
 // cursorPermissions renders a mode and explicit rules as Cursor CLI's
-// permissions.allow / permissions.deny. Explicit rules already in Cursor's
-// token form (Shell, Read, Write, WebFetch, Mcp) are added as written,
-// Claude Code's Edit(x) becomes Write(x); other rules (Bash(...) matches
-// whole commands, Cursor only their first word) and ask rules are warned
-// about and left out.
+// permissions.allow / permissions.deny. Explicit rules in Cursor's token
+// form (Shell, Read, Write, WebFetch, Mcp) are added as written; rules in
+// Claude Code's form are translated (cursorToken); what has no Cursor form,
+// and ask rules, are warned about and left out.
 func cursorPermissions(mode string, p schema.Permissions) ([]Key, []string) {
 	if mode == "" {
 		mode = claudeDefault
@@ -73,18 +72,100 @@ var cursorTypes = []string{"Shell(", "Read(", "Write(", "WebFetch(", "Mcp("}
 func cursorRules(out, rules []string) ([]string, []string) {
 	var warns []string
 	for _, r := range rules {
-		switch {
-		case strings.HasPrefix(r, "Edit(") && strings.HasSuffix(r, ")"):
-			r = "Write(" + strings.TrimPrefix(r, "Edit(")
-		case !hasAnyPrefix(r, cursorTypes) || !strings.HasSuffix(r, ")"):
-			warns = append(warns, fmt.Sprintf("permission rule %q has no Cursor CLI form (Shell(), Read(), Write(), WebFetch(), Mcp()); it is not written", r))
+		tok, why := cursorToken(r)
+		if tok == "" {
+			warns = append(warns, fmt.Sprintf("permission rule %q has no Cursor CLI form (Shell(), Read(), Write(), WebFetch(), Mcp())%s; it is not written", r, why))
 			continue
 		}
-		if !slices.Contains(out, r) {
-			out = append(out, r)
+		if !slices.Contains(out, tok) {
+			out = append(out, tok)
 		}
 	}
 	return out, warns
+}
+
+// cursorToken translates one rule into a Cursor CLI token, or returns ""
+// and why not. Shell(), Mcp() and WebFetch() without "domain:" are Cursor's
+// own and kept as written; Claude Code's forms are translated (code.claude.com/docs/en/permissions): a bare tool name
+// covers everything of its kind; Edit and Write become Write;
+// WebFetch(domain:d) becomes WebFetch(d); mcp__srv__tool becomes
+// Mcp(srv:tool) (mcp__srv, mcp__srv__*: every tool of srv); a path of
+// Read or Write loses Claude's "./" and "/" (relative to the project) and
+// "//" becomes "/" (absolute); Bash(cmd), Bash(cmd:*) and Bash(cmd *) with
+// one word become Shell(cmd): Cursor's Shell matches a command's first
+// word only, so a rule about more words has no Cursor form.
+func cursorToken(r string) (string, string) {
+	if hasAnyPrefix(r, []string{"Shell(", "Mcp("}) && strings.HasSuffix(r, ")") {
+		return r, ""
+	}
+	if strings.HasPrefix(r, "mcp__") {
+		return cursorMcp(strings.TrimPrefix(r, "mcp__"))
+	}
+	tool, arg, ok := strings.Cut(r, "(")
+	if ok && !strings.HasSuffix(arg, ")") {
+		return "", ""
+	}
+	arg = strings.TrimSuffix(arg, ")")
+	switch tool {
+	case "Read", "Edit", "Write", "MultiEdit":
+		kind := "Write"
+		if tool == "Read" {
+			kind = "Read"
+		}
+		if !ok || arg == "" || arg == "*" {
+			return kind + "(**)", ""
+		}
+		return kind + "(" + cursorPath(arg) + ")", ""
+	case "WebFetch":
+		d, isDomain := strings.CutPrefix(arg, "domain:")
+		if !ok || arg == "" || !isDomain && arg == "*" {
+			return "WebFetch(*)", ""
+		}
+		if !isDomain {
+			return r, "" // Cursor's own WebFetch(domainOrPattern)
+		}
+		if d == "" {
+			return "", ""
+		}
+		return "WebFetch(" + d + ")", ""
+	case "Bash":
+		if !ok || arg == "" || arg == "*" {
+			return "Shell(*)", ""
+		}
+		cmd := strings.TrimSuffix(strings.TrimSuffix(arg, ":*"), " *")
+		if cmd == "" || strings.ContainsAny(cmd, " \t*:") {
+			return "", " (Cursor's Shell() matches the first word of a command only)"
+		}
+		return "Shell(" + cmd + ")", ""
+	}
+	return "", ""
+}
+
+// cursorMcp translates Claude's mcp__srv__tool (after the prefix).
+func cursorMcp(rest string) (string, string) {
+	srv, tool, _ := strings.Cut(rest, "__")
+	if tool == "" {
+		tool = "*"
+	}
+	if srv == "" || strings.ContainsAny(srv+tool, ":()") {
+		return "", ""
+	}
+	return "Mcp(" + srv + ":" + tool + ")", ""
+}
+
+// cursorPath turns a Claude Code path pattern into Cursor's, relative to
+// the workspace: "./x" and "/x" (both the project's) become "x", "//x"
+// (absolute) becomes "/x"; "~/x" and "x" stay.
+func cursorPath(p string) string {
+	switch {
+	case strings.HasPrefix(p, "//"):
+		return p[1:]
+	case strings.HasPrefix(p, "./"):
+		return strings.TrimLeft(p[2:], "/")
+	case strings.HasPrefix(p, "/"):
+		return p[1:]
+	}
+	return p
 }
 
 func hasAnyPrefix(s string, ps []string) bool {

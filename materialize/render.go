@@ -159,6 +159,9 @@ func (rd *renderer) target() *Target {
 		Entries:  make([]Entry, len(paths)),
 		Warnings: rd.warns,
 	}
+	if l := rd.r.Backend.Files.Skills; l != nil && l.Format == schema.FormatSkillDir {
+		t.skillDirs = append([]string{path.Clean(l.Dir)}, l.Reads...)
+	}
 	if tr := rd.r.Backend.Trust; tr != nil {
 		t.TrustPaths, t.TrustNote = tr.Paths, strings.ReplaceAll(tr.Note, "{dir}", rd.r.Dir)
 	}
@@ -465,6 +468,9 @@ func (rd *renderer) skills(f schema.Files) error {
 		if err := rd.addFile(p, out.content, origin); err != nil {
 			return err
 		}
+		if f.Skills.Format == schema.FormatSkillDir {
+			rd.slotAt(p).e.skill = joinRel(f.Skills.Dir, name)
+		}
 		if len(in.rels) == 0 {
 			continue
 		}
@@ -480,7 +486,9 @@ func (rd *renderer) skills(f schema.Files) error {
 			if err := rd.addFile(base+rel, s.Files[rel], origin); err != nil {
 				return err
 			}
-			rd.slotAt(base + rel).e.Exec = s.Executable[rel] // skill files keep their mode
+			e := &rd.slotAt(base + rel).e
+			e.Exec = s.Executable[rel] // skill files keep their mode
+			e.skill = joinRel(f.Skills.Dir, name)
 		}
 	}
 	return nil
@@ -594,6 +602,10 @@ func (rd *renderer) mcp(f schema.Files) error {
 		if !ok {
 			return fmt.Errorf("mcp server %q is not declared", ref)
 		}
+		if why := refused(d, ref, s); why != "" {
+			rd.warn("%s", why)
+			continue
+		}
 		name, w := serverKey(d, ref)
 		if w != "" {
 			rd.warn("%s", w)
@@ -640,6 +652,11 @@ func (rd *renderer) permissions(f schema.Files) error {
 	}
 	for _, w := range warns {
 		rd.warn("%s", w)
+	}
+	if f.Permissions.Dialect == schema.DialectCodex {
+		if err := rd.codexRules(f.Permissions, p); err != nil {
+			return err
+		}
 	}
 	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, rd.withDenyExtra(keys), "permissions")
 }

@@ -10,25 +10,65 @@ import (
 )
 
 // settings merges the template's native settings for its backend
-// (templates.<t>.settings.<backend>) into the backend's settings file as
-// managed keys: one key per leaf, objects are descended into, so the
-// user's sibling keys (another env variable, another hook event) stay
-// theirs. Arrays and scalars are leaves. See docs/formats.md "Settings".
+// (templates.<t>.settings.<backend>) into the backend's settings files as
+// managed keys: each top-level key goes to the file of files.settingsFiles
+// that lists it, else to files.settings; one key per leaf, objects are
+// descended into, so the user's sibling keys (another env variable,
+// another hook event) stay theirs. Arrays and scalars are leaves. See
+// docs/formats.md "Settings".
 func (rd *renderer) settings(f schema.Files) error {
 	r := rd.r
 	s := r.Template.Settings[r.BackendName]
 	if len(s) == 0 {
 		return nil
 	}
-	if f.Settings == nil {
-		rd.warn("backend %q has no settings layout: settings.%s of template %q are not rendered", r.BackendName, r.BackendName, r.TemplateName)
-		return nil
+	byFile, rest := routeSettings(f, s)
+	if len(rest) > 0 {
+		rd.warn("backend %q has no settings file for %s: those keys of settings.%s (template %q) are not rendered", r.BackendName, strings.Join(slices.Sorted(maps.Keys(rest)), ", "), r.BackendName, r.TemplateName)
 	}
-	var keys []Key
-	if err := settingsKeys(f.Settings.Format, nil, s, &keys); err != nil {
-		return fmt.Errorf("backend %q: settings: %w", r.BackendName, err)
+	for _, sf := range settingsFiles(f) {
+		m := byFile[sf.Path]
+		if len(m) == 0 {
+			continue
+		}
+		var keys []Key
+		if err := settingsKeys(sf.Format, nil, m, &keys); err != nil {
+			return fmt.Errorf("backend %q: settings: %w", r.BackendName, err)
+		}
+		if err := rd.addKeys(sf.Path, sf.Format, keys, "settings"); err != nil {
+			return err
+		}
 	}
-	return rd.addKeys(f.Settings.Path, f.Settings.Format, keys, "settings")
+	return nil
+}
+
+// settingsFiles lists a backend's settings files: settingsFiles, then
+// settings.
+func settingsFiles(f schema.Files) []schema.SettingsFile {
+	out := append([]schema.SettingsFile(nil), f.SettingsFiles...)
+	if f.Settings != nil {
+		out = append(out, *f.Settings)
+	}
+	return out
+}
+
+// routeSettings splits the top-level keys of s by the file they go to
+// (SettingsFile.Path); keys no file takes are returned apart.
+func routeSettings(f schema.Files, s map[string]any) (map[string]map[string]any, map[string]any) {
+	byFile := map[string]map[string]any{}
+	rest := map[string]any{}
+	for k, v := range s {
+		sf := schema.SettingsFileFor(f, k)
+		if sf == nil {
+			rest[k] = v
+			continue
+		}
+		if byFile[sf.Path] == nil {
+			byFile[sf.Path] = map[string]any{}
+		}
+		byFile[sf.Path][k] = v
+	}
+	return byFile, rest
 }
 
 // settingsKeys appends one Key per leaf of m under prefix.

@@ -19,6 +19,7 @@ const (
 	subCopilot  = schema.FormatCopilotSub
 	subOpenCode = schema.FormatOpenCodeSub
 	subDevin    = schema.FormatDevinSub
+	subAgy      = schema.FormatAntigravitySub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -27,6 +28,9 @@ type subAgent struct {
 	sa                 *schema.SubAgent
 	// perms are the sub-agent template's own permissions (subAgentPerms).
 	perms schema.Permissions
+	// backend names the agent's backend, whose own subAgent.backends
+	// entry, if any, is written as given.
+	backend string
 }
 
 func (rd *renderer) subAgents(f schema.Files) error {
@@ -39,13 +43,13 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode:
+	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
 	case subDevin:
 		if f.SubAgents.Ext != "" {
 			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
 		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot, opencode or devin)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -103,20 +107,17 @@ func (rd *renderer) subAgent(ref string) (subAgent, error) {
 	if len(t.Skills)+len(t.MCPServers)+len(t.SubAgents) > 0 {
 		rd.warn("%s: its skills, MCP servers and sub-agents are not rendered; only its description and prompts are", origin)
 	}
-	return subAgent{name: name, desc: desc, prompt: joinParagraphs(parts...), sa: t.SubAgent, perms: t.Permissions}, nil
+	return subAgent{name: name, desc: desc, prompt: joinParagraphs(parts...), sa: t.SubAgent, perms: t.Permissions, backend: r.BackendName}, nil
 }
 
 // subAgentFile renders one sub-agent in the layout's format.
 func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, error) {
-	var tools []string
-	var model string
-	if s.sa != nil {
-		tools, model = s.sa.Tools, s.sa.Model
-	}
-	mode, warns, err := subAgentPerms(l.Format, s.perms)
+	tools, model, warns := subAgentTools(l.Format, s)
+	mode, more, err := subAgentPerms(l.Format, s.perms)
 	if err != nil {
 		return "", nil, nil, err
 	}
+	warns = append(warns, more...)
 	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(s.name)}, {Key: "description", Value: frontmatter.Scalar(s.desc)}}
 	switch l.Format {
 	case schema.FormatClaudeSub:
@@ -163,9 +164,20 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".agent.md")), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subAgy:
+		// Antigravity custom agents (antigravity.google/docs/subagents, via
+		// rulesync antigravity-shared-subagent.ts): name, description, tools
+		// a list of Antigravity's tool names, model (default inherit).
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(quoteAll(tools), ", ") + "]"})
+		}
+		if model != "" && model != "inherit" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subOpenCode:
-		p, b, more := openCodeAgent(l, s, tools, model)
-		return p, b, append(warns, more...), nil
+		p, b, w := openCodeAgent(l, s, tools, model)
+		return p, b, append(warns, w...), nil
 	case subDevin:
 		// docs.devin.ai/cli/subagents (via rulesync devin-subagent.ts):
 		// a directory per profile, named for it, holding AGENT.md with
@@ -231,7 +243,7 @@ func subAgentPerms(format string, p schema.Permissions) (string, []string, error
 }
 
 // subTool names the tool of a sub-agent format without a permission setting.
-var subTool = map[string]string{subCursor: "Cursor", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin"}
+var subTool = map[string]string{subCursor: "Cursor", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin", subAgy: "Antigravity"}
 
 // codexAgent is a Codex custom agent (developers.openai.com/codex/subagents):
 // name, description, developer_instructions, optional model ("inherit"

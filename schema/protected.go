@@ -135,13 +135,24 @@ func (f Files) LayoutPaths() []LayoutPath {
 				out = append(out, LayoutPath{fmt.Sprintf("files.%s[%d]", name, j), fv.Index(j).String()})
 			}
 		case fv.Kind() == reflect.Pointer && !fv.IsNil() && fv.Elem().Kind() == reflect.Struct:
-			s := fv.Elem()
-			for k := 0; k < s.NumField(); k++ {
-				sub := jsonName(s.Type().Field(k))
-				if (sub == "dir" || sub == "path") && s.Field(k).Kind() == reflect.String {
-					out = append(out, LayoutPath{"files." + name + "." + sub, s.Field(k).String()})
-				}
+			out = append(out, structPaths("files."+name, fv.Elem())...)
+		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.Struct:
+			for j := 0; j < fv.Len(); j++ {
+				out = append(out, structPaths(fmt.Sprintf("files.%s[%d]", name, j), fv.Index(j))...)
 			}
+		}
+	}
+	return out
+}
+
+// structPaths are the paths a layout struct s (at field) writes: its dir,
+// path and rules.
+func structPaths(field string, s reflect.Value) []LayoutPath {
+	var out []LayoutPath
+	for k := 0; k < s.NumField(); k++ {
+		sub := jsonName(s.Type().Field(k))
+		if (sub == "dir" || sub == "path" || sub == "rules") && s.Field(k).Kind() == reflect.String && s.Field(k).String() != "" {
+			out = append(out, LayoutPath{field + "." + sub, s.Field(k).String()})
 		}
 	}
 	return out
@@ -161,6 +172,12 @@ func jsonName(f reflect.StructField) string {
 // calls it for hub backends.
 func (c *Config) CheckBackend(name string) Diagnostics {
 	ds := c.checkModes(name)
+	for i, sf := range c.Backends[name].Files.SettingsFiles {
+		if len(sf.Keys) == 0 {
+			ds = append(ds, c.Diag(Path("backends", name)+fmt.Sprintf(".files.settingsFiles[%d]", i),
+				"backend %q: settings file %s takes no keys: list the top-level settings keys it takes (keys: [\"hooks\"])", name, sf.Path))
+		}
+	}
 	for _, lp := range c.Backends[name].Files.LayoutPaths() {
 		if why := ProtectedTarget(lp.Path); why != "" {
 			ds = append(ds, c.Diag(Path("backends", name)+"."+lp.Field,

@@ -135,6 +135,10 @@ type Files struct {
 	Settings *SettingsFile `json:"settings,omitempty"`
 	// Ignore: the file holding the paths the agent must not read.
 	Ignore *IgnoreFile `json:"ignore,omitempty"`
+	// SettingsFiles: more structured files for native settings, each
+	// taking the top-level keys it lists (Cursor's .cursor/hooks.json:
+	// version, hooks); the other keys go to Settings.
+	SettingsFiles []SettingsFile `json:"settingsFiles,omitempty"`
 	// Shadows: other tools' instruction files this tool reads only while
 	// none of its own instruction files exists.
 	Shadows *Shadows `json:"shadows,omitempty"`
@@ -155,6 +159,9 @@ type Shadows struct {
 type SettingsFile struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
+	// Keys: for one of Files.SettingsFiles, the top-level settings keys
+	// that go to this file rather than to Files.Settings.
+	Keys []string `json:"keys,omitempty"`
 }
 
 // Skill formats (DirLayout.Format for skills).
@@ -173,6 +180,8 @@ const (
 	// FormatDevinSub: <dir>/<name>/AGENT.md, a Devin custom sub-agent
 	// profile (name, description, model, allowed-tools list)
 	FormatDevinSub = "devin"
+	// FormatAntigravitySub: <dir>/<name>.md, an Antigravity custom agent (name, description, tools list, model)
+	FormatAntigravitySub = "antigravity"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
@@ -183,6 +192,11 @@ type DirLayout struct {
 	// (".prompt.md" for Copilot's prompt files); "" means the format's
 	// own (".md", ".toml", ".mdc").
 	Ext string `json:"ext,omitempty"`
+	// Reads: for skills, the other tools' skill directories this tool
+	// also reads (".agents/skills", ".claude/skills"); a skill another
+	// agent in the same directory writes there, byte for byte the same, is
+	// not written again.
+	Reads []string `json:"reads,omitempty"`
 }
 
 // Structured file formats.
@@ -211,6 +225,9 @@ const (
 	// DialectDevin: Devin .devin/config.json "permissions" in its scope
 	// matchers (Read(), Write(), Exec(), Fetch()) (permissions only)
 	DialectDevin = "devin"
+	// DialectPi: Pi .pi/mcp.json "mcpServers" entries (MCP only; no SSE,
+	// names [A-Za-z0-9_-], ${NAME} expanded in env and headers only)
+	DialectPi = "pi"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
@@ -231,6 +248,10 @@ type PermissionsFile struct {
 	Path    string `json:"path"`
 	Format  string `json:"format"`
 	Dialect string `json:"dialect"`
+	// Rules, for the codex dialect: the file (relative to the workspace)
+	// the allow/deny/ask rules of shell commands are written to as Codex
+	// prefix_rule()s; "" leaves them out, with a warning.
+	Rules string `json:"rules,omitempty"`
 }
 
 // Archetype names and their policies (README, "Archetypes").
@@ -438,6 +459,17 @@ type SubAgent struct {
 	Tools []string `json:"tools,omitempty"`
 	// Model: "sonnet", "opus", "haiku", "inherit" or a model id.
 	Model string `json:"model,omitempty"`
+	// Backends holds, by backend name, tools and model in that tool's own
+	// vocabulary, written as given in place of Tools and Model (which are
+	// Claude Code's names, translated where the tool's are known).
+	Backends map[string]SubAgentNative `json:"backends,omitempty"`
+}
+
+// SubAgentNative is a sub-agent's tools and model in one tool's own
+// vocabulary; a field left empty falls back to the common one.
+type SubAgentNative struct {
+	Tools []string `json:"tools,omitempty"`
+	Model string   `json:"model,omitempty"`
 }
 
 // Agent is one declared agent: a template plus where and how it lives.

@@ -127,6 +127,7 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 		}
 	}
 	ds = append(ds, c.validateSettings(name, t)...)
+	ds = append(ds, c.validateSubAgentBackends(name, t)...)
 	switch t.Archetype {
 	case ArchEmployee:
 		if t.Schedule == nil || (t.Schedule.Heartbeat == nil && len(t.Schedule.Cron) == 0) {

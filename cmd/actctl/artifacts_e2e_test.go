@@ -289,7 +289,7 @@ agents: {` + agents + `}
 }
 
 // TestAntigravityE2E: the antigravity backend writes AGENTS.md, skills
-// and commands (as skills) in .agents/skills, MCP servers in
+// in .agents/skills, commands as workflows in .agents/workflows, MCP servers in
 // .agents/mcp_config.json (remote: serverUrl) and settings into
 // .agents/hooks.json; a gemini agent beside it gets its remote server as
 // url + type, and validate notes once that Gemini CLI's individual tier
@@ -324,8 +324,9 @@ agents: {` + agents + `}
 			if got := read(t, filepath.Join(dir, ".agents/skills/pdf/SKILL.md")); got != wantSkillMD {
 				t.Errorf("skill:\n%s", got)
 			}
-			if got, want := read(t, filepath.Join(dir, ".agents/skills/review/SKILL.md")), "---\nname: review\ndescription: Review the diff\n---\n\nReview $ARGUMENTS\n"; got != want {
-				t.Errorf("command as skill:\n%q\nwant %q", got, want)
+			// A command is a workflow, not a skill (issue #23 item 6).
+			if got, want := read(t, filepath.Join(dir, ".agents/workflows/review.md")), "---\ndescription: Review the diff\n---\n\nReview $ARGUMENTS\n"; got != want {
+				t.Errorf("command as workflow:\n%q\nwant %q", got, want)
 			}
 			if !strings.Contains(read(t, filepath.Join(dir, "AGENTS.md")), "<!-- BEGIN actctl agent=agy -->") {
 				t.Errorf("AGENTS.md has no block")
@@ -428,17 +429,25 @@ agents: {cx: template: "cx", cx2: {template: "cx", workDir: "sub"}, gm: template
 		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, want := range []string{
-		"actctl: note: Codex reads " + dir + "/.codex/ (config.toml, agents) only in a trusted project",
+		"actctl: note: Codex reads " + dir + "/.codex/ (config.toml, agents, rules) only in a trusted project",
 		"[projects.\"" + filepath.Join(dir, "sub") + "\"]\n  trust_level = \"trusted\"",
 		"actctl: note: With folder trust on (security.folderTrust.enabled), Gemini CLI ignores " + dir + "/.gemini/",
-		"actctl: note: Pi loads the project skills and prompt templates in " + dir + "/.pi/",
+		// Trust gates of issue #23 item 10: Claude Code's approval of
+		// project MCP servers, Codex's review of project hooks, Gemini's
+		// acknowledgement of project sub-agents.
+		"Claude Code asks once to approve each MCP server in " + dir + "/.mcp.json when you start claude there",
+		"[projects.\"" + dir + "\"]\n  trust_level = \"trusted\"\nHooks in the project's config.toml also run only once you have reviewed and trusted them (/hooks in codex)",
+		"It also loads the project's sub-agents in .gemini/agents only once you acknowledge them",
+		"actctl: note: Pi reads " + dir + "/.pi/ (skills, prompt templates, settings, mcp.json) only in a trusted project",
+		// pi-acp starts pi --mode rpc, which never asks (issue #23 item 5).
+		"Over ACP (actctl run, chat, up, proxy; Zed) pi-acp starts pi --mode rpc, which never asks and ignores .pi/ without a saved decision: trust " + dir + " in pi once",
 	} {
 		if strings.Count(r.Stderr, want) != 1 {
 			t.Errorf("stderr has %d times %q:\n%s", strings.Count(r.Stderr, want), want, r.Stderr)
 		}
 	}
-	if n := strings.Count(r.Stderr, "actctl: note:"); n != 4 {
-		t.Errorf("%d notes, want 4 (one per gated workspace):\n%s", n, r.Stderr)
+	if n := strings.Count(r.Stderr, "actctl: note:"); n != 5 {
+		t.Errorf("%d notes, want 5 (one per gated workspace; claude-code's .mcp.json since issue #23 item 10):\n%s", n, r.Stderr)
 	}
 	if files := listFiles(t, fakeHome); len(files) != 0 {
 		t.Errorf("files written in the home directory: %v", files)

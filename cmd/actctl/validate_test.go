@@ -19,7 +19,7 @@ const validHeader = "package actant\n\n"
 // here one of them, and the collision the renderer finds.
 func TestValidateBadInput(t *testing.T) {
 	base := `
-skills: "go-testing": content: "x"
+skills: "go-testing": content: "x {{lang}}"
 prompts: review: content: "y"
 mcpServers: fs: command: "npx"
 templates: reviewer: {
@@ -36,7 +36,9 @@ templates: reviewer: {
 		pos  string   // "line:col" of the first diagnostic, "" to only require a position
 	}{
 		{"unknown backend", "templates: t: backend: \"claud-code\"\n", []string{`unknown backend "claud-code"`, `did you mean "claude-code"`}, "3:24"},
-		{"two agents own one file", base + "agents: a: template: \"reviewer\"\nagents: b: template: \"reviewer\"\n", []string{".claude/skills/go-testing/SKILL.md", "agents.b"}, ""},
+		// The same skill with other vars: two contents for one file (the
+		// same bytes would be written once, issue #23 item 12).
+		{"two agents own one file", base + "agents: a: {template: \"reviewer\", vars: lang: \"go\"}\nagents: b: {template: \"reviewer\", vars: lang: \"rust\"}\n", []string{".claude/skills/go-testing/SKILL.md: file is owned by two agents", "agents.b"}, ""},
 	}
 	posRE := regexp.MustCompile(`actant\.cue:(\d+):(\d+): `)
 	for _, tt := range tests {

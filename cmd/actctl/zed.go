@@ -25,7 +25,7 @@ func init() {
 		Usage: "print (or --write) Zed agent_servers entries for every declared agent that allows proxy",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "write", Usage: "merge the entries into Zed's settings.json"},
-			&cli.StringFlag{Name: "settings", Usage: "Zed settings `FILE` (default $XDG_CONFIG_HOME/zed/settings.json)"},
+			&cli.StringFlag{Name: "settings", Usage: "Zed settings `FILE` (default Zed's user settings.json: %APPDATA%\\Zed on Windows, $FLATPAK_XDG_CONFIG_HOME/zed in a Flatpak, $XDG_CONFIG_HOME/zed, else ~/.config/zed)"},
 			&cli.StringFlag{Name: "prefix", Usage: "name the entries `PREFIX`AGENT (to keep them apart from other entries of the same name)"},
 			&cli.BoolFlag{Name: "lease", Usage: "service agents' entries lease sessions on the warm agent of the running actctl up (proxy --lease) instead of starting a backend per editor"},
 			&cli.StringSliceFlag{Name: "template", Aliases: []string{"t"}, Usage: "also an entry per `TEMPLATE` that creates an agent from it in the project Zed has open (proxy -t)"},
@@ -68,6 +68,9 @@ func zedCmd(c *cli.Context) error {
 	}
 	if err := zedTemplateEntries(entries, self, cfg, prefix, c.StringSlice("template")); err != nil {
 		return err
+	}
+	for _, w := range zed.RegistryWarnings(entries) {
+		g.Warn("%s", w)
 	}
 	if !c.Bool("write") {
 		return g.PrintJSON(map[string]any{"agent_servers": entries})

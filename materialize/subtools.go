@@ -1,0 +1,139 @@
+package materialize
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// A template's subAgent.tools and subAgent.model are written in Claude
+// Code's vocabulary (the common names); each sub-agent format translates
+// them where the tool's vocabulary is known and warns where not. A
+// backend's own values (subAgent.backends.<name>) are written as given
+// (docs/formats.md, "Sub-agents").
+
+// geminiTools maps Claude Code's tool names onto Gemini CLI's built-in
+// tool names (gemini-cli packages/core/src/tools/tool-names.ts); Gemini's
+// agent loader refuses a sub-agent with any other name.
+var geminiTools = map[string]string{
+	"Read":      "read_file",
+	"Write":     "write_file",
+	"Edit":      "replace",
+	"MultiEdit": "replace",
+	"Grep":      "grep_search",
+	"Glob":      "glob",
+	"LS":        "list_directory",
+	"Bash":      "run_shell_command",
+	"WebFetch":  "web_fetch",
+	"WebSearch": "google_web_search",
+	"TodoWrite": "write_todos",
+}
+
+// geminiNative are Gemini CLI's own built-in tool names, kept as written.
+var geminiNative = []string{
+	"read_file", "read_many_files", "write_file", "replace", "grep_search", "search_file_content",
+	"glob", "list_directory", "run_shell_command", "web_fetch", "google_web_search",
+	"save_memory", "write_todos",
+}
+
+// copilotTools maps Claude Code's tool names onto GitHub Copilot's tool
+// aliases (docs.github.com, custom agents configuration: execute, read,
+// edit, search, web, agent, todo).
+var copilotTools = map[string]string{
+	"Bash":         "execute",
+	"Read":         "read",
+	"NotebookRead": "read",
+	"Edit":         "edit",
+	"MultiEdit":    "edit",
+	"Write":        "edit",
+	"NotebookEdit": "edit",
+	"Grep":         "search",
+	"Glob":         "search",
+	"LS":           "search",
+	"WebFetch":     "web",
+	"WebSearch":    "web",
+	"Task":         "agent",
+	"TodoWrite":    "todo",
+}
+
+// claudeModels are Claude Code's model aliases: no other tool knows them.
+var claudeModels = []string{"sonnet", "opus", "haiku", "opusplan"}
+
+// subAgentTools returns the tools and model to write for sub-agent s in
+// format, plus warnings about what is left out. The backend's own values
+// replace the common ones, which are then not translated (nor warned about).
+func subAgentTools(format string, s subAgent) ([]string, string, []string) {
+	if s.sa == nil {
+		return nil, "", nil
+	}
+	tools, model := s.sa.Tools, s.sa.Model
+	n := s.sa.Backends[s.backend]
+	if n.Tools != nil {
+		tools = nil
+	}
+	if n.Model != "" {
+		model = ""
+	}
+	tools, model, warns := translateSub(format, s.backend, tools, model)
+	if n.Tools != nil {
+		tools = n.Tools
+	}
+	if n.Model != "" {
+		model = n.Model
+	}
+	return tools, model, warns
+}
+
+// translateSub turns Claude Code's tool names and model into format's.
+func translateSub(format, backend string, tools []string, model string) ([]string, string, []string) {
+	var warns []string
+	if format != schema.FormatClaudeSub && slices.Contains(claudeModels, model) {
+		warns = append(warns, fmt.Sprintf("model %q is a Claude Code alias that %s does not know; it is not written (the sub-agent uses the session's model); give its own in subAgent: backends: %q: model", model, backend, backend))
+		model = ""
+	}
+	switch format {
+	case subGemini:
+		out, unknown := mapTools(tools, geminiTools, geminiNative)
+		if len(unknown) > 0 {
+			warns = append(warns, fmt.Sprintf("tools %s are not Gemini CLI tool names (Gemini refuses such a sub-agent); they are not written; give its own in subAgent: backends: %q: tools", strings.Join(unknown, ", "), backend))
+			if len(out) == 0 {
+				warns = append(warns, "no tool is left, so tools is not written and the sub-agent may use every tool")
+			}
+		}
+		return out, model, warns
+	case subCopilot:
+		out, _ := mapTools(tools, copilotTools, nil)
+		return out, model, warns
+	case subAgy:
+		// Antigravity's tool names are not documented where we could read
+		// them, and a wrong one can stall the agent: only its own are
+		// written.
+		if len(tools) > 0 {
+			warns = append(warns, fmt.Sprintf("Antigravity's tool names are not known to actctl; tools %s are not written (the agent may use every tool); give its own in subAgent: backends: %q: tools", strings.Join(tools, ", "), backend))
+		}
+		return nil, model, warns
+	}
+	return tools, model, warns
+}
+
+// mapTools translates names through m; a name in native, or any name when
+// native is nil, is kept as written. Unknown names are returned apart.
+func mapTools(tools []string, m map[string]string, native []string) (out, unknown []string) {
+	for _, t := range tools {
+		n, ok := m[t]
+		switch {
+		case ok:
+		case native == nil || slices.Contains(native, t):
+			n = t
+		default:
+			unknown = append(unknown, t)
+			continue
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, unknown
+}
