@@ -140,6 +140,7 @@ type fileClaims struct {
 func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	var diags schema.Diagnostics
 	targets, dirs := overlapping(targets, realDirs(targets, filepath.Join(cfg.Home, "instances")))
+	diags = append(diags, aliasedDirs(cfg, targets, dirs)...)
 	n := 0
 	for _, t := range targets {
 		n += len(t.Entries)
@@ -380,4 +381,26 @@ func verb(m Mode) string {
 	default:
 		return "manages keys in"
 	}
+}
+
+// aliasedDirs reports agents whose workDir names another agent's
+// directory under another name (a symlink to it, or a path through one).
+// Agents may share a directory, but only under one name: the plan keys
+// files by path, and two names for one file would each be written as if
+// the other did not exist. dirs are targets' real directories.
+func aliasedDirs(cfg *schema.Config, targets []*Target, dirs []string) schema.Diagnostics {
+	var diags schema.Diagnostics
+	first := map[string]*Target{}
+	for i, t := range targets {
+		o := first[dirs[i]]
+		if o == nil {
+			first[dirs[i]] = t
+			continue
+		}
+		if filepath.Clean(o.Dir) != filepath.Clean(t.Dir) {
+			real := strings.TrimSuffix(dirs[i], string(filepath.Separator))
+			diags = append(diags, cfg.Diag("agents."+t.Agent, "workDir %s is %s, agent %s's workDir %s under another name: give both the same path", t.Dir, real, o.Agent, o.Dir))
+		}
+	}
+	return diags
 }

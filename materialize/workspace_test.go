@@ -11,8 +11,11 @@ import (
 
 // TestOwnershipAliasedDirs: a workDir that is a symlink to another agent's
 // workDir (or a path through such a symlink, or one not created yet below
-// it) names the same files; two agents owning one of them is a conflict,
-// reported at the later agent with both spellings of the directory.
+// it) names the same files; it is refused at the later agent with both
+// spellings of the directory, and two agents owning one file is a
+// conflict too. Blocks in one file through an alias are refused as well:
+// the plan keys files by path, and the two names were written as two
+// files (each apply saw the other's write as drift).
 func TestOwnershipAliasedDirs(t *testing.T) {
 	root := t.TempDir()
 	real := filepath.Join(root, "real")
@@ -42,21 +45,31 @@ func TestOwnershipAliasedDirs(t *testing.T) {
 				{Agent: "b", Dir: tt.b, Entries: file},
 			}
 			ds := checkOwnership(&schema.Config{}, ts)
-			if len(ds) != 1 || ds[0].Path != "agents.b" {
+			if len(ds) != 2 || ds[0].Path != "agents.b" || ds[1].Path != "agents.b" {
 				t.Fatalf("diagnostics: %v", ds)
 			}
-			for _, w := range []string{"notes.md: file is owned by two agents", `agent "a" owns it`, "workDir " + tt.b + " is " + strings.Replace(tt.a, root, resolvedRoot, 1)} {
+			resolved := strings.Replace(tt.a, root, resolvedRoot, 1)
+			for _, w := range []string{"workDir " + tt.b + " is " + resolved + ", agent a's workDir " + tt.a + " under another name"} {
 				if !strings.Contains(ds[0].Message, w) {
 					t.Errorf("message lacks %q: %s", w, ds[0].Message)
 				}
 			}
+			for _, w := range []string{"notes.md: file is owned by two agents", `agent "a" owns it`, "workDir " + tt.b + " is " + resolved} {
+				if !strings.Contains(ds[1].Message, w) {
+					t.Errorf("message lacks %q: %s", w, ds[1].Message)
+				}
+			}
 		})
 	}
-	// Blocks in one shared file stay fine through an alias too.
 	block := []Entry{{Path: "AGENTS.md", Mode: ModeBlock, Style: StyleHTML}}
 	ts := []*Target{{Agent: "a", Dir: real, Entries: block}, {Agent: "b", Dir: filepath.Join(root, "alias"), Entries: block}}
-	if ds := checkOwnership(&schema.Config{}, ts); len(ds) != 0 {
+	if ds := checkOwnership(&schema.Config{}, ts); len(ds) != 1 || !strings.Contains(ds[0].Message, "under another name") {
 		t.Errorf("blocks through an alias: %v", ds)
+	}
+	// One directory under one name is fine for blocks.
+	ts = []*Target{{Agent: "a", Dir: real, Entries: block}, {Agent: "b", Dir: real, Entries: block}}
+	if ds := checkOwnership(&schema.Config{}, ts); len(ds) != 0 {
+		t.Errorf("blocks in one directory: %v", ds)
 	}
 }
 

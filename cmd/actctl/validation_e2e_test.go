@@ -103,7 +103,9 @@ agents: a: template: "t"
 
 // TestAliasedWorkDirs: two agents whose workDirs are one directory under
 // two names (one a symlink to the other) used to overwrite each other's
-// files forever; apply must refuse them before writing anything.
+// files forever; apply must refuse them before writing anything, even
+// when nothing else of theirs collides (a skill both write the same is
+// shared, a CLAUDE.md takes a block of each).
 func TestAliasedWorkDirs(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -121,7 +123,7 @@ agents: b: {template: "t", workDir: "alias"}
 	if r.Code != 1 {
 		t.Fatalf("apply: exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
 	}
-	for _, w := range []string{"actant.cue:6:9: agents.b: ", ".claude/skills/s/SKILL.md: file is owned by two agents", "workDir " + filepath.Join(dir, "alias") + " is "} {
+	for _, w := range []string{"actant.cue:6:9: agents.b: ", "workDir " + filepath.Join(dir, "alias") + " is ", `agent a's workDir ` + filepath.Join(dir, "real") + " under another name"} {
 		if !strings.Contains(r.Stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)
 		}
