@@ -423,6 +423,7 @@ func (r *run) result(dry bool) *Result {
 		}
 	}
 	sort.SliceStable(res.Items, func(i, j int) bool { return res.Items[i].Path < res.Items[j].Path })
+	res.Counts.Warnings += len(res.Warnings) // the count covers the list too (docs/json.md)
 	if !dry {
 		res.Notes = trustNotes(r.targets, r.plan.Ops)
 	}

@@ -147,7 +147,7 @@ func listSkills(cfg *schema.Config) ([]string, [][]string, any) {
 	var rows [][]string
 	for _, name := range slices.Sorted(maps.Keys(cfg.Skills)) {
 		s := cfg.Skills[name]
-		files := slices.Sorted(maps.Keys(s.Files))
+		files := append([]string{}, slices.Sorted(maps.Keys(s.Files))...) // never null (docs/json.md)
 		src := s.Source
 		if src == "" {
 			src = "inline"

@@ -50,6 +50,9 @@ func promptCmd(c *cli.Context) error {
 	if req.Chain, err = hookChain(); err != nil {
 		return err
 	}
+	if req.Chain != nil {
+		req.Source = up.SourceHook // a hook's command prompts
+	}
 	err = callUp(ctx, g, req, func(f control.Frame) { showFrame(out, f) }, &res)
 	if !wait && err == nil {
 		if g.JSON() {
