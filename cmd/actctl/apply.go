@@ -136,16 +136,19 @@ func fastApply(g *globals, start time.Time) *reconcile.Result {
 		fmt.Fprintf(g.Stderr, "actctl: %s\n", w) // as globals.LoadWith prints them
 	}
 	d := time.Since(start)
-	return &reconcile.Result{Root: root, Warnings: said.Render, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
+	res := &reconcile.Result{Root: root, Warnings: said.Render, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
+	res.Counts.Warnings = len(said.Render) // as the normal path counts them
+	return res
 }
 
 // quiet reports whether an apply that gave res printed nothing but its
-// changes, its summary and the warnings its inputs alone cause (see said):
+// changes, its summary and the warnings its inputs alone cause (see said;
+// counts.warnings counts those too, so a warning action is one more):
 // only then does the next apply, with nothing changed, print exactly
 // those warnings and "no changes", as the fast path does.
 func quiet(res *reconcile.Result) bool {
 	c := res.Counts
-	return !res.Recovered && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == 0
+	return !res.Recovered && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == len(res.Warnings)
 }
 
 // said are the warnings an apply of cfg that gave res printed that the

@@ -71,6 +71,13 @@ func TestJSONContract(t *testing.T) {
 		checkJSONOutput(t, tc.doc, r.Stdout)
 		checkWarningCount(t, tc.doc, r.Stdout)
 	}
+	// Nothing changed: the fast path answers, and counts its warnings too.
+	r := actctlEnv(t, dir, home, []string{"ACTCTL_DEBUG=1"}, "-o", "json", "apply")
+	if !strings.Contains(r.Stderr, "apply: fast path") {
+		t.Errorf("apply after apply did not take the fast path:\n%s", r.Stderr)
+	}
+	checkJSONOutput(t, "apply", r.Stdout)
+	checkWarningCount(t, "apply", r.Stdout)
 	t.Run("init", func(t *testing.T) {
 		empty := t.TempDir()
 		r := actctl(t, empty, home, "-o", "json", "init")
