@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -283,6 +284,22 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	return r, nil
 }
 
+// unknownOnly is the error for an agent named on the command line (apply,
+// diff, status) that is neither declared nor applied, with the name it
+// may have meant; it names no command, as every one of them reports it.
+func unknownOnly(name string, known map[string]bool) error {
+	names := make([]string, 0, len(known))
+	for n := range known {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("agent %q is neither declared nor applied", name)
+	if s := schema.Suggest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return errors.New(msg)
+}
+
 // makePlan snapshots the disk for r's targets and the recorded state st
 // (data its bytes), merges the journal of a killed apply (pending, nil
 // when there is none) and plans.
@@ -305,7 +322,7 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 		}
 		for _, n := range o.Only {
 			if !known[n] {
-				return fmt.Errorf("apply: agent %q is neither declared nor applied", n)
+				return unknownOnly(n, known)
 			}
 		}
 	}
