@@ -561,9 +561,9 @@ func Status(cfg *schema.Config, o Options) ([]AgentStatus, error) {
 		if s.Status == Synced {
 			s.Status = OutOfSync
 		}
-		if s.Status != Missing || !strings.HasPrefix(detail, "create") {
-			s.Details = append(s.Details, detail)
-		}
+		// A never-applied agent lists what apply would create too, as
+		// an OutOfSync one does (issue #22 item 15).
+		s.Details = append(s.Details, detail)
 	}
 	for _, op := range r.plan.Ops {
 		for _, a := range op.Agents {
