@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -258,5 +259,30 @@ func TestLogsSourceE2E(t *testing.T) {
 	}
 	if !cli {
 		t.Errorf("logs -o json has no task for the prompt:\n%s", r.Stdout)
+	}
+}
+
+// TestJSONContractProcesses: open, attach and detach -o json against
+// docs/json.md (issue #22 item 13).
+func TestJSONContractProcesses(t *testing.T) {
+	dir, home := agentWorkspace(t)
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %s", r.Stderr)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	for _, tc := range []struct {
+		doc  string
+		args []string
+	}{
+		{"open", []string{"open", "helper"}},
+		{"attach", []string{"attach", "helper", "--pid", pid}},
+		{"detach", []string{"detach", "helper"}},
+	} {
+		r := actctl(t, dir, home, append([]string{"-o", "json"}, tc.args...)...)
+		if r.Code != 0 {
+			t.Errorf("%s: exit %d\n%s", tc.args, r.Code, r.Stderr)
+			continue
+		}
+		checkJSONOutput(t, tc.doc, r.Stdout)
 	}
 }
