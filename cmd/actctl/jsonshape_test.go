@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -95,7 +96,7 @@ func (s *shape) check(v any, path string) []string {
 			}
 			errs = append(errs, sub.check(x[k], path+"."+k)...)
 		}
-		for _, k := range slices.Sorted(mapKeys(s.keys)) {
+		for _, k := range slices.Sorted(maps.Keys(s.keys)) {
 			if _, ok := x[k]; !ok && !s.optional[k] {
 				errs = append(errs, fmt.Sprintf("%s: documented key %q is missing", path, k))
 			}
@@ -111,16 +112,6 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func mapKeys(m map[string]*shape) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // shapeParser reads docs/json.md's shape notation: JSON with bare keys
