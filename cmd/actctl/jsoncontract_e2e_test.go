@@ -246,9 +246,11 @@ func TestLogsSourceE2E(t *testing.T) {
 	var cli bool
 	for line := range strings.Lines(r.Stdout) {
 		var s struct{ Kind, Source, Prompt string }
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &s); err != nil || json.Unmarshal([]byte(line), &v) != nil {
 			t.Fatalf("logs -o json line %q: %v", line, err)
 		}
+		checkTable(t, "`actctl logs -o json`", v, "error")
 		want := map[string]string{"hello": "cli", "api started as": "hook"}
 		for prefix, source := range want {
 			if strings.HasPrefix(s.Prompt, prefix) && s.Source != source {
@@ -285,4 +287,26 @@ func TestJSONContractProcesses(t *testing.T) {
 		}
 		checkJSONOutput(t, tc.doc, r.Stdout)
 	}
+}
+
+// TestJSONContractRunSummary: the summary `run -o json` ends with has the
+// fields of docs/json.md's table (issue #22 item 13).
+func TestJSONContractRunSummary(t *testing.T) {
+	root, home := runWorkspace(t)
+	r := actctl(t, root, home, "run", "helper", "-p", "hello", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("run -o json: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var last map[string]any
+	for line := range strings.Lines(r.Stdout) {
+		var v map[string]any // a new map a line: Unmarshal would merge into the last
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("run -o json line %q: %v", line, err)
+		}
+		last = v
+	}
+	if last["type"] != "summary" {
+		t.Fatalf("run -o json does not end with its summary:\n%s", r.Stdout)
+	}
+	checkTable(t, "The `run` / `chat` summary", last, "error")
 }

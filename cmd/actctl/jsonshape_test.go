@@ -245,3 +245,40 @@ func (p *shapeParser) member(sh *shape) error {
 	}
 	return nil
 }
+
+// checkTable checks the JSON object v against the table of fields under
+// the docs/json.md heading that starts with heading: every key of v is a
+// field of the table, and every field of the table is in v unless listed
+// in optional (fields present only when they apply, as the table says).
+func checkTable(t *testing.T, heading string, v map[string]any, optional ...string) {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## "+heading)
+	if !ok {
+		t.Fatalf("docs/json.md has no heading %q", heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var fields []string
+	for _, line := range strings.Split(section, "\n") {
+		first, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+		if !ok || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		for _, f := range strings.Split(first, ", ") {
+			fields = append(fields, strings.Trim(f, "`"))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		if !slices.Contains(fields, k) {
+			t.Errorf("%s: key %q is not in the table (%v)", heading, k, fields)
+		}
+	}
+	for _, f := range fields {
+		if _, ok := v[f]; !ok && !slices.Contains(optional, f) {
+			t.Errorf("%s: field %q is not in the output %v", heading, f, v)
+		}
+	}
+}
