@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // TestQuietStartE2E: run, chat and proxy print their agent's apply only
@@ -143,4 +147,76 @@ backends: mine: {modes: ["open"], open: command: "x", files: instructions: ["`+n
 			t.Error("a refused attach wrote the record")
 		}
 	})
+}
+
+// TestWatchWarnsOnceE2E: apply --watch prints a warning when it appears,
+// not again on every re-apply; a warning that went away and comes back
+// is printed again (it was printed on every cycle) (issue #22 item 12).
+func TestWatchWarnsOnceE2E(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	cfg := func(prompt, perms string) string {
+		return `package actant
+prompts: p: content: "` + prompt + `"
+templates: dev: {backend: "cursor", prompts: ["p"]` + perms + `}
+agents: dev: template: "dev"
+`
+	}
+	const warned = `, permissions: "readonly"`
+	writeConfig(t, dir, cfg("P-0", warned))
+	cmd := exec.Command(actctlBin, "apply", "--watch")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	var stderr testutil.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	// next waits for the next cycle's summary: its warnings were written
+	// to stderr before it.
+	next := func(what string) {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("%s: the watch ended\n%s", what, stderr.String())
+		}
+		if !strings.HasPrefix(lines.Text(), "applied: ") {
+			t.Fatalf("%s: %q", what, lines.Text())
+		}
+	}
+	// Each edit replaces the file whole (a rename), so that no cycle
+	// reads it half written.
+	edit := func(content string) {
+		t.Helper()
+		tmp := filepath.Join(dir, ".actant.cue.tmp")
+		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, "actant.cue")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next("initial")
+	edit(cfg("P-1", warned))
+	next("edit")
+	edit(cfg("P-2", ""))
+	next("warning gone")
+	edit(cfg("P-3", warned))
+	next("warning back")
+	// stderr is copied from a pipe of its own: only once the process has
+	// ended and Wait returned has all of it arrived.
+	cmd.Process.Kill()
+	cmd.Wait()
+	if n := strings.Count(stderr.String(), "warning: agents.dev: permissions"); n != 2 {
+		t.Errorf("the warning was printed %d times, want 2 (first cycle, and once it came back):\n%s", n, stderr.String())
+	}
 }
