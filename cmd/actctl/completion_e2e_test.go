@@ -56,7 +56,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"hub", "sync", "--f"}, "--frozen"},
 		{[]string{"explain", "tem"}, "templates"},
 		{[]string{"explain", "templates.pe"}, "templates.permissions"},
-		{[]string{"explain", "backends."}, "backends.antigravity backends.claude-code backends.codex backends.cursor backends.cursor-agent backends.custom backends.gemini backends.mine backends.pi"},
+		{[]string{"explain", "backends."}, "backends.antigravity backends.claude-code backends.codex backends.copilot backends.cursor backends.cursor-agent backends.custom backends.gemini backends.mine backends.opencode backends.pi"},
 		{[]string{"explain", "backends.mine.f"}, "backends.mine.files"},
 		{[]string{"explain", "agents.r"}, "agents.release-bot agents.reviewer"},
 		{[]string{"completion", ""}, "bash fish powershell zsh"},

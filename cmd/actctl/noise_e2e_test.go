@@ -116,6 +116,10 @@ backends: mine: {modes: ["open"], open: command: "x", files: instructions: ["`+n
 		if r.Code != 0 || !strings.Contains(r.Stdout, `"name": "tool"`) || strings.Contains(r.Stdout, `"emp"`) {
 			t.Errorf("get templates tool -o json: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 		}
+		// Completion offers the names of the kind.
+		if r := actctl(t, dir, home, completeCmd, "--", "get", "templates", ""); strings.Join(strings.Fields(r.Stdout), " ") != "emp tool" {
+			t.Errorf("complete get templates: %q %q", r.Stdout, r.Stderr)
+		}
 		for _, tc := range []struct{ args, want string }{
 			{"agents helpr", `actctl: get agents: no agent "helpr" (did you mean "helper"?)` + "\n"},
 			{"agents claude", `actctl: get agents: no agent "claude" (there are helper, worker)` + "\n"},
