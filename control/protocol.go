@@ -35,6 +35,9 @@ type Request struct {
 	// loops"): up drops the prompt when the chain is too long.
 	Chain  json.RawMessage `json:"chain,omitempty"`
 	Client string          `json:"client,omitempty"` // lease: the client's identity (docs/runtime.md, "Session leases")
+	// Source, on a prompt, is who prompted ("cli", "mcp", "hook"): the
+	// task log's source (docs/json.md); empty is "cli".
+	Source string `json:"source,omitempty"`
 }
 
 // Frame is a piece of streamed output. Kind and Data are the handler's.

@@ -185,6 +185,12 @@ func UpdateRecord(path string, set map[string]any) error {
 
 // Attach records an externally started process as serving the agent.
 func Attach(r *schema.Resolved, pid int) error {
+	if pid <= 1 {
+		// 1 is init (or a container's entry point), 0 and below name
+		// process groups to kill(2): never one agent's backend, and
+		// `actctl stop` would signal them.
+		return fmt.Errorf("attach %s: pid %d is not a backend's process: want the pid of the agent's running backend", r.Name, pid)
+	}
 	if !PIDAlive(pid) {
 		return fmt.Errorf("attach %s: no process with pid %d is running", r.Name, pid)
 	}

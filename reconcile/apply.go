@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -286,6 +287,22 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	return r, nil
 }
 
+// unknownOnly is the error for an agent named on the command line (apply,
+// diff, status) that is neither declared nor applied, with the name it
+// may have meant; it names no command, as every one of them reports it.
+func unknownOnly(name string, known map[string]bool) error {
+	names := make([]string, 0, len(known))
+	for n := range known {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("agent %q is neither declared nor applied", name)
+	if s := schema.Suggest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return errors.New(msg)
+}
+
 // makePlan snapshots the disk for r's targets and the recorded state st
 // (data its bytes), merges the journal of a killed apply (pending, nil
 // when there is none) and plans.
@@ -308,7 +325,7 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 		}
 		for _, n := range o.Only {
 			if !known[n] {
-				return fmt.Errorf("apply: agent %q is neither declared nor applied", n)
+				return unknownOnly(n, known)
 			}
 		}
 	}
@@ -426,6 +443,7 @@ func (r *run) result(dry bool) *Result {
 		}
 	}
 	sort.SliceStable(res.Items, func(i, j int) bool { return res.Items[i].Path < res.Items[j].Path })
+	res.Counts.Warnings += len(res.Warnings) // the count covers the list too (docs/json.md)
 	if !dry {
 		res.Notes = trustNotes(r.targets, r.plan.Ops)
 	}
@@ -597,9 +615,9 @@ func Status(cfg *schema.Config, o Options) ([]AgentStatus, error) {
 		if s.Status == Synced {
 			s.Status = OutOfSync
 		}
-		if s.Status != Missing || !strings.HasPrefix(detail, "create") {
-			s.Details = append(s.Details, detail)
-		}
+		// A never-applied agent lists what apply would create too, as
+		// an OutOfSync one does (issue #22 item 15).
+		s.Details = append(s.Details, detail)
 	}
 	for _, op := range r.plan.Ops {
 		for _, a := range op.Agents {

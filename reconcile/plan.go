@@ -712,6 +712,8 @@ type fileState struct {
 	forcedBackup bool
 	agents       []string
 	reasons      []string
+	// pruned is what pruned agents no longer manage here (pruneReason).
+	pruned []prunedItem
 	// drifted: a hand edit was kept in this file.
 	drifted bool
 	// perm, when not 0, is the mode the file must have (see ownedMode).
@@ -973,7 +975,7 @@ func (p *planner) dropOwned(g *fileGroup, fs *fileState, r recordedItem) {
 		fs.touch(r.agent, "forced over a hand edit")
 	}
 	fs.content, fs.present = nil, false
-	fs.touch(r.agent, "agent "+r.agent+" no longer owns it")
+	fs.prune(r.agent, "file")
 }
 
 // ownFile plans the owned file d: written when missing, actctl's own or
@@ -1185,7 +1187,11 @@ func (p *planner) addOp(g *fileGroup, fs *fileState, op *Op, kept []newRecord, u
 			kept[i].e.Dirs = mergeDirs(kept[i].e.Dirs, relDirs(kept[i].dir, op.MkDirs))
 		}
 	}
-	op.Reason = strings.Join(fs.reasons, "; ")
+	reasons := fs.reasons
+	if r := pruneReason(fs.agents, fs.pruned); r != "" {
+		reasons = append(reasons[:len(reasons):len(reasons)], r)
+	}
+	op.Reason = strings.Join(reasons, "; ")
 	p.plan.Ops = append(p.plan.Ops, op)
 }
 

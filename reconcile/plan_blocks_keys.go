@@ -469,7 +469,7 @@ func (p *planner) unwanted(g *fileGroup, fs *fileState, it *item, what string, o
 		}
 		fs.forcedBackup = true
 	}
-	fs.touch(it.agent, "agent "+it.agent+" no longer manages its "+what)
+	fs.prune(it.agent, what)
 	it.changed = true
 }
 

@@ -74,7 +74,7 @@ func reservedPart(clean string) string {
 func actantName(clean string) string {
 	first, _, _ := strings.Cut(clean, "/")
 	if lowerHasPrefix(first, "actant.") {
-		return fmt.Sprintf("%s at the root is actctl's own file (like actant.cue and actant.lock)", first)
+		return fmt.Sprintf("%s at the root is actctl's own file: every actant.* name there is kept for actctl", first)
 	}
 	return ""
 }

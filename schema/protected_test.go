@@ -27,7 +27,7 @@ func protectedRef(rel string, cueAnywhere bool) string {
 		return "it is a *.cue file, which actctl loads as configuration"
 	}
 	if strings.HasPrefix(parts[0], "actant.") {
-		return fmt.Sprintf("%s at the root is actctl's own file (like actant.cue and actant.lock)", orig[0])
+		return fmt.Sprintf("%s at the root is actctl's own file: every actant.* name there is kept for actctl", orig[0])
 	}
 	return ""
 }
@@ -65,7 +65,7 @@ func protectedDirRef(dir string) string {
 	clean := path.Clean(strings.ReplaceAll(dir, `\`, "/"))
 	first, _, _ := strings.Cut(clean, "/")
 	if strings.HasPrefix(strings.ToLower(first), "actant.") {
-		return fmt.Sprintf("%s at the root is actctl's own file (like actant.cue and actant.lock)", first)
+		return fmt.Sprintf("%s at the root is actctl's own file: every actant.* name there is kept for actctl", first)
 	}
 	return ""
 }

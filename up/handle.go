@@ -25,7 +25,11 @@ func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.
 			return nil, err
 		}
 		sink := func(kind string, v any) { _ = out.Send(kind, v) }
-		return m.Prompt(ctx, req.Agent, req.Text, req.Wait, sink)
+		source := req.Source
+		if source == "" {
+			source = SourceCLI
+		}
+		return m.PromptFrom(ctx, source, req.Agent, req.Text, req.Wait, sink)
 	}
 	return nil, fmt.Errorf("actctl up does not know the request %q", req.Op)
 }

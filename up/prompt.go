@@ -14,6 +14,19 @@ import (
 // that stops waiting (ctx) cancels a service's turn; an employee's queued
 // task still runs.
 func (m *Manager) Prompt(ctx context.Context, agent, text string, wait bool, sink Sink) (Outcome, error) {
+	return m.PromptFrom(ctx, SourceCLI, agent, text, wait, sink)
+}
+
+// Who prompted, as the task log records it (docs/json.md).
+const (
+	SourceCLI  = "cli"  // actctl prompt
+	SourceMCP  = "mcp"  // actctl mcp's prompt_agent
+	SourceHook = "hook" // a prompt hook, or a command a hook ran
+)
+
+// PromptFrom is Prompt with who prompted (SourceCLI, ...), which the task
+// log records as the task's source.
+func (m *Manager) PromptFrom(ctx context.Context, source, agent, text string, wait bool, sink Sink) (Outcome, error) {
 	a, err := m.agent(agent)
 	if err != nil {
 		return Outcome{}, err
@@ -27,7 +40,7 @@ func (m *Manager) Prompt(ctx context.Context, agent, text string, wait bool, sin
 	if err != nil {
 		return Outcome{}, err
 	}
-	run := &taskRun{sink: sink, chain: chain}
+	run := &taskRun{sink: sink, chain: chain, source: source}
 	if a.queue != nil {
 		return a.promptQueued(ctx, text, wait, run)
 	}
@@ -85,6 +98,6 @@ type HookPrompter struct{ M *Manager }
 
 // Prompt implements hooks.Prompter.
 func (p HookPrompter) Prompt(ctx context.Context, agent, text string) error {
-	_, err := p.M.Prompt(ctx, agent, text, false, nil)
+	_, err := p.M.PromptFrom(ctx, SourceHook, agent, text, false, nil)
 	return err
 }

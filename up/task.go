@@ -44,6 +44,18 @@ type taskRun struct {
 
 	// chain is the hooks that caused the prompt (docs/runtime.md).
 	chain hooks.Chain
+	// source is who prompted ("cli", "mcp", "hook"): the task log's
+	// source of a prompt (docs/json.md, "actctl logs -o json").
+	source string
+}
+
+// taskSource is the source the task log records for t: its schedule
+// entry, or for a prompt who prompted.
+func taskSource(t schedule.Task, run *taskRun) string {
+	if t.Source == "" && run != nil {
+		return run.source
+	}
+	return t.Source
 }
 
 func (r *taskRun) Message(line []byte) {
@@ -136,7 +148,8 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	dir := a.spec.LogsDir
 	a.mu.Unlock()
 	started := a.m.opts.Clock.Now()
-	w, lerr := tasklog.Begin(dir, tasklog.Task{ID: t.ID, Kind: string(t.Kind), Source: t.Source, Prompt: t.Prompt, Started: started})
+	source := taskSource(t, run)
+	w, lerr := tasklog.Begin(dir, tasklog.Task{ID: t.ID, Kind: string(t.Kind), Source: source, Prompt: t.Prompt, Started: started})
 	if lerr != nil {
 		a.m.opts.Logf("%s: task %d: %v (not logged)", a.name, t.ID, lerr)
 	}
@@ -158,7 +171,7 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	}
 	if w != nil {
 		out.Log = logRel(dir, w.Path())
-		if ferr := w.Finish(tasklog.Summary{Time: started, Task: t.ID, Kind: string(t.Kind), Source: t.Source,
+		if ferr := w.Finish(tasklog.Summary{Time: started, Task: t.ID, Kind: string(t.Kind), Source: source,
 			StopReason: out.StopReason, DurationMs: out.DurationMs, Error: out.Error, Prompt: t.Prompt}); ferr != nil {
 			a.m.opts.Logf("%s: task %d: %v", a.name, t.ID, ferr)
 		}

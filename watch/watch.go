@@ -65,18 +65,20 @@ type Cycle struct {
 
 // MarshalJSON renders the cycle as one stable JSON object, so that
 // `-o json` can print one object per cycle:
-// {"kind","initial","time","durationMs","trigger","poller","ok","error","summary","result"}.
+// {"kind","initial","time","durationMs","trigger","poller","ok","error","summary","result"};
+// initial and summary are always there ("apply failed" and the like when
+// the cycle failed), as docs/json.md says.
 func (c Cycle) MarshalJSON() ([]byte, error) {
 	type out struct {
 		Kind       CycleKind `json:"kind"`
-		Initial    bool      `json:"initial,omitempty"`
+		Initial    bool      `json:"initial"`
 		Time       time.Time `json:"time"`
 		DurationMS float64   `json:"durationMs"`
 		Trigger    []string  `json:"trigger"`
 		Poller     string    `json:"poller,omitempty"`
 		OK         bool      `json:"ok"`
 		Error      string    `json:"error,omitempty"`
-		Summary    string    `json:"summary,omitempty"`
+		Summary    string    `json:"summary"`
 		Result     any       `json:"result,omitempty"`
 	}
 	o := out{
@@ -90,6 +92,9 @@ func (c Cycle) MarshalJSON() ([]byte, error) {
 	}
 	if c.Err != nil {
 		o.Error = c.Err.Error()
+		if o.Summary == "" {
+			o.Summary = string(c.Kind) + " failed"
+		}
 	}
 	return json.Marshal(o)
 }

@@ -870,12 +870,12 @@ func TestWatchCycleJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"kind":"apply","time":"2026-01-02T03:04:05Z","durationMs":9,"trigger":["/w/actant.cue"],"ok":true,"summary":"applied: 2 changed, 0 pruned in 9ms","result":{"changed":2}}`
+	want := `{"kind":"apply","initial":false,"time":"2026-01-02T03:04:05Z","durationMs":9,"trigger":["/w/actant.cue"],"ok":true,"summary":"applied: 2 changed, 0 pruned in 9ms","result":{"changed":2}}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 	b, _ = json.Marshal(Cycle{Kind: CyclePoll, Poller: "hub", Err: errors.New("down")})
-	if !strings.Contains(string(b), `"ok":false,"error":"down"`) || !strings.Contains(string(b), `"trigger":[]`) {
+	if !strings.Contains(string(b), `"ok":false,"error":"down","summary":"poll failed"`) || !strings.Contains(string(b), `"trigger":[]`) {
 		t.Errorf("error cycle JSON = %s", b)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/inputs"
+	"github.com/actctl/actctl/internal/gitignored"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
@@ -77,6 +80,9 @@ func applyCmd(c *cli.Context) error {
 		Only:       c.Args().Slice(),
 		LockDigest: hub.LockDigest(cfg.Root),
 	})
+	if err == nil && !c.Bool("dry-run") {
+		res.Notes = append(res.Notes, ignoredNote(res)...)
+	}
 	err = interruptedError(ctx, printResult(g, res, err))
 	if err == nil && !c.Bool("dry-run") {
 		seedHeartbeats(g, cfg, c.Args().Slice())
@@ -136,16 +142,19 @@ func fastApply(g *globals, start time.Time) *reconcile.Result {
 		fmt.Fprintf(g.Stderr, "actctl: %s\n", w) // as globals.LoadWith prints them
 	}
 	d := time.Since(start)
-	return &reconcile.Result{Root: root, Warnings: said.Render, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
+	res := &reconcile.Result{Root: root, Warnings: said.Render, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
+	res.Counts.Warnings = len(said.Render) // as the normal path counts them
+	return res
 }
 
 // quiet reports whether an apply that gave res printed nothing but its
-// changes, its summary and the warnings its inputs alone cause (see said):
+// changes, its summary and the warnings its inputs alone cause (see said;
+// counts.warnings counts those too, so a warning action is one more):
 // only then does the next apply, with nothing changed, print exactly
 // those warnings and "no changes", as the fast path does.
 func quiet(res *reconcile.Result) bool {
 	c := res.Counts
-	return !res.Recovered && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == 0
+	return !res.Recovered && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == len(res.Warnings)
 }
 
 // said are the warnings an apply of cfg that gave res printed that the
@@ -208,8 +217,17 @@ func printResult(g *globals, res *reconcile.Result, err error) error {
 	return err
 }
 
-// printItems writes one line per file action or finding.
+// printItems writes one line per file action or finding, after a line
+// naming the directory the paths are relative to when it is not the
+// current one (`actctl -C examples/quickstart apply`).
 func printItems(g *globals, res *reconcile.Result) {
+	if wd, err := os.Getwd(); err == nil && len(res.Items) > 0 && !sameDir(wd, res.Root) {
+		where := res.Root
+		if rel, err := filepath.Rel(wd, res.Root); err == nil && filepath.IsLocal(rel) {
+			where = rel
+		}
+		fmt.Fprintf(g.Stdout, "in %s%c:\n", where, filepath.Separator)
+	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 	for _, it := range res.Items {
 		var extra []string
@@ -228,4 +246,42 @@ func printItems(g *globals, res *reconcile.Result) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", g.Color().action(it.Action), it.Path, strings.Join(extra, "; "))
 	}
 	tw.Flush()
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
+}
+
+// ignoredNote says when what apply created in the workspace is ignored by
+// the .gitignore of a repository enclosing it (the repository's examples:
+// README, "Quick start"), so that git status not listing it surprises
+// no one.
+func ignoredNote(res *reconcile.Result) []string {
+	var created []string
+	for _, it := range res.Items {
+		if it.Action == reconcile.ActCreate && !filepath.IsAbs(it.Path) {
+			created = append(created, filepath.ToSlash(it.Path))
+		}
+	}
+	ignored, file := gitignored.Above(res.Root, created)
+	if len(ignored) == 0 {
+		return nil
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, file); err == nil && filepath.IsLocal(rel) {
+			file = rel
+		}
+	}
+	return []string{fmt.Sprintf("the repository's %s ignores %s of the files written here: git status does not list them", file, countOf(len(ignored), len(created)))}
+}
+
+// countOf is "all" when n is total, else "n".
+func countOf(n, total int) string {
+	if n == total {
+		return "all"
+	}
+	return strconv.Itoa(n)
 }

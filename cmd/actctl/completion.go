@@ -141,6 +141,7 @@ func complete(app *cli.App, words []string) []string {
 type cmdState struct {
 	cmd       *cli.Command
 	npos      int
+	args      []string // the positional words so far
 	flag      cli.Flag
 	dir, home string
 }
@@ -182,6 +183,7 @@ func walk(app *cli.App, words []string) cmdState {
 			continue
 		}
 		st.npos++
+		st.args = append(st.args, w)
 	}
 	return st
 }
@@ -276,6 +278,8 @@ func argValues(st cmdState, cur string) []string {
 		return strings.Split(w, "|")
 	case w == "KIND" && st.cmd.Name == "get":
 		return slices.Sorted(maps.Keys(getKinds))
+	case w == "NAME" && st.cmd.Name == "get" && len(st.args) > 0:
+		return getNames(st, st.args[0])
 	case w == "FIELD":
 		return fieldPaths(st, cur)
 	}
@@ -308,6 +312,25 @@ func names(st cmdState, kind string) []string {
 		return slices.Sorted(maps.Keys(cfg.Hub))
 	}
 	return nil
+}
+
+// getNames are the names `get KIND` lists, for `get KIND NAME...`.
+func getNames(st cmdState, kind string) []string {
+	list, ok := getKinds[kind]
+	cwd, err := os.Getwd()
+	if !ok || err != nil {
+		return nil
+	}
+	cfg, err := schema.Load(schema.LoadOptions{Dir: st.dir, Cwd: cwd, Home: st.home})
+	if err != nil {
+		return nil
+	}
+	_, rows, _ := list(cfg)
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0]
+	}
+	return out
 }
 
 // asPattern puts "<name>" for the entry name of a map in path

@@ -15,8 +15,8 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:         "get",
-		Usage:        "list agents | templates | backends | skills | prompts | commands | mcp | hooks",
-		ArgsUsage:    "KIND",
+		Usage:        "list agents | templates | backends | skills | prompts | commands | mcp | hooks (only NAME... when given)",
+		ArgsUsage:    "KIND [NAME...]",
 		OnUsageError: usageErrors,
 		Action:       getCmd,
 	})
@@ -37,7 +37,7 @@ var getKinds = map[string]func(*schema.Config) ([]string, [][]string, any){
 func getCmd(c *cli.Context) error {
 	g := globalsOf(c)
 	kind := c.Args().First()
-	if c.NArg() != 1 {
+	if c.NArg() == 0 {
 		return usageError("get: want one of %s", strings.Join(slices.Sorted(maps.Keys(getKinds)), ", "))
 	}
 	list, ok := getKinds[kind]
@@ -49,6 +49,11 @@ func getCmd(c *cli.Context) error {
 		return err
 	}
 	header, rows, js := list(cfg)
+	if names := c.Args().Tail(); len(names) > 0 {
+		if rows, js, err = onlyNamed(kind, rows, js, names); err != nil {
+			return err
+		}
+	}
 	if g.JSON() {
 		return g.PrintJSON(js)
 	}
@@ -147,7 +152,7 @@ func listSkills(cfg *schema.Config) ([]string, [][]string, any) {
 	var rows [][]string
 	for _, name := range slices.Sorted(maps.Keys(cfg.Skills)) {
 		s := cfg.Skills[name]
-		files := slices.Sorted(maps.Keys(s.Files))
+		files := append([]string{}, slices.Sorted(maps.Keys(s.Files))...) // never null (docs/json.md)
 		src := s.Source
 		if src == "" {
 			src = "inline"

@@ -2,10 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"regexp"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -65,69 +61,4 @@ func TestGetCommandsAndHooks(t *testing.T) {
 		}
 		checkDocumented(t, "get "+tc.kind, got)
 	}
-}
-
-// checkDocumented checks the JSON output v of command against its row in
-// docs/json.md: every key the output has is documented, and every
-// documented key not marked optional ("key"?) is in the output. The
-// content of a "value" (the user's data) is not shape.
-func checkDocumented(t *testing.T, command string, v any) {
-	t.Helper()
-	doc, err := os.ReadFile("../../docs/json.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var row string
-	for _, line := range strings.Split(string(doc), "\n") {
-		if strings.HasPrefix(line, "| `"+command+"` |") {
-			row = line
-		}
-	}
-	if row == "" {
-		t.Fatalf("docs/json.md has no row for %s", command)
-	}
-	shape, _, _ := strings.Cut(strings.TrimPrefix(row, "| `"+command+"` | `"), "`")
-	var documented, required []string
-	for _, m := range regexp.MustCompile(`"([A-Za-z]+)"(\??)`).FindAllStringSubmatch(shape, -1) {
-		documented = append(documented, m[1])
-		if m[2] == "" {
-			required = append(required, m[1])
-		}
-	}
-	got := jsonKeys(v, nil)
-	for _, k := range got {
-		if !slices.Contains(documented, k) {
-			t.Errorf("%s: key %q is not in docs/json.md's %s", command, k, shape)
-		}
-	}
-	for _, k := range required {
-		if !slices.Contains(got, k) {
-			t.Errorf("%s: docs/json.md's key %q is not in the output (keys %v)", command, k, got)
-		}
-	}
-}
-
-// jsonKeys collects the object keys of v at any depth, except inside a
-// "value" and in maps of the user's names (env), sorted.
-func jsonKeys(v any, keys []string) []string {
-	switch x := v.(type) {
-	case []any:
-		for _, e := range x {
-			keys = jsonKeys(e, keys)
-		}
-	case map[string]any:
-		for k, e := range x {
-			if k == "WHO" {
-				continue // a value of env, a map of the user's names
-			}
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-			if k != "value" {
-				keys = jsonKeys(e, keys)
-			}
-		}
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -69,7 +69,7 @@ func hubSyncCmd(c *cli.Context) error {
 		return err
 	}
 	if g.JSON() {
-		return g.PrintJSON(rep)
+		return g.PrintJSON(hubReportJSON(rep))
 	}
 	if len(rep.Sources) == 0 {
 		fmt.Fprintln(g.Stdout, "no hub sources configured")
@@ -114,7 +114,7 @@ func hubUpdateCmd(c *cli.Context) error {
 		}
 	}
 	if g.JSON() {
-		return g.PrintJSON(rep)
+		return g.PrintJSON(hubReportJSON(rep))
 	}
 	for _, s := range rep.Sources {
 		if s.Previous != "" {
@@ -143,14 +143,27 @@ func hubUpdateCmd(c *cli.Context) error {
 	return nil
 }
 
+// hubReportJSON is rep as `hub sync|update -o json` print it: its lists
+// are arrays, never null (docs/json.md).
+func hubReportJSON(rep *hub.Report) *hub.Report {
+	out := *rep
+	if out.Sources == nil {
+		out.Sources = []hub.SourceReport{}
+	}
+	if out.Changes == nil {
+		out.Changes = []hub.Change{}
+	}
+	return &out
+}
+
 // hubComponentJSON is one row of `hub ls -o json` (stable interface).
 type hubComponentJSON struct {
 	Source      string `json:"source"`
 	Kind        string `json:"kind"`
 	Name        string `json:"name"`
 	Ref         string `json:"ref"`
-	Version     string `json:"version,omitempty"`
-	Description string `json:"description,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description"`
 	File        string `json:"file"`
 }
 

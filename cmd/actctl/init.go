@@ -45,6 +45,18 @@ func initCmd(c *cli.Context) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("init: write %s: %w", path, err)
 	}
-	fmt.Fprintf(g.Stdout, "wrote %s\nnext: actctl validate && actctl apply --dry-run\n", path)
+	if g.JSON() {
+		return g.PrintJSON(initJSON{Wrote: path, Next: initNext})
+	}
+	fmt.Fprintf(g.Stdout, "wrote %s\nnext: %s\n", path, initNext)
 	return nil
+}
+
+// initNext is what init suggests running next.
+const initNext = "actctl validate && actctl apply --dry-run"
+
+// initJSON is init's -o json output (docs/json.md).
+type initJSON struct {
+	Wrote string `json:"wrote"`
+	Next  string `json:"next"`
 }

@@ -402,7 +402,7 @@ func (s *mcpServer) promptAgent(ctx context.Context, req *mcp.CallToolRequest, i
 	reply := &syncBuffer{}
 	w := progressWriter{ctx, req, reply}
 	var res up.Outcome
-	err = callUp(ctx, g, control.Request{Op: control.OpPrompt, Agent: in.Agent, Text: in.Prompt, Wait: true}, func(f control.Frame) {
+	err = callUp(ctx, g, control.Request{Op: control.OpPrompt, Agent: in.Agent, Text: in.Prompt, Wait: true, Source: up.SourceMCP}, func(f control.Frame) {
 		var e acpclient.Event
 		if f.Kind == "event" && json.Unmarshal(f.Data, &e) == nil && e.Kind == acpclient.EventText {
 			_, _ = w.Write([]byte(e.Text))

@@ -52,6 +52,9 @@ func promptCmd(c *cli.Context) error {
 	if req.Chain, err = hookChain(); err != nil {
 		return err
 	}
+	if req.Chain != nil {
+		req.Source = up.SourceHook // a hook's command prompts
+	}
 	err = callUp(ctx, g, req, func(f control.Frame) { showFrame(out, f) }, &res)
 	if cause := context.Cause(ctx); ctx.Err() != nil {
 		out.summary(req.Agent, acpclient.Result{}, causeCode(cause), cause)

@@ -164,7 +164,9 @@ func (s *proxySession) materializeAgent(ctx context.Context, verb string) error 
 		}
 		s.unrecorded = nil
 	}
-	fmt.Fprintf(g.Stderr, "actctl: %s %s: %s (%s)\n", verb, s.r.Name, res.Summary(), s.r.Dir)
+	if res.Counts.Changed > 0 { // an agent already applied starts in silence
+		fmt.Fprintf(g.Stderr, "actctl: %s %s: %s (%s)\n", verb, s.r.Name, res.Summary(), s.r.Dir)
+	}
 	if !s.ephemeral {
 		// An ephemeral agent leaves nothing behind, the cache included.
 		g.saveConfig()

@@ -28,6 +28,7 @@ import (
 	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
+	"github.com/actctl/actctl/watch"
 )
 
 func init() {
@@ -37,7 +38,7 @@ func init() {
 		ArgsUsage: "[AGENT...]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "frozen", Usage: "fail instead of changing actant.lock"},
-			&cli.DurationFlag{Name: "debounce", Value: 0, Usage: "quiet window before a re-apply (default 50ms)"},
+			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultDebounce, Usage: "quiet window before a re-apply"},
 			// How long a stopping agent gets before its group is killed
 			// (tests shorten it).
 			&cli.DurationFlag{Name: "grace", Value: acpclient.DefaultGrace, Hidden: true},

@@ -61,7 +61,10 @@ func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, af
 	hookCtx, bg := ctx, &background{}
 	defer bg.wg.Wait()
 
+	once := newWarnOnce(g.Stderr)
+	g.Stderr = once
 	run := func(ctx context.Context, trigger []string) (watch.Result, error) {
+		once.cycle()
 		cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
 		if err != nil {
 			if after != nil {

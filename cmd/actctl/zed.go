@@ -154,15 +154,27 @@ func writeZed(g *globals, cfg *schema.Config, path, prefix string, entries map[s
 			return fmt.Errorf("zed: write %s: %w", path, err)
 		}
 	}
-	names := slices.Sorted(maps.Keys(entries))
+	names := append([]string{}, slices.Sorted(maps.Keys(entries))...) // never null (docs/json.md)
 	if g.JSON() {
 		return g.PrintJSON(map[string]any{"settings": path, "agents": names, "removed": append([]string{}, plan.Removed...)})
 	}
-	fmt.Fprintf(g.Stdout, "%s: %d agent server(s): %v\n", path, len(names), names)
+	fmt.Fprintf(g.Stdout, "%s: %s\n", path, nameList("agent server", names))
 	if len(plan.Removed) > 0 {
-		fmt.Fprintf(g.Stdout, "%s: removed %v (no longer in %s)\n", path, plan.Removed, cfg.Root)
+		fmt.Fprintf(g.Stdout, "%s: removed %s (no longer declared in %s)\n", path, strings.Join(plan.Removed, ", "), cfg.Root)
 	}
 	return nil
+}
+
+// nameList says how many names there are and which: "no agent server",
+// "1 agent server: a", "2 agent servers: a, b".
+func nameList(what string, names []string) string {
+	switch len(names) {
+	case 0:
+		return "no " + what
+	case 1:
+		return "1 " + what + ": " + names[0]
+	}
+	return fmt.Sprintf("%d %ss: %s", len(names), what, strings.Join(names, ", "))
 }
 
 func zedConflict(path, root, prefix string, conflicts []string) error {

@@ -133,7 +133,7 @@ func TestZedWriteProvenance(t *testing.T) {
 	// An agent removed from the config loses its entry; the rest stay.
 	cue := string(mustRead(t, filepath.Join(dir, "actant.cue")))
 	writeFiles(t, dir, map[string]string{"actant.cue": strings.Replace(cue, "agents: worker: template: \"emp\"\n", "", 1)})
-	if r := actctl(t, dir, home, "zed", "--write", "--prefix", "a-", "--settings", settings); r.Code != 0 || !strings.Contains(r.Stdout, "removed [a-worker]") {
+	if r := actctl(t, dir, home, "zed", "--write", "--prefix", "a-", "--settings", settings); r.Code != 0 || !strings.Contains(r.Stdout, "removed a-worker (no longer declared in") {
 		t.Fatalf("--write after removing worker: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	b = string(mustRead(t, settings))

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestQuickstartSaysWhere: the README's first command, run from the top
+// of a clone (here a copy: a git repository holding this repository's
+// .gitignore and examples/quickstart), says what its paths are relative
+// to and that the repository's .gitignore ignores what it wrote; the
+// second run says "no changes" and nothing else (issue #22 item 5).
+func TestQuickstartSaysWhere(t *testing.T) {
+	src, _ := filepath.Abs("../../examples/quickstart")
+	clone := t.TempDir()
+	hubGit(t, clone, "init", "-q")
+	ignore, err := os.ReadFile("../../.gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, clone, map[string]string{".gitignore": string(ignore)})
+	ex := filepath.Join(clone, "examples", "quickstart")
+	if err := os.MkdirAll(filepath.Dir(ex), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(copyTree(t, src), ex); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	r := actctl(t, clone, home, "-C", "examples/quickstart", "apply")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "in examples/quickstart/:\n  create  ") {
+		t.Errorf("first apply: exit %d, stdout does not start with the directory:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if want := "actctl: note: the repository's .gitignore ignores all of the files written here: git status does not list them\n"; !strings.HasSuffix(r.Stderr, want) {
+		t.Errorf("first apply: stderr does not end with %q:\n%s", want, r.Stderr)
+	}
+	r = actctl(t, clone, home, "-C", "examples/quickstart", "apply")
+	if r.Code != 0 || r.Stdout != "no changes\n" || strings.Contains(r.Stderr, "ignores") {
+		t.Errorf("second apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// In the workspace itself, the paths need no directory line.
+	writeFiles(t, ex, map[string]string{"actant.cue": "package actant\n"})
+	if r := actctl(t, ex, home, "apply"); r.Code != 0 || strings.HasPrefix(r.Stdout, "in ") {
+		t.Errorf("prune in the workspace: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestReadmeQuickStartInStep: the README's first two commands are the
+// quickstart apply and the test command, and .ci/run runs both (the test
+// command verbatim), so what newcomers and CI run stays the same.
+func TestReadmeQuickStartInStep(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(readme)
+	if block == nil {
+		t.Fatal("README has no sh block")
+	}
+	var cmds []string
+	for line := range strings.Lines(string(block[1])) {
+		cmd, _, _ := strings.Cut(line, "#")
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	want := []string{"go run ./cmd/actctl -C examples/quickstart apply", "go vet ./... && go test ./..."}
+	if len(cmds) < 2 || cmds[0] != want[0] || cmds[1] != want[1] {
+		t.Fatalf("README's first commands %q, want %q", cmds, want)
+	}
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want[1]) + `$`).Match(ci) {
+		t.Errorf(".ci/run does not run the README's test command %q", want[1])
+	}
+	if !strings.Contains(string(ci), `-C "$qs" apply`) || !strings.Contains(string(ci), "examples/quickstart") {
+		t.Errorf(".ci/run does not run the README's quickstart apply")
+	}
+}
