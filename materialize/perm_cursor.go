@@ -66,8 +66,6 @@ func cursorPermissions(mode string, p schema.Permissions) ([]Key, []string) {
 	return keys, warns
 }
 
-var cursorTypes = []string{"Shell(", "Read(", "Write(", "WebFetch(", "Mcp("}
-
 // cursorRules appends the rules Cursor can read to out, without duplicates.
 func cursorRules(out, rules []string) ([]string, []string) {
 	var warns []string
