@@ -13,20 +13,7 @@ import (
 // no fetch progress is printed when stderr is not a terminal, nor in -o
 // json (issue #22 item 14).
 func TestApplyCountsHubFetch(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is required (.ci/run installs it)")
-	}
-	repo := filepath.Join(t.TempDir(), "hub")
-	writeFiles(t, repo, map[string]string{
-		"actant.json":        `{"name":"h","version":"1.0.0"}`,
-		"skills/review.json": `{"name":"review","version":"1.0.0","description":"Review code","content":"# Review"}`,
-	})
-	hubGit(t, repo, "init", "-q", "-b", "main")
-	hubGit(t, repo, "add", "-A")
-	hubGit(t, repo, "commit", "-q", "-m", "one")
-	cue := "package actant\nhub: team: {url: \"file://" + repo + "\", ref: branch: \"main\"}\n" +
-		"templates: t: {backend: \"claude-code\", skills: [\"team@review\"]}\nagents: rev: template: \"t\"\n"
-
+	cue := hubConfig(t)
 	t.Run("json", func(t *testing.T) {
 		root := t.TempDir()
 		writeFiles(t, root, map[string]string{"actant.cue": cue})
@@ -61,4 +48,23 @@ func TestApplyCountsHubFetch(t *testing.T) {
 			t.Errorf("a cached hub has no hubMs: %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 		}
 	})
+}
+
+// hubConfig makes a local git repository in the actant-hub layout and
+// returns a config whose agent uses a skill from it.
+func hubConfig(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required (.ci/run installs it)")
+	}
+	repo := filepath.Join(t.TempDir(), "hub")
+	writeFiles(t, repo, map[string]string{
+		"actant.json":        `{"name":"h","version":"1.0.0"}`,
+		"skills/review.json": `{"name":"review","version":"1.0.0","description":"Review code","content":"# Review"}`,
+	})
+	hubGit(t, repo, "init", "-q", "-b", "main")
+	hubGit(t, repo, "add", "-A")
+	hubGit(t, repo, "commit", "-q", "-m", "one")
+	return "package actant\nhub: team: {url: \"file://" + repo + "\", ref: branch: \"main\"}\n" +
+		"templates: t: {backend: \"claude-code\", skills: [\"team@review\"]}\nagents: rev: template: \"t\"\n"
 }

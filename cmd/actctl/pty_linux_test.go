@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,15 +38,13 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return m, s
 }
 
-// TestRunToolLineOnTerminal: with stdout and stderr on one terminal, a
-// tool line starts on a line of its own, not after the text streamed so
-// far ("partialtool look ..."); the text goes on after it (issue #22
-// item 16).
-func TestRunToolLineOnTerminal(t *testing.T) {
-	root, home := msgWorkspace(t, "")
+// onPTY runs actctl with stdout and stderr on one terminal and returns
+// what it printed (newlines as "\n") and its exit code.
+func onPTY(t *testing.T, dir, home string, args ...string) (string, int) {
+	t.Helper()
 	m, s := openPTY(t)
-	cmd := exec.Command(actctlBin, "run", "helper", "-p", "text-tool")
-	cmd.Dir = root
+	cmd := exec.Command(actctlBin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
 	cmd.Stdout, cmd.Stderr = s, s
 	if err := cmd.Start(); err != nil {
@@ -52,10 +52,46 @@ func TestRunToolLineOnTerminal(t *testing.T) {
 	}
 	s.Close()
 	b, _ := io.ReadAll(m) // ends with EIO once the last writer closed the slave
+	code := 0
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("run: %v\n%s", err, b)
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("actctl %v: %v", args, err)
+		}
+		code = ee.ExitCode()
 	}
-	out := strings.ReplaceAll(string(b), "\r\n", "\n")
+	return strings.ReplaceAll(string(b), "\r\n", "\n"), code
+}
+
+// TestHubProgressOnTerminal: a hub fetch says what it fetches on a
+// terminal's stderr, and never with -o json, whose stdout stays one JSON
+// document (issue #22 item 14).
+func TestHubProgressOnTerminal(t *testing.T) {
+	cue := hubConfig(t)
+	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, root, map[string]string{"actant.cue": cue})
+	if out, code := onPTY(t, root, home, "apply"); code != 0 || !strings.Contains(out, "hub: resolving team (file://") {
+		t.Errorf("apply on a terminal: exit %d, no progress:\n%s", code, out)
+	}
+	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, root, map[string]string{"actant.cue": cue})
+	out, code := onPTY(t, root, home, "-o", "json", "apply")
+	var v map[string]any
+	if code != 0 || strings.Contains(out, "hub:") || json.Unmarshal([]byte(out), &v) != nil {
+		t.Errorf("apply -o json on a terminal: exit %d, progress printed:\n%s", code, out)
+	}
+}
+
+// TestRunToolLineOnTerminal: with stdout and stderr on one terminal, a
+// tool line starts on a line of its own, not after the text streamed so
+// far ("partialtool look ..."); the text goes on after it (issue #22
+// item 16).
+func TestRunToolLineOnTerminal(t *testing.T) {
+	root, home := msgWorkspace(t, "")
+	out, code := onPTY(t, root, home, "run", "helper", "-p", "text-tool")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
 	i := strings.Index(out, "tool look (read): completed")
 	if i <= 0 || out[i-1] != '\n' || !strings.Contains(out, "partial\n") || !strings.Contains(out, " rest\n") {
 		t.Errorf("the tool line does not start a line:\n%q", out)
