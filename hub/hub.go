@@ -343,7 +343,7 @@ func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSo
 	if err != nil {
 		return err
 	}
-	fo := fetchOpts{URL: u, Auth: auth, Progress: e.o.Progress, RepoDir: filepath.Join(dir, "git")}
+	fo := fetchOpts{Name: name, URL: u, Auth: auth, Progress: e.o.Progress, RepoDir: filepath.Join(dir, "git")}
 	var commit plumbing.Hash
 	if locked {
 		commit = plumbing.NewHash(entry.Commit)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,14 +64,14 @@ func onPTY(t *testing.T, dir, home string, args ...string) (string, int) {
 	return strings.ReplaceAll(string(b), "\r\n", "\n"), code
 }
 
-// TestHubProgressOnTerminal: a hub fetch says what it fetches on a
-// terminal's stderr, and never with -o json, whose stdout stays one JSON
+// TestHubProgressOnTerminal: a hub fetch says what it fetches and how
+// many bytes it received on a terminal's stderr, and never with -o json, whose stdout stays one JSON
 // document (issue #22 item 14).
 func TestHubProgressOnTerminal(t *testing.T) {
 	cue := hubConfig(t)
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeFiles(t, root, map[string]string{"actant.cue": cue})
-	if out, code := onPTY(t, root, home, "apply"); code != 0 || !strings.Contains(out, "hub: resolving team (file://") {
+	if out, code := onPTY(t, root, home, "apply"); code != 0 || !strings.Contains(out, "hub: resolving team (file://") || !strings.Contains(out, "objects") || !regexp.MustCompile(`\rhub: team: received \d+(\.\d)? [KM]?i?B\n`).MatchString(out) {
 		t.Errorf("apply on a terminal: exit %d, no progress:\n%s", code, out)
 	}
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
