@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -30,6 +32,34 @@ func TestApplyCountsHubFetch(t *testing.T) {
 		}
 		if strings.Contains(r.Stderr, "hub:") || strings.Contains(r.Stderr, "\r") {
 			t.Errorf("progress printed when stderr is no terminal:\n%q", r.Stderr)
+		}
+	})
+	t.Run("watch", func(t *testing.T) {
+		root := t.TempDir()
+		writeFiles(t, root, map[string]string{"actant.cue": cue})
+		cmd := exec.Command(actctlBin, "apply", "--watch", "-o", "json")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "ACTANT_HOME="+filepath.Join(t.TempDir(), "home"))
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		lines := bufio.NewScanner(stdout)
+		if !lines.Scan() {
+			t.Fatalf("the watch ended: %v", lines.Err())
+		}
+		var c struct {
+			Result struct {
+				DurationMS float64 `json:"durationMs"`
+				HubMS      float64 `json:"hubMs"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(lines.Bytes(), &c); err != nil || c.Result.HubMS <= 0 || c.Result.DurationMS < c.Result.HubMS {
+			t.Errorf("the first cycle's apply must count the hub fetch: %v\n%s", err, lines.Text())
 		}
 	})
 	t.Run("text", func(t *testing.T) {
