@@ -116,6 +116,10 @@ const (
 	ErrStart ErrorKind = iota + 1
 	// ErrCrash: the backend exited or broke the protocol during a turn.
 	ErrCrash
+	// ErrAnswered: the agent answered the turn's session/prompt with an
+	// error; the backend still runs and the session can take another turn
+	// (chat reports it and reads the next line).
+	ErrAnswered
 )
 
 // Error is a failed start or turn, with the backend's stderr tail.
@@ -344,7 +348,10 @@ func (c *Client) failure(ctx context.Context, kind ErrorKind, what string, err e
 	}
 	var re *acp.RequestError
 	if errors.As(err, &re) && !c.connClosed() {
-		return &Error{Kind: kind, Command: l.Command, Err: err, msg: fmt.Sprintf("backend %q: %s failed: %s", l.Command, what, requestErrorText(re))}
+		if kind == ErrCrash {
+			kind = ErrAnswered // the backend runs on
+		}
+		return &Error{Kind: kind, Command: l.Command, Err: err, msg: fmt.Sprintf("backend %q: %s failed: %s", l.Command, what, c.requestErrorText(re))}
 	}
 	// The connection ended: wait (bounded) for the backend to be reaped.
 	t := time.NewTimer(2 * time.Second)
@@ -376,14 +383,6 @@ func (c *Client) connClosed() bool {
 	default:
 		return false
 	}
-}
-
-func requestErrorText(re *acp.RequestError) string {
-	s := re.Message
-	if re.Data != nil {
-		s += fmt.Sprintf(" (%v)", re.Data)
-	}
-	return s
 }
 
 // SessionID is the primary session's id.

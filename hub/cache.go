@@ -296,6 +296,7 @@ func peel(repo *git.Repository, h plumbing.Hash) (plumbing.Hash, error) {
 
 // fetchOpts groups what a fetch needs.
 type fetchOpts struct {
+	Name     string // the source's, for progress lines
 	URL      string
 	Auth     transport.AuthMethod
 	Progress io.Writer
@@ -322,7 +323,7 @@ func fetch(ctx context.Context, repo *git.Repository, o fetchOpts, specs []confi
 	if o.Progress != nil {
 		fo.Progress = o.Progress
 	}
-	err := repo.FetchContext(ctx, fo)
+	err := withProgress(repo, o.Progress, o.Name).FetchContext(ctx, fo)
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil
 	}

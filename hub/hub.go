@@ -76,6 +76,19 @@ type Report struct {
 	Changes []Change `json:"changes"`
 	// Warnings repeats what was passed to Options.Warn.
 	Warnings []string `json:"warnings,omitempty"`
+	// Elapsed is how long Ensure took, fetches included: a command's
+	// summary time counts it (docs/json.md, apply's hubMs).
+	Elapsed time.Duration `json:"-"`
+}
+
+// Fetched reports whether any source used the network.
+func (r *Report) Fetched() bool {
+	for _, s := range r.Sources {
+		if s.Fetched {
+			return true
+		}
+	}
+	return false
 }
 
 // SourceReport is one source after Ensure.
@@ -136,6 +149,15 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // files; then every hub reference of the config is checked (unknown
 // "src@name" gets a did-you-mean diagnostic at the user's field).
 func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error) {
+	start := time.Now()
+	rep, err := ensureSources(ctx, cfg, o)
+	if rep != nil {
+		rep.Elapsed = time.Since(start)
+	}
+	return rep, err
+}
+
+func ensureSources(ctx context.Context, cfg *schema.Config, o Options) (*Report, error) {
 	lockPath := filepath.Join(cfg.Root, LockFile)
 	old, err := ReadLock(lockPath)
 	if err != nil {
@@ -321,7 +343,7 @@ func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSo
 	if err != nil {
 		return err
 	}
-	fo := fetchOpts{URL: u, Auth: auth, Progress: e.o.Progress, RepoDir: filepath.Join(dir, "git")}
+	fo := fetchOpts{Name: name, URL: u, Auth: auth, Progress: e.o.Progress, RepoDir: filepath.Join(dir, "git")}
 	var commit plumbing.Hash
 	if locked {
 		commit = plumbing.NewHash(entry.Commit)

@@ -79,6 +79,10 @@ type Result struct {
 	Recovered    bool          `json:"recovered,omitempty"`
 	Duration     time.Duration `json:"-"`
 	DurationMS   float64       `json:"durationMs"`
+	// Hub is the part of Duration spent making hub sources available
+	// (resolving and fetching), when the network was used; see Since.
+	Hub   time.Duration `json:"-"`
+	HubMS float64       `json:"hubMs,omitempty"`
 	// Warnings are the renderer's warnings (not per file).
 	Warnings []string `json:"warnings,omitempty"`
 	// Notes say what the user must do before a tool reads the files this
@@ -92,17 +96,32 @@ type Result struct {
 // Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",
 // or "no changes" (watch mode prints it per cycle).
 func (r *Result) Summary() string {
+	hub := ""
+	if r.Hub > 0 {
+		hub = fmt.Sprintf(" (hub fetch %s)", roundDuration(r.Hub))
+	}
 	if r.Counts.Changed == 0 && r.Counts.Pruned == 0 {
 		if r.DryRun {
-			return "dry run: no changes"
+			return "dry run: no changes" + hub
 		}
-		return "no changes"
+		return "no changes" + hub
 	}
 	verb := "applied"
 	if r.DryRun {
 		verb = "dry run"
 	}
-	return fmt.Sprintf("%s: %d changed, %d pruned in %s", verb, r.Counts.Changed, r.Counts.Pruned, roundDuration(r.Duration))
+	return fmt.Sprintf("%s: %d changed, %d pruned in %s%s", verb, r.Counts.Changed, r.Counts.Pruned, roundDuration(r.Duration), hub)
+}
+
+// Since makes the result's duration the time since start, when a command
+// did more than Apply before it (loading the config, fetching hub
+// sources), and records hub, the part of it spent on the network (zero:
+// none). A hub clone is no longer left out of the time apply reports
+// (docs/json.md, apply).
+func (r *Result) Since(start time.Time, hub time.Duration) {
+	r.Duration = time.Since(start)
+	r.DurationMS = ms(r.Duration)
+	r.Hub, r.HubMS = hub, ms(hub)
 }
 
 func roundDuration(d time.Duration) time.Duration {

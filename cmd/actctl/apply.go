@@ -83,6 +83,9 @@ func applyCmd(c *cli.Context) error {
 	if err == nil && !c.Bool("dry-run") {
 		res.Notes = append(res.Notes, ignoredNote(res)...)
 	}
+	if res != nil {
+		res.Since(start, hubTime(rep))
+	}
 	err = interruptedError(ctx, printResult(g, res, err))
 	if err == nil && !c.Bool("dry-run") {
 		seedHeartbeats(g, cfg, c.Args().Slice())
@@ -99,6 +102,14 @@ func applyCmd(c *cli.Context) error {
 		events.wait()
 	}
 	return err
+}
+
+// hubTime is the time rep spent on the network, zero when it used none.
+func hubTime(rep *hub.Report) time.Duration {
+	if rep == nil || !rep.Fetched() {
+		return 0
+	}
+	return rep.Elapsed
 }
 
 // plainApply reports whether c is a plain `actctl apply`: no flag of its

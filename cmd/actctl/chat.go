@@ -60,8 +60,9 @@ func chatCmd(c *cli.Context) error {
 }
 
 // chat runs one turn per non-empty line until EOF and returns the last
-// turn's exit code (its reason was printed with the turn); an error, a
-// timeout or a signal ends it at once.
+// turn's exit code (its reason was printed with the turn); a turn the
+// agent answered with an error is reported and the next line read, while
+// a backend that crashed, a timeout or a signal ends it at once.
 func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal bool) (int, error) {
 	code := exitOK
 	for {
@@ -84,13 +85,20 @@ func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal b
 		res, perr := a.client.Prompt(ctx, line)
 		var err error
 		code, err = a.finish(ctx, res, perr)
-		if code == exitError || ctx.Err() != nil {
+		if ctx.Err() != nil || (code == exitError && !answered(perr)) {
 			return code, err
 		}
 		if err != nil {
 			fmt.Fprintf(a.g.Stderr, "actctl: chat: %s\n", termsafe.Text(err.Error()))
 		}
 	}
+}
+
+// answered reports whether err is the agent's error answer to a turn,
+// its backend still running (acpclient.ErrAnswered).
+func answered(err error) bool {
+	var e *acpclient.Error
+	return errors.As(err, &e) && e.Kind == acpclient.ErrAnswered
 }
 
 // readLines sends r's lines on the returned channel, closed at EOF.

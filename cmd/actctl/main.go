@@ -431,8 +431,8 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 	}
 	var rep *hub.Report
 	if len(cfg.Hub) > 0 || ho.Frozen || ho.UpdateAll || len(ho.Update) > 0 {
-		if isTerminal(g.Stderr) {
-			ho.Progress = g.Stderr
+		if isTerminal(g.Stderr) && !g.JSON() {
+			ho.Progress = g.Stderr // go-git's sideband too: objects, bytes
 		}
 		if ho.Warn == nil {
 			ho.Warn = func(s string) { g.Warn("%s", s) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -142,6 +143,8 @@ func runCmd(c *cli.Context) error {
 func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name string, _ acpclient.Result, _ error) {
 	sess, err := openAgentSession(ctx, g, "run", spec)
 	if err != nil {
+		// -o json ends with a summary even when no session started.
+		newRunObserver(g).summary(cmp.Or(spec.agent, spec.template), acpclient.Result{}, codeOf(err), err)
 		return "", acpclient.Result{}, err
 	}
 	defer sess.close()

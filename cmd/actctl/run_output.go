@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -22,10 +23,24 @@ type runObserver struct {
 	mu   sync.Mutex
 	// lastNL: the text printed so far ends with a newline (or is empty).
 	lastNL bool
+	// oneScreen: stdout and stderr are terminals, so their lines share a
+	// screen and a stderr line must not start in the middle of the
+	// agent's text.
+	oneScreen bool
 }
 
 func newRunObserver(g *globals) *runObserver {
-	return &runObserver{g: g, json: g.JSON(), lastNL: true}
+	return &runObserver{g: g, json: g.JSON(), lastNL: true, oneScreen: isTerminal(g.Stdout) && isTerminal(g.Stderr)}
+}
+
+// line prints one line on stderr, on a line of its own: on a screen it
+// shares with stdout, after a newline ending the text streamed so far.
+func (o *runObserver) line(format string, args ...any) {
+	if o.oneScreen && !o.lastNL {
+		fmt.Fprintln(o.g.Stderr)
+		o.lastNL = true
+	}
+	fmt.Fprintf(o.g.Stderr, format+"\n", args...)
 }
 
 func (o *runObserver) Message(line []byte) {
@@ -50,15 +65,15 @@ func (o *runObserver) Event(e acpclient.Event) {
 			o.lastNL = strings.HasSuffix(e.Text, "\n")
 		}
 	case acpclient.EventToolCall:
-		fmt.Fprintln(o.g.Stderr, toolCallLine(*e.ToolCall))
+		o.line("%s", toolCallLine(*e.ToolCall))
 	case acpclient.EventPlan:
 		var parts []string
 		for _, p := range e.Plan {
 			parts = append(parts, fmt.Sprintf("[%s] %s", termsafe.Line(string(p.Status)), termsafe.Line(p.Content)))
 		}
-		fmt.Fprintf(o.g.Stderr, "plan: %s\n", strings.Join(parts, "; "))
+		o.line("plan: %s", strings.Join(parts, "; "))
 	case acpclient.EventTerminal:
-		fmt.Fprintf(o.g.Stderr, "terminal %s\n", termsafe.Line(e.Text))
+		o.line("terminal %s", termsafe.Line(e.Text))
 	}
 }
 
@@ -128,4 +143,13 @@ func (o *runObserver) summary(agent string, res acpclient.Result, code int, err 
 	}
 	b, _ := json.Marshal(s)
 	o.g.Stdout.Write(append(b, '\n'))
+}
+
+// codeOf is the exit code err makes actctl exit with.
+func codeOf(err error) int {
+	var ec *exitCode
+	if errors.As(err, &ec) {
+		return ec.code
+	}
+	return exitError
 }

@@ -65,7 +65,8 @@ func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, af
 	g.Stderr = once
 	run := func(ctx context.Context, trigger []string) (watch.Result, error) {
 		once.cycle()
-		cfg, _, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
+		start := time.Now()
+		cfg, rep, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
 		if err != nil {
 			if after != nil {
 				after(nil, nil, err)
@@ -76,6 +77,9 @@ func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, af
 		o.LockDigest = hub.LockDigest(cfg.Root)
 		events := newApplyEvents(hookCtx, g, cfg)
 		res, err := applyPruning(ctx, cfg, o)
+		if res != nil {
+			res.Since(start, hubTime(rep)) // as apply's (apply.go)
+		}
 		if err == nil {
 			seedHeartbeats(g, cfg, o.Only)
 			events.fire(res)

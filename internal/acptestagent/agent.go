@@ -220,6 +220,7 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 	a.caps = p.ClientCapabilities
 	a.mu.Unlock()
 	r := acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber}
+	r.AuthMethods = authMethods() // errdata.go
 	if os.Getenv(NoCloseVar) == "" {
 		r.AgentCapabilities.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
 	}
