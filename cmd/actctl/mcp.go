@@ -41,6 +41,9 @@ func mcpCmd(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
 	defer stop()
+	// Once a signal came, the next one ends actctl at once, even while
+	// the running turns are being stopped.
+	defer context.AfterFunc(ctx, stop)()
 	chain, err := mcpserver.JoinChain()
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
