@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -62,6 +63,8 @@ type upRun struct {
 	cfg   atomic.Pointer[schema.Config]
 	bus   atomic.Pointer[hooks.Bus]
 	ctx   context.Context // ends at shutdown: hooks still running are killed
+	// forced is the second signal, once one came (force).
+	forced atomic.Pointer[os.Signal]
 
 	mu     sync.Mutex
 	cycle  int
@@ -93,12 +96,12 @@ func upCmd(c *cli.Context) error {
 		return err
 	}
 	defer untrack() // after the hooks (u.wait): their children go too
-	ctx, cancel := signalContext()
-	defer cancel()
-	u.ctx = ctx
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
 	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
 		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
+	ctx, cancel, stopSignals := stopContext(u.stopping, u.force)
+	defer stopSignals()
+	u.ctx = ctx
 	g.prompter = up.HookPrompter{M: u.m}
 	served := make(chan error, 1)
 	// Until the socket is closed, a request that comes while up stops
@@ -117,8 +120,26 @@ func upCmd(c *cli.Context) error {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
+	if s := u.forced.Load(); s != nil {
+		u.logf("stopped at once")
+		return withCode(signalExit(*s), fmt.Errorf("up: a second %s killed every agent's process group", signalName(*s)))
+	}
 	u.logf("stopped")
 	return nil
+}
+
+// stopping says that a signal stops up (gracefully: turns get their
+// grace, agents SIGTERM and theirs).
+func (u *upRun) stopping(s os.Signal) {
+	u.logf("%s received: stopping every agent (send it again to kill them at once)", signalName(s))
+}
+
+// force is a second signal during the stop: every agent's process group
+// is killed at once (docs/runtime.md, "actctl up").
+func (u *upRun) force(s os.Signal) {
+	u.forced.Store(&s)
+	u.logf("%s received again: killing every agent's process group now", signalName(s))
+	u.m.Kill()
 }
 
 // checkNames refuses, before anything runs, an unknown agent or one that
