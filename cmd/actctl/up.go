@@ -63,12 +63,16 @@ type upRun struct {
 	cfg   atomic.Pointer[schema.Config]
 	bus   atomic.Pointer[hooks.Bus]
 	ctx   context.Context // ends at shutdown: hooks still running are killed
+	// lastHooks is the context of the hooks of the shutdown's events
+	// (lastEvents); endHooks ends it: shutdownHookGrace after the agents
+	// stopped, or at once on a second signal.
+	lastHooks context.Context
+	endHooks  context.CancelFunc
 	// forced is the second signal, once one came (force).
 	forced atomic.Pointer[os.Signal]
 
 	mu     sync.Mutex
 	cycle  int
-	buses  []*hooks.Bus
 	logged map[string]bool // agents already reported as not runnable
 }
 
@@ -99,6 +103,10 @@ func upCmd(c *cli.Context) error {
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
 	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
 		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
+	var endHooks context.CancelFunc
+	u.lastHooks, endHooks = context.WithCancel(context.Background())
+	defer endHooks()
+	u.endHooks = endHooks
 	ctx, cancel, stopSignals := stopContext(u.stopping, u.force)
 	defer stopSignals()
 	u.ctx = ctx
@@ -109,6 +117,7 @@ func upCmd(c *cli.Context) error {
 	go func() { served <- control.ServeUntilClosed(ctx, ln, u.m) }()
 	u.logf("control socket %s; Ctrl-C stops every agent", ln.Addr())
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
+	u.lastEvents()
 	cancel()
 	u.logf("stopping")
 	u.m.Shutdown()
@@ -116,7 +125,9 @@ func upCmd(c *cli.Context) error {
 		u.logf("%v", cerr)
 	}
 	<-served
+	bound := time.AfterFunc(shutdownHookGrace, endHooks)
 	u.wait()
+	bound.Stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
@@ -132,6 +143,20 @@ func upCmd(c *cli.Context) error {
 // grace, agents SIGTERM and theirs).
 func (u *upRun) stopping(s os.Signal) {
 	u.logf("%s received: stopping every agent (send it again to kill them at once)", signalName(s))
+	u.lastEvents()
+}
+
+// shutdownHookGrace bounds the hooks of up's last events (process:stop,
+// the task:failed of cancelled turns): once every agent has stopped they
+// get at most this long, each within its own timeout (docs/runtime.md).
+const shutdownHookGrace = 10 * time.Second
+
+// lastEvents gives the hooks up's shutdown fires a context of their own
+// (lastHooks), so that they run while those still running are killed.
+func (u *upRun) lastEvents() {
+	if b := u.bus.Load(); b != nil {
+		b.Within(u.lastHooks)
+	}
 }
 
 // force is a second signal during the stop: every agent's process group
@@ -139,6 +164,7 @@ func (u *upRun) stopping(s os.Signal) {
 func (u *upRun) force(s os.Signal) {
 	u.forced.Store(&s)
 	u.logf("%s received again: killing every agent's process group now", signalName(s))
+	u.endHooks()
 	u.m.Kill()
 }
 
@@ -284,18 +310,30 @@ func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer
 	return c, err
 }
 
-// setBus builds the bus of the runtime events for cfg's hooks (agent:*
-// and source:updated are the watch loop's).
+// setBus gives the bus of the runtime events cfg's hooks (agent:* and
+// source:updated are the watch loop's). up keeps one bus for its life:
+// every cycle sets its hooks, so nothing grows with the cycles.
 func (u *upRun) setBus(cfg *schema.Config) {
-	b := hookBus(u.ctx, u.g, cfg, func(on string) bool {
-		return !strings.HasPrefix(on, "agent:") && on != "source:updated"
-	})
-	u.bus.Store(b)
-	if b != nil {
-		u.mu.Lock()
-		u.buses = append(u.buses, b)
-		u.mu.Unlock()
+	listens := map[string]schema.Hook{}
+	for name, h := range cfg.Hooks {
+		if !strings.HasPrefix(h.On, "agent:") && h.On != "source:updated" {
+			listens[name] = h
+		}
 	}
+	if b := u.bus.Load(); b != nil {
+		if err := b.Set(listens); err != nil {
+			u.g.Warn("hooks: %v", err)
+			_ = b.Set(nil) // as a bus that failed to build: no hook runs
+		}
+		return
+	}
+	b, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: u.ctx, Prompter: u.g.prompter, Guard: u.g.loops,
+		Report: func(r hooks.Result) { reportHook(u.g, r) }})
+	if err != nil {
+		u.g.Warn("hooks: %v", err)
+		return
+	}
+	u.bus.Store(b)
 }
 
 func (u *upRun) publish(ev hooks.Event) {
@@ -304,12 +342,10 @@ func (u *upRun) publish(ev hooks.Event) {
 	}
 }
 
-// wait waits for the hooks still running (killed at shutdown).
+// wait waits for the hooks still running (killed at shutdown, those of
+// the shutdown's events bounded by shutdownHookGrace).
 func (u *upRun) wait() {
-	u.mu.Lock()
-	buses := u.buses
-	u.mu.Unlock()
-	for _, b := range buses {
+	if b := u.bus.Load(); b != nil {
 		b.Wait()
 	}
 }
