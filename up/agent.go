@@ -277,7 +277,9 @@ func (a *agent) followState(ev supervise.Event) {
 	}
 	switch ev.State {
 	case supervise.Stopped, supervise.Crashed, supervise.Fatal:
-		a.pauseSchedule(ev.State)
+		if !ev.Restarting {
+			a.pauseSchedule(ev.State)
+		}
 	case supervise.Running:
 		if ev.Name == supervise.EventStart {
 			a.resumeSchedule()

@@ -115,3 +115,27 @@ func assertPaused(t *testing.T, h *harness, agent string) {
 		t.Fatalf("%d timers pending while paused, want none", n)
 	}
 }
+
+// TestRestartKeepsSchedule: the stop of a restart (a person's, a config
+// change's) does not pause the schedule: its next tick stays.
+func TestRestartKeepsSchedule(t *testing.T) {
+	h := newHarness(t, nil)
+	s := employee(t, "triage", schedule.Spec{Heartbeat: &schedule.Heartbeat{Interval: 10 * time.Minute, Seed: "x"}})
+	h.m.Sync([]Spec{s})
+	h.wait("process:start", "triage")
+	h.clk.WaitPending(1)
+	if _, err := h.m.Restart(context.Background(), "triage"); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("process:stop", "triage")
+	h.wait("process:start", "triage")
+	for len(h.logs) > 0 {
+		if l := <-h.logs; strings.Contains(l, "schedule") {
+			t.Errorf("restart logged %q", l)
+		}
+	}
+	st := waitStatus(t, h.m, "triage", func(a AgentStatus) bool { return a.State == "running" })
+	if want := t0.Add(10 * time.Minute); st.NextTick == nil || !st.NextTick.Equal(want) {
+		t.Fatalf("next tick %v after a restart, want %v", st.NextTick, want)
+	}
+}
