@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -21,7 +18,6 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schedule"
@@ -71,9 +67,10 @@ type upRun struct {
 	// forced is the second signal, once one came (force).
 	forced atomic.Pointer[os.Signal]
 
-	mu     sync.Mutex
-	cycle  int
-	logged map[string]bool // agents already reported as not runnable
+	mu      sync.Mutex
+	cycle   int
+	filesAt map[string]int  // per agent, the cycle that last changed its files
+	logged  map[string]bool // agents already reported as not runnable
 }
 
 func upCmd(c *cli.Context) error {
@@ -82,7 +79,8 @@ func upCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	u := &upRun{g: g, names: c.Args().Slice(), grace: c.Duration("grace"), logged: map[string]bool{}}
+	u := &upRun{g: g, names: c.Args().Slice(), grace: c.Duration("grace"), logged: map[string]bool{},
+		filesAt: map[string]int{}}
 	if err := u.checkNames(cfg); err != nil {
 		return err
 	}
@@ -196,24 +194,34 @@ func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
 	if cfg == nil {
 		return // the config did not load: keep what runs
 	}
-	u.mu.Lock()
-	u.cycle++
-	cycle := u.cycle
-	u.mu.Unlock()
 	u.cfg.Store(cfg)
 	u.setBus(cfg)
-	changed := map[string]bool{}
-	if res != nil && err == nil {
+	if err != nil {
+		res = nil
+	}
+	u.m.Sync(u.cycleSpecs(cfg, res))
+}
+
+// cycleSpecs counts a cycle and returns its specs. An agent's digest
+// names the last cycle that changed its files: a later cycle that
+// changes none of them keeps it (a mark of this cycle only restarted the
+// agent on the next cycle, whatever it changed).
+func (u *upRun) cycleSpecs(cfg *schema.Config, res *reconcile.Result) []up.Spec {
+	u.mu.Lock()
+	u.cycle++
+	if res != nil {
 		for a := range changedFiles(res) {
-			changed[a] = true
+			u.filesAt[a] = u.cycle
 		}
 	}
-	u.m.Sync(u.specs(cfg, changed, cycle))
+	filesAt := maps.Clone(u.filesAt)
+	u.mu.Unlock()
+	return u.specs(cfg, filesAt)
 }
 
 // specs are the agents up runs under cfg: those named, else every agent
 // whose archetype has autoStart.
-func (u *upRun) specs(cfg *schema.Config, changed map[string]bool, cycle int) []up.Spec {
+func (u *upRun) specs(cfg *schema.Config, filesAt map[string]int) []up.Spec {
 	names := u.names
 	if len(names) == 0 {
 		names = slices.Sorted(maps.Keys(cfg.Agents))
@@ -232,7 +240,7 @@ func (u *upRun) specs(cfg *schema.Config, changed map[string]bool, cycle int) []
 			u.once(name, "%s: autoStart, but launchMode %q is not one up runs (acp-service, acp-background)", name, r.LaunchMode)
 			continue
 		}
-		s, err := upSpec(cfg, r, changed[name], cycle)
+		s, err := upSpec(cfg, r, filesAt[name])
 		if err != nil {
 			u.once(name, "%s: %v", name, err)
 			continue
@@ -242,8 +250,9 @@ func (u *upRun) specs(cfg *schema.Config, changed map[string]bool, cycle int) []
 	return out
 }
 
-// upSpec derives what up needs of one agent.
-func upSpec(cfg *schema.Config, r *schema.Resolved, changed bool, cycle int) (up.Spec, error) {
+// upSpec derives what up needs of one agent; filesAt is the cycle that
+// last changed its files.
+func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error) {
 	sched, err := up.ScheduleOf(r.Template.Schedule)
 	if err != nil {
 		return up.Spec{}, err
@@ -253,21 +262,17 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, changed bool, cycle int) (up
 	} else if sched == nil {
 		sched = &schedule.Spec{}
 	}
-	l, err := launch.Resolve(r, schema.ModeACP)
+	o, err := backendOptions(cfg, r, r.Dir, "") // as launch starts it
 	if err != nil {
 		return up.Spec{}, err
 	}
-	h := sha256.New()
-	_ = json.NewEncoder(h).Encode([]any{l.Command, l.Args, l.EnvList(), l.Cwd, r.Template.Schedule, r.LaunchMode, r.Permissions})
-	if changed {
-		fmt.Fprintf(h, "files changed in cycle %d", cycle)
-	}
+	extra := []any{r.Template.Schedule, r.LaunchMode, fmt.Sprintf("files of cycle %d", filesAt)}
 	var ttl time.Duration
 	if r.Archetype.LeaseTTL != "" {
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
 	}
 	return up.Spec{LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
-		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: hex.EncodeToString(h.Sum(nil))}, nil
+		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: up.Digest(o, extra...)}, nil
 }
 
 // once logs a message about an agent the first time only.
