@@ -81,9 +81,12 @@ type hook struct {
 
 // Bus dispatches events to the hooks that match them.
 type Bus struct {
-	opts  Options
+	opts Options
+	wg   sync.WaitGroup
+
+	mu    sync.RWMutex
 	hooks []hook
-	wg    sync.WaitGroup
+	ctx   context.Context // of the hooks started from now on (Within)
 }
 
 // New returns a bus for the workspace's hooks (already validated by the
@@ -92,26 +95,60 @@ func New(hooks map[string]schema.Hook, opts Options) (*Bus, error) {
 	if opts.Guard == nil {
 		opts.Guard = NewGuard(MaxChain, nil)
 	}
-	b := &Bus{opts: opts}
-	names := slices.Sorted(maps.Keys(hooks))
-	for _, n := range names {
+	b := &Bus{opts: opts, ctx: opts.Context}
+	if b.ctx == nil {
+		b.ctx = context.Background()
+	}
+	if err := b.Set(hooks); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Set replaces the bus's hooks (a process that outlives its config
+// cycles keeps one bus); hooks already running go on. On an error the
+// hooks stay as they were.
+func (b *Bus) Set(hooks map[string]schema.Hook) error {
+	var hs []hook
+	for _, n := range slices.Sorted(maps.Keys(hooks)) {
 		h := hook{name: n, spec: hooks[n], timeout: schema.DefaultHookTimeout}
 		if r := h.spec.Run; r != nil {
 			d, err := r.TimeoutDuration()
 			if err != nil {
-				return nil, fmt.Errorf("hook %s: %w", n, err)
+				return fmt.Errorf("hook %s: %w", n, err)
 			}
 			h.timeout = d
 		}
-		b.hooks = append(b.hooks, h)
+		hs = append(hs, h)
 	}
-	return b, nil
+	b.mu.Lock()
+	b.hooks = hs
+	b.mu.Unlock()
+	return nil
+}
+
+// Within makes the hooks started from now on end when ctx is done
+// instead of Options.Context; those running keep theirs. A process
+// shutting down gives the hooks of its last events (process:stop) a
+// context of their own, bounded, while it kills those still running.
+func (b *Bus) Within(ctx context.Context) {
+	b.mu.Lock()
+	b.ctx = ctx
+	b.mu.Unlock()
+}
+
+// current returns the hooks and the context hooks start in now.
+func (b *Bus) current() ([]hook, context.Context) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.hooks, b.ctx
 }
 
 // Matching returns the names of the hooks ev would run, in name order.
 func (b *Bus) Matching(ev Event) []string {
 	var out []string
-	for _, h := range b.hooks {
+	hs, _ := b.current()
+	for _, h := range hs {
 		if h.matches(ev) {
 			out = append(out, h.name)
 		}
@@ -142,7 +179,8 @@ func (b *Bus) Publish(ev Event) {
 		ev.Time = time.Now()
 	}
 	chain := ev.Chain
-	for _, h := range b.hooks {
+	hs, ctx := b.current()
+	for _, h := range hs {
 		if !h.matches(ev) {
 			continue
 		}
@@ -152,7 +190,7 @@ func (b *Bus) Publish(ev Event) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.fire(h, ev, chain.Then(h.name))
+			b.fire(ctx, h, ev, chain.Then(h.name))
 		}()
 	}
 }
@@ -162,14 +200,11 @@ func (b *Bus) Publish(ev Event) {
 // Call it once nothing publishes any more (a sync.WaitGroup rule).
 func (b *Bus) Wait() { b.wg.Wait() }
 
-// fire runs h for ev; chain is what h causes (ev's chain, then h).
-func (b *Bus) fire(h hook, ev Event, chain Chain) {
+// fire runs h for ev within parent; chain is what h causes (ev's
+// chain, then h).
+func (b *Bus) fire(parent context.Context, h hook, ev Event, chain Chain) {
 	start := time.Now()
 	res := Result{Hook: h.name, Event: ev}
-	parent := b.opts.Context
-	if parent == nil {
-		parent = context.Background()
-	}
 	ctx, cancel := context.WithTimeout(parent, h.timeout)
 	defer cancel()
 	switch {

@@ -197,7 +197,7 @@ func (l *loop) exited(err error) {
 	}
 	state, wait := l.m.Exited(l.now())
 	if state == Stopped {
-		l.emit(EventStop, nil, 0)
+		l.emitStop()
 		l.stopped()
 		return
 	}
@@ -260,10 +260,25 @@ func (l *loop) shutdown() {
 }
 
 func (l *loop) emit(name string, err error, delay time.Duration) {
+	l.observe(l.event(name, err, delay))
+}
+
+// emitStop emits process:stop, marked Restarting when a start follows.
+func (l *loop) emitStop() {
+	ev := l.event(EventStop, nil, 0)
+	ev.Restarting = l.then
+	l.observe(ev)
+}
+
+func (l *loop) event(name string, err error, delay time.Duration) Event {
 	ev := Event{Name: name, Agent: l.s.name, State: l.m.State(), Err: err, Restarts: l.m.Restarts(), Delay: delay, Time: l.now()}
 	if l.proc != nil {
 		ev.Pid = l.proc.Pid()
 	}
+	return ev
+}
+
+func (l *loop) observe(ev Event) {
 	l.publish()
 	l.s.observe(ev)
 }

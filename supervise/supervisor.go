@@ -46,6 +46,8 @@ type Event struct {
 	Restarts int
 	Delay    time.Duration // crash into backoff: the wait before the restart
 	Time     time.Time
+	// Restarting marks the stop of a restart: a start follows at once.
+	Restarting bool
 }
 
 // Status is a snapshot for `actctl status`.

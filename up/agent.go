@@ -35,6 +35,7 @@ type agent struct {
 	sched     *schedule.Scheduler
 	schedEnd  context.CancelFunc
 	schedDone chan struct{} // closed when the schedule's Run returned
+	paused    bool          // the schedule waits for a start (pauseSchedule)
 	seq       uint64        // ids of service prompts
 	starts    int           // process:start events so far
 	fails     int           // process:crash events so far
@@ -106,6 +107,11 @@ func (a *agent) startScheduler(spec *schedule.Spec) {
 	ctx, cancel := context.WithCancel(m.taskCtx)
 	s, done := schedule.New(*spec, m.opts.Clock, a.queue, a.taskEvent), make(chan struct{})
 	a.mu.Lock()
+	if a.paused {
+		a.mu.Unlock()
+		cancel()
+		return // resumeSchedule starts it with the spec of the day
+	}
 	end, ended := a.schedEnd, a.schedDone
 	a.sched, a.schedEnd, a.schedDone = s, cancel, done
 	a.mu.Unlock()
@@ -186,6 +192,7 @@ func (a *agent) remove() {
 	if a.schedEnd != nil {
 		a.schedEnd()
 	}
+	a.sched, a.paused = nil, true // gone: no tick, no pause to report
 	a.mu.Unlock()
 	if a.stopQ != nil {
 		a.stopQ() // the running turn is cancelled; waiting tasks fail
@@ -229,6 +236,7 @@ func (a *agent) observe(ev supervise.Event) {
 	a.changed = make(chan struct{})
 	record := a.spec.Record
 	a.mu.Unlock()
+	defer a.followState(ev) // after the event's own log line
 	// The record first: whoever reacts to the event or its log line
 	// (a hook, `actctl status`) finds the process there.
 	if record != "" {
@@ -257,6 +265,56 @@ func (a *agent) observe(ev supervise.Event) {
 	default:
 		a.m.opts.Logf("%s: %s pid %d", a.name, ev.Name, ev.Pid)
 	}
+}
+
+// followState pauses an employee's schedule while its process is down
+// until a person (or a config change) starts it: stopped, crashed or
+// fatal, where every tick would only log a failed task. A start resumes
+// it, with ticks computed from then (docs/runtime.md, "Supervision").
+func (a *agent) followState(ev supervise.Event) {
+	if a.queue == nil || a.m.taskCtx.Err() != nil {
+		return // no schedule, or up is shutting down
+	}
+	switch ev.State {
+	case supervise.Stopped, supervise.Crashed, supervise.Fatal:
+		if !ev.Restarting {
+			a.pauseSchedule(ev.State)
+		}
+	case supervise.Running:
+		if ev.Name == supervise.EventStart {
+			a.resumeSchedule()
+		}
+	}
+}
+
+// pauseSchedule ends the running schedule, if any, and waits for it:
+// once it returns no tick of it is to come.
+func (a *agent) pauseSchedule(st supervise.State) {
+	a.mu.Lock()
+	end, ended, was := a.schedEnd, a.schedDone, a.sched
+	if a.paused || was == nil {
+		a.mu.Unlock()
+		return
+	}
+	a.sched, a.schedEnd, a.schedDone, a.paused = nil, nil, nil, true
+	a.mu.Unlock()
+	end()
+	<-ended
+	a.m.opts.Logf("%s: schedule paused: the agent is %s (no tick until it starts again)", a.name, st)
+}
+
+// resumeSchedule starts the paused schedule again from now.
+func (a *agent) resumeSchedule() {
+	a.mu.Lock()
+	if !a.paused || a.sched != nil {
+		a.mu.Unlock()
+		return
+	}
+	a.paused = false
+	spec := a.spec.Schedule
+	a.mu.Unlock()
+	a.startScheduler(spec)
+	a.m.opts.Logf("%s: schedule resumed", a.name)
 }
 
 // writeRecord keeps the agent's runtime record in step: what proxy, run

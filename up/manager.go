@@ -23,6 +23,7 @@ type Manager struct {
 	mu                   sync.Mutex
 	agents               map[string]*agent
 	closed               bool
+	drained              chan struct{} // closed once Shutdown drained every agent
 
 	// leaseFault, set by tests before any lease, is called at points of
 	// the lease path (fault) to inject a panic there.
@@ -43,7 +44,7 @@ func New(opts Options) *Manager {
 	if opts.TurnGrace <= 0 {
 		opts.TurnGrace = DefaultTurnGrace
 	}
-	m := &Manager{opts: opts, agents: map[string]*agent{}}
+	m := &Manager{opts: opts, agents: map[string]*agent{}, drained: make(chan struct{})}
 	m.taskCtx, m.stopTasks = context.WithCancel(context.Background())
 	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
 	return m
@@ -136,6 +137,7 @@ func (m *Manager) Names() []string {
 // the process group) and returns once nothing is left.
 func (m *Manager) Shutdown() {
 	m.mu.Lock()
+	again := m.closed
 	m.closed = true
 	agents := slices.Collect(maps.Values(m.agents))
 	m.mu.Unlock()
@@ -144,8 +146,31 @@ func (m *Manager) Shutdown() {
 		// is stopped by up, not crashed, and is not restarted.
 		_ = a.sup.Drain(context.Background())
 	}
+	if !again {
+		close(m.drained)
+	}
 	m.stopTasks()
 	m.tasks.Wait()
 	m.stopProcs()
 	m.procs.Wait()
+}
+
+// Kill kills every agent's process group, its terminals and what carries
+// its session mark, at once: a second signal during a slow shutdown
+// (docs/runtime.md). It waits until Shutdown has drained the agents, so
+// each end is a stop, never a crash to restart; the stops under way then
+// end without their grace, and Shutdown still waits for them.
+func (m *Manager) Kill() {
+	<-m.drained
+	m.mu.Lock()
+	agents := slices.Collect(maps.Values(m.agents))
+	m.mu.Unlock()
+	for _, a := range agents {
+		a.mu.Lock()
+		c := a.client
+		a.mu.Unlock()
+		if c != nil {
+			_ = c.Kill()
+		}
+	}
 }

@@ -44,12 +44,13 @@ type harness struct {
 	// onPublish, if set (before the first Sync), sees each event as it
 	// is published, on the publisher's goroutine.
 	onPublish func(hooks.Event)
+	logs      chan string // up's log lines, for waitLog
 }
 
 func newHarness(t testing.TB, env map[string]string) *harness {
 	t.Helper()
 	h := &harness{t: t, clk: clock.NewFake(t0), events: make(chan hooks.Event, 1000), env: env,
-		prompts: filepath.Join(t.TempDir(), "prompts.log")}
+		prompts: filepath.Join(t.TempDir(), "prompts.log"), logs: make(chan string, 1000)}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +70,15 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 		}
 		h.events <- ev
 	}
-	h.m = New(Options{Launch: launchFn, Clock: h.clk, Publish: publish, Logf: t.Logf, Grace: 5 * time.Second})
+	logf := func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		t.Log(line)
+		select {
+		case h.logs <- line:
+		default: // a test that reads no log lines
+		}
+	}
+	h.m = New(Options{Launch: launchFn, Clock: h.clk, Publish: publish, Logf: logf, Grace: 5 * time.Second})
 	t.Cleanup(h.m.Shutdown)
 	return h
 }

@@ -7,7 +7,10 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
+
+	"github.com/actctl/actctl/launch"
 )
 
 // signalled is the cause of a context cancelled by a signal.
@@ -22,6 +25,8 @@ func signalName(sig os.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return sig.String()
 }
@@ -77,4 +82,36 @@ func signalExit(sig os.Signal) int {
 		return 128 + int(s)
 	}
 	return 1
+}
+
+// stopContext is cancelled by the first SIGINT, SIGTERM or SIGHUP (its
+// terminal closed; launch.Signals), after first is called with it; a
+// second signal calls again, once. A long-running command (up) stops
+// gracefully on the first and forces on the second. cancel ends ctx and
+// keeps the signals handled (a shutdown under way can still be forced);
+// stop ends that.
+func stopContext(first, again func(os.Signal)) (ctx context.Context, cancel, stop func()) {
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, launch.Signals...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			first(s)
+			cancelCause(signalled{s})
+		case <-done:
+			return
+		}
+		select {
+		case s := <-ch:
+			again(s)
+		case <-done:
+		}
+	}()
+	return ctx, func() { cancelCause(nil) }, sync.OnceFunc(func() {
+		signal.Stop(ch)
+		close(done)
+		cancelCause(nil)
+	})
 }

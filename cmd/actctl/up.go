@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +18,6 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schedule"
@@ -62,11 +59,18 @@ type upRun struct {
 	cfg   atomic.Pointer[schema.Config]
 	bus   atomic.Pointer[hooks.Bus]
 	ctx   context.Context // ends at shutdown: hooks still running are killed
+	// lastHooks is the context of the hooks of the shutdown's events
+	// (lastEvents); endHooks ends it: shutdownHookGrace after the agents
+	// stopped, or at once on a second signal.
+	lastHooks context.Context
+	endHooks  context.CancelFunc
+	// forced is the second signal, once one came (force).
+	forced atomic.Pointer[os.Signal]
 
-	mu     sync.Mutex
-	cycle  int
-	buses  []*hooks.Bus
-	logged map[string]bool // agents already reported as not runnable
+	mu      sync.Mutex
+	cycle   int
+	filesAt map[string]int  // per agent, the cycle that last changed its files
+	logged  map[string]bool // agents already reported as not runnable
 }
 
 func upCmd(c *cli.Context) error {
@@ -75,7 +79,8 @@ func upCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	u := &upRun{g: g, names: c.Args().Slice(), grace: c.Duration("grace"), logged: map[string]bool{}}
+	u := &upRun{g: g, names: c.Args().Slice(), grace: c.Duration("grace"), logged: map[string]bool{},
+		filesAt: map[string]int{}}
 	if err := u.checkNames(cfg); err != nil {
 		return err
 	}
@@ -93,12 +98,16 @@ func upCmd(c *cli.Context) error {
 		return err
 	}
 	defer untrack() // after the hooks (u.wait): their children go too
-	ctx, cancel := signalContext()
-	defer cancel()
-	u.ctx = ctx
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
 	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
 		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
+	var endHooks context.CancelFunc
+	u.lastHooks, endHooks = context.WithCancel(context.Background())
+	defer endHooks()
+	u.endHooks = endHooks
+	ctx, cancel, stopSignals := stopContext(u.stopping, u.force)
+	defer stopSignals()
+	u.ctx = ctx
 	g.prompter = up.HookPrompter{M: u.m}
 	served := make(chan error, 1)
 	// Until the socket is closed, a request that comes while up stops
@@ -106,6 +115,7 @@ func upCmd(c *cli.Context) error {
 	go func() { served <- control.ServeUntilClosed(ctx, ln, u.m) }()
 	u.logf("control socket %s; Ctrl-C stops every agent", ln.Addr())
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
+	u.lastEvents()
 	cancel()
 	u.logf("stopping")
 	u.m.Shutdown()
@@ -113,12 +123,47 @@ func upCmd(c *cli.Context) error {
 		u.logf("%v", cerr)
 	}
 	<-served
+	bound := time.AfterFunc(shutdownHookGrace, endHooks)
 	u.wait()
+	bound.Stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
+	if s := u.forced.Load(); s != nil {
+		u.logf("stopped at once")
+		return withCode(signalExit(*s), fmt.Errorf("up: a second %s killed every agent's process group", signalName(*s)))
+	}
 	u.logf("stopped")
 	return nil
+}
+
+// stopping says that a signal stops up (gracefully: turns get their
+// grace, agents SIGTERM and theirs).
+func (u *upRun) stopping(s os.Signal) {
+	u.logf("%s received: stopping every agent (send it again to kill them at once)", signalName(s))
+	u.lastEvents()
+}
+
+// shutdownHookGrace bounds the hooks of up's last events (process:stop,
+// the task:failed of cancelled turns): once every agent has stopped they
+// get at most this long, each within its own timeout (docs/runtime.md).
+const shutdownHookGrace = 10 * time.Second
+
+// lastEvents gives the hooks up's shutdown fires a context of their own
+// (lastHooks), so that they run while those still running are killed.
+func (u *upRun) lastEvents() {
+	if b := u.bus.Load(); b != nil {
+		b.Within(u.lastHooks)
+	}
+}
+
+// force is a second signal during the stop: every agent's process group
+// is killed at once (docs/runtime.md, "actctl up").
+func (u *upRun) force(s os.Signal) {
+	u.forced.Store(&s)
+	u.logf("%s received again: killing every agent's process group now", signalName(s))
+	u.endHooks()
+	u.m.Kill()
 }
 
 // checkNames refuses, before anything runs, an unknown agent or one that
@@ -149,24 +194,34 @@ func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
 	if cfg == nil {
 		return // the config did not load: keep what runs
 	}
-	u.mu.Lock()
-	u.cycle++
-	cycle := u.cycle
-	u.mu.Unlock()
 	u.cfg.Store(cfg)
 	u.setBus(cfg)
-	changed := map[string]bool{}
-	if res != nil && err == nil {
+	if err != nil {
+		res = nil
+	}
+	u.m.Sync(u.cycleSpecs(cfg, res))
+}
+
+// cycleSpecs counts a cycle and returns its specs. An agent's digest
+// names the last cycle that changed its files: a later cycle that
+// changes none of them keeps it (a mark of this cycle only restarted the
+// agent on the next cycle, whatever it changed).
+func (u *upRun) cycleSpecs(cfg *schema.Config, res *reconcile.Result) []up.Spec {
+	u.mu.Lock()
+	u.cycle++
+	if res != nil {
 		for a := range changedFiles(res) {
-			changed[a] = true
+			u.filesAt[a] = u.cycle
 		}
 	}
-	u.m.Sync(u.specs(cfg, changed, cycle))
+	filesAt := maps.Clone(u.filesAt)
+	u.mu.Unlock()
+	return u.specs(cfg, filesAt)
 }
 
 // specs are the agents up runs under cfg: those named, else every agent
 // whose archetype has autoStart.
-func (u *upRun) specs(cfg *schema.Config, changed map[string]bool, cycle int) []up.Spec {
+func (u *upRun) specs(cfg *schema.Config, filesAt map[string]int) []up.Spec {
 	names := u.names
 	if len(names) == 0 {
 		names = slices.Sorted(maps.Keys(cfg.Agents))
@@ -185,7 +240,7 @@ func (u *upRun) specs(cfg *schema.Config, changed map[string]bool, cycle int) []
 			u.once(name, "%s: autoStart, but launchMode %q is not one up runs (acp-service, acp-background)", name, r.LaunchMode)
 			continue
 		}
-		s, err := upSpec(cfg, r, changed[name], cycle)
+		s, err := upSpec(cfg, r, filesAt[name])
 		if err != nil {
 			u.once(name, "%s: %v", name, err)
 			continue
@@ -195,8 +250,9 @@ func (u *upRun) specs(cfg *schema.Config, changed map[string]bool, cycle int) []
 	return out
 }
 
-// upSpec derives what up needs of one agent.
-func upSpec(cfg *schema.Config, r *schema.Resolved, changed bool, cycle int) (up.Spec, error) {
+// upSpec derives what up needs of one agent; filesAt is the cycle that
+// last changed its files.
+func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error) {
 	sched, err := up.ScheduleOf(r.Template.Schedule)
 	if err != nil {
 		return up.Spec{}, err
@@ -206,21 +262,17 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, changed bool, cycle int) (up
 	} else if sched == nil {
 		sched = &schedule.Spec{}
 	}
-	l, err := launch.Resolve(r, schema.ModeACP)
+	o, err := backendOptions(cfg, r, r.Dir, "") // as launch starts it
 	if err != nil {
 		return up.Spec{}, err
 	}
-	h := sha256.New()
-	_ = json.NewEncoder(h).Encode([]any{l.Command, l.Args, l.EnvList(), l.Cwd, r.Template.Schedule, r.LaunchMode, r.Permissions})
-	if changed {
-		fmt.Fprintf(h, "files changed in cycle %d", cycle)
-	}
+	extra := []any{r.Template.Schedule, r.LaunchMode, fmt.Sprintf("files of cycle %d", filesAt)}
 	var ttl time.Duration
 	if r.Archetype.LeaseTTL != "" {
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
 	}
 	return up.Spec{LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
-		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: hex.EncodeToString(h.Sum(nil))}, nil
+		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: up.Digest(o, extra...)}, nil
 }
 
 // once logs a message about an agent the first time only.
@@ -263,18 +315,30 @@ func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer
 	return c, err
 }
 
-// setBus builds the bus of the runtime events for cfg's hooks (agent:*
-// and source:updated are the watch loop's).
+// setBus gives the bus of the runtime events cfg's hooks (agent:* and
+// source:updated are the watch loop's). up keeps one bus for its life:
+// every cycle sets its hooks, so nothing grows with the cycles.
 func (u *upRun) setBus(cfg *schema.Config) {
-	b := hookBus(u.ctx, u.g, cfg, func(on string) bool {
-		return !strings.HasPrefix(on, "agent:") && on != "source:updated"
-	})
-	u.bus.Store(b)
-	if b != nil {
-		u.mu.Lock()
-		u.buses = append(u.buses, b)
-		u.mu.Unlock()
+	listens := map[string]schema.Hook{}
+	for name, h := range cfg.Hooks {
+		if !strings.HasPrefix(h.On, "agent:") && h.On != "source:updated" {
+			listens[name] = h
+		}
 	}
+	if b := u.bus.Load(); b != nil {
+		if err := b.Set(listens); err != nil {
+			u.g.Warn("hooks: %v", err)
+			_ = b.Set(nil) // as a bus that failed to build: no hook runs
+		}
+		return
+	}
+	b, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: u.ctx, Prompter: u.g.prompter, Guard: u.g.loops,
+		Report: func(r hooks.Result) { reportHook(u.g, r) }})
+	if err != nil {
+		u.g.Warn("hooks: %v", err)
+		return
+	}
+	u.bus.Store(b)
 }
 
 func (u *upRun) publish(ev hooks.Event) {
@@ -283,12 +347,10 @@ func (u *upRun) publish(ev hooks.Event) {
 	}
 }
 
-// wait waits for the hooks still running (killed at shutdown).
+// wait waits for the hooks still running (killed at shutdown, those of
+// the shutdown's events bounded by shutdownHookGrace).
 func (u *upRun) wait() {
-	u.mu.Lock()
-	buses := u.buses
-	u.mu.Unlock()
-	for _, b := range buses {
+	if b := u.bus.Load(); b != nil {
 		b.Wait()
 	}
 }
