@@ -37,7 +37,7 @@ func applied(root, name string) bool {
 // journal it left, are pruned, and its runtime record is removed, so that
 // nothing of it is left to break later commands.
 func (s *proxySession) discard() {
-	name := s.r.Name
+	name := s.Agent.Name
 	delete(s.cfg.Agents, name)
 	if applied(s.cfg.Root, name) {
 		// A fresh context: the session's may be cancelled already.
@@ -47,7 +47,7 @@ func (s *proxySession) discard() {
 			fmt.Fprintf(s.g.Stderr, "actctl: remove the failed copy %s: %v\n", name, err)
 		}
 	}
-	if err := proxy.RemoveRuntime(s.r); err != nil {
+	if err := proxy.RemoveRuntime(s.Agent); err != nil {
 		fmt.Fprintf(s.g.Stderr, "actctl: remove the failed copy %s: %v\n", name, err)
 	}
 }

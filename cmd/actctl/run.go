@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schema"
@@ -151,9 +150,9 @@ func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name
 	res, err := sess.client.Prompt(ctx, text)
 	code, err := sess.finish(ctx, res, err)
 	if code != 0 {
-		return sess.s.r.Name, res, withCode(code, err)
+		return sess.s.Agent.Name, res, withCode(code, err)
 	}
-	return sess.s.r.Name, res, nil
+	return sess.s.Agent.Name, res, nil
 }
 
 // readPrompt takes the prompt from -p, --prompt-file or stdin.
@@ -270,18 +269,20 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 // else the agent's preset), its log, and its runtime record.
 func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
 	s, g := a.s, a.g
-	o, err := backendOptions(s.cfg, s.r, s.clientDir, rule)
+	o, err := backendOptions(s.cfg, s.Agent, s.clientDir, rule)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
 	o.Ask, o.Observer, o.Grace = ask, a.out, grace
-	o.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, s.r.Name, msg) }
-	if a.log, err = openBackendLog(s.r); err != nil {
+	o.Warn = func(msg string) {
+		fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, s.Agent.Name, msg)
+	}
+	if a.log, err = openBackendLog(s.Agent); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {
 		o.BackendStderr = a.log
 	}
-	record := proxy.RecordPath(s.r)
+	record := proxy.RecordPath(s.Agent)
 	o.OnStart = func(pid int) {
 		// Written beside the backend's start, not before it (two fsyncs
 		// on the way to the first prompt); close waits for it before the
@@ -333,7 +334,7 @@ func causeCode(cause error) int {
 // finish prints the summary of a turn and returns its exit code.
 func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err error) (int, error) {
 	code, err := turnCode(res, err, context.Cause(ctx), ctx.Err() != nil)
-	a.out.summary(a.s.r.Name, res, code, err)
+	a.out.summary(a.s.Agent.Name, res, code, err)
 	return code, err
 }
 
@@ -374,13 +375,13 @@ func (a *agentSession) close() {
 		a.log.Close()
 	}
 	a.s.cleanup()
-	if a.s.ephemeral && a.s.r.Archetype.Workspace == schema.WorkspaceInstance {
+	if a.s.Ephemeral && a.s.Agent.Archetype.Workspace == schema.WorkspaceInstance {
 		// $ACTANT_HOME/instances, if the copy was its only entry.
-		_ = os.Remove(filepath.Dir(a.s.r.Dir))
+		_ = os.Remove(filepath.Dir(a.s.Agent.Dir))
 	}
-	if a.s.ephemeral && a.fromTemplate {
-		if err := recordAdhoc(context.Background(), a.s.cfg.Root, a.s.r.Name, nil); err != nil {
-			fmt.Fprintf(a.g.Stderr, "actctl: %s: remove ephemeral %s: %v\n", a.verb, a.s.r.Name, err)
+	if a.s.Ephemeral && a.fromTemplate {
+		if err := recordAdhoc(context.Background(), a.s.cfg.Root, a.s.Agent.Name, nil); err != nil {
+			fmt.Fprintf(a.g.Stderr, "actctl: %s: remove ephemeral %s: %v\n", a.verb, a.s.Agent.Name, err)
 		}
 	}
 }
@@ -399,11 +400,10 @@ func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd str
 	if err != nil {
 		return nil, err
 	}
-	s := &proxySession{g: g, cfg: cfg, clientDir: clientDir, materialize: true, log: g.Stderr}
-	if template != "" {
-		err = s.fromTemplate(verb, name, template, keep)
-	} else {
-		err = s.declared(verb, name)
+	s := &proxySession{g: g, cfg: cfg, clientDir: clientDir, log: g.Stderr}
+	err = s.choose(agentprep.Request{Verb: verb, Name: name, Template: template, ClientDir: clientDir, Keep: keep})
+	if ue := (*agentprep.UsageError)(nil); errors.As(err, &ue) {
+		return nil, withCode(exitUsage, ue.Err)
 	}
 	if err != nil {
 		return nil, err
@@ -413,70 +413,4 @@ func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd str
 		return nil, err
 	}
 	return s, nil
-}
-
-// offers refuses, before anything is written, an agent that does not offer
-// interaction mode m (run or chat), saying what it offers instead.
-func offers(r *schema.Resolved, m string) error {
-	if r.Offer(m) {
-		return nil
-	}
-	return errors.New(r.NotOffered(m))
-}
-
-// declared picks a declared agent; a busy or one-shot one runs as a copy.
-func (s *proxySession) declared(verb, name string) error {
-	if _, ok := s.cfg.Agents[name]; ok {
-		// Checked before pickAgent, which records a per-project copy.
-		r, err := s.cfg.Resolve(name)
-		if err != nil {
-			return err
-		}
-		if err := offers(r, verb); err != nil {
-			return err
-		}
-	}
-	r, err := s.pickAgent(name, "")
-	if err != nil {
-		return err
-	}
-	s.r = r
-	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
-	if err != nil {
-		return err
-	}
-	if rec.Live() || r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == "one-shot" {
-		return s.ephemeralCopy()
-	}
-	return nil
-}
-
-// fromTemplate creates the agent NAME (default TEMPLATE-run-ID) from a
-// template; it is removed after the run unless keep.
-func (s *proxySession) fromTemplate(verb, name, template string, keep bool) error {
-	if _, ok := s.cfg.Templates[template]; !ok {
-		return unknownTemplate(s.cfg, verb, template)
-	}
-	if r, err := s.cfg.ResolveAgent(template, schema.Agent{Template: template}); err != nil {
-		return err
-	} else if !r.Offer(verb) {
-		return errors.New(r.TemplateNotOffered(verb))
-	}
-	if name == "" {
-		var id [4]byte
-		rand.Read(id[:])
-		base := template
-		if len(base) > 40 {
-			base = base[:40]
-		}
-		name = base + "-" + verb + "-" + hex.EncodeToString(id[:])
-	} else if _, ok := s.cfg.Agents[name]; ok {
-		return usageError("%s -t: agent %q is declared; drop -t to run it, or name another", verb, name)
-	}
-	r, err := s.pickAgent(name, template)
-	if err != nil {
-		return err
-	}
-	s.r, s.ephemeral = r, !keep
-	return nil
 }
