@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,14 +32,11 @@ func init() {
 	})
 }
 
-// proxySession is one `actctl proxy` run: which agent serves the client
-// (agentprep.Choose), and what to undo when the client goes away.
+// proxySession is one `actctl proxy` run: the agent prepared for the
+// client (agentprep.Prepare), and what to undo when it goes away.
 type proxySession struct {
-	g         *globals
-	cfg       *schema.Config
-	clientDir string
-	*agentprep.Choice
-	log io.Writer
+	g *globals
+	*agentprep.Prepared
 }
 
 func proxyCmd(c *cli.Context) error {
@@ -77,86 +71,32 @@ func refuse(ctx context.Context, g *globals, err error) error {
 }
 
 func newProxySession(ctx context.Context, g *globals, name, template, cwd string) (*proxySession, error) {
+	return prepare(ctx, g, agentprep.Request{Verb: "proxy", Name: name, Template: template}, cwd)
+}
+
+// prepare prepares the agent of req for a client whose project is cwd
+// (agentprep.Prepare), the config cache saved once a lasting agent is
+// materialized.
+func prepare(ctx context.Context, g *globals, req agentprep.Request, cwd string) (*proxySession, error) {
 	clientDir, err := clientProject(cwd)
 	if err != nil {
 		return nil, err
 	}
-	g.OnlyAgent = name // warnings about other agents are not this session's
+	g.OnlyAgent = req.Name // warnings about other agents are not this session's
 	cfg, err := g.Load()
 	if err != nil {
 		return nil, err
 	}
-	s := &proxySession{g: g, cfg: cfg, clientDir: clientDir, log: g.Stderr}
-	if err := s.choose(agentprep.Request{Verb: "proxy", Name: name, Template: template, ClientDir: clientDir}); err != nil {
-		return nil, err
-	}
-	if err := s.materializeAgent(ctx, "proxy"); err != nil {
-		s.cleanup()
-		return nil, err
-	}
-	return s, nil
-}
-
-// choose decides which copy of the agent serves the client
-// (agentprep.Choose), saying so when it is an ephemeral copy.
-func (s *proxySession) choose(req agentprep.Request) error {
+	req.ClientDir = clientDir
 	req.Live = func(r *schema.Resolved) (bool, error) {
 		rec, err := proxy.ReadRecord(proxy.RecordPath(r))
 		return rec.Live(), err
 	}
-	c, err := agentprep.Choose(s.cfg, req)
+	p, err := agentprep.Prepare(ctx, cfg, req, agentprep.Options{Stderr: g.Stderr, Materialized: g.saveConfig})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.Choice = c
-	if c.Note != "" {
-		fmt.Fprintf(s.g.Stderr, "actctl: %s\n", c.Note)
-	}
-	return nil
-}
-
-// warn prints the apply warnings about the served agent (apply renders,
-// and warns about, every agent), at the position of what it comes from:
-// its declaration, the declared agent of a per-project copy, the template
-// of a -t agent.
-func (s *proxySession) warn(warnings []string) {
-	marker := "warning: agents." + s.Agent.Name + ": "
-	for _, w := range warnings {
-		if i := strings.Index(w, marker); i >= 0 {
-			d := schema.Diagnostic{Pos: s.cfg.Pos(s.Origin), Path: "agents." + s.Agent.Name, Message: w[i+len(marker):], Warning: true}
-			fmt.Fprintf(s.g.Stderr, "actctl: %s\n", d)
-		}
-	}
-}
-
-// materializeAgent applies the session's agent (unless it shares a live
-// agent's files); verb names the command in the summary line.
-func (s *proxySession) materializeAgent(ctx context.Context, verb string) error {
-	if s.Shared {
-		return nil
-	}
-	g := s.g
-	res, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{s.Agent.Name}, NoPrune: true, LockWait: 10 * time.Second})
-	if res != nil {
-		s.warn(res.Warnings)
-	}
-	if err != nil {
-		return fmt.Errorf("materialize %s: %w", s.Agent.Name, err)
-	}
-	if u := s.Adhoc; u != nil {
-		if err := recordAdhoc(ctx, s.cfg.Root, u.Name, &u.Agent); err != nil {
-			return fmt.Errorf("materialize %s: record the agent: %w", u.Name, err)
-		}
-		s.Adhoc = nil
-	}
-	if res.Counts.Changed > 0 { // an agent already applied starts in silence
-		fmt.Fprintf(g.Stderr, "actctl: %s %s: %s (%s)\n", verb, s.Agent.Name, res.Summary(), s.Agent.Dir)
-	}
-	if !s.Ephemeral {
-		// An ephemeral agent leaves nothing behind, the cache included.
-		g.saveConfig()
-	}
-	return nil
+	return &proxySession{g: g, Prepared: p}, nil
 }
 
 // clientProject is the client's project directory: --cwd, else our cwd.
@@ -181,7 +121,7 @@ func clientProject(cwd string) (string, error) {
 func (s *proxySession) serve(ctx context.Context) error {
 	l, err := proxy.Resolve(s.Agent, schema.ModeACP)
 	if err != nil {
-		s.cleanup()
+		s.Cleanup()
 		return refuse(ctx, s.g, err)
 	}
 	record := proxy.RecordPath(s.Agent)
@@ -198,48 +138,12 @@ func (s *proxySession) serve(ctx context.Context) error {
 			}
 		},
 	})
-	s.cleanup()
+	s.Cleanup()
 	var pe *proxy.Error
 	if errors.As(err, &pe) {
 		return withCode(exitError, nil) // proxy.Run has reported it
 	}
 	return err
-}
-
-// cleanup marks the agent stopped, or removes an ephemeral copy entirely,
-// or an ad-hoc agent that never materialized.
-func (s *proxySession) cleanup() {
-	if u := s.Adhoc; u != nil {
-		s.Adhoc = nil
-		if u.Fresh {
-			s.discard()
-			return
-		}
-	}
-	record := proxy.RecordPath(s.Agent)
-	if !s.Ephemeral {
-		if _, err := os.Stat(record); err == nil {
-			if err := proxy.UpdateRecord(record, map[string]any{"status": "stopped", "pid": nil}); err != nil {
-				fmt.Fprintf(s.g.Stderr, "actctl: proxy: %v\n", err)
-			}
-		}
-		return
-	}
-	if s.Shared {
-		os.Remove(record)
-		return
-	}
-	delete(s.cfg.Agents, s.Agent.Name)
-	// Pruning the copy needs a fresh context: the session's may be
-	// cancelled by the signal that ended it.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := reconcile.Apply(ctx, s.cfg, reconcile.Options{Only: []string{s.Agent.Name}, LockWait: 5 * time.Second}); err != nil {
-		fmt.Fprintf(s.g.Stderr, "actctl: proxy: remove ephemeral %s: %v\n", s.Agent.Name, err)
-	}
-	if err := proxy.RemoveRuntime(s.Agent); err != nil {
-		fmt.Fprintf(s.g.Stderr, "actctl: proxy: remove ephemeral %s: %v\n", s.Agent.Name, err)
-	}
 }
 
 // applyPruning is reconcile.Apply that also removes the runtime record and

@@ -192,8 +192,6 @@ type agentSession struct {
 	s      *proxySession
 	client *acpclient.Client
 	out    *runObserver
-	// fromTemplate: the agent was made by -t (and recorded as ad hoc).
-	fromTemplate bool
 	// log receives the backend's stderr: the agent's log file, where
 	// proxy sessions log too (nil if it could not be opened).
 	log *os.File
@@ -249,7 +247,7 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 		}
 		return nil, err
 	}
-	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g), fromTemplate: spec.template != ""}
+	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g)}
 	o, err := a.clientOptions(spec.rule, spec.ask, spec.grace)
 	if err == nil {
 		a.client, err = acpclient.Start(ctx, o)
@@ -269,7 +267,7 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 // else the agent's preset), its log, and its runtime record.
 func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
 	s, g := a.s, a.g
-	o, err := backendOptions(s.cfg, s.Agent, s.clientDir, rule)
+	o, err := backendOptions(s.Config, s.Agent, s.ClientDir, rule)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
@@ -374,43 +372,17 @@ func (a *agentSession) close() {
 	if a.log != nil {
 		a.log.Close()
 	}
-	a.s.cleanup()
-	if a.s.Ephemeral && a.s.Agent.Archetype.Workspace == schema.WorkspaceInstance {
-		// $ACTANT_HOME/instances, if the copy was its only entry.
-		_ = os.Remove(filepath.Dir(a.s.Agent.Dir))
-	}
-	if a.s.Ephemeral && a.fromTemplate {
-		if err := recordAdhoc(context.Background(), a.s.cfg.Root, a.s.Agent.Name, nil); err != nil {
-			fmt.Fprintf(a.g.Stderr, "actctl: %s: remove ephemeral %s: %v\n", a.verb, a.s.Agent.Name, err)
-		}
-	}
+	a.s.Cleanup()
 }
 
 // prepareAgent picks and materializes the agent exactly as proxy does; -t
 // makes an ephemeral agent from a template, and a template whose
 // workspacePolicy is "ephemeral" or an agent whose launchMode is
-// "one-shot" gets a temporary copy.
+// "one-shot" gets a temporary copy (agentprep.Choose).
 func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd string, keep bool) (*proxySession, error) {
-	clientDir, err := clientProject(cwd)
-	if err != nil {
-		return nil, err
-	}
-	g.OnlyAgent = name // warnings about other agents are not this run's
-	cfg, err := g.Load()
-	if err != nil {
-		return nil, err
-	}
-	s := &proxySession{g: g, cfg: cfg, clientDir: clientDir, log: g.Stderr}
-	err = s.choose(agentprep.Request{Verb: verb, Name: name, Template: template, ClientDir: clientDir, Keep: keep})
+	s, err := prepare(ctx, g, agentprep.Request{Verb: verb, Name: name, Template: template, Keep: keep}, cwd)
 	if ue := (*agentprep.UsageError)(nil); errors.As(err, &ue) {
 		return nil, withCode(exitUsage, ue.Err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if err := s.materializeAgent(ctx, verb); err != nil {
-		s.cleanup()
-		return nil, err
-	}
-	return s, nil
+	return s, err
 }
