@@ -37,7 +37,8 @@ type Request struct {
 	// Keep keeps an agent run or chat makes from Template.
 	Keep bool
 	// Live reports whether agent r is served by a live process; its
-	// client then gets an ephemeral copy.
+	// client then gets an ephemeral copy. Prepare reads the runtime
+	// record when it is nil (RecordLive).
 	Live func(r *schema.Resolved) (bool, error)
 }
 

@@ -44,6 +44,9 @@ type Prepared struct {
 // materializes it (docs/run.md). On an error nothing of an agent made for
 // this client is left behind.
 func Prepare(ctx context.Context, cfg *schema.Config, req Request, o Options) (*Prepared, error) {
+	if req.Live == nil {
+		req.Live = RecordLive
+	}
 	c, err := Choose(cfg, req)
 	if err != nil {
 		return nil, err
@@ -57,6 +60,33 @@ func Prepare(ctx context.Context, cfg *schema.Config, req Request, o Options) (*
 		return nil, err
 	}
 	return p, nil
+}
+
+// RecordLive is the Request.Live of Prepare by default: whether agent r's
+// runtime record names a live process (docs/design.md, "The records").
+func RecordLive(r *schema.Resolved) (bool, error) {
+	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
+	return rec.Live(), err
+}
+
+// ClientProject is the client's project directory: cwd made absolute,
+// else the current directory; it must be a directory.
+func ClientProject(cwd string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("client project %s is not a directory", abs)
+	}
+	return abs, nil
 }
 
 // Launch is how the agent's backend is started in interaction mode

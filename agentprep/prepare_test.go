@@ -122,3 +122,25 @@ func TestPrepareFailedCopyLeavesNothing(t *testing.T) {
 		t.Error("the failed copy left .actant")
 	}
 }
+
+// TestClientProject: the client's project is an absolute directory; a
+// file or a missing path is refused with its name.
+func TestClientProject(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ClientProject(dir); got != dir || err != nil {
+		t.Errorf("ClientProject(%s) = %q, %v", dir, got, err)
+	}
+	wd, _ := os.Getwd()
+	if got, err := ClientProject(""); got != wd || err != nil {
+		t.Errorf(`ClientProject("") = %q, %v; want %s`, got, err, wd)
+	}
+	for _, bad := range []string{file, filepath.Join(dir, "missing")} {
+		if got, err := ClientProject(bad); err == nil || err.Error() != "client project "+bad+" is not a directory" {
+			t.Errorf("ClientProject(%s) = %q, %v", bad, got, err)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -32,13 +31,6 @@ func init() {
 	})
 }
 
-// proxySession is one `actctl proxy` run: the agent prepared for the
-// client (agentprep.Prepare), and what to undo when it goes away.
-type proxySession struct {
-	g *globals
-	*agentprep.Prepared
-}
-
 func proxyCmd(c *cli.Context) error {
 	g := globalsOf(c)
 	if c.NArg() != 1 {
@@ -55,11 +47,12 @@ func proxyCmd(c *cli.Context) error {
 		return proxyLease(ctx, g, c.Args().First())
 	}
 
-	s, err := newProxySession(ctx, g, c.Args().First(), c.String("template"), c.String("cwd"))
+	req := agentprep.Request{Verb: "proxy", Name: c.Args().First(), Template: c.String("template")}
+	p, err := prepare(ctx, g, req, c.String("cwd"))
 	if err != nil {
 		return refuse(ctx, g, err)
 	}
-	return s.serve(ctx)
+	return serve(ctx, g, p)
 }
 
 // refuse reports err, once, and gives the editor, which is waiting for an
@@ -70,75 +63,46 @@ func refuse(ctx context.Context, g *globals, err error) error {
 	return withCode(exitError, nil)
 }
 
-func newProxySession(ctx context.Context, g *globals, name, template, cwd string) (*proxySession, error) {
-	return prepare(ctx, g, agentprep.Request{Verb: "proxy", Name: name, Template: template}, cwd)
-}
-
 // prepare prepares the agent of req for a client whose project is cwd
-// (agentprep.Prepare), the config cache saved once a lasting agent is
-// materialized.
-func prepare(ctx context.Context, g *globals, req agentprep.Request, cwd string) (*proxySession, error) {
-	clientDir, err := clientProject(cwd)
+// (--cwd, else ours): agentprep.Prepare, with the config of the command
+// line and its cache saved once a lasting agent is materialized.
+func prepare(ctx context.Context, g *globals, req agentprep.Request, cwd string) (*agentprep.Prepared, error) {
+	clientDir, err := agentprep.ClientProject(cwd)
 	if err != nil {
 		return nil, err
 	}
-	g.OnlyAgent = req.Name // warnings about other agents are not this session's
+	g.OnlyAgent = req.Name // warnings about other agents are not this client's
 	cfg, err := g.Load()
 	if err != nil {
 		return nil, err
 	}
 	req.ClientDir = clientDir
-	req.Live = func(r *schema.Resolved) (bool, error) {
-		rec, err := proxy.ReadRecord(proxy.RecordPath(r))
-		return rec.Live(), err
-	}
-	p, err := agentprep.Prepare(ctx, cfg, req, agentprep.Options{Stderr: g.Stderr, Materialized: g.saveConfig})
-	if err != nil {
-		return nil, err
-	}
-	return &proxySession{g: g, Prepared: p}, nil
+	return agentprep.Prepare(ctx, cfg, req, agentprep.Options{Stderr: g.Stderr, Materialized: g.saveConfig})
 }
 
-// clientProject is the client's project directory: --cwd, else our cwd.
-func clientProject(cwd string) (string, error) {
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		cwd = wd
-	}
-	abs, err := filepath.Abs(cwd)
+// serve relays between the editor on stdio and the backend of the
+// prepared agent until either goes away, then cleans up.
+func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
+	l, err := p.Launch(schema.ModeACP)
 	if err != nil {
-		return "", err
+		p.Cleanup()
+		return refuse(ctx, g, err)
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("client project %s is not a directory", abs)
-	}
-	return abs, nil
-}
-
-func (s *proxySession) serve(ctx context.Context) error {
-	l, err := proxy.Resolve(s.Agent, schema.ModeACP)
-	if err != nil {
-		s.Cleanup()
-		return refuse(ctx, s.g, err)
-	}
-	record := proxy.RecordPath(s.Agent)
+	record := proxy.RecordPath(p.Agent)
 	err = proxy.Run(ctx, proxy.Options{
 		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
 		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: s.g.Stderr,
-		LogFile: proxy.LogPath(s.Agent),
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr,
+		LogFile: proxy.LogPath(p.Agent),
 		OnStart: func(pid int) {
 			if err := proxy.UpdateRecord(record, map[string]any{
 				"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid,
 			}); err != nil {
-				fmt.Fprintf(s.g.Stderr, "actctl: proxy: %v\n", err)
+				fmt.Fprintf(g.Stderr, "actctl: proxy: %v\n", err)
 			}
 		},
 	})
-	s.Cleanup()
+	p.Cleanup()
 	var pe *proxy.Error
 	if errors.As(err, &pe) {
 		return withCode(exitError, nil) // proxy.Run has reported it

@@ -150,9 +150,9 @@ func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name
 	res, err := sess.client.Prompt(ctx, text)
 	code, err := sess.finish(ctx, res, err)
 	if code != 0 {
-		return sess.s.Agent.Name, res, withCode(code, err)
+		return sess.p.Agent.Name, res, withCode(code, err)
 	}
-	return sess.s.Agent.Name, res, nil
+	return sess.p.Agent.Name, res, nil
 }
 
 // readPrompt takes the prompt from -p, --prompt-file or stdin.
@@ -189,7 +189,7 @@ func readPrompt(c *cli.Context) (string, error) {
 type agentSession struct {
 	g      *globals
 	verb   string
-	s      *proxySession
+	p      *agentprep.Prepared
 	client *acpclient.Client
 	out    *runObserver
 	// log receives the backend's stderr: the agent's log file, where
@@ -240,14 +240,18 @@ func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule ac
 
 // openAgentSession is startAgentSession for a spec; output goes to g.
 func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSpec) (*agentSession, error) {
-	s, err := prepareAgent(ctx, g, verb, spec.agent, spec.template, spec.cwd, spec.keep)
+	req := agentprep.Request{Verb: verb, Name: spec.agent, Template: spec.template, Keep: spec.keep}
+	p, err := prepare(ctx, g, req, spec.cwd)
+	if ue := (*agentprep.UsageError)(nil); errors.As(err, &ue) {
+		return nil, withCode(exitUsage, ue.Err)
+	}
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
 			return nil, withCode(causeCode(cause), fmt.Errorf("%s: %w", verb, cause))
 		}
 		return nil, err
 	}
-	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g)}
+	a := &agentSession{g: g, verb: verb, p: p, out: newRunObserver(g)}
 	o, err := a.clientOptions(spec.rule, spec.ask, spec.grace)
 	if err == nil {
 		a.client, err = acpclient.Start(ctx, o)
@@ -266,21 +270,21 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 // backend's acp command, its MCP servers, the permission rule (the flag's,
 // else the agent's preset), its log, and its runtime record.
 func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
-	s, g := a.s, a.g
-	o, err := backendOptions(s.Config, s.Agent, s.ClientDir, rule)
+	p, g := a.p, a.g
+	o, err := backendOptions(p.Config, p.Agent, p.ClientDir, rule)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
 	o.Ask, o.Observer, o.Grace = ask, a.out, grace
 	o.Warn = func(msg string) {
-		fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, s.Agent.Name, msg)
+		fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, p.Agent.Name, msg)
 	}
-	if a.log, err = openBackendLog(s.Agent); err != nil {
+	if a.log, err = openBackendLog(p.Agent); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {
 		o.BackendStderr = a.log
 	}
-	record := proxy.RecordPath(s.Agent)
+	record := proxy.RecordPath(p.Agent)
 	o.OnStart = func(pid int) {
 		// Written beside the backend's start, not before it (two fsyncs
 		// on the way to the first prompt); close waits for it before the
@@ -332,7 +336,7 @@ func causeCode(cause error) int {
 // finish prints the summary of a turn and returns its exit code.
 func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err error) (int, error) {
 	code, err := turnCode(res, err, context.Cause(ctx), ctx.Err() != nil)
-	a.out.summary(a.s.Agent.Name, res, code, err)
+	a.out.summary(a.p.Agent.Name, res, code, err)
 	return code, err
 }
 
@@ -372,17 +376,5 @@ func (a *agentSession) close() {
 	if a.log != nil {
 		a.log.Close()
 	}
-	a.s.Cleanup()
-}
-
-// prepareAgent picks and materializes the agent exactly as proxy does; -t
-// makes an ephemeral agent from a template, and a template whose
-// workspacePolicy is "ephemeral" or an agent whose launchMode is
-// "one-shot" gets a temporary copy (agentprep.Choose).
-func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd string, keep bool) (*proxySession, error) {
-	s, err := prepare(ctx, g, agentprep.Request{Verb: verb, Name: name, Template: template, Keep: keep}, cwd)
-	if ue := (*agentprep.UsageError)(nil); errors.As(err, &ue) {
-		return nil, withCode(exitUsage, ue.Err)
-	}
-	return s, err
+	a.p.Cleanup()
 }
