@@ -189,3 +189,23 @@ func (p *Prepared) release() {
 		fmt.Fprintf(p.stderr, "actctl: proxy: remove ephemeral %s: %v\n", p.Agent.Name, err)
 	}
 }
+
+// discard undoes an ad-hoc agent whose materialization failed, before it
+// was ever recorded (docs/run.md): what the failed apply wrote, and the
+// journal it left, are pruned, and its runtime record is removed, so that
+// nothing of it is left to break later commands.
+func (p *Prepared) discard() {
+	name := p.Agent.Name
+	delete(p.Config.Agents, name)
+	if Applied(p.Config.Root, name) {
+		// A fresh context: the client's may be cancelled already.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := reconcile.Apply(ctx, p.Config, reconcile.Options{Only: []string{name}, LockWait: 5 * time.Second}); err != nil {
+			fmt.Fprintf(p.stderr, "actctl: remove the failed copy %s: %v\n", name, err)
+		}
+	}
+	if err := proxy.RemoveRuntime(p.Agent); err != nil {
+		fmt.Fprintf(p.stderr, "actctl: remove the failed copy %s: %v\n", name, err)
+	}
+}
