@@ -1,13 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"maps"
-	"slices"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -32,11 +28,5 @@ func oneAgent(c *cli.Context) (*globals, *schema.Config, *schema.Resolved, error
 	return g, cfg, r, nil
 }
 
-func unknownAgent(cfg *schema.Config, name string) error {
-	names := slices.Sorted(maps.Keys(cfg.Agents))
-	msg := fmt.Sprintf("unknown agent %q", name)
-	if s := schema.Suggest(name, names); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return errors.New(msg)
-}
+// unknownAgent is the error for a name that is no agent of cfg.
+func unknownAgent(cfg *schema.Config, name string) error { return agentprep.UnknownAgent(cfg, name) }

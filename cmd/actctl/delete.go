@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
@@ -113,7 +114,7 @@ func deletions(cfg *schema.Config, st *reconcile.State, names []string) (forget,
 			return nil, nil, fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, p.PID, p.Ownership)
 		}
 		forget = append(forget, n)
-		if applied(cfg.Root, n) {
+		if agentprep.Applied(cfg.Root, n) {
 			prune = append(prune, n)
 		}
 	}
@@ -137,7 +138,7 @@ func forgetAdhoc(ctx context.Context, cfg *schema.Config, names []string) error 
 			err = proxy.RemoveRuntime(r)
 		}
 		if err == nil {
-			err = recordAdhoc(ctx, cfg.Root, n, nil)
+			err = agentprep.RecordAdhoc(ctx, cfg.Root, n, nil)
 		}
 		if err != nil {
 			return fmt.Errorf("delete %s: files pruned, but forgetting the agent failed: %w", n, err)

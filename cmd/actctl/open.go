@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schema"
 )
@@ -27,7 +28,7 @@ func openCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := offers(r, "open"); err != nil {
+	if err := agentprep.Offers(r, "open"); err != nil {
 		return err
 	}
 	l, err := proxy.Resolve(r, schema.ModeOpen)

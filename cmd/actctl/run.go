@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schema"
@@ -151,9 +150,9 @@ func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name
 	res, err := sess.client.Prompt(ctx, text)
 	code, err := sess.finish(ctx, res, err)
 	if code != 0 {
-		return sess.s.r.Name, res, withCode(code, err)
+		return sess.p.Agent.Name, res, withCode(code, err)
 	}
-	return sess.s.r.Name, res, nil
+	return sess.p.Agent.Name, res, nil
 }
 
 // readPrompt takes the prompt from -p, --prompt-file or stdin.
@@ -190,11 +189,9 @@ func readPrompt(c *cli.Context) (string, error) {
 type agentSession struct {
 	g      *globals
 	verb   string
-	s      *proxySession
+	p      *agentprep.Prepared
 	client *acpclient.Client
 	out    *runObserver
-	// fromTemplate: the agent was made by -t (and recorded as ad hoc).
-	fromTemplate bool
 	// log receives the backend's stderr: the agent's log file, where
 	// proxy sessions log too (nil if it could not be opened).
 	log *os.File
@@ -243,14 +240,18 @@ func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule ac
 
 // openAgentSession is startAgentSession for a spec; output goes to g.
 func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSpec) (*agentSession, error) {
-	s, err := prepareAgent(ctx, g, verb, spec.agent, spec.template, spec.cwd, spec.keep)
+	req := agentprep.Request{Verb: verb, Name: spec.agent, Template: spec.template, Keep: spec.keep}
+	p, err := prepare(ctx, g, req, spec.cwd)
+	if ue := (*agentprep.UsageError)(nil); errors.As(err, &ue) {
+		return nil, withCode(exitUsage, ue.Err)
+	}
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
 			return nil, withCode(causeCode(cause), fmt.Errorf("%s: %w", verb, cause))
 		}
 		return nil, err
 	}
-	a := &agentSession{g: g, verb: verb, s: s, out: newRunObserver(g), fromTemplate: spec.template != ""}
+	a := &agentSession{g: g, verb: verb, p: p, out: newRunObserver(g)}
 	o, err := a.clientOptions(spec.rule, spec.ask, spec.grace)
 	if err == nil {
 		a.client, err = acpclient.Start(ctx, o)
@@ -269,19 +270,21 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 // backend's acp command, its MCP servers, the permission rule (the flag's,
 // else the agent's preset), its log, and its runtime record.
 func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
-	s, g := a.s, a.g
-	o, err := backendOptions(s.cfg, s.r, s.clientDir, rule)
+	p, g := a.p, a.g
+	o, err := backendOptions(p.Config, p.Agent, p.ClientDir, rule)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
 	o.Ask, o.Observer, o.Grace = ask, a.out, grace
-	o.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, s.r.Name, msg) }
-	if a.log, err = openBackendLog(s.r); err != nil {
+	o.Warn = func(msg string) {
+		fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, p.Agent.Name, msg)
+	}
+	if a.log, err = openBackendLog(p.Agent); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {
 		o.BackendStderr = a.log
 	}
-	record := proxy.RecordPath(s.r)
+	record := proxy.RecordPath(p.Agent)
 	o.OnStart = func(pid int) {
 		// Written beside the backend's start, not before it (two fsyncs
 		// on the way to the first prompt); close waits for it before the
@@ -333,7 +336,7 @@ func causeCode(cause error) int {
 // finish prints the summary of a turn and returns its exit code.
 func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err error) (int, error) {
 	code, err := turnCode(res, err, context.Cause(ctx), ctx.Err() != nil)
-	a.out.summary(a.s.r.Name, res, code, err)
+	a.out.summary(a.p.Agent.Name, res, code, err)
 	return code, err
 }
 
@@ -373,110 +376,5 @@ func (a *agentSession) close() {
 	if a.log != nil {
 		a.log.Close()
 	}
-	a.s.cleanup()
-	if a.s.ephemeral && a.s.r.Archetype.Workspace == schema.WorkspaceInstance {
-		// $ACTANT_HOME/instances, if the copy was its only entry.
-		_ = os.Remove(filepath.Dir(a.s.r.Dir))
-	}
-	if a.s.ephemeral && a.fromTemplate {
-		if err := recordAdhoc(context.Background(), a.s.cfg.Root, a.s.r.Name, nil); err != nil {
-			fmt.Fprintf(a.g.Stderr, "actctl: %s: remove ephemeral %s: %v\n", a.verb, a.s.r.Name, err)
-		}
-	}
-}
-
-// prepareAgent picks and materializes the agent exactly as proxy does; -t
-// makes an ephemeral agent from a template, and a template whose
-// workspacePolicy is "ephemeral" or an agent whose launchMode is
-// "one-shot" gets a temporary copy.
-func prepareAgent(ctx context.Context, g *globals, verb, name, template, cwd string, keep bool) (*proxySession, error) {
-	clientDir, err := clientProject(cwd)
-	if err != nil {
-		return nil, err
-	}
-	g.OnlyAgent = name // warnings about other agents are not this run's
-	cfg, err := g.Load()
-	if err != nil {
-		return nil, err
-	}
-	s := &proxySession{g: g, cfg: cfg, clientDir: clientDir, materialize: true, log: g.Stderr}
-	if template != "" {
-		err = s.fromTemplate(verb, name, template, keep)
-	} else {
-		err = s.declared(verb, name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := s.materializeAgent(ctx, verb); err != nil {
-		s.cleanup()
-		return nil, err
-	}
-	return s, nil
-}
-
-// offers refuses, before anything is written, an agent that does not offer
-// interaction mode m (run or chat), saying what it offers instead.
-func offers(r *schema.Resolved, m string) error {
-	if r.Offer(m) {
-		return nil
-	}
-	return errors.New(r.NotOffered(m))
-}
-
-// declared picks a declared agent; a busy or one-shot one runs as a copy.
-func (s *proxySession) declared(verb, name string) error {
-	if _, ok := s.cfg.Agents[name]; ok {
-		// Checked before pickAgent, which records a per-project copy.
-		r, err := s.cfg.Resolve(name)
-		if err != nil {
-			return err
-		}
-		if err := offers(r, verb); err != nil {
-			return err
-		}
-	}
-	r, err := s.pickAgent(name, "")
-	if err != nil {
-		return err
-	}
-	s.r = r
-	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
-	if err != nil {
-		return err
-	}
-	if rec.Live() || r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == "one-shot" {
-		return s.ephemeralCopy()
-	}
-	return nil
-}
-
-// fromTemplate creates the agent NAME (default TEMPLATE-run-ID) from a
-// template; it is removed after the run unless keep.
-func (s *proxySession) fromTemplate(verb, name, template string, keep bool) error {
-	if _, ok := s.cfg.Templates[template]; !ok {
-		return unknownTemplate(s.cfg, verb, template)
-	}
-	if r, err := s.cfg.ResolveAgent(template, schema.Agent{Template: template}); err != nil {
-		return err
-	} else if !r.Offer(verb) {
-		return errors.New(r.TemplateNotOffered(verb))
-	}
-	if name == "" {
-		var id [4]byte
-		rand.Read(id[:])
-		base := template
-		if len(base) > 40 {
-			base = base[:40]
-		}
-		name = base + "-" + verb + "-" + hex.EncodeToString(id[:])
-	} else if _, ok := s.cfg.Agents[name]; ok {
-		return usageError("%s -t: agent %q is declared; drop -t to run it, or name another", verb, name)
-	}
-	r, err := s.pickAgent(name, template)
-	if err != nil {
-		return err
-	}
-	s.r, s.ephemeral = r, !keep
-	return nil
+	a.p.Cleanup()
 }

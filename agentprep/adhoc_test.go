@@ -1,4 +1,4 @@
-package main
+package agentprep
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func TestRecordAdhocWaitsForTheLock(t *testing.T) {
 	defer l.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = recordAdhoc(ctx, root, "x", &schema.Agent{Template: "t"})
+	err = RecordAdhoc(ctx, root, "x", &schema.Agent{Template: "t"})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("recordAdhoc with the lock held elsewhere: %v, want the wait given up", err)
 	}
@@ -48,7 +48,7 @@ func TestRecordAdhocConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = recordAdhoc(context.Background(), root, fmt.Sprintf("a%d", i), &schema.Agent{Template: "t"})
+			errs[i] = RecordAdhoc(context.Background(), root, fmt.Sprintf("a%d", i), &schema.Agent{Template: "t"})
 		}()
 	}
 	wg.Wait()
@@ -63,7 +63,7 @@ func TestRecordAdhocConcurrent(t *testing.T) {
 		t.Fatalf("%d ad-hoc agents recorded, want %d: %v", len(agents), n, agents)
 	}
 	for name := range agents {
-		if err := recordAdhoc(context.Background(), root, name, nil); err != nil {
+		if err := RecordAdhoc(context.Background(), root, name, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
