@@ -391,6 +391,10 @@ func (c *Client) SessionID() string { return c.primary.id }
 // SessionCwd is the cwd sent in the primary session's session/new.
 func (c *Client) SessionCwd() string { return c.primary.cwd }
 
+// MCPServers are the MCP servers the primary session was opened with
+// (Options.MCPServers), for the sessions opened beside it.
+func (c *Client) MCPServers() []acp.McpServer { return c.opts.MCPServers }
+
 // Primary is the session Start opened.
 func (c *Client) Primary() *Session { return c.primary }
 

@@ -82,10 +82,11 @@ func ServeUntilClosed(parent context.Context, ln net.Listener, h Handler) error 
 func refuse(conn net.Conn) {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(shutdownWriteGrace))
-	out := &Stream{w: conn}
 	if _, err := readRequest(bufio.NewReader(conn)); err != nil {
 		return
 	}
+	out := newStream(conn, func(error) {})
+	out.shutdown(time.Now().Add(shutdownWriteGrace))
 	out.finish(nil, fmt.Errorf("%w: request not taken", ErrShuttingDown))
 }
 
@@ -109,17 +110,18 @@ func accept(ln net.Listener, serve func(net.Conn)) error {
 }
 
 // serveConn reads conn's request, runs the handler with a ctx that ends
-// when the client closes its side, and writes the final frame.
-func serveConn(ctx context.Context, conn net.Conn, h Handler) {
+// when the client closes its side or stops reading (ErrSlowClient), and
+// writes the final frame.
+func serveConn(parent context.Context, conn net.Conn, h Handler) {
 	defer conn.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	out := newStream(conn, cancel)
+	stop := context.AfterFunc(parent, func() {
 		_ = conn.SetReadDeadline(time.Unix(1, 0))
-		_ = conn.SetWriteDeadline(time.Now().Add(shutdownWriteGrace))
+		out.shutdown(time.Now().Add(shutdownWriteGrace))
 	})
 	defer stop()
-	out := &Stream{w: conn}
 	br := bufio.NewReader(conn)
 	req, err := readRequest(br)
 	if err == nil && !knownOps[req.Op] {
@@ -137,7 +139,7 @@ func serveConn(ctx context.Context, conn net.Conn, h Handler) {
 	go func() {
 		defer close(gone)
 		_, _ = io.Copy(io.Discard, br) // until the client closes (or we do)
-		cancel()
+		cancel(nil)
 	}()
 	result, err := handle(ctx, h, req, out)
 	out.finish(result, err)
@@ -177,6 +179,7 @@ func upgrade(ctx context.Context, req Request, h Handler, out *Stream, br *bufio
 	if err != nil {
 		return
 	}
+	out.release()
 	_ = serve(ctx, br, conn)
 }
 
@@ -201,57 +204,4 @@ func readRequest(br *bufio.Reader) (Request, error) {
 		return Request{}, fmt.Errorf("bad request: %w", err)
 	}
 	return req, nil
-}
-
-// Stream is a handler's output to its client. It is safe for concurrent
-// use.
-type Stream struct {
-	mu   sync.Mutex
-	w    io.Writer
-	done bool
-}
-
-// Send writes a frame of kind with v, JSON-encoded, as its data. It fails
-// once the client has gone or the handler has returned.
-func (s *Stream) Send(kind string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("control: encode %s frame: %w", kind, err)
-	}
-	return s.write(wire{Kind: kind, Data: data})
-}
-
-// finish writes the final frame.
-func (s *Stream) finish(result any, err error) {
-	w := wire{Done: true}
-	if result != nil {
-		// A failed request may still have a result (a turn that ended
-		// badly has its outcome).
-		var merr error
-		if w.Result, merr = json.Marshal(result); merr != nil {
-			w.Result = nil
-			if err == nil {
-				err = fmt.Errorf("encode the result: %w", merr)
-			}
-		}
-	}
-	if err != nil {
-		w.Error, w.Code = err.Error(), exitCode(err)
-	}
-	_ = s.write(w)
-}
-
-func (s *Stream) write(w wire) error {
-	line, err := json.Marshal(w)
-	if err != nil {
-		return fmt.Errorf("control: encode frame: %w", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done {
-		return errors.New("control: the request has been answered")
-	}
-	s.done = w.Done
-	_, err = s.w.Write(append(line, '\n'))
-	return err
 }

@@ -2,6 +2,7 @@ package up
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/actctl/actctl/control"
@@ -29,7 +30,11 @@ func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.
 		if source == "" {
 			source = SourceCLI
 		}
-		return m.PromptFrom(ctx, source, req.Agent, req.Text, req.Wait, sink)
+		out, err := m.PromptFrom(ctx, source, req.Agent, req.Text, req.Wait, sink)
+		if errors.Is(err, control.ErrSlowClient) {
+			m.opts.Logf("%s: task %d cancelled: %v", req.Agent, out.Task, err)
+		}
+		return out, err
 	}
 	return nil, fmt.Errorf("actctl up does not know the request %q", req.Op)
 }

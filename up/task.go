@@ -120,10 +120,10 @@ func (a *agent) execute(ctx context.Context, t schedule.Task) error {
 }
 
 // promptSession runs a prompt to a service in a new session on its warm
-// process.
+// process, with the agent's MCP servers as its primary session has them.
 func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun) error {
 	return a.turn(ctx, t, run, func(ctx context.Context, c *acpclient.Client) (acpclient.Result, error) {
-		sess, err := c.NewSession(ctx, acpclient.SessionOptions{Observer: run})
+		sess, err := c.NewSession(ctx, acpclient.SessionOptions{MCPServers: c.MCPServers(), Observer: run})
 		if err != nil {
 			return acpclient.Result{}, err
 		}
