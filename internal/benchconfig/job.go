@@ -17,6 +17,12 @@ const (
 // JobBackends are the job's backends, one agent (named after it) each.
 var JobBackends = []string{"claude-code", "codex", "cursor"}
 
+// JobSkillCopies is how many copies of each skill the job writes: Claude
+// Code's in .claude/skills and Codex's in .agents/skills; Cursor reads
+// both and gets none of its own (docs/formats.md, "Shared skill
+// directories"). Editing one skill changes that many files.
+const JobSkillCopies = 2
+
 // JobSkillContent is the content of skill i at revision rev: only
 // EditSkill's content depends on rev.
 func JobSkillContent(i, rev int) string {

@@ -1,7 +1,7 @@
 // Command procbench measures actctl the way users run it: whole processes
 // of the built binary on the job of docs/benchmarks.md (200 skills and one
-// MCP server into Claude Code, Codex and Cursor, about 600 files), beside
-// two floors measured in the same run, and prints a markdown table:
+// MCP server into Claude Code, Codex and Cursor, 406 files: Cursor reads
+// the other two's skill directories), beside two floors measured in the same run, and prints a markdown table:
 //
 //   - the start floor: a program linking only cuelang.org/go and doing
 //     nothing (./startfloor), run beside --help and each warm apply, and
@@ -180,7 +180,7 @@ func oneRound(dir string, bins binaries, pairs int, s samples) error {
 		rev++
 		return os.WriteFile(cfg, []byte(benchconfig.JobConfig(rev)), 0o644)
 	}, func(out string) error {
-		if want := fmt.Sprintf("applied: %d changed", len(benchconfig.JobBackends)); !strings.Contains(out, want) {
+		if want := fmt.Sprintf("applied: %d changed", benchconfig.JobSkillCopies); !strings.Contains(out, want) {
 			return fmt.Errorf("apply after one edit: want %q in\n%s", want, out)
 		}
 		return nil

@@ -27,7 +27,7 @@ var rows = []row{
 	{work: writeFloorWork, name: "write floor (same files: dirs first, parallel temp+fsync+rename)"},
 	{work: cold, name: "`actctl apply`, cold", ratio: true, limit: 1.5, target: "<= 1.5x write floor"},
 	{work: noop, name: "`actctl apply`, no change", limit: 10, target: "<= start floor + 10 ms"},
-	{work: edit, name: "`actctl apply`, one skill edited (3 files)", limit: 20, target: "<= start floor + 20 ms"},
+	{work: edit, name: "`actctl apply`, one skill edited (2 files)", limit: 20, target: "<= start floor + 20 ms"},
 }
 
 func report(w io.Writer, all samples, runs, pairs int, tags, load0, load1 string) {
