@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/reconcile"
@@ -86,21 +87,13 @@ func (s *Server) agentStatus(ctx context.Context, _ *mcp.CallToolRequest, in age
 		return nil, AgentStatusOut{}, err
 	}
 	if _, ok := cfg.Agents[in.Agent]; !ok {
-		return nil, AgentStatusOut{}, unknownAgent(cfg, in.Agent)
+		return nil, AgentStatusOut{}, agentprep.UnknownAgent(cfg, in.Agent)
 	}
 	st, err := s.runner.Status(cfg, in.Agent)
 	if err != nil {
 		return nil, AgentStatusOut{}, err
 	}
 	return nil, st, nil
-}
-
-func unknownAgent(cfg *schema.Config, name string) error {
-	msg := fmt.Sprintf("unknown agent %q", name)
-	if s := schema.Suggest(name, slices.Sorted(maps.Keys(cfg.Agents))); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return errors.New(msg)
 }
 
 type runAgentIn struct {
@@ -227,7 +220,7 @@ func (s *Server) promptAgent(ctx context.Context, req *mcp.CallToolRequest, in p
 		return nil, PromptAgentOut{}, err
 	}
 	if _, ok := cfg.Agents[in.Agent]; !ok {
-		return nil, PromptAgentOut{}, unknownAgent(cfg, in.Agent)
+		return nil, PromptAgentOut{}, agentprep.UnknownAgent(cfg, in.Agent)
 	}
 	s.turns.Add(1)
 	defer s.turns.Done()
