@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/actctl/actctl/launch"
@@ -38,6 +39,15 @@ type Prepared struct {
 	ClientDir string
 	verb      string
 	stderr    io.Writer
+	pid       atomic.Int64 // the client's backend, once Running recorded it
+}
+
+// Running records in the agent's runtime record that the client's backend,
+// process pid, serves it (the call of a launch's OnStart); Cleanup marks
+// it stopped only while the record still names that process.
+func (p *Prepared) Running(pid int) error {
+	p.pid.Store(int64(pid))
+	return proxy.MarkRunning(proxy.RecordPath(p.Agent), pid)
 }
 
 // Prepare chooses the agent for the client of req (Choose) and
@@ -167,7 +177,7 @@ func (p *Prepared) release() {
 	record := proxy.RecordPath(p.Agent)
 	if !p.Ephemeral {
 		if _, err := os.Stat(record); err == nil {
-			if err := proxy.UpdateRecord(record, map[string]any{"status": "stopped", "pid": nil}); err != nil {
+			if _, err := proxy.MarkStopped(record, int(p.pid.Load()), "stopped"); err != nil {
 				fmt.Fprintf(p.stderr, "actctl: proxy: %v\n", err)
 			}
 		}
@@ -175,6 +185,7 @@ func (p *Prepared) release() {
 	}
 	if p.Shared {
 		os.Remove(record)
+		os.Remove(proxy.LockPath(record))
 		return
 	}
 	delete(p.Config.Agents, p.Agent.Name)

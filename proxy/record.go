@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/jsonkeys"
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/lockedfile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
@@ -67,6 +69,9 @@ func RemoveRuntime(r *schema.Resolved) error {
 	if err := clearRecord(RecordPath(r)); err != nil {
 		return err
 	}
+	if err := os.Remove(LockPath(RecordPath(r))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	if err := os.Remove(LogPath(r)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -112,22 +117,29 @@ var runtimeKeys = []string{"processOwnership", "status", "pid", "createdAt", "up
 // ReadRecord reads the runtime keys of the record at path; a missing file
 // is an empty record.
 func ReadRecord(path string) (Record, error) {
-	var rec Record
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return rec, nil
+		return Record{}, nil
 	}
 	if err != nil {
-		return rec, fmt.Errorf("read %s: %w", path, err)
+		return Record{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	std, err := jsonStandard(b)
+	rec, err := decodeRecord(b)
 	if err != nil {
-		return rec, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(std, &rec); err != nil {
 		return rec, fmt.Errorf("read %s: %w", path, err)
 	}
 	return rec, nil
+}
+
+// decodeRecord decodes the runtime keys of a record's bytes.
+func decodeRecord(b []byte) (Record, error) {
+	var rec Record
+	std, err := jsonStandard(b)
+	if err != nil {
+		return rec, err
+	}
+	err = json.Unmarshal(std, &rec)
+	return rec, err
 }
 
 func jsonStandard(b []byte) ([]byte, error) {
@@ -143,12 +155,102 @@ func (r Record) Live() bool { return r.PID > 0 && PIDAlive(r.PID) }
 
 // UpdateRecord sets the runtime keys of the record at path (nil values
 // delete a key), leaving every other key and byte of the file as it was.
-// createdAt is set the first time.
+// createdAt is set the first time. The read-modify-write is done under
+// the record's lock, so that writers in other processes (up, proxy, run,
+// attach) never lose each other's keys.
 func UpdateRecord(path string, set map[string]any) error {
+	return withRecord(path, func(b []byte) (map[string]any, error) { return set, nil })
+}
+
+// MarkRunning records that the managed process pid serves the agent: the
+// one way proxy, run, chat and up write it.
+func MarkRunning(path string, pid int) error {
+	return UpdateRecord(path, map[string]any{"processOwnership": OwnershipManaged, "status": "running", "pid": pid})
+}
+
+// MarkStopped records that process pid no longer serves the agent (status
+// is "stopped", "crashed", ...), only when the record names that process,
+// names none, or names one no longer alive: a record another live process
+// took meanwhile is left as it is (false). pid 0 is a process that never
+// started. A missing record is written only when pid > 0.
+func MarkStopped(path string, pid int, status string) (bool, error) {
+	cleared := false
+	err := withRecord(path, func(b []byte) (map[string]any, error) {
+		if len(b) == 0 && pid == 0 {
+			return nil, nil
+		}
+		rec, err := decodeRecord(b)
+		if err != nil {
+			return nil, err
+		}
+		if rec.PID != 0 && rec.PID != pid && PIDAlive(rec.PID) {
+			return nil, nil
+		}
+		cleared = true
+		return map[string]any{"status": status, "pid": nil}, nil
+	})
+	return cleared, err
+}
+
+// withRecord runs change on the record's bytes (nil when there is no
+// file) under the record's lock and writes the keys it returns (nil:
+// nothing to write).
+func withRecord(path string, change func(b []byte) (map[string]any, error)) error {
+	unlock, err := lockRecord(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	b, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("update %s: %w", path, err)
 	}
+	set, err := change(b)
+	if err != nil || set == nil {
+		return err
+	}
+	return writeKeys(path, b, set)
+}
+
+// lockWait bounds the wait for a record's lock; its holders keep it for
+// one read and one write.
+const lockWait = 10 * time.Second
+
+// lockRecord takes the lock of the record at path: the file path.lock
+// beside it (the record itself is replaced by a rename on each write, so
+// it cannot carry the lock). Where file locks are not supported, writes
+// go unlocked as before.
+func lockRecord(path string) (func(), error) {
+	if _, err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	p := LockPath(path)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	err = lockedfile.Wait(context.Background(), lockWait, time.Millisecond, 50*time.Millisecond,
+		func() error { return lockedfile.TryLock(f) })
+	switch {
+	case err == nil:
+		return func() { _ = lockedfile.Unlock(f); f.Close() }, nil
+	case errors.Is(err, lockedfile.ErrNotSupported):
+		return func() { f.Close() }, nil
+	case errors.Is(err, lockedfile.ErrWouldBlock):
+		f.Close()
+		return nil, fmt.Errorf("lock %s: held by another process for %s", p, lockWait)
+	default:
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", p, err)
+	}
+}
+
+// LockPath is the lock file of the record at path.
+func LockPath(path string) string { return path + ".lock" }
+
+// writeKeys sets the keys of set in the record b and writes it to path.
+func writeKeys(path string, b []byte, set map[string]any) error {
+	var err error
 	now := time.Now().UTC().Format(time.RFC3339)
 	if _, ok, _ := jsonkeys.Get(b, []string{"createdAt"}); !ok {
 		set["createdAt"] = now
@@ -177,9 +279,6 @@ func UpdateRecord(path string, set map[string]any) error {
 			return fmt.Errorf("update %s: %w", path, err)
 		}
 	}
-	if _, err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("update %s: %w", path, err)
-	}
 	return atomicfile.Write(path, b, 0o644)
 }
 
@@ -194,9 +293,7 @@ func Attach(r *schema.Resolved, pid int) error {
 	if !PIDAlive(pid) {
 		return fmt.Errorf("attach %s: no process with pid %d is running", r.Name, pid)
 	}
-	return UpdateRecord(RecordPath(r), map[string]any{
-		"processOwnership": OwnershipExternal, "status": "running", "pid": pid,
-	})
+	return UpdateRecord(RecordPath(r), map[string]any{"processOwnership": OwnershipExternal, "status": "running", "pid": pid})
 }
 
 // Detach forgets the process serving the agent. With cleanup the runtime

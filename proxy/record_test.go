@@ -1,8 +1,11 @@
 package proxy
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/actctl/actctl/schema"
@@ -99,5 +102,42 @@ func TestRemoveRuntimeTaskLogs(t *testing.T) {
 	}
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a user's file in logs/: %v", err)
+	}
+}
+
+// TestUpdateRecordConcurrent: writers of one record, each setting a key of
+// its own at once, all find their key in it: the read-modify-write is
+// done under the record's lock (on the old code writes were lost).
+func TestUpdateRecordConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", ".actant.json")
+	const n = 32
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- UpdateRecord(path, map[string]any{fmt.Sprintf("k%02d", i): i})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, ok := got[fmt.Sprintf("k%02d", i)]; !ok {
+			t.Errorf("k%02d lost: %s", i, b)
+		}
 	}
 }

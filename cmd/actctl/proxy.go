@@ -88,16 +88,13 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 		p.Cleanup()
 		return refuse(ctx, g, err)
 	}
-	record := proxy.RecordPath(p.Agent)
 	err = proxy.Run(ctx, proxy.Options{
 		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
 		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr,
 		LogFile: proxy.LogPath(p.Agent),
 		OnStart: func(pid int) {
-			if err := proxy.UpdateRecord(record, map[string]any{
-				"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid,
-			}); err != nil {
+			if err := p.Running(pid); err != nil {
 				fmt.Fprintf(g.Stderr, "actctl: proxy: %v\n", err)
 			}
 		},
