@@ -1,11 +1,12 @@
 // Package supervise keeps one agent process alive the way its launch mode
-// asks (docs/runtime.md): an acp-service is restarted when it exits, with
-// exponential backoff, and declared fatal when it keeps failing; an
-// acp-background process is left crashed. The lifecycle is the state
-// machine of Machine (created, starting, running, stopping, stopped,
-// crashed, backoff, fatal); Supervisor drives it with a real process
-// behind the Starter interface (the ACP client's launch later), an
-// injected clock, and reports process:* events to an observer.
+// asks (docs/runtime.md, "Supervision"): an acp-service is restarted when
+// it exits, with exponential backoff, and declared fatal when it keeps
+// failing; an acp-background process is left crashed. The lifecycle is
+// the state machine of Machine (created, starting, running, stopping,
+// stopped, crashed, backoff, fatal); Supervisor drives it with a real
+// process behind the Starter interface (in up, an ACP client started and
+// its primary session opened: up's agent.Start), an injected clock, and
+// reports process:* events to an observer.
 package supervise
 
 import "time"

@@ -2,10 +2,13 @@
 // `actctl up` (docs/runtime.md, "Task log"): one file per task holding
 // every ACP message received during it, exactly the JSON-RPC lines, and
 // one summary line per task in actctl.log. `up` writes them through a
-// Writer; `actctl logs` reads them with Summaries and TaskFile and follows
-// them with Follow. The package is the one place that names these files,
-// so that the writer and the reader agree; apart from file I/O it is pure
-// path logic.
+// Writer (Begin, Message, Finish) and numbers its tasks after LastID;
+// `actctl logs` reads them with Summaries and TaskFile and follows
+// actctl.log with Follow (the files themselves, not up: `logs -f` asks up
+// only whether it runs); `describe` shows the last summaries; pruning an
+// agent removes them (Remove). The package is the one place that names
+// these files, so that the writer and the readers agree. Leased sessions
+// are not tasks and are not logged here.
 package tasklog
 
 import (
