@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -47,7 +47,7 @@ type Prepared struct {
 // it stopped only while the record still names that process.
 func (p *Prepared) Running(pid int) error {
 	p.pid.Store(int64(pid))
-	return proxy.MarkRunning(proxy.RecordPath(p.Agent), pid)
+	return runrecord.MarkRunning(runrecord.Path(p.Agent), pid)
 }
 
 // Prepare chooses the agent for the client of req (Choose) and
@@ -75,7 +75,7 @@ func Prepare(ctx context.Context, cfg *schema.Config, req Request, o Options) (*
 // RecordLive is the Request.Live of Prepare by default: whether agent r's
 // runtime record names a live process (docs/design.md, "The records").
 func RecordLive(r *schema.Resolved) (bool, error) {
-	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
+	rec, err := runrecord.Read(runrecord.Path(r))
 	return rec.Live(), err
 }
 
@@ -174,10 +174,10 @@ func (p *Prepared) release() {
 			return
 		}
 	}
-	record := proxy.RecordPath(p.Agent)
+	record := runrecord.Path(p.Agent)
 	if !p.Ephemeral {
 		if _, err := os.Stat(record); err == nil {
-			if _, err := proxy.MarkStopped(record, int(p.pid.Load()), "stopped"); err != nil {
+			if _, err := runrecord.MarkStopped(record, int(p.pid.Load()), "stopped"); err != nil {
 				fmt.Fprintf(p.stderr, "actctl: proxy: %v\n", err)
 			}
 		}
@@ -185,7 +185,7 @@ func (p *Prepared) release() {
 	}
 	if p.Shared {
 		os.Remove(record)
-		os.Remove(proxy.LockPath(record))
+		os.Remove(runrecord.LockPath(record))
 		return
 	}
 	delete(p.Config.Agents, p.Agent.Name)
@@ -196,7 +196,7 @@ func (p *Prepared) release() {
 	if _, err := reconcile.Apply(ctx, p.Config, reconcile.Options{Only: []string{p.Agent.Name}, LockWait: 5 * time.Second}); err != nil {
 		fmt.Fprintf(p.stderr, "actctl: proxy: remove ephemeral %s: %v\n", p.Agent.Name, err)
 	}
-	if err := proxy.RemoveRuntime(p.Agent); err != nil {
+	if err := runrecord.RemoveRuntime(p.Agent); err != nil {
 		fmt.Fprintf(p.stderr, "actctl: proxy: remove ephemeral %s: %v\n", p.Agent.Name, err)
 	}
 }
@@ -216,7 +216,7 @@ func (p *Prepared) discard() {
 			fmt.Fprintf(p.stderr, "actctl: remove the failed copy %s: %v\n", name, err)
 		}
 	}
-	if err := proxy.RemoveRuntime(p.Agent); err != nil {
+	if err := runrecord.RemoveRuntime(p.Agent); err != nil {
 		fmt.Fprintf(p.stderr, "actctl: remove the failed copy %s: %v\n", name, err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -158,18 +158,18 @@ func TestCleanupKeepsAnotherProcessRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	record := proxy.RecordPath(p.Agent)
+	record := runrecord.Path(p.Agent)
 	if err := p.Running(os.Getppid()); err != nil { // the client's backend: live
 		t.Fatal(err)
 	}
-	if rec, _ := proxy.ReadRecord(record); rec.Status != "running" || rec.PID != os.Getppid() {
+	if rec, _ := runrecord.Read(record); rec.Status != "running" || rec.PID != os.Getppid() {
 		t.Fatalf("record after Running: %+v", rec)
 	}
-	if err := proxy.MarkRunning(record, os.Getpid()); err != nil { // another process took it
+	if err := runrecord.MarkRunning(record, os.Getpid()); err != nil { // another process took it
 		t.Fatal(err)
 	}
 	p.Cleanup()
-	if rec, _ := proxy.ReadRecord(record); rec.Status != "running" || rec.PID != os.Getpid() {
+	if rec, _ := runrecord.Read(record); rec.Status != "running" || rec.PID != os.Getpid() {
 		t.Fatalf("record after Cleanup: %+v, want it left running with pid %d", rec, os.Getpid())
 	}
 }
@@ -187,7 +187,7 @@ func TestCleanupMarksOwnRecordStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Cleanup()
-	if rec, _ := proxy.ReadRecord(proxy.RecordPath(p.Agent)); rec.Status != "stopped" || rec.PID != 0 {
+	if rec, _ := runrecord.Read(runrecord.Path(p.Agent)); rec.Status != "stopped" || rec.PID != 0 {
 		t.Fatalf("record after Cleanup: %+v, want stopped", rec)
 	}
 }

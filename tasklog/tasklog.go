@@ -46,7 +46,7 @@ func Dir(r *schema.Resolved) string {
 	return layout.Path(r.Dir, layout.Logs, name)
 }
 
-// proxyLogExt ends a project agent's proxy log name (proxy.LogPath).
+// proxyLogExt ends a project agent's proxy log name (runrecord.LogPath).
 const proxyLogExt = ".log"
 
 // SummaryPath is the summary file of the logs directory dir.
@@ -114,7 +114,7 @@ func errNoTask(dir string, id uint64, ids []uint64) error {
 // file and task files), then dir itself when that leaves it empty (an
 // instance's logs directory also holds its proxy log). What else is in
 // dir stays. Pruning an agent removes its logs with its runtime record
-// (proxy.RemoveRuntime).
+// (runrecord.RemoveRuntime).
 func Remove(dir string) error {
 	if err := os.Remove(SummaryPath(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove task logs: %w", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/hooks"
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
@@ -320,13 +320,13 @@ func (a *agent) resumeSchedule() {
 // writeRecord keeps the agent's runtime record in step: what proxy, run
 // and status read to know the agent is held (docs/runtime.md). A process
 // that is not running clears the record only where it names that process
-// (proxy.MarkStopped): a stop written late never hides another live one.
+// (runrecord.MarkStopped): a stop written late never hides another live one.
 func (a *agent) writeRecord(path string, ev supervise.Event) {
 	var err error
 	if ev.State == supervise.Running && ev.Pid > 0 {
-		err = proxy.MarkRunning(path, ev.Pid)
+		err = runrecord.MarkRunning(path, ev.Pid)
 	} else {
-		_, err = proxy.MarkStopped(path, ev.Pid, string(ev.State))
+		_, err = runrecord.MarkStopped(path, ev.Pid, string(ev.State))
 	}
 	if err != nil {
 		a.m.opts.Logf("%s: %v", a.name, err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 )
 
@@ -46,7 +46,7 @@ func TestReplaceWaitsForOldProcess(t *testing.T) {
 	if order := strings.Join(h.names(), " "); !strings.Contains(order, "process:stop/api process:start/api") {
 		t.Errorf("events %s: the new process started before the old one stopped", order)
 	}
-	rec, err := proxy.ReadRecord(emp.Record)
+	rec, err := runrecord.Read(emp.Record)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +71,14 @@ func TestStopKeepsAnotherProcessRecord(t *testing.T) {
 	h.m.Sync([]Spec{svc})
 	h.wait("process:start", "api")
 	other := os.Getpid() // live, and not the agent's
-	if err := proxy.UpdateRecord(svc.Record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": other}); err != nil {
+	if err := runrecord.Update(svc.Record, map[string]any{"processOwnership": runrecord.OwnershipManaged, "status": "running", "pid": other}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.m.Stop(context.Background(), "api"); err != nil {
 		t.Fatal(err)
 	}
 	h.wait("process:stop", "api")
-	rec, err := proxy.ReadRecord(svc.Record)
+	rec, err := runrecord.Read(svc.Record)
 	if err != nil {
 		t.Fatal(err)
 	}

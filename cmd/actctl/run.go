@@ -18,7 +18,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -202,7 +202,7 @@ type agentSession struct {
 
 // openBackendLog opens (appending) the agent's log file.
 func openBackendLog(r *schema.Resolved) (*os.File, error) {
-	p := proxy.LogPath(r)
+	p := runrecord.LogPath(r)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
 	}

@@ -1,4 +1,11 @@
-package proxy
+// Package runrecord keeps an agent's runtime record (docs/design.md, "The
+// records"; docs/runtime.md): which process serves the agent, written by
+// every command that runs one (up, proxy, run, chat, attach) and read by
+// those that must not run it twice. Each write is a read-modify-write of
+// the runtime keys only, under the record's lock, and a process that ends
+// clears the record only where it names that process (MarkStopped). It
+// also removes what running an agent left (RemoveRuntime).
+package runrecord
 
 import (
 	"context"
@@ -16,6 +23,7 @@ import (
 	"github.com/actctl/actctl/internal/jsonkeys"
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/internal/lockedfile"
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
@@ -40,10 +48,10 @@ type Record struct {
 	UpdatedAt        string `json:"updatedAt,omitempty"`
 }
 
-// RecordPath is where an agent's runtime record lives: .actant.json in an
+// Path is where an agent's runtime record lives: .actant.json in an
 // instance workspace (Actant-compatible), and .actant/agents/<name>.json in
 // a project workspace, where several tool agents share one directory.
-func RecordPath(r *schema.Resolved) string {
+func Path(r *schema.Resolved) string {
 	if r.Archetype.Workspace == schema.WorkspaceInstance {
 		return filepath.Join(r.Dir, layout.InstanceRecord)
 	}
@@ -66,10 +74,10 @@ func LogPath(r *schema.Resolved) string {
 // the directories that held them when that leaves them empty. Call it once
 // r's files are pruned, when the agent is gone for good.
 func RemoveRuntime(r *schema.Resolved) error {
-	if err := clearRecord(RecordPath(r)); err != nil {
+	if err := clearRecord(Path(r)); err != nil {
 		return err
 	}
-	if err := os.Remove(LockPath(RecordPath(r))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(LockPath(Path(r))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	if err := os.Remove(LogPath(r)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -98,7 +106,7 @@ func clearRecord(path string) error {
 	for _, k := range runtimeKeys {
 		set[k] = nil
 	}
-	if err := UpdateRecord(path, set); err != nil {
+	if err := Update(path, set); err != nil {
 		return err
 	}
 	b, err := os.ReadFile(path)
@@ -114,9 +122,9 @@ func clearRecord(path string) error {
 // runtimeKeys are the keys of a record only the runtime writes.
 var runtimeKeys = []string{"processOwnership", "status", "pid", "createdAt", "updatedAt"}
 
-// ReadRecord reads the runtime keys of the record at path; a missing file
+// Read reads the runtime keys of the record at path; a missing file
 // is an empty record.
-func ReadRecord(path string) (Record, error) {
+func Read(path string) (Record, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, nil
@@ -151,21 +159,23 @@ func jsonStandard(b []byte) ([]byte, error) {
 }
 
 // Live reports whether the record names a running process.
-func (r Record) Live() bool { return r.PID > 0 && PIDAlive(r.PID) }
+func (r Record) Live() bool { return r.PID > 0 && launch.PIDAlive(r.PID) }
 
-// UpdateRecord sets the runtime keys of the record at path (nil values
+// Update sets the runtime keys of the record at path (nil values
 // delete a key), leaving every other key and byte of the file as it was.
 // createdAt is set the first time. The read-modify-write is done under
 // the record's lock, so that writers in other processes (up, proxy, run,
 // attach) never lose each other's keys.
-func UpdateRecord(path string, set map[string]any) error {
+func Update(path string, set map[string]any) error {
 	return withRecord(path, func(b []byte) (map[string]any, error) { return set, nil })
 }
 
 // MarkRunning records that the managed process pid serves the agent: the
-// one way proxy, run, chat and up write it.
-func MarkRunning(path string, pid int) error {
-	return UpdateRecord(path, map[string]any{"processOwnership": OwnershipManaged, "status": "running", "pid": pid})
+// one way proxy, run, chat and up write it (attach writes an external one).
+func MarkRunning(path string, pid int) error { return markRunning(path, OwnershipManaged, pid) }
+
+func markRunning(path, ownership string, pid int) error {
+	return Update(path, map[string]any{"processOwnership": ownership, "status": "running", "pid": pid})
 }
 
 // MarkStopped records that process pid no longer serves the agent (status
@@ -183,7 +193,7 @@ func MarkStopped(path string, pid int, status string) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rec.PID != 0 && rec.PID != pid && PIDAlive(rec.PID) {
+		if rec.PID != 0 && rec.PID != pid && launch.PIDAlive(rec.PID) {
 			return nil, nil
 		}
 		cleared = true
@@ -290,17 +300,17 @@ func Attach(r *schema.Resolved, pid int) error {
 		// `actctl stop` would signal them.
 		return fmt.Errorf("attach %s: pid %d is not a backend's process: want the pid of the agent's running backend", r.Name, pid)
 	}
-	if !PIDAlive(pid) {
+	if !launch.PIDAlive(pid) {
 		return fmt.Errorf("attach %s: no process with pid %d is running", r.Name, pid)
 	}
-	return UpdateRecord(RecordPath(r), map[string]any{"processOwnership": OwnershipExternal, "status": "running", "pid": pid})
+	return markRunning(Path(r), OwnershipExternal, pid)
 }
 
 // Detach forgets the process serving the agent. With cleanup the runtime
 // keys are removed entirely (the record returns to what apply wrote).
 func Detach(r *schema.Resolved, cleanup bool) error {
-	path := RecordPath(r)
-	rec, err := ReadRecord(path)
+	path := Path(r)
+	rec, err := Read(path)
 	if err != nil {
 		return err
 	}
@@ -308,7 +318,24 @@ func Detach(r *schema.Resolved, cleanup bool) error {
 		return fmt.Errorf("detach %s: no process is attached (%s)", r.Name, path)
 	}
 	if cleanup {
-		return UpdateRecord(path, map[string]any{"processOwnership": nil, "status": nil, "pid": nil})
+		return Update(path, map[string]any{"processOwnership": nil, "status": nil, "pid": nil})
 	}
-	return UpdateRecord(path, map[string]any{"status": "stopped", "pid": nil})
+	return Update(path, map[string]any{"status": "stopped", "pid": nil})
+}
+
+// RemovePruned removes the runtime record and proxy log of an agent
+// apply pruned, known by the directory the state recorded for it (an
+// instance agent's is <home>/instances/<name>): left behind, they would
+// keep a pruned instance's directory, and the agent declared again would
+// find an .actant.json that is not actctl's. A record that names a live
+// process stays: something still serves it.
+func RemovePruned(home, name, dir string) error {
+	r := &schema.Resolved{Name: name, Dir: dir}
+	if dir == filepath.Join(home, "instances", name) {
+		r.Archetype.Workspace = schema.WorkspaceInstance
+	}
+	if rec, _ := Read(Path(r)); rec.Live() {
+		return nil
+	}
+	return RemoveRuntime(r)
 }

@@ -1,4 +1,4 @@
-package proxy
+package runrecord
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func TestRemoveRuntime(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "a")
 			r := &schema.Resolved{Name: "a", Dir: dir, Archetype: schema.Archetype{Workspace: schema.WorkspaceInstance}}
-			rec := RecordPath(r)
+			rec := Path(r)
 			os.MkdirAll(filepath.Dir(LogPath(r)), 0o755)
 			os.WriteFile(LogPath(r), []byte("log\n"), 0o644)
 			os.WriteFile(rec, []byte(tt.before), 0o644)
@@ -117,7 +117,7 @@ func TestUpdateRecordConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- UpdateRecord(path, map[string]any{fmt.Sprintf("k%02d", i): i})
+			errs <- Update(path, map[string]any{fmt.Sprintf("k%02d", i): i})
 		}()
 	}
 	wg.Wait()
