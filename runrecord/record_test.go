@@ -141,3 +141,46 @@ func TestUpdateRecordConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkStopped: a process's end clears the record only where it names
+// that process, none, or one no longer alive (issue #26 item 2).
+func TestMarkStopped(t *testing.T) {
+	const dead = 1 << 30 // above any pid_max: never a live process
+	self := os.Getpid()
+	for _, tc := range []struct {
+		name    string
+		before  string // "" = no file
+		pid     int
+		cleared bool
+	}{
+		{"its own process", fmt.Sprintf(`{"status": "running", "pid": %d}`, dead), dead, true},
+		{"another live process", fmt.Sprintf(`{"status": "running", "pid": %d}`, self), dead, false},
+		{"another dead process", fmt.Sprintf(`{"status": "running", "pid": %d}`, dead), dead - 1, true},
+		{"no process", `{"status": "stopped"}`, dead, true},
+		{"never started, live record", fmt.Sprintf(`{"status": "running", "pid": %d}`, self), 0, false},
+		{"never started, no record", "", 0, false},
+		{"no record", "", dead, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "a.json")
+			if tc.before != "" {
+				if err := os.WriteFile(path, []byte(tc.before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cleared, err := MarkStopped(path, tc.pid, "crashed")
+			if err != nil || cleared != tc.cleared {
+				t.Fatalf("MarkStopped = %v, %v; want %v", cleared, err, tc.cleared)
+			}
+			b, _ := os.ReadFile(path)
+			switch {
+			case !tc.cleared && string(b) != tc.before:
+				t.Errorf("record %q changed to %q", tc.before, b)
+			case tc.cleared:
+				if rec, _ := Read(path); rec.Status != "crashed" || rec.PID != 0 {
+					t.Errorf("record %q, want crashed with no pid", b)
+				}
+			}
+		})
+	}
+}

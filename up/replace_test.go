@@ -37,6 +37,9 @@ func TestReplaceWaitsForOldProcess(t *testing.T) {
 	if n := h.clk.Pending(); n != 1 {
 		t.Errorf("%d timers pending after the second cycle, want the grace only: a new process is starting beside the old one", n)
 	}
+	if _, err := h.m.Prompt(context.Background(), "api", "hello", false, nil); err == nil || !strings.Contains(err.Error(), "agent api is being replaced") {
+		t.Errorf("a prompt while the agent is replaced: %v", err)
+	}
 	h.clk.Advance(5 * time.Second) // the grace: the old process is killed
 	stop := h.wait("process:stop", "api")
 	second := h.wait("process:start", "api")
