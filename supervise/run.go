@@ -70,11 +70,8 @@ func (l *loop) step(reqs <-chan request, stop <-chan struct{}) bool {
 
 func (l *loop) now() time.Time { return l.s.clock.Now() }
 
-// requests maps the requests to the machine's inputs.
-var requests = map[string]Input{"start": InStart, "stop": InStop, "restart": InRestart, "drain": InDrain}
-
 func (l *loop) request(r request) {
-	in := requests[r.op]
+	in := r.in
 	if in == InStop || in == InRestart {
 		l.waiters = append(l.waiters, r.reply) // answered once stopped
 	}
