@@ -7,11 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -38,6 +39,15 @@ type Prepared struct {
 	ClientDir string
 	verb      string
 	stderr    io.Writer
+	pid       atomic.Int64 // the client's backend, once Running recorded it
+}
+
+// Running records in the agent's runtime record that the client's backend,
+// process pid, serves it (the call of a launch's OnStart); Cleanup marks
+// it stopped only while the record still names that process.
+func (p *Prepared) Running(pid int) error {
+	p.pid.Store(int64(pid))
+	return runrecord.MarkRunning(runrecord.Path(p.Agent), pid)
 }
 
 // Prepare chooses the agent for the client of req (Choose) and
@@ -65,7 +75,7 @@ func Prepare(ctx context.Context, cfg *schema.Config, req Request, o Options) (*
 // RecordLive is the Request.Live of Prepare by default: whether agent r's
 // runtime record names a live process (docs/design.md, "The records").
 func RecordLive(r *schema.Resolved) (bool, error) {
-	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
+	rec, err := runrecord.Read(runrecord.Path(r))
 	return rec.Live(), err
 }
 
@@ -164,10 +174,10 @@ func (p *Prepared) release() {
 			return
 		}
 	}
-	record := proxy.RecordPath(p.Agent)
+	record := runrecord.Path(p.Agent)
 	if !p.Ephemeral {
 		if _, err := os.Stat(record); err == nil {
-			if err := proxy.UpdateRecord(record, map[string]any{"status": "stopped", "pid": nil}); err != nil {
+			if _, err := runrecord.MarkStopped(record, int(p.pid.Load()), "stopped"); err != nil {
 				fmt.Fprintf(p.stderr, "actctl: proxy: %v\n", err)
 			}
 		}
@@ -175,6 +185,7 @@ func (p *Prepared) release() {
 	}
 	if p.Shared {
 		os.Remove(record)
+		os.Remove(runrecord.LockPath(record))
 		return
 	}
 	delete(p.Config.Agents, p.Agent.Name)
@@ -185,7 +196,7 @@ func (p *Prepared) release() {
 	if _, err := reconcile.Apply(ctx, p.Config, reconcile.Options{Only: []string{p.Agent.Name}, LockWait: 5 * time.Second}); err != nil {
 		fmt.Fprintf(p.stderr, "actctl: proxy: remove ephemeral %s: %v\n", p.Agent.Name, err)
 	}
-	if err := proxy.RemoveRuntime(p.Agent); err != nil {
+	if err := runrecord.RemoveRuntime(p.Agent); err != nil {
 		fmt.Fprintf(p.stderr, "actctl: proxy: remove ephemeral %s: %v\n", p.Agent.Name, err)
 	}
 }
@@ -205,7 +216,7 @@ func (p *Prepared) discard() {
 			fmt.Fprintf(p.stderr, "actctl: remove the failed copy %s: %v\n", name, err)
 		}
 	}
-	if err := proxy.RemoveRuntime(p.Agent); err != nil {
+	if err := runrecord.RemoveRuntime(p.Agent); err != nil {
 		fmt.Fprintf(p.stderr, "actctl: remove the failed copy %s: %v\n", name, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -142,5 +143,51 @@ func TestClientProject(t *testing.T) {
 		if got, err := ClientProject(bad); err == nil || err.Error() != "client project "+bad+" is not a directory" {
 			t.Errorf("ClientProject(%s) = %q, %v", bad, got, err)
 		}
+	}
+}
+
+// TestCleanupKeepsAnotherProcessRecord: Cleanup marks the agent stopped
+// only where its runtime record names the client's own process (or none
+// alive): a record another live process took meanwhile (up started the
+// agent) is left as it is (issue #26 item 2). On the old code Cleanup
+// wrote "stopped" over it.
+func TestCleanupKeepsAnotherProcessRecord(t *testing.T) {
+	cfg, root, _, _ := chooseWorkspace(t)
+	p, err := Prepare(context.Background(), cfg, Request{Verb: "run", Name: "builder", ClientDir: root, Keep: true, Live: live()},
+		Options{Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := runrecord.Path(p.Agent)
+	if err := p.Running(os.Getppid()); err != nil { // the client's backend: live
+		t.Fatal(err)
+	}
+	if rec, _ := runrecord.Read(record); rec.Status != "running" || rec.PID != os.Getppid() {
+		t.Fatalf("record after Running: %+v", rec)
+	}
+	if err := runrecord.MarkRunning(record, os.Getpid()); err != nil { // another process took it
+		t.Fatal(err)
+	}
+	p.Cleanup()
+	if rec, _ := runrecord.Read(record); rec.Status != "running" || rec.PID != os.Getpid() {
+		t.Fatalf("record after Cleanup: %+v, want it left running with pid %d", rec, os.Getpid())
+	}
+}
+
+// TestCleanupMarksOwnRecordStopped: the record naming the client's own
+// process is marked stopped by Cleanup.
+func TestCleanupMarksOwnRecordStopped(t *testing.T) {
+	cfg, root, _, _ := chooseWorkspace(t)
+	p, err := Prepare(context.Background(), cfg, Request{Verb: "run", Name: "builder", ClientDir: root, Keep: true, Live: live()},
+		Options{Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Running(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	p.Cleanup()
+	if rec, _ := runrecord.Read(runrecord.Path(p.Agent)); rec.Status != "stopped" || rec.PID != 0 {
+		t.Fatalf("record after Cleanup: %+v, want stopped", rec)
 	}
 }

@@ -140,7 +140,7 @@ func TestFramesInOrder(t *testing.T) {
 	})
 	next := make([]int, senders)
 	var n int
-	f, err := do(t, context.Background(), root, Request{Op: OpLogs, Follow: true}, func(fr Frame) {
+	f, err := do(t, context.Background(), root, Request{Op: OpPrompt, Wait: true}, func(fr Frame) {
 		var si []int
 		if err := json.Unmarshal(fr.Data, &si); err != nil || fr.Kind != "event" || len(si) != 2 {
 			t.Fatalf("frame %q %s: %v", fr.Kind, fr.Data, err)
@@ -198,9 +198,13 @@ func TestUnknownOp(t *testing.T) {
 		t.Errorf("handler called with %+v", req)
 		return nil, nil
 	})
-	f, err := do(t, context.Background(), root, Request{Op: "fork"}, nil)
-	if err != nil || f.Code != 1 || !strings.Contains(f.Error, `does not know the request "fork"`) {
-		t.Fatalf("%+v, %v", f, err)
+	// "logs" was an op with no handler in up: `actctl logs -f` reads the
+	// task log files itself (issue #26 item 7).
+	for _, op := range []string{"fork", "logs"} {
+		f, err := do(t, context.Background(), root, Request{Op: op}, nil)
+		if err != nil || f.Code != 1 || !strings.Contains(f.Error, `does not know the request "`+op+`"`) {
+			t.Fatalf("%s: %+v, %v", op, f, err)
+		}
 	}
 }
 
@@ -224,7 +228,7 @@ func TestClientGoneCancelsHandler(t *testing.T) {
 		cancel()
 	}()
 	var frames int
-	_, err := do(t, ctx, root, Request{Op: OpLogs, Follow: true}, func(Frame) { frames++ })
+	_, err := do(t, ctx, root, Request{Op: OpPrompt, Wait: true}, func(Frame) { frames++ })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do = %v, want context.Canceled", err)
 	}

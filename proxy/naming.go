@@ -4,11 +4,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"path/filepath"
 	"regexp"
 	"sync"
-
-	"github.com/actctl/actctl/schema"
 )
 
 // The agents proxy creates are named after what they copy, and stay within
@@ -52,21 +49,4 @@ func truncate(s string, n int) string {
 		return s[:n]
 	}
 	return s
-}
-
-// RemovePrunedRuntime removes the runtime record and proxy log of an agent
-// apply pruned, known by the directory the state recorded for it (an
-// instance agent's is <home>/instances/<name>): left behind, they would
-// keep a pruned instance's directory, and the agent declared again would
-// find an .actant.json that is not actctl's. A record that names a live
-// process stays: something still serves it.
-func RemovePrunedRuntime(home, name, dir string) error {
-	r := &schema.Resolved{Name: name, Dir: dir}
-	if dir == filepath.Join(home, "instances", name) {
-		r.Archetype.Workspace = schema.WorkspaceInstance
-	}
-	if rec, _ := ReadRecord(RecordPath(r)); rec.Live() {
-		return nil
-	}
-	return RemoveRuntime(r)
 }

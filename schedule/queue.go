@@ -35,8 +35,8 @@ type Task struct {
 	Data any
 }
 
-// Executor runs one task to its end: later the ACP client, prompting the
-// employee's primary session.
+// Executor runs one task to its end: in up, a turn in the employee's
+// primary session on its ACP client.
 type Executor interface {
 	Execute(ctx context.Context, t Task) error
 }

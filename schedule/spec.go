@@ -1,7 +1,8 @@
 // Package schedule runs an employee agent's work: it turns the agent's
 // schedule (a heartbeat every interval, cron entries in their time zone)
 // into tasks on the agent's serial task queue, and runs those tasks one at
-// a time, in order, through an Executor (the ACP client's session, later).
+// a time, in order, through an Executor (in up, a turn in the employee's
+// primary session).
 // It exists apart from the process supervisor (package supervise) because
 // a schedule decides when to ask the agent something, not whether its
 // process is up; `actctl up` joins the two (docs/runtime.md).

@@ -1,11 +1,12 @@
 // Package supervise keeps one agent process alive the way its launch mode
-// asks (docs/runtime.md): an acp-service is restarted when it exits, with
-// exponential backoff, and declared fatal when it keeps failing; an
-// acp-background process is left crashed. The lifecycle is the state
-// machine of Machine (created, starting, running, stopping, stopped,
-// crashed, backoff, fatal); Supervisor drives it with a real process
-// behind the Starter interface (the ACP client's launch later), an
-// injected clock, and reports process:* events to an observer.
+// asks (docs/runtime.md, "Supervision"): an acp-service is restarted when
+// it exits, with exponential backoff, and declared fatal when it keeps
+// failing; an acp-background process is left crashed. The lifecycle is
+// the state machine of Machine (created, starting, running, stopping,
+// stopped, crashed, backoff, fatal); Supervisor drives it with a real
+// process behind the Starter interface (in up, an ACP client started and
+// its primary session opened: up's agent.Start), an injected clock, and
+// reports process:* events to an observer.
 package supervise
 
 import "time"
@@ -68,11 +69,96 @@ func PolicyFor(launchMode string) Policy {
 	return BackgroundPolicy()
 }
 
-// Machine is the pure lifecycle state machine: it holds no process and
-// reads no clock; every transition gets the time.
+// Stop is where a stopping process is: the sub-states of Stopping.
+type Stop int
+
+const (
+	NotStopping     Stop = iota
+	CancellingStart      // asked to stop while starting: the start is cancelled
+	Terminating          // SIGTERM sent to the group; the grace timer runs
+	Killing              // killed (grace over, or SIGTERM failed): waiting for its exit
+)
+
+var stopNames = [...]string{"-", "cancelling-start", "terminating", "killing"}
+
+func (s Stop) String() string { return stopNames[s] }
+
+// Timer is which timer the machine has armed; one at most.
+type Timer int
+
+const (
+	NoTimer      Timer = iota
+	StartTimer         // the start bound (Policy.StartTimeout)
+	BackoffTimer       // the wait before a restart
+	GraceTimer         // a stop's grace before the group is killed
+)
+
+var timerNames = [...]string{"-", "start", "backoff", "grace"}
+
+func (t Timer) String() string { return timerNames[t] }
+
+// Input is what happens to a supervised process: a request or what its
+// process (or the armed timer) did.
+type Input int
+
+const (
+	InStart       Input = iota // a start asked for (a person, a config change)
+	InStop                     // a stop asked for; answered once stopped
+	InRestart                  // a stop, then a start; answered once starting again
+	InDrain                    // its end is to be a stop, never a crash (Supervisor.Drain)
+	InShutdown                 // Run ends: stop, and no restart
+	InUp                       // the start under way succeeded: the process is up
+	InStartFailed              // the start under way failed
+	InExit                     // the process exited
+	InTimer                    // the armed timer fired
+	InTermFailed               // SIGTERM could not be sent
+)
+
+var inputNames = [...]string{"start", "stop", "restart", "drain", "shutdown", "up", "start-failed", "exit", "timer", "term-failed"}
+
+func (i Input) String() string { return inputNames[i] }
+
+// Emit is one lifecycle event an input causes, with the state it reports.
+type Emit struct {
+	Name  string // EventStart, EventRestart, EventStop, EventCrash
+	State State
+	// Restarting marks the stop of a restart (process:stop with a start
+	// to follow at once).
+	Restarting bool
+	// Delay, on a crash into backoff, is the wait before the restart.
+	Delay time.Duration
+}
+
+// Action is what the driver of a Machine does after an input, in this
+// order: stop the armed timer, cancel the start under way, arm a timer,
+// emit the events, launch, signal, answer.
+type Action struct {
+	Disarm      bool  // stop the armed timer
+	CancelStart bool  // cancel the start under way (TimedOut: with the start bound's error)
+	TimedOut    bool  // the start bound passed
+	Arm         Timer // arm this timer for Delay (NoTimer: none)
+	Delay       time.Duration
+	Emit        []Emit
+	Launch      bool // start a process (Restart: as a restart, reported as process:restart once up)
+	Restart     bool
+	Terminate   bool // SIGTERM the process group (a failure comes back as InTermFailed)
+	Kill        bool // SIGKILL the process group
+	Answer      bool // answer the stop and restart requests waiting
+	Refuse      bool // refuse this start: the process is stopping
+}
+
+// Machine is the pure lifecycle state machine (docs/runtime.md,
+// "Supervision"): it holds no process and reads no clock; Handle gets each
+// input with the time and says what to do. Supervisor drives it.
 type Machine struct {
 	policy    Policy
 	state     State
+	stop      Stop  // within Stopping
+	timer     Timer // the one armed
+	starting  bool  // a start is under way (Starting, or Stopping from it)
+	restart   bool  // the start under way is a restart
+	then      bool  // start again once stopped (a restart request)
+	draining  bool  // an end is a stop (InDrain), until the next launch
 	startedAt time.Time
 	backoff   time.Duration // the next restart's wait
 	failures  []time.Time   // start times of recent failed runs
@@ -87,52 +173,203 @@ func NewMachine(p Policy) *Machine {
 // State returns the current state.
 func (m *Machine) State() State { return m.state }
 
+// StopStep returns where a stopping process is (NotStopping otherwise).
+func (m *Machine) StopStep() Stop { return m.stop }
+
+// Armed returns the timer the machine has armed.
+func (m *Machine) Armed() Timer { return m.timer }
+
 // Restarts counts the automatic restarts so far.
 func (m *Machine) Restarts() int { return m.restarts }
 
 // StartedAt is when the current (or last) run started.
 func (m *Machine) StartedAt() time.Time { return m.startedAt }
 
-// Start is a start asked for by a person or a config change: from any
-// state but starting, running and stopping it goes to starting, and it
-// forgets past failures (so a fatal process gets another chance).
-func (m *Machine) Start(now time.Time) bool {
-	switch m.state {
-	case Starting, Running, Stopping:
-		return false
+// Handle takes one input at now and returns the state it leads to and
+// what to do. An input that does not apply in the current state (an exit
+// with no process, a timer none armed) changes nothing.
+func (m *Machine) Handle(in Input, now time.Time) (State, Action) {
+	var a Action
+	switch in {
+	case InStart:
+		a = m.onStart(now)
+	case InStop, InRestart, InShutdown:
+		if in == InShutdown {
+			m.then = false
+		}
+		a = m.onStop(in == InRestart, now)
+	case InDrain:
+		a = m.onDrain()
+	case InUp:
+		a = m.onUp(now)
+	case InStartFailed:
+		if m.starting {
+			m.starting = false
+			a = m.disarm(StartTimer)
+			m.ended(&a, now)
+		}
+	case InExit:
+		if m.state == Running || m.state == Stopping && !m.starting {
+			a.Disarm, m.timer = m.timer != NoTimer, NoTimer
+			m.ended(&a, now)
+		}
+	case InTimer:
+		a = m.onTimer(now)
+	case InTermFailed:
+		if m.stop == Terminating {
+			a = m.disarm(GraceTimer)
+			m.stop, a.Kill = Killing, true
+		}
 	}
-	m.failures = nil
-	m.backoff = m.policy.InitialBackoff
-	m.state = Starting
-	m.startedAt = now
-	return true
+	return m.state, a
 }
 
-// Started: the process is up.
-func (m *Machine) Started(now time.Time) bool {
-	if m.state != Starting {
-		return false
+// disarm is an action stopping t if it is the armed timer.
+func (m *Machine) disarm(t Timer) Action {
+	if m.timer != t {
+		return Action{}
 	}
-	m.state = Running
-	m.startedAt = now
-	return true
+	m.timer = NoTimer
+	return Action{Disarm: true}
 }
 
-// Exited: the process ended, or failed to start. After a stop it is
-// stopped; otherwise a failure: crashed without Restart, else backoff
-// (returning the wait before the restart) or fatal.
-func (m *Machine) Exited(now time.Time) (State, time.Duration) {
+func (m *Machine) onStart(now time.Time) Action {
 	switch m.state {
 	case Stopping:
-		m.state = Stopped
-		return m.state, 0
+		return Action{Refuse: true}
 	case Starting, Running:
-	default:
-		return m.state, 0
+		return Action{}
 	}
+	a := Action{Disarm: m.timer != NoTimer}
+	m.timer = NoTimer
+	m.failures = nil // a fatal process gets another chance
+	m.backoff = m.policy.InitialBackoff
+	m.launch(&a, false, now)
+	return a
+}
+
+// onStop stops the process; with then it starts again once stopped. The
+// request waits for Answer.
+func (m *Machine) onStop(then bool, now time.Time) Action {
+	m.then = m.then || then
+	switch m.state {
+	case Stopping:
+		return Action{} // already on its way
+	case Starting:
+		m.state, m.stop = Stopping, CancellingStart
+		return Action{CancelStart: true}
+	case Running:
+		return m.terminate()
+	}
+	a := Action{Disarm: m.timer != NoTimer}
+	m.timer = NoTimer
+	m.state = Stopped
+	m.stopped(&a, now)
+	return a
+}
+
+// terminate sends SIGTERM and arms the grace.
+func (m *Machine) terminate() Action {
+	m.state, m.stop = Stopping, Terminating
+	m.timer = GraceTimer
+	return Action{Terminate: true, Arm: GraceTimer, Delay: m.policy.Grace}
+}
+
+func (m *Machine) onDrain() Action {
+	m.draining = true
+	if m.state != Backoff {
+		return Action{}
+	}
+	// No restart is coming: stopped at once, no event, nobody to answer.
+	a := m.disarm(BackoffTimer)
+	m.state = Stopped
+	return a
+}
+
+func (m *Machine) onUp(now time.Time) Action {
+	if !m.starting {
+		return Action{}
+	}
+	m.starting = false
+	a := m.disarm(StartTimer)
+	if m.state == Stopping {
+		t := m.terminate()
+		t.Disarm = a.Disarm
+		return t
+	}
+	m.state, m.startedAt = Running, now
+	a.Emit = append(a.Emit, Emit{Name: EventStart, State: Running})
+	if m.restart {
+		a.Emit = append(a.Emit, Emit{Name: EventRestart, State: Running})
+	}
+	return a
+}
+
+func (m *Machine) onTimer(now time.Time) Action {
+	t := m.timer
+	m.timer = NoTimer
+	switch {
+	case t == BackoffTimer && m.state == Backoff:
+		var a Action
+		m.restarts++
+		m.launch(&a, true, now)
+		return a
+	case t == GraceTimer && m.stop == Terminating:
+		m.stop = Killing
+		return Action{Kill: true}
+	case t == StartTimer && m.starting:
+		return Action{CancelStart: true, TimedOut: true}
+	}
+	m.timer = t
+	return Action{}
+}
+
+// launch starts a process: Starting, bounded by the start timeout.
+func (m *Machine) launch(a *Action, restart bool, now time.Time) {
+	m.state, m.stop, m.startedAt = Starting, NotStopping, now
+	m.starting, m.restart, m.draining = true, restart, false
+	a.Launch, a.Restart = true, restart
+	if d := m.policy.StartTimeout; d > 0 {
+		m.timer, a.Arm, a.Delay = StartTimer, StartTimer, d
+	}
+}
+
+// ended takes the end of the process (or of its start): a stop when it
+// was asked to stop (or is draining), else a failure.
+func (m *Machine) ended(a *Action, now time.Time) {
+	if m.state == Stopping || m.draining && (m.state == Running || m.state == Starting) {
+		m.state, m.stop = Stopped, NotStopping
+		a.Emit = append(a.Emit, Emit{Name: EventStop, State: Stopped, Restarting: m.then})
+		m.stopped(a, now)
+		return
+	}
+	wait := m.failed(now)
+	if m.state == Backoff {
+		m.timer, a.Arm, a.Delay = BackoffTimer, BackoffTimer, wait
+	}
+	a.Emit = append(a.Emit, Emit{Name: EventCrash, State: m.state, Delay: wait})
+}
+
+// stopped starts again after a restart, then answers the requests
+// waiting, once the status shows it: whoever waited for a restart must
+// not see the agent stopped.
+func (m *Machine) stopped(a *Action, now time.Time) {
+	if m.then {
+		m.then = false
+		m.failures = nil
+		m.backoff = m.policy.InitialBackoff
+		m.launch(a, true, now)
+	}
+	a.Answer = true
+}
+
+// failed: the process ended on its own, or failed to start: crashed
+// without Restart, else backoff (returning the wait before the restart)
+// or fatal.
+func (m *Machine) failed(now time.Time) time.Duration {
 	if !m.policy.Restart {
 		m.state = Crashed
-		return m.state, 0
+		return 0
 	}
 	if m.state == Running && now.Sub(m.startedAt) >= m.policy.ResetAfter {
 		m.backoff = m.policy.InitialBackoff
@@ -147,36 +384,10 @@ func (m *Machine) Exited(now time.Time) (State, time.Duration) {
 	m.failures = keep
 	if len(m.failures) >= m.policy.MaxFailures {
 		m.state = Fatal
-		return m.state, 0
+		return 0
 	}
 	m.state = Backoff
 	wait := m.backoff
 	m.backoff = min(2*m.backoff, m.policy.MaxBackoff)
-	return m.state, wait
-}
-
-// BackoffDone: the wait is over; the process restarts.
-func (m *Machine) BackoffDone(now time.Time) bool {
-	if m.state != Backoff {
-		return false
-	}
-	m.state = Starting
-	m.startedAt = now
-	m.restarts++
-	return true
-}
-
-// Stop asks the process to stop. A running or starting process goes to
-// stopping (true: it must be signalled); one waiting in backoff, crashed,
-// fatal or never started is stopped at once.
-func (m *Machine) Stop() bool {
-	switch m.state {
-	case Running, Starting:
-		m.state = Stopping
-		return true
-	case Stopping:
-		return false
-	}
-	m.state = Stopped
-	return false
+	return wait
 }

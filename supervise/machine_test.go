@@ -76,23 +76,18 @@ func TestMachine(t *testing.T) {
 		}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := NewMachine(steps.policy)
+			m := NewMachine(unbounded(steps.policy)) // no start timer: "backoff" fires the backoff's
 			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			var trace []string
 			for i, s := range steps.steps {
 				now := base.Add(time.Duration(s.at * float64(time.Second)))
 				var wait time.Duration
-				switch s.op {
-				case "start":
-					m.Start(now)
-				case "up":
-					m.Started(now)
-				case "exit":
-					_, wait = m.Exited(now)
-				case "backoff":
-					m.BackoffDone(now)
-				case "stop":
-					m.Stop()
+				in := map[string]Input{"start": InStart, "up": InUp, "exit": InExit, "backoff": InTimer, "stop": InStop}[s.op]
+				if s.op == "exit" && m.starting {
+					in = InStartFailed // an exit before it was up: the start failed
+				}
+				if _, a := m.Handle(in, now); a.Arm == BackoffTimer {
+					wait = a.Delay
 				}
 				trace = append(trace, fmt.Sprintf("%s@%g=%s", s.op, s.at, m.State()))
 				if m.State() != s.state || wait != s.wait {

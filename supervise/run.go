@@ -9,19 +9,17 @@ import (
 	"github.com/actctl/actctl/internal/clock"
 )
 
-// loop is Run's state; only Run's goroutine touches it.
+// loop is Run's state; only Run's goroutine touches it. It owns what the
+// Machine decides about: the process, the start under way, the timer and
+// the requests waiting for a stop.
 type loop struct {
 	s        *Supervisor
 	m        *Machine
 	proc     Process
 	starting context.CancelCauseFunc // set while a start is under way
 	started  chan startResult
-	restart  bool // the start under way is a restart
-	draining bool // an exit is a stop (Drain)
 	timer    clock.Timer
-	timerFor string // "backoff", "grace" or "start"
 	waiters  []chan error
-	then     bool // start again once stopped (a restart request)
 	lastErr  error
 }
 
@@ -64,7 +62,8 @@ func (l *loop) step(reqs <-chan request, stop <-chan struct{}) bool {
 	case <-done:
 		l.onExit()
 	case <-tc:
-		l.onTimer()
+		l.timer = nil
+		l.handle(InTimer, nil)
 	}
 	return true
 }
@@ -72,111 +71,29 @@ func (l *loop) step(reqs <-chan request, stop <-chan struct{}) bool {
 func (l *loop) now() time.Time { return l.s.clock.Now() }
 
 func (l *loop) request(r request) {
-	switch r.op {
-	case "start":
-		if l.m.State() == Stopping {
-			r.reply <- fmt.Errorf("%s is stopping; start it again once it has stopped", l.s.name)
-			return
-		}
-		l.cancelTimer()
-		if l.m.Start(l.now()) {
-			l.launch(false)
-		}
-		r.reply <- nil
-	case "stop":
-		l.stop(r.reply, false)
-	case "restart":
-		l.stop(r.reply, true)
-	case "drain":
-		l.draining = true
-		if l.m.State() == Backoff { // no restart is coming
-			l.cancelTimer()
-			l.m.Stop()
-		}
+	in := r.in
+	if in == InStop || in == InRestart {
+		l.waiters = append(l.waiters, r.reply) // answered once stopped
+	}
+	a := l.handle(in, nil)
+	switch {
+	case a.Refuse:
+		r.reply <- fmt.Errorf("%s is stopping; start it again once it has stopped", l.s.name)
+	case in == InStart || in == InDrain:
 		r.reply <- nil
 	}
-}
-
-// stop stops the process; reply gets the result once it is stopped (and,
-// with then, once it is starting again).
-func (l *loop) stop(reply chan error, then bool) {
-	l.then = l.then || then
-	l.waiters = append(l.waiters, reply)
-	if !l.m.Stop() {
-		if l.m.State() == Stopping {
-			return // already on its way
-		}
-		l.cancelTimer()
-		l.stopped()
-		return
-	}
-	if l.starting != nil {
-		l.starting(nil) // onStarted finishes the stop
-		return
-	}
-	l.terminate()
-}
-
-func (l *loop) terminate() {
-	l.cancelTimer()
-	if err := l.proc.Terminate(); err != nil {
-		l.proc.Kill()
-		return
-	}
-	l.arm("grace", l.s.policy.Grace)
-}
-
-// stopped starts again after a restart, then answers the stop requests
-// with the status already showing it: whoever waited for a restart must
-// not see the agent stopped.
-func (l *loop) stopped() {
-	if l.then {
-		l.then = false
-		if l.m.Start(l.now()) {
-			l.launch(true)
-		}
-	}
-	l.publish()
-	for _, w := range l.waiters {
-		w <- nil
-	}
-	l.waiters = nil
-}
-
-// launch starts a process, bounded by the policy's StartTimeout.
-func (l *loop) launch(restart bool) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	l.starting, l.restart, l.draining = cancel, restart, false
-	if d := l.s.policy.StartTimeout; d > 0 {
-		l.arm("start", d)
-	}
-	go func() {
-		p, err := l.s.starter.Start(ctx)
-		l.started <- startResult{p, err}
-	}()
 }
 
 func (l *loop) onStarted(res startResult) {
 	l.starting(nil)
 	l.starting = nil
-	if l.timerFor == "start" {
-		l.cancelTimer()
-	}
 	if res.err != nil {
 		l.lastErr = res.err
-		l.exited(res.err)
+		l.handle(InStartFailed, res.err)
 		return
 	}
 	l.proc = res.p
-	if l.m.State() == Stopping {
-		l.terminate()
-		return
-	}
-	l.m.Started(l.now())
-	l.emit(EventStart, nil, 0)
-	if l.restart {
-		l.emit(EventRestart, nil, 0)
-	}
+	l.handle(InUp, nil)
 }
 
 func (l *loop) onExit() {
@@ -184,65 +101,89 @@ func (l *loop) onExit() {
 	if err == nil {
 		err = errors.New("exited with status 0")
 	}
-	l.cancelTimer()
-	l.exited(err)
+	l.handle(InExit, err)
 	l.proc = nil
 }
 
-// exited feeds an exit (or a failed start) to the machine; while
-// draining it is a stop.
-func (l *loop) exited(err error) {
-	if l.draining {
-		l.m.Stop()
-	}
-	state, wait := l.m.Exited(l.now())
-	if state == Stopped {
-		l.emitStop()
-		l.stopped()
-		return
-	}
-	l.lastErr = err
-	if state == Backoff {
-		l.arm("backoff", wait) // first: the event's status has the restart time
-	}
-	l.emit(EventCrash, err, wait)
+// handle feeds an input to the machine and does what it says; err is the
+// exit or start error a crash reports.
+func (l *loop) handle(in Input, err error) Action {
+	_, a := l.m.Handle(in, l.now())
+	l.do(a, err)
+	return a
 }
 
-func (l *loop) onTimer() {
-	l.timer = nil
-	switch l.timerFor {
-	case "backoff":
-		if l.m.BackoffDone(l.now()) {
-			l.launch(true)
+// do carries out an action, in the order Action documents.
+func (l *loop) do(a Action, err error) {
+	if a.Disarm {
+		l.cancelTimer()
+	}
+	if a.CancelStart && l.starting != nil {
+		var cause error
+		if a.TimedOut {
+			cause = fmt.Errorf("no answer within %s, the start bound", l.s.policy.StartTimeout)
 		}
-	case "grace":
-		if l.proc != nil {
-			l.proc.Kill()
+		l.starting(cause)
+	}
+	if a.Arm != NoTimer {
+		l.arm(a.Arm, a.Delay)
+	}
+	for _, e := range a.Emit {
+		if e.Name == EventCrash {
+			l.lastErr = err
+			l.emit(e, err)
+			continue
 		}
-	case "start":
-		if l.starting != nil {
-			l.starting(fmt.Errorf("no answer within %s, the start bound", l.s.policy.StartTimeout))
+		l.emit(e, nil)
+	}
+	if a.Launch {
+		l.launch()
+	}
+	if a.Terminate {
+		if l.proc.Terminate() != nil {
+			l.handle(InTermFailed, nil)
 		}
 	}
+	if a.Kill && l.proc != nil {
+		l.proc.Kill()
+	}
+	if a.Answer {
+		l.publish()
+		for _, w := range l.waiters {
+			w <- nil
+		}
+		l.waiters = nil
+	}
+}
+
+// launch starts a process in the background; its result comes back to
+// step.
+func (l *loop) launch() {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	l.starting = cancel
+	go func() {
+		p, err := l.s.starter.Start(ctx)
+		l.started <- startResult{p, err}
+	}()
 }
 
 // arm sets the timer. A backoff is published with its restart time
 // before the timer exists: whoever sees the timer sees when it is due.
-func (l *loop) arm(what string, d time.Duration) {
+func (l *loop) arm(t Timer, d time.Duration) {
 	l.cancelTimer()
-	if what == "backoff" {
+	if t == BackoffTimer {
 		l.s.mu.Lock()
 		l.s.status.NextStart = l.now().Add(d)
 		l.s.mu.Unlock()
 		l.publish()
 	}
-	l.timer, l.timerFor = l.s.clock.NewTimer(d), what
+	l.timer = l.s.clock.NewTimer(d)
 }
 
 func (l *loop) cancelTimer() {
 	if l.timer != nil {
 		l.timer.Stop()
-		l.timer, l.timerFor = nil, ""
+		l.timer = nil
 	}
 }
 
@@ -250,8 +191,8 @@ func (l *loop) cancelTimer() {
 // requests with ErrNotRunning.
 func (l *loop) shutdown() {
 	reply := make(chan error, 1)
-	l.then = false
-	l.stop(reply, false)
+	l.waiters = append(l.waiters, reply)
+	l.handle(InShutdown, nil)
 	l.publish()
 	for len(reply) == 0 {
 		l.step(nil, nil)
@@ -259,26 +200,13 @@ func (l *loop) shutdown() {
 	}
 }
 
-func (l *loop) emit(name string, err error, delay time.Duration) {
-	l.observe(l.event(name, err, delay))
-}
-
-// emitStop emits process:stop, marked Restarting when a start follows.
-func (l *loop) emitStop() {
-	ev := l.event(EventStop, nil, 0)
-	ev.Restarting = l.then
-	l.observe(ev)
-}
-
-func (l *loop) event(name string, err error, delay time.Duration) Event {
-	ev := Event{Name: name, Agent: l.s.name, State: l.m.State(), Err: err, Restarts: l.m.Restarts(), Delay: delay, Time: l.now()}
+// emit reports a lifecycle event to the observer, the status first.
+func (l *loop) emit(e Emit, err error) {
+	ev := Event{Name: e.Name, Agent: l.s.name, State: e.State, Err: err, Restarts: l.m.Restarts(), Delay: e.Delay,
+		Time: l.now(), Restarting: e.Restarting}
 	if l.proc != nil {
 		ev.Pid = l.proc.Pid()
 	}
-	return ev
-}
-
-func (l *loop) observe(ev Event) {
 	l.publish()
 	l.s.observe(ev)
 }

@@ -76,7 +76,7 @@ type Supervisor struct {
 }
 
 type request struct {
-	op    string // "start", "stop", "restart", "drain"
+	in    Input // InStart, InStop, InRestart or InDrain
 	reply chan error
 }
 
@@ -102,24 +102,24 @@ func (s *Supervisor) Status() Status {
 
 // Start starts the process (a fatal or crashed one too) and returns once
 // the request is taken; it does not wait for the process to be up.
-func (s *Supervisor) Start(ctx context.Context) error { return s.ask(ctx, "start") }
+func (s *Supervisor) Start(ctx context.Context) error { return s.ask(ctx, InStart) }
 
 // Stop stops the process (grace, then the group is killed) and returns
 // once it is stopped.
-func (s *Supervisor) Stop(ctx context.Context) error { return s.ask(ctx, "stop") }
+func (s *Supervisor) Stop(ctx context.Context) error { return s.ask(ctx, InStop) }
 
 // Restart stops the process if it runs and starts it again: what a config
 // change does.
-func (s *Supervisor) Restart(ctx context.Context) error { return s.ask(ctx, "restart") }
+func (s *Supervisor) Restart(ctx context.Context) error { return s.ask(ctx, InRestart) }
 
 // Drain says that the process is about to be ended on purpose (up is
 // shutting down, or a restart cancels a turn that would not end): from
 // now on its exit is a stop (process:stop), not a crash, and nothing is
 // restarted, until the next Start or Restart.
-func (s *Supervisor) Drain(ctx context.Context) error { return s.ask(ctx, "drain") }
+func (s *Supervisor) Drain(ctx context.Context) error { return s.ask(ctx, InDrain) }
 
-func (s *Supervisor) ask(ctx context.Context, op string) error {
-	r := request{op: op, reply: make(chan error, 1)}
+func (s *Supervisor) ask(ctx context.Context, in Input) error {
+	r := request{in: in, reply: make(chan error, 1)}
 	select {
 	case s.reqs <- r:
 	case <-s.quit:

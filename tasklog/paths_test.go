@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
@@ -20,7 +20,7 @@ func TestLogPathsDistinct(t *testing.T) {
 	owner := map[string]string{} // path -> what it is
 	for _, n := range names {
 		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
-		for what, p := range map[string]string{"proxy log of " + n: proxy.LogPath(r), "task logs of " + n: tasklog.Dir(r)} {
+		for what, p := range map[string]string{"proxy log of " + n: runrecord.LogPath(r), "task logs of " + n: tasklog.Dir(r)} {
 			for q, other := range owner {
 				if p == q || strings.HasPrefix(p, q+string(filepath.Separator)) || strings.HasPrefix(q, p+string(filepath.Separator)) {
 					t.Errorf("%s (%s) meets %s (%s)", what, p, other, q)
@@ -31,10 +31,10 @@ func TestLogPathsDistinct(t *testing.T) {
 	}
 	for _, n := range names { // what the proxy and up write, in that order
 		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
-		if err := os.MkdirAll(filepath.Dir(proxy.LogPath(r)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(runrecord.LogPath(r)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(proxy.LogPath(r), []byte(n+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(runrecord.LogPath(r), []byte(n+"\n"), 0o644); err != nil {
 			t.Fatalf("proxy log of %s: %v", n, err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestLogPathsDistinct(t *testing.T) {
 		if err := w.Finish(tasklog.Summary{Task: 1, Kind: "prompt"}); err != nil {
 			t.Fatal(err)
 		}
-		if b, err := os.ReadFile(proxy.LogPath(r)); err != nil || string(b) != n+"\n" {
+		if b, err := os.ReadFile(runrecord.LogPath(r)); err != nil || string(b) != n+"\n" {
 			t.Fatalf("proxy log of %s: %q %v", n, b, err)
 		}
 	}

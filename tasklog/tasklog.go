@@ -2,10 +2,13 @@
 // `actctl up` (docs/runtime.md, "Task log"): one file per task holding
 // every ACP message received during it, exactly the JSON-RPC lines, and
 // one summary line per task in actctl.log. `up` writes them through a
-// Writer; `actctl logs` reads them with Summaries and TaskFile and follows
-// them with Follow. The package is the one place that names these files,
-// so that the writer and the reader agree; apart from file I/O it is pure
-// path logic.
+// Writer (Begin, Message, Finish) and numbers its tasks after LastID;
+// `actctl logs` reads them with Summaries and TaskFile and follows
+// actctl.log with Follow (the files themselves, not up: `logs -f` asks up
+// only whether it runs); `describe` shows the last summaries; pruning an
+// agent removes them (Remove). The package is the one place that names
+// these files, so that the writer and the readers agree. Leased sessions
+// are not tasks and are not logged here.
 package tasklog
 
 import (
@@ -43,7 +46,7 @@ func Dir(r *schema.Resolved) string {
 	return layout.Path(r.Dir, layout.Logs, name)
 }
 
-// proxyLogExt ends a project agent's proxy log name (proxy.LogPath).
+// proxyLogExt ends a project agent's proxy log name (runrecord.LogPath).
 const proxyLogExt = ".log"
 
 // SummaryPath is the summary file of the logs directory dir.
@@ -111,7 +114,7 @@ func errNoTask(dir string, id uint64, ids []uint64) error {
 // file and task files), then dir itself when that leaves it empty (an
 // instance's logs directory also holds its proxy log). What else is in
 // dir stays. Pruning an agent removes its logs with its runtime record
-// (proxy.RemoveRuntime).
+// (runrecord.RemoveRuntime).
 func Remove(dir string) error {
 	if err := os.Remove(SummaryPath(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove task logs: %w", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/hooks"
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
@@ -318,13 +318,17 @@ func (a *agent) resumeSchedule() {
 }
 
 // writeRecord keeps the agent's runtime record in step: what proxy, run
-// and status read to know the agent is held (docs/runtime.md).
+// and status read to know the agent is held (docs/runtime.md). A process
+// that is not running clears the record only where it names that process
+// (runrecord.MarkStopped): a stop written late never hides another live one.
 func (a *agent) writeRecord(path string, ev supervise.Event) {
-	set := map[string]any{"processOwnership": proxy.OwnershipManaged, "status": string(ev.State), "pid": nil}
+	var err error
 	if ev.State == supervise.Running && ev.Pid > 0 {
-		set["pid"] = ev.Pid
+		err = runrecord.MarkRunning(path, ev.Pid)
+	} else {
+		_, err = runrecord.MarkStopped(path, ev.Pid, string(ev.State))
 	}
-	if err := proxy.UpdateRecord(path, set); err != nil {
+	if err != nil {
 		a.m.opts.Logf("%s: %v", a.name, err)
 	}
 }

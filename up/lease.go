@@ -491,7 +491,8 @@ func (l *leased) ready(cl *call, line []byte, result json.RawMessage, modes *acp
 	l.setup, l.early = false, nil
 	l.mu.Unlock()
 	if owner == nil {
-		l.a.drop(l) // nobody has its id
+		l.a.drop(l) // nobody has its id: closed (session/close if the agent offers it)
+		l.a.m.opts.Logf("%s: leased session %s closed: its lease client went away before the answer to session/new", l.a.name, l.sess.ID())
 	}
 }
 

@@ -22,8 +22,13 @@ type Manager struct {
 	tasks, procs         sync.WaitGroup
 	mu                   sync.Mutex
 	agents               map[string]*agent
-	closed               bool
-	drained              chan struct{} // closed once Shutdown drained every agent
+	// leaving holds the agents being removed, by name, until their
+	// process has stopped: work on a name is serialised (as
+	// controller-runtime keys its queue), so a replacement never runs
+	// beside the process it replaces.
+	leaving map[string]*leaving
+	closed  bool
+	drained chan struct{} // closed once Shutdown drained every agent
 
 	// leaseFault, set by tests before any lease, is called at points of
 	// the lease path (fault) to inject a panic there.
@@ -44,16 +49,27 @@ func New(opts Options) *Manager {
 	if opts.TurnGrace <= 0 {
 		opts.TurnGrace = DefaultTurnGrace
 	}
-	m := &Manager{opts: opts, agents: map[string]*agent{}, drained: make(chan struct{})}
+	m := &Manager{opts: opts, agents: map[string]*agent{}, leaving: map[string]*leaving{}, drained: make(chan struct{})}
 	m.taskCtx, m.stopTasks = context.WithCancel(context.Background())
 	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
 	return m
 }
 
+// leaving is an agent being removed: it stays known by its name until
+// its process has stopped (done), and next, if set, is the spec of the
+// agent that then takes the name (the last Sync's).
+type leaving struct {
+	a    *agent
+	done chan struct{}
+	next *Spec
+}
+
 // Sync makes the running set match specs: a new agent is added and
 // started, a removed one stopped, and one whose Digest changed is
-// restarted between two turns (never in the middle of one). Sync does
-// not wait for processes.
+// restarted between two turns (never in the middle of one). An agent of
+// another shape is replaced once the old one's process has stopped; until
+// then further Syncs only change what replaces it. Sync does not wait for
+// processes.
 func (m *Manager) Sync(specs []Spec) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -64,14 +80,22 @@ func (m *Manager) Sync(specs []Spec) {
 	for _, s := range specs {
 		want[s.Name] = s
 	}
+	for name, l := range m.leaving {
+		if _, ok := want[name]; !ok {
+			l.next = nil // gone from the config: nothing replaces it
+		}
+	}
 	for name, a := range m.agents {
 		if _, ok := want[name]; !ok {
-			delete(m.agents, name)
-			go a.remove()
+			m.retire(a, nil)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		s := want[name]
+		if l, ok := m.leaving[name]; ok {
+			l.next = &s // started once the old process has stopped
+			continue
+		}
 		if a, ok := m.agents[name]; ok {
 			if a.sameShape(s) {
 				a.update(s)
@@ -80,15 +104,29 @@ func (m *Manager) Sync(specs []Spec) {
 			// Another archetype or launch mode: another supervisor policy,
 			// a queue or none. The agent is replaced once the old one has
 			// stopped (its queue does not carry over).
-			delete(m.agents, name)
-			go func() {
-				a.remove()
-				m.addLater(s)
-			}()
+			m.retire(a, &s)
 			continue
 		}
 		m.add(s)
 	}
+}
+
+// retire removes a from the running set and stops it; next, if not nil,
+// is added once a's process has stopped. m.mu is held.
+func (m *Manager) retire(a *agent, next *Spec) {
+	l := &leaving{a: a, done: make(chan struct{}), next: next}
+	delete(m.agents, a.name)
+	m.leaving[a.name] = l
+	go func() {
+		a.remove()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.leaving, a.name)
+		close(l.done)
+		if l.next != nil && !m.closed {
+			m.add(*l.next)
+		}
+	}()
 }
 
 // add creates and starts the agent of s; m.mu is held.
@@ -102,21 +140,15 @@ func (m *Manager) add(s Spec) {
 	a.run()
 }
 
-// addLater adds s unless the manager closed or another Sync added it.
-func (m *Manager) addLater(s Spec) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.agents[s.Name]; !ok && !m.closed {
-		m.add(s)
-	}
-}
-
 // agent returns the running agent name, or an error naming those that run.
 func (m *Manager) agent(name string) (*agent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if a, ok := m.agents[name]; ok {
 		return a, nil
+	}
+	if l, ok := m.leaving[name]; ok && l.next != nil {
+		return nil, fmt.Errorf("agent %s is being replaced (its old process is stopping); try again once it has started", name)
 	}
 	names := slices.Sorted(maps.Keys(m.agents))
 	if len(names) == 0 {
@@ -140,6 +172,10 @@ func (m *Manager) Shutdown() {
 	again := m.closed
 	m.closed = true
 	agents := slices.Collect(maps.Values(m.agents))
+	var left []chan struct{}
+	for _, l := range m.leaving {
+		left = append(left, l.done)
+	}
 	m.mu.Unlock()
 	for _, a := range agents {
 		// A process killed because its cancelled turn would not end
@@ -153,6 +189,9 @@ func (m *Manager) Shutdown() {
 	m.tasks.Wait()
 	m.stopProcs()
 	m.procs.Wait()
+	for _, done := range left {
+		<-done // its removal has returned: nothing of it is left
+	}
 }
 
 // Kill kills every agent's process group, its terminals and what carries
@@ -164,6 +203,9 @@ func (m *Manager) Kill() {
 	<-m.drained
 	m.mu.Lock()
 	agents := slices.Collect(maps.Values(m.agents))
+	for _, l := range m.leaving {
+		agents = append(agents, l.a) // in its stop's grace
+	}
 	m.mu.Unlock()
 	for _, a := range agents {
 		a.mu.Lock()

@@ -15,7 +15,7 @@ import (
 	"github.com/actctl/actctl/internal/acptestagent"
 	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/tasklog"
 )
@@ -326,7 +326,7 @@ func TestRecordBeforeEvent(t *testing.T) {
 	got := make(chan string, 10)
 	h.onPublish = func(ev hooks.Event) {
 		if ev.Name == "process:start" {
-			rec, err := proxy.ReadRecord(s.Record)
+			rec, err := runrecord.Read(s.Record)
 			if err != nil || rec.Status != "running" || rec.PID != ev.Data["pid"] {
 				got <- fmt.Sprintf("record %+v (%v) at process:start of pid %v", rec, err, ev.Data["pid"])
 				return

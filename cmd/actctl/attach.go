@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 )
 
 func init() {
@@ -24,12 +24,12 @@ func attachCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := proxy.Attach(r, c.Int("pid")); err != nil {
+	if err := runrecord.Attach(r, c.Int("pid")); err != nil {
 		return err
 	}
 	if g.JSON() {
-		return g.PrintJSON(map[string]any{"agent": r.Name, "pid": c.Int("pid"), "record": proxy.RecordPath(r)})
+		return g.PrintJSON(map[string]any{"agent": r.Name, "pid": c.Int("pid"), "record": runrecord.Path(r)})
 	}
-	fmt.Fprintf(g.Stdout, "attached pid %d to %s (%s)\n", c.Int("pid"), r.Name, proxy.RecordPath(r))
+	fmt.Fprintf(g.Stdout, "attached pid %d to %s (%s)\n", c.Int("pid"), r.Name, runrecord.Path(r))
 	return nil
 }

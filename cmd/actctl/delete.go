@@ -9,8 +9,8 @@ import (
 
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/hub"
-	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -135,7 +135,7 @@ func forgetAdhoc(ctx context.Context, cfg *schema.Config, names []string) error 
 		}
 		var err error
 		if r, rerr := cfg.ResolveAgent(n, a); rerr == nil {
-			err = proxy.RemoveRuntime(r)
+			err = runrecord.RemoveRuntime(r)
 		}
 		if err == nil {
 			err = agentprep.RecordAdhoc(ctx, cfg.Root, n, nil)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 )
 
 func init() {
@@ -24,11 +24,11 @@ func detachCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := proxy.Detach(r, c.Bool("cleanup")); err != nil {
+	if err := runrecord.Detach(r, c.Bool("cleanup")); err != nil {
 		return err
 	}
 	if g.JSON() {
-		return g.PrintJSON(map[string]any{"agent": r.Name, "record": proxy.RecordPath(r)})
+		return g.PrintJSON(map[string]any{"agent": r.Name, "record": runrecord.Path(r)})
 	}
 	fmt.Fprintf(g.Stdout, "detached %s\n", r.Name)
 	return nil

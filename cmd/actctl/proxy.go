@@ -13,6 +13,7 @@ import (
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -88,16 +89,13 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 		p.Cleanup()
 		return refuse(ctx, g, err)
 	}
-	record := proxy.RecordPath(p.Agent)
 	err = proxy.Run(ctx, proxy.Options{
 		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
 		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr,
-		LogFile: proxy.LogPath(p.Agent),
+		LogFile: runrecord.LogPath(p.Agent),
 		OnStart: func(pid int) {
-			if err := proxy.UpdateRecord(record, map[string]any{
-				"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid,
-			}); err != nil {
+			if err := p.Running(pid); err != nil {
 				fmt.Fprintf(g.Stderr, "actctl: proxy: %v\n", err)
 			}
 		},
@@ -111,7 +109,7 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 }
 
 // applyPruning is reconcile.Apply that also removes the runtime record and
-// proxy log of every agent it prunes (proxy.RemovePrunedRuntime), as
+// proxy log of every agent it prunes (runrecord.RemovePruned), as
 // delete does.
 func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
 	res, err := reconcile.Apply(ctx, cfg, o)
@@ -123,7 +121,7 @@ func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) 
 		if dir == "" {
 			continue
 		}
-		if err := proxy.RemovePrunedRuntime(cfg.Home, name, dir); err != nil {
+		if err := runrecord.RemovePruned(cfg.Home, name, dir); err != nil {
 			return res, fmt.Errorf("pruned %s, but removing its runtime record failed: %w", name, err)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -202,7 +202,7 @@ type agentSession struct {
 
 // openBackendLog opens (appending) the agent's log file.
 func openBackendLog(r *schema.Resolved) (*os.File, error) {
-	p := proxy.LogPath(r)
+	p := runrecord.LogPath(r)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
 	}
@@ -284,7 +284,6 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	} else {
 		o.BackendStderr = a.log
 	}
-	record := proxy.RecordPath(p.Agent)
 	o.OnStart = func(pid int) {
 		// Written beside the backend's start, not before it (two fsyncs
 		// on the way to the first prompt); close waits for it before the
@@ -292,7 +291,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 		a.recorded = make(chan struct{})
 		go func() {
 			defer close(a.recorded)
-			if err := proxy.UpdateRecord(record, map[string]any{"processOwnership": proxy.OwnershipManaged, "status": "running", "pid": pid}); err != nil {
+			if err := p.Running(pid); err != nil {
 				fmt.Fprintf(g.Stderr, "actctl: %s: %v\n", a.verb, err)
 			}
 		}()

@@ -12,8 +12,8 @@ import (
 
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/up"
 )
@@ -140,7 +140,7 @@ func addUpStatus(g *globals, out []agentStatusJSON) {
 		if !ok {
 			continue
 		}
-		out[i].Process = &processJSON{Status: st.State, PID: st.Pid, Ownership: proxy.OwnershipManaged, Up: &st}
+		out[i].Process = &processJSON{Status: st.State, PID: st.Pid, Ownership: runrecord.OwnershipManaged, Up: &st}
 	}
 }
 
@@ -179,7 +179,7 @@ func processState(cfg *schema.Config, name string) *processJSON {
 	if err != nil {
 		return nil
 	}
-	rec, err := proxy.ReadRecord(proxy.RecordPath(r))
+	rec, err := runrecord.Read(runrecord.Path(r))
 	if err != nil || (rec.Status == "" && rec.PID == 0) {
 		return nil
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/supervise"
@@ -272,7 +272,7 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
 	}
 	return up.Spec{LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
-		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: up.Digest(o, extra...)}, nil
+		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: runrecord.Path(r), Digest: up.Digest(o, extra...)}, nil
 }
 
 // once logs a message about an agent the first time only.

@@ -233,6 +233,7 @@ func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 
 func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	hang("session/new")
+	holdNewSession(ctx) // hold-new (holdnew.go)
 	modes := offeredModes()
 	s := &session{cwd: p.Cwd, mode: string(modes.CurrentModeId)}
 	for _, m := range p.McpServers {

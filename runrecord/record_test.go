@@ -1,8 +1,11 @@
-package proxy
+package runrecord
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/actctl/actctl/schema"
@@ -23,7 +26,7 @@ func TestRemoveRuntime(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "a")
 			r := &schema.Resolved{Name: "a", Dir: dir, Archetype: schema.Archetype{Workspace: schema.WorkspaceInstance}}
-			rec := RecordPath(r)
+			rec := Path(r)
 			os.MkdirAll(filepath.Dir(LogPath(r)), 0o755)
 			os.WriteFile(LogPath(r), []byte("log\n"), 0o644)
 			os.WriteFile(rec, []byte(tt.before), 0o644)
@@ -99,5 +102,85 @@ func TestRemoveRuntimeTaskLogs(t *testing.T) {
 	}
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a user's file in logs/: %v", err)
+	}
+}
+
+// TestUpdateRecordConcurrent: writers of one record, each setting a key of
+// its own at once, all find their key in it: the read-modify-write is
+// done under the record's lock (on the old code writes were lost).
+func TestUpdateRecordConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", ".actant.json")
+	const n = 32
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- Update(path, map[string]any{fmt.Sprintf("k%02d", i): i})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, ok := got[fmt.Sprintf("k%02d", i)]; !ok {
+			t.Errorf("k%02d lost: %s", i, b)
+		}
+	}
+}
+
+// TestMarkStopped: a process's end clears the record only where it names
+// that process, none, or one no longer alive (issue #26 item 2).
+func TestMarkStopped(t *testing.T) {
+	const dead = 1 << 30 // above any pid_max: never a live process
+	self := os.Getpid()
+	for _, tc := range []struct {
+		name    string
+		before  string // "" = no file
+		pid     int
+		cleared bool
+	}{
+		{"its own process", fmt.Sprintf(`{"status": "running", "pid": %d}`, dead), dead, true},
+		{"another live process", fmt.Sprintf(`{"status": "running", "pid": %d}`, self), dead, false},
+		{"another dead process", fmt.Sprintf(`{"status": "running", "pid": %d}`, dead), dead - 1, true},
+		{"no process", `{"status": "stopped"}`, dead, true},
+		{"never started, live record", fmt.Sprintf(`{"status": "running", "pid": %d}`, self), 0, false},
+		{"never started, no record", "", 0, false},
+		{"no record", "", dead, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "a.json")
+			if tc.before != "" {
+				if err := os.WriteFile(path, []byte(tc.before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cleared, err := MarkStopped(path, tc.pid, "crashed")
+			if err != nil || cleared != tc.cleared {
+				t.Fatalf("MarkStopped = %v, %v; want %v", cleared, err, tc.cleared)
+			}
+			b, _ := os.ReadFile(path)
+			switch {
+			case !tc.cleared && string(b) != tc.before:
+				t.Errorf("record %q changed to %q", tc.before, b)
+			case tc.cleared:
+				if rec, _ := Read(path); rec.Status != "crashed" || rec.PID != 0 {
+					t.Errorf("record %q, want crashed with no pid", b)
+				}
+			}
+		})
 	}
 }
