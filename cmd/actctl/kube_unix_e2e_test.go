@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -115,6 +117,7 @@ func TestKubeControl(t *testing.T) {
 
 	kubePromptStreams(t, cwd, home, kube)
 	kubeLogsTest(t, cwd, home, kube)
+	kubePromptInterrupted(t, cwd, home, kube)
 
 	if r := actctl(t, cwd, home, append(kube, "stop", "api")...); r.Code != 0 || r.Stdout != "api: stopped\n" {
 		t.Fatalf("stop --kube: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
@@ -175,6 +178,50 @@ func kubePromptStreams(t *testing.T, cwd, home string, kube []string) {
 	}
 	if err := cmd.Wait(); err != nil || !strings.Contains(strings.Join(out, "\n"), "waited") {
 		t.Fatalf("prompt --kube: %v\n%s\n%s", err, strings.Join(out, "\n"), stderr.String())
+	}
+}
+
+// kubePromptInterrupted: SIGINT on a prompt to a service through the
+// relay ends it with 130, and the pod's up cancels the turn (the relay
+// closed the socket): its task is logged cancelled.
+func kubePromptInterrupted(t *testing.T, cwd, home string, kube []string) {
+	t.Helper()
+	cmd := exec.Command(actctlBin, append(kube, "prompt", "api", "-p", "wait "+filepath.Join(t.TempDir(), "never"))...)
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr testutil.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "waiting") {
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("prompt --kube after SIGINT: %v\n%s", err, stderr.String())
+	}
+	// Explicit synchronisation: follow api's task log until the line
+	// comes (the deadline only keeps a broken build from hanging).
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var got tasklog.Summary
+	path := filepath.Join(home, "instances", "api", "logs", "actctl.log")
+	if err := tasklog.Follow(ctx, path, 0, func(l []byte) {
+		if s, err := tasklog.ParseSummary(l); err == nil && strings.HasPrefix(s.Prompt, "wait ") {
+			got = s
+			cancel()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got.StopReason != "cancelled" {
+		t.Fatalf("the interrupted task: %+v", got)
 	}
 }
 
