@@ -18,7 +18,7 @@ import (
 // The --kube flags (docs/runtime.md, "Remote control"): --kube is a
 // switch, the context a flag of its own, since urfave/cli has no flag
 // with an optional value and `--kube status` would read as a context
-// named status.
+// named status. --kube comes first (checkKube).
 var kubeFlags = []cli.Flag{
 	&cli.BoolFlag{Name: "kube", Usage: "talk to the actctl up in the workspace's Kubernetes pod, through kubectl exec (status, logs, prompt, start, stop, restart, proxy --lease)"},
 	&cli.StringFlag{Name: "kube-context", Usage: "with --kube: the kubeconfig `CONTEXT` (default: the current one)"},
@@ -89,7 +89,7 @@ func upTarget(g *globals) (control.Target, error) {
 	if k.Pod == "" {
 		root, err := upRoot(g)
 		if err != nil {
-			return control.Target{}, err
+			return control.Target{}, fmt.Errorf("--kube: the default pod is named after the workspace (or give --kube-pod): %w", err)
 		}
 		k.Pod = "actctl-" + workspaceName(root) + "-0"
 	}
@@ -204,20 +204,20 @@ func kubeLogs(c *cli.Context) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	var res up.LogsResult
 	err := callUp(ctx, g, req, func(f control.Frame) {
 		var line string
-		if f.Kind == "line" && json.Unmarshal(f.Data, &line) == nil {
+		switch {
+		case f.Kind == "missing":
+			fmt.Fprintf(g.Stderr, "no tasks logged for %s yet (tasks are logged by actctl up)\n", agent)
+		case f.Kind == "line" && json.Unmarshal(f.Data, &line) == nil:
 			fn([]byte(line))
 		}
-	}, &res)
-	switch {
-	case req.Follow && ctx.Err() != nil:
+	}, nil)
+	if req.Follow && ctx.Err() != nil {
 		return nil // following ends by being interrupted
-	case err != nil:
+	}
+	if err != nil {
 		return err
-	case res.Missing:
-		fmt.Fprintf(g.Stderr, "no tasks logged for %s yet (tasks are logged by actctl up)\n", agent)
 	}
 	return s.err
 }

@@ -115,6 +115,9 @@ func TestKubeControl(t *testing.T) {
 		t.Fatalf("status --kube api: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 
+	if r := actctl(t, cwd, home, append(kube, "logs", "api")...); r.Code != 0 || r.Stdout != "" || r.Stderr != "no tasks logged for api yet (tasks are logged by actctl up)\n" {
+		t.Fatalf("logs --kube of an agent without tasks: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 	kubePromptStreams(t, cwd, home, kube)
 	kubeLogsTest(t, cwd, home, kube)
 	kubePromptInterrupted(t, cwd, home, kube)
@@ -324,6 +327,15 @@ func TestKubeBadInput(t *testing.T) {
 		if r.Code != tc.code || r.Stderr != tc.msg || r.Stdout != "" {
 			t.Errorf("%v: %d\n%s%s\nwant %d %s", tc.args, r.Code, r.Stdout, r.Stderr, tc.code, tc.msg)
 		}
+	}
+	// Outside a workspace the default pod has no name.
+	nowhere := t.TempDir()
+	r = actctl(t, nowhere, filepath.Join(nowhere, "home"), "--kube", "status")
+	if r.Code != 1 || !strings.HasPrefix(r.Stderr, "actctl: --kube: the default pod is named after the workspace (or give --kube-pod): no actant.cue found") {
+		t.Errorf("--kube outside a workspace: %d\n%s", r.Code, r.Stderr)
+	}
+	if got := listFiles(t, nowhere); len(got) != 0 {
+		t.Errorf("--kube outside a workspace wrote %v", got)
 	}
 	if got := listFiles(t, root); strings.Join(got, " ") != strings.Join(before, " ") {
 		t.Errorf("files changed: %v, were %v", got, before)
