@@ -115,6 +115,7 @@ type kubeConn struct {
 func startKubectl(path string, args []string) (*kubeConn, error) {
 	cmd := exec.Command(path, args...)
 	cmd.WaitDelay = waitDelay
+	ownGroup(cmd)
 	c := &kubeConn{cmd: cmd, line: "kubectl " + strings.Join(args, " "), stderr: &tail{max: maxTail}, waited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()

@@ -254,9 +254,11 @@ func kubeLogsTest(t *testing.T, cwd, home string, kube []string) {
 		t.Fatalf("logs --kube of an agent up does not hold: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 
+	// Ctrl-C at a terminal: SIGINT to the whole process group.
 	cmd := exec.Command(actctlBin, append(kube, "logs", "-f", "triage", "-o", "json")...)
 	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -282,9 +284,11 @@ func kubeLogsTest(t *testing.T, cwd, home string, kube []string) {
 		t.Fatalf("prompt --kube: %d\n%s", r.Code, r.Stderr)
 	}
 	upTo(`"prompt":"hello"`)
-	cmd.Process.Signal(os.Interrupt)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("logs -f --kube after SIGINT: %v\n%s", err, stderr.String())
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil || stderr.String() != "" {
+		t.Fatalf("logs -f --kube after SIGINT to its group: %v\n%s", err, stderr.String())
 	}
 }
 
