@@ -88,8 +88,9 @@ func (k *fakeKubectl) assertGone(t *testing.T) {
 }
 
 // TestKubeControl drives a workspace's up through `--kube`, kubectl being
-// fakeKubectl: status, a prompt whose reply streams, stop and start, a
-// lease (proxy --lease) and the argv kubectl got.
+// fakeKubectl: status, a prompt whose reply streams, logs (-f, --task),
+// an interrupted prompt, stop, start and restart, a lease (proxy
+// --lease), the argv kubectl got, and no kubectl left running.
 func TestKubeControl(t *testing.T) {
 	k := installFakeKubectl(t)
 	root, home := upWorkspace(t)
@@ -129,7 +130,16 @@ func TestKubeControl(t *testing.T) {
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "api: running pid ") {
 		t.Fatalf("start --kube: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	pid := p.started("api")
+	p.started("api")
+	r = actctl(t, cwd, home, append(kube, "restart", "api", "-o", "json")...)
+	var st up.AgentStatus
+	if err := json.Unmarshal([]byte(r.Stdout), &st); r.Code != 0 || err != nil || st.State != "running" {
+		t.Fatalf("restart --kube -o json: %d %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	if pid := p.started("api"); pid != st.Pid {
+		t.Fatalf("restart --kube: up started pid %d, the command said %d", pid, st.Pid)
+	}
+	pid := st.Pid
 
 	// A lease through the relay: a session on the warm process.
 	e := startActctl(t, cwd, home, append(kube, "proxy", "--lease", "api")...)
