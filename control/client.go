@@ -23,7 +23,7 @@ var ErrGone = errors.New("actctl up went away before it answered")
 
 // Client is one connection to the workspace's actctl up, for one request.
 type Client struct {
-	conn net.Conn
+	conn io.ReadWriteCloser // a socket, or kubectl's stdio (Connect)
 	used bool
 }
 
@@ -119,6 +119,10 @@ func broken(ctx context.Context, err error) error {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return ErrGone
 	}
+	var ke *KubectlError
+	if errors.As(err, &ke) {
+		return ke
+	}
 	return fmt.Errorf("%w: %w", ErrGone, err)
 }
 
@@ -158,7 +162,7 @@ func (c *Client) Upgrade(req Request) (io.ReadWriteCloser, error) {
 // stream reads what the answer's reader buffered, then the connection.
 type stream struct {
 	io.Reader
-	conn net.Conn
+	conn io.ReadWriteCloser
 }
 
 func (s *stream) Write(p []byte) (int, error) { return s.conn.Write(p) }

@@ -198,9 +198,7 @@ func TestUnknownOp(t *testing.T) {
 		t.Errorf("handler called with %+v", req)
 		return nil, nil
 	})
-	// "logs" was an op with no handler in up: `actctl logs -f` reads the
-	// task log files itself (issue #26 item 7).
-	for _, op := range []string{"fork", "logs"} {
+	for _, op := range []string{"fork", "log"} {
 		f, err := do(t, context.Background(), root, Request{Op: op}, nil)
 		if err != nil || f.Code != 1 || !strings.Contains(f.Error, `does not know the request "`+op+`"`) {
 			t.Fatalf("%s: %+v, %v", op, f, err)

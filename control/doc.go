@@ -33,4 +33,9 @@
 // side open until the final frame: the server takes end-of-file from the
 // client as the client having gone (Ctrl-C on `actctl logs -f`) and
 // cancels the handler.
+//
+// A workspace's up in a Kubernetes pod is reached the same way through
+// `kubectl exec -i POD -- actctl control-relay` (Connect, Relay): the
+// relay writes one RelayHello line, then joins its stdio to the socket
+// (docs/runtime.md, "Remote control").
 package control

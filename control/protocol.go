@@ -13,12 +13,15 @@ const (
 	OpStop    = "stop"
 	OpRestart = "restart"
 	OpPrompt  = "prompt"
+	// OpLogs streams an agent's task log lines; `logs --kube` uses it
+	// (locally the command reads the files itself).
+	OpLogs = "logs"
 	// OpLease turns the connection into a raw ACP stream to a warm
 	// agent (docs/runtime.md, "Session leases"): see Upgrader and Stream.
 	OpLease = "lease"
 )
 
-var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLease: true}
+var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true, OpLease: true}
 
 // Request is what a command asks of up: one per connection.
 type Request struct {
@@ -26,6 +29,8 @@ type Request struct {
 	Agent  string `json:"agent,omitempty"`
 	Text   string `json:"text,omitempty"`   // prompt: the prompt
 	Wait   bool   `json:"wait,omitempty"`   // prompt: wait for the task's result
+	Follow bool   `json:"follow,omitempty"` // logs: keep streaming (-f)
+	Task   uint64 `json:"task,omitempty"`   // logs: one task's log
 	Output string `json:"output,omitempty"` // "text" or "json" (-o)
 	// Chain, on a prompt a hook's command made, is the hook chain that
 	// caused it (package hooks' Chain as JSON, docs/runtime.md "Hook

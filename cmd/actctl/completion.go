@@ -221,7 +221,7 @@ func flagNames(app *cli.App, cmd *cli.Command) []string {
 	}
 	var out []string
 	for _, f := range flags {
-		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
+		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() || !kubeFlagFits(f, cmd) {
 			continue
 		}
 		for _, n := range f.Names() {

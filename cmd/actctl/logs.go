@@ -32,6 +32,9 @@ func init() {
 }
 
 func logsCmd(c *cli.Context) error {
+	if globalsOf(c).Kube.On {
+		return kubeLogs(c)
+	}
 	g, _, r, err := oneAgent(c)
 	if err != nil {
 		return err

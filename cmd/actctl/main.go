@@ -185,16 +185,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideVersion:          true,
 		EnableBashCompletion: true,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR` (the workspace root)"},
 			&cli.StringFlag{Name: "home", Usage: "actctl home `DIR` (instances, hub cache)", EnvVars: []string{"ACTANT_HOME"}},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format: text or json"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour output (also NO_COLOR)"},
-		},
+		}, kubeFlags...),
 		Before: func(c *cli.Context) error {
 			switch c.String("output") {
 			case "text", "json":
-				return nil
+				return checkKube(c)
 			}
 			return usageError("-o: unknown output format %q (want text or json)", c.String("output"))
 		},
@@ -337,6 +337,7 @@ type globals struct {
 	Home    string
 	Output  string
 	NoColor bool
+	Kube    kubeOpts // --kube: up is in a pod (kube.go)
 	Stdout  io.Writer
 	Stderr  io.Writer
 	// OnlyAgent, when set, limits the config warnings Load prints to
@@ -363,6 +364,7 @@ func globalsOf(c *cli.Context) *globals {
 		Home:    c.String("home"),
 		Output:  c.String("output"),
 		NoColor: c.Bool("no-color") || os.Getenv("NO_COLOR") != "",
+		Kube:    kubeOf(c),
 		Stdout:  c.App.Writer,
 		Stderr:  c.App.ErrWriter,
 	}

@@ -41,6 +41,9 @@ func proxyCmd(c *cli.Context) error {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := signal.NotifyContext(context.Background(), proxy.Signals...)
 	defer cancel()
+	if g.Kube.On && !c.Bool("lease") {
+		return usageError("proxy: --kube goes with --lease: a pod's warm agent")
+	}
 	if c.Bool("lease") {
 		if c.IsSet("template") {
 			return usageError("proxy: --lease serves a declared agent that actctl up runs; -t does not go with it")

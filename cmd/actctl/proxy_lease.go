@@ -16,11 +16,7 @@ import (
 // up, or with the agent not running, the client's initialize is answered
 // with an error saying so.
 func proxyLease(ctx context.Context, g *globals, agent string) error {
-	root, err := upRoot(g)
-	if err != nil {
-		return refuse(ctx, g, err)
-	}
-	cl, err := control.Dial(root)
+	cl, err := dialUp(ctx, g)
 	if err != nil {
 		return refuse(ctx, g, err)
 	}

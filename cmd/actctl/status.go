@@ -39,6 +39,12 @@ func statusCmd(c *cli.Context) error {
 		}
 		return err
 	}
+	if g.Kube.On {
+		if c.Bool("exit-code") {
+			return usageError("status: --exit-code reports the files' sync status, which --kube does not show")
+		}
+		return kubeStatus(g, c.Args().Slice())
+	}
 	cfg, err := g.Load()
 	if err != nil {
 		return fail(err)

@@ -13,11 +13,7 @@ import (
 // result (decoded into result, if not nil); frames stream to onFrame.
 // Without a running up the error says so plainly.
 func callUp(ctx context.Context, g *globals, req control.Request, onFrame func(control.Frame), result any) error {
-	root, err := upRoot(g)
-	if err != nil {
-		return err
-	}
-	cl, err := control.Dial(root)
+	cl, err := dialUp(ctx, g)
 	if err != nil {
 		return err
 	}
