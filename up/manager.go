@@ -153,6 +153,9 @@ func (m *Manager) Shutdown() {
 	m.tasks.Wait()
 	m.stopProcs()
 	m.procs.Wait()
+	for _, a := range agents {
+		a.lock.Close()
+	}
 }
 
 // Kill kills every agent's process group, its terminals and what carries

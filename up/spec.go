@@ -28,6 +28,10 @@ type Spec struct {
 	// (its files, its launch command, its schedule): the agent is then
 	// restarted between two turns.
 	Digest string
+	// Root is the workspace root: up holds an employee's task lock
+	// there (control.LockAgent) while it runs it, so that no `actctl
+	// task` of it runs meanwhile ("": no lock, as in tests).
+	Root string
 	// LeaseTTL is how long a leased session outlives its client
 	// (0: DefaultLeaseTTL).
 	LeaseTTL time.Duration

@@ -271,7 +271,7 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error
 	if r.Archetype.LeaseTTL != "" {
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
 	}
-	return up.Spec{LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
+	return up.Spec{Root: cfg.Root, LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
 		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: proxy.RecordPath(r), Digest: up.Digest(o, extra...)}, nil
 }
 

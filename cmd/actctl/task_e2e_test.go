@@ -1,0 +1,188 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/tasklog"
+)
+
+// taskWorkspace declares employee triage (a heartbeat, two cron entries),
+// tool agent helper, run hooks logging every task event to events.log and
+// a prompt hook (which task skips). The scripted agent logs its prompts to
+// prompts.log.
+func taskWorkspace(t *testing.T) (root, home string) {
+	t.Helper()
+	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	logEvent := `run: {command: "sh", args: ["-c", "printf '%s\\n' \"$ACTCTL_EVENT\" >> events.log"]}`
+	writeConfigTB(t, root, `package actant
+`+scriptedBackend(t, `ACTCTL_TEST_PROMPT_LOG: "`+filepath.Join(root, "prompts.log")+`"`)+`
+templates: {
+	emp: {backend: "scripted", archetype: "employee", schedule: {
+		heartbeat: {interval: "30m", prompt: "check the queue"}
+		cron: [{pattern: "0 9 * * 7", prompt: "hello"}, {pattern: "@weekly", prompt: "refuse"}]
+	}}
+	tl: {backend: "scripted"}
+}
+agents: {
+	triage: template: "emp"
+	helper: template: "tl"
+}
+hooks: "hb": {on: "heartbeat:tick", `+logEvent+`}
+hooks: "cron": {on: "cron:tick", `+logEvent+`}
+hooks: "done": {on: "task:done", `+logEvent+`}
+hooks: "failed": {on: "task:failed", `+logEvent+`}
+hooks: "tell": {on: "task:done", agents: ["triage"], prompt: {agent: "helper", text: "triage finished"}}
+`)
+	return root, home
+}
+
+// taskLogs returns triage's summary lines and task file names.
+func taskLogs(t *testing.T, home string) ([]tasklog.Summary, []string) {
+	t.Helper()
+	dir := filepath.Join(home, "instances", "triage", "logs")
+	sums, err := tasklog.Summaries(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(tasklog.TasksDir(dir))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return sums, names
+}
+
+// TestTaskHeartbeatCronAndLog: the default source is the heartbeat (its
+// fixed prompt, .heartbeat seeded once and never overwritten), --source
+// and --schedule pick cron entries, the task log is up's (file names,
+// summary lines, ids continuing), run hooks get the tick and task events,
+// prompt hooks are skipped with one warning.
+func TestTaskHeartbeatCronAndLog(t *testing.T) {
+	root, home := taskWorkspace(t)
+	r := actctl(t, root, home, "task", "triage")
+	if r.Code != 0 {
+		t.Fatalf("heartbeat task: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if n := strings.Count(r.Stderr, "prompt hooks need actctl up and are skipped: tell"); n != 1 {
+		t.Errorf("want one warning of the skipped prompt hook, got %d:\n%s", n, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "actctl: task 1 of triage (heartbeat): end_turn, exit 0") {
+		t.Errorf("no summary line:\n%s", r.Stderr)
+	}
+	hb := filepath.Join(home, "instances", "triage", schedule.HeartbeatFile)
+	if b, err := os.ReadFile(hb); err != nil || string(b) != "check the queue" {
+		t.Fatalf(".heartbeat: %q, %v", b, err)
+	}
+	if err := os.WriteFile(hb, []byte("the agent's own state"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := actctl(t, root, home, "task", "triage", "--source", "cron:0"); r.Code != 0 || r.Stdout != "Hello from the test agent.\n" {
+		t.Fatalf("cron:0: exit %d %q\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// GitHub's github.event.schedule: 7 is 0, @weekly is 0 0 * * 0.
+	if r := actctl(t, root, home, "task", "triage", "--schedule", "0 9 * * 0"); r.Code != 0 {
+		t.Fatalf("--schedule: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if r := actctl(t, root, home, "task", "triage", "--schedule", "0 0 * * 0"); r.Code != 3 {
+		t.Fatalf("--schedule @weekly (refuse): exit %d, want 3\n%s", r.Code, r.Stderr)
+	}
+	if b, _ := os.ReadFile(hb); string(b) != "the agent's own state" {
+		t.Errorf(".heartbeat overwritten: %q", b)
+	}
+	sums, names := taskLogs(t, home)
+	want := []struct {
+		kind, source, stop string
+	}{{"heartbeat", "heartbeat", "end_turn"}, {"cron", "cron[0]", "end_turn"}, {"cron", "cron[0]", "end_turn"}, {"cron", "cron[1]", "refusal"}}
+	if len(sums) != len(want) || len(names) != len(want) {
+		t.Fatalf("summaries %+v, files %v; want %d", sums, names, len(want))
+	}
+	file := regexp.MustCompile(`^\d{8}T\d{6}Z-(\d+)\.jsonl$`)
+	for i, w := range want {
+		s := sums[i]
+		if s.Task != uint64(i+1) || s.Kind != w.kind || s.Source != w.source || s.StopReason != w.stop || s.Log != "tasks/"+names[i] {
+			t.Errorf("summary %d: %+v, want task %d %+v", i, s, i+1, w)
+		}
+		if m := file.FindStringSubmatch(names[i]); m == nil || m[1] != strconv.Itoa(i+1) {
+			t.Errorf("task file %q", names[i])
+		}
+	}
+	if sums[0].Prompt != schedule.HeartbeatPrompt[:tasklog.PromptMax] {
+		t.Errorf("heartbeat prompt %q", sums[0].Prompt)
+	}
+	events, _ := os.ReadFile(filepath.Join(root, "events.log"))
+	for _, e := range []string{`"name":"heartbeat:tick","agent":"triage"`, `"name":"cron:tick","agent":"triage"`,
+		`"name":"task:done","agent":"triage"`, `"name":"task:failed","agent":"triage"`, `"source":"cron[1]"`} {
+		if !strings.Contains(string(events), e) {
+			t.Errorf("events.log lacks %s:\n%s", e, events)
+		}
+	}
+	if n := strings.Count(string(events), "\n"); n != 8 {
+		t.Errorf("want 8 events (a tick and an end per task), got %d:\n%s", n, events)
+	}
+	// up's own logs command reads them.
+	if r := actctl(t, root, home, "logs", "triage"); r.Code != 0 || strings.Count(r.Stdout, "\n") != 4 ||
+		!regexp.MustCompile(`#4\s+cron\(cron\[1\]\)\s+error: the turn ended: refusal`).MatchString(r.Stdout) {
+		t.Errorf("logs: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestTaskExitCodes: run's exit codes, and the refusals, each writing
+// nothing.
+func TestTaskExitCodes(t *testing.T) {
+	root, home := taskWorkspace(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		diag string
+	}{
+		{[]string{"task", "helper"}, 2, "task: agent helper has archetype \"tool\": task runs an employee's tasks; for one turn with it use `actctl run helper -p TEXT`"},
+		{[]string{"task", "nobody"}, 1, `unknown agent "nobody"`},
+		{[]string{"task"}, 2, "task: want one AGENT"},
+		{[]string{"task", "triage", "--if-busy", "later"}, 2, `--if-busy "later": want wait or skip`},
+		{[]string{"task", "triage", "--source", "cron:2"}, 2, "--source cron:2: the agent has 2 cron entries; give --source heartbeat | cron:0 | cron:1 | manual (with -p TEXT)"},
+		{[]string{"task", "triage", "--source", "nightly"}, 2, "--source nightly: unknown source"},
+		{[]string{"task", "triage", "--source", "heartbeat", "--schedule", "@daily"}, 2, "--source and --schedule exclude each other"},
+		{[]string{"task", "triage", "-p", "x", "--schedule", "@daily"}, 2, "drop --schedule"},
+		{[]string{"task", "triage", "-p", "x", "--source", "cron:0"}, 2, "-p and --prompt-file make a manual task: drop --source cron:0"},
+		{[]string{"task", "triage", "--schedule", "*/5 * * * *"}, 2, `--schedule "*/5 * * * *" matches none of the agent's schedule entries: heartbeat every 30m0s (*/30 * * * *), cron:0 "0 9 * * 7", cron:1 "@weekly"`},
+		{[]string{"task", "triage", "--schedule", "0 9 * *"}, 2, "got 4 fields"},
+	} {
+		r := actctl(t, root, home, tc.args...)
+		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.diag) {
+			t.Errorf("%v: exit %d (want %d)\n%s(want %q)", tc.args, r.Code, tc.code, r.Stderr, tc.diag)
+		}
+	}
+	assertNotWritten(t, root, "refused tasks", ".actant", "events.log", "prompts.log")
+	assertNotWritten(t, home, "refused tasks", "instances")
+
+	for _, tc := range []struct {
+		prompt, timeout string
+		code            int
+		diag            string
+	}{
+		{"hello", "30m", 0, ""},
+		{"refuse", "30m", 3, "the agent refused"},
+		{"maxtokens", "30m", 4, "max_tokens"},
+		{"perm execute", "30m", 5, "every permission request (1) was denied"},
+		{"crash", "30m", 1, "crashing on purpose"},
+		// the turn never ends: whatever the timeout hits, it is 124
+		{"stream", "1s", 124, "timed out after 1s"},
+	} {
+		r := actctl(t, root, home, "task", "triage", "-p", tc.prompt, "--timeout", tc.timeout, "--grace", "1s")
+		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.diag) {
+			t.Errorf("-p %s: exit %d (want %d)\n%s(want %q)", tc.prompt, r.Code, tc.code, r.Stderr, tc.diag)
+		}
+	}
+	sums, _ := taskLogs(t, home)
+	if len(sums) != 6 || sums[5].Source != "manual" || sums[5].Kind != "prompt" || sums[0].Error != "" || sums[1].Error == "" {
+		t.Errorf("summaries: %+v", sums)
+	}
+}
