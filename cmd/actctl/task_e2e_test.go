@@ -3,12 +3,18 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/tasklog"
@@ -184,5 +190,188 @@ func TestTaskExitCodes(t *testing.T) {
 	sums, _ := taskLogs(t, home)
 	if len(sums) != 6 || sums[5].Source != "manual" || sums[5].Kind != "prompt" || sums[0].Error != "" || sums[1].Error == "" {
 		t.Errorf("summaries: %+v", sums)
+	}
+}
+
+// taskProc is a running `actctl task` whose stdout and stderr are read
+// line by line.
+type taskProc struct {
+	cmd   *exec.Cmd
+	lines chan string // stdout and stderr, as they come
+}
+
+func startTask(t *testing.T, root, home string, args ...string) *taskProc {
+	t.Helper()
+	cmd := exec.Command(actctlBin, append([]string{"task"}, args...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	p := &taskProc{cmd: cmd, lines: make(chan string, 100)}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errp, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []io.Reader{out, errp} {
+		go func() {
+			sc := bufio.NewScanner(r)
+			for sc.Scan() {
+				p.lines <- sc.Text()
+			}
+		}()
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return p
+}
+
+// waitLine waits for a line containing s.
+func (p *taskProc) waitLine(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.NewTimer(60 * time.Second)
+	defer deadline.Stop()
+	for {
+		select {
+		case l := <-p.lines:
+			if strings.Contains(l, s) {
+				return
+			}
+		case <-deadline.C:
+			t.Fatalf("no line %q from task", s)
+		}
+	}
+}
+
+// TestTaskLockWaitAndSkip: while a task of triage runs (one that waits
+// for a file), --if-busy skip exits 0 saying it coalesced and runs
+// nothing, and --if-busy wait says it waits and runs once the first
+// ended: ids 1 and 2, one after the other.
+func TestTaskLockWaitAndSkip(t *testing.T) {
+	root, home := taskWorkspace(t)
+	gate := filepath.Join(root, "go")
+	first := startTask(t, root, home, "triage", "-p", "wait "+gate)
+	first.waitLine(t, "waiting") // the agent's text: the lock is held
+	r := actctl(t, root, home, "task", "triage", "--if-busy", "skip", "-p", "hello")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "agent triage is busy: actctl task (pid "+strconv.Itoa(first.cmd.Process.Pid)+") holds it: this task coalesced into the running one (--if-busy skip)") {
+		t.Fatalf("skip: exit %d\n%s", r.Code, r.Stderr)
+	}
+	second := startTask(t, root, home, "triage", "-p", "hello")
+	second.waitLine(t, "waiting for its task to end (--if-busy wait)")
+	if sums, _ := taskLogs(t, home); len(sums) != 0 {
+		t.Fatalf("a task ended while the first runs: %+v", sums)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.cmd.Wait(); err != nil {
+		t.Fatalf("first: %v", err)
+	}
+	second.waitLine(t, "Hello from the test agent.")
+	if err := second.cmd.Wait(); err != nil {
+		t.Fatalf("second: %v", err)
+	}
+	sums, _ := taskLogs(t, home)
+	if len(sums) != 2 || sums[0].Task != 1 || sums[0].Prompt != "wait "+gate || sums[1].Task != 2 || sums[1].Prompt != "hello" {
+		t.Fatalf("summaries: %+v", sums)
+	}
+	if sums[1].Time.Before(sums[0].Time.Add(time.Duration(sums[0].DurationMs) * time.Millisecond)) {
+		t.Errorf("the second task started before the first ended: %+v", sums)
+	}
+}
+
+// TestTaskRefusedWhileUp: up holds the lock of the employee it runs: a
+// task is refused naming up's pid, and runs once up stopped.
+func TestTaskRefusedWhileUp(t *testing.T) {
+	root, home := taskWorkspace(t)
+	p := startUp(t, root, home, "triage")
+	p.started("triage")
+	r := actctl(t, root, home, "task", "triage", "-p", "hello")
+	want := "agent triage is busy: actctl up (pid " + strconv.Itoa(p.cmd.Process.Pid) + ") holds it: its tasks run there; queue one with `actctl prompt triage`, or stop that up"
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Fatalf("task under up: exit %d\n%s(want %q)", r.Code, r.Stderr, want)
+	}
+	if sums, _ := taskLogs(t, home); len(sums) != 0 {
+		t.Errorf("a task ran: %+v", sums)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("up: %v\n%s", err, p.stderr())
+	}
+	if r := actctl(t, root, home, "task", "triage", "-p", "hello"); r.Code != 0 {
+		t.Fatalf("task after up: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestTaskSummaryFiles: the summary goes to $ACTCTL_TERMINATION_LOG (the
+// -o json object, as documented in docs/json.md) and is appended to
+// $GITHUB_STEP_SUMMARY as Markdown.
+func TestTaskSummaryFiles(t *testing.T) {
+	root, home := taskWorkspace(t)
+	term, step := filepath.Join(t.TempDir(), "termination-log"), filepath.Join(t.TempDir(), "step.md")
+	env := []string{"ACTCTL_TERMINATION_LOG=" + term, "GITHUB_STEP_SUMMARY=" + step}
+	r := actctlEnv(t, root, home, env, "-o", "json", "task", "triage", "--source", "cron:0")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	last := lines[len(lines)-1]
+	var v map[string]any
+	if err := json.Unmarshal([]byte(last), &v); err != nil {
+		t.Fatalf("last line: %v: %s", err, last)
+	}
+	checkDocumented(t, "task", v)
+	if v["task"] != 1.0 || v["source"] != "cron[0]" || v["kind"] != "cron" || v["stopReason"] != "end_turn" || v["exitCode"] != 0.0 {
+		t.Errorf("summary: %s", last)
+	}
+	if b, err := os.ReadFile(term); err != nil || string(b) != last+"\n" {
+		t.Errorf("termination log: %q, %v; want %q", b, err, last)
+	}
+	r = actctlEnv(t, root, home, env, "task", "triage", "-p", "refuse")
+	if r.Code != 3 {
+		t.Fatalf("refuse: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if b, _ := os.ReadFile(term); !strings.HasPrefix(string(b), "task 2 of triage (manual): refusal, exit 3, ") || !strings.HasSuffix(string(b), ": the agent refused\n") {
+		t.Errorf("text termination log: %q", b)
+	}
+	b, _ := os.ReadFile(step)
+	for _, s := range []string{"### actctl task triage #1 (cron[0])\n", "| end_turn | 0 |", "### actctl task triage #2 (manual)\n", "| refusal | 3 |", "```\nthe agent refused\n```"} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("step summary lacks %q:\n%s", s, b)
+		}
+	}
+}
+
+// TestUpLeavesARunningTask: an up started while a task of an employee
+// runs does not run that employee (it says why) and runs the others.
+func TestUpLeavesARunningTask(t *testing.T) {
+	root, home := taskWorkspace(t)
+	gate := filepath.Join(root, "go")
+	task := startTask(t, root, home, "triage", "-p", "wait "+gate)
+	task.waitLine(t, "waiting")
+	p := startUp(t, root, home)
+	p.waitLine(`up: triage: agent triage is busy: actctl task \(pid ` + strconv.Itoa(task.cmd.Process.Pid) + `\) holds it: up does not run it \(restart up once that task ended\)`)
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := task.cmd.Wait(); err != nil {
+		t.Fatalf("task: %v", err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLine(`up: stopped$`)
+	if strings.Contains(p.stderr(), "triage: process:start") {
+		t.Errorf("up ran triage:\n%s", p.stderr())
 	}
 }
