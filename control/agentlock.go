@@ -63,7 +63,8 @@ func LockAgent(root, agent, holder string) (*AgentLock, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	line := holder + " " + strconv.Itoa(os.Getpid()) + "\n"
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(line), 0)
 	}
 	if err != nil {
