@@ -375,3 +375,35 @@ func TestUpLeavesARunningTask(t *testing.T) {
 		t.Errorf("up ran triage:\n%s", p.stderr())
 	}
 }
+
+// TestTaskFrozen: --frozen refuses a missing actant.lock, as up --frozen
+// and apply --frozen do, before anything is written.
+func TestTaskFrozen(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "hub")
+	writeFiles(t, repo, map[string]string{
+		"actant.json":      `{"name":"h","version":"1.0.0"}`,
+		"prompts/sys.json": `{"name":"sys","content":"You review."}`,
+	})
+	hubGit(t, repo, "init", "-q", "-b", "main")
+	hubGit(t, repo, "add", "-A")
+	hubGit(t, repo, "commit", "-q", "-m", "one")
+	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfigTB(t, root, `package actant
+`+scriptedBackend(t, "")+`
+hub: team: {url: "file://`+repo+`", ref: branch: "main"}
+templates: emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "x"}}
+agents: triage: template: "emp"
+`)
+	r := actctl(t, root, home, "task", "triage", "--frozen")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "actant.lock") {
+		t.Fatalf("--frozen without a lock: exit %d\n%s", r.Code, r.Stderr)
+	}
+	assertNotWritten(t, root, "task --frozen", "actant.lock", ".actant")
+	assertNotWritten(t, home, "task --frozen", "instances")
+	if r := actctl(t, root, home, "task", "triage"); r.Code != 0 {
+		t.Fatalf("task: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if r := actctl(t, root, home, "task", "triage", "--frozen"); r.Code != 0 {
+		t.Fatalf("--frozen with the lock: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
