@@ -102,6 +102,9 @@ type Options struct {
 	// Start starts the agent's backend with its session open: obs must
 	// receive the session's messages and events.
 	Start func(ctx context.Context, obs acpclient.Observer) (*acpclient.Client, error)
+	// Checkout, if set, is synced before the backend starts (its dir is
+	// the session's cwd: the caller's Start sees to it, CheckoutCwd).
+	Checkout *Checkout
 	// Observer also receives the session's messages and events (the
 	// command's output); nil: none.
 	Observer acpclient.Observer
@@ -138,6 +141,11 @@ func Run(ctx context.Context, o Options, t schedule.Task) (Outcome, acpclient.Re
 	obs := &tee{user: o.Observer}
 	turn := Turn{Agent: o.Agent, LogsDir: o.LogsDir, Task: t, Source: t.Source, Clock: o.Clock, Logf: o.Logf, Writer: obs.setLog}
 	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
+		if o.Checkout != nil {
+			if _, err := o.Checkout.Sync(ctx); err != nil {
+				return acpclient.Result{}, err
+			}
+		}
 		c, err := o.Start(ctx, obs)
 		if err != nil {
 			return acpclient.Result{}, err

@@ -102,6 +102,14 @@ func (a *agent) execute(ctx context.Context, t schedule.Task) error {
 		run = &taskRun{}
 	}
 	return a.turn(ctx, t, run, func(ctx context.Context, c *acpclient.Client) (acpclient.Result, error) {
+		a.mu.Lock()
+		co := a.spec.Checkout
+		a.mu.Unlock()
+		if co != nil {
+			if _, err := co.Sync(ctx); err != nil {
+				return acpclient.Result{}, err
+			}
+		}
 		a.route.set(run)
 		defer a.route.set(nil)
 		return c.Prompt(ctx, t.Prompt)

@@ -143,7 +143,7 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 	out := newRunObserver(g)
 	o := employee.Options{Agent: r.Name, Workspace: r.Dir, LogsDir: tasklog.Dir(r), Observer: out,
 		Logf:  func(format string, args ...any) { g.Warn("task: "+format, args...) },
-		Start: taskStarter(g, cfg, r, c.Duration("grace"))}
+		Start: taskStarter(g, cfg, r, c.Duration("grace")), Checkout: employee.CheckoutOf(cfg.Root, r)}
 	if h := r.Template.Schedule; h != nil && h.Heartbeat != nil {
 		o.Seed = h.Heartbeat.Prompt
 	}
@@ -181,6 +181,7 @@ func taskStarter(g *globals, cfg *schema.Config, r *schema.Resolved, grace time.
 		if err != nil {
 			return nil, err
 		}
+		employee.CheckoutCwd(&o, employee.CheckoutOf(cfg.Root, r))
 		o.Observer, o.Grace = obs, grace
 		o.Warn = func(msg string) { g.Warn("task: agent %s: %s", r.Name, msg) }
 		record := proxy.RecordPath(r)
@@ -257,4 +258,19 @@ func writeSummaries(g *globals, s employee.Summary) {
 			g.Warn("task: step summary: %v", err)
 		}
 	}
+}
+
+// upCheckout syncs an employee's checkout before up starts its process
+// (the session's cwd must exist) and makes it the session's cwd; up syncs
+// it again before each task.
+func upCheckout(ctx context.Context, cfg *schema.Config, r *schema.Resolved, o *acpclient.Options) error {
+	co := employee.CheckoutOf(cfg.Root, r)
+	if co == nil {
+		return nil
+	}
+	if _, err := co.Sync(ctx); err != nil {
+		return err
+	}
+	employee.CheckoutCwd(o, co)
+	return nil
 }
