@@ -160,6 +160,9 @@ func TestTaskExitCodes(t *testing.T) {
 		{[]string{"task", "triage", "-p", "x", "--source", "cron:0"}, 2, "-p and --prompt-file make a manual task: drop --source cron:0"},
 		{[]string{"task", "triage", "--schedule", "*/5 * * * *"}, 2, `--schedule "*/5 * * * *" matches none of the agent's schedule entries: heartbeat every 30m0s (*/30 * * * *), cron:0 "0 9 * * 7", cron:1 "@weekly"`},
 		{[]string{"task", "triage", "--schedule", "0 9 * *"}, 2, "got 4 fields"},
+		{[]string{"task", "triage", "-p", "x", "--prompt-file", "f"}, 2, "task: -p and --prompt-file exclude each other"},
+		{[]string{"task", "triage", "--prompt-file", "no-such-file"}, 1, "task: prompt file: open no-such-file"},
+		{[]string{"task", "triage", "-p", " "}, 2, "task: the prompt is empty"},
 	} {
 		r := actctl(t, root, home, tc.args...)
 		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.diag) {
