@@ -410,3 +410,28 @@ agents: triage: template: "emp"
 		t.Fatalf("--frozen with the lock: exit %d\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestTaskSIGINT: SIGINT cancels the turn (exit 130), the task is logged
+// as failed and task:failed fires, and the lock is free for the next one.
+func TestTaskSIGINT(t *testing.T) {
+	root, home := taskWorkspace(t)
+	p := startTask(t, root, home, "triage", "-p", "stream", "--grace", "2s")
+	p.waitLine(t, "streaming pid=")
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := p.cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("task: %v, want exit 130", err)
+	}
+	sums, _ := taskLogs(t, home)
+	if len(sums) != 1 || !strings.Contains(sums[0].Error, "interrupted") {
+		t.Errorf("summaries: %+v", sums)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "events.log")); !strings.Contains(string(b), `"name":"task:failed"`) {
+		t.Errorf("no task:failed:\n%s", b)
+	}
+	if r := actctl(t, root, home, "task", "triage", "--if-busy", "skip", "-p", "hello"); r.Code != 0 || strings.Contains(r.Stderr, "coalesced") {
+		t.Errorf("after SIGINT: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
