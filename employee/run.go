@@ -68,14 +68,15 @@ func Acquire(ctx context.Context, root, agent string, wait bool, waiting func(*c
 // TaskEvents are the events a task publishes.
 var TaskEvents = []string{schedule.EventHeartbeatTick, schedule.EventCronTick, schedule.EventTaskDone, schedule.EventTaskFailed}
 
-// Hooks returns the workspace's hooks that a task's events run: the run
-// hooks of TaskEvents. Prompt hooks need up's queue: they are returned
-// in skipped, sorted, for the caller to warn of once.
-func Hooks(all map[string]schema.Hook) (run map[string]schema.Hook, skipped []string) {
+// Hooks returns the workspace's hooks that agent's task events run: the
+// run hooks of TaskEvents for it (or every agent). Prompt hooks need up's
+// queue: they are returned in skipped, sorted, for the caller to warn of
+// once.
+func Hooks(all map[string]schema.Hook, agent string) (run map[string]schema.Hook, skipped []string) {
 	run = map[string]schema.Hook{}
 	for _, name := range slices.Sorted(maps.Keys(all)) {
 		h := all[name]
-		if !slices.Contains(TaskEvents, h.On) {
+		if !slices.Contains(TaskEvents, h.On) || (len(h.Agents) > 0 && !slices.Contains(h.Agents, agent)) {
 			continue
 		}
 		if h.Run == nil {

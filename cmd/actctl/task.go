@@ -139,7 +139,7 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 		return err
 	}
 	defer p.Cleanup()
-	bus := taskHooks(g, cfg)
+	bus := taskHooks(g, cfg, r.Name)
 	out := newRunObserver(g)
 	o := employee.Options{Agent: r.Name, Workspace: r.Dir, LogsDir: tasklog.Dir(r), Observer: out,
 		Logf:  func(format string, args ...any) { g.Warn("task: "+format, args...) },
@@ -209,8 +209,8 @@ func taskStarter(g *globals, cfg *schema.Config, r *schema.Resolved, grace time.
 // taskHooks is a bus of the workspace's run hooks on a task's events;
 // prompt hooks need up's queue and are skipped with one warning. Nil when
 // no hook listens.
-func taskHooks(g *globals, cfg *schema.Config) *hooks.Bus {
-	run, skipped := employee.Hooks(cfg.Hooks)
+func taskHooks(g *globals, cfg *schema.Config, agent string) *hooks.Bus {
+	run, skipped := employee.Hooks(cfg.Hooks, agent)
 	if len(skipped) > 0 {
 		g.Warn("task: prompt hooks need actctl up and are skipped: %s", strings.Join(skipped, ", "))
 	}
