@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/actctl/actctl/acpclient"
-	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schedule"
@@ -44,7 +43,8 @@ type agent struct {
 	stopQ     context.CancelFunc                   // ends the queue (employees)
 	leases    map[string]*leased                   // sessions held for lease clients, by id
 	turns     map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
-	lock      *control.AgentLock                   // an employee's task lock (Spec.Root)
+
+	unlockTask func() // releases an employee's task lock (takeLock)
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
@@ -63,7 +63,7 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 		}
 		if h := s.Schedule.Heartbeat; h != nil {
 			if _, err := schedule.SeedHeartbeat(s.Workspace, h.Seed); err != nil {
-				a.lock.Close()
+				a.releaseLock()
 				return nil, err
 			}
 		}
@@ -205,7 +205,7 @@ func (a *agent) remove() {
 	}
 	_ = a.sup.Stop(a.m.procCtx)
 	a.stopSup()
-	a.lock.Close()
+	a.releaseLock()
 }
 
 // Start launches a process for the supervisor; it is up once the ACP

@@ -154,7 +154,7 @@ func (m *Manager) Shutdown() {
 	m.stopProcs()
 	m.procs.Wait()
 	for _, a := range agents {
-		a.lock.Close()
+		a.releaseLock()
 	}
 }
 
