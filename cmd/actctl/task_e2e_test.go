@@ -267,6 +267,10 @@ func TestTaskLockWaitAndSkip(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stderr, "agent triage is busy: actctl task (pid "+strconv.Itoa(first.cmd.Process.Pid)+") holds it: this task coalesced into the running one (--if-busy skip)") {
 		t.Fatalf("skip: exit %d\n%s", r.Code, r.Stderr)
 	}
+	// The timeout covers the wait: the first never ends before the gate.
+	if r := actctl(t, root, home, "task", "triage", "--timeout", "1s", "-p", "hello"); r.Code != 124 || !strings.Contains(r.Stderr, "task: timed out after 1s") {
+		t.Fatalf("timeout while waiting: exit %d\n%s", r.Code, r.Stderr)
+	}
 	second := startTask(t, root, home, "triage", "-p", "hello")
 	second.waitLine(t, "waiting for its task to end (--if-busy wait)")
 	if sums, _ := taskLogs(t, home); len(sums) != 0 {
