@@ -296,7 +296,8 @@ func TestTaskLockWaitAndSkip(t *testing.T) {
 }
 
 // TestTaskRefusedWhileUp: up holds the lock of the employee it runs: a
-// task is refused naming up's pid, and runs once up stopped.
+// task is refused naming up's pid, and runs once up stopped, its id after
+// the task up ran.
 func TestTaskRefusedWhileUp(t *testing.T) {
 	root, home := taskWorkspace(t)
 	p := startUp(t, root, home, "triage")
@@ -309,6 +310,9 @@ func TestTaskRefusedWhileUp(t *testing.T) {
 	if sums, _ := taskLogs(t, home); len(sums) != 0 {
 		t.Errorf("a task ran: %+v", sums)
 	}
+	if r := actctl(t, root, home, "prompt", "triage", "-p", "hello"); r.Code != 0 {
+		t.Fatalf("prompt: exit %d\n%s", r.Code, r.Stderr)
+	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -317,6 +321,10 @@ func TestTaskRefusedWhileUp(t *testing.T) {
 	}
 	if r := actctl(t, root, home, "task", "triage", "-p", "hello"); r.Code != 0 {
 		t.Fatalf("task after up: exit %d\n%s", r.Code, r.Stderr)
+	}
+	// The ids continue after up's task.
+	if sums, _ := taskLogs(t, home); len(sums) != 2 || sums[0].Task != 1 || sums[0].Source != "cli" || sums[1].Task != 2 || sums[1].Source != "manual" {
+		t.Errorf("summaries: %+v", sums)
 	}
 }
 
