@@ -480,10 +480,25 @@ type Agent struct {
 	Vars            map[string]string `json:"vars,omitempty"`
 	Permissions     *Permissions      `json:"permissions,omitempty"`
 	LaunchMode      string            `json:"launchMode,omitempty"`
+
+	// Checkout is a repository an employee works on, cloned into its
+	// workspace and reset to its ref before each task (docs/runtime.md,
+	// "Checkout"); nil when none.
+	Checkout *Checkout `json:"checkout,omitempty"`
+
 	// Adhoc marks an agent that `actctl proxy` created (-t, or a tool
 	// agent's per-project copy) and recorded in .actant/adhoc.json rather
 	// than one declared in CUE; `actctl delete` removes such agents.
 	Adhoc bool `json:"-"`
+}
+
+// Checkout is an agent's repository: URL (https, ssh, file:// or a local
+// path, relative to the workspace root) at Ref (a branch, a tag or a
+// commit), in Dir of its workspace (default "checkout").
+type Checkout struct {
+	URL string `json:"url"`
+	Ref string `json:"ref"`
+	Dir string `json:"dir,omitempty"`
 }
 
 // UnmarshalJSON accepts a preset name or an explicit rule set.

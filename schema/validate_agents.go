@@ -19,7 +19,7 @@ func (c *Config) validateAgent(name string) Diagnostics {
 		}
 		return nil
 	}
-	var ds Diagnostics
+	ds := c.validateCheckout(name)
 	if a.LaunchMode != "" {
 		ds = append(ds, c.CheckLaunch(Path("agents", name, "launchMode"), a.Template, a.LaunchMode)...)
 	}

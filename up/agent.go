@@ -43,6 +43,8 @@ type agent struct {
 	stopQ     context.CancelFunc                   // ends the queue (employees)
 	leases    map[string]*leased                   // sessions held for lease clients, by id
 	turns     map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
+
+	unlockTask func() // releases an employee's task lock (takeLock)
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
@@ -56,8 +58,12 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 	}
 	a.sup = supervise.New(s.Name, a, policy, m.opts.Clock, a.observe)
 	if s.employee() {
+		if err := a.takeLock(); err != nil {
+			return nil, err
+		}
 		if h := s.Schedule.Heartbeat; h != nil {
 			if _, err := schedule.SeedHeartbeat(s.Workspace, h.Seed); err != nil {
+				a.releaseLock()
 				return nil, err
 			}
 		}
@@ -199,6 +205,7 @@ func (a *agent) remove() {
 	}
 	_ = a.sup.Stop(a.m.procCtx)
 	a.stopSup()
+	a.releaseLock()
 }
 
 // Start launches a process for the supervisor; it is up once the ACP

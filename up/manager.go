@@ -192,6 +192,9 @@ func (m *Manager) Shutdown() {
 	for _, done := range left {
 		<-done // its removal has returned: nothing of it is left
 	}
+	for _, a := range agents {
+		a.releaseLock()
+	}
 }
 
 // Kill kills every agent's process group, its terminals and what carries

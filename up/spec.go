@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/acpclient"
+	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/schedule"
@@ -28,6 +29,13 @@ type Spec struct {
 	// (its files, its launch command, its schedule): the agent is then
 	// restarted between two turns.
 	Digest string
+	// Root is the workspace root: up holds an employee's task lock
+	// there (control.LockAgent) while it runs it, so that no `actctl
+	// task` of it runs meanwhile ("": no lock, as in tests).
+	Root string
+	// Checkout is an employee's repository, synced before each of its
+	// tasks (nil: none).
+	Checkout *emp.Checkout
 	// LeaseTTL is how long a leased session outlives its client
 	// (0: DefaultLeaseTTL).
 	LeaseTTL time.Duration

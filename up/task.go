@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"sync"
 
 	"github.com/actctl/actctl/acpclient"
+	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/tasklog"
@@ -20,19 +19,9 @@ import (
 type Sink func(kind string, v any)
 
 // Outcome is the result of one prompt: what `actctl prompt` prints and
-// exits with (docs/runtime.md).
-type Outcome struct {
-	Agent       string                `json:"agent"`
-	Task        uint64                `json:"task"`
-	Queued      bool                  `json:"queued,omitempty"` // --no-wait: queued, not waited for
-	SessionID   string                `json:"sessionId,omitempty"`
-	StopReason  string                `json:"stopReason,omitempty"`
-	DurationMs  int64                 `json:"durationMs"`
-	Permissions acpclient.Permissions `json:"permissions"`
-	Error       string                `json:"error,omitempty"`
-	// Log is the task's message log, relative to the agent's logs dir.
-	Log string `json:"log,omitempty"`
-}
+// exits with (docs/runtime.md). It is package employee's, shared with `actctl
+// task`.
+type Outcome = emp.Outcome
 
 // taskRun is one turn's output: its task log and, when someone waits for
 // it, a Sink. It is the acpclient.Observer of the turn's session.
@@ -113,6 +102,14 @@ func (a *agent) execute(ctx context.Context, t schedule.Task) error {
 		run = &taskRun{}
 	}
 	return a.turn(ctx, t, run, func(ctx context.Context, c *acpclient.Client) (acpclient.Result, error) {
+		a.mu.Lock()
+		co := a.spec.Checkout
+		a.mu.Unlock()
+		if co != nil {
+			if _, err := co.Sync(ctx); err != nil {
+				return acpclient.Result{}, err
+			}
+		}
 		a.route.set(run)
 		defer a.route.set(nil)
 		return c.Prompt(ctx, t.Prompt)
@@ -135,9 +132,10 @@ func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun
 	})
 }
 
-// turn runs one prompt on the live process, logging it: the task file
-// gets every message, actctl.log one summary line. A turn that does not
-// end with end_turn is an error (task:failed).
+// turn runs one prompt on the live process, logged as every task is
+// (employee.Turn): the task file gets every message, actctl.log one
+// summary line. A turn that does not end with end_turn is an error
+// (task:failed).
 func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt func(context.Context, *acpclient.Client) (acpclient.Result, error)) error {
 	a.gate.RLock()
 	defer a.gate.RUnlock()
@@ -147,35 +145,19 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	a.mu.Lock()
 	dir := a.spec.LogsDir
 	a.mu.Unlock()
-	started := a.m.opts.Clock.Now()
-	source := taskSource(t, run)
-	w, lerr := tasklog.Begin(dir, tasklog.Task{ID: t.ID, Kind: string(t.Kind), Source: source, Prompt: t.Prompt, Started: started})
-	if lerr != nil {
-		a.m.opts.Logf("%s: task %d: %v (not logged)", a.name, t.ID, lerr)
-	}
-	run.mu.Lock()
-	run.w = w
-	run.mu.Unlock()
-	var res acpclient.Result
-	c, err := a.running(ctx)
-	if err == nil {
-		res, err = prompt(ctx, c)
-	}
-	if err == nil && res.StopReason != "end_turn" {
-		err = fmt.Errorf("the turn ended: %s", res.StopReason)
-	}
-	out := Outcome{Agent: a.name, Task: t.ID, SessionID: res.SessionID, StopReason: string(res.StopReason),
-		DurationMs: a.m.opts.Clock.Now().Sub(started).Milliseconds(), Permissions: res.Permissions}
-	if err != nil {
-		out.Error = err.Error()
-	}
-	if w != nil {
-		out.Log = logRel(dir, w.Path())
-		if ferr := w.Finish(tasklog.Summary{Time: started, Task: t.ID, Kind: string(t.Kind), Source: source,
-			StopReason: out.StopReason, DurationMs: out.DurationMs, Error: out.Error, Prompt: t.Prompt}); ferr != nil {
-			a.m.opts.Logf("%s: task %d: %v", a.name, t.ID, ferr)
+	turn := emp.Turn{Agent: a.name, LogsDir: dir, Task: t, Source: taskSource(t, run), Clock: a.m.opts.Clock, Logf: a.m.opts.Logf,
+		Writer: func(w *tasklog.Writer) {
+			run.mu.Lock()
+			run.w = w
+			run.mu.Unlock()
+		}}
+	out, _, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
+		c, err := a.running(ctx)
+		if err != nil {
+			return acpclient.Result{}, err
 		}
-	}
+		return prompt(ctx, c)
+	})
 	run.mu.Lock()
 	run.out = out
 	run.mu.Unlock()
@@ -184,26 +166,5 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 
 // taskEvent publishes the queue's and the scheduler's events.
 func (a *agent) taskEvent(ev schedule.Event) {
-	data := map[string]any{"task": ev.Task.ID, "kind": string(ev.Task.Kind)}
-	if ev.Task.Source != "" {
-		data["source"] = ev.Task.Source
-	}
-	if ev.Err != nil {
-		data["error"] = ev.Err.Error()
-	}
-	if ev.Coalesced {
-		data["coalesced"] = true
-	}
-	if ev.Name == schedule.EventIdle {
-		data = nil
-	}
-	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: a.m.opts.Clock.Now(), Data: data, Chain: chainOf(ev.Task)})
-}
-
-// logRel is a task log's path relative to the logs dir, for messages.
-func logRel(dir, path string) string {
-	if r, err := filepath.Rel(dir, path); err == nil {
-		return r
-	}
-	return path
+	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: a.m.opts.Clock.Now(), Data: emp.EventData(ev), Chain: chainOf(ev.Task)})
 }

@@ -155,31 +155,33 @@ func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name
 	return sess.p.Agent.Name, res, nil
 }
 
-// readPrompt takes the prompt from -p, --prompt-file or stdin.
+// readPrompt takes the prompt from -p, --prompt-file or stdin; messages
+// name the command (run, task).
 func readPrompt(c *cli.Context) (string, error) {
+	verb := c.Command.Name
 	p, file := c.String("prompt"), c.String("prompt-file")
 	switch {
 	case c.IsSet("prompt") && file != "":
-		return "", usageError("run: -p and --prompt-file exclude each other")
+		return "", usageError("%s: -p and --prompt-file exclude each other", verb)
 	case c.IsSet("prompt"):
 	case file != "" && file != "-":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("run: prompt file: %w", err)
+			return "", fmt.Errorf("%s: prompt file: %w", verb, err)
 		}
 		p = string(b)
 	default:
 		if file == "" && isTerminal(os.Stdin) {
-			return "", usageError("run: no prompt: give -p TEXT, --prompt-file F, or pipe it on stdin")
+			return "", usageError("%s: no prompt: give -p TEXT, --prompt-file F, or pipe it on stdin", verb)
 		}
 		b, err := io.ReadAll(os.Stdin)
 		if err != nil {
-			return "", fmt.Errorf("run: read the prompt from stdin: %w", err)
+			return "", fmt.Errorf("%s: read the prompt from stdin: %w", verb, err)
 		}
 		p = string(b)
 	}
 	if strings.TrimSpace(p) == "" {
-		return "", usageError("run: the prompt is empty")
+		return "", usageError("%s: the prompt is empty", verb)
 	}
 	return p, nil
 }

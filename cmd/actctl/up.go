@@ -16,6 +16,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/reconcile"
@@ -266,12 +267,14 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error
 	if err != nil {
 		return up.Spec{}, err
 	}
+	co := employee.CheckoutOf(cfg.Root, r)
+	employee.CheckoutCwd(&o, co)
 	extra := []any{r.Template.Schedule, r.LaunchMode, fmt.Sprintf("files of cycle %d", filesAt)}
 	var ttl time.Duration
 	if r.Archetype.LeaseTTL != "" {
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
 	}
-	return up.Spec{LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
+	return up.Spec{Root: cfg.Root, Checkout: co, LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
 		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: runrecord.Path(r), Digest: up.Digest(o, extra...)}, nil
 }
 
@@ -296,6 +299,9 @@ func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer
 	}
 	o, err := backendOptions(cfg, r, r.Dir, "")
 	if err != nil {
+		return nil, err
+	}
+	if err := upCheckout(ctx, cfg, r, &o); err != nil {
 		return nil, err
 	}
 	o.Observer, o.Grace = obs, u.grace
