@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -90,8 +91,10 @@ func Render(cfg *schema.Config, o Options) ([]Output, error) {
 	return out, nil
 }
 
-// dnsInvalid matches what a DNS-1123 label may not hold.
-var dnsInvalid = regexp.MustCompile(`[^a-z0-9-]+`)
+// dnsInvalid matches what a DNS-1123 label may not hold. Compiled on
+// first use: every actctl process links this package (docs/design.md,
+// start-up).
+var dnsInvalid = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9-]+`) })
 
 // maxWorkspaceName keeps "actctl-<ws>-<agent>-<source>" names and the
 // StatefulSet's pod labels within Kubernetes' limits.
@@ -112,7 +115,7 @@ func WorkspaceName(root, name string) string {
 // dnsLabel makes s a DNS-1123 label of at most n characters (fallback
 // when nothing is left).
 func dnsLabel(s string, n int, fallback string) string {
-	s = dnsInvalid.ReplaceAllString(strings.ToLower(s), "-")
+	s = dnsInvalid().ReplaceAllString(strings.ToLower(s), "-")
 	if len(s) > n {
 		s = s[:n]
 	}
@@ -141,7 +144,7 @@ func agents(cfg *schema.Config) []*schema.Resolved {
 }
 
 // envRef finds the variables a value reads: ${NAME} and ${NAME:-default}.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`) })
 
 // secretKeys are the environment variables the agents rs need from the
 // Secret: those their MCP servers read, the hub sources' tokens and
@@ -166,7 +169,7 @@ func secretKeys(cfg *schema.Config, rs []*schema.Resolved) []string {
 			vals = append(vals, slices.Collect(maps.Values(s.Env))...)
 			vals = append(vals, slices.Collect(maps.Values(s.Headers))...)
 			for _, v := range vals {
-				for _, m := range envRef.FindAllStringSubmatch(v, -1) {
+				for _, m := range envRef().FindAllStringSubmatch(v, -1) {
 					keys[m[1]] = true
 				}
 			}
