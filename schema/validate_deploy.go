@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -143,8 +145,40 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 		w.Warning = true
 		ds = append(ds, w)
 	}
+	if g := d.github(); g != nil && g.Actctl == "latest" {
+		w := c.Diag(Path("deploy", "github"), "the workflows install actctl@latest: give deploy.github.actctl a version (\"v0.9.0\") so that every run uses the actctl you tested")
+		w.Warning = true
+		ds = append(ds, w)
+	}
+	ds = append(ds, c.validateDeployDirs()...)
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		ds = append(ds, c.validateAgentDeploy(name, now)...)
+	}
+	return ds
+}
+
+// validateDeployDirs refuses a target directory outside the workspace
+// root or where actctl keeps its own files.
+func (c *Config) validateDeployDirs() Diagnostics {
+	var ds Diagnostics
+	check := func(target, dir string) {
+		clean := path.Clean(strings.ReplaceAll(dir, `\`, "/"))
+		why := ProtectedDir(clean)
+		if path.IsAbs(clean) || filepath.IsAbs(dir) || clean == ".." || strings.HasPrefix(clean, "../") {
+			why = "it is not inside the workspace root"
+		}
+		if why != "" {
+			ds = append(ds, c.Diag(Path("deploy", target, "dir"), "dir %q: %s; give a directory relative to the workspace root", dir, why))
+		}
+	}
+	if k := c.Deploy.kubernetes(); k != nil {
+		check(TargetKubernetes, k.Dir)
+	}
+	if g := c.Deploy.github(); g != nil {
+		check(TargetGitHub, g.Dir)
+	}
+	if s := c.Deploy.Systemd; s != nil {
+		check(TargetSystemd, s.Dir)
 	}
 	return ds
 }

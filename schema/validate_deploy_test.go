@@ -109,6 +109,7 @@ func TestDeployWarnings(t *testing.T) {
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
 		`actant.cue:3:43: warning: deploy.kubernetes.image: image "ghcr.io/acme/agents:latest" is not pinned by digest`,
+		`actant.cue:4:2: warning: deploy.github: the workflows install actctl@latest: give deploy.github.actctl a version`,
 		`templates.emp.schedule.cron[0].pattern: agent "e" on Kubernetes (shape cron): "30 2 * * *" falls in the daylight saving change of`,
 		`templates.emp.schedule.cron[0].pattern: agent "e" on GitHub Actions: "30 2 * * *" falls in the daylight saving change of`,
 	} {
@@ -125,4 +126,17 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return at
+}
+
+// TestDeployDirs: a target directory outside the root or among actctl's
+// own files is refused at its field.
+func TestDeployDirs(t *testing.T) {
+	for _, dir := range []string{"../out", "/abs", ".actant/k8s", ".git", "actant.owned"} {
+		src := strings.Replace(deployBase, `secret: "actctl-agents"}`, `secret: "actctl-agents", dir: "`+dir+`"}`, 1)
+		src = strings.NewReplacer("INTERVAL", "30m", "PATTERN", "0 9 * * 1", "SHAPE", "resident", "SVC", "").Replace(src)
+		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		if err == nil || !strings.Contains(err.Error(), `deploy.kubernetes.dir: dir "`+dir+`": `) {
+			t.Errorf("dir %q: %v", dir, err)
+		}
+	}
 }
