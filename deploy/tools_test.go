@@ -99,3 +99,20 @@ func TestSystemdVerify(t *testing.T) {
 		t.Errorf("verify accepts a missing command:\n%s", out)
 	}
 }
+
+// TestKustomize builds the rendered directory with `kubectl kustomize`
+// (offline: no cluster is asked) where kubectl is installed.
+func TestKustomize(t *testing.T) {
+	bin := tool(t, "kubectl", false)
+	outs := renderTeam(t)
+	dir := writeOutput(t, outs[0])
+	out, err := exec.Command(bin, "kustomize", filepath.Join(dir, "deploy", "k8s")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl kustomize: %v\n%s", err, out)
+	}
+	for _, want := range []string{"kind: StatefulSet", "kind: CronJob", "namespace: agents"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("kustomize output lacks %q", want)
+		}
+	}
+}
