@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -41,8 +42,12 @@ func TestDeployApply(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	hook := `hooks: log: {on: "agent:created", run: {command: "/bin/sh", args: ["-c", "echo \"$ACTCTL_EVENT\" >> events.log"]}}` + "\n"
 	writeFiles(t, dir, map[string]string{"actant.cue": deployConfig(kubeTarget+"\n"+githubTarget+"\n\tsystemd: {}") + hook})
-	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+	r := actctl(t, dir, home, "apply")
+	if r.Code != 0 {
 		t.Fatalf("apply: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if !regexp.MustCompile(`create +deploy/k8s/workspace.yaml +target deploy:kubernetes\n`).MatchString(r.Stdout) {
+		t.Errorf("apply names the target of its files as such:\n%s", r.Stdout)
 	}
 	// agent:* hooks are about agents: a target's files fire none.
 	if ev := read(t, filepath.Join(dir, "events.log")); !strings.Contains(ev, `"night"`) || strings.Contains(ev, "deploy:") {
@@ -102,6 +107,11 @@ func TestDeployApply(t *testing.T) {
 func TestDeployRefusals(t *testing.T) {
 	for _, tc := range []struct{ name, cfg, want string }{
 		{"interval", strings.Replace(deployConfig(kubeTarget), `"30m"`, `"45m"`, 1), `actant.cue:8:34: templates.emp.schedule.heartbeat.interval: agent "night" on Kubernetes (shape cron): an interval of 45m0s has no cron equivalent`},
+		{"github-often", strings.Replace(deployConfig(githubTarget), `"30m"`, `"2m"`, 1), `actant.cue:8:34: templates.emp.schedule.heartbeat.interval: agent "day" on GitHub Actions: a heartbeat every 2m0s is more often than GitHub runs schedules`},
+		{"github-service", deployConfig(githubTarget) + `templates: svc: {backend: "claude-code", archetype: "service"}
+agents: api: {template: "svc", deploy: github: true}
+`, `actant.cue:15:48: agents.api.deploy.github: agent "api" is a service: GitHub Actions runs scheduled tasks only`},
+		{"dir", deployConfig(strings.Replace(kubeTarget, `secret: "s"`, `secret: "s", dir: ".actant/k8s"`, 1)), `deploy.kubernetes.dir: dir ".actant/k8s": `},
 		{"norepo", deployConfig(strings.Replace(kubeTarget, `, repo: {url: "https://example.com/r.git", ref: "main"}`, "", 1)), `deploy.kubernetes: no repository for the pods to clone`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
