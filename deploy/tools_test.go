@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/schedule"
 )
 
 // tool returns the path of a checking tool, or skips the test when it
@@ -114,5 +116,22 @@ func TestKustomize(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("kustomize output lacks %q", want)
 		}
+	}
+}
+
+// TestSystemdWeekly checks the claim of docs/deploy.md's table that
+// systemd reads "weekly" as Monday where cron's @weekly is Sunday (one
+// reason actctl renders no timers).
+func TestSystemdWeekly(t *testing.T) {
+	bin := tool(t, "systemd-analyze", false)
+	out, err := exec.Command(bin, "calendar", "weekly").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Normalized form: Mon *-*-* 00:00:00") {
+		t.Errorf("systemd's weekly is no longer Monday:\n%s", out)
+	}
+	if p, _ := schedule.PortablePattern("@weekly"); p != "0 0 * * 0" {
+		t.Errorf("cron's @weekly: %q, want Sunday", p)
 	}
 }
