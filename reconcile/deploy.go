@@ -29,6 +29,9 @@ func deployTargets(cfg *schema.Config) ([]*materialize.Target, error) {
 	}
 	targets := make([]*materialize.Target, 0, len(outs))
 	for _, out := range outs {
+		if len(out.Files) == 0 {
+			continue // a target with no employee to run: no record either
+		}
 		t := &materialize.Target{Agent: out.Owner(), Dir: cfg.Root, Conflict: "error"}
 		for _, f := range out.Files {
 			t.Entries = append(t.Entries, materialize.Entry{Path: f.Path, Mode: materialize.ModeFile, Content: f.Content})

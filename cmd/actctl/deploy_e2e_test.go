@@ -100,6 +100,20 @@ func TestDeployApply(t *testing.T) {
 	if strings.Contains(read(t, filepath.Join(dir, "actant.owned")), "deploy:kubernetes") {
 		t.Error("actant.owned still records deploy:kubernetes")
 	}
+	// GitHub with no employee renders nothing and records nothing.
+	writeFiles(t, dir, map[string]string{"actant.cue": "package actant\ndeploy: {\n" + githubTarget + "\n}\n"})
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply without employees: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	var left []string
+	for _, f := range listFiles(t, dir) {
+		if !strings.HasPrefix(f, ".actant/") { // the lock, caches, --force's backup
+			left = append(left, f)
+		}
+	}
+	if !slices.Equal(left, []string{"actant.cue", "events.log"}) {
+		t.Errorf("left: %v", left)
+	}
 }
 
 // TestDeployRefusals: a config a target cannot run is refused with its
