@@ -126,9 +126,9 @@ func dnsLabel(s string, n int, fallback string) string {
 	return s
 }
 
-// employees lists the declared employees and services, by name, with
-// their resolved config; agents that do not resolve are left out (the
-// config's validation reports them).
+// agents lists the declared employees and services (what `up` runs), by
+// name, resolved; an agent that does not resolve (the config's
+// validation reports it) and one `actctl proxy` made are left out.
 func agents(cfg *schema.Config) []*schema.Resolved {
 	var out []*schema.Resolved
 	for _, n := range slices.Sorted(maps.Keys(cfg.Agents)) {
