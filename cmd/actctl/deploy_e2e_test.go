@@ -147,3 +147,17 @@ agents: api: {template: "svc", deploy: github: true}
 		})
 	}
 }
+
+// TestDeployValidateWarns: validate warns, at the entry, where a target's
+// daylight saving rule runs it otherwise than actctl, and exits 0.
+func TestDeployValidateWarns(t *testing.T) {
+	dir := t.TempDir()
+	cfg := strings.Replace(deployConfig(kubeTarget), `heartbeat: {interval: "30m", prompt: "look around"}`,
+		`cron: [{pattern: "30 2 * * *", prompt: "nightly", timezone: "Europe/Paris"}]`, 1)
+	writeFiles(t, dir, map[string]string{"actant.cue": cfg})
+	r := actctl(t, dir, "", "validate")
+	want := `actant.cue:8:29: warning: templates.emp.schedule.cron[0].pattern: agent "night" on Kubernetes (shape cron): "30 2 * * *" falls in the daylight saving change of `
+	if r.Code != 0 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stderr, `agent "day"`) {
+		t.Errorf("validate: %d\n%s\nwant %s (and nothing for the resident day)", r.Code, r.Stderr, want)
+	}
+}
