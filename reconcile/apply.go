@@ -280,10 +280,15 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		stateCh <- rec
 	}()
 	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg), UserText: userText})
+	deployed, derr := deployTargets(cfg)
 	rec := <-stateCh
 	if errs := diags.Errors(); len(errs) > 0 {
 		return nil, errs
 	}
+	if derr != nil {
+		return nil, derr
+	}
+	targets = append(targets, deployed...)
 	r := &run{cfg: cfg, targets: targets, crash: o.crash}
 	for _, d := range diags {
 		if d.Warning {

@@ -32,6 +32,8 @@ type Config struct {
 	Templates  map[string]Template     `json:"templates,omitempty"`
 	Agents     map[string]Agent        `json:"agents,omitempty"`
 	Hooks      map[string]Hook         `json:"hooks,omitempty"`
+	// Deploy: the targets apply renders beyond one machine (deploy.go).
+	Deploy *Deploy `json:"deploy,omitempty"`
 
 	// Warnings found while loading (they do not stop anything).
 	Warnings Diagnostics `json:"-"`
@@ -485,6 +487,9 @@ type Agent struct {
 	// workspace and reset to its ref before each task (docs/runtime.md,
 	// "Checkout"); nil when none.
 	Checkout *Checkout `json:"checkout,omitempty"`
+
+	// Deploy: the agent's place on the deploy targets (deploy.go).
+	Deploy *AgentDeploy `json:"deploy,omitempty"`
 
 	// Adhoc marks an agent that `actctl proxy` created (-t, or a tool
 	// agent's per-project copy) and recorded in .actant/adhoc.json rather

@@ -85,6 +85,9 @@ func (c *Config) Validate() Diagnostics {
 		ds = append(ds, c.validateAgent(name)...)
 	}
 	ds = append(ds, c.validateHooks()...)
+	if c.Deploy != nil {
+		ds = append(ds, c.validateDeploy(time.Now())...)
+	}
 	return ds
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/deploy"
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/internal/gitignored"
@@ -243,7 +244,11 @@ func printItems(g *globals, res *reconcile.Result) {
 	for _, it := range res.Items {
 		var extra []string
 		if len(it.Agents) > 0 {
-			extra = append(extra, "agent "+strings.Join(it.Agents, ","))
+			owner := "agent "
+			if strings.HasPrefix(it.Agents[0], deploy.OwnerPrefix) {
+				owner = "target " // a deploy: target's file (docs/deploy.md)
+			}
+			extra = append(extra, owner+strings.Join(it.Agents, ","))
 		}
 		if it.Policy != "" && (it.Action == reconcile.ActConflict || it.Action == reconcile.ActSkip || it.Action == reconcile.ActWarning) {
 			extra = append(extra, "workDirConflict="+it.Policy)

@@ -187,3 +187,33 @@ func TestCopiedWorkspaceRefused(t *testing.T) {
 		t.Errorf("the moved workspace changed: %v", got)
 	}
 }
+
+// TestTeamExample: examples/team commits the files its deploy: targets
+// render (docs/deploy.md); on a copy, `actctl diff` finds them exactly
+// what the config says (exit 0), and `validate` has nothing to warn.
+func TestTeamExample(t *testing.T) {
+	src, _ := filepath.Abs("../../examples/team")
+	dir := t.TempDir()
+	for _, rel := range listFiles(t, src) {
+		if top := strings.Split(rel, "/")[0]; top == ".actant" || exampleOutputs[top] {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, dir, map[string]string{rel: string(b)})
+	}
+	for _, f := range []string{"deploy/k8s/workspace.yaml", "deploy/k8s/cron-triage.yaml", ".github/workflows/actctl-triage.yml", "deploy/systemd/actctl-up@.service"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the example does not commit %s", f)
+		}
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	if r := actctl(t, dir, home, "diff", "deploy:kubernetes", "deploy:github", "deploy:systemd"); r.Code != 0 || r.Stdout != "" {
+		t.Errorf("actctl diff on examples/team: %d (re-render with actctl -C examples/team apply and commit)\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := actctl(t, dir, home, "validate"); r.Code != 0 || strings.Contains(r.Stderr, "warning") {
+		t.Errorf("validate: %d %s", r.Code, r.Stderr)
+	}
+}

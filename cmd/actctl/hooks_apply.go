@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/actctl/actctl/deploy"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
@@ -69,10 +70,13 @@ func (a *applyEvents) fire(res *reconcile.Result) {
 	pruned := map[string]bool{}
 	for _, name := range res.Pruned {
 		pruned[name] = true
+		if strings.HasPrefix(name, deploy.OwnerPrefix) {
+			continue // a deploy target's files, no agent (docs/deploy.md)
+		}
 		a.bus.Publish(hooks.Event{Name: "agent:destroyed", Agent: name, Time: now})
 	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if pruned[name] {
+		if pruned[name] || strings.HasPrefix(name, deploy.OwnerPrefix) {
 			continue
 		}
 		ev := hooks.Event{Name: "agent:modified", Agent: name, Time: now, Data: map[string]any{"files": files[name]}}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/deploy"
 	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/up"
 )
@@ -86,42 +86,40 @@ func upTarget(g *globals) (control.Target, error) {
 	}
 	k := &control.Kube{Context: g.Kube.Context, Namespace: g.Kube.Namespace, Pod: g.Kube.Pod,
 		Container: g.Kube.Container, Workdir: g.Kube.Workdir}
-	if k.Pod == "" {
-		root, err := upRoot(g)
-		if err != nil {
-			return control.Target{}, fmt.Errorf("--kube: the default pod is named after the workspace (or give --kube-pod): %w", err)
+	if k.Pod == "" || k.Namespace == "" {
+		if err := kubeDefaults(g, k); err != nil {
+			return control.Target{}, err
 		}
-		k.Pod = "actctl-" + workspaceName(root) + "-0"
 	}
 	return control.Target{Kube: k}, nil
 }
 
-// maxWorkspaceName keeps the StatefulSet's name (actctl-NAME) within 52
-// characters, Kubernetes' limit for a StatefulSet's pods to be labelled.
-const maxWorkspaceName = 45
-
-// workspaceName is the workspace's name in Kubernetes: the root
-// directory's base name, lowercased, as a DNS-1123 label (other
-// characters become '-'). It must match deploy.WorkspaceName, which
-// names the StatefulSet actctl-NAME (with deploy.kubernetes.name first).
-func workspaceName(root string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(filepath.Base(root)) {
-		switch {
-		case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
-			b.WriteRune(r)
-		case !strings.HasSuffix(b.String(), "-"):
-			b.WriteByte('-')
+// kubeDefaults fills the pod (and the namespace when not given) from the
+// workspace's deploy.kubernetes, as apply renders its StatefulSet
+// (deploy.WorkspaceName): without that block, the pod is named after the
+// root directory and the namespace is the context's.
+func kubeDefaults(g *globals, k *control.Kube) error {
+	root, err := upRoot(g)
+	if err != nil {
+		if k.Pod != "" {
+			return nil // the context's namespace
+		}
+		return fmt.Errorf("--kube: the default pod is named after the workspace (or give --kube-pod): %w", err)
+	}
+	var name string
+	cfg, err := g.Load()
+	if err != nil {
+		g.Warn("--kube: the pod is named after the workspace directory: %v", err)
+	} else if cfg.Deploy != nil && cfg.Deploy.Kubernetes != nil {
+		name = cfg.Deploy.Kubernetes.Name
+		if k.Namespace == "" {
+			k.Namespace = cfg.Deploy.Kubernetes.Namespace
 		}
 	}
-	name := b.String()
-	if len(name) > maxWorkspaceName {
-		name = name[:maxWorkspaceName]
+	if k.Pod == "" {
+		k.Pod = "actctl-" + deploy.WorkspaceName(root, name) + "-0"
 	}
-	if name = strings.Trim(name, "-"); name == "" {
-		return "workspace"
-	}
-	return name
+	return nil
 }
 
 // kubeStatus is `status --kube`: the agents the pod's up holds, as up

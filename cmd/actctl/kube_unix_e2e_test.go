@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/deploy"
 
 	"github.com/actctl/actctl/internal/testutil"
 	"github.com/actctl/actctl/tasklog"
@@ -312,7 +315,7 @@ func TestKubeBadInput(t *testing.T) {
 
 	t.Setenv("FAKE_KUBECTL_FAIL", `Error from server (NotFound): pods "actctl-x-0" not found`)
 	r := actctl(t, root, home, "--kube", "--kube-context", "prod", "status")
-	want := "actctl: kubectl exec failed (kubectl --context prod exec -i actctl-" + workspaceName(root) + "-0 -- actctl control-relay -C /workspace): exit status 1: " +
+	want := "actctl: kubectl exec failed (kubectl --context prod exec -i actctl-" + deploy.WorkspaceName(root, "") + "-0 -- actctl control-relay -C /workspace): exit status 1: " +
 		"unrelated first line\nError from server (NotFound): pods \"actctl-x-0\" not found; check the context, namespace and pod (--kube-context, --kube-namespace, --kube-pod) and that you may create pods/exec there\n"
 	if r.Code != 1 || r.Stderr != want {
 		t.Fatalf("failing kubectl: %d\n%s\nwant\n%s", r.Code, r.Stderr, want)
@@ -356,5 +359,32 @@ func TestKubeBadInput(t *testing.T) {
 	}
 	if n := len(k.calls(t)); n != 1 {
 		t.Errorf("kubectl ran %d times, want once (the failing run)", n)
+	}
+}
+
+// TestKubeDeployDefaults: with deploy.kubernetes in actant.cue, --kube
+// reaches the pod apply's StatefulSet runs (its name) in its namespace;
+// the flags win over both.
+func TestKubeDeployDefaults(t *testing.T) {
+	installFakeKubectl(t)
+	root, home := upWorkspace(t)
+	f, err := os.OpenFile(filepath.Join(root, "actant.cue"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `deploy: kubernetes: {namespace: "agents", name: "team", image: "img@sha256:`+strings.Repeat("a", 64)+`", repo: {url: "https://example.com/r.git", ref: "main"}, storage: size: "1Gi", secret: "s"}`)
+	f.Close()
+	t.Setenv("FAKE_KUBECTL_FAIL", "no")
+	for _, tc := range []struct {
+		args []string
+		argv string
+	}{
+		{nil, "kubectl -n agents exec -i actctl-team-0 --"},
+		{[]string{"--kube-namespace", "ops", "--kube-pod", "p-0"}, "kubectl -n ops exec -i p-0 --"},
+	} {
+		r := actctl(t, root, home, append(append([]string{"--kube"}, tc.args...), "status")...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "kubectl exec failed ("+tc.argv) {
+			t.Errorf("--kube %v status: %d\n%s\nwant argv %s", tc.args, r.Code, r.Stderr, tc.argv)
+		}
 	}
 }

@@ -1,0 +1,221 @@
+package deploy
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// The actions the workflows use, pinned by commit (a tag can be moved;
+// docs/deploy.md, "GitHub Actions"); the version each commit is, for the
+// file's header and for whoever updates them.
+var actions = []struct{ name, ref, version string }{
+	{"actions/checkout", "11bd71901bbe5b1630ceea73d27597364c9af683", "v4.2.2"},
+	{"actions/setup-go", "0aaccfd150d50ccaeb58ebd88d36e91967a5f35b", "v5.4.0"},
+	{"actions/cache/restore", "5a3ec84eff668545956fd18022155c47e93e2684", "v4.2.3"},
+	{"actions/cache/save", "5a3ec84eff668545956fd18022155c47e93e2684", "v4.2.3"},
+	{"actions/upload-artifact", "ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"},
+}
+
+func uses(name string) string {
+	for _, a := range actions {
+		if a.name == name {
+			return a.name + "@" + a.ref
+		}
+	}
+	panic("deploy: unknown action " + name)
+}
+
+// taskTimeout bounds a workflow's job, in minutes.
+const taskTimeout = 60
+
+type workflow struct {
+	Name        string            `yaml:"name"`
+	On          workflowOn        `yaml:"on"`
+	Concurrency concurrency       `yaml:"concurrency"`
+	Permissions map[string]string `yaml:"permissions"`
+	Jobs        map[string]job    `yaml:"jobs"`
+}
+
+type workflowOn struct {
+	Schedule         []cronTrigger `yaml:"schedule,omitempty"`
+	WorkflowDispatch dispatch      `yaml:"workflow_dispatch"`
+}
+
+type cronTrigger struct {
+	Cron     string `yaml:"cron"`
+	Timezone string `yaml:"timezone,omitempty"`
+}
+
+type dispatch struct {
+	Inputs map[string]input `yaml:"inputs"`
+}
+
+type input struct {
+	Description string `yaml:"description"`
+	Required    bool   `yaml:"required"`
+	Type        string `yaml:"type"`
+}
+
+type concurrency struct {
+	Group            string `yaml:"group"`
+	CancelInProgress bool   `yaml:"cancel-in-progress"`
+}
+
+type job struct {
+	RunsOn         string            `yaml:"runs-on"`
+	TimeoutMinutes int               `yaml:"timeout-minutes"`
+	Env            map[string]string `yaml:"env,omitempty"`
+	Steps          []step            `yaml:"steps"`
+}
+
+type step struct {
+	Name string            `yaml:"name"`
+	If   string            `yaml:"if,omitempty"`
+	Uses string            `yaml:"uses,omitempty"`
+	With map[string]string `yaml:"with,omitempty"`
+	Env  map[string]string `yaml:"env,omitempty"`
+	Run  string            `yaml:"run,omitempty"`
+}
+
+// renderGitHub renders a workflow per employee on GitHub Actions.
+func renderGitHub(cfg *schema.Config, o Options) ([]File, error) {
+	g := cfg.Deploy.GitHub
+	var files []File
+	for _, r := range agents(cfg) {
+		if !r.Agent.OnGitHub(r.ArchetypeName) {
+			continue
+		}
+		entries, ds := cfg.TargetSchedule(r.Name, schema.TargetGitHub, o.Now)
+		if errs := ds.Errors(); len(errs) > 0 {
+			return nil, errs
+		}
+		b, err := githubWorkflow(cfg, g, r, entries)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{Path: path.Join(path.Clean(g.Dir), "actctl-"+r.Name+".yml"), Content: b})
+	}
+	return files, nil
+}
+
+func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved, entries []schema.ScheduleEntry) ([]byte, error) {
+	w := workflow{
+		Name:        "actctl " + r.Name,
+		Concurrency: concurrency{Group: "actctl-" + r.Name},
+		Permissions: map[string]string{"contents": "read"},
+		On: workflowOn{WorkflowDispatch: dispatch{Inputs: map[string]input{
+			"prompt": {Description: "A task for " + r.Name + " (empty: its heartbeat)", Type: "string"},
+		}}},
+	}
+	if g.State == schema.StateBranch {
+		w.Permissions["contents"] = "write"
+	}
+	heartbeat := false
+	for _, e := range entries {
+		t := cronTrigger{Cron: e.Pattern}
+		if e.Timezone != "UTC" {
+			t.Timezone = e.Timezone
+		}
+		w.On.Schedule = append(w.On.Schedule, t)
+		heartbeat = heartbeat || e.Source == "heartbeat"
+	}
+	env := map[string]string{}
+	for _, k := range secretKeys(cfg, []*schema.Resolved{r}) {
+		env[k] = "${{ secrets." + k + " }}"
+	}
+	w.Jobs = map[string]job{"task": {RunsOn: g.RunsOn, TimeoutMinutes: taskTimeout, Env: env, Steps: githubSteps(g, r, heartbeat)}}
+	body, err := yamlDocs(w)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString(string(body[:bytes.IndexByte(body, '\n')+1]))
+	b.WriteString("# Actions pinned by commit:")
+	for _, a := range actions {
+		fmt.Fprintf(&b, " %s %s,", a.name, a.version)
+	}
+	b.Truncate(b.Len() - 1)
+	b.WriteString(".\n")
+	b.Write(body[bytes.IndexByte(body, '\n')+1:])
+	return b.Bytes(), nil
+}
+
+// githubSteps: check out, install actctl and the backend, restore the
+// employee's instance (its .heartbeat and logs), run the task, save the
+// instance, upload its logs.
+func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) []step {
+	inst := "${{ runner.temp }}/actant/instances/" + r.Name
+	steps := []step{
+		{Name: "Check out", Uses: uses("actions/checkout"), With: map[string]string{"persist-credentials": fmt.Sprint(g.State == schema.StateBranch)}},
+		{Name: "Set up Go", Uses: uses("actions/setup-go"), With: map[string]string{"go-version": "stable", "cache": "false"}},
+		{Name: "Install actctl", Run: "go install github.com/actctl/actctl/cmd/actctl@" + g.Actctl + "\n"},
+	}
+	if inst := r.Backend.Install; inst != "" {
+		steps = append(steps, step{Name: "Install " + r.BackendName, Run: inst + "\n"})
+	}
+	steps = append(steps, step{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"})
+	if g.State == schema.StateBranch {
+		steps = append(steps, step{Name: "Restore " + r.Name + "'s state", Run: branchRestore(r.Name)})
+	} else {
+		steps = append(steps, step{Name: "Restore " + r.Name + "'s state", Uses: uses("actions/cache/restore"),
+			With: map[string]string{"path": inst, "key": "actctl-" + r.Name + "-${{ github.run_id }}", "restore-keys": "actctl-" + r.Name + "-"}})
+	}
+	steps = append(steps, step{Name: "Run the task",
+		Env: map[string]string{"PROMPT": "${{ inputs.prompt }}", "SCHEDULE": "${{ github.event.schedule }}"},
+		Run: taskScript(r.Name, heartbeat)})
+	if g.State == schema.StateBranch {
+		steps = append(steps, step{Name: "Save " + r.Name + "'s state", If: "always()", Run: branchSave(r.Name)})
+	} else {
+		steps = append(steps, step{Name: "Save " + r.Name + "'s state", If: "always()", Uses: uses("actions/cache/save"),
+			With: map[string]string{"path": inst, "key": "actctl-" + r.Name + "-${{ github.run_id }}"}})
+	}
+	return append(steps, step{Name: "Upload the task log", If: "always()", Uses: uses("actions/upload-artifact"),
+		With: map[string]string{"name": "actctl-" + r.Name + "-${{ github.run_id }}", "path": inst + "/logs", "if-no-files-found": "ignore"}})
+}
+
+// taskScript runs the task the event asks for: the schedule that fired,
+// the prompt given by hand, else the heartbeat. The prompt and the
+// schedule come in environment variables, never in the script's text.
+func taskScript(name string, heartbeat bool) string {
+	fallback := "  actctl task " + name + " --source heartbeat --frozen\n"
+	if !heartbeat {
+		fallback = "  echo \"" + name + " has no heartbeat: give a prompt\" >&2\n  exit 2\n"
+	}
+	return "if [ -n \"$SCHEDULE\" ]; then\n" +
+		"  actctl task " + name + " --schedule \"$SCHEDULE\" --frozen\n" +
+		"elif [ -n \"$PROMPT\" ]; then\n" +
+		"  actctl task " + name + " -p \"$PROMPT\" --frozen\n" +
+		"else\n" + fallback + "fi\n"
+}
+
+// stateBranch is the branch holding an employee's instance between runs.
+func stateBranch(name string) string { return "actctl/state/" + name }
+
+func branchRestore(name string) string {
+	return strings.Join([]string{
+		`dir="$ACTANT_HOME/instances/` + name + `"`,
+		`mkdir -p "$dir"`,
+		`if git fetch --depth 1 origin "refs/heads/` + stateBranch(name) + `"; then`,
+		`  git archive FETCH_HEAD | tar -x -C "$dir"`,
+		`fi`,
+	}, "\n") + "\n"
+}
+
+// branchSave commits the instance directory, as one commit with no
+// parent, to the state branch (force-pushed: the branch never grows).
+func branchSave(name string) string {
+	return strings.Join([]string{
+		`dir="$ACTANT_HOME/instances/` + name + `"`,
+		`[ -d "$dir" ] || exit 0`,
+		`export GIT_DIR="$GITHUB_WORKSPACE/.git" GIT_WORK_TREE="$dir" GIT_INDEX_FILE="$RUNNER_TEMP/actctl-state.index"`,
+		`cd "$dir"`,
+		`git add -A .`,
+		`tree=$(git write-tree)`,
+		`commit=$(git -c user.name=actctl -c user.email=actctl@users.noreply.github.com commit-tree "$tree" -m "actctl: ` + name + `'s state after run $GITHUB_RUN_ID")`,
+		`git push --force origin "$commit:refs/heads/` + stateBranch(name) + `"`,
+	}, "\n") + "\n"
+}

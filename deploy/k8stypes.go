@@ -1,0 +1,159 @@
+package deploy
+
+// The few Kubernetes types the renderer writes, with the fields it sets
+// and in the order kubectl prints them. The tests decode every document
+// into k8s.io/api's types, rejecting unknown fields.
+
+type meta struct {
+	Name        string            `yaml:"name,omitempty"`
+	Namespace   string            `yaml:"namespace,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty"`
+	Annotations map[string]string `yaml:"annotations,omitempty"`
+}
+
+type object struct {
+	APIVersion                   string `yaml:"apiVersion"`
+	Kind                         string `yaml:"kind"`
+	Metadata                     meta   `yaml:"metadata"`
+	AutomountServiceAccountToken *bool  `yaml:"automountServiceAccountToken,omitempty"`
+	Spec                         any    `yaml:"spec,omitempty"`
+}
+
+type kustomization struct {
+	APIVersion string   `yaml:"apiVersion"`
+	Kind       string   `yaml:"kind"`
+	Namespace  string   `yaml:"namespace"`
+	Resources  []string `yaml:"resources"`
+}
+
+type serviceSpec struct {
+	ClusterIP string            `yaml:"clusterIP"`
+	Selector  map[string]string `yaml:"selector"`
+}
+
+type selector struct {
+	MatchLabels map[string]string `yaml:"matchLabels"`
+}
+
+type statefulSetSpec struct {
+	ServiceName          string        `yaml:"serviceName"`
+	Replicas             int           `yaml:"replicas"`
+	Selector             selector      `yaml:"selector"`
+	Template             podTemplate   `yaml:"template"`
+	VolumeClaimTemplates []claimObject `yaml:"volumeClaimTemplates"`
+}
+
+type claimObject struct {
+	Metadata meta      `yaml:"metadata"`
+	Spec     claimSpec `yaml:"spec"`
+}
+
+type claimSpec struct {
+	AccessModes      []string  `yaml:"accessModes"`
+	StorageClassName string    `yaml:"storageClassName,omitempty"`
+	Resources        resources `yaml:"resources"`
+}
+
+type resources struct {
+	Requests map[string]string `yaml:"requests"`
+}
+
+type podTemplate struct {
+	Metadata meta    `yaml:"metadata"`
+	Spec     podSpec `yaml:"spec"`
+}
+
+type podSpec struct {
+	ServiceAccountName            string      `yaml:"serviceAccountName"`
+	AutomountServiceAccountToken  bool        `yaml:"automountServiceAccountToken"`
+	RestartPolicy                 string      `yaml:"restartPolicy,omitempty"`
+	TerminationGracePeriodSeconds int         `yaml:"terminationGracePeriodSeconds"`
+	SecurityContext               podSecurity `yaml:"securityContext"`
+	InitContainers                []container `yaml:"initContainers"`
+	Containers                    []container `yaml:"containers"`
+	Volumes                       []volume    `yaml:"volumes"`
+}
+
+type podSecurity struct {
+	RunAsNonRoot   bool           `yaml:"runAsNonRoot"`
+	RunAsUser      int            `yaml:"runAsUser"`
+	RunAsGroup     int            `yaml:"runAsGroup"`
+	FSGroup        int            `yaml:"fsGroup"`
+	SeccompProfile seccompProfile `yaml:"seccompProfile"`
+}
+
+type seccompProfile struct {
+	Type string `yaml:"type"`
+}
+
+type container struct {
+	Name                     string            `yaml:"name"`
+	Image                    string            `yaml:"image"`
+	Command                  []string          `yaml:"command"`
+	Args                     []string          `yaml:"args,omitempty"`
+	Env                      []envVar          `yaml:"env"`
+	VolumeMounts             []volumeMount     `yaml:"volumeMounts"`
+	TerminationMessagePolicy string            `yaml:"terminationMessagePolicy,omitempty"`
+	SecurityContext          containerSecurity `yaml:"securityContext"`
+}
+
+type containerSecurity struct {
+	ReadOnlyRootFilesystem   bool         `yaml:"readOnlyRootFilesystem"`
+	AllowPrivilegeEscalation bool         `yaml:"allowPrivilegeEscalation"`
+	Capabilities             capabilities `yaml:"capabilities"`
+}
+
+type capabilities struct {
+	Drop []string `yaml:"drop"`
+}
+
+type envVar struct {
+	Name      string     `yaml:"name"`
+	Value     string     `yaml:"value,omitempty"`
+	ValueFrom *envSource `yaml:"valueFrom,omitempty"`
+}
+
+type envSource struct {
+	SecretKeyRef secretKeyRef `yaml:"secretKeyRef"`
+}
+
+type secretKeyRef struct {
+	Name string `yaml:"name"`
+	Key  string `yaml:"key"`
+}
+
+type volumeMount struct {
+	Name      string `yaml:"name"`
+	MountPath string `yaml:"mountPath"`
+}
+
+type volume struct {
+	Name                  string    `yaml:"name"`
+	EmptyDir              *struct{} `yaml:"emptyDir,omitempty"`
+	PersistentVolumeClaim *claimRef `yaml:"persistentVolumeClaim,omitempty"`
+}
+
+type claimRef struct {
+	ClaimName string `yaml:"claimName"`
+}
+
+type cronJobSpec struct {
+	Schedule                   string      `yaml:"schedule"`
+	TimeZone                   string      `yaml:"timeZone"`
+	ConcurrencyPolicy          string      `yaml:"concurrencyPolicy"`
+	StartingDeadlineSeconds    int         `yaml:"startingDeadlineSeconds"`
+	SuccessfulJobsHistoryLimit int         `yaml:"successfulJobsHistoryLimit"`
+	FailedJobsHistoryLimit     int         `yaml:"failedJobsHistoryLimit"`
+	JobTemplate                jobTemplate `yaml:"jobTemplate"`
+}
+
+type jobTemplate struct {
+	Metadata meta    `yaml:"metadata"`
+	Spec     jobSpec `yaml:"spec"`
+}
+
+type jobSpec struct {
+	BackoffLimit            int         `yaml:"backoffLimit"`
+	TTLSecondsAfterFinished int         `yaml:"ttlSecondsAfterFinished"`
+	Template                podTemplate `yaml:"template"`
+}

@@ -1,0 +1,233 @@
+package deploy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Where things live in a pod (docs/deploy.md, "Kubernetes"): one volume
+// at dataDir holds the clone, $ACTANT_HOME and the backends' $HOME.
+const (
+	dataDir      = "/data"
+	workspaceDir = dataDir + "/workspace"
+	homeDir      = dataDir + "/home"
+	actantHome   = dataDir + "/actant"
+	// uid is the user the pods run as (runAsNonRoot needs a number).
+	uid = 1000
+	// graceSeconds exceeds up's shutdown: the running turn's cancel and
+	// grace (5 s), each agent's stop (5 s) and the shutdown hooks (10 s).
+	graceSeconds = 60
+	// startingDeadline: a tick the controller missed by more is not run
+	// (actctl never replays missed ticks) and it never stops scheduling
+	// after 100 misses.
+	startingDeadline = 300
+	// maxCronJobName is Kubernetes' limit for a CronJob's name (its Jobs
+	// append 11 characters).
+	maxCronJobName = 52
+)
+
+// cloneScript checks the repository out at $ACTCTL_REF into the
+// workspace directory: a clone the first time, a fetch after.
+const cloneScript = `set -eu
+w=` + workspaceDir + `
+if [ -d "$w/.git" ]; then
+  git -C "$w" fetch --depth 1 origin "$ACTCTL_REF"
+  git -C "$w" checkout --force --detach FETCH_HEAD
+else
+  git clone --depth 1 --branch "$ACTCTL_REF" "$ACTCTL_REPO" "$w"
+fi
+`
+
+// kube holds what every Kubernetes document of one workspace shares.
+type kube struct {
+	cfg    *schema.Config
+	k      *schema.DeployKubernetes
+	repo   schema.DeployRepo
+	ws     string // WorkspaceName
+	now    time.Time
+	keys   []string
+	labels map[string]string
+}
+
+func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
+	k := cfg.Deploy.Kubernetes
+	kb := &kube{cfg: cfg, k: k, ws: WorkspaceName(cfg.Root, k.Name), now: o.Now}
+	switch {
+	case k.Repo != nil:
+		kb.repo = *k.Repo
+	case o.Repo != nil:
+		kb.repo = *o.Repo
+	default:
+		return nil, errors.New("no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")
+	}
+	kb.labels = map[string]string{
+		"app.kubernetes.io/name":       "actctl",
+		"app.kubernetes.io/instance":   kb.ws,
+		"app.kubernetes.io/managed-by": "actctl",
+	}
+	all := agents(cfg)
+	kb.keys = secretKeys(cfg, all)
+	var resident, cron []*schema.Resolved
+	for _, r := range all {
+		if r.Agent.KubeShape() == schema.ShapeCron {
+			cron = append(cron, r)
+		} else {
+			resident = append(resident, r)
+		}
+	}
+	ws, err := kb.workspace(resident, len(cron) > 0)
+	if err != nil {
+		return nil, err
+	}
+	files := []File{{Path: kb.path("workspace.yaml"), Content: ws}}
+	resources := []string{"workspace.yaml"}
+	for _, r := range cron {
+		b, err := kb.cronJobs(r)
+		if err != nil {
+			return nil, err
+		}
+		name := "cron-" + r.Name + ".yaml"
+		files = append(files, File{Path: kb.path(name), Content: b})
+		resources = append(resources, name)
+	}
+	kz, err := yamlDocs(kustomization{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", Namespace: k.Namespace, Resources: resources})
+	if err != nil {
+		return nil, err
+	}
+	return append(files, File{Path: kb.path("kustomization.yaml"), Content: kz}), nil
+}
+
+func (kb *kube) path(name string) string { return path.Join(path.Clean(kb.k.Dir), name) }
+
+func (kb *kube) name() string { return "actctl-" + kb.ws }
+
+func (kb *kube) meta(name string, extra map[string]string) meta {
+	labels := map[string]string{}
+	for k, v := range kb.labels {
+		labels[k] = v
+	}
+	for k, v := range extra {
+		labels[k] = v
+	}
+	return meta{Name: name, Namespace: kb.k.Namespace, Labels: labels}
+}
+
+// workspace renders the ServiceAccount, and for resident agents the
+// headless Service and the StatefulSet running `actctl up --frozen`
+// (naming the resident agents when some others run as CronJobs).
+func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, error) {
+	no := false
+	docs := []any{object{APIVersion: "v1", Kind: "ServiceAccount", Metadata: kb.meta(kb.name(), nil), AutomountServiceAccountToken: &no}}
+	if len(resident) == 0 {
+		return yamlDocs(docs...)
+	}
+	args := []string{"-C", workspaceDir, "up", "--frozen"}
+	if named {
+		for _, r := range resident {
+			args = append(args, r.Name)
+		}
+	}
+	sel := map[string]string{"app.kubernetes.io/name": "actctl", "app.kubernetes.io/instance": kb.ws}
+	pm := meta{Labels: kb.labels, Annotations: map[string]string{"actctl.dev/config-digest": ConfigDigest(kb.cfg)}}
+	if len(kb.keys) > 0 {
+		pm.Annotations["actctl.dev/secret-keys"] = strings.Join(kb.keys, ",")
+	}
+	pod := kb.pod(container{Name: "up", Command: []string{"actctl"}, Args: args}, kb.keys, volume{Name: "tmp", EmptyDir: &struct{}{}})
+	sts := statefulSetSpec{
+		ServiceName: kb.name(), Replicas: 1, Selector: selector{MatchLabels: sel},
+		Template:             podTemplate{Metadata: pm, Spec: pod},
+		VolumeClaimTemplates: []claimObject{{Metadata: meta{Name: "data"}, Spec: kb.claim("ReadWriteOnce")}},
+	}
+	docs = append(docs,
+		object{APIVersion: "v1", Kind: "Service", Metadata: kb.meta(kb.name(), nil), Spec: serviceSpec{ClusterIP: "None", Selector: sel}},
+		object{APIVersion: "apps/v1", Kind: "StatefulSet", Metadata: kb.meta(kb.name(), nil), Spec: sts})
+	return yamlDocs(docs...)
+}
+
+func (kb *kube) claim(mode string) claimSpec {
+	return claimSpec{AccessModes: []string{mode}, StorageClassName: kb.k.Storage.Class, Resources: resources{Requests: map[string]string{"storage": kb.k.Storage.Size}}}
+}
+
+// pod is the pod spec around main: the clone first, the data volume
+// (a claim template's "data", unless vols name another) and /tmp; the
+// main container gets keys from the Secret.
+func (kb *kube) pod(main container, keys []string, vols ...volume) podSpec {
+	mounts := []volumeMount{{Name: "data", MountPath: dataDir}, {Name: "tmp", MountPath: "/tmp"}}
+	env := func(more ...envVar) []envVar {
+		return append([]envVar{{Name: "HOME", Value: homeDir}, {Name: "ACTANT_HOME", Value: actantHome}}, more...)
+	}
+	sec := containerSecurity{ReadOnlyRootFilesystem: true, Capabilities: capabilities{Drop: []string{"ALL"}}}
+	clone := container{
+		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript},
+		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
+		VolumeMounts: mounts, SecurityContext: sec,
+	}
+	main.Image, main.VolumeMounts, main.SecurityContext = kb.k.Image, mounts, sec
+	main.Env = env()
+	for _, k := range keys {
+		main.Env = append(main.Env, envVar{Name: k, ValueFrom: &envSource{SecretKeyRef: secretKeyRef{Name: kb.k.Secret, Key: k}}})
+	}
+	return podSpec{
+		ServiceAccountName: kb.name(), TerminationGracePeriodSeconds: graceSeconds,
+		SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid, SeccompProfile: seccompProfile{Type: "RuntimeDefault"}},
+		InitContainers:  []container{clone}, Containers: []container{main}, Volumes: vols,
+	}
+}
+
+// cronJobs renders an employee of shape cron: its ReadWriteOncePod
+// claim (one pod at a time: its tasks serialise, its .heartbeat and
+// logs persist) and a CronJob per schedule entry running `actctl task`.
+func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
+	entries, ds := kb.cfg.TargetSchedule(r.Name, schema.TargetKubernetes, kb.now)
+	if errs := ds.Errors(); len(errs) > 0 {
+		return nil, errs
+	}
+	claim := kname(maxCronJobName, kb.name(), r.Name)
+	agent := map[string]string{"actctl.dev/agent": dnsLabel(r.Name, 63, "agent")}
+	docs := []any{object{APIVersion: "v1", Kind: "PersistentVolumeClaim", Metadata: kb.meta(claim, agent), Spec: kb.claim("ReadWriteOncePod")}}
+	for _, e := range entries {
+		args := []string{"-C", workspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
+		main := container{Name: "task", Command: []string{"actctl"}, Args: args, TerminationMessagePolicy: "FallbackToLogsOnError"}
+		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
+		pod.RestartPolicy = "Never"
+		pod.Containers[0].Env = append(pod.Containers[0].Env, envVar{Name: "ACTCTL_TERMINATION_LOG", Value: "/dev/termination-log"})
+		pm := meta{Labels: withAgent(kb.labels, agent)}
+		spec := cronJobSpec{
+			Schedule: e.Pattern, TimeZone: e.Timezone, ConcurrencyPolicy: "Forbid", StartingDeadlineSeconds: startingDeadline,
+			SuccessfulJobsHistoryLimit: 3, FailedJobsHistoryLimit: 3,
+			JobTemplate: jobTemplate{Metadata: pm, Spec: jobSpec{BackoffLimit: 0, TTLSecondsAfterFinished: 86400, Template: podTemplate{Metadata: pm, Spec: pod}}},
+		}
+		name := kname(maxCronJobName, kb.name(), r.Name, strings.ReplaceAll(e.Source, ":", "-"))
+		docs = append(docs, object{APIVersion: "batch/v1", Kind: "CronJob", Metadata: kb.meta(name, agent), Spec: spec})
+	}
+	return yamlDocs(docs...)
+}
+
+func withAgent(labels, agent map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range labels {
+		out[k] = v
+	}
+	for k, v := range agent {
+		out[k] = v
+	}
+	return out
+}
+
+// kname joins parts with "-" into a DNS-1123 name of at most n
+// characters; a longer one is cut and ends in a digest of the whole, so
+// two names never meet.
+func kname(n int, parts ...string) string {
+	s := dnsLabel(strings.Join(parts, "-"), 253, "actctl")
+	if len(s) <= n {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return strings.TrimRight(s[:n-9], "-") + "-" + hex.EncodeToString(sum[:])[:8]
+}

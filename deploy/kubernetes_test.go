@@ -1,0 +1,216 @@
+package deploy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	robfig "github.com/robfig/cron/v3"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// strict decodes one YAML document into out, refusing unknown fields:
+// what the API server's strict field validation does.
+func strict(t *testing.T, doc []byte, out any) {
+	t.Helper()
+	j, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		t.Fatalf("yaml: %v\n%s", err, doc)
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		t.Fatalf("decode %T: %v\n%s", out, err, doc)
+	}
+}
+
+type kubeDocs struct {
+	accounts []corev1.ServiceAccount
+	services []corev1.Service
+	sets     []appsv1.StatefulSet
+	claims   []corev1.PersistentVolumeClaim
+	crons    []batchv1.CronJob
+	kust     struct {
+		APIVersion string   `json:"apiVersion"`
+		Kind       string   `json:"kind"`
+		Namespace  string   `json:"namespace"`
+		Resources  []string `json:"resources"`
+	}
+}
+
+// decodeKube decodes every document of the Kubernetes output strictly
+// into k8s.io/api's types.
+func decodeKube(t *testing.T, o Output) *kubeDocs {
+	t.Helper()
+	var d kubeDocs
+	for _, f := range o.Files {
+		if !bytes.HasPrefix(f.Content, []byte("# "+Header+"\n")) {
+			t.Errorf("%s: no header", f.Path)
+		}
+		for _, doc := range bytes.Split(f.Content, []byte("\n---\n")) {
+			var tm struct{ Kind string }
+			if err := yaml.Unmarshal(doc, &tm); err != nil {
+				t.Fatal(err)
+			}
+			switch tm.Kind {
+			case "ServiceAccount":
+				d.accounts = append(d.accounts, corev1.ServiceAccount{})
+				strict(t, doc, &d.accounts[len(d.accounts)-1])
+			case "Service":
+				d.services = append(d.services, corev1.Service{})
+				strict(t, doc, &d.services[len(d.services)-1])
+			case "StatefulSet":
+				d.sets = append(d.sets, appsv1.StatefulSet{})
+				strict(t, doc, &d.sets[len(d.sets)-1])
+			case "PersistentVolumeClaim":
+				d.claims = append(d.claims, corev1.PersistentVolumeClaim{})
+				strict(t, doc, &d.claims[len(d.claims)-1])
+			case "CronJob":
+				d.crons = append(d.crons, batchv1.CronJob{})
+				strict(t, doc, &d.crons[len(d.crons)-1])
+			case "Kustomization":
+				strict(t, doc, &d.kust)
+			default:
+				t.Errorf("%s: unexpected kind %q", f.Path, tm.Kind)
+			}
+		}
+	}
+	return &d
+}
+
+// TestKubernetesDecode: every rendered document decodes strictly into
+// the official API types, and holds what schema validation does not
+// check: enum values, restartPolicy, the pod's hardening, the schedule
+// and time zone as the CronJob controller reads them, names within
+// limits, secrets referenced by name only.
+func TestKubernetesDecode(t *testing.T) {
+	outs := renderTeam(t)
+	d := decodeKube(t, outs[0])
+	if len(d.accounts) != 1 || len(d.services) != 1 || len(d.sets) != 1 || len(d.claims) != 1 || len(d.crons) != 2 {
+		t.Fatalf("documents: %d accounts, %d services, %d sets, %d claims, %d cronjobs", len(d.accounts), len(d.services), len(d.sets), len(d.claims), len(d.crons))
+	}
+	if a := d.accounts[0]; a.AutomountServiceAccountToken == nil || *a.AutomountServiceAccountToken {
+		t.Error("the ServiceAccount mounts its token")
+	}
+	if got := strings.Join(d.kust.Resources, ","); got != "workspace.yaml,cron-triage.yaml" || d.kust.Namespace != "agents" {
+		t.Errorf("kustomization %+v", d.kust)
+	}
+	set := d.sets[0]
+	if set.Name != "actctl-team" || set.Spec.Replicas == nil || *set.Spec.Replicas != 1 || set.Spec.ServiceName != d.services[0].Name {
+		t.Errorf("statefulset %s replicas %v service %s", set.Name, set.Spec.Replicas, set.Spec.ServiceName)
+	}
+	if d.services[0].Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Error("the Service is not headless")
+	}
+	if got := strings.Join(set.Spec.Template.Spec.Containers[0].Args, " "); got != "-C /data/workspace up --frozen report review" {
+		t.Errorf("up args %q", got)
+	}
+	if set.Spec.Template.Annotations["actctl.dev/config-digest"] == "" {
+		t.Error("no config digest")
+	}
+	checkPod(t, "statefulset", set.Spec.Template.Spec)
+	claim := d.claims[0]
+	if claim.Spec.AccessModes[0] != corev1.ReadWriteOncePod {
+		t.Errorf("claim access %v", claim.Spec.AccessModes)
+	}
+	for _, c := range d.crons {
+		if len(c.Name) > 52 || len(validation.IsDNS1123Subdomain(c.Name)) > 0 {
+			t.Errorf("cronjob name %q", c.Name)
+		}
+		s := c.Spec
+		if s.ConcurrencyPolicy != batchv1.ForbidConcurrent || s.StartingDeadlineSeconds == nil || s.TimeZone == nil {
+			t.Errorf("%s: policy %q deadline %v zone %v", c.Name, s.ConcurrencyPolicy, s.StartingDeadlineSeconds, s.TimeZone)
+			continue
+		}
+		if _, err := time.LoadLocation(*s.TimeZone); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+		// The controller's own parse (cronjob_controllerv2 formatSchedule).
+		if _, err := robfig.ParseStandard("TZ=" + *s.TimeZone + " " + s.Schedule); err != nil {
+			t.Errorf("%s: robfig refuses %q: %v", c.Name, s.Schedule, err)
+		}
+		pod := s.JobTemplate.Spec.Template.Spec
+		if pod.RestartPolicy != corev1.RestartPolicyNever || s.JobTemplate.Spec.BackoffLimit == nil || *s.JobTemplate.Spec.BackoffLimit != 0 {
+			t.Errorf("%s: restartPolicy %q backoff %v", c.Name, pod.RestartPolicy, s.JobTemplate.Spec.BackoffLimit)
+		}
+		if v := pod.Volumes[0]; v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != claim.Name {
+			t.Errorf("%s: does not mount the employee's claim %s", c.Name, claim.Name)
+		}
+		checkPod(t, c.Name, pod)
+	}
+	if got := d.crons[1].Spec.Schedule; got != "0 9 * * 1-5" {
+		t.Errorf("cron:0 schedule %q, want the day names as numbers", got)
+	}
+}
+
+// checkPod checks the hardening every pod gets and that secrets come
+// by reference.
+func checkPod(t *testing.T, what string, p corev1.PodSpec) {
+	t.Helper()
+	if p.AutomountServiceAccountToken == nil || *p.AutomountServiceAccountToken {
+		t.Errorf("%s: token mounted", what)
+	}
+	if sc := p.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Errorf("%s: not runAsNonRoot", what)
+	}
+	if p.TerminationGracePeriodSeconds == nil || *p.TerminationGracePeriodSeconds <= 20 {
+		t.Errorf("%s: grace %v is not above up's shutdown", what, p.TerminationGracePeriodSeconds)
+	}
+	for _, c := range append(p.InitContainers, p.Containers...) {
+		if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			t.Errorf("%s/%s: root filesystem writable", what, c.Name)
+		}
+		home := false
+		for _, e := range c.Env {
+			if e.Name == "HOME" && strings.HasPrefix(e.Value, dataDir) {
+				home = true
+			}
+			if strings.Contains(e.Name, "KEY") || strings.Contains(e.Name, "TOKEN") {
+				if e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != "actctl-team" {
+					t.Errorf("%s/%s: %s is not taken from the Secret by name", what, c.Name, e.Name)
+				}
+			}
+		}
+		if !home {
+			t.Errorf("%s/%s: HOME is not on the writable volume", what, c.Name)
+		}
+	}
+}
+
+// TestWorkspaceName: the name `actctl --kube` computes the pod's from.
+func TestWorkspaceName(t *testing.T) {
+	for _, tc := range []struct{ root, name, want string }{
+		{"/srv/My_Repo", "", "my-repo"},
+		{"/srv/repo", "team", "team"},
+		{"/srv/--", "", "workspace"},
+		{"/srv/" + strings.Repeat("a", 60), "", strings.Repeat("a", 40)},
+		{`C:\work\Agents.Repo`, "", "agents-repo"},
+	} {
+		if got := WorkspaceName(tc.root, tc.name); got != tc.want {
+			t.Errorf("WorkspaceName(%q, %q) = %q, want %q", tc.root, tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestKubernetesNoRepo: without deploy.kubernetes.repo and a remote,
+// nothing renders and the error says what to give.
+func TestKubernetesNoRepo(t *testing.T) {
+	cfg := loadTeam(t)
+	cfg.Deploy.Kubernetes.Repo = nil
+	_, err := Render(cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "deploy.kubernetes: no repository for the pods to clone") {
+		t.Fatalf("err = %v", err)
+	}
+	outs, err := Render(cfg, Options{Repo: &schema.DeployRepo{URL: "https://example.com/r.git", Ref: "dev"}})
+	if err != nil || !bytes.Contains(outs[0].Files[len(outs[0].Files)-1].Content, []byte("")) {
+		t.Fatalf("with a remote: %v", err)
+	}
+}

@@ -1,0 +1,61 @@
+package reconcile
+
+import (
+	"time"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/actctl/actctl/deploy"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
+)
+
+// deployTargets renders the config's deploy: targets (package deploy) as
+// targets of owners named deploy.OwnerPrefix + target, one whole file per
+// rendered file in the workspace root: the plan writes, updates, prunes
+// and reports drift on them as on an agent's files (docs/deploy.md,
+// "Rendered files"). Nil when the config declares no target.
+func deployTargets(cfg *schema.Config) ([]*materialize.Target, error) {
+	if cfg.Deploy == nil {
+		return nil, nil
+	}
+	o := deploy.Options{Now: time.Now()}
+	if k := cfg.Deploy.Kubernetes; k != nil && k.Repo == nil {
+		o.Repo = originRepo(cfg.Root)
+	}
+	outs, err := deploy.Render(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	targets := make([]*materialize.Target, 0, len(outs))
+	for _, out := range outs {
+		if len(out.Files) == 0 {
+			continue // a target with no employee to run: no record either
+		}
+		t := &materialize.Target{Agent: out.Owner(), Dir: cfg.Root, Conflict: "error"}
+		for _, f := range out.Files {
+			t.Entries = append(t.Entries, materialize.Entry{Path: f.Path, Mode: materialize.ModeFile, Content: f.Content})
+		}
+		targets = append(targets, t)
+	}
+	return targets, nil
+}
+
+// originRepo is the repository the workspace's pods clone by default:
+// the URL of the git remote "origin" of the repository holding root, at
+// the branch checked out; nil without one.
+func originRepo(root string) *schema.DeployRepo {
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil
+	}
+	rem, err := repo.Remote("origin")
+	if err != nil || len(rem.Config().URLs) == 0 {
+		return nil
+	}
+	ref := "main"
+	if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
+		ref = head.Name().Short()
+	}
+	return &schema.DeployRepo{URL: rem.Config().URLs[0], Ref: ref}
+}

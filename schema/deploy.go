@@ -1,0 +1,95 @@
+package schema
+
+// Deploy is the deploy: block of actant.cue (#Deploy): the engines that
+// run the workspace beyond one machine, whose files apply renders
+// (docs/deploy.md).
+type Deploy struct {
+	Kubernetes *DeployKubernetes `json:"kubernetes,omitempty"`
+	GitHub     *DeployGitHub     `json:"github,omitempty"`
+	Systemd    *DeploySystemd    `json:"systemd,omitempty"`
+	// SecretKeys are environment variables the agents need that the
+	// config does not name (a backend's API key).
+	SecretKeys []string `json:"secretKeys,omitempty"`
+}
+
+// DeployKubernetes renders a StatefulSet for the workspace and CronJobs
+// for its cron-shaped employees.
+type DeployKubernetes struct {
+	Dir       string      `json:"dir"`
+	Namespace string      `json:"namespace"`
+	Image     string      `json:"image"`
+	Repo      *DeployRepo `json:"repo,omitempty"`
+	Storage   Storage     `json:"storage"`
+	Secret    string      `json:"secret"`
+	Name      string      `json:"name,omitempty"`
+}
+
+// DeployRepo is the repository the pods clone.
+type DeployRepo struct {
+	URL string `json:"url"`
+	Ref string `json:"ref"`
+}
+
+// Storage is a volume claim's size and storage class.
+type Storage struct {
+	Size  string `json:"size"`
+	Class string `json:"class,omitempty"`
+}
+
+// DeployGitHub renders a GitHub Actions workflow per employee.
+type DeployGitHub struct {
+	RunsOn string `json:"runsOn"`
+	// State is StateBranch or StateCache.
+	State  string `json:"state"`
+	Dir    string `json:"dir"`
+	Actctl string `json:"actctl"`
+}
+
+// GitHub state carriers.
+const (
+	StateBranch = "branch"
+	StateCache  = "cache"
+)
+
+// DeploySystemd renders the actctl-up@.service template unit.
+type DeploySystemd struct {
+	Dir string `json:"dir"`
+	// Scope is "user" or "system".
+	Scope string `json:"scope"`
+}
+
+// AgentDeploy is an agent's place on the deploy targets (#AgentDeploy).
+type AgentDeploy struct {
+	Kubernetes *AgentKubernetes `json:"kubernetes,omitempty"`
+	// GitHub: false leaves an employee out of GitHub Actions; nil is the
+	// default (employees in, others out).
+	GitHub *bool `json:"github,omitempty"`
+}
+
+// AgentKubernetes: Shape is ShapeResident or ShapeCron.
+type AgentKubernetes struct {
+	Shape string `json:"shape"`
+}
+
+// Kubernetes shapes of an employee.
+const (
+	ShapeResident = "resident"
+	ShapeCron     = "cron"
+)
+
+// KubeShape is agent a's Kubernetes shape (ShapeResident by default).
+func (a Agent) KubeShape() string {
+	if a.Deploy != nil && a.Deploy.Kubernetes != nil && a.Deploy.Kubernetes.Shape != "" {
+		return a.Deploy.Kubernetes.Shape
+	}
+	return ShapeResident
+}
+
+// OnGitHub reports whether agent a, of archetype arch, gets a GitHub
+// Actions workflow: employees unless they say github: false.
+func (a Agent) OnGitHub(arch string) bool {
+	if a.Deploy != nil && a.Deploy.GitHub != nil {
+		return *a.Deploy.GitHub && arch == ArchEmployee
+	}
+	return arch == ArchEmployee
+}

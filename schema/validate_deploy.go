@@ -1,0 +1,227 @@
+package schema
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/actctl/actctl/schedule"
+)
+
+// Deploy target names, as in deploy: and in messages.
+const (
+	TargetKubernetes = "kubernetes"
+	TargetGitHub     = "github"
+	TargetSystemd    = "systemd"
+)
+
+// githubMinGap is GitHub Actions' shortest schedule interval.
+const githubMinGap = 5 * time.Minute
+
+// ScheduleEntry is one entry of an employee's schedule as a deploy
+// target's cron reads it (docs/deploy.md, "Schedules on the targets").
+type ScheduleEntry struct {
+	// Source is what `actctl task --source` takes: "heartbeat" or
+	// "cron:N" (N the entry's index in schedule.cron).
+	Source string
+	// Pattern is portable: five numeric fields, day of week 0-6.
+	Pattern string
+	// Timezone is the IANA zone the pattern is read in ("UTC" for a
+	// heartbeat and for an entry that gives none).
+	Timezone string
+	// Prompt is the entry's prompt (empty for the heartbeat).
+	Prompt string
+	// field is the entry's config path, for diagnostics.
+	field string
+}
+
+// TargetSchedule translates agent name's schedule for target
+// (TargetKubernetes or TargetGitHub): the heartbeat to a clock-aligned
+// pattern, each cron entry to portable form. What the target cannot
+// express is an error at the entry's field; where the target's daylight
+// saving rule runs an entry otherwise than actctl in the coming year, a
+// warning (now is the start of that year).
+func (c *Config) TargetSchedule(name, target string, now time.Time) ([]ScheduleEntry, Diagnostics) {
+	a := c.Agents[name]
+	t, ok := c.Templates[a.Template]
+	if !ok || t.Schedule == nil {
+		return nil, nil
+	}
+	at := func(f string) string { return Path("templates", a.Template, "schedule") + "." + f }
+	var out []ScheduleEntry
+	var ds Diagnostics
+	if hb := t.Schedule.Heartbeat; hb != nil {
+		if d, err := schedule.ParseInterval(hb.Interval); err == nil {
+			e, msg := heartbeatEntry(d, target)
+			if msg != "" {
+				ds = append(ds, c.Diag(at("heartbeat.interval"), "agent %q on %s: %s", name, targetTitle(target), msg))
+			} else {
+				e.field = at("heartbeat.interval")
+				out = append(out, e)
+			}
+		}
+	}
+	for i, ce := range t.Schedule.Cron {
+		zone := ce.Timezone
+		if zone == "" {
+			zone = "UTC"
+		}
+		entry, err := schedule.ParseCron(ce.Pattern, zone)
+		if err != nil {
+			continue // reported by the template's own validation
+		}
+		f := at(fmt.Sprintf("cron[%d].pattern", i))
+		if target == TargetGitHub && entry.MinGap() < githubMinGap {
+			ds = append(ds, c.Diag(f, "agent %q on %s: %q runs every %s; GitHub runs schedules at most every 5 minutes", name, targetTitle(target), ce.Pattern, entry.MinGap()))
+			continue
+		}
+		for _, tr := range entry.DSTExposed(now, now.AddDate(1, 0, 0)) {
+			d := c.Diag(f, "agent %q on %s: %q falls in the daylight saving change of %s in %s, where %s runs it otherwise than actctl (docs/deploy.md, \"Daylight saving on the targets\")",
+				name, targetTitle(target), ce.Pattern, tr.In(entry.Location).Format("2006-01-02"), zone, targetTitle(target))
+			d.Warning = true
+			ds = append(ds, d)
+		}
+		out = append(out, ScheduleEntry{Source: fmt.Sprintf("cron:%d", i), Pattern: entry.Portable(), Timezone: zone, Prompt: ce.Prompt, field: f})
+	}
+	ds = append(ds, c.ambiguous(name, target, out)...)
+	return out, ds
+}
+
+// heartbeatEntry is the heartbeat of interval d on target, or why the
+// target cannot run it.
+func heartbeatEntry(d time.Duration, target string) (ScheduleEntry, string) {
+	if target == TargetGitHub && d < githubMinGap {
+		return ScheduleEntry{}, fmt.Sprintf("a heartbeat every %s is more often than GitHub runs schedules (every 5 minutes at most)", d)
+	}
+	p, err := schedule.IntervalPattern(d)
+	if err != nil {
+		return ScheduleEntry{}, err.Error() + ", or keep this employee resident"
+	}
+	return ScheduleEntry{Source: "heartbeat", Pattern: p, Timezone: "UTC"}, ""
+}
+
+// ambiguous refuses, on GitHub, two entries with one pattern (in
+// portable form, whatever their zones): the workflow learns only the
+// pattern that fired (github.event.schedule), and `actctl task
+// --schedule` could not tell which entry it was.
+func (c *Config) ambiguous(name, target string, es []ScheduleEntry) Diagnostics {
+	if target != TargetGitHub {
+		return nil
+	}
+	var ds Diagnostics
+	seen := map[string]string{}
+	for _, e := range es {
+		if prev, dup := seen[e.Pattern]; dup {
+			ds = append(ds, c.Diag(e.field, "agent %q on %s: %s and %s both run %q: a workflow cannot tell which one fired; change one of them", name, targetTitle(target), prev, e.Source, e.Pattern))
+			continue
+		}
+		seen[e.Pattern] = e.Source
+	}
+	return ds
+}
+
+func targetTitle(target string) string {
+	switch target {
+	case TargetKubernetes:
+		return "Kubernetes (shape cron)"
+	case TargetGitHub:
+		return "GitHub Actions"
+	}
+	return target
+}
+
+// validateDeploy checks the deploy: block and the agents' places on its
+// targets (docs/deploy.md); now starts the year whose daylight saving
+// changes are looked at.
+func (c *Config) validateDeploy(now time.Time) Diagnostics {
+	var ds Diagnostics
+	d := c.Deploy
+	if k := d.kubernetes(); k != nil && !strings.Contains(k.Image, "@sha256:") {
+		w := c.Diag(Path("deploy", "kubernetes", "image"), "image %q is not pinned by digest: pods may run another image than the one you tested (give it as name@sha256:...)", k.Image)
+		w.Warning = true
+		ds = append(ds, w)
+	}
+	if g := d.github(); g != nil && g.Actctl == "latest" {
+		w := c.Diag(Path("deploy", "github"), "the workflows install actctl@latest: give deploy.github.actctl a version (\"v0.9.0\") so that every run uses the actctl you tested")
+		w.Warning = true
+		ds = append(ds, w)
+	}
+	ds = append(ds, c.validateDeployDirs()...)
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
+		ds = append(ds, c.validateAgentDeploy(name, now)...)
+	}
+	return ds
+}
+
+// validateDeployDirs refuses a target directory outside the workspace
+// root or where actctl keeps its own files.
+func (c *Config) validateDeployDirs() Diagnostics {
+	var ds Diagnostics
+	check := func(target, dir string) {
+		clean := path.Clean(strings.ReplaceAll(dir, `\`, "/"))
+		why := ProtectedDir(clean)
+		if path.IsAbs(clean) || filepath.IsAbs(dir) || clean == ".." || strings.HasPrefix(clean, "../") {
+			why = "it is not inside the workspace root"
+		}
+		if why != "" {
+			ds = append(ds, c.Diag(Path("deploy", target, "dir"), "dir %q: %s; give a directory relative to the workspace root", dir, why))
+		}
+	}
+	if k := c.Deploy.kubernetes(); k != nil {
+		check(TargetKubernetes, k.Dir)
+	}
+	if g := c.Deploy.github(); g != nil {
+		check(TargetGitHub, g.Dir)
+	}
+	if s := c.Deploy.Systemd; s != nil {
+		check(TargetSystemd, s.Dir)
+	}
+	return ds
+}
+
+func (d *Deploy) kubernetes() *DeployKubernetes {
+	if d == nil {
+		return nil
+	}
+	return d.Kubernetes
+}
+
+func (d *Deploy) github() *DeployGitHub {
+	if d == nil {
+		return nil
+	}
+	return d.GitHub
+}
+
+// validateAgentDeploy checks agent name's deploy: fields and translates
+// its schedule for each declared target that runs it by schedule.
+func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
+	a := c.Agents[name]
+	t, ok := c.Templates[a.Template]
+	if !ok {
+		return nil
+	}
+	var ds Diagnostics
+	if a.KubeShape() == ShapeCron && t.Archetype != ArchEmployee {
+		ds = append(ds, c.Diag(Path("agents", name, "deploy", "kubernetes", "shape"), "agent %q is a %s: only an employee can run as CronJobs (shape \"cron\"); leave it resident", name, t.Archetype))
+	}
+	if a.Deploy != nil && a.Deploy.GitHub != nil && *a.Deploy.GitHub && t.Archetype != ArchEmployee {
+		ds = append(ds, c.Diag(Path("agents", name, "deploy", "github"), "agent %q is a %s: GitHub Actions runs scheduled tasks only (jobs end, nothing can connect to them); run it on kubernetes or systemd", name, t.Archetype))
+	}
+	if t.Archetype != ArchEmployee {
+		return ds
+	}
+	if c.Deploy.kubernetes() != nil && a.KubeShape() == ShapeCron {
+		_, d := c.TargetSchedule(name, TargetKubernetes, now)
+		ds = append(ds, d...)
+	}
+	if c.Deploy.github() != nil && a.OnGitHub(t.Archetype) {
+		_, d := c.TargetSchedule(name, TargetGitHub, now)
+		ds = append(ds, d...)
+	}
+	return ds
+}

@@ -1,0 +1,142 @@
+package schema
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const deployBase = `package actant
+deploy: {
+	kubernetes: {namespace: "agents", image: "ghcr.io/acme/agents@sha256:0123", secret: "actctl-agents"}
+	github: {}
+}
+templates: emp: {
+	backend:   "claude-code"
+	archetype: "employee"
+	schedule: {
+		heartbeat: {interval: "INTERVAL", prompt: "look"}
+		cron: [{pattern: "PATTERN", prompt: "report", timezone: "Europe/Paris"}]
+	}
+}
+templates: svc: {backend: "claude-code", archetype: "service"}
+agents: e: {template: "emp", deploy: kubernetes: shape: "SHAPE"}
+agents: s: {template: "svc"SVC}
+`
+
+func loadDeploy(t *testing.T, interval, pattern, shape, svc string) (*Config, error) {
+	t.Helper()
+	src := strings.NewReplacer("INTERVAL", interval, "PATTERN", pattern, "SHAPE", shape, "SVC", svc).Replace(deployBase)
+	dir := writeWorkspace(t, map[string]string{"actant.cue": src})
+	return LoadDir(dir, filepath.Join(t.TempDir(), "home"))
+}
+
+// TestDeployValid: a schedule every target can express loads without
+// error; entries are translated for each target.
+func TestDeployValid(t *testing.T) {
+	cfg, err := loadDeploy(t, "15m", "0 9 * * 7", "cron", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, ds := cfg.TargetSchedule("e", TargetKubernetes, mustTime(t, "2027-01-01T00:00:00Z"))
+	if len(ds) != 0 || len(es) != 2 {
+		t.Fatalf("entries %+v, diags %v", es, ds)
+	}
+	if es[0] != (ScheduleEntry{Source: "heartbeat", Pattern: "*/15 * * * *", Timezone: "UTC", field: es[0].field}) {
+		t.Errorf("heartbeat %+v", es[0])
+	}
+	if e := es[1]; e.Source != "cron:0" || e.Pattern != "0 9 * * 0" || e.Timezone != "Europe/Paris" || e.Prompt != "report" {
+		t.Errorf("cron %+v", e)
+	}
+}
+
+// TestDeployInvalid: what a target cannot run is an error at the field
+// that asks for it; nothing else is reported.
+func TestDeployInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		interval, pattern, shape, svc string
+		want                          string
+	}{
+		{"45m", "0 9 * * 1", "resident", "", `actant.cue:10:25: templates.emp.schedule.heartbeat.interval: agent "e" on GitHub Actions: an interval of 45m0s has no cron equivalent`},
+		{"2m", "0 9 * * 1", "resident", "", `actant.cue:10:25: templates.emp.schedule.heartbeat.interval: agent "e" on GitHub Actions: a heartbeat every 2m0s is more often than GitHub runs schedules`},
+		{"30m", "*/2 * * * *", "resident", "", `actant.cue:11:20: templates.emp.schedule.cron[0].pattern: agent "e" on GitHub Actions: "*/2 * * * *" runs every 2m0s`},
+		{"30m", "0 9 * * 1", "resident", `, deploy: github: true`, `actant.cue:16:46: agents.s.deploy.github: agent "s" is a service: GitHub Actions runs scheduled tasks only`},
+		{"30m", "0 9 * * 1", "resident", `, deploy: kubernetes: shape: "cron"`, `agents.s.deploy.kubernetes.shape: agent "s" is a service: only an employee can run as CronJobs`},
+		{"30m", "0,30 * * * *", "resident", "", `actant.cue:11:20: templates.emp.schedule.cron[0].pattern: agent "e" on GitHub Actions: heartbeat and cron:0 both run "*/30 * * * *"`},
+	} {
+		_, err := loadDeploy(t, tc.interval, tc.pattern, tc.shape, tc.svc)
+		var ds Diagnostics
+		if !errors.As(err, &ds) {
+			t.Errorf("%+v: err = %v, want diagnostics", tc, err)
+			continue
+		}
+		if len(ds.Errors()) != 1 || !strings.Contains(ds.Errors()[0].String(), tc.want) {
+			t.Errorf("%+v:\ngot  %v\nwant %s", tc, ds.Errors(), tc.want)
+		}
+	}
+}
+
+// TestDeployKubernetesInterval: an interval that is no cron is refused
+// for a cron-shaped employee only; a resident one keeps actctl's clock.
+func TestDeployKubernetesInterval(t *testing.T) {
+	src := strings.Replace(deployBase, "\tgithub: {}\n", "", 1)
+	for _, shape := range []string{"cron", "resident"} {
+		s := strings.NewReplacer("INTERVAL", "45m", "PATTERN", "0 9 * * 1", "SHAPE", shape, "SVC", "").Replace(src)
+		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": s}), filepath.Join(t.TempDir(), "home"))
+		if shape == "resident" && err != nil {
+			t.Errorf("resident: %v", err)
+		}
+		if shape == "cron" && (err == nil || !strings.Contains(err.Error(), `actant.cue:9:25: templates.emp.schedule.heartbeat.interval: agent "e" on Kubernetes (shape cron): an interval of 45m0s has no cron equivalent`)) {
+			t.Errorf("cron: %v", err)
+		}
+	}
+}
+
+// TestDeployWarnings: an image without a digest, and an entry a target's
+// daylight saving rule runs otherwise, are warnings at their fields.
+func TestDeployWarnings(t *testing.T) {
+	src := strings.NewReplacer("INTERVAL", "30m", "PATTERN", "30 2 * * *", "SHAPE", "cron", "SVC", "", "@sha256:0123", ":latest").Replace(deployBase)
+	cfg, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range cfg.Warnings {
+		got = append(got, w.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		`actant.cue:3:43: warning: deploy.kubernetes.image: image "ghcr.io/acme/agents:latest" is not pinned by digest`,
+		`actant.cue:4:2: warning: deploy.github: the workflows install actctl@latest: give deploy.github.actctl a version`,
+		`templates.emp.schedule.cron[0].pattern: agent "e" on Kubernetes (shape cron): "30 2 * * *" falls in the daylight saving change of`,
+		`templates.emp.schedule.cron[0].pattern: agent "e" on GitHub Actions: "30 2 * * *" falls in the daylight saving change of`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %s:\n%s", want, all)
+		}
+	}
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+// TestDeployDirs: a target directory outside the root or among actctl's
+// own files is refused at its field.
+func TestDeployDirs(t *testing.T) {
+	for _, dir := range []string{"../out", "/abs", ".actant/k8s", ".git", "actant.owned"} {
+		src := strings.Replace(deployBase, `secret: "actctl-agents"}`, `secret: "actctl-agents", dir: "`+dir+`"}`, 1)
+		src = strings.NewReplacer("INTERVAL", "30m", "PATTERN", "0 9 * * 1", "SHAPE", "resident", "SVC", "").Replace(src)
+		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		if err == nil || !strings.Contains(err.Error(), `deploy.kubernetes.dir: dir "`+dir+`": `) {
+			t.Errorf("dir %q: %v", dir, err)
+		}
+	}
+}
