@@ -32,6 +32,7 @@ type Config struct {
 	Templates  map[string]Template     `json:"templates,omitempty"`
 	Agents     map[string]Agent        `json:"agents,omitempty"`
 	Hooks      map[string]Hook         `json:"hooks,omitempty"`
+	Webhooks   map[string]Webhook      `json:"webhooks,omitempty"`
 
 	// Warnings found while loading (they do not stop anything).
 	Warnings Diagnostics `json:"-"`
