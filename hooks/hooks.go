@@ -17,6 +17,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -241,22 +242,18 @@ var placeholder = sync.OnceValue(func() *regexp.Regexp {
 
 // Fill replaces {{event.PATH}} in text with the value at PATH in the
 // event's JSON ({{event.name}}, {{event.agent}}, {{event.time}},
-// {{event.data.KEY}}); unknown paths are left as they are.
+// {{event.data.KEY}}, any depth: {{event.data.payload.issue.title}},
+// a list's element by its index, {{event.data.payload.commits.0.id}});
+// unknown paths are left as they are.
 func Fill(text string, ev Event) string {
 	var root map[string]any
 	b, _ := json.Marshal(ev)
 	json.Unmarshal(b, &root)
 	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
 		path := placeholder().FindStringSubmatch(m)[1]
-		var v any = root
-		for _, k := range strings.Split(path, ".") {
-			obj, ok := v.(map[string]any)
-			if !ok {
-				return m
-			}
-			if v, ok = obj[k]; !ok {
-				return m
-			}
+		v, ok := lookup(root, strings.Split(path, "."))
+		if !ok {
+			return m
 		}
 		if s, ok := v.(string); ok {
 			return s
@@ -264,4 +261,26 @@ func Fill(text string, ev Event) string {
 		out, _ := json.Marshal(v)
 		return string(out)
 	})
+}
+
+// lookup follows path through v's objects and lists (an index).
+func lookup(v any, path []string) (any, bool) {
+	for _, k := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[k]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }
