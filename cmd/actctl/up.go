@@ -26,6 +26,7 @@ import (
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
 	"github.com/actctl/actctl/watch"
+	"github.com/actctl/actctl/webhook"
 )
 
 func init() {
@@ -43,6 +44,7 @@ func init() {
 			// tests shorten them).
 			&cli.DurationFlag{Name: "start-timeout", Value: supervise.DefaultStartTimeout, Hidden: true},
 			&cli.DurationFlag{Name: "turn-grace", Value: up.DefaultTurnGrace, Hidden: true},
+			&cli.StringFlag{Name: "webhooks", Usage: "serve the workspace's webhooks (POST /webhooks/NAME) on `ADDR` (host:port; off by default; may face the network)"},
 		},
 		OnUsageError: usageErrors,
 		Action:       upCmd,
@@ -64,6 +66,8 @@ type upRun struct {
 	// stopped, or at once on a second signal.
 	lastHooks context.Context
 	endHooks  context.CancelFunc
+	// webhooks is the --webhooks listener, nil when off.
+	webhooks *upWebhooks
 	// forced is the second signal, once one came (force).
 	forced atomic.Pointer[os.Signal]
 
@@ -84,6 +88,14 @@ func upCmd(c *cli.Context) error {
 	if err := u.checkNames(cfg); err != nil {
 		return err
 	}
+	wh, err := listenWebhooks(c.String("webhooks"), cfg, u.delivered)
+	if err != nil {
+		return err
+	}
+	if wh != nil {
+		defer wh.ln.Close()
+	}
+	u.webhooks = wh
 	owner, err := control.Acquire(cfg.Root)
 	if err != nil {
 		return err
@@ -114,6 +126,10 @@ func upCmd(c *cli.Context) error {
 	// is told so.
 	go func() { served <- control.ServeUntilClosed(ctx, ln, u.m) }()
 	u.logf("control socket %s; Ctrl-C stops every agent", ln.Addr())
+	if wh != nil {
+		wh.serve(ctx)
+		u.logf("webhooks on http://%s/webhooks/ (%s)", wh.ln.Addr(), wh.names(cfg))
+	}
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
 	u.lastEvents()
 	cancel()
@@ -123,6 +139,9 @@ func upCmd(c *cli.Context) error {
 		u.logf("%v", cerr)
 	}
 	<-served
+	if werr := wh.wait(); werr != nil {
+		u.logf("webhooks: %v", werr)
+	}
 	bound := time.AfterFunc(shutdownHookGrace, endHooks)
 	u.wait()
 	bound.Stop()
@@ -196,6 +215,7 @@ func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
 	}
 	u.cfg.Store(cfg)
 	u.setBus(cfg)
+	u.webhooks.set(cfg, u.g.Warn)
 	if err != nil {
 		res = nil
 	}
@@ -339,6 +359,13 @@ func (u *upRun) setBus(cfg *schema.Config) {
 		return
 	}
 	u.bus.Store(b)
+}
+
+// delivered publishes a webhook's accepted delivery (from the
+// listener's worker).
+func (u *upRun) delivered(d webhook.Delivery) {
+	u.logf("webhook %s: %s delivery %s", d.Webhook, d.Event, d.Delivery)
+	u.publish(webhookEvent(d))
 }
 
 func (u *upRun) publish(ev hooks.Event) {
