@@ -49,7 +49,7 @@ var Events = []EventSpec{
 	{EventAgentModified, true, "apply: an agent's files were updated or restored", "files"},
 	{EventAgentDestroyed, true, "apply (prune), delete: an agent's files were removed", "none"},
 	{EventSourceUpdated, false, "apply --watch, up, hub update: a hub source with an interval moved", "source, from, to"},
-	{EventActctlStart, false, "up, once its control socket listens", "pid, agents (those it runs), webhooks (the listener's address, when on)"},
+	{EventActctlStart, false, "up, once its first config cycle started its agents", "pid, agents (those it runs), webhooks (the listener's address, when on)"},
 	{EventActctlStop, false, "up, when it begins to stop", "reason (signal or error)"},
 	{EventProcessStart, true, "up: an agent's process started", "state, restarts, pid"},
 	{EventProcessStop, true, "up: an agent's process was stopped", "state, restarts, pid"},

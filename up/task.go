@@ -11,6 +11,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -127,9 +128,10 @@ func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun
 		if err != nil {
 			return acpclient.Result{}, err
 		}
+		a.sessionEvent(schema.EventSessionStart, sess.ID(), t, run)
 		defer func() {
 			sess.Close()
-			a.m.opts.Publish(hooks.Event{Name: "session:end", Agent: a.name, Time: a.m.opts.Clock.Now(), Data: map[string]any{"sessionId": sess.ID(), "task": t.ID}, Chain: run.chain})
+			a.sessionEvent(schema.EventSessionEnd, sess.ID(), t, run)
 		}()
 		return sess.Prompt(ctx, t.Prompt)
 	})
@@ -157,6 +159,7 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	run.w = w
 	run.mu.Unlock()
 	var res acpclient.Result
+	a.promptBefore(t, source, run)
 	c, err := a.running(ctx)
 	if err == nil {
 		res, err = prompt(ctx, c)
@@ -164,6 +167,7 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	if err == nil && res.StopReason != "end_turn" {
 		err = fmt.Errorf("the turn ended: %s", res.StopReason)
 	}
+	a.promptAfter(t, source, run, res, err)
 	out := Outcome{Agent: a.name, Task: t.ID, SessionID: res.SessionID, StopReason: string(res.StopReason),
 		DurationMs: a.m.opts.Clock.Now().Sub(started).Milliseconds(), Permissions: res.Permissions}
 	if err != nil {

@@ -68,6 +68,10 @@ type upRun struct {
 	endHooks  context.CancelFunc
 	// webhooks is the --webhooks listener, nil when off.
 	webhooks *upWebhooks
+	// started publishes actctl:start once, after the first cycle.
+	started sync.Once
+	// signalled is the signal that stopped up, once one came.
+	signalled atomic.Pointer[os.Signal]
 	// forced is the second signal, once one came (force).
 	forced atomic.Pointer[os.Signal]
 
@@ -132,6 +136,7 @@ func upCmd(c *cli.Context) error {
 	}
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
 	u.lastEvents()
+	u.publish(hooks.Event{Name: schema.EventActctlStop, Data: map[string]any{"reason": u.stopReason(err)}})
 	cancel()
 	u.logf("stopping")
 	u.m.Shutdown()
@@ -160,6 +165,7 @@ func upCmd(c *cli.Context) error {
 // grace, agents SIGTERM and theirs).
 func (u *upRun) stopping(s os.Signal) {
 	u.logf("%s received: stopping every agent (send it again to kill them at once)", signalName(s))
+	u.signalled.Store(&s)
 	u.lastEvents()
 }
 
@@ -219,7 +225,9 @@ func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
 	if err != nil {
 		res = nil
 	}
-	u.m.Sync(u.cycleSpecs(cfg, res))
+	specs := u.cycleSpecs(cfg, res)
+	u.m.Sync(specs)
+	u.started.Do(func() { u.publish(u.startEvent(specs)) })
 }
 
 // cycleSpecs counts a cycle and returns its specs. An agent's digest
