@@ -72,6 +72,9 @@ type Options struct {
 	// Guard drops prompts caused through too many hooks (nil: a guard of
 	// the bus's own, bound MaxChain, warning nobody).
 	Guard *Guard
+	// Runtime, if set, holds the agents' runtime subscriptions, run as
+	// prompt hooks after the config's.
+	Runtime *Registry
 }
 
 type hook struct {
@@ -138,11 +141,16 @@ func (b *Bus) Within(ctx context.Context) {
 	b.mu.Unlock()
 }
 
-// current returns the hooks and the context hooks start in now.
+// current returns the hooks (the config's, then the runtime
+// subscriptions) and the context hooks start in now.
 func (b *Bus) current() ([]hook, context.Context) {
 	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.hooks, b.ctx
+	hs, ctx := b.hooks, b.ctx
+	b.mu.RUnlock()
+	if b.opts.Runtime != nil {
+		hs = append(slices.Clip(hs), b.opts.Runtime.hooks()...)
+	}
+	return hs, ctx
 }
 
 // Matching returns the names of the hooks ev would run, in name order.

@@ -258,6 +258,9 @@ func (a *agent) observe(ev supervise.Event) {
 		a.m.opts.Logf("%s: stopped before it started", a.name)
 		return
 	}
+	if ev.Name == supervise.EventStop || ev.Name == supervise.EventCrash {
+		a.m.dropSubscriptions(a.name, ev.Name)
+	}
 	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: ev.Time, Data: data})
 	switch ev.Name {
 	case supervise.EventCrash:

@@ -35,6 +35,8 @@ func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.
 			m.opts.Logf("%s: task %d cancelled: %v", req.Agent, out.Task, err)
 		}
 		return out, err
+	case control.OpSubscribe, control.OpUnsubscribe, control.OpHooks:
+		return m.handleSubscription(req)
 	}
 	return nil, fmt.Errorf("actctl up does not know the request %q", req.Op)
 }

@@ -66,6 +66,8 @@ type upRun struct {
 	// stopped, or at once on a second signal.
 	lastHooks context.Context
 	endHooks  context.CancelFunc
+	// subs are the employees' runtime subscriptions, run by bus.
+	subs *hooks.Registry
 	// webhooks is the --webhooks listener, nil when off.
 	webhooks *upWebhooks
 	// started publishes actctl:start once, after the first cycle.
@@ -115,7 +117,8 @@ func upCmd(c *cli.Context) error {
 	}
 	defer untrack() // after the hooks (u.wait): their children go too
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
-	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
+	u.subs = hooks.NewRegistry()
+	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops, Subscriptions: u.subs,
 		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
 	var endHooks context.CancelFunc
 	u.lastHooks, endHooks = context.WithCancel(context.Background())
@@ -360,7 +363,7 @@ func (u *upRun) setBus(cfg *schema.Config) {
 		}
 		return
 	}
-	b, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: u.ctx, Prompter: u.g.prompter, Guard: u.g.loops,
+	b, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: u.ctx, Prompter: u.g.prompter, Guard: u.g.loops, Runtime: u.subs,
 		Report: func(r hooks.Result) { reportHook(u.g, r) }})
 	if err != nil {
 		u.g.Warn("hooks: %v", err)
