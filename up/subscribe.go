@@ -41,6 +41,12 @@ func (m *Manager) handleSubscription(req control.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A stop or crash between the check and the Add dropped nothing of
+	// this one: it goes with the process it was made for.
+	if st := a.sup.Status(); st.State != supervise.Running {
+		_, _ = reg.Remove(req.Agent, s.ID)
+		return nil, fmt.Errorf("subscribe: agent %s is %s: a subscription lives as long as the agent's process", req.Agent, st.State)
+	}
 	m.opts.Logf("%s: subscribed to %s (%s)", req.Agent, s.Event, s.ID)
 	return s, nil
 }
