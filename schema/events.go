@@ -55,7 +55,7 @@ var Events = []EventSpec{
 	{EventProcessStop, true, "up: an agent's process was stopped", "state, restarts, pid"},
 	{EventProcessCrash, true, "up: an agent's process exited unasked", "state, restarts, pid, error"},
 	{EventProcessRestart, true, "up: an agent's process is started again after a crash", "state, restarts, backoff"},
-	{EventSessionStart, true, "up: a service's prompt session was opened", "sessionId, task"},
+	{EventSessionStart, true, "up: a session of the agent was opened: its primary one as its process starts, a service's session for a prompt", "sessionId, and primary (true) or task"},
 	{EventSessionEnd, true, "up: a service's prompt session ended", "sessionId, task"},
 	{EventPromptBefore, true, "up: a turn begins: a prompt is sent to the agent", "task, source, prompt"},
 	{EventPromptAfter, true, "up: a turn ended", "task, source, stopReason, error (when it failed)"},

@@ -43,6 +43,17 @@ func (a *agent) sessionEvent(name, id string, t schedule.Task, run *taskRun) {
 	a.publish(name, run.chain, map[string]any{"sessionId": id, "task": t.ID})
 }
 
+// primaryStarted publishes session:start of the primary session the
+// process just started with.
+func (a *agent) primaryStarted() {
+	a.mu.Lock()
+	c := a.client
+	a.mu.Unlock()
+	if c != nil {
+		a.publish(schema.EventSessionStart, hooks.Chain{}, map[string]any{"sessionId": c.SessionID(), "primary": true})
+	}
+}
+
 func (a *agent) publish(name string, chain hooks.Chain, data map[string]any) {
 	a.m.opts.Publish(hooks.Event{Name: name, Agent: a.name, Time: a.m.opts.Clock.Now(), Data: data, Chain: chain})
 }

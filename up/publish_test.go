@@ -11,19 +11,15 @@ import (
 	"github.com/actctl/actctl/supervise"
 )
 
-// TestTurnEvents: a person's prompt publishes user:prompt, every turn
-// prompt:before and prompt:after, a service's session session:start and
+// TestTurnEvents: a process's primary session publishes session:start,
+// a person's prompt user:prompt, every turn prompt:before and
+// prompt:after, a service's prompt session session:start and
 // session:end, a failed turn error; a hook's prompt is no user:prompt.
 func TestTurnEvents(t *testing.T) {
 	h := newHarness(t, nil)
 	h.m.Sync([]Spec{employee(t, "worker", schedule.Spec{}), service(t, "api")})
 	h.wait("process:start", "worker")
 	h.wait("process:start", "api")
-	ctx := context.Background()
-	o, err := h.m.Prompt(ctx, "worker", "hello", true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	data := func(ev hooks.Event, want map[string]any) {
 		t.Helper()
 		for k, v := range want {
@@ -31,6 +27,16 @@ func TestTurnEvents(t *testing.T) {
 				t.Errorf("%s: data %s = %v, want %v (%v)", ev.Name, k, ev.Data[k], v, ev.Data)
 			}
 		}
+	}
+	for _, agent := range []string{"worker", "api"} {
+		if ev := h.wait(schema.EventSessionStart, agent); ev.Data["primary"] != true || ev.Data["sessionId"] == "" {
+			t.Errorf("%s: the primary session:start %v", agent, ev.Data)
+		}
+	}
+	ctx := context.Background()
+	o, err := h.m.Prompt(ctx, "worker", "hello", true, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	data(h.wait(schema.EventUserPrompt, "worker"), map[string]any{"task": o.Task, "source": SourceCLI, "prompt": "hello"})
 	data(h.wait(schema.EventPromptBefore, "worker"), map[string]any{"task": o.Task, "source": SourceCLI, "prompt": "hello"})

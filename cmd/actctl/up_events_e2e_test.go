@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,13 +38,29 @@ webhooks: gh: {secretEnv: "ACTCTL_TEST_GH_SECRET", signature: "github"}
 	t.Setenv("ACTCTL_TEST_GH_SECRET", webhookSecret)
 	p := startUp(t, root, home, "--webhooks", "127.0.0.1:0")
 	addr := p.waitLine(`up: webhooks on http://(\S+)/webhooks/`)[1]
-	ran := func(i int, agent string) {
-		t.Helper()
-		p.waitLine(fmt.Sprintf(`warning: hook cap-%d \(%s %s\): sh: exit status 3`, i, regexp.QuoteMeta(events[i]), agent))
+	// Each hook once per event, in any order: api's session:start twice
+	// (its primary session, the prompt's). One reader takes both the
+	// agents' starts and the hooks' lines, so that none is skipped.
+	pending := map[string]int{}
+	for i, agents := range map[int][]string{0: {""}, 2: {"api", "api", "triage"}, 3: {"api", "triage"}, 4: {"api", "triage"}, 5: {"triage"}, 6: {"api", "triage"}, 7: {""}} {
+		for _, a := range agents {
+			pending[fmt.Sprintf("cap-%d %s %s", i, events[i], a)]++
+		}
 	}
-	ran(0, "")
-	for seen := map[string]bool{}; len(seen) < 2; {
-		seen[p.waitLine(`up: (api|triage): process:start`)[1]] = true
+	started := map[string]bool{}
+	next := func() {
+		m := p.waitLine(`up: (api|triage): process:start|warning: hook (cap-\d) \((\S+) (\S*)\): sh: exit status 3`)
+		if m[1] != "" {
+			started[m[1]] = true
+			return
+		}
+		k := strings.Join(m[2:], " ")
+		if pending[k]--; pending[k] <= 0 {
+			delete(pending, k)
+		}
+	}
+	for len(started) < 2 {
+		next()
 	}
 	if r := actctl(t, root, home, "prompt", "api", "-p", "hello"); r.Code != 0 {
 		t.Fatalf("prompt api: %d %s", r.Code, r.Stderr)
@@ -56,16 +71,8 @@ webhooks: gh: {secretEnv: "ACTCTL_TEST_GH_SECRET", signature: "github"}
 	if code, body := postFixture(t, "http://"+addr+"/webhooks/gh", "issues", webhookSecret); code != 202 {
 		t.Fatalf("webhook: %d %s", code, body)
 	}
-	// Each hook once per agent it concerns, in any order.
-	pending := map[string]bool{}
-	for i, agents := range map[int][]string{2: {"api"}, 3: {"api", "triage"}, 4: {"api", "triage"}, 5: {"triage"}, 6: {"api", "triage"}, 7: {""}} {
-		for _, a := range agents {
-			pending[fmt.Sprintf("cap-%d %s %s", i, events[i], a)] = true
-		}
-	}
 	for len(pending) > 0 {
-		m := p.waitLine(`warning: hook (cap-\d) \((\S+) (\S*)\): sh: exit status 3`)
-		delete(pending, strings.Join(m[1:], " "))
+		next()
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -88,22 +95,24 @@ webhooks: gh: {secretEnv: "ACTCTL_TEST_GH_SECRET", signature: "github"}
 	}
 	check := func(name, agent string, keys ...string) {
 		t.Helper()
+	next:
 		for _, d := range got[name] {
 			if d["agent"] != agent {
 				continue
 			}
 			for _, k := range keys {
 				if _, ok := d[k]; !ok {
-					t.Errorf("%s of %q: no %s in %v", name, agent, k, d)
+					continue next
 				}
 			}
 			return
 		}
-		t.Errorf("no %s of %q: %v\n%s", name, agent, got[name], p.stderr())
+		t.Errorf("no %s of %q with %v: %v\n%s", name, agent, keys, got[name], p.stderr())
 	}
 	check(schema.EventActctlStart, "", "pid", "agents", "webhooks")
 	check(schema.EventActctlStop, "", "reason")
 	check(schema.EventSessionStart, "api", "sessionId", "task")
+	check(schema.EventSessionStart, "triage", "sessionId", "primary")
 	check(schema.EventPromptBefore, "triage", "task", "source", "prompt")
 	check(schema.EventPromptAfter, "api", "task", "source", "stopReason")
 	check(schema.EventError, "triage", "task", "source", "error")
