@@ -34,6 +34,7 @@ func (m *Manager) handleSubscription(req control.Request) (any, error) {
 	if a.queue == nil {
 		return nil, fmt.Errorf("subscribe: agent %s is no employee: only an employee subscribes (its queue takes the prompts)", req.Agent)
 	}
+	starts, _ := a.counts()
 	if st := a.sup.Status(); st.State != supervise.Running {
 		return nil, fmt.Errorf("subscribe: agent %s is %s: a subscription lives as long as the agent's process", req.Agent, st.State)
 	}
@@ -41,11 +42,12 @@ func (m *Manager) handleSubscription(req control.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A stop or crash between the check and the Add dropped nothing of
-	// this one: it goes with the process it was made for.
-	if st := a.sup.Status(); st.State != supervise.Running {
+	// A stop or crash (and a new start) between the check and the Add
+	// dropped nothing of this one: it goes with the process it was made
+	// for.
+	if now, _ := a.counts(); now != starts || a.sup.Status().State != supervise.Running {
 		_, _ = reg.Remove(req.Agent, s.ID)
-		return nil, fmt.Errorf("subscribe: agent %s is %s: a subscription lives as long as the agent's process", req.Agent, st.State)
+		return nil, fmt.Errorf("subscribe: agent %s's process ended while it subscribed: a subscription lives as long as the agent's process", req.Agent)
 	}
 	m.opts.Logf("%s: subscribed to %s (%s)", req.Agent, s.Event, s.ID)
 	return s, nil
