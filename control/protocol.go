@@ -21,6 +21,25 @@ const (
 	OpLease = "lease"
 )
 
+// The requests of runtime subscriptions (docs/runtime.md, "Runtime
+// subscriptions"): an employee adds or removes a prompt hook of its own
+// (actctl mcp's subscribe and unsubscribe); `actctl get hooks` lists them.
+const (
+	// OpSubscribe: Agent, the subscriber, is prompted with Text on Event
+	// (for Agents when set); the result is the subscription.
+	OpSubscribe = "subscribe"
+	// OpUnsubscribe removes Agent's subscription ID.
+	OpUnsubscribe = "unsubscribe"
+	// OpHooks lists the runtime subscriptions.
+	OpHooks = "hooks"
+)
+
+func init() {
+	for _, op := range []string{OpSubscribe, OpUnsubscribe, OpHooks} {
+		knownOps[op] = true
+	}
+}
+
 var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true, OpLease: true}
 
 // Request is what a command asks of up: one per connection.
@@ -40,6 +59,11 @@ type Request struct {
 	// Source, on a prompt, is who prompted ("cli", "mcp", "hook"): the
 	// task log's source (docs/json.md); empty is "cli".
 	Source string `json:"source,omitempty"`
+	// Event, Agents and ID are a subscription's (OpSubscribe,
+	// OpUnsubscribe).
+	Event  string   `json:"event,omitempty"`
+	Agents []string `json:"agents,omitempty"`
+	ID     string   `json:"id,omitempty"`
 }
 
 // Frame is a piece of streamed output. Kind and Data are the handler's.

@@ -15,7 +15,7 @@ import (
 // (net.Pipe has no buffer: the first write blocks until read); once
 // maxQueuedFrames wait, the client is dropped with ErrSlowClient, every
 // later Send fails at once, and the client, if it reads again, gets the
-// frames written before and a final frame saying why.
+// frame the writer had in flight (if any) and a final frame saying why.
 func TestStreamNeverBlocks(t *testing.T) {
 	server, client := net.Pipe()
 	defer client.Close()
@@ -39,8 +39,11 @@ func TestStreamNeverBlocks(t *testing.T) {
 	s.finish("result", nil) // the handler returns: no second final frame
 	server.Close()
 	got := <-frames
-	if len(got) != 2 {
-		t.Fatalf("the client read %d frames, want the one in flight and the final one: %+v", len(got), got)
+	// The writer may or may not have taken the first frame before the
+	// queue overflowed: that one, if in flight, arrives; the rest are
+	// dropped, and the final frame always comes.
+	if len(got) < 1 || len(got) > 2 || len(got) == 2 && (got[0].Done || string(got[0].Data) != "0") {
+		t.Fatalf("the client read %d frames, want the first one if it was in flight, then the final one: %+v", len(got), got)
 	}
 	last := got[len(got)-1]
 	if !last.Done || !strings.Contains(last.Error, "stopped reading") || last.Result != nil {

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +72,9 @@ type Options struct {
 	// Guard drops prompts caused through too many hooks (nil: a guard of
 	// the bus's own, bound MaxChain, warning nobody).
 	Guard *Guard
+	// Runtime, if set, holds the agents' runtime subscriptions, run as
+	// prompt hooks after the config's.
+	Runtime *Registry
 }
 
 type hook struct {
@@ -137,11 +141,16 @@ func (b *Bus) Within(ctx context.Context) {
 	b.mu.Unlock()
 }
 
-// current returns the hooks and the context hooks start in now.
+// current returns the hooks (the config's, then the runtime
+// subscriptions) and the context hooks start in now.
 func (b *Bus) current() ([]hook, context.Context) {
 	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.hooks, b.ctx
+	hs, ctx := b.hooks, b.ctx
+	b.mu.RUnlock()
+	if b.opts.Runtime != nil {
+		hs = append(slices.Clip(hs), b.opts.Runtime.hooks()...)
+	}
+	return hs, ctx
 }
 
 // Matching returns the names of the hooks ev would run, in name order.
@@ -241,22 +250,18 @@ var placeholder = sync.OnceValue(func() *regexp.Regexp {
 
 // Fill replaces {{event.PATH}} in text with the value at PATH in the
 // event's JSON ({{event.name}}, {{event.agent}}, {{event.time}},
-// {{event.data.KEY}}); unknown paths are left as they are.
+// {{event.data.KEY}}, any depth: {{event.data.payload.issue.title}},
+// a list's element by its index, {{event.data.payload.commits.0.id}});
+// unknown paths are left as they are.
 func Fill(text string, ev Event) string {
 	var root map[string]any
 	b, _ := json.Marshal(ev)
 	json.Unmarshal(b, &root)
 	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
 		path := placeholder().FindStringSubmatch(m)[1]
-		var v any = root
-		for _, k := range strings.Split(path, ".") {
-			obj, ok := v.(map[string]any)
-			if !ok {
-				return m
-			}
-			if v, ok = obj[k]; !ok {
-				return m
-			}
+		v, ok := lookup(root, strings.Split(path, "."))
+		if !ok {
+			return m
 		}
 		if s, ok := v.(string); ok {
 			return s
@@ -264,4 +269,26 @@ func Fill(text string, ev Event) string {
 		out, _ := json.Marshal(v)
 		return string(out)
 	})
+}
+
+// lookup follows path through v's objects and lists (an index).
+func lookup(v any, path []string) (any, bool) {
+	for _, k := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[k]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }

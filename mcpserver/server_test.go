@@ -151,20 +151,22 @@ var harmless = map[string]map[string]any{
 	AgentStatus: {"agent": "helper"},
 	RunAgent:    {"agent": "helper", "prompt": " "},
 	PromptAgent: {"agent": "worker", "prompt": " "},
+	Subscribe:   {"event": "idle", "prompt": " "},
+	Unsubscribe: {"id": ""},
 }
 
 // TestToolsByCaller: the table decides for each caller both tools/list and
 // the refusal of every other tool, which names what the caller may use.
 func TestToolsByCaller(t *testing.T) {
 	cfg := workspace(t)
-	all := []string{AgentStatus, ListAgents, PromptAgent, RunAgent}
+	all := []string{AgentStatus, ListAgents, PromptAgent, RunAgent, Subscribe, Unsubscribe}
 	for _, tc := range []struct {
 		caller string
 		want   []string
 		may    string
 	}{
 		{"", all, ""},
-		{"helper", all, ""},
+		{"helper", []string{AgentStatus, ListAgents, PromptAgent, RunAgent}, "only list_agents, agent_status, run_agent, prompt_agent"},
 		{"worker", all, ""},
 		{"server", []string{AgentStatus, ListAgents, PromptAgent}, "only list_agents, agent_status, prompt_agent"},
 		{"builder", nil, "no tools"},

@@ -40,6 +40,10 @@ var tools = []tool{
 		[]string{schema.ArchTool, schema.ArchEmployee}, (*Server).runAgent),
 	row(PromptAgent, "Prompt an agent that `actctl up` keeps running (an employee queues a task).",
 		[]string{schema.ArchTool, schema.ArchEmployee, schema.ArchService}, (*Server).promptAgent),
+	row(Subscribe, "Be prompted when an event fires (task:done of another agent, webhook:NAME, ...), for as long as your process lives: returns the subscription's id. Employees only.",
+		[]string{schema.ArchEmployee}, (*Server).subscribe),
+	row(Unsubscribe, "Remove one of your subscriptions by the id subscribe returned. Employees only.",
+		[]string{schema.ArchEmployee}, (*Server).unsubscribe),
 }
 
 // row makes a table row whose handler is a method of Server.

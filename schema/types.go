@@ -32,6 +32,7 @@ type Config struct {
 	Templates  map[string]Template     `json:"templates,omitempty"`
 	Agents     map[string]Agent        `json:"agents,omitempty"`
 	Hooks      map[string]Hook         `json:"hooks,omitempty"`
+	Webhooks   map[string]Webhook      `json:"webhooks,omitempty"`
 	// Deploy: the targets apply renders beyond one machine (deploy.go).
 	Deploy *Deploy `json:"deploy,omitempty"`
 

@@ -84,6 +84,7 @@ func (c *Config) Validate() Diagnostics {
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		ds = append(ds, c.validateAgent(name)...)
 	}
+	ds = append(ds, c.validateWebhooks()...)
 	ds = append(ds, c.validateHooks()...)
 	if c.Deploy != nil {
 		ds = append(ds, c.validateDeploy(time.Now())...)

@@ -16,7 +16,7 @@ const MaxHookChain = 8
 // taskEvents are the events that a prompt's task causes about the agent
 // it prompts: a prompt hook on one of them for agent A, prompting B, makes
 // every task of A end in a task for B.
-var taskEvents = []string{"task:done", "task:failed", "idle", "session:start", "session:end", "prompt:before", "prompt:after"}
+var taskEvents = []string{EventTaskDone, EventTaskFailed, EventIdle, EventSessionStart, EventSessionEnd, EventPromptBefore, EventPromptAfter, EventError}
 
 // hookEdge is one way a task of one agent queues a task for another: the
 // hook, the path of the field that names the prompted agent, and the agent.

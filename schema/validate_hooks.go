@@ -8,19 +8,6 @@ import (
 	"time"
 )
 
-// HookEvents are the events a hook may listen to (docs/runtime.md). All
-// but source:updated concern one agent.
-var HookEvents = []string{
-	"agent:created", "agent:modified", "agent:destroyed", // from apply, also without up
-	"source:updated", // a hub source moved
-	"process:start", "process:stop", "process:crash", "process:restart",
-	"session:end", "task:done", "task:failed", "heartbeat:tick", "cron:tick",
-	"idle", // an employee's queue ran empty
-}
-
-// EventHasAgent reports whether events of this name concern one agent.
-func EventHasAgent(name string) bool { return name != "source:updated" }
-
 // DefaultHookTimeout bounds a run hook with no timeout of its own.
 const DefaultHookTimeout = 30 * time.Second
 
@@ -47,12 +34,18 @@ func (c *Config) validateHooks() Diagnostics {
 		if msg := CheckName(name); msg != "" {
 			ds = append(ds, c.Diag(p(), "%s", msg))
 		}
-		if !slices.Contains(HookEvents, h.On) {
+		if strings.HasPrefix(h.On, EventWebhook) {
+			if d, ok := c.checkWebhookEvent(p("on"), h.On); !ok {
+				ds = append(ds, d)
+			} else if len(h.Agents) > 0 {
+				ds = append(ds, c.Diag(p("agents"), "%s concerns no agent, so a hook on it cannot be limited to agents; drop agents", h.On))
+			}
+		} else if !slices.Contains(HookEvents, h.On) {
 			msg := fmt.Sprintf("unknown event %q", h.On)
 			if s := suggest(h.On, HookEvents); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			ds = append(ds, c.Diag(p("on"), "%s; events are %s", msg, strings.Join(HookEvents, ", ")))
+			ds = append(ds, c.Diag(p("on"), "%s; events are %s and webhook:NAME", msg, strings.Join(HookEvents, ", ")))
 		} else if len(h.Agents) > 0 && !EventHasAgent(h.On) {
 			ds = append(ds, c.Diag(p("agents"), "%s concerns no agent, so a hook on it cannot be limited to agents; drop agents", h.On))
 		}

@@ -265,7 +265,13 @@ func (a *agent) observe(ev supervise.Event) {
 		a.m.opts.Logf("%s: stopped before it started", a.name)
 		return
 	}
+	if ev.Name == supervise.EventStop || ev.Name == supervise.EventCrash {
+		a.m.dropSubscriptions(a.name, ev.Name)
+	}
 	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: ev.Time, Data: data})
+	if ev.Name == supervise.EventStart {
+		a.primaryStarted()
+	}
 	switch ev.Name {
 	case supervise.EventCrash:
 		a.m.opts.Logf("%s: %s (%s): %v", a.name, ev.Name, ev.State, ev.Err)

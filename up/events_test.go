@@ -217,8 +217,10 @@ func TestRuntimeEventsOnce(t *testing.T) {
 		return n
 	}
 	want := map[string]map[string]int{
-		"emp": {"process:start": 1, "cron:tick": 1, "heartbeat:tick": 1, "task:done": 2, "task:failed": 1, "idle": 3},
-		"svc": {"process:start": 2, "session:end": 1, "process:crash": 1, "process:restart": 1, "process:stop": 1},
+		"emp": {"process:start": 1, "cron:tick": 1, "heartbeat:tick": 1, "task:done": 2, "task:failed": 1, "idle": 3,
+			"prompt:before": 3, "prompt:after": 3, "error": 1, "user:prompt": 1, "session:start": 1},
+		"svc": {"process:start": 2, "session:start": 3, "session:end": 1, "process:crash": 1, "process:restart": 1, "process:stop": 1,
+			"prompt:before": 1, "prompt:after": 1, "user:prompt": 1},
 	}
 	for agent, w := range want {
 		if got := count(agent); fmt.Sprint(got) != fmt.Sprint(w) {

@@ -37,6 +37,8 @@ func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.
 		return out, err
 	case control.OpLogs:
 		return m.Logs(ctx, req, out)
+	case control.OpSubscribe, control.OpUnsubscribe, control.OpHooks:
+		return m.handleSubscription(req)
 	}
 	return nil, fmt.Errorf("actctl up does not know the request %q", req.Op)
 }

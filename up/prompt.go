@@ -49,6 +49,7 @@ func (m *Manager) PromptFrom(ctx context.Context, source, agent, text string, wa
 
 func (a *agent) promptQueued(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {
 	t, done, _ := a.queue.Push(schedule.Task{Kind: schedule.KindPrompt, Prompt: text, Data: run})
+	a.userPrompt(t.ID, text, run)
 	if !wait {
 		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, nil
 	}
@@ -69,6 +70,7 @@ func (a *agent) promptService(ctx context.Context, text string, wait bool, run *
 	a.seq++
 	t := schedule.Task{ID: a.seq, Kind: schedule.KindPrompt, Prompt: text, Queued: m.opts.Clock.Now()}
 	a.mu.Unlock()
+	a.userPrompt(t.ID, text, run)
 	m.tasks.Add(1)
 	if !wait {
 		go func() {

@@ -71,6 +71,10 @@ type Options struct {
 	// TurnGrace is how long a restart waits for the running turn before
 	// it cancels it (0: DefaultTurnGrace).
 	TurnGrace time.Duration
+	// Subscriptions holds the employees' runtime subscriptions (control's
+	// OpSubscribe; nil: none are taken). An agent's are dropped when its
+	// process stops or crashes.
+	Subscriptions *hooks.Registry
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config

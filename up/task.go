@@ -10,6 +10,7 @@ import (
 	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -124,9 +125,10 @@ func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun
 		if err != nil {
 			return acpclient.Result{}, err
 		}
+		a.sessionEvent(schema.EventSessionStart, sess.ID(), t, run)
 		defer func() {
 			sess.Close()
-			a.m.opts.Publish(hooks.Event{Name: "session:end", Agent: a.name, Time: a.m.opts.Clock.Now(), Data: map[string]any{"sessionId": sess.ID(), "task": t.ID}, Chain: run.chain})
+			a.sessionEvent(schema.EventSessionEnd, sess.ID(), t, run)
 		}()
 		return sess.Prompt(ctx, t.Prompt)
 	})
@@ -145,19 +147,22 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	a.mu.Lock()
 	dir := a.spec.LogsDir
 	a.mu.Unlock()
-	turn := emp.Turn{Agent: a.name, LogsDir: dir, Task: t, Source: taskSource(t, run), Clock: a.m.opts.Clock, Logf: a.m.opts.Logf,
+	source := taskSource(t, run)
+	turn := emp.Turn{Agent: a.name, LogsDir: dir, Task: t, Source: source, Clock: a.m.opts.Clock, Logf: a.m.opts.Logf,
 		Writer: func(w *tasklog.Writer) {
 			run.mu.Lock()
 			run.w = w
 			run.mu.Unlock()
 		}}
-	out, _, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
+	a.promptBefore(t, source, run)
+	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
 		c, err := a.running(ctx)
 		if err != nil {
 			return acpclient.Result{}, err
 		}
 		return prompt(ctx, c)
 	})
+	a.promptAfter(t, source, run, res, err)
 	run.mu.Lock()
 	run.out = out
 	run.mu.Unlock()

@@ -49,6 +49,9 @@ func getCmd(c *cli.Context) error {
 		return err
 	}
 	header, rows, js := list(cfg)
+	if kind == "hooks" {
+		rows, js = withRuntimeHooks(g, rows, js.([]hookJSON))
+	}
 	if names := c.Args().Tail(); len(names) > 0 {
 		if rows, js, err = onlyNamed(kind, rows, js, names); err != nil {
 			return err
@@ -233,7 +236,13 @@ func usedBy(cfg *schema.Config, refs func(schema.Template) []string, ref string)
 type hookJSON struct {
 	Name string `json:"name"`
 	schema.Hook
+	// Origin is where the hook comes from: originConfig, or "agent NAME
+	// (runtime)" for an employee's subscription (docs/runtime.md).
+	Origin string `json:"origin"`
 }
+
+// originConfig is the origin of the hooks actant.cue declares.
+const originConfig = "actant.cue"
 
 func listHooks(cfg *schema.Config) ([]string, [][]string, any) {
 	out := []hookJSON{}
@@ -245,14 +254,19 @@ func listHooks(cfg *schema.Config) ([]string, [][]string, any) {
 			run.Args = []string{} // a list, never null (docs/json.md)
 			h.Run = &run
 		}
-		out = append(out, hookJSON{Name: name, Hook: h})
-		agents := "*"
-		if len(h.Agents) > 0 {
-			agents = strings.Join(h.Agents, ",")
-		}
-		rows = append(rows, []string{name, h.On, agents, hookAction(h)})
+		out = append(out, hookJSON{Name: name, Hook: h, Origin: originConfig})
+		rows = append(rows, hookRow(out[len(out)-1]))
 	}
-	return []string{"NAME", "ON", "AGENTS", "ACTION"}, rows, out
+	return []string{"NAME", "ON", "AGENTS", "ACTION", "ORIGIN"}, rows, out
+}
+
+// hookRow is a hook's row in `get hooks`.
+func hookRow(h hookJSON) []string {
+	agents := "*"
+	if len(h.Agents) > 0 {
+		agents = strings.Join(h.Agents, ",")
+	}
+	return []string{h.Name, h.On, agents, hookAction(h.Hook), h.Origin}
 }
 
 // hookAction is what a hook does, in one line: the command it runs or

@@ -35,13 +35,13 @@ func TestGetCommandsAndHooks(t *testing.T) {
 			`[{"name":"fix-issue","description":"Fix a GitHub issue","content":"Fix issue #$ARGUMENTS.","usedBy":["dev","ops"]},` +
 				`{"name":"lint","content":"Run the linter.","usedBy":[]}]`},
 		{"hooks",
-			"NAME    ON               AGENTS  ACTION\n" +
-				"bare    agent:destroyed  *       run true\n" +
-				"notify  agent:created    *       run /bin/echo made it\n" +
-				"review  task:done        dev     prompt ops\n",
-			`[{"name":"bare","on":"agent:destroyed","run":{"command":"true","args":[]}},` +
-				`{"name":"notify","on":"agent:created","run":{"command":"/bin/echo","args":["made","it"],"env":{"WHO":"me"},"timeout":"5s"}},` +
-				`{"name":"review","on":"task:done","agents":["dev"],"prompt":{"agent":"ops","text":"Review what {{event.agent}} did."}}]`},
+			"NAME    ON               AGENTS  ACTION                 ORIGIN\n" +
+				"bare    agent:destroyed  *       run true               actant.cue\n" +
+				"notify  agent:created    *       run /bin/echo made it  actant.cue\n" +
+				"review  task:done        dev     prompt ops             actant.cue\n",
+			`[{"name":"bare","on":"agent:destroyed","run":{"command":"true","args":[]},"origin":"actant.cue"},` +
+				`{"name":"notify","on":"agent:created","run":{"command":"/bin/echo","args":["made","it"],"env":{"WHO":"me"},"timeout":"5s"},"origin":"actant.cue"},` +
+				`{"name":"review","on":"task:done","agents":["dev"],"prompt":{"agent":"ops","text":"Review what {{event.agent}} did."},"origin":"actant.cue"}]`},
 	} {
 		r := actctl(t, dir, "", "get", tc.kind)
 		if r.Code != 0 || r.Stdout != tc.text || r.Stderr != "" {

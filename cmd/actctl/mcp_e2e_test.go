@@ -101,7 +101,8 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // caller may use.
 func TestMCPToolsByArchetype(t *testing.T) {
 	root, home := mcpWorkspace(t)
-	all := "agent_status,list_agents,prompt_agent,run_agent"
+	all := "agent_status,list_agents,prompt_agent,run_agent,subscribe,unsubscribe"
+	tool := "agent_status,list_agents,prompt_agent,run_agent"
 	for _, tc := range []struct {
 		caller, tools, refused, msg string
 		env                         []string
@@ -110,8 +111,8 @@ func TestMCPToolsByArchetype(t *testing.T) {
 		// The environment of a backend actctl started names its agent;
 		// --as wins over it.
 		{"", "", "list_agents", `tool list_agents is not available to agent "builder"`, []string{launch.AgentVar + "=builder"}},
-		{"helper", all, "", "", []string{launch.AgentVar + "=builder"}},
-		{"helper", all, "", "", nil},
+		{"helper", tool, "", "", []string{launch.AgentVar + "=builder"}},
+		{"helper", tool, "subscribe", `tool subscribe is not available to agent "helper": its archetype allows only list_agents, agent_status, run_agent, prompt_agent`, nil},
 		{"worker", all, "", "", nil},
 		{"server", "agent_status,list_agents,prompt_agent", "run_agent",
 			`tool run_agent is not available to agent "server": its archetype allows only list_agents, agent_status, prompt_agent`, nil},

@@ -27,6 +27,7 @@ import (
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
 	"github.com/actctl/actctl/watch"
+	"github.com/actctl/actctl/webhook"
 )
 
 func init() {
@@ -44,6 +45,7 @@ func init() {
 			// tests shorten them).
 			&cli.DurationFlag{Name: "start-timeout", Value: supervise.DefaultStartTimeout, Hidden: true},
 			&cli.DurationFlag{Name: "turn-grace", Value: up.DefaultTurnGrace, Hidden: true},
+			&cli.StringFlag{Name: "webhooks", Usage: "serve the workspace's webhooks (POST /webhooks/NAME) on `ADDR` (host:port; off by default; may face the network)"},
 		},
 		OnUsageError: usageErrors,
 		Action:       upCmd,
@@ -65,6 +67,14 @@ type upRun struct {
 	// stopped, or at once on a second signal.
 	lastHooks context.Context
 	endHooks  context.CancelFunc
+	// subs are the employees' runtime subscriptions, run by bus.
+	subs *hooks.Registry
+	// webhooks is the --webhooks listener, nil when off.
+	webhooks *upWebhooks
+	// started publishes actctl:start once, after the first cycle.
+	started sync.Once
+	// signalled is the signal that stopped up, once one came.
+	signalled atomic.Pointer[os.Signal]
 	// forced is the second signal, once one came (force).
 	forced atomic.Pointer[os.Signal]
 
@@ -85,6 +95,14 @@ func upCmd(c *cli.Context) error {
 	if err := u.checkNames(cfg); err != nil {
 		return err
 	}
+	wh, err := listenWebhooks(c.String("webhooks"), cfg, u.delivered)
+	if err != nil {
+		return err
+	}
+	if wh != nil {
+		defer wh.ln.Close()
+	}
+	u.webhooks = wh
 	owner, err := control.Acquire(cfg.Root)
 	if err != nil {
 		return err
@@ -100,7 +118,8 @@ func upCmd(c *cli.Context) error {
 	}
 	defer untrack() // after the hooks (u.wait): their children go too
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
-	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
+	u.subs = hooks.NewRegistry()
+	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops, Subscriptions: u.subs,
 		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
 	var endHooks context.CancelFunc
 	u.lastHooks, endHooks = context.WithCancel(context.Background())
@@ -115,8 +134,13 @@ func upCmd(c *cli.Context) error {
 	// is told so.
 	go func() { served <- control.ServeUntilClosed(ctx, ln, u.m) }()
 	u.logf("control socket %s; Ctrl-C stops every agent", ln.Addr())
+	if wh != nil {
+		wh.serve(ctx)
+		u.logf("webhooks on http://%s/webhooks/ (%s)", wh.ln.Addr(), wh.names(cfg))
+	}
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
 	u.lastEvents()
+	u.publish(hooks.Event{Name: schema.EventActctlStop, Data: map[string]any{"reason": u.stopReason(err)}})
 	cancel()
 	u.logf("stopping")
 	u.m.Shutdown()
@@ -124,6 +148,9 @@ func upCmd(c *cli.Context) error {
 		u.logf("%v", cerr)
 	}
 	<-served
+	if werr := wh.wait(); werr != nil {
+		u.logf("webhooks: %v", werr)
+	}
 	bound := time.AfterFunc(shutdownHookGrace, endHooks)
 	u.wait()
 	bound.Stop()
@@ -142,6 +169,7 @@ func upCmd(c *cli.Context) error {
 // grace, agents SIGTERM and theirs).
 func (u *upRun) stopping(s os.Signal) {
 	u.logf("%s received: stopping every agent (send it again to kill them at once)", signalName(s))
+	u.signalled.Store(&s)
 	u.lastEvents()
 }
 
@@ -197,10 +225,13 @@ func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
 	}
 	u.cfg.Store(cfg)
 	u.setBus(cfg)
+	u.webhooks.set(cfg, u.g.Warn)
 	if err != nil {
 		res = nil
 	}
-	u.m.Sync(u.cycleSpecs(cfg, res))
+	specs := u.cycleSpecs(cfg, res)
+	u.m.Sync(specs)
+	u.started.Do(func() { u.publish(u.startEvent(specs)) })
 }
 
 // cycleSpecs counts a cycle and returns its specs. An agent's digest
@@ -338,13 +369,20 @@ func (u *upRun) setBus(cfg *schema.Config) {
 		}
 		return
 	}
-	b, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: u.ctx, Prompter: u.g.prompter, Guard: u.g.loops,
+	b, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: u.ctx, Prompter: u.g.prompter, Guard: u.g.loops, Runtime: u.subs,
 		Report: func(r hooks.Result) { reportHook(u.g, r) }})
 	if err != nil {
 		u.g.Warn("hooks: %v", err)
 		return
 	}
 	u.bus.Store(b)
+}
+
+// delivered publishes a webhook's accepted delivery (from the
+// listener's worker).
+func (u *upRun) delivered(d webhook.Delivery) {
+	u.logf("webhook %s: %s delivery %s", d.Webhook, d.Event, d.Delivery)
+	u.publish(webhookEvent(d))
 }
 
 func (u *upRun) publish(ev hooks.Event) {

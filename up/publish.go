@@ -1,0 +1,59 @@
+package up
+
+import (
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/schema"
+)
+
+// The events of a turn (docs/runtime.md, "Events"): their data are
+// schema.Events'.
+
+// userPrompt publishes user:prompt for a person's prompt (actctl
+// prompt): not one a hook's command made (it has a chain).
+func (a *agent) userPrompt(id uint64, text string, run *taskRun) {
+	if run.source != SourceCLI || !run.chain.IsZero() {
+		return
+	}
+	a.publish(schema.EventUserPrompt, run.chain, map[string]any{"task": id, "source": run.source, "prompt": text})
+}
+
+// promptBefore publishes prompt:before as a turn begins.
+func (a *agent) promptBefore(t schedule.Task, source string, run *taskRun) {
+	a.publish(schema.EventPromptBefore, run.chain, map[string]any{"task": t.ID, "source": source, "prompt": t.Prompt})
+}
+
+// promptAfter publishes prompt:after as a turn ends, and error when it
+// failed.
+func (a *agent) promptAfter(t schedule.Task, source string, run *taskRun, res acpclient.Result, err error) {
+	data := map[string]any{"task": t.ID, "source": source, "stopReason": string(res.StopReason)}
+	if err != nil {
+		data["error"] = err.Error()
+	}
+	a.publish(schema.EventPromptAfter, run.chain, data)
+	if err != nil {
+		a.publish(schema.EventError, run.chain, map[string]any{"task": t.ID, "source": source, "error": err.Error()})
+	}
+}
+
+// sessionEvent publishes session:start or session:end of a service's
+// prompt session.
+func (a *agent) sessionEvent(name, id string, t schedule.Task, run *taskRun) {
+	a.publish(name, run.chain, map[string]any{"sessionId": id, "task": t.ID})
+}
+
+// primaryStarted publishes session:start of the primary session the
+// process just started with.
+func (a *agent) primaryStarted() {
+	a.mu.Lock()
+	c := a.client
+	a.mu.Unlock()
+	if c != nil {
+		a.publish(schema.EventSessionStart, hooks.Chain{}, map[string]any{"sessionId": c.SessionID(), "primary": true})
+	}
+}
+
+func (a *agent) publish(name string, chain hooks.Chain, data map[string]any) {
+	a.m.opts.Publish(hooks.Event{Name: name, Agent: a.name, Time: a.m.opts.Clock.Now(), Data: data, Chain: chain})
+}

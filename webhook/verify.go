@@ -1,0 +1,57 @@
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/actctl/actctl/schema"
+)
+
+// Sign returns the signature of body under secret as GitHub sends it,
+// "sha256=<hex>".
+func Sign(secret, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+var (
+	errUnsigned = errors.New("no signature")
+	errBadSig   = errors.New("the signature does not match the body")
+)
+
+// verify checks body's signature in h under e: GitHub's
+// "sha256=<hex>", or for hmac-sha256 that or bare hex. The comparison
+// takes the same time whatever the signature's bytes.
+func (e Endpoint) verify(h http.Header, body []byte) error {
+	got := strings.TrimSpace(h.Get(e.Header))
+	if got == "" {
+		return errUnsigned
+	}
+	hexSig, prefixed := strings.CutPrefix(got, "sha256=")
+	if !prefixed && e.Signature == schema.SignatureGitHub {
+		return errBadSig
+	}
+	sig, err := hex.DecodeString(hexSig)
+	if err != nil {
+		return errBadSig
+	}
+	m := hmac.New(sha256.New, e.Secret)
+	m.Write(body)
+	if !hmac.Equal(sig, m.Sum(nil)) {
+		return errBadSig
+	}
+	return nil
+}
+
+// eventOf is the delivery's event type and id under e's scheme.
+func (e Endpoint) eventOf(h http.Header) (event, id string) {
+	if e.Signature == schema.SignatureGitHub {
+		return h.Get(GitHubEventHeader), h.Get(GitHubDeliveryHeader)
+	}
+	return h.Get(HMACEventHeader), h.Get(HMACDeliveryHeader)
+}
