@@ -1,8 +1,6 @@
 package dashboard
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -40,32 +38,5 @@ func TestReadLog(t *testing.T) {
 	}
 	if perms != (Permissions{Allowed: 1, Denied: 2}) {
 		t.Fatalf("permissions %+v", perms)
-	}
-}
-
-func TestCanvasStore(t *testing.T) {
-	dir := t.TempDir()
-	if html, err := ReadCanvas(dir); err != nil || html != "" {
-		t.Fatalf("no canvas: %q %v", html, err)
-	}
-	if err := WriteCanvas(dir, "<h1>v1</h1>"); err != nil {
-		t.Fatal(err)
-	}
-	err := WriteCanvas(dir, strings.Repeat("x", MaxCanvas+1))
-	if err == nil || !strings.Contains(err.Error(), "over the bound") {
-		t.Fatalf("oversized canvas: %v", err)
-	}
-	if html, _ := ReadCanvas(dir); html != "<h1>v1</h1>" {
-		t.Fatalf("after a refused update: %q", html)
-	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 || ents[0].Name() != CanvasFile {
-		t.Fatalf("left behind: %v", ents)
-	}
-	if err := os.WriteFile(filepath.Join(dir, CanvasFile), []byte(strings.Repeat("y", MaxCanvas+1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadCanvas(dir); err == nil {
-		t.Fatal("an oversized canvas file was read")
 	}
 }

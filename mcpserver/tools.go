@@ -19,6 +19,10 @@ const (
 	PromptAgent = "prompt_agent"
 )
 
+// CanvasUpdate is the tool of an employee's live canvas (canvas.go).
+const CanvasUpdate = "canvas_update"
+
+
 // tool is one row of the table: its name, the archetypes of the calling
 // agents that may use it (a caller that is no actctl-started agent, a
 // person, may use every tool), and how it is added to an MCP server.
@@ -40,6 +44,8 @@ var tools = []tool{
 		[]string{schema.ArchTool, schema.ArchEmployee}, (*Server).runAgent),
 	row(PromptAgent, "Prompt an agent that `actctl up` keeps running (an employee queues a task).",
 		[]string{schema.ArchTool, schema.ArchEmployee, schema.ArchService}, (*Server).promptAgent),
+	row(CanvasUpdate, "Replace your live canvas, the HTML the dashboard of `actctl up` shows for you (employees only): a self-contained page, its scripts and styles inline, at most 256 KiB.",
+		[]string{schema.ArchEmployee}, (*Server).canvasUpdate),
 }
 
 // row makes a table row whose handler is a method of Server.

@@ -63,6 +63,9 @@ type Options struct {
 	// TurnGrace is how long a restart waits for the running turn before
 	// it cancels it (0: DefaultTurnGrace).
 	TurnGrace time.Duration
+	// Canvas, if set, is told that an employee's canvas changed
+	// (SetCanvas; the dashboard's live pages). It must not block.
+	Canvas func(agent string)
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config

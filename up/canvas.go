@@ -1,4 +1,4 @@
-package dashboard
+package up
 
 import (
 	"errors"
@@ -7,6 +7,42 @@ import (
 	"os"
 	"path/filepath"
 )
+
+// SetCanvas replaces an employee's live canvas (the MCP tool
+// canvas_update, docs/dashboard.md): kept in its workspace so that it
+// survives a restart of up. Another archetype, or HTML over MaxCanvas, is
+// refused and nothing is written.
+func (m *Manager) SetCanvas(agent, html string) error {
+	a, err := m.agent(agent)
+	if err != nil {
+		return fmt.Errorf("canvas_update: %w", err)
+	}
+	a.mu.Lock()
+	spec := a.spec
+	a.mu.Unlock()
+	if spec.Archetype != "employee" {
+		return fmt.Errorf("canvas_update: agent %s is a %s: only employees have a live canvas", agent, spec.Archetype)
+	}
+	if err := WriteCanvas(spec.Workspace, html); err != nil {
+		return err
+	}
+	if m.opts.Canvas != nil {
+		m.opts.Canvas(agent)
+	}
+	return nil
+}
+
+// Canvas returns an employee's canvas ("" when it has none).
+func (m *Manager) Canvas(agent string) (string, error) {
+	a, err := m.agent(agent)
+	if err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	dir := a.spec.Workspace
+	a.mu.Unlock()
+	return ReadCanvas(dir)
+}
 
 // CanvasFile is the file, in an employee's workspace (its instance), that
 // keeps its live canvas across restarts of up.
