@@ -22,7 +22,6 @@ const (
 // CanvasUpdate is the tool of an employee's live canvas (canvas.go).
 const CanvasUpdate = "canvas_update"
 
-
 // tool is one row of the table: its name, the archetypes of the calling
 // agents that may use it (a caller that is no actctl-started agent, a
 // person, may use every tool), and how it is added to an MCP server.
