@@ -11,6 +11,10 @@ import (
 	"github.com/actctl/actctl/up"
 )
 
+// agentOnly are the tools a person's server (no caller) does not offer:
+// they act for the calling agent.
+var agentOnly = map[string]bool{CanvasUpdate: true}
+
 type canvasIn struct {
 	HTML string `json:"html" jsonschema:"the canvas: a self-contained HTML page (inline scripts and styles; nothing is fetched)"`
 }

@@ -37,7 +37,7 @@ func TestCanvasUpdate(t *testing.T) {
 	}
 
 	person := connect(t, New(cfg, Options{Root: cfg.Root, Runner: f}))
-	if res, text := call(t, person, CanvasUpdate, map[string]any{"html": "x"}); !res.IsError || !strings.Contains(text, "only an employee agent has a canvas") {
+	if res, text := call(t, person, CanvasUpdate, map[string]any{"html": "x"}); !res.IsError || !strings.Contains(text, "tool canvas_update is not available") {
 		t.Fatalf("person: %s", text)
 	}
 }

@@ -164,7 +164,7 @@ func TestToolsByCaller(t *testing.T) {
 		want   []string
 		may    string
 	}{
-		{"", all, ""},
+		{"", []string{AgentStatus, ListAgents, PromptAgent, RunAgent}, ""},
 		{"helper", []string{AgentStatus, ListAgents, PromptAgent, RunAgent}, "only list_agents, agent_status, run_agent, prompt_agent"},
 		{"worker", all, ""},
 		{"server", []string{AgentStatus, ListAgents, PromptAgent}, "only list_agents, agent_status, prompt_agent"},

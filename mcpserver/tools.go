@@ -77,7 +77,7 @@ func toolsFor(cfg *schema.Config, caller string) map[string]bool {
 		}
 	}
 	for _, t := range tools {
-		if known && (caller == "" || slices.Contains(t.archetypes, arch)) {
+		if known && ((caller == "" && !agentOnly[t.name]) || slices.Contains(t.archetypes, arch)) {
 			allowed[t.name] = true
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/dashboard"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/proxy"
@@ -43,6 +44,7 @@ func init() {
 			// tests shorten them).
 			&cli.DurationFlag{Name: "start-timeout", Value: supervise.DefaultStartTimeout, Hidden: true},
 			&cli.DurationFlag{Name: "turn-grace", Value: up.DefaultTurnGrace, Hidden: true},
+			uiFlags[0], uiFlags[1],
 		},
 		OnUsageError: usageErrors,
 		Action:       upCmd,
@@ -66,6 +68,7 @@ type upRun struct {
 	endHooks  context.CancelFunc
 	// forced is the second signal, once one came (force).
 	forced atomic.Pointer[os.Signal]
+	ui     atomic.Pointer[dashboard.Server] // nil with --ui off (upui.go)
 
 	mu      sync.Mutex
 	cycle   int
@@ -84,6 +87,10 @@ func upCmd(c *cli.Context) error {
 	if err := u.checkNames(cfg); err != nil {
 		return err
 	}
+	ui, err := parseUI(c)
+	if err != nil {
+		return err
+	}
 	owner, err := control.Acquire(cfg.Root)
 	if err != nil {
 		return err
@@ -100,7 +107,7 @@ func upCmd(c *cli.Context) error {
 	defer untrack() // after the hooks (u.wait): their children go too
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
 	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
-		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
+		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace"), Canvas: u.canvasChanged})
 	var endHooks context.CancelFunc
 	u.lastHooks, endHooks = context.WithCancel(context.Background())
 	defer endHooks()
@@ -109,6 +116,13 @@ func upCmd(c *cli.Context) error {
 	defer stopSignals()
 	u.ctx = ctx
 	g.prompter = up.HookPrompter{M: u.m}
+	if ui != nil {
+		stopUI, err := u.startUI(ui, cfg.Root)
+		if err != nil {
+			return err
+		}
+		defer stopUI()
+	}
 	served := make(chan error, 1)
 	// Until the socket is closed, a request that comes while up stops
 	// is told so.
@@ -338,6 +352,7 @@ func (u *upRun) setBus(cfg *schema.Config) {
 		u.g.Warn("hooks: %v", err)
 		return
 	}
+	u.observe(b)
 	u.bus.Store(b)
 }
 
