@@ -30,8 +30,9 @@ func TestUpDashboard(t *testing.T) {
 	root, home := upWorkspace(t)
 	p := startUp(t, root, home)
 	u := p.waitLine(`up: dashboard (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64})$`)[1]
-	p.started("api")
-	p.started("triage")
+	for range 2 {
+		p.waitLine(`up: (api|triage): process:start pid`)
+	}
 	fi, err := os.Lstat(uiPath(root))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("ui.json: %v %v", fi, err)
@@ -44,6 +45,7 @@ func TestUpDashboard(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Stdout), &out); r.Code != 0 || err != nil || out.URL != u || out.Pid != p.cmd.Process.Pid || out.Opened {
 		t.Fatalf("dashboard -o json: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
+	checkJSONOutput(t, "dashboard", r.Stdout)
 	// Without a display nothing opens: the URL is printed.
 	if r := actctlEnv(t, root, home, []string{"DISPLAY=", "WAYLAND_DISPLAY="}, "dashboard"); r.Code != 0 || r.Stdout != u+"\n" {
 		t.Fatalf("dashboard without a browser: %d %q %s", r.Code, r.Stdout, r.Stderr)
@@ -114,7 +116,7 @@ func TestUpDashboardFlags(t *testing.T) {
 		}
 	}
 	p := startUp(t, root, home, "--ui", "off")
-	p.started("api")
+	p.waitLine(`up: control socket`)
 	if _, err := os.Lstat(uiPath(root)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("--ui off wrote ui.json: %v", err)
 	}
