@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,8 +80,34 @@ func (s *Server) Observe(ob hooks.Observation) {
 	e := entryOf(ob)
 	s.live.add(e)
 	if ob.Hook == nil && ob.Event.Agent != "" {
-		s.AgentChanged(ob.Event.Agent)
+		s.agentEvent(ob.Event)
 	}
+}
+
+// agentEvent sends the card of the agent ev is about. A process event
+// says the state it left the agent in: the card shows that state (a
+// backoff of one second is seen even when this runs later than that),
+// and the next event the next one.
+func (s *Server) agentEvent(ev hooks.Event) {
+	a, err := s.src.Agent(ev.Agent)
+	if err != nil {
+		s.AgentChanged(ev.Agent)
+		return
+	}
+	if st, ok := ev.Data["state"].(string); ok && strings.HasPrefix(ev.Name, "process:") && st != a.State {
+		a.State, a.NextStart = st, nil
+		if st != "running" {
+			a.Pid, a.StartedAt = 0, nil
+		}
+		if d, err := time.ParseDuration(fmt.Sprint(ev.Data["backoff"])); err == nil && st == "backoff" {
+			t := ev.Time.Add(d)
+			a.NextStart = &t
+		}
+		if e, ok := ev.Data["error"].(string); ok {
+			a.LastError = e
+		}
+	}
+	s.live.send(message{event: "agent", data: mustJSON(cardOf(a, time.Now()))})
 }
 
 // AgentChanged sends the agent's card, as it is now, to the live pages.

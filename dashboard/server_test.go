@@ -414,3 +414,29 @@ func TestLiveDropsForSlowPage(t *testing.T) {
 		t.Fatalf("timeline %d", n)
 	}
 }
+
+// TestLiveCardOfEvent: a process event's card shows the state the event
+// left the agent in, even when the agent has moved on since (a backoff
+// of one second ends before a slow page is told).
+func TestLiveCardOfEvent(t *testing.T) {
+	f := newFake(testAgents()...) // bot: running, pid 42 (restarted already)
+	s, ts := liveServer(t, f, 0)
+	res, err := openLive(t, ts)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("live: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "process:crash", Agent: "bot", Time: at,
+		Data: map[string]any{"state": "backoff", "backoff": "1s", "pid": 41, "error": "exit status 3"}}})
+	sc := bufio.NewScanner(res.Body)
+	c := nextEvent(t, sc, "agent")
+	want := `"stateText":"backoff: next restart at ` + at.Add(time.Second).Local().Format(stamp) + `"`
+	if !strings.Contains(c, want) || strings.Contains(c, `"pid"`) {
+		t.Fatalf("card %s, want %s and no pid", c, want)
+	}
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "process:start", Agent: "bot", Time: at, Data: map[string]any{"state": "running", "pid": 42}}})
+	if c := nextEvent(t, sc, "agent"); !strings.Contains(c, `"stateText":"running"`) || !strings.Contains(c, `"pid":42`) {
+		t.Fatalf("card %s", c)
+	}
+}
