@@ -16,6 +16,7 @@ type fake struct {
 	mu       sync.Mutex
 	agents   map[string]Agent
 	logs     map[string][]byte // "agent/task" -> JSON lines
+	paths    map[string]string // "agent/task" -> the log's file
 	canvas   map[string]string
 	prompts  []string
 	controls []string
@@ -24,7 +25,7 @@ type fake struct {
 }
 
 func newFake(agents ...Agent) *fake {
-	f := &fake{agents: map[string]Agent{}, logs: map[string][]byte{}, canvas: map[string]string{}}
+	f := &fake{agents: map[string]Agent{}, logs: map[string][]byte{}, paths: map[string]string{}, canvas: map[string]string{}}
 	for _, a := range agents {
 		f.agents[a.Name] = a
 	}
@@ -88,6 +89,16 @@ func (f *fake) TaskLog(name string, task uint64) ([]byte, error) {
 		return nil, fmt.Errorf("agent %s has no task %d", name, task)
 	}
 	return b, nil
+}
+
+func (f *fake) TaskLogPath(name string, task uint64) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.paths[fmt.Sprintf("%s/%d", name, task)]
+	if !ok {
+		return "", fmt.Errorf("agent %s has no task %d", name, task)
+	}
+	return p, nil
 }
 
 func (f *fake) Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error) {

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/tasklog"
 )
 
 // Bounds of the live parts.
@@ -125,6 +127,12 @@ func (s *Server) CanvasUpdated(agent string) {
 	s.live.send(message{event: "canvas", data: mustJSON(map[string]string{"name": agent})})
 }
 
+// TaskStarted tells the live pages that a task of agent began: an
+// agent's page follows its log.
+func (s *Server) TaskStarted(agent string, task uint64) {
+	s.live.send(message{event: "task", data: mustJSON(map[string]any{"name": agent, "task": task})})
+}
+
 // Dropped is how many live messages were dropped for slow pages.
 func (s *Server) Dropped() uint64 { return s.live.dropped.Load() }
 
@@ -234,4 +242,41 @@ func mustJSON(v any) []byte {
 		return []byte(`null`)
 	}
 	return b
+}
+
+// serveTaskLive streams a task's log as it grows (GET
+// /agents/NAME/tasks/ID/live): its items as server-sent events "item",
+// bounded per client as the other live connections.
+func (s *Server) serveTaskLive(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	if err != nil {
+		http.Error(w, "dashboard: a task id is a number", http.StatusBadRequest)
+		return
+	}
+	path, err := s.src.TaskLogPath(r.PathValue("name"), id)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	release, ok := s.acquireLive(r)
+	if !ok {
+		http.Error(w, fmt.Sprintf("dashboard: too many live connections from this client (at most %d)", s.opts.MaxLive), http.StatusTooManyRequests)
+		return
+	}
+	defer release()
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "dashboard: streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, ": live\n\n")
+	fl.Flush()
+	var lr LogReader
+	_ = tasklog.Follow(r.Context(), path, 0, func(line []byte) {
+		for _, it := range lr.Line(line) {
+			fmt.Fprintf(w, "event: item\ndata: %s\n\n", mustJSON(it))
+		}
+		fl.Flush()
+	})
 }

@@ -40,6 +40,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /events", s.eventsPage)
 	m.HandleFunc("GET /agents/{name}", s.agentPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}", s.taskPage)
+	m.HandleFunc("GET /agents/{name}/tasks/{id}/live", s.serveTaskLive)
 	m.HandleFunc("GET /agents/{name}/canvas", s.canvas)
 	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
 	m.HandleFunc("POST /agents/{name}/{op}", s.control)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -438,5 +440,52 @@ func TestLiveCardOfEvent(t *testing.T) {
 	s.Observe(hooks.Observation{Event: hooks.Event{Name: "process:start", Agent: "bot", Time: at, Data: map[string]any{"state": "running", "pid": 42}}})
 	if c := nextEvent(t, sc, "agent"); !strings.Contains(c, `"stateText":"running"`) || !strings.Contains(c, `"pid":42`) {
 		t.Fatalf("card %s", c)
+	}
+}
+
+// TestTaskLive: a task's log streams as it grows, its items rendered;
+// a task's start is told to the live pages.
+func TestTaskLive(t *testing.T) {
+	f := newFake(testAgents()...)
+	p := filepath.Join(t.TempDir(), "1.jsonl")
+	lines := strings.SplitAfter(hostileLog(), "\n")
+	if err := os.WriteFile(p, []byte(lines[0]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.paths["bot/1"] = p
+	s, ts := liveServer(t, f, 0)
+	all, err := openLive(t, ts)
+	if err != nil || all.StatusCode != 200 {
+		t.Fatalf("live: %v %v", all, err)
+	}
+	defer all.Body.Close()
+	s.TaskStarted("bot", 1)
+	if e := nextEvent(t, bufio.NewScanner(all.Body), "task"); e != `{"name":"bot","task":1}` {
+		t.Fatalf("task event %s", e)
+	}
+	req, _ := http.NewRequest("GET", ts.URL+"/agents/bot/tasks/1/live", nil)
+	req.AddCookie(&http.Cookie{Name: CookieName, Value: testToken})
+	res, err := ts.Client().Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("task live: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	if it := nextEvent(t, sc, "item"); !strings.Contains(it, `"kind":"tool"`) {
+		t.Fatalf("first item %s", it)
+	}
+	fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(lines[1])
+	fh.Close()
+	if it := nextEvent(t, sc, "item"); !strings.Contains(it, `"kind":"text"`) {
+		t.Fatalf("appended item %s", it)
+	}
+	r := request("GET", "/agents/bot/tasks/9/live", "")
+	r.Host = ts.Listener.Addr().String()
+	if w := serve(s, r); w.Code != http.StatusNotFound {
+		t.Fatalf("unknown task: %d", w.Code)
 	}
 }

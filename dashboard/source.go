@@ -19,6 +19,9 @@ type Source interface {
 	Detail(name string) (Detail, error)
 	// TaskLog returns the ACP messages (JSON lines) of one task's log.
 	TaskLog(name string, task uint64) ([]byte, error)
+	// TaskLogPath returns the file of one task's log, which grows while
+	// the task runs (the live log).
+	TaskLogPath(name string, task uint64) (string, error)
 	// Prompt gives agent a person's prompt (an employee: a queued task; a
 	// service: a new session) and streams its output to sink as up.Sink.
 	Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error)

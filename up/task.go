@@ -152,6 +152,8 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	w, lerr := tasklog.Begin(dir, tasklog.Task{ID: t.ID, Kind: string(t.Kind), Source: source, Prompt: t.Prompt, Started: started})
 	if lerr != nil {
 		a.m.opts.Logf("%s: task %d: %v (not logged)", a.name, t.ID, lerr)
+	} else if f := a.m.opts.TaskStarted; f != nil {
+		f(a.name, t.ID)
 	}
 	run.mu.Lock()
 	run.w = w

@@ -171,8 +171,8 @@ func TestDashboardBrowser(t *testing.T) {
 	// Agent text with HTML shows as text and runs nothing, live and in
 	// the task's log.
 	cdp(t, ctx, "hostile title", chromedp.SetValue(css(`#prompt-text`), "html-title"), chromedp.Click(css(`#prompt-form button`)),
-		until(`document.querySelector("#reply .stop") !== null`))
-	title, stop := text(`#reply .tool .title`), text(`#reply .stop .title`)
+		until(`document.querySelector("#reply .done") !== null`))
+	title, stop := text(`#reply .tool .title`), text(`#reply .done .title`)
 	if title != acptestagent.HostileTitle || js("window.__pwned") != "undefined" || js(`document.querySelectorAll("#reply script, #reply img, #reply b").length`) != "0" {
 		t.Fatalf("hostile title shown as %q, __pwned %s", title, js("window.__pwned"))
 	}
@@ -202,6 +202,16 @@ func TestDashboardBrowser(t *testing.T) {
 		}
 		cdp(t, ctx, "canvas "+v, until(`window.__msgs.includes("`+v+` cookie=blocked")`))
 	}
+	// The running task's log, live: a task that waits for a file.
+	gate := filepath.Join(t.TempDir(), "go-on")
+	if r := actctl(t, root, home, "prompt", "triage", "--no-wait", "-p", "wait "+gate); r.Code != 0 {
+		t.Fatalf("prompt --no-wait: %d %s", r.Code, r.Stderr)
+	}
+	cdp(t, ctx, "live log", until(`(document.querySelector("#livelog .msg") || {}).textContent === "waiting\n"`))
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdp(t, ctx, "live log's end", until(`document.querySelector("#livelog .msg").textContent === "waiting\nwaited\n"`))
 	screenshot(t, ctx, "agent.png")
 	cdp(t, ctx, "events page", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(css(`#timeline tbody tr`)))
 	screenshot(t, ctx, "events.png")

@@ -107,7 +107,8 @@ func upCmd(c *cli.Context) error {
 	defer untrack() // after the hooks (u.wait): their children go too
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
 	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops,
-		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace"), Canvas: u.canvasChanged})
+		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace"), Canvas: u.canvasChanged,
+		TaskStarted: u.taskStarted})
 	var endHooks context.CancelFunc
 	u.lastHooks, endHooks = context.WithCancel(context.Background())
 	defer endHooks()

@@ -113,6 +113,13 @@ func (u *upRun) canvasChanged(agent string) {
 	}
 }
 
+// taskStarted tells the dashboard that a task's log began.
+func (u *upRun) taskStarted(agent string, task uint64) {
+	if s := u.ui.Load(); s != nil {
+		s.TaskStarted(agent, task)
+	}
+}
+
 // upSource is what the dashboard knows of this up (dashboard.Source).
 type upSource struct{ u *upRun }
 
@@ -207,13 +214,16 @@ func (s upSource) schedule(d *dashboard.Detail, r *schema.Resolved) {
 	}
 }
 
-func (s upSource) TaskLog(name string, task uint64) ([]byte, error) {
-	cfg := s.u.cfg.Load()
-	r, err := cfg.Resolve(name)
+func (s upSource) TaskLogPath(name string, task uint64) (string, error) {
+	r, err := s.u.cfg.Load().Resolve(name)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	p, err := tasklog.TaskFile(tasklog.Dir(r), task)
+	return tasklog.TaskFile(tasklog.Dir(r), task)
+}
+
+func (s upSource) TaskLog(name string, task uint64) ([]byte, error) {
+	p, err := s.TaskLogPath(name, task)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,7 @@
 			if (f === "nextTickText") el.setAttribute("datetime", c.nextTick || "");
 		}
 		tickUptimes();
+		if (page === "agent" && c.name === agent) followTask(c.running);
 	}
 
 	function addEntry(e) {
@@ -82,7 +83,79 @@
 		es.addEventListener("gone", function () { if (page === "agents") location.reload(); });
 		es.addEventListener("entry", function (m) { addEntry(JSON.parse(m.data)); });
 		es.addEventListener("canvas", function (m) { reloadCanvas(JSON.parse(m.data).name); });
+		es.addEventListener("task", function (m) {
+			const d = JSON.parse(m.data);
+			if (page === "agent" && d.name === agent) followTask(d.task);
+		});
 		es.addEventListener("reload", function () { location.reload(); });
+	}
+
+	// renderer returns a function that appends a log item (dashboard.Item)
+	// to box: text joins the text before it, a tool call is updated in
+	// place.
+	function renderer(box) {
+		const tools = new Map();
+		let last = null;
+		return function (it) {
+			if (it.kind === "text") {
+				if (!last) { last = document.createElement("div"); last.className = "msg"; box.appendChild(last); }
+				last.textContent += it.text;
+				return;
+			}
+			last = null;
+			if (it.kind === "tool" && tools.has(it.id)) {
+				const el = tools.get(it.id);
+				if (it.title) el.querySelector(".title").textContent = it.title;
+				if (it.status) { el.querySelector(".status").textContent = " " + it.status; el.dataset.status = it.status; }
+				return;
+			}
+			const el = document.createElement("div");
+			el.className = { tool: "tool", permission: "perm", done: "stop done", stop: "stop", error: "err" }[it.kind] || "msg";
+			const title = document.createElement("span"); title.className = "title";
+			const status = document.createElement("span"); status.className = "status";
+			if (it.kind === "tool" || it.kind === "permission") {
+				title.textContent = it.title || "";
+				status.textContent = " " + (it.status || "");
+				el.dataset.status = it.status || "";
+				if (it.kind === "tool") tools.set(it.id, el);
+			} else if (it.kind === "done") {
+				title.textContent = "stop: " + (it.status || "") + " (" + it.text + ")";
+			} else if (it.kind === "stop") {
+				title.textContent = "stop: " + (it.text || "");
+			} else {
+				title.textContent = (it.kind === "error" ? "error: " : "") + (it.text || "");
+			}
+			el.append(title, status);
+			box.appendChild(el);
+		};
+	}
+
+	// The running task's log, live. When the task ends its log stays (and
+	// its last lines still come); the next task replaces it.
+	let taskES = null, taskID = "";
+	function followTask(id) {
+		const box = document.getElementById("livelog");
+		const p = document.getElementById("running");
+		id = id ? String(id) : "";
+		if (!box || !p) return;
+		if (!id) {
+			if (taskID) p.dataset.ended = taskID;
+			return;
+		}
+		if (id === taskID) return;
+		if (taskES) taskES.close();
+		taskID = id;
+		box.replaceChildren();
+		box.dataset.task = id;
+		p.replaceChildren();
+		delete p.dataset.ended;
+		const a = document.createElement("a");
+		a.href = "/agents/" + encodeURIComponent(agent) + "/tasks/" + id;
+		a.textContent = "task #" + id;
+		p.appendChild(a);
+		const show = renderer(box);
+		taskES = new EventSource("/agents/" + encodeURIComponent(agent) + "/tasks/" + id + "/live");
+		taskES.addEventListener("item", function (m) { show(JSON.parse(m.data)); });
 	}
 
 	// The prompt box: the reply streams in as JSON lines of items.
@@ -95,38 +168,7 @@
 			const text = form.elements.text.value;
 			reply.replaceChildren();
 			reply.dataset.state = "streaming";
-			const tools = new Map();
-			let last = null;
-			const show = function (it) {
-				if (it.kind === "text") {
-					if (!last) { last = document.createElement("div"); last.className = "msg"; reply.appendChild(last); }
-					last.textContent += it.text;
-					return;
-				}
-				last = null;
-				if (it.kind === "tool" && tools.has(it.id)) {
-					const el = tools.get(it.id);
-					if (it.title) el.querySelector(".title").textContent = it.title;
-					if (it.status) { el.querySelector(".status").textContent = it.status; el.dataset.status = it.status; }
-					return;
-				}
-				const el = document.createElement("div");
-				el.className = { tool: "tool", permission: "perm", done: "stop", error: "err" }[it.kind] || "msg";
-				const title = document.createElement("span"); title.className = "title";
-				const status = document.createElement("span"); status.className = "status";
-				if (it.kind === "tool" || it.kind === "permission") {
-					title.textContent = it.title || "";
-					status.textContent = " " + (it.status || "");
-					el.dataset.status = it.status || "";
-					if (it.kind === "tool") tools.set(it.id, el);
-				} else if (it.kind === "done") {
-					title.textContent = "stop: " + (it.status || "") + " (" + it.text + ")";
-				} else {
-					title.textContent = (it.kind === "error" ? "error: " : "") + (it.text || "");
-				}
-				el.append(title, status);
-				reply.appendChild(el);
-			};
+			const show = renderer(reply);
 			try {
 				const res = await fetch(form.action, { method: "POST", body: new URLSearchParams({ text: text }), headers: { "X-Requested-With": "dashboard" } });
 				if (!res.ok) { show({ kind: "error", text: await res.text() }); reply.dataset.state = "error"; return; }
@@ -169,5 +211,7 @@
 	setInterval(tickUptimes, 1000);
 	promptBox();
 	controls();
+	const live0 = document.getElementById("livelog");
+	if (live0 && live0.dataset.task) followTask(live0.dataset.task);
 	connect();
 })();
