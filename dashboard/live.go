@@ -48,7 +48,8 @@ type hub struct {
 	src     Source
 	mu      sync.Mutex
 	seq     uint64
-	entries []Entry // a ring of TimelineMax: the last ones
+	entries []Entry // a ring of at most TimelineMax: the last ones
+	first   int     // the oldest entry's index, once the ring is full
 	subs    map[*sub]struct{}
 	dropped atomic.Uint64
 }
@@ -159,10 +160,12 @@ func (h *hub) add(e Entry) {
 	h.mu.Lock()
 	h.seq++
 	e.Seq = h.seq
-	if len(h.entries) == TimelineMax {
-		h.entries = append(h.entries[:0:0], h.entries[1:]...)
+	if len(h.entries) < TimelineMax {
+		h.entries = append(h.entries, e)
+	} else {
+		h.entries[h.first] = e
+		h.first = (h.first + 1) % TimelineMax
 	}
-	h.entries = append(h.entries, e)
 	h.mu.Unlock()
 	h.send(message{event: "entry", data: mustJSON(e)})
 }
@@ -171,7 +174,7 @@ func (h *hub) add(e Entry) {
 func (h *hub) timeline() []Entry {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]Entry(nil), h.entries...)
+	return append(append([]Entry(nil), h.entries[h.first:]...), h.entries[:h.first]...)
 }
 
 func (h *hub) send(m message) {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -487,5 +488,23 @@ func TestTaskLive(t *testing.T) {
 	r.Host = ts.Listener.Addr().String()
 	if w := serve(s, r); w.Code != http.StatusNotFound {
 		t.Fatalf("unknown task: %d", w.Code)
+	}
+}
+
+// TestTimelineRing: the timeline keeps the last TimelineMax entries, in
+// order.
+func TestTimelineRing(t *testing.T) {
+	s := newTestServer(t, newFake())
+	for i := range TimelineMax + 5 {
+		s.Observe(hooks.Observation{Event: hooks.Event{Name: fmt.Sprintf("e%d", i)}})
+	}
+	tl := s.live.timeline()
+	if len(tl) != TimelineMax || tl[0].Event != "e5" || tl[TimelineMax-1].Event != fmt.Sprintf("e%d", TimelineMax+4) {
+		t.Fatalf("timeline of %d: first %s, last %s", len(tl), tl[0].Event, tl[len(tl)-1].Event)
+	}
+	for i := 1; i < len(tl); i++ {
+		if tl[i].Seq != tl[i-1].Seq+1 {
+			t.Fatalf("out of order at %d: %d after %d", i, tl[i].Seq, tl[i-1].Seq)
+		}
 	}
 }
