@@ -19,7 +19,9 @@ const (
 	// MaxLivePerClient bounds the live (SSE) connections of one client
 	// address.
 	MaxLivePerClient = 8
-	// CookieName is the session cookie the token is exchanged for.
+	// CookieName is the session cookie the token is exchanged for, with
+	// "-PORT" added: cookies ignore ports, and two workspaces' dashboards
+	// on one host must not overwrite each other's.
 	CookieName = "actctl_ui"
 )
 
@@ -39,11 +41,12 @@ type Options struct {
 
 // Server is the dashboard's HTTP handler.
 type Server struct {
-	src  Source
-	opts Options
-	port string
-	mux  *http.ServeMux
-	live *hub
+	src    Source
+	opts   Options
+	port   string
+	cookie string // CookieName-port
+	mux    *http.ServeMux
+	live   *hub
 
 	mu      sync.Mutex
 	clients map[string]int // live connections per client address
@@ -68,7 +71,7 @@ func New(src Source, opts Options) (*Server, error) {
 	if opts.MaxLive <= 0 {
 		opts.MaxLive = MaxLivePerClient
 	}
-	s := &Server{src: src, opts: opts, port: port, clients: map[string]int{}, live: newHub(src)}
+	s := &Server{src: src, opts: opts, port: port, cookie: CookieName + "-" + port, clients: map[string]int{}, live: newHub(src)}
 	s.routes()
 	return s, nil
 }
@@ -137,7 +140,7 @@ func (s *Server) validToken(tok string) bool {
 }
 
 func (s *Server) authorized(r *http.Request) bool {
-	c, err := r.Cookie(CookieName)
+	c, err := r.Cookie(s.cookie)
 	return err == nil && s.validToken(c.Value)
 }
 
@@ -149,7 +152,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, tok string) {
 		http.Error(w, "dashboard: unauthorized: wrong token (each actctl up makes a new one: actctl dashboard)", http.StatusUnauthorized)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: s.opts.Token, Path: "/", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.opts.Token, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode})
 	q := r.URL.Query()
 	q.Del("token")

@@ -43,7 +43,7 @@ func newTestServer(t *testing.T, f *fake) *Server {
 func request(method, target, body string) *http.Request {
 	r := httptest.NewRequest(method, target, strings.NewReader(body))
 	r.Host = testAddr
-	r.AddCookie(&http.Cookie{Name: CookieName, Value: testToken})
+	r.AddCookie(&http.Cookie{Name: CookieName + "-4321", Value: testToken})
 	if method == http.MethodPost {
 		r.Header.Set("Origin", "http://"+testAddr)
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -72,7 +72,7 @@ func TestUnauthorized(t *testing.T) {
 			r.Host = testAddr
 			r.Header.Set("Origin", "http://"+testAddr)
 			if cookie != "" {
-				r.AddCookie(&http.Cookie{Name: CookieName, Value: cookie})
+				r.AddCookie(&http.Cookie{Name: CookieName + "-4321", Value: cookie})
 			}
 			w := serve(s, r)
 			if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "unauthorized") {
@@ -94,8 +94,10 @@ func TestTokenExchange(t *testing.T) {
 		t.Fatalf("exchange: %d, Location %q; want 303 to /agents/bot?x=1", w.Code, w.Header().Get("Location"))
 	}
 	cs := w.Result().Cookies()
-	if len(cs) != 1 || cs[0].Name != CookieName || cs[0].Value != testToken || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Path != "/" {
-		t.Fatalf("cookie: %+v, want HttpOnly SameSite=Strict %s", cs, CookieName)
+	// Named after the port: dashboards of two workspaces on one host
+	// (cookies ignore ports) do not overwrite each other's.
+	if len(cs) != 1 || cs[0].Name != "actctl_ui-4321" || cs[0].Value != testToken || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Path != "/" {
+		t.Fatalf("cookie: %+v, want HttpOnly SameSite=Strict actctl_ui-4321", cs)
 	}
 	r = httptest.NewRequest("GET", "/?token=nope", nil)
 	r.Host = testAddr
@@ -295,10 +297,16 @@ func liveServer(t *testing.T, f *fake, maxLive int) (*Server, *httptest.Server) 
 	return s, ts
 }
 
+// liveCookie is the session cookie of the dashboard at ts.
+func liveCookie(ts *httptest.Server) *http.Cookie {
+	_, port, _ := strings.Cut(ts.Listener.Addr().String(), ":")
+	return &http.Cookie{Name: CookieName + "-" + port, Value: testToken}
+}
+
 func openLive(t *testing.T, ts *httptest.Server) (*http.Response, error) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", ts.URL+"/live", nil)
-	req.AddCookie(&http.Cookie{Name: CookieName, Value: testToken})
+	req.AddCookie(liveCookie(ts))
 	return ts.Client().Do(req)
 }
 
@@ -387,8 +395,9 @@ func TestLiveCard(t *testing.T) {
 	// The events page lists the timeline, newest first, filtered.
 	host := ts.Listener.Addr().String()
 	get := func(path string) string {
-		r := request("GET", path, "")
+		r := httptest.NewRequest("GET", path, nil)
 		r.Host = host
+		r.AddCookie(liveCookie(ts))
 		return serve(s, r).Body.String()
 	}
 	page := get("/events?event=process:crash")
@@ -465,7 +474,7 @@ func TestTaskLive(t *testing.T) {
 		t.Fatalf("task event %s", e)
 	}
 	req, _ := http.NewRequest("GET", ts.URL+"/agents/bot/tasks/1/live", nil)
-	req.AddCookie(&http.Cookie{Name: CookieName, Value: testToken})
+	req.AddCookie(liveCookie(ts))
 	res, err := ts.Client().Do(req)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("task live: %v %v", res, err)
@@ -484,8 +493,9 @@ func TestTaskLive(t *testing.T) {
 	if it := nextEvent(t, sc, "item"); !strings.Contains(it, `"kind":"text"`) {
 		t.Fatalf("appended item %s", it)
 	}
-	r := request("GET", "/agents/bot/tasks/9/live", "")
+	r := httptest.NewRequest("GET", "/agents/bot/tasks/9/live", nil)
 	r.Host = ts.Listener.Addr().String()
+	r.AddCookie(liveCookie(ts))
 	if w := serve(s, r); w.Code != http.StatusNotFound {
 		t.Fatalf("unknown task: %d", w.Code)
 	}
