@@ -21,7 +21,7 @@ type card struct {
 	NextTick   string `json:"nextTick,omitempty"` // RFC 3339
 	NextTickAt string `json:"nextTickText,omitempty"`
 	LastTask   string `json:"lastTask,omitempty"`
-	Queued     int    `json:"queued,omitempty"`
+	Queued     int    `json:"queued"`
 	Running    uint64 `json:"running,omitempty"`
 	Employee   bool   `json:"employee"`
 }

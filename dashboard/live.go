@@ -132,6 +132,7 @@ func (s *Server) CanvasUpdated(agent string) {
 // agent's page follows its log.
 func (s *Server) TaskStarted(agent string, task uint64) {
 	s.live.send(message{event: "task", data: mustJSON(map[string]any{"name": agent, "task": task})})
+	s.AgentChanged(agent) // its queue and running task
 }
 
 // Dropped is how many live messages were dropped for slow pages.

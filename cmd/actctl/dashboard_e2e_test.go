@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -114,6 +115,24 @@ func TestUpDashboardFlags(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(root, ".actant")); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("up --ui %s wrote .actant: %v", tc.arg, err)
 		}
+	}
+	// A port taken: up says so and starts nothing.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	r := actctl(t, root, home, "up", "--ui", taken.Addr().String())
+	if r.Code != 1 || !strings.Contains(r.Stderr, "up: dashboard: listen tcp "+taken.Addr().String()) || strings.Contains(r.Stderr, "process:start") {
+		t.Fatalf("up --ui on a taken port: %d %s", r.Code, r.Stderr)
+	}
+	for _, name := range []string{"ui.json", "up.sock"} {
+		if _, err := os.Lstat(filepath.Join(root, ".actant", "run", name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("up --ui on a taken port left %s: %v", name, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(home, "instances", "api")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("up --ui on a taken port applied the config: %v", err)
 	}
 	p := startUp(t, root, home, "--ui", "off")
 	p.waitLine(`up: control socket`)
