@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,4 +216,21 @@ func TestDashboardBrowser(t *testing.T) {
 	screenshot(t, ctx, "agent.png")
 	cdp(t, ctx, "events page", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(css(`#timeline tbody tr`)))
 	screenshot(t, ctx, "events.png")
+
+	// The canvas survives a restart of up.
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	p = startUp(t, root, home)
+	u = p.waitLine(`up: dashboard (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64})$`)[1]
+	p.waitLine(`up: triage: process:start`)
+	pu, _ = url.Parse(u)
+	cdp(t, ctx, "canvas after a restart of up", chromedp.Navigate(u), chromedp.Navigate("http://"+pu.Host+"/agents/triage/canvas"),
+		chromedp.WaitVisible(css(`h2`)))
+	if h := text(`h2`); h != "Triage board v2" {
+		t.Fatalf("canvas after a restart of up: %q", h)
+	}
 }
