@@ -128,12 +128,13 @@ func (s upSource) card(st up.AgentStatus) dashboard.Agent {
 	if cfg := s.u.cfg.Load(); cfg != nil {
 		if r, err := cfg.Resolve(st.Name); err == nil {
 			a.Backend, a.Template = r.BackendName, r.TemplateName
-			a.LastTask = lastTask(tasklog.Dir(r))
+			a.LastTask = tasklog.Last(tasklog.Dir(r))
 		}
 	}
 	return a
 }
 
+// Agents are the cards of every agent up runs.
 func (s upSource) Agents() []dashboard.Agent {
 	var out []dashboard.Agent
 	for _, st := range s.u.m.Status() {
@@ -142,6 +143,7 @@ func (s upSource) Agents() []dashboard.Agent {
 	return out
 }
 
+// Agent is one agent's card.
 func (s upSource) Agent(name string) (dashboard.Agent, error) {
 	st, err := s.u.m.StatusOf(name)
 	if err != nil {
@@ -150,6 +152,8 @@ func (s upSource) Agent(name string) (dashboard.Agent, error) {
 	return s.card(st), nil
 }
 
+// Detail is an agent's page: its card, describe's text and files, its
+// tasks, schedule and queue.
 func (s upSource) Detail(name string) (dashboard.Detail, error) {
 	a, err := s.Agent(name)
 	if err != nil {
@@ -214,6 +218,7 @@ func (s upSource) schedule(d *dashboard.Detail, r *schema.Resolved) {
 	}
 }
 
+// TaskLogPath is the file of one task's log.
 func (s upSource) TaskLogPath(name string, task uint64) (string, error) {
 	r, err := s.u.cfg.Load().Resolve(name)
 	if err != nil {
@@ -222,6 +227,7 @@ func (s upSource) TaskLogPath(name string, task uint64) (string, error) {
 	return tasklog.TaskFile(tasklog.Dir(r), task)
 }
 
+// TaskLog is one task's log.
 func (s upSource) TaskLog(name string, task uint64) ([]byte, error) {
 	p, err := s.TaskLogPath(name, task)
 	if err != nil {
@@ -237,6 +243,7 @@ func (s upSource) Prompt(ctx context.Context, agent, text string, sink up.Sink) 
 	return s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, true, sink)
 }
 
+// Control starts, stops or restarts an agent, as actctl start/stop/restart.
 func (s upSource) Control(ctx context.Context, op, agent string) error {
 	var err error
 	switch op {
@@ -252,30 +259,5 @@ func (s upSource) Control(ctx context.Context, op, agent string) error {
 	return err
 }
 
+// Canvas is an employee's canvas.
 func (s upSource) Canvas(agent string) (string, error) { return s.u.m.Canvas(agent) }
-
-// lastTask is the last summary line of the task log in dir, read from
-// its end (a card is drawn for every agent on every page).
-func lastTask(dir string) *tasklog.Summary {
-	f, err := os.Open(tasklog.SummaryPath(dir))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	const tail = 16 << 10
-	off := max(fi.Size()-tail, 0)
-	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil {
-		return nil
-	}
-	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
-	s, err := tasklog.ParseSummary(lines[len(lines)-1])
-	if err != nil {
-		return nil
-	}
-	return &s
-}
