@@ -114,7 +114,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // loopback name or the configured host, with its port (DNS rebinding).
 func (s *Server) hostAllowed(host string) bool {
 	name, port, err := net.SplitHostPort(host)
-	if err != nil || port != s.port {
+	if err != nil {
+		// A browser leaves out port 80.
+		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "80"
+	}
+	if port != s.port {
 		return false
 	}
 	switch strings.ToLower(name) {

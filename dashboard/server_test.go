@@ -123,6 +123,19 @@ func TestHostRebinding(t *testing.T) {
 			t.Errorf("Host %q: %d, want %d (%s)", host, w.Code, want, w.Body.String())
 		}
 	}
+	// Port 80, which a browser leaves out of Host.
+	s80, err := New(newFake(testAgents()...), Options{Token: testToken, Addr: "127.0.0.1:80"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]int{"127.0.0.1": 200, "localhost": 200, "[::1]": 200, "127.0.0.1:80": 200, "evil.example": 421} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Host = host
+		r.AddCookie(&http.Cookie{Name: CookieName + "-80", Value: testToken})
+		if w := serve(s80, r); w.Code != want {
+			t.Errorf("port 80, Host %q: %d, want %d", host, w.Code, want)
+		}
+	}
 	// Before the token too: a rebinding page cannot even trade it.
 	r := httptest.NewRequest("GET", "/?token="+testToken, nil)
 	r.Host = "evil.example:4321"
