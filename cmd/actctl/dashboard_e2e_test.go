@@ -84,6 +84,20 @@ func TestUpDashboard(t *testing.T) {
 	if strings.Contains(string(body), `data-name="helper"`) {
 		t.Errorf("helper (not run by up) has a card")
 	}
+	// An employee's page: describe's text, its files, schedule and ticks.
+	req, _ = http.NewRequest("GET", base+"/agents/triage", nil)
+	req.AddCookie(cookies[0])
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{"Resolved:", "FIELD", "SCRIPTED.md", "heartbeat every 1h0m0s", `<time class="viewer"`, `sandbox="allow-scripts"`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("triage's page lacks %s:\n%s", want, body)
+		}
+	}
 
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
