@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/actctl/actctl/control"
 )
 
 // noRedirect is an HTTP client that shows redirects instead of
@@ -148,10 +150,14 @@ func TestUpDashboardFlags(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(home, "instances", "api")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("up --ui on a taken port applied the config: %v", err)
 	}
+	// The record a killed up left is not taken for this one's.
+	if _, err := control.WriteUI(root, control.UI{URL: "http://127.0.0.1:1/?token=stale", Pid: 1}); err != nil {
+		t.Fatal(err)
+	}
 	p := startUp(t, root, home, "--ui", "off")
 	p.waitLine(`up: control socket`)
 	if _, err := os.Lstat(uiPath(root)); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("--ui off wrote ui.json: %v", err)
+		t.Fatalf("up --ui off kept or wrote ui.json: %v", err)
 	}
 	if r := actctl(t, root, home, "dashboard"); r.Code != 1 || !strings.Contains(r.Stderr, "serves no dashboard (it was started with --ui off)") {
 		t.Fatalf("dashboard with --ui off: %d %s", r.Code, r.Stderr)

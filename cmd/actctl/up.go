@@ -117,6 +117,9 @@ func upCmd(c *cli.Context) error {
 	defer stopSignals()
 	u.ctx = ctx
 	g.prompter = up.HookPrompter{M: u.m}
+	if err := control.RemoveUI(cfg.Root); err != nil { // a killed up's
+		return err
+	}
 	if ui != nil {
 		stopUI, err := u.startUI(ui, cfg.Root)
 		if err != nil {
