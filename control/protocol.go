@@ -40,7 +40,15 @@ func init() {
 	}
 }
 
-var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true, OpLease: true}
+// The dashboard's requests (docs/dashboard.md).
+const (
+	// OpCanvas sets an employee's live canvas: Agent is the employee,
+	// Text its HTML (the MCP tool canvas_update).
+	OpCanvas = "canvas"
+)
+
+var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true, OpLease: true,
+	OpCanvas: true}
 
 // Request is what a command asks of up: one per connection.
 type Request struct {

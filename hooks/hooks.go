@@ -91,6 +91,8 @@ type Bus struct {
 	mu    sync.RWMutex
 	hooks []hook
 	ctx   context.Context // of the hooks started from now on (Within)
+
+	obs observers // observe.go
 }
 
 // New returns a bus for the workspace's hooks (already validated by the
@@ -187,6 +189,7 @@ func (b *Bus) Publish(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
+	b.obs.send(Observation{Event: ev})
 	chain := ev.Chain
 	hs, ctx := b.current()
 	for _, h := range hs {
@@ -240,6 +243,7 @@ func (b *Bus) fire(parent context.Context, h hook, ev Event, chain Chain) {
 	if b.opts.Report != nil {
 		b.opts.Report(res)
 	}
+	b.obs.send(Observation{Event: ev, Hook: &res})
 }
 
 // placeholder matches {{event.PATH}}. Compiled on first use, not at

@@ -147,25 +147,26 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 // harmless are arguments with which each tool is refused before it runs
 // anything (an empty prompt), or reads only.
 var harmless = map[string]map[string]any{
-	ListAgents:  {},
-	AgentStatus: {"agent": "helper"},
-	RunAgent:    {"agent": "helper", "prompt": " "},
-	PromptAgent: {"agent": "worker", "prompt": " "},
-	Subscribe:   {"event": "idle", "prompt": " "},
-	Unsubscribe: {"id": ""},
+	ListAgents:   {},
+	AgentStatus:  {"agent": "helper"},
+	RunAgent:     {"agent": "helper", "prompt": " "},
+	PromptAgent:  {"agent": "worker", "prompt": " "},
+	CanvasUpdate: {"html": "<p>x</p>"},
+	Subscribe:    {"event": "idle", "prompt": " "},
+	Unsubscribe:  {"id": ""},
 }
 
 // TestToolsByCaller: the table decides for each caller both tools/list and
 // the refusal of every other tool, which names what the caller may use.
 func TestToolsByCaller(t *testing.T) {
 	cfg := workspace(t)
-	all := []string{AgentStatus, ListAgents, PromptAgent, RunAgent, Subscribe, Unsubscribe}
+	all := []string{AgentStatus, CanvasUpdate, ListAgents, PromptAgent, RunAgent, Subscribe, Unsubscribe}
 	for _, tc := range []struct {
 		caller string
 		want   []string
 		may    string
 	}{
-		{"", all, ""},
+		{"", []string{AgentStatus, ListAgents, PromptAgent, RunAgent, Subscribe, Unsubscribe}, ""},
 		{"helper", []string{AgentStatus, ListAgents, PromptAgent, RunAgent}, "only list_agents, agent_status, run_agent, prompt_agent"},
 		{"worker", all, ""},
 		{"server", []string{AgentStatus, ListAgents, PromptAgent}, "only list_agents, agent_status, prompt_agent"},

@@ -19,6 +19,9 @@ const (
 	PromptAgent = "prompt_agent"
 )
 
+// CanvasUpdate is the tool of an employee's live canvas (canvas.go).
+const CanvasUpdate = "canvas_update"
+
 // tool is one row of the table: its name, the archetypes of the calling
 // agents that may use it (a caller that is no actctl-started agent, a
 // person, may use every tool), and how it is added to an MCP server.
@@ -44,6 +47,8 @@ var tools = []tool{
 		[]string{schema.ArchEmployee}, (*Server).subscribe),
 	row(Unsubscribe, "Remove one of your subscriptions by the id subscribe returned. Employees only.",
 		[]string{schema.ArchEmployee}, (*Server).unsubscribe),
+	row(CanvasUpdate, "Replace your live canvas, the HTML the dashboard of `actctl up` shows for you (employees only): a self-contained page, its scripts and styles inline, at most 256 KiB.",
+		[]string{schema.ArchEmployee}, (*Server).canvasUpdate),
 }
 
 // row makes a table row whose handler is a method of Server.
@@ -76,7 +81,7 @@ func toolsFor(cfg *schema.Config, caller string) map[string]bool {
 		}
 	}
 	for _, t := range tools {
-		if known && (caller == "" || slices.Contains(t.archetypes, arch)) {
+		if known && ((caller == "" && !agentOnly[t.name]) || slices.Contains(t.archetypes, arch)) {
 			allowed[t.name] = true
 		}
 	}

@@ -20,6 +20,8 @@ func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.
 		return m.Stop(ctx, req.Agent)
 	case "restart":
 		return m.Restart(ctx, req.Agent)
+	case control.OpCanvas:
+		return nil, m.SetCanvas(req.Agent, req.Text)
 	case "prompt":
 		ctx, err := withChain(ctx, req.Chain)
 		if err != nil {

@@ -11,9 +11,10 @@ import (
 // schema.Events'.
 
 // userPrompt publishes user:prompt for a person's prompt (actctl
-// prompt): not one a hook's command made (it has a chain).
+// prompt, the dashboard's prompt box): not one a hook's command made (it
+// has a chain).
 func (a *agent) userPrompt(id uint64, text string, run *taskRun) {
-	if run.source != SourceCLI || !run.chain.IsZero() {
+	if run.source != SourceCLI && run.source != SourceDashboard || !run.chain.IsZero() {
 		return
 	}
 	a.publish(schema.EventUserPrompt, run.chain, map[string]any{"task": id, "source": run.source, "prompt": text})

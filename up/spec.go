@@ -75,6 +75,12 @@ type Options struct {
 	// OpSubscribe; nil: none are taken). An agent's are dropped when its
 	// process stops or crashes.
 	Subscriptions *hooks.Registry
+	// Canvas, if set, is told that an employee's canvas changed
+	// (SetCanvas; the dashboard's live pages). It must not block.
+	Canvas func(agent string)
+	// TaskStarted, if set, is told when a task's log begins (the
+	// dashboard's live log). It must not block.
+	TaskStarted func(agent string, task uint64)
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config

@@ -153,6 +153,9 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 			run.mu.Lock()
 			run.w = w
 			run.mu.Unlock()
+			if f := a.m.opts.TaskStarted; f != nil && w != nil {
+				f(a.name, t.ID)
+			}
 		}}
 	a.promptBefore(t, source, run)
 	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {

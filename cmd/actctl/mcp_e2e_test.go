@@ -113,7 +113,7 @@ func TestMCPToolsByArchetype(t *testing.T) {
 		{"", "", "list_agents", `tool list_agents is not available to agent "builder"`, []string{launch.AgentVar + "=builder"}},
 		{"helper", tool, "", "", []string{launch.AgentVar + "=builder"}},
 		{"helper", tool, "subscribe", `tool subscribe is not available to agent "helper": its archetype allows only list_agents, agent_status, run_agent, prompt_agent`, nil},
-		{"worker", all, "", "", nil},
+		{"worker", "agent_status,canvas_update,list_agents,prompt_agent,run_agent,subscribe,unsubscribe", "", "", nil},
 		{"server", "agent_status,list_agents,prompt_agent", "run_agent",
 			`tool run_agent is not available to agent "server": its archetype allows only list_agents, agent_status, prompt_agent`, nil},
 		{"builder", "", "list_agents", `tool list_agents is not available to agent "builder": its archetype allows no tools`, nil},

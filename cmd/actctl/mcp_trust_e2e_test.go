@@ -115,7 +115,7 @@ func TestMCPEntryNamesItsAgent(t *testing.T) {
 	}
 	for _, tc := range []struct{ agent, dir, tools string }{
 		{"helper", root, "agent_status,list_agents,prompt_agent,run_agent"},
-		{"lead", filepath.Join(home, "instances", "lead"), "agent_status,list_agents,prompt_agent,run_agent,subscribe,unsubscribe"},
+		{"lead", filepath.Join(home, "instances", "lead"), "agent_status,canvas_update,list_agents,prompt_agent,run_agent,subscribe,unsubscribe"},
 		{"svc", filepath.Join(home, "instances", "svc"), "agent_status,list_agents,prompt_agent"},
 		{"builder", filepath.Join(home, "instances", "builder"), ""},
 	} {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/dashboard"
 	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
@@ -46,6 +47,7 @@ func init() {
 			&cli.DurationFlag{Name: "start-timeout", Value: supervise.DefaultStartTimeout, Hidden: true},
 			&cli.DurationFlag{Name: "turn-grace", Value: up.DefaultTurnGrace, Hidden: true},
 			&cli.StringFlag{Name: "webhooks", Usage: "serve the workspace's webhooks (POST /webhooks/NAME) on `ADDR` (host:port; off by default; may face the network)"},
+			uiFlags[0], uiFlags[1],
 		},
 		OnUsageError: usageErrors,
 		Action:       upCmd,
@@ -77,6 +79,7 @@ type upRun struct {
 	signalled atomic.Pointer[os.Signal]
 	// forced is the second signal, once one came (force).
 	forced atomic.Pointer[os.Signal]
+	ui     atomic.Pointer[dashboard.Server] // nil with --ui off (upui.go)
 
 	mu      sync.Mutex
 	cycle   int
@@ -93,6 +96,10 @@ func upCmd(c *cli.Context) error {
 	u := &upRun{g: g, names: c.Args().Slice(), grace: c.Duration("grace"), logged: map[string]bool{},
 		filesAt: map[string]int{}}
 	if err := u.checkNames(cfg); err != nil {
+		return err
+	}
+	ui, err := parseUI(c)
+	if err != nil {
 		return err
 	}
 	wh, err := listenWebhooks(c.String("webhooks"), cfg, u.delivered)
@@ -120,7 +127,8 @@ func upCmd(c *cli.Context) error {
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
 	u.subs = hooks.NewRegistry()
 	u.m = up.New(up.Options{Launch: u.launch, Publish: u.publish, Logf: u.logf, Grace: u.grace, Loops: g.loops, Subscriptions: u.subs,
-		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace")})
+		StartTimeout: c.Duration("start-timeout"), TurnGrace: c.Duration("turn-grace"), Canvas: u.canvasChanged,
+		TaskStarted: u.taskStarted})
 	var endHooks context.CancelFunc
 	u.lastHooks, endHooks = context.WithCancel(context.Background())
 	defer endHooks()
@@ -129,6 +137,16 @@ func upCmd(c *cli.Context) error {
 	defer stopSignals()
 	u.ctx = ctx
 	g.prompter = up.HookPrompter{M: u.m}
+	if err := control.RemoveUI(cfg.Root); err != nil { // a killed up's
+		return err
+	}
+	if ui != nil {
+		stopUI, err := u.startUI(ui, cfg.Root)
+		if err != nil {
+			return err
+		}
+		defer stopUI()
+	}
 	served := make(chan error, 1)
 	// Until the socket is closed, a request that comes while up stops
 	// is told so.
@@ -375,6 +393,7 @@ func (u *upRun) setBus(cfg *schema.Config) {
 		u.g.Warn("hooks: %v", err)
 		return
 	}
+	u.observe(b)
 	u.bus.Store(b)
 }
 

@@ -1,0 +1,138 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/actctl/actctl/up"
+)
+
+// replyQueue bounds the reply pieces waiting for a slow page; more ends
+// the page's wait (a service's turn is cancelled, an employee's task
+// goes on).
+const replyQueue = 4096
+
+// errSlowPage ends a prompt whose page does not read its reply.
+var errSlowPage = errors.New("the page did not read the reply fast enough")
+
+// control starts, stops or restarts an agent (POST /agents/NAME/OP).
+// A form (no script) is sent back to the agent's page; a script gets
+// the outcome as text.
+func (s *Server) control(w http.ResponseWriter, r *http.Request) {
+	name, op := r.PathValue("name"), r.PathValue("op")
+	switch op {
+	case OpStart, OpStop, OpRestart:
+	default:
+		http.Error(w, fmt.Sprintf("dashboard: no action %q (start, stop, restart)", op), http.StatusNotFound)
+		return
+	}
+	if _, err := s.src.Agent(name); err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	err := s.src.Control(r.Context(), op, name)
+	s.AgentChanged(name)
+	if r.Header.Get("X-Requested-With") == "" {
+		http.Redirect(w, r, "/agents/"+name, http.StatusSeeOther)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if err != nil {
+		w.WriteHeader(http.StatusConflict)
+		fmt.Fprintf(w, "%s %s: %v", op, name, err)
+		return
+	}
+	fmt.Fprintf(w, "%s %s: done", op, name)
+}
+
+// prompt gives the agent a person's prompt and streams the reply as
+// JSON lines of Items, the last one {"kind":"done",...} with the
+// outcome (or {"kind":"error"}).
+func (s *Server) prompt(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var mbe *http.MaxBytesError
+	if err := r.ParseForm(); errors.As(err, &mbe) {
+		http.Error(w, fmt.Sprintf("dashboard: the prompt is over %d bytes", MaxBody), http.StatusRequestEntityTooLarge)
+		return
+	} else if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	text := strings.TrimSpace(r.PostForm.Get("text"))
+	if text == "" {
+		http.Error(w, "dashboard: empty prompt", http.StatusBadRequest)
+		return
+	}
+	if _, err := s.src.Agent(name); err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	fl, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	items := make(chan Item, replyQueue)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for it := range items {
+			w.Write(append(mustJSON(it), '\n'))
+			if fl != nil && len(items) == 0 {
+				fl.Flush()
+			}
+		}
+	}()
+	var lr LogReader
+	sink := func(kind string, v any) {
+		raw, ok := v.(json.RawMessage)
+		if kind != "message" || !ok {
+			return
+		}
+		for _, it := range lr.Line(raw) {
+			select {
+			case items <- it:
+			default:
+				cancel(errSlowPage)
+			}
+		}
+	}
+	out, err := s.src.Prompt(ctx, name, text, up.Sink(sink))
+	last := Item{Kind: "done", Status: out.StopReason, Text: fmt.Sprintf("task %d", out.Task)}
+	if err != nil {
+		last = Item{Kind: "error", Text: err.Error()}
+	}
+	items <- last // the reader is draining: there is room soon
+	close(items)
+	<-done
+}
+
+// canvas serves an employee's canvas, in a sandbox of its own: no
+// origin (so no cookie, no request to the dashboard's API), inline
+// script and style only, nothing fetched.
+func (s *Server) canvas(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	a, err := s.src.Agent(name)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	if a.Archetype != "employee" {
+		http.Error(w, fmt.Sprintf("dashboard: %s is a %s: only employees have a live canvas", name, a.Archetype), http.StatusNotFound)
+		return
+	}
+	html, err := s.src.Canvas(name)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'")
+	h.Set("X-Frame-Options", "SAMEORIGIN")
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, html)
+}

@@ -1,0 +1,217 @@
+// actctl dashboard: live updates over server-sent events. Every string
+// that came from an agent is set with textContent, never as HTML.
+"use strict";
+(function () {
+	const page = document.body.dataset.page;
+	const agent = document.body.dataset.agent;
+	const live = document.getElementById("live");
+
+	function viewerTimes(root) {
+		for (const t of root.querySelectorAll("time.viewer[datetime]")) {
+			const d = new Date(t.getAttribute("datetime"));
+			if (!isNaN(d)) t.textContent = d.toLocaleString();
+		}
+	}
+
+	function fmtUptime(ms) {
+		let s = Math.max(0, Math.floor(ms / 1000));
+		const h = Math.floor(s / 3600); s -= h * 3600;
+		const m = Math.floor(s / 60); s -= m * 60;
+		return (h ? h + "h" : "") + (h || m ? m + "m" : "") + s + "s";
+	}
+
+	function tickUptimes() {
+		for (const dd of document.querySelectorAll("[data-f=uptime]")) {
+			const since = dd.dataset.since;
+			dd.textContent = since ? fmtUptime(Date.now() - Date.parse(since)) : "";
+		}
+	}
+
+	function updateCard(c) {
+		const li = document.querySelector('li.card[data-name="' + CSS.escape(c.name) + '"]');
+		if (!li) {
+			if (page === "agents") location.reload();
+			return;
+		}
+		for (const el of li.querySelectorAll("[data-f]")) {
+			const f = el.dataset.f;
+			if (f === "uptime") { el.dataset.since = c.startedAt || ""; continue; }
+			let v = c[f];
+			if (f === "pid" && !v) v = "";
+			el.textContent = v === undefined || v === null ? "" : String(v);
+			if (f === "stateText") {
+				el.className = "state " + c.class;
+				el.dataset.class = c.class;
+			}
+			if (f === "nextTickText") el.setAttribute("datetime", c.nextTick || "");
+		}
+		tickUptimes();
+		if (page === "agent" && c.name === agent) followTask(c.running);
+	}
+
+	function addEntry(e) {
+		const table = document.getElementById("timeline");
+		if (!table) return;
+		if ((table.dataset.agent && table.dataset.agent !== e.agent) || (table.dataset.event && table.dataset.event !== e.event)) return;
+		const tr = document.createElement("tr");
+		const when = new Date(e.time);
+		const cells = [when.toLocaleTimeString(), e.event, e.agent || "", e.hook || "", e.outcome || "", e.hook ? e.durationMs + " ms" : "", e.data || ""];
+		for (const v of cells) {
+			const td = document.createElement("td");
+			td.textContent = v;
+			tr.appendChild(td);
+		}
+		table.tBodies[0].prepend(tr);
+		const none = document.getElementById("no-entries");
+		if (none) none.remove();
+	}
+
+	function reloadCanvas(name) {
+		const f = document.getElementById("canvas");
+		if (!f || name !== agent) return;
+		f.hidden = false;
+		f.src = "/agents/" + encodeURIComponent(agent) + "/canvas?v=" + Date.now();
+		const none = document.getElementById("no-canvas");
+		if (none) none.remove();
+	}
+
+	function connect() {
+		const es = new EventSource("/live");
+		es.onopen = function () { live.textContent = "live"; document.body.dataset.live = "1"; };
+		es.onerror = function () { live.textContent = "reconnecting"; document.body.dataset.live = ""; };
+		es.addEventListener("agent", function (m) { updateCard(JSON.parse(m.data)); });
+		es.addEventListener("gone", function () { if (page === "agents") location.reload(); });
+		es.addEventListener("entry", function (m) { addEntry(JSON.parse(m.data)); });
+		es.addEventListener("canvas", function (m) { reloadCanvas(JSON.parse(m.data).name); });
+		es.addEventListener("task", function (m) {
+			const d = JSON.parse(m.data);
+			if (page === "agent" && d.name === agent) followTask(d.task);
+		});
+		es.addEventListener("reload", function () { location.reload(); });
+	}
+
+	// renderer returns a function that appends a log item (dashboard.Item)
+	// to box: text joins the text before it, a tool call is updated in
+	// place.
+	function renderer(box) {
+		const tools = new Map();
+		let last = null;
+		return function (it) {
+			if (it.kind === "text") {
+				if (!last) { last = document.createElement("div"); last.className = "msg"; box.appendChild(last); }
+				last.textContent += it.text;
+				return;
+			}
+			last = null;
+			if (it.kind === "tool" && tools.has(it.id)) {
+				const el = tools.get(it.id);
+				if (it.title) el.querySelector(".title").textContent = it.title;
+				if (it.status) { el.querySelector(".status").textContent = " " + it.status; el.dataset.status = it.status; }
+				return;
+			}
+			const el = document.createElement("div");
+			el.className = { tool: "tool", permission: "perm", done: "stop done", stop: "stop", error: "err" }[it.kind] || "msg";
+			const title = document.createElement("span"); title.className = "title";
+			const status = document.createElement("span"); status.className = "status";
+			if (it.kind === "tool" || it.kind === "permission") {
+				title.textContent = it.title || "";
+				status.textContent = " " + (it.status || "");
+				el.dataset.status = it.status || "";
+				if (it.kind === "tool") tools.set(it.id, el);
+			} else if (it.kind === "done") {
+				title.textContent = "stop: " + (it.status || "") + " (" + it.text + ")";
+			} else if (it.kind === "stop") {
+				title.textContent = "stop: " + (it.text || "");
+			} else {
+				title.textContent = (it.kind === "error" ? "error: " : "") + (it.text || "");
+			}
+			el.append(title, status);
+			box.appendChild(el);
+		};
+	}
+
+	// The running task's log, live. When the task ends its log stays (and
+	// its last lines still come); the next task replaces it.
+	let taskES = null, taskID = "";
+	function followTask(id) {
+		const box = document.getElementById("livelog");
+		const p = document.getElementById("running");
+		id = id ? String(id) : "";
+		if (!box || !p) return;
+		if (!id) {
+			if (taskID) p.dataset.ended = taskID;
+			return;
+		}
+		if (id === taskID) return;
+		if (taskES) taskES.close();
+		taskID = id;
+		box.replaceChildren();
+		box.dataset.task = id;
+		p.replaceChildren();
+		delete p.dataset.ended;
+		const a = document.createElement("a");
+		a.href = "/agents/" + encodeURIComponent(agent) + "/tasks/" + id;
+		a.textContent = "task #" + id;
+		p.appendChild(a);
+		const show = renderer(box);
+		taskES = new EventSource("/agents/" + encodeURIComponent(agent) + "/tasks/" + id + "/live");
+		taskES.addEventListener("item", function (m) { show(JSON.parse(m.data)); });
+	}
+
+	// The prompt box: the reply streams in as JSON lines of items.
+	function promptBox() {
+		const form = document.getElementById("prompt-form");
+		if (!form) return;
+		const reply = document.getElementById("reply");
+		form.addEventListener("submit", async function (ev) {
+			ev.preventDefault();
+			const text = form.elements.text.value;
+			reply.replaceChildren();
+			reply.dataset.state = "streaming";
+			const show = renderer(reply);
+			try {
+				const res = await fetch(form.action, { method: "POST", body: new URLSearchParams({ text: text }), headers: { "X-Requested-With": "dashboard" } });
+				if (!res.ok) { show({ kind: "error", text: await res.text() }); reply.dataset.state = "error"; return; }
+				const reader = res.body.getReader();
+				const dec = new TextDecoder();
+				let buf = "";
+				for (;;) {
+					const { value, done } = await reader.read();
+					if (done) break;
+					buf += dec.decode(value, { stream: true });
+					let i;
+					while ((i = buf.indexOf("\n")) >= 0) {
+						const line = buf.slice(0, i); buf = buf.slice(i + 1);
+						if (line) show(JSON.parse(line));
+					}
+				}
+				reply.dataset.state = "done";
+			} catch (e) {
+				show({ kind: "error", text: String(e) });
+				reply.dataset.state = "error";
+			}
+		});
+	}
+
+	// Start, stop and restart without leaving the page.
+	function controls() {
+		const out = document.getElementById("ctl-result");
+		for (const form of document.querySelectorAll("form.ctl")) {
+			form.addEventListener("submit", async function (ev) {
+				ev.preventDefault();
+				out.textContent = form.action.split("/").pop() + "…";
+				const res = await fetch(form.action, { method: "POST", headers: { "X-Requested-With": "dashboard" } });
+				out.textContent = await res.text();
+			});
+		}
+	}
+
+	viewerTimes(document);
+	tickUptimes();
+	setInterval(tickUptimes, 1000);
+	promptBox();
+	controls();
+	const live0 = document.getElementById("livelog");
+	if (live0 && live0.dataset.task) followTask(live0.dataset.task);
+	connect();
+})();

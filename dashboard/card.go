@@ -1,0 +1,73 @@
+package dashboard
+
+import (
+	"fmt"
+	"time"
+)
+
+// card is what an agent's card shows, its words decided here for the
+// page and its live updates alike.
+type card struct {
+	Name       string `json:"name"`
+	Archetype  string `json:"archetype"`
+	Backend    string `json:"backend"`
+	State      string `json:"state"`
+	StateText  string `json:"stateText"`
+	Class      string `json:"class"` // ok, wait, bad, off
+	Pid        int    `json:"pid,omitempty"`
+	StartedAt  string `json:"startedAt,omitempty"` // RFC 3339
+	Uptime     string `json:"uptime,omitempty"`
+	Restarts   int    `json:"restarts"`
+	NextTick   string `json:"nextTick,omitempty"` // RFC 3339
+	NextTickAt string `json:"nextTickText,omitempty"`
+	LastTask   string `json:"lastTask,omitempty"`
+	Queued     int    `json:"queued"`
+	Running    uint64 `json:"running,omitempty"`
+	Employee   bool   `json:"employee"`
+}
+
+// stamp is how a time is written on the server's pages: the zone of up.
+const stamp = "2006-01-02 15:04:05 MST"
+
+func cardOf(a Agent, now time.Time) card {
+	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, State: a.State, Pid: a.Pid,
+		Restarts: a.Restarts, Queued: a.Queued, Running: a.Running, Employee: a.Archetype == "employee"}
+	c.StateText, c.Class = stateWords(a)
+	if a.StartedAt != nil {
+		c.StartedAt = a.StartedAt.Format(time.RFC3339)
+		c.Uptime = now.Sub(*a.StartedAt).Round(time.Second).String()
+	}
+	if a.NextTick != nil {
+		c.NextTick, c.NextTickAt = a.NextTick.Format(time.RFC3339), a.NextTick.Local().Format(stamp)
+	}
+	if t := a.LastTask; t != nil {
+		c.LastTask = fmt.Sprintf("#%d %s: %s", t.Task, t.Source, t.StopReason)
+		if t.Error != "" {
+			c.LastTask += " (" + t.Error + ")"
+		}
+	}
+	return c
+}
+
+// stateWords says an agent's state in words and its colour class.
+func stateWords(a Agent) (string, string) {
+	switch a.State {
+	case "running":
+		return "running", "ok"
+	case "starting":
+		return "starting", "wait"
+	case "backoff":
+		if a.NextStart != nil {
+			return "backoff: next restart at " + a.NextStart.Local().Format(stamp), "wait"
+		}
+		return "backoff", "wait"
+	case "crashed", "fatal":
+		if a.LastError != "" {
+			return a.State + ": " + a.LastError, "bad"
+		}
+		return a.State, "bad"
+	case "stopping":
+		return "stopping", "wait"
+	}
+	return a.State, "off"
+}

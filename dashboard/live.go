@@ -1,0 +1,286 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/tasklog"
+)
+
+// Bounds of the live parts.
+const (
+	// TimelineMax is how many entries the events page keeps.
+	TimelineMax = 1000
+	// liveQueue bounds what waits for one live connection; more is
+	// dropped (counted) and the page told to reload.
+	liveQueue = 256
+)
+
+// Entry is one line of the timeline: an event, or a hook's run.
+type Entry struct {
+	Seq        uint64    `json:"seq"`
+	Time       time.Time `json:"time"`
+	Event      string    `json:"event"`
+	Agent      string    `json:"agent,omitempty"`
+	Hook       string    `json:"hook,omitempty"`
+	Outcome    string    `json:"outcome,omitempty"` // a hook's: "ok", "failed: ...", "dropped: ..."
+	DurationMs int64     `json:"durationMs,omitempty"`
+	Data       string    `json:"data,omitempty"` // the event's data, as JSON
+}
+
+// message is one server-sent event.
+type message struct {
+	event string
+	data  []byte
+}
+
+// hub keeps the timeline and passes every change to the live
+// connections, never waiting for one (a full queue drops and counts).
+type hub struct {
+	src     Source
+	mu      sync.Mutex
+	seq     uint64
+	entries []Entry // a ring of at most TimelineMax: the last ones
+	first   int     // the oldest entry's index, once the ring is full
+	subs    map[*sub]struct{}
+	dropped atomic.Uint64
+}
+
+type sub struct {
+	c    chan message
+	lost atomic.Bool // a message was dropped: the page must reload
+}
+
+func newHub(src Source) *hub { return &hub{src: src, subs: map[*sub]struct{}{}} }
+
+// Follow feeds the dashboard the observations of a hooks bus until ctx
+// ends (or c is closed): the timeline, and the card of the agent an
+// event is about.
+func (s *Server) Follow(ctx context.Context, c <-chan hooks.Observation) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ob, ok := <-c:
+			if !ok {
+				return
+			}
+			s.Observe(ob)
+		}
+	}
+}
+
+// Observe takes one observation (see Follow).
+func (s *Server) Observe(ob hooks.Observation) {
+	e := entryOf(ob)
+	s.live.add(e)
+	if ob.Hook == nil && ob.Event.Agent != "" {
+		s.agentEvent(ob.Event)
+	}
+}
+
+// agentEvent sends the card of the agent ev is about. A process event
+// says the state it left the agent in: the card shows that state (a
+// backoff of one second is seen even when this runs later than that),
+// and the next event the next one.
+func (s *Server) agentEvent(ev hooks.Event) {
+	a, err := s.src.Agent(ev.Agent)
+	if err != nil {
+		s.AgentChanged(ev.Agent)
+		return
+	}
+	if st, ok := ev.Data["state"].(string); ok && strings.HasPrefix(ev.Name, "process:") && st != a.State {
+		a.State, a.NextStart = st, nil
+		if st != "running" {
+			a.Pid, a.StartedAt = 0, nil
+		}
+		if d, err := time.ParseDuration(fmt.Sprint(ev.Data["backoff"])); err == nil && st == "backoff" {
+			t := ev.Time.Add(d)
+			a.NextStart = &t
+		}
+		if e, ok := ev.Data["error"].(string); ok {
+			a.LastError = e
+		}
+	}
+	s.live.send(message{event: "agent", data: mustJSON(cardOf(a, time.Now()))})
+}
+
+// AgentChanged sends the agent's card, as it is now, to the live pages.
+func (s *Server) AgentChanged(name string) {
+	a, err := s.src.Agent(name)
+	if err != nil {
+		s.live.send(message{event: "gone", data: mustJSON(map[string]string{"name": name})})
+		return
+	}
+	s.live.send(message{event: "agent", data: mustJSON(cardOf(a, time.Now()))})
+}
+
+// CanvasUpdated tells the live pages that agent's canvas changed.
+func (s *Server) CanvasUpdated(agent string) {
+	s.live.send(message{event: "canvas", data: mustJSON(map[string]string{"name": agent})})
+}
+
+// TaskStarted tells the live pages that a task of agent began: an
+// agent's page follows its log.
+func (s *Server) TaskStarted(agent string, task uint64) {
+	s.live.send(message{event: "task", data: mustJSON(map[string]any{"name": agent, "task": task})})
+	s.AgentChanged(agent) // its queue and running task
+}
+
+// Dropped is how many live messages were dropped for slow pages.
+func (s *Server) Dropped() uint64 { return s.live.dropped.Load() }
+
+func entryOf(ob hooks.Observation) Entry {
+	ev := ob.Event
+	e := Entry{Time: ev.Time, Event: ev.Name, Agent: ev.Agent}
+	if len(ev.Data) > 0 {
+		e.Data = string(mustJSON(ev.Data))
+	}
+	if r := ob.Hook; r != nil {
+		e.Hook, e.DurationMs, e.Outcome = r.Hook, r.Duration.Milliseconds(), "ok"
+		e.Time = ev.Time.Add(r.Duration)
+		switch {
+		case r.Dropped:
+			e.Outcome = "dropped: " + r.Err.Error()
+		case r.Err != nil:
+			e.Outcome = "failed: " + r.Err.Error()
+		}
+	}
+	return e
+}
+
+func (h *hub) add(e Entry) {
+	h.mu.Lock()
+	h.seq++
+	e.Seq = h.seq
+	if len(h.entries) < TimelineMax {
+		h.entries = append(h.entries, e)
+	} else {
+		h.entries[h.first] = e
+		h.first = (h.first + 1) % TimelineMax
+	}
+	h.mu.Unlock()
+	h.send(message{event: "entry", data: mustJSON(e)})
+}
+
+// timeline returns the entries kept, oldest first.
+func (h *hub) timeline() []Entry {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append(append([]Entry(nil), h.entries[h.first:]...), h.entries[:h.first]...)
+}
+
+func (h *hub) send(m message) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		select {
+		case s.c <- m:
+		default:
+			h.dropped.Add(1)
+			s.lost.Store(true)
+		}
+	}
+}
+
+func (h *hub) subscribe() *sub {
+	s := &sub{c: make(chan message, liveQueue)}
+	h.mu.Lock()
+	h.subs[s] = struct{}{}
+	h.mu.Unlock()
+	return s
+}
+
+func (h *hub) unsubscribe(s *sub) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+}
+
+// serveLive is the server-sent events of every change (GET /live),
+// bounded per client (MaxLivePerClient).
+func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
+	release, ok := s.acquireLive(r)
+	if !ok {
+		http.Error(w, fmt.Sprintf("dashboard: too many live connections from this client (at most %d)", s.opts.MaxLive), http.StatusTooManyRequests)
+		return
+	}
+	defer release()
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "dashboard: streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	sb := s.live.subscribe()
+	defer s.live.unsubscribe(sb)
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, ": live\n\n")
+	fl.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case m := <-sb.c:
+			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", m.event, m.data); err != nil {
+				return
+			}
+			if sb.lost.Swap(false) {
+				fmt.Fprint(w, "event: reload\ndata: {}\n\n")
+			}
+			fl.Flush()
+		}
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(`null`)
+	}
+	return b
+}
+
+// serveTaskLive streams a task's log as it grows (GET
+// /agents/NAME/tasks/ID/live): its items as server-sent events "item",
+// bounded per client as the other live connections.
+func (s *Server) serveTaskLive(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	if err != nil {
+		http.Error(w, "dashboard: a task id is a number", http.StatusBadRequest)
+		return
+	}
+	path, err := s.src.TaskLogPath(r.PathValue("name"), id)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	release, ok := s.acquireLive(r)
+	if !ok {
+		http.Error(w, fmt.Sprintf("dashboard: too many live connections from this client (at most %d)", s.opts.MaxLive), http.StatusTooManyRequests)
+		return
+	}
+	defer release()
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "dashboard: streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, ": live\n\n")
+	fl.Flush()
+	var lr LogReader
+	_ = tasklog.Follow(r.Context(), path, 0, func(line []byte) {
+		for _, it := range lr.Line(line) {
+			fmt.Fprintf(w, "event: item\ndata: %s\n\n", mustJSON(it))
+		}
+		fl.Flush()
+	})
+}

@@ -1,0 +1,173 @@
+package dashboard
+
+import (
+	"embed"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/actctl/actctl/tasklog"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// pages are the parsed templates, one set per page.
+var pages = func() map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, p := range []string{"agents", "agent", "task", "events"} {
+		out[p] = template.Must(template.ParseFS(templateFS, "templates/base.html", "templates/"+p+".html"))
+	}
+	return out
+}()
+
+// TaskRows bounds the tasks an agent's page lists (the last ones).
+const TaskRows = 50
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(assetFS, "assets")
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /{$}", s.agentsPage)
+	m.HandleFunc("GET /api/agents", s.agentsJSON)
+	m.HandleFunc("GET /live", s.serveLive)
+	m.HandleFunc("GET /events", s.eventsPage)
+	m.HandleFunc("GET /agents/{name}", s.agentPage)
+	m.HandleFunc("GET /agents/{name}/tasks/{id}", s.taskPage)
+	m.HandleFunc("GET /agents/{name}/tasks/{id}/live", s.serveTaskLive)
+	m.HandleFunc("GET /agents/{name}/canvas", s.canvas)
+	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
+	m.HandleFunc("POST /agents/{name}/{op}", s.control)
+	s.mux = m
+}
+
+// page is what every template gets beside its own data.
+type page struct {
+	Title, Page, Agent string
+}
+
+func render(w http.ResponseWriter, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := pages[name].ExecuteTemplate(w, name+".html", data); err != nil {
+		// Headers are gone; the page ends where the error happened.
+		return
+	}
+}
+
+func (s *Server) cards() []card {
+	now := time.Now()
+	var out []card
+	for _, a := range s.src.Agents() {
+		out = append(out, cardOf(a, now))
+	}
+	return out
+}
+
+func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request) {
+	render(w, "agents", struct {
+		page
+		Cards []card
+	}{page{Title: "Agents", Page: "agents"}, s.cards()})
+}
+
+func (s *Server) agentsJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	cards := s.cards()
+	if cards == nil {
+		cards = []card{}
+	}
+	w.Write(mustJSON(cards))
+}
+
+// taskRow is one line of an agent's task history.
+type taskRow struct {
+	tasklog.Summary
+	Started, StartedISO, Duration string
+	Perms                         Permissions
+}
+
+func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	d, err := s.src.Detail(name)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	canvas := ""
+	if d.Archetype == "employee" {
+		canvas, _ = s.src.Canvas(name)
+	}
+	render(w, "agent", struct {
+		page
+		D      Detail
+		Card   card
+		Tasks  []taskRow
+		Canvas bool
+	}{page{Title: name, Page: "agent", Agent: name}, d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvas != ""})
+}
+
+// taskRows are the last TaskRows tasks, newest first, with their
+// permission decisions read from their logs.
+func (s *Server) taskRows(name string, tasks []tasklog.Summary) []taskRow {
+	if len(tasks) > TaskRows {
+		tasks = tasks[len(tasks)-TaskRows:]
+	}
+	var out []taskRow
+	for _, t := range slices.Backward(tasks) {
+		start := t.Time.Add(-time.Duration(t.DurationMs) * time.Millisecond)
+		row := taskRow{Summary: t, Started: start.Local().Format(stamp), StartedISO: start.Format(time.RFC3339),
+			Duration: (time.Duration(t.DurationMs) * time.Millisecond).String()}
+		if data, err := s.src.TaskLog(name, t.Task); err == nil {
+			_, row.Perms = ReadLog(data)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	if err != nil {
+		http.Error(w, "dashboard: a task id is a number", http.StatusBadRequest)
+		return
+	}
+	data, err := s.src.TaskLog(name, id)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	items, perms := ReadLog(data)
+	render(w, "task", struct {
+		page
+		Task  uint64
+		Items []Item
+		Perms Permissions
+	}{page{Title: name + " task " + strconv.FormatUint(id, 10), Page: "task", Agent: name}, id, items, perms})
+}
+
+func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {
+	fa, fe := r.URL.Query().Get("agent"), r.URL.Query().Get("event")
+	var entries []Entry
+	for _, e := range slices.Backward(s.live.timeline()) {
+		if (fa == "" || e.Agent == fa) && (fe == "" || e.Event == fe) {
+			entries = append(entries, e)
+		}
+	}
+	var names []string
+	for _, a := range s.src.Agents() {
+		names = append(names, a.Name)
+	}
+	render(w, "events", struct {
+		page
+		FAgent, FEvent string
+		Agents         []string
+		Entries        []Entry
+	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries})
+}

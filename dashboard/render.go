@@ -1,0 +1,184 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// Item is one piece of a task's log as the dashboard shows it: the
+// agent's text, a tool call with its state, a permission decision, the
+// turn's end or an error. Its strings are the agent's, shown as text.
+type Item struct {
+	Kind   string `json:"kind"` // "text", "tool", "permission", "stop", "error"
+	ID     string `json:"id,omitempty"`
+	Title  string `json:"title,omitempty"`
+	Status string `json:"status,omitempty"` // a tool call's state; a permission's decision
+	Text   string `json:"text,omitempty"`
+}
+
+// Permissions counts a task's permission decisions.
+type Permissions struct {
+	Allowed int `json:"allowed"`
+	Denied  int `json:"denied"`
+}
+
+// LogReader turns a task's ACP messages, one JSON line at a time, into
+// Items (docs/dashboard.md). It remembers the permission requests until
+// their answers come.
+type LogReader struct {
+	asked map[string]permAsk // by JSON-RPC id
+	Perms Permissions
+}
+
+type permAsk struct {
+	title string
+	kinds map[string]string // option id -> kind
+}
+
+// rpc is the part of a JSON-RPC message the reader needs.
+type rpc struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Line returns the items of one message; a line it does not know gives
+// none.
+func (lr *LogReader) Line(l []byte) []Item {
+	var m rpc
+	if json.Unmarshal(l, &m) != nil {
+		return nil
+	}
+	switch {
+	case m.Method == "session/update":
+		var n acp.SessionNotification
+		if json.Unmarshal(m.Params, &n) == nil {
+			return update(n.Update)
+		}
+	case m.Method == "session/request_permission":
+		lr.ask(m)
+	case m.Method == "" && m.Error != nil:
+		return []Item{{Kind: "error", Text: m.Error.Message}}
+	case m.Method == "" && len(m.Result) > 0:
+		return lr.answer(m)
+	}
+	return nil
+}
+
+func update(u acp.SessionUpdate) []Item {
+	switch {
+	case u.AgentMessageChunk != nil:
+		if t := u.AgentMessageChunk.Content.Text; t != nil && t.Text != "" {
+			return []Item{{Kind: "text", Text: t.Text}}
+		}
+	case u.ToolCall != nil:
+		st := string(u.ToolCall.Status)
+		if st == "" {
+			st = string(acp.ToolCallStatusPending)
+		}
+		return []Item{{Kind: "tool", ID: string(u.ToolCall.ToolCallId), Title: u.ToolCall.Title, Status: st}}
+	case u.ToolCallUpdate != nil:
+		it := Item{Kind: "tool", ID: string(u.ToolCallUpdate.ToolCallId)}
+		if u.ToolCallUpdate.Title != nil {
+			it.Title = *u.ToolCallUpdate.Title
+		}
+		if u.ToolCallUpdate.Status != nil {
+			it.Status = string(*u.ToolCallUpdate.Status)
+		}
+		return []Item{it}
+	}
+	return nil
+}
+
+func (lr *LogReader) ask(m rpc) {
+	var req acp.RequestPermissionRequest
+	if json.Unmarshal(m.Params, &req) != nil || len(m.ID) == 0 {
+		return
+	}
+	a := permAsk{kinds: map[string]string{}}
+	if req.ToolCall.Title != nil {
+		a.title = *req.ToolCall.Title
+	}
+	for _, o := range req.Options {
+		a.kinds[string(o.OptionId)] = string(o.Kind)
+	}
+	if lr.asked == nil {
+		lr.asked = map[string]permAsk{}
+	}
+	lr.asked[string(m.ID)] = a
+}
+
+// answer reads a result: a turn's end, or a permission decision.
+func (lr *LogReader) answer(m rpc) []Item {
+	var res struct {
+		StopReason string `json:"stopReason"`
+		Outcome    *struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	if json.Unmarshal(m.Result, &res) != nil {
+		return nil
+	}
+	if res.StopReason != "" {
+		return []Item{{Kind: "stop", Text: res.StopReason}}
+	}
+	a, ok := lr.asked[string(m.ID)]
+	if !ok || res.Outcome == nil {
+		return nil
+	}
+	delete(lr.asked, string(m.ID))
+	decision := "denied"
+	if res.Outcome.Outcome == "selected" && strings.HasPrefix(a.kinds[res.Outcome.OptionID], "allow") {
+		decision = "allowed"
+	}
+	if decision == "allowed" {
+		lr.Perms.Allowed++
+	} else {
+		lr.Perms.Denied++
+	}
+	return []Item{{Kind: "permission", Title: a.title, Status: decision}}
+}
+
+// ReadLog renders a whole task log: text chunks joined, one item per
+// tool call in its last state (where it first appeared).
+func ReadLog(data []byte) ([]Item, Permissions) {
+	var lr LogReader
+	var out []Item
+	tools := map[string]int{} // tool call id -> index in out
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		for _, it := range lr.Line(l) {
+			out = merge(out, tools, it)
+		}
+	}
+	return out, lr.Perms
+}
+
+func merge(out []Item, tools map[string]int, it Item) []Item {
+	switch it.Kind {
+	case "text":
+		if n := len(out); n > 0 && out[n-1].Kind == "text" {
+			out[n-1].Text += it.Text
+			return out
+		}
+	case "tool":
+		if i, ok := tools[it.ID]; ok {
+			if it.Title != "" {
+				out[i].Title = it.Title
+			}
+			if it.Status != "" {
+				out[i].Status = it.Status
+			}
+			return out
+		}
+		tools[it.ID] = len(out)
+	}
+	return append(out, it)
+}

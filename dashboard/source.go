@@ -1,0 +1,81 @@
+package dashboard
+
+import (
+	"context"
+	"time"
+
+	"github.com/actctl/actctl/tasklog"
+	"github.com/actctl/actctl/up"
+)
+
+// Source is what the dashboard knows of the running agents: `up`
+// provides it (cmd/actctl), tests a fake.
+type Source interface {
+	// Agents returns every agent `up` runs, by name.
+	Agents() []Agent
+	// Agent returns one agent's card; an error names an unknown one.
+	Agent(name string) (Agent, error)
+	// Detail returns what the agent's page shows beyond its card.
+	Detail(name string) (Detail, error)
+	// TaskLog returns the ACP messages (JSON lines) of one task's log.
+	TaskLog(name string, task uint64) ([]byte, error)
+	// TaskLogPath returns the file of one task's log, which grows while
+	// the task runs (the live log).
+	TaskLogPath(name string, task uint64) (string, error)
+	// Prompt gives agent a person's prompt (an employee: a queued task; a
+	// service: a new session) and streams its output to sink as up.Sink.
+	Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error)
+	// Control starts, stops or restarts agent (op: OpStart, ...).
+	Control(ctx context.Context, op, agent string) error
+	// Canvas returns an employee's canvas HTML ("" when it has none).
+	Canvas(agent string) (string, error)
+}
+
+// The agent operations of Source.Control.
+const (
+	OpStart   = "start"
+	OpStop    = "stop"
+	OpRestart = "restart"
+)
+
+// Agent is one agent's card.
+type Agent struct {
+	up.AgentStatus
+	Backend  string `json:"backend,omitempty"`
+	Template string `json:"template,omitempty"`
+	// LastTask is the last task that ended, nil when none did.
+	LastTask *tasklog.Summary `json:"lastTask,omitempty"`
+}
+
+// Detail is what an agent's page shows beyond its card.
+type Detail struct {
+	Agent
+	// Describe is the agent as `actctl describe` shows it (text).
+	Describe string
+	// Files are the files it owns, each with its sync state.
+	Files []File
+	// Zone is the schedule's time zone (its entries'); Ticks its next
+	// ticks (at most five), Schedule one line per entry.
+	Zone     string
+	Ticks    []time.Time
+	Schedule []string
+	// Tasks are the ended tasks, oldest first.
+	Tasks []tasklog.Summary
+	// Queue are the tasks waiting (employees).
+	Queue []Queued
+}
+
+// File is one owned file and its state ("synced", "update", ...).
+type File struct {
+	Path  string `json:"path"`
+	Mode  string `json:"mode,omitempty"`
+	State string `json:"state"`
+}
+
+// Queued is a task waiting in an employee's queue, or running.
+type Queued struct {
+	ID      uint64 `json:"id"`
+	Kind    string `json:"kind"`
+	Prompt  string `json:"prompt"`
+	Running bool   `json:"running,omitempty"`
+}
