@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/tasklog"
@@ -161,17 +165,16 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	if err == nil {
 		res, err = prompt(ctx, c)
 	}
-	if err == nil && res.StopReason != "end_turn" {
-		err = fmt.Errorf("the turn ended: %s", res.StopReason)
-	}
+	err = a.turnEnded(ctx, res.StopReason, err)
+	ended := a.m.opts.Clock.Now()
 	out := Outcome{Agent: a.name, Task: t.ID, SessionID: res.SessionID, StopReason: string(res.StopReason),
-		DurationMs: a.m.opts.Clock.Now().Sub(started).Milliseconds(), Permissions: res.Permissions}
+		DurationMs: ended.Sub(started).Milliseconds(), Permissions: res.Permissions}
 	if err != nil {
 		out.Error = err.Error()
 	}
 	if w != nil {
 		out.Log = logRel(dir, w.Path())
-		if ferr := w.Finish(tasklog.Summary{Time: started, Task: t.ID, Kind: string(t.Kind), Source: source,
+		if ferr := w.Finish(tasklog.Summary{Time: ended, Started: started, Task: t.ID, Kind: string(t.Kind), Source: source,
 			StopReason: out.StopReason, DurationMs: out.DurationMs, Error: out.Error, Prompt: t.Prompt}); ferr != nil {
 			a.m.opts.Logf("%s: task %d: %v", a.name, t.ID, ferr)
 		}
@@ -180,6 +183,40 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	run.out = out
 	run.mu.Unlock()
 	return err
+}
+
+// turnEnded is the error of a turn that ended with stop reason r and
+// err, nil for end_turn. A turn up cut short says why (shutting down, a
+// client cut off: ctx's cause); a cancelled one up did not cut, that the
+// agent cancelled it on its own (docs/runtime.md).
+func (a *agent) turnEnded(ctx context.Context, r acp.StopReason, err error) error {
+	if err == nil && r == acp.StopReasonEndTurn {
+		return nil
+	}
+	if cause := a.cutBy(ctx); cause != nil {
+		return fmt.Errorf("%w: the turn was cancelled", cause)
+	}
+	switch {
+	case err != nil:
+		return err
+	case r == acp.StopReasonCancelled:
+		return errors.New("the agent cancelled the turn on its own")
+	}
+	return fmt.Errorf("the turn ended: %s", r)
+}
+
+// cutBy is why up cut the turn of ctx short, nil when it did not: up is
+// shutting down, or ctx ended with a cause of its own (a client that
+// stopped reading); a plain cancel is the client gone, no reason to give.
+func (a *agent) cutBy(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	switch {
+	case a.m.taskCtx.Err() != nil:
+		return control.ErrShuttingDown
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		return cause
+	}
+	return nil
 }
 
 // taskEvent publishes the queue's and the scheduler's events.
