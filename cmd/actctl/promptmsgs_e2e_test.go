@@ -186,3 +186,32 @@ func TestPromptLogsAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyCopyOfUpAgentSaysLease: `proxy api` without --lease while up
+// holds api still serves the editor (an ephemeral copy: its own process,
+// as SPEC section 7 has it), and says so in one stderr line naming
+// `--lease`, which shares up's warm process instead; a copy of an agent
+// another proxy holds names no --lease, which could not serve it (issue
+// #22 item 16).
+func TestProxyCopyOfUpAgentSaysLease(t *testing.T) {
+	root, home := upWorkspace(t)
+	p := startUp(t, root, home, "api")
+	p.started("api")
+	e := startProxy(t, root, home, "api")
+	e.initialize()
+	e.newSession(1, t.TempDir())
+	e.close()
+	const lease = "`actctl proxy api --lease` shares its warm process instead"
+	if s := e.stderr.String(); strings.Count(s, "ephemeral copy") != 1 || strings.Count(s, lease) != 1 || !strings.Contains(s, "api is held by actctl up") {
+		t.Errorf("proxy api without --lease while up holds it: want one line naming up and %q:\n%s", lease, s)
+	}
+	first := startProxy(t, root, home, "helper")
+	first.initialize()
+	second := startProxy(t, root, home, "helper")
+	second.initialize()
+	second.close()
+	first.close()
+	if s := second.stderr.String(); !strings.Contains(s, "ephemeral copy") || strings.Contains(s, "--lease") || strings.Contains(s, "actctl up") {
+		t.Errorf("copy of an agent another proxy holds: want no --lease:\n%s", s)
+	}
+}
