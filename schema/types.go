@@ -182,6 +182,11 @@ const (
 	FormatDevinSub = "devin"
 	// FormatAntigravitySub: <dir>/<name>.md, an Antigravity custom agent (name, description, tools list, model)
 	FormatAntigravitySub = "antigravity"
+	// FormatMarkdownSub: <dir>/<name>.md with Claude Code's sub-agent
+	// frontmatter but no permissionMode (name, description, tools
+	// comma-separated, model), for tools that read that frontmatter and
+	// document no permission field (Cline, Kiro, Qwen Code, Junie).
+	FormatMarkdownSub = "subagent"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
