@@ -83,6 +83,7 @@ func builtinBackends() map[string]schema.Backend {
 			Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 			SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
 			MCP:          &schema.MCPFile{Path: ".vscode/mcp.json", Format: schema.FormatJSON, Key: "servers", Dialect: schema.DialectVSCode},
+			MCPFiles:     []schema.MCPFile{{Path: ".github/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCopilot}},
 		}},
 		"opencode": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},

@@ -590,10 +590,23 @@ func (rd *renderer) mcp(f schema.Files) error {
 		rd.warn("backend %q has no MCP layout: MCP servers %s are not rendered", r.BackendName, strings.Join(r.Template.MCPServers, ", "))
 		return nil
 	}
-	if f.MCP.Key == "" {
-		return fmt.Errorf("backend %q: mcp layout for %q has no key", r.BackendName, f.MCP.Path)
+	files := append([]schema.MCPFile{*f.MCP}, f.MCPFiles...)
+	for i := range files {
+		if err := rd.mcpFile(&files[i]); err != nil {
+			return err
+		}
 	}
-	d, err := dialectFor(f.MCP)
+	return nil
+}
+
+// mcpFile writes the template's MCP servers into one MCP file of the
+// backend (a warning the files share is given once: rd.warn).
+func (rd *renderer) mcpFile(file *schema.MCPFile) error {
+	r := rd.r
+	if file.Key == "" {
+		return fmt.Errorf("backend %q: mcp layout for %q has no key", r.BackendName, file.Path)
+	}
+	d, err := dialectFor(file)
 	if err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}
@@ -617,8 +630,8 @@ func (rd *renderer) mcp(f schema.Files) error {
 		for _, w := range m.warns {
 			rd.warn("%s", w)
 		}
-		k := Key{Path: []string{f.MCP.Key, name}, Value: m.value}
-		if err := rd.addKeys(f.MCP.Path, f.MCP.Format, []Key{k}, "mcp server "+strconv.Quote(ref)); err != nil {
+		k := Key{Path: []string{file.Key, name}, Value: m.value}
+		if err := rd.addKeys(file.Path, file.Format, []Key{k}, "mcp server "+strconv.Quote(ref)); err != nil {
 			return err
 		}
 	}

@@ -128,6 +128,10 @@ type Files struct {
 	Commands *DirLayout `json:"commands,omitempty"`
 	// MCP: the structured file holding MCP servers.
 	MCP *MCPFile `json:"mcp,omitempty"`
+	// MCPFiles: more files holding the same MCP servers, for a tool whose
+	// clients read different files (GitHub Copilot: VS Code's
+	// .vscode/mcp.json, the Copilot CLI's .github/mcp.json).
+	MCPFiles []MCPFile `json:"mcpFiles,omitempty"`
 	// Permissions: the structured file holding permission settings.
 	Permissions *PermissionsFile `json:"permissions,omitempty"`
 	// Settings: the structured file a template's native settings for this
@@ -233,6 +237,10 @@ const (
 	// DialectPi: Pi .pi/mcp.json "mcpServers" entries (MCP only; no SSE,
 	// names [A-Za-z0-9_-], ${NAME} expanded in env and headers only)
 	DialectPi = "pi"
+	// DialectCopilot: GitHub Copilot CLI .github/mcp.json "mcpServers"
+	// entries, each with a type ("local", "http", "sse") and tools
+	// (MCP only)
+	DialectCopilot = "copilot"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
