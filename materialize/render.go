@@ -442,6 +442,17 @@ func (rd *renderer) skills(f schema.Files) error {
 		}
 		name := diskName(ref)
 		origin := "skill " + strconv.Quote(ref)
+		if len(s.Paths) > 0 {
+			if f.Rules != nil {
+				if err := rd.rule(f.Rules, ref, &s); err != nil {
+					return err
+				}
+				continue
+			}
+			if f.Skills.Format != schema.FormatCursorMDC {
+				rd.warn("skill %q: paths %s are not written: backend %q has no path-scoped rules (files.rules); it is a skill the agent loads when it sees fit", ref, strings.Join(s.Paths, ", "), r.BackendName)
+			}
+		}
 		in := rd.sh.skill(ref, &s)
 		desc := skillDescription(name, &s)
 		var p string
@@ -519,13 +530,50 @@ func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]str
 	case schema.FormatCursorMDC:
 		// Cursor rule types (cursor.com/docs/context/rules): alwaysApply
 		// false plus a description is an "Agent Requested" rule, the same
-		// on-demand loading a skill gets. globs is written empty, as
-		// Cursor itself does.
-		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "globs", Value: ""}, {Key: "alwaysApply", Value: "false"}}, body)
+		// on-demand loading a skill gets; with globs (the skill's paths)
+		// an "Auto Attached" one. globs is written as Cursor itself
+		// writes it: comma-separated, unquoted, empty when none.
+		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "globs", Value: strings.Join(s.Paths, ",")}, {Key: "alwaysApply", Value: "false"}}, body)
+	case schema.FormatInstructions:
+		// GitHub Copilot path-specific instructions (docs.github.com,
+		// "Creating path-specific custom instructions"): applyTo holds
+		// the globs, comma-separated.
+		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "applyTo", Value: strconv.Quote(strings.Join(s.Paths, ","))}}, body)
 	default:
 		out = []byte(ensureNL(body))
 	}
 	return rendered{content: out, missing: missing}
+}
+
+// rule writes skill ref, which has paths, as a path-scoped rule in the
+// layout l (files.rules): Copilot's <dir>/<name>.instructions.md or a
+// Cursor <dir>/<name>.mdc. A rule is one file: the skill's extra files
+// are not written (warned).
+func (rd *renderer) rule(l *schema.DirLayout, ref string, s *schema.Skill) error {
+	r := rd.r
+	name := diskName(ref)
+	origin := "skill " + strconv.Quote(ref)
+	var p string
+	switch l.Format {
+	case schema.FormatInstructions:
+		p = joinRel(l.Dir, name+extOr(l, ".instructions.md"))
+	case schema.FormatCursorMDC:
+		p = joinRel(l.Dir, name+extOr(l, ".mdc"))
+	default:
+		return fmt.Errorf("backend %q: unknown rules format %q (want instructions or mdc)", r.BackendName, l.Format)
+	}
+	in := rd.sh.skill(ref, s)
+	if len(in.rels) > 0 {
+		rd.warn("skill %q: a path-scoped rule is one file; the skill's %d extra file(s) are not rendered", ref, len(in.rels))
+	}
+	desc := skillDescription(name, s)
+	out := rd.sh.file("rule-"+l.Format, ref, in, r.Vars, func() rendered {
+		return renderSkill(l.Format, name, desc, s, r.Vars)
+	})
+	for _, m := range out.missing {
+		rd.warn("%s: variable {{%s}} is not set; the placeholder is left as is", origin, m)
+	}
+	return rd.addFile(p, out.content, origin)
 }
 
 // validSkillName is the Agent Skills name rule (agentskills.io/specification):

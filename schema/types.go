@@ -124,6 +124,9 @@ type Files struct {
 	SubAgents *DirLayout `json:"subAgents,omitempty"`
 	// Prompts: where prompt files go, one per prompt (optional).
 	Prompts *DirLayout `json:"prompts,omitempty"`
+	// Rules: where skills with paths go, as path-scoped rules
+	// (FormatInstructions, FormatCursorMDC); nil: they stay skills.
+	Rules *DirLayout `json:"rules,omitempty"`
 	// Commands: where the template's commands (slash commands) go.
 	Commands *DirLayout `json:"commands,omitempty"`
 	// MCP: the structured file holding MCP servers.
@@ -173,10 +176,13 @@ const (
 	FormatSkillDir  = "skill"    // <dir>/<name>/SKILL.md with Agent Skills frontmatter, plus sibling files
 	FormatCursorMDC = "mdc"      // <dir>/<name>.mdc with description/alwaysApply frontmatter
 	FormatMarkdown  = "markdown" // <dir>/<name>.md, plain
-	FormatClaudeSub = "claude"   // <dir>/<name>.md with Claude Code sub-agent frontmatter
-	FormatCodexSub  = "codex"    // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
-	FormatGeminiSub = "gemini"   // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
-	FormatCursorSub = "cursor"   // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
+	// FormatInstructions: <dir>/<name>.instructions.md, GitHub Copilot's
+	// path-specific instructions (description, applyTo); rules only
+	FormatInstructions = "instructions"
+	FormatClaudeSub    = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
+	FormatCodexSub     = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
+	FormatGeminiSub    = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
+	FormatCursorSub    = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
 	// FormatCopilotSub: <dir>/<name>.agent.md, a GitHub Copilot custom agent (name, description, tools list, model)
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
@@ -325,6 +331,9 @@ type Skill struct {
 	Content     string `json:"content,omitempty"`
 	File        string `json:"file,omitempty"`
 	Dir         string `json:"dir,omitempty"`
+	// Paths are globs of the files the skill is about: a path-scoped rule
+	// where the backend has Files.Rules.
+	Paths []string `json:"paths,omitempty"`
 	// Meta is the frontmatter of the skill's source (SKILL.md, a file, or
 	// content starting with one), every field kept; nil when it has none.
 	// Content never holds it.

@@ -68,3 +68,71 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestPathRulesE2E: a skill with paths (globs) is a path-scoped rule where
+// the tool has them: GitHub Copilot's path-specific instructions
+// .github/instructions/NAME.instructions.md (applyTo: the globs,
+// comma-separated), Cursor's rules .cursor/rules/NAME.mdc (globs, an
+// Auto Attached rule); a skill without paths stays a skill; a backend
+// without path-scoped rules gets the skill and a warning that its paths
+// are not written; re-apply writes nothing, the prune leaves the user's
+// bytes (issue #23 item 13).
+func TestPathRulesE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+skills: {
+	"go-style": {description: "Go style", content: "Wrap errors with %w.", paths: ["**/*.go", "go.mod"]}
+	review: {description: "Review", content: "Review carefully."}
+}
+templates: {
+	c: {backend: "copilot", skills: ["go-style", "review"]}
+	k: {backend: "cursor", skills: ["go-style"]}
+	g: {backend: "gemini", skills: ["go-style"]}
+}
+agents: {` + agents + `}
+`
+	}
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".github/instructions/mine.instructions.md": "---\napplyTo: \"**\"\n---\nmine\n"},
+		dirs:    []string{"cur", "gem"},
+		with:    cfg(`c: template: "c"` + "\n" + `k: {template: "k", workDir: "cur"}` + "\n" + `g: {template: "g", workDir: "gem"}`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			if got, want := read(t, filepath.Join(dir, ".github/instructions/go-style.instructions.md")), "---\ndescription: Go style\napplyTo: \"**/*.go,go.mod\"\n---\n\nWrap errors with %w.\n"; got != want {
+				t.Errorf("copilot rule:\n%s\nwant\n%s", got, want)
+			}
+			if got := read(t, filepath.Join(dir, ".github/skills/review/SKILL.md")); !strings.Contains(got, "Review carefully.") {
+				t.Errorf("copilot skill without paths:\n%s", got)
+			}
+			assertNotWritten(t, dir, "a skill with paths", ".github/skills/go-style")
+			if got, want := read(t, filepath.Join(dir, "cur/.cursor/rules/go-style.mdc")), "---\ndescription: Go style\nglobs: **/*.go,go.mod\nalwaysApply: false\n---\n\nWrap errors with %w.\n"; got != want {
+				t.Errorf("cursor rule:\n%s\nwant\n%s", got, want)
+			}
+			if got := read(t, filepath.Join(dir, "gem/.gemini/skills/go-style/SKILL.md")); !strings.Contains(got, "Wrap errors") {
+				t.Errorf("gemini skill:\n%s", got)
+			}
+			w := `skill "go-style": paths **/*.go, go.mod are not written: backend "gemini" has no path-scoped rules (files.rules)`
+			if out := r.Stdout + r.Stderr; !strings.Contains(out, w) && !strings.Contains(out, strings.ReplaceAll(w, `"`, `\"`)) {
+				t.Errorf("no warning %q in:\n%s", w, out)
+			}
+		},
+	})
+}
+
+// TestPathRulesBadInputE2E: a glob holding a comma (Copilot's applyTo and
+// Cursor's globs are comma-separated lists) is refused at its position,
+// and nothing is written.
+func TestPathRulesBadInputE2E(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, `package actant
+skills: x: {content: "hi", paths: ["src/**", "a,b"]}
+templates: c: {backend: "copilot", skills: ["x"]}
+agents: c: template: "c"
+`)
+	r := actctl(t, dir, "", "apply")
+	want := `actant.cue:2:46: skills.x.paths[1]: glob "a,b" holds a comma or a line break: give each glob as its own entry`
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("apply: exit %d, want 1 and %q:\n%s", r.Code, want, r.Stderr)
+	}
+	assertNotWritten(t, dir, "a bad glob", ".github", "AGENTS.md", ".actant", ".gitignore")
+}
