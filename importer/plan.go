@@ -217,6 +217,9 @@ func (b Backend) paths() []string {
 	if b.Commands != nil {
 		ps = append(ps, b.Commands.Dir)
 	}
+	if b.Rules != nil {
+		ps = append(ps, b.Rules.Dir)
+	}
 	if b.Settings != "" {
 		ps = append(ps, b.Settings)
 	}
@@ -276,6 +279,9 @@ func (p *Plan) scanBackend(b Backend) error {
 		return err
 	}
 	if err := p.scanCommands(a); err != nil {
+		return err
+	}
+	if err := p.scanRules(a); err != nil {
 		return err
 	}
 	if err := p.scanMCP(a); err != nil {

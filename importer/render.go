@@ -21,6 +21,12 @@ func (p *Plan) render() []byte {
 	if len(p.skills) > 0 {
 		b.WriteString("\nskills: {\n")
 		for _, n := range slices.Sorted(maps.Keys(p.skills)) {
+			if r := p.skills[n].rule; r != nil {
+				fmt.Fprintf(&b, "\t// From %s.\n\t%s: {\n", p.skills[n].found, jsonText(n))
+				fmt.Fprintf(&b, "\t\tdescription: %s\n\t\tpaths: %s\n", jsonText(r.Description), jsonText(r.Paths))
+				fmt.Fprintf(&b, "\t\tcontent: %s\n\t}\n", literal.String.WithTabIndent(2).Quote(r.Content))
+				continue
+			}
 			fmt.Fprintf(&b, "\t%s: dir: %s\n", jsonText(n), jsonText(p.skills[n].dir))
 		}
 		b.WriteString("}\n")

@@ -54,6 +54,17 @@ func SettingsKeys(format string, s map[string]any) ([]Key, error) {
 	return keys, err
 }
 
+// RuleFile is the path and bytes apply writes for skill s named name,
+// which has paths, as a path-scoped rule in layout l (files.rules), with
+// no variables set.
+func RuleFile(l *schema.DirLayout, name string, s *schema.Skill) (string, []byte, error) {
+	p, err := rulePath(l, name)
+	if err != nil {
+		return "", nil, err
+	}
+	return p, renderSkill(l.Format, name, skillDescription(name, s), s, nil).content, nil
+}
+
 // CommandFile is the path and bytes apply writes for a command named
 // name in layout l (description desc, prompt body), no variables set.
 func CommandFile(l *schema.DirLayout, name, desc, body string) (string, []byte, error) {

@@ -553,14 +553,9 @@ func (rd *renderer) rule(l *schema.DirLayout, ref string, s *schema.Skill) error
 	r := rd.r
 	name := diskName(ref)
 	origin := "skill " + strconv.Quote(ref)
-	var p string
-	switch l.Format {
-	case schema.FormatInstructions:
-		p = joinRel(l.Dir, name+extOr(l, ".instructions.md"))
-	case schema.FormatCursorMDC:
-		p = joinRel(l.Dir, name+extOr(l, ".mdc"))
-	default:
-		return fmt.Errorf("backend %q: unknown rules format %q (want instructions or mdc)", r.BackendName, l.Format)
+	p, err := rulePath(l, name)
+	if err != nil {
+		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}
 	in := rd.sh.skill(ref, s)
 	if len(in.rels) > 0 {
@@ -574,6 +569,17 @@ func (rd *renderer) rule(l *schema.DirLayout, ref string, s *schema.Skill) error
 		rd.warn("%s: variable {{%s}} is not set; the placeholder is left as is", origin, m)
 	}
 	return rd.addFile(p, out.content, origin)
+}
+
+// rulePath is where the rule named name goes in layout l.
+func rulePath(l *schema.DirLayout, name string) (string, error) {
+	switch l.Format {
+	case schema.FormatInstructions:
+		return joinRel(l.Dir, name+extOr(l, ".instructions.md")), nil
+	case schema.FormatCursorMDC:
+		return joinRel(l.Dir, name+extOr(l, ".mdc")), nil
+	}
+	return "", fmt.Errorf("unknown rules format %q (want instructions or mdc)", l.Format)
 }
 
 // validSkillName is the Agent Skills name rule (agentskills.io/specification):

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -135,4 +136,39 @@ agents: c: template: "c"
 		t.Errorf("apply: exit %d, want 1 and %q:\n%s", r.Code, want, r.Stderr)
 	}
 	assertNotWritten(t, dir, "a bad glob", ".github", "AGENTS.md", ".actant", ".gitignore")
+}
+
+// TestImportPathRules: import takes Copilot's path-specific instructions
+// and Cursor's rules that apply writes back byte for byte as skills with
+// paths (they were left, "import does not read it"); the round trip
+// holds (apply writes nothing, diff exits 0, every byte kept); a rule
+// with a key actctl does not write, or one for every file, is left with
+// its reason (issue #23 item 18, import leftovers).
+func TestImportPathRules(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".github/copilot-instructions.md":            "Be brief.\n",
+		".github/instructions/go.instructions.md":    "---\ndescription: Go style\napplyTo: \"**/*.go,go.mod\"\n---\n\nWrap errors.\n",
+		".github/instructions/agent.instructions.md": "---\ndescription: Not for review\napplyTo: \"**\"\nexcludeAgent: code-review\n---\n\nOnly the agent.\n",
+		".cursor/rules/ts.mdc":                       "---\ndescription: TypeScript\nglobs: src/**/*.ts\nalwaysApply: false\n---\n\nUse strict mode.\n",
+		".cursor/rules/always.mdc":                   "---\ndescription: Always\nglobs: \nalwaysApply: true\n---\n\nAlways.\n",
+		"AGENTS.md":                                  "Cursor, be brief.\n",
+		".cursor/mcp.json":                           `{"mcpServers": {}}`,
+	})
+	out := roundTrip(t, dir)
+	for _, want := range []string{"copilot rule go", "cursor rule ts"} {
+		if !slices.Contains(items(out.Taken), want) {
+			t.Errorf("taken %q, want %q", items(out.Taken), want)
+		}
+	}
+	for _, want := range []string{"copilot rule agent", "cursor rule always"} {
+		if !slices.Contains(items(out.Left), want) {
+			t.Errorf("left %q, want %q", items(out.Left), want)
+		}
+	}
+	for _, s := range []string{`paths: ["**/*.go","go.mod"]`, `paths: ["src/**/*.ts"]`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
+	}
 }
