@@ -22,6 +22,9 @@ type Backend struct {
 	// Rules is the directory of path-scoped rules, taken as skills with
 	// paths (Copilot's path-specific instructions, Cursor's rules).
 	Rules *schema.DirLayout
+	// SubAgents is the sub-agents directory and its format (Claude
+	// Code's only: schema.FormatClaudeSub).
+	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
 	Commands *schema.DirLayout
@@ -55,9 +58,10 @@ var Backends = []Backend{
 		Skills:       ".claude/skills",
 		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
 		Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".claude/agents", Format: schema.FormatClaudeSub},
 		Settings:     ".claude/settings.json",
 		PermDialect:  schema.DialectClaude,
-		Others:       []string{".claude/agents", ".claude/settings.local.json", ".claude/rules"},
+		Others:       []string{".claude/settings.local.json", ".claude/rules"},
 	},
 	{
 		Name:         "codex",

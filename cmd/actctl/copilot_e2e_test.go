@@ -172,3 +172,37 @@ func TestImportPathRules(t *testing.T) {
 		}
 	}
 }
+
+// TestImportClaudeSubAgents: import takes Claude Code sub-agents that
+// apply writes back byte for byte (name, description, tools, model, the
+// prompt) as sub-agent templates the agent's template lists in
+// subAgents (they were left, "import does not read it"); the round trip
+// holds; a sub-agent with a key import does not take (permissionMode,
+// hooks), or named like an agent, is left with its reason (issue #23
+// item 18, import leftovers).
+func TestImportClaudeSubAgents(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"CLAUDE.md":                     "Be careful.\n",
+		".claude/agents/tester.md":      "---\nname: tester\ndescription: Runs the tests\ntools: Read, Grep, Bash\nmodel: sonnet\n---\n\nRun go test ./... and report.\n",
+		".claude/agents/plain.md":       "---\nname: plain\ndescription: Plain helper\n---\n\nHelp.\n",
+		".claude/agents/planner.md":     "---\nname: planner\ndescription: Plans\npermissionMode: plan\n---\n\nPlan.\n",
+		".claude/agents/claude-code.md": "---\nname: claude-code\ndescription: Clash\n---\n\nClash.\n",
+	})
+	out := roundTrip(t, dir)
+	for _, want := range []string{"claude-code sub-agent tester", "claude-code sub-agent plain"} {
+		if !slices.Contains(items(out.Taken), want) {
+			t.Errorf("taken %q, want %q", items(out.Taken), want)
+		}
+	}
+	for _, want := range []string{"claude-code sub-agent planner", "claude-code sub-agent claude-code"} {
+		if !slices.Contains(items(out.Left), want) {
+			t.Errorf("left %q, want %q", items(out.Left), want)
+		}
+	}
+	for _, s := range []string{`subAgents: ["plain","tester"]`, `"tools": [`, `"model": "sonnet"`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
+	}
+}
