@@ -192,8 +192,9 @@ const (
 )
 
 // sampleConfig has one agent "reviewer" on the given backend and archetype,
-// with two prompts, two skills (one with a sibling file), two MCP servers
-// (stdio and remote) and one sub-agent.
+// with two prompts, three skills (one with a sibling file, one with paths:
+// a path-scoped rule where the backend has them), two MCP servers (stdio
+// and remote) and one sub-agent.
 func sampleConfig(backend, archetype string) *schema.Config {
 	return &schema.Config{
 		Root: testRoot, Home: testHome,
@@ -204,6 +205,7 @@ func sampleConfig(backend, archetype string) *schema.Config {
 				Files:      map[string][]byte{"references/checklist.md": []byte("- tests\n"), "scripts/lint.sh": []byte("#!/bin/sh\nexit 0\n")},
 				Executable: map[string]bool{"scripts/lint.sh": true}},
 			"hub@git-flow": {Description: "Branching rules", Content: "Use trunk-based development on {{repo}}."},
+			"go-style":     {Description: "Go style", Content: "Wrap errors with %w in {{repo}}.\n", Paths: []string{"**/*.go", "go.mod"}},
 		},
 		Prompts: map[string]schema.Prompt{
 			"role":  {Content: "You are a careful reviewer of {{repo}}.", Description: "Reviewer role"},
@@ -219,7 +221,7 @@ func sampleConfig(backend, archetype string) *schema.Config {
 		},
 		Templates: map[string]schema.Template{
 			"reviewer": {Version: "1.2.0", Description: "Reviews pull requests", Backend: backend, Archetype: archetype,
-				Skills: []string{"code-review", "hub@git-flow"}, Prompts: []string{"role", "style"},
+				Skills: []string{"code-review", "hub@git-flow", "go-style"}, Prompts: []string{"role", "style"},
 				MCPServers: []string{"github", "fs"}, SubAgents: []string{"tester"}, Commands: []string{"fix-issue", "hub@lint"},
 				Settings:    map[string]map[string]any{backend: {"model": "m-1", "env": map[string]any{"TRACE": "1"}}},
 				Vars:        map[string]string{"repo": "acme/api", "language": "Go", "tone": "neutral"},
