@@ -206,3 +206,24 @@ func TestImportClaudeSubAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestCopilotTrustNoteE2E: an apply that writes a Copilot agent's MCP
+// files says, once, that VS Code and the Copilot CLI start those servers
+// only in a trusted workspace; a re-apply that writes nothing says
+// nothing (issue #23 item 10, trust gates).
+func TestCopilotTrustNoteE2E(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfig(t, dir, `package actant
+mcpServers: fs: {command: "fs-mcp"}
+templates: c: {backend: "copilot", mcpServers: ["fs"]}
+agents: c: template: "c"
+`)
+	r := actctl(t, dir, home, "apply")
+	want := "actctl: note: VS Code starts the MCP servers of " + dir + "/.vscode/mcp.json only in a trusted workspace (its Workspace Trust prompt), and the Copilot CLI those of " + dir + "/.github/mcp.json only once you trusted the folder"
+	if r.Code != 0 || strings.Count(r.Stderr, want) != 1 {
+		t.Errorf("apply: exit %d, want the note once %q:\n%s", r.Code, want, r.Stderr)
+	}
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 || strings.Contains(r.Stderr, "actctl: note:") {
+		t.Errorf("re-apply: exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
+}
