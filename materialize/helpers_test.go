@@ -118,7 +118,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".kiro/skills"),
 			Commands:     &schema.DirLayout{Dir: ".kiro/prompts", Format: schema.FormatPlain},
-			SubAgents:    &schema.DirLayout{Dir: ".kiro/agents", Format: schema.FormatMarkdownSub},
+			SubAgents:    &schema.DirLayout{Dir: ".kiro/agents", Format: schema.FormatKiroSub},
 			MCP:          &schema.MCPFile{Path: ".kiro/settings/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
 			Ignore:       &schema.IgnoreFile{Path: ".kiroignore", Format: schema.IgnoreGitignore},
 		}},

@@ -21,6 +21,7 @@ const (
 	subDevin    = schema.FormatDevinSub
 	subAgy      = schema.FormatAntigravitySub
 	subMarkdown = schema.FormatMarkdownSub
+	subKiro     = schema.FormatKiroSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -44,13 +45,13 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subMarkdown, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
+	case schema.FormatClaudeSub, subMarkdown, subKiro, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
 	case subDevin:
 		if f.SubAgents.Ext != "" {
 			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
 		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, kiro, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -146,6 +147,17 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subKiro:
+		// kiro.dev/docs/custom-agents: description, model, tools a list
+		// of tool categories; the file's name is the agent's.
+		fields = fields[1:]
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(tools, ", ") + "]"})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCursor:
 		// cursor.com/docs/subagents: name, description, model; no tool list.
 		if model != "" {
@@ -237,6 +249,8 @@ func subAgentPerms(format, backend string, p schema.Permissions) (string, []stri
 			warns = append(warns, "permission rules (allow, deny, ask, additionalDirectories) are not written: a Codex custom agent takes a sandbox_mode, not rules")
 		}
 		return mode, warns, nil
+	case subKiro:
+		return "", []string{fmt.Sprintf("permissions (%s) are not written: a Kiro agent's permissions are rules ({capability, effect, match}), which actctl does not write yet (its tools list, subAgent.tools, restricts it); it runs with the main session's", what)}, nil
 	case subGemini:
 		return "", []string{fmt.Sprintf("permissions (%s) are not written: Gemini CLI sub-agents take no permission setting (a tool list, subAgent.tools, restricts them); it runs with the main session's", what)}, nil
 	default:

@@ -197,6 +197,10 @@ const (
 	// comma-separated, model), for tools that read that frontmatter and
 	// document no permission field (Cline, Kiro, Qwen Code, Junie).
 	FormatMarkdownSub = "subagent"
+	// FormatKiroSub: <dir>/<name>.md, a Kiro agent profile (description,
+	// model, tools: a list of Kiro's tool categories read, write, shell,
+	// web)
+	FormatKiroSub = "kiro"
 )
 
 // DirLayout places one file (or directory) per component under Dir.

@@ -1,23 +1,28 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestLongTailSubAgentPermissions: Cline, Kiro, Qwen Code and Junie read
+// TestLongTailSubAgentPermissions: Cline, Qwen Code and Junie read
 // Claude Code's sub-agent frontmatter (name, description, tools, model)
-// but no permissionMode (none documents one: docs/formats.md,
+// but no permissionMode, and Kiro's agent profiles take tool categories
+// and permission rules (none documents a permissionMode: docs/formats.md,
 // "Sub-agents"), so the sub-agent's preset is not written there and a
-// warning says so, instead of a permissionMode the tool ignores (issue
-// #23, the sub-agents' permissions).
+// warning says so, instead of a permissionMode the tool ignores; Kiro
+// gets its categories (Read, Grep: read) (issue #23, the sub-agents'
+// permissions).
 func TestLongTailSubAgentPermissions(t *testing.T) {
-	for _, tc := range []struct{ backend, file string }{
-		{"cline", ".cline/agents/reviewer.md"},
-		{"kiro", ".kiro/agents/reviewer.md"},
-		{"qwen", ".qwen/agents/reviewer.md"},
-		{"junie", ".junie/agents/reviewer.md"},
+	const claudeLike = "---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\n---\n"
+	const noMode = "permissions (preset readonly) are not written: %s sub-agents take no permission setting"
+	for _, tc := range []struct{ backend, file, head, warn string }{
+		{"cline", ".cline/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "cline")},
+		{"kiro", ".kiro/agents/reviewer.md", "---\ndescription: Reviews\ntools: [read]\n---\n", "permissions (preset readonly) are not written: a Kiro agent's permissions are rules"},
+		{"qwen", ".qwen/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "qwen")},
+		{"junie", ".junie/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "junie")},
 	} {
 		t.Run(tc.backend, func(t *testing.T) {
 			dir := t.TempDir()
@@ -36,10 +41,10 @@ agents: dev: template: "developer"
 				t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 			}
 			got := read(t, filepath.Join(dir, tc.file))
-			if want := "---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\n---\n"; !strings.HasPrefix(got, want) || strings.Contains(got, "permissionMode") {
-				t.Errorf("%s:\n%s\nwant it to start with\n%s", tc.file, got, want)
+			if !strings.HasPrefix(got, tc.head) || strings.Contains(got, "permissionMode") {
+				t.Errorf("%s:\n%s\nwant it to start with\n%s", tc.file, got, tc.head)
 			}
-			warn := "permissions (preset readonly) are not written: " + tc.backend + " sub-agents take no permission setting"
+			warn := tc.warn
 			warned := false
 			for _, w := range res.Warnings {
 				warned = warned || strings.Contains(w, warn)
