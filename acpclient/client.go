@@ -181,8 +181,11 @@ type Client struct {
 // line.
 func (c *Client) received(line []byte) bool {
 	if json.Valid(line) {
-		c.wire.read(line)
-		c.observerOf(line).Message(line)
+		if sid := c.wire.read(line); sid != "" {
+			c.sessionObserver(sid).Message(line)
+		} else {
+			c.observerOf(line).Message(line)
+		}
 		return true
 	}
 	c.mu.Lock()
@@ -224,8 +227,14 @@ func (c *Client) observerOf(line []byte) Observer {
 	if json.Unmarshal(line, &m) != nil || m.Params.SessionID == "" {
 		return c.obs
 	}
+	return c.sessionObserver(m.Params.SessionID)
+}
+
+// sessionObserver is the observer of the open session sid, else
+// Options.Observer.
+func (c *Client) sessionObserver(sid string) Observer {
 	c.mu.Lock()
-	s := c.sessions[m.Params.SessionID]
+	s := c.sessions[sid]
 	c.mu.Unlock()
 	if s == nil {
 		return c.obs

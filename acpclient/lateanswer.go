@@ -36,6 +36,7 @@ var (
 	promptMethod = []byte(`"session/prompt"`)
 	updateMethod = []byte(`"session/update"`)
 	stopReason   = []byte(`"stopReason"`)
+	errorKey     = []byte(`"error"`)
 )
 
 // wireMessage is what the wire log reads of a JSON-RPC message.
@@ -46,6 +47,7 @@ type wireMessage struct {
 		SessionID string `json:"sessionId"`
 	} `json:"params"`
 	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
 }
 
 // sent records a line the client writes; only session/prompt requests
@@ -68,30 +70,40 @@ func (w *wireLog) sent(line []byte) {
 
 // read records a line read from the agent: a session/update notification
 // is counted, an answer carrying a stop reason to a prompt in flight kept.
-func (w *wireLog) read(line []byte) {
+// It returns the session whose prompt the line answers (with a result or
+// an error), "" for any other line: the answer goes to that session's
+// observer, as its updates do.
+func (w *wireLog) read(line []byte) (answered string) {
 	update, answer := bytes.Contains(line, updateMethod), bytes.Contains(line, stopReason)
-	if !update && !answer {
-		return
+	failed := !update && !answer && bytes.Contains(line, errorKey)
+	if !update && !answer && !failed {
+		return ""
 	}
 	var m wireMessage
 	if json.Unmarshal(line, &m) != nil {
-		return
+		return ""
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
 	case m.Method == "session/update" && m.ID == nil:
 		w.notesRead++
-	case m.Method == "" && m.ID != nil && m.Result != nil:
+	case m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil):
 		id := string(bytes.TrimSpace(m.ID))
-		if sid, ok := w.prompts[id]; ok {
-			delete(w.prompts, id)
+		sid, ok := w.prompts[id]
+		if !ok {
+			return ""
+		}
+		delete(w.prompts, id)
+		if m.Result != nil {
 			if w.answers == nil {
 				w.answers = map[string]lateAnswer{}
 			}
 			w.answers[sid] = lateAnswer{id: id, result: m.Result, notes: w.notesRead}
 		}
+		return sid
 	}
+	return ""
 }
 
 // handled counts a session/update notification handled.

@@ -78,8 +78,9 @@ func TestSessionsRouted(t *testing.T) {
 	}
 }
 
-// TestSessionMessagesRouted: every message naming session B reaches B's
-// observer, and none of them the client's.
+// TestSessionMessagesRouted: every message naming session B, and the
+// answer to B's session/prompt, reach B's observer, and none of them the
+// client's (the answer went to the client's: issue #22 item 16).
 func TestSessionMessagesRouted(t *testing.T) {
 	c, recA := startTestAgent(t, Options{})
 	b, recB := openSession(t, c, SessionOptions{})
@@ -91,12 +92,21 @@ func TestSessionMessagesRouted(t *testing.T) {
 	if len(recB.recorder.lines) == 0 {
 		t.Fatal("B's observer got no messages")
 	}
+	answers := 0
 	for _, l := range recB.recorder.lines {
-		if !strings.Contains(l, `"sessionId":"`+b.ID()+`"`) {
+		if strings.Contains(l, `"result":{"stopReason":"end_turn"}`) {
+			answers++
+		} else if !strings.Contains(l, `"sessionId":"`+b.ID()+`"`) {
 			t.Errorf("B got %s", l)
 		}
 	}
+	if answers != 1 {
+		t.Errorf("B got %d answers to its prompt, want 1: %q", answers, recB.recorder.lines)
+	}
 	for _, l := range recA.recorder.lines {
+		if strings.Contains(l, `"stopReason"`) {
+			t.Errorf("the client's observer got B's answer %s", l)
+		}
 		var m struct {
 			Params struct {
 				SessionID string `json:"sessionId"`

@@ -40,6 +40,10 @@ type Request struct {
 	// client then gets an ephemeral copy. Prepare reads the runtime
 	// record when it is nil (RecordLive).
 	Live func(r *schema.Resolved) (bool, error)
+	// Holder, if set, names who holds a live agent r and what the client
+	// could do instead (proxy: "actctl up", and its --lease), for the
+	// note of r's ephemeral copy; "" when it does not know.
+	Holder func(r *schema.Resolved) (who, instead string)
 }
 
 // Choice is which copy of an agent serves a client: the decision, before
@@ -292,7 +296,7 @@ func (c *choosing) ephemeralCopy() error {
 	if err != nil {
 		return err
 	}
-	c.Note = fmt.Sprintf("proxy: %s is served by a live process; using the ephemeral copy %s", c.Agent.Name, name)
+	c.Note = c.copyNote(name)
 	// A busy per-project copy is its own session's to record.
 	c.Adhoc = nil
 	c.Ephemeral = true
@@ -302,6 +306,24 @@ func (c *choosing) ephemeralCopy() error {
 	}
 	c.Agent = r
 	return nil
+}
+
+// copyNote is the line saying the client gets the ephemeral copy name of
+// the live agent: who holds it and what the client could do instead,
+// when Request.Holder knows.
+func (c *choosing) copyNote(name string) string {
+	var who, instead string
+	if c.req.Holder != nil {
+		who, instead = c.req.Holder(c.Agent)
+	}
+	if who == "" {
+		return fmt.Sprintf("proxy: %s is served by a live process; using the ephemeral copy %s", c.Agent.Name, name)
+	}
+	note := fmt.Sprintf("proxy: %s is held by %s; using the ephemeral copy %s", c.Agent.Name, who, name)
+	if instead != "" {
+		note += " (a process of its own); " + instead
+	}
+	return note
 }
 
 // UnknownAgent is the error for a name that is no agent of cfg.

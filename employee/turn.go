@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/schedule"
@@ -48,6 +50,11 @@ type Turn struct {
 	// Writer, if set, receives the task file's writer once it is open
 	// (nil when it could not be): the session's messages go there.
 	Writer func(*tasklog.Writer)
+	// Ended, if set, says how the turn ended, given its stop reason and
+	// the prompt's error: nil for a task done (up's words for a turn it
+	// cut short, docs/runtime.md). Unset: an error, or a *StopError for
+	// a stop reason other than end_turn.
+	Ended func(ctx context.Context, r acp.StopReason, err error) error
 }
 
 // Run runs prompt as the task's turn and logs it. A turn that does not
@@ -63,17 +70,20 @@ func (t Turn) Run(ctx context.Context, prompt func(context.Context) (acpclient.R
 		t.Writer(w)
 	}
 	res, err := prompt(ctx)
-	if err == nil && res.StopReason != "end_turn" {
+	if t.Ended != nil {
+		err = t.Ended(ctx, res.StopReason, err)
+	} else if err == nil && res.StopReason != acp.StopReasonEndTurn {
 		err = &StopError{Reason: string(res.StopReason)}
 	}
+	ended := t.Clock.Now()
 	out := Outcome{Agent: t.Agent, Task: task.ID, SessionID: res.SessionID, StopReason: string(res.StopReason),
-		DurationMs: t.Clock.Now().Sub(started).Milliseconds(), Permissions: res.Permissions}
+		DurationMs: ended.Sub(started).Milliseconds(), Permissions: res.Permissions}
 	if err != nil {
 		out.Error = err.Error()
 	}
 	if w != nil {
 		out.Log = logRel(t.LogsDir, w.Path())
-		if ferr := w.Finish(tasklog.Summary{Time: started, Task: task.ID, Kind: string(task.Kind), Source: t.Source,
+		if ferr := w.Finish(tasklog.Summary{Time: ended, Started: started, Task: task.ID, Kind: string(task.Kind), Source: t.Source,
 			StopReason: out.StopReason, DurationMs: out.DurationMs, Error: out.Error, Prompt: task.Prompt}); ferr != nil {
 			t.Logf("%s: task %d: %v", t.Agent, task.ID, ferr)
 		}

@@ -19,6 +19,12 @@ type Backend struct {
 	Skills string
 	// MCP is the file of MCP servers, if the tool has one import reads.
 	MCP *MCPFile
+	// Rules is the directory of path-scoped rules, taken as skills with
+	// paths (Copilot's path-specific instructions, Cursor's rules).
+	Rules *schema.DirLayout
+	// SubAgents is the sub-agents directory and its format (Claude
+	// Code's only: schema.FormatClaudeSub).
+	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
 	Commands *schema.DirLayout
@@ -52,9 +58,10 @@ var Backends = []Backend{
 		Skills:       ".claude/skills",
 		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
 		Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".claude/agents", Format: schema.FormatClaudeSub},
 		Settings:     ".claude/settings.json",
 		PermDialect:  schema.DialectClaude,
-		Others:       []string{".claude/agents", ".claude/settings.local.json", ".claude/rules"},
+		Others:       []string{".claude/settings.local.json", ".claude/rules"},
 	},
 	{
 		Name:         "codex",
@@ -71,7 +78,8 @@ var Backends = []Backend{
 		Skills:       ".cursor/skills",
 		MCP:          &MCPFile{Path: ".cursor/mcp.json", Key: "mcpServers", Dialect: schema.DialectCursor},
 		Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
-		Others:       []string{".cursor/rules", ".cursor/agents", ".cursor/cli.json", ".cursorrules"},
+		Rules:        &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
+		Others:       []string{".cursor/agents", ".cursor/cli.json", ".cursorrules"},
 	},
 	{
 		Name:         "gemini",
@@ -104,7 +112,8 @@ var Backends = []Backend{
 		Skills:       ".github/skills",
 		Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 		MCP:          &MCPFile{Path: ".vscode/mcp.json", Key: "servers", Dialect: schema.DialectVSCode},
-		Others:       []string{".github/instructions", ".github/agents"},
+		Rules:        &schema.DirLayout{Dir: ".github/instructions", Format: schema.FormatInstructions},
+		Others:       []string{".github/agents"},
 	},
 	{
 		// OpenCode reads .agents/skills, codex's directory, which the

@@ -65,8 +65,10 @@ type Plan struct {
 	agents   []*agent
 	skills   map[string]*skillSrc
 	commands map[string]*commandSrc
-	mcp      map[string]*mcpSrc
-	claims   map[string]claim // real path -> who takes what is there
+	// subAgents are the sub-agent templates taken, by name.
+	subAgents map[string]*subAgentSrc
+	mcp       map[string]*mcpSrc
+	claims    map[string]claim // real path -> who takes what is there
 }
 
 // claim is an agent taking a path apply will write (or adopt) for it.
@@ -80,9 +82,11 @@ type agent struct {
 	also     []string // other agents' prompts it reads (Backend.Fallback)
 	skills   []string
 	commands []string
-	mcp      []string
-	perms    *schema.Permissions
-	settings map[string]any
+	// subAgents are the sub-agent templates its template lists.
+	subAgents []string
+	mcp       []string
+	perms     *schema.Permissions
+	settings  map[string]any
 }
 
 var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
@@ -105,7 +109,7 @@ func Scan(root string, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: root, root: root, opts: o, skills: map[string]*skillSrc{}, commands: map[string]*commandSrc{}, mcp: map[string]*mcpSrc{}, claims: map[string]claim{},
+	p := &Plan{Root: root, root: root, opts: o, skills: map[string]*skillSrc{}, commands: map[string]*commandSrc{}, subAgents: map[string]*subAgentSrc{}, mcp: map[string]*mcpSrc{}, claims: map[string]claim{},
 		Agents: []string{}, Taken: []Item{}, Left: []Item{}, Notes: []string{}, Edits: []Edit{}, Moves: []Move{}}
 	for _, b := range p.used(rows) {
 		if err := p.scanBackend(b); err != nil {
@@ -217,6 +221,12 @@ func (b Backend) paths() []string {
 	if b.Commands != nil {
 		ps = append(ps, b.Commands.Dir)
 	}
+	if b.Rules != nil {
+		ps = append(ps, b.Rules.Dir)
+	}
+	if b.SubAgents != nil {
+		ps = append(ps, b.SubAgents.Dir)
+	}
 	if b.Settings != "" {
 		ps = append(ps, b.Settings)
 	}
@@ -276,6 +286,12 @@ func (p *Plan) scanBackend(b Backend) error {
 		return err
 	}
 	if err := p.scanCommands(a); err != nil {
+		return err
+	}
+	if err := p.scanRules(a); err != nil {
+		return err
+	}
+	if err := p.scanSubAgents(a); err != nil {
 		return err
 	}
 	if err := p.scanMCP(a); err != nil {

@@ -21,6 +21,12 @@ func (p *Plan) render() []byte {
 	if len(p.skills) > 0 {
 		b.WriteString("\nskills: {\n")
 		for _, n := range slices.Sorted(maps.Keys(p.skills)) {
+			if r := p.skills[n].rule; r != nil {
+				fmt.Fprintf(&b, "\t// From %s.\n\t%s: {\n", p.skills[n].found, jsonText(n))
+				fmt.Fprintf(&b, "\t\tdescription: %s\n\t\tpaths: %s\n", jsonText(r.Description), jsonText(r.Paths))
+				fmt.Fprintf(&b, "\t\tcontent: %s\n\t}\n", literal.String.WithTabIndent(2).Quote(r.Content))
+				continue
+			}
 			fmt.Fprintf(&b, "\t%s: dir: %s\n", jsonText(n), jsonText(p.skills[n].dir))
 		}
 		b.WriteString("}\n")
@@ -50,16 +56,22 @@ func (p *Plan) render() []byte {
 			prompts = append(prompts, a)
 		}
 	}
-	if len(prompts) > 0 {
+	if len(prompts)+len(p.subAgents) > 0 {
 		b.WriteString("\nprompts: {\n")
 		for _, a := range prompts {
 			fmt.Fprintf(&b, "\t// From %s.\n\t%s: content: %s\n", a.b.Instructions, jsonText(a.name), literal.String.WithTabIndent(2).Quote(a.prompt))
+		}
+		for _, n := range slices.Sorted(maps.Keys(p.subAgents)) {
+			fmt.Fprintf(&b, "\t// From %s.\n\t%s: content: %s\n", p.subAgents[n].found, jsonText(n), literal.String.WithTabIndent(2).Quote(p.subAgents[n].prompt))
 		}
 		b.WriteString("}\n")
 	}
 	b.WriteString("\ntemplates: {\n")
 	for _, a := range p.agents {
 		p.template(&b, a)
+	}
+	for _, n := range slices.Sorted(maps.Keys(p.subAgents)) {
+		subAgentTemplate(&b, n, p.subAgents[n])
 	}
 	b.WriteString("}\n\nagents: {\n")
 	for _, a := range p.agents {
@@ -86,6 +98,9 @@ func (p *Plan) template(b *bytes.Buffer, a *agent) {
 	if len(a.commands) > 0 {
 		fmt.Fprintf(b, "\t\tcommands: %s\n", jsonText(a.commands))
 	}
+	if len(a.subAgents) > 0 {
+		fmt.Fprintf(b, "\t\tsubAgents: %s\n", jsonText(a.subAgents))
+	}
 	if len(a.mcp) > 0 {
 		fmt.Fprintf(b, "\t\tmcpServers: %s\n", jsonText(a.mcp))
 	}
@@ -94,6 +109,24 @@ func (p *Plan) template(b *bytes.Buffer, a *agent) {
 	}
 	if a.settings != nil {
 		fmt.Fprintf(b, "\t\tsettings: %s: %s\n", jsonText(a.b.Name), indent(jsonText(a.settings), "\t\t"))
+	}
+	b.WriteString("\t}\n")
+}
+
+// subAgentTemplate writes the template of sub-agent n: its description,
+// its one prompt (named like it) and its tools and model.
+func subAgentTemplate(b *bytes.Buffer, n string, s *subAgentSrc) {
+	fmt.Fprintf(b, "\t// A sub-agent, from %s.\n\t%s: {\n\t\tbackend: %s\n", s.found, jsonText(n), jsonText(s.backend))
+	fmt.Fprintf(b, "\t\tdescription: %s\n\t\tprompts: %s\n", jsonText(s.desc), jsonText([]string{n}))
+	if len(s.tools) > 0 || s.model != "" {
+		sa := map[string]any{}
+		if len(s.tools) > 0 {
+			sa["tools"] = s.tools
+		}
+		if s.model != "" {
+			sa["model"] = s.model
+		}
+		fmt.Fprintf(b, "\t\tsubAgent: %s\n", indent(jsonText(sa), "\t\t"))
 	}
 	b.WriteString("\t}\n")
 }

@@ -16,6 +16,9 @@ import (
 type skillSrc struct {
 	dir   string // relative to the root, slash-separated
 	found string // where import found it
+	// rule is a path-scoped rule taken as a skill with paths, written
+	// inline (dir is then empty).
+	rule *schema.Skill
 }
 
 // scanSkills takes each <skills>/<name>/SKILL.md of a's backend.

@@ -54,6 +54,30 @@ func SettingsKeys(format string, s map[string]any) ([]Key, error) {
 	return keys, err
 }
 
+// RuleFile is the path and bytes apply writes for skill s named name,
+// which has paths, as a path-scoped rule in layout l (files.rules), with
+// no variables set.
+func RuleFile(l *schema.DirLayout, name string, s *schema.Skill) (string, []byte, error) {
+	p, err := rulePath(l, name)
+	if err != nil {
+		return "", nil, err
+	}
+	return p, renderSkill(l.Format, name, skillDescription(name, s), s, nil).content, nil
+}
+
+// SubAgentFile is the path and bytes apply writes in layout l for a
+// sub-agent template named name of backend (description desc, its one
+// prompt's text, subAgent tools and model), with no permissions and no
+// variables set.
+func SubAgentFile(l *schema.DirLayout, backend, name, desc, prompt string, tools []string, model string) (string, []byte, error) {
+	s := subAgent{name: name, desc: desc, prompt: joinParagraphs(prompt), backend: backend}
+	if len(tools) > 0 || model != "" {
+		s.sa = &schema.SubAgent{Tools: tools, Model: model}
+	}
+	p, b, _, err := subAgentFile(l, s)
+	return p, b, err
+}
+
 // CommandFile is the path and bytes apply writes for a command named
 // name in layout l (description desc, prompt body), no variables set.
 func CommandFile(l *schema.DirLayout, name, desc, body string) (string, []byte, error) {

@@ -53,6 +53,7 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:        skill(".cursor/skills", ".agents/skills", ".claude/skills"),
 			Commands:      &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:     &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+			Rules:         &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
 			MCP:           &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 			SettingsFiles: cursorHooks,
 			Ignore:        &schema.IgnoreFile{Path: ".cursorignore", Format: schema.IgnoreGitignore},
@@ -62,6 +63,7 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:        skill(".cursor/skills", ".agents/skills", ".claude/skills"),
 			Commands:      &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatMarkdown},
 			SubAgents:     &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+			Rules:         &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
 			MCP:           &schema.MCPFile{Path: ".cursor/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCursor},
 			Permissions:   &schema.PermissionsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON, Dialect: schema.DialectCursor},
 			Settings:      &schema.SettingsFile{Path: ".cursor/cli.json", Format: schema.FormatJSON},
@@ -82,7 +84,9 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:       skill(".github/skills", ".claude/skills"),
 			Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 			SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
+			Rules:        &schema.DirLayout{Dir: ".github/instructions", Format: schema.FormatInstructions},
 			MCP:          &schema.MCPFile{Path: ".vscode/mcp.json", Format: schema.FormatJSON, Key: "servers", Dialect: schema.DialectVSCode},
+			MCPFiles:     []schema.MCPFile{{Path: ".github/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCopilot}},
 		}},
 		"opencode": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
@@ -107,14 +111,14 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cline/skills"),
 			Commands:     &schema.DirLayout{Dir: ".clinerules/workflows", Format: schema.FormatPlain},
-			SubAgents:    &schema.DirLayout{Dir: ".cline/agents", Format: schema.FormatClaudeSub},
+			SubAgents:    &schema.DirLayout{Dir: ".cline/agents", Format: schema.FormatMarkdownSub},
 			Ignore:       &schema.IgnoreFile{Path: ".clineignore", Format: schema.IgnoreGitignore},
 		}},
 		"kiro": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".kiro/skills"),
 			Commands:     &schema.DirLayout{Dir: ".kiro/prompts", Format: schema.FormatPlain},
-			SubAgents:    &schema.DirLayout{Dir: ".kiro/agents", Format: schema.FormatClaudeSub},
+			SubAgents:    &schema.DirLayout{Dir: ".kiro/agents", Format: schema.FormatKiroSub},
 			MCP:          &schema.MCPFile{Path: ".kiro/settings/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
 			Ignore:       &schema.IgnoreFile{Path: ".kiroignore", Format: schema.IgnoreGitignore},
 		}},
@@ -128,7 +132,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"QWEN.md"},
 			Skills:       skill(".qwen/skills"),
 			Commands:     &schema.DirLayout{Dir: ".qwen/commands", Format: schema.FormatMarkdown},
-			SubAgents:    &schema.DirLayout{Dir: ".qwen/agents", Format: schema.FormatClaudeSub},
+			SubAgents:    &schema.DirLayout{Dir: ".qwen/agents", Format: schema.FormatMarkdownSub},
 			MCP:          &schema.MCPFile{Path: ".qwen/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectQwen},
 			Permissions:  &schema.PermissionsFile{Path: ".qwen/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectQwen},
 			Settings:     &schema.SettingsFile{Path: ".qwen/settings.json", Format: schema.FormatJSON},
@@ -153,7 +157,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".junie/skills"),
 			Commands:     &schema.DirLayout{Dir: ".junie/commands", Format: schema.FormatMarkdown},
-			SubAgents:    &schema.DirLayout{Dir: ".junie/agents", Format: schema.FormatClaudeSub},
+			SubAgents:    &schema.DirLayout{Dir: ".junie/agents", Format: schema.FormatMarkdownSub},
 			MCP:          &schema.MCPFile{Path: ".junie/mcp/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
 			Ignore:       &schema.IgnoreFile{Path: ".aiignore", Format: schema.IgnoreGitignore},
 		}},
@@ -188,8 +192,9 @@ const (
 )
 
 // sampleConfig has one agent "reviewer" on the given backend and archetype,
-// with two prompts, two skills (one with a sibling file), two MCP servers
-// (stdio and remote) and one sub-agent.
+// with two prompts, three skills (one with a sibling file, one with paths:
+// a path-scoped rule where the backend has them), two MCP servers (stdio
+// and remote) and one sub-agent.
 func sampleConfig(backend, archetype string) *schema.Config {
 	return &schema.Config{
 		Root: testRoot, Home: testHome,
@@ -200,6 +205,7 @@ func sampleConfig(backend, archetype string) *schema.Config {
 				Files:      map[string][]byte{"references/checklist.md": []byte("- tests\n"), "scripts/lint.sh": []byte("#!/bin/sh\nexit 0\n")},
 				Executable: map[string]bool{"scripts/lint.sh": true}},
 			"hub@git-flow": {Description: "Branching rules", Content: "Use trunk-based development on {{repo}}."},
+			"go-style":     {Description: "Go style", Content: "Wrap errors with %w in {{repo}}.\n", Paths: []string{"**/*.go", "go.mod"}},
 		},
 		Prompts: map[string]schema.Prompt{
 			"role":  {Content: "You are a careful reviewer of {{repo}}.", Description: "Reviewer role"},
@@ -215,7 +221,7 @@ func sampleConfig(backend, archetype string) *schema.Config {
 		},
 		Templates: map[string]schema.Template{
 			"reviewer": {Version: "1.2.0", Description: "Reviews pull requests", Backend: backend, Archetype: archetype,
-				Skills: []string{"code-review", "hub@git-flow"}, Prompts: []string{"role", "style"},
+				Skills: []string{"code-review", "hub@git-flow", "go-style"}, Prompts: []string{"role", "style"},
 				MCPServers: []string{"github", "fs"}, SubAgents: []string{"tester"}, Commands: []string{"fix-issue", "hub@lint"},
 				Settings:    map[string]map[string]any{backend: {"model": "m-1", "env": map[string]any{"TRACE": "1"}}},
 				Vars:        map[string]string{"repo": "acme/api", "language": "Go", "tone": "neutral"},

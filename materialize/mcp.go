@@ -74,6 +74,14 @@ const (
 	// names of letters, digits, "_" and "-" only, and expands ${NAME} in
 	// env and headers only (pi.dev/docs/latest/mcp).
 	dialectPi mcpDialect = schema.DialectPi
+	// dialectCopilot: the GitHub Copilot CLI's workspace .github/mcp.json,
+	// under "mcpServers" — local {"type": "local", command, args, env,
+	// "tools": ["*"]}; remote {"type": "http"|"sse", url, headers,
+	// "tools": ["*"]} (every tool of the server, as the CLI's own
+	// mcp-config.json has it). The CLI expands $VAR, ${VAR} and
+	// ${VAR:-default} in env (github/copilot-cli#903, v1.0.10); elsewhere
+	// a reference is written as is, with a warning.
+	dialectCopilot mcpDialect = schema.DialectCopilot
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -88,9 +96,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectOpenCode, dialectQwen, dialectPi, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, opencode, qwen, pi or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -225,10 +233,22 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 // ${VAR} gets one (Antigravity: docs/formats.md), or where the tool does
 // not expand it (Pi: command, args and url).
 func unexpanded(d mcpDialect, name string, s schema.MCPServer) []string {
-	if d == dialectPi {
+	switch d {
+	case dialectPi:
 		for _, v := range append([]string{s.Command, s.URL}, s.Args...) {
 			if strings.Contains(v, "${") {
 				return []string{fmt.Sprintf("mcp server %q: Pi expands ${NAME} in env and headers only; %q is written as is", name, v)}
+			}
+		}
+		return nil
+	case dialectCopilot:
+		vals := append([]string{s.Command, s.URL}, s.Args...)
+		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+			vals = append(vals, s.Headers[k])
+		}
+		for _, v := range vals {
+			if strings.Contains(v, "${") {
+				return []string{fmt.Sprintf("mcp server %q: the Copilot CLI is known to expand ${NAME} in env only; %q is written as is", name, v)}
 			}
 		}
 		return nil
@@ -269,6 +289,8 @@ func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, 
 		}
 	case dialectVSCode:
 		v["type"] = "stdio"
+	case dialectCopilot:
+		v["type"], v["tools"] = "local", []string{"*"}
 	case dialectOpenCode:
 		// One command array, "environment", and enabled (OpenCode's
 		// own default, written so the entry says what it does).
@@ -305,12 +327,15 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 		u, headers = f(s.URL), mapEach(s.Headers, f)
 	}
 	switch d {
-	case dialectClaude, dialectVSCode:
+	case dialectClaude, dialectVSCode, dialectCopilot:
 		v["type"] = "http"
 		if sse {
 			v["type"] = "sse"
 		}
 		v["url"] = u
+		if d == dialectCopilot {
+			v["tools"] = []string{"*"}
+		}
 	case dialectGemini:
 		v["url"], v["type"] = u, "http"
 		if sse {

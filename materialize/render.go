@@ -442,6 +442,17 @@ func (rd *renderer) skills(f schema.Files) error {
 		}
 		name := diskName(ref)
 		origin := "skill " + strconv.Quote(ref)
+		if len(s.Paths) > 0 {
+			if f.Rules != nil {
+				if err := rd.rule(f.Rules, ref, &s); err != nil {
+					return err
+				}
+				continue
+			}
+			if f.Skills.Format != schema.FormatCursorMDC {
+				rd.warn("skill %q: paths %s are not written: backend %q has no path-scoped rules (files.rules); it is a skill the agent loads when it sees fit", ref, strings.Join(s.Paths, ", "), r.BackendName)
+			}
+		}
 		in := rd.sh.skill(ref, &s)
 		desc := skillDescription(name, &s)
 		var p string
@@ -519,13 +530,56 @@ func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]str
 	case schema.FormatCursorMDC:
 		// Cursor rule types (cursor.com/docs/context/rules): alwaysApply
 		// false plus a description is an "Agent Requested" rule, the same
-		// on-demand loading a skill gets. globs is written empty, as
-		// Cursor itself does.
-		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "globs", Value: ""}, {Key: "alwaysApply", Value: "false"}}, body)
+		// on-demand loading a skill gets; with globs (the skill's paths)
+		// an "Auto Attached" one. globs is written as Cursor itself
+		// writes it: comma-separated, unquoted, empty when none.
+		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "globs", Value: strings.Join(s.Paths, ",")}, {Key: "alwaysApply", Value: "false"}}, body)
+	case schema.FormatInstructions:
+		// GitHub Copilot path-specific instructions (docs.github.com,
+		// "Creating path-specific custom instructions"): applyTo holds
+		// the globs, comma-separated.
+		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "applyTo", Value: strconv.Quote(strings.Join(s.Paths, ","))}}, body)
 	default:
 		out = []byte(ensureNL(body))
 	}
 	return rendered{content: out, missing: missing}
+}
+
+// rule writes skill ref, which has paths, as a path-scoped rule in the
+// layout l (files.rules): Copilot's <dir>/<name>.instructions.md or a
+// Cursor <dir>/<name>.mdc. A rule is one file: the skill's extra files
+// are not written (warned).
+func (rd *renderer) rule(l *schema.DirLayout, ref string, s *schema.Skill) error {
+	r := rd.r
+	name := diskName(ref)
+	origin := "skill " + strconv.Quote(ref)
+	p, err := rulePath(l, name)
+	if err != nil {
+		return fmt.Errorf("backend %q: %w", r.BackendName, err)
+	}
+	in := rd.sh.skill(ref, s)
+	if len(in.rels) > 0 {
+		rd.warn("skill %q: a path-scoped rule is one file; the skill's %d extra file(s) are not rendered", ref, len(in.rels))
+	}
+	desc := skillDescription(name, s)
+	out := rd.sh.file("rule-"+l.Format, ref, in, r.Vars, func() rendered {
+		return renderSkill(l.Format, name, desc, s, r.Vars)
+	})
+	for _, m := range out.missing {
+		rd.warn("%s: variable {{%s}} is not set; the placeholder is left as is", origin, m)
+	}
+	return rd.addFile(p, out.content, origin)
+}
+
+// rulePath is where the rule named name goes in layout l.
+func rulePath(l *schema.DirLayout, name string) (string, error) {
+	switch l.Format {
+	case schema.FormatInstructions:
+		return joinRel(l.Dir, name+extOr(l, ".instructions.md")), nil
+	case schema.FormatCursorMDC:
+		return joinRel(l.Dir, name+extOr(l, ".mdc")), nil
+	}
+	return "", fmt.Errorf("unknown rules format %q (want instructions or mdc)", l.Format)
 }
 
 // validSkillName is the Agent Skills name rule (agentskills.io/specification):
@@ -590,10 +644,23 @@ func (rd *renderer) mcp(f schema.Files) error {
 		rd.warn("backend %q has no MCP layout: MCP servers %s are not rendered", r.BackendName, strings.Join(r.Template.MCPServers, ", "))
 		return nil
 	}
-	if f.MCP.Key == "" {
-		return fmt.Errorf("backend %q: mcp layout for %q has no key", r.BackendName, f.MCP.Path)
+	files := append([]schema.MCPFile{*f.MCP}, f.MCPFiles...)
+	for i := range files {
+		if err := rd.mcpFile(&files[i]); err != nil {
+			return err
+		}
 	}
-	d, err := dialectFor(f.MCP)
+	return nil
+}
+
+// mcpFile writes the template's MCP servers into one MCP file of the
+// backend (a warning the files share is given once: rd.warn).
+func (rd *renderer) mcpFile(file *schema.MCPFile) error {
+	r := rd.r
+	if file.Key == "" {
+		return fmt.Errorf("backend %q: mcp layout for %q has no key", r.BackendName, file.Path)
+	}
+	d, err := dialectFor(file)
 	if err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}
@@ -617,8 +684,8 @@ func (rd *renderer) mcp(f schema.Files) error {
 		for _, w := range m.warns {
 			rd.warn("%s", w)
 		}
-		k := Key{Path: []string{f.MCP.Key, name}, Value: m.value}
-		if err := rd.addKeys(f.MCP.Path, f.MCP.Format, []Key{k}, "mcp server "+strconv.Quote(ref)); err != nil {
+		k := Key{Path: []string{file.Key, name}, Value: m.value}
+		if err := rd.addKeys(file.Path, file.Format, []Key{k}, "mcp server "+strconv.Quote(ref)); err != nil {
 			return err
 		}
 	}

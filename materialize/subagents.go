@@ -20,6 +20,8 @@ const (
 	subOpenCode = schema.FormatOpenCodeSub
 	subDevin    = schema.FormatDevinSub
 	subAgy      = schema.FormatAntigravitySub
+	subMarkdown = schema.FormatMarkdownSub
+	subKiro     = schema.FormatKiroSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -43,13 +45,13 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
+	case schema.FormatClaudeSub, subMarkdown, subKiro, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
 	case subDevin:
 		if f.SubAgents.Ext != "" {
 			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
 		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, kiro, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -113,16 +115,17 @@ func (rd *renderer) subAgent(ref string) (subAgent, error) {
 // subAgentFile renders one sub-agent in the layout's format.
 func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, error) {
 	tools, model, warns := subAgentTools(l.Format, s)
-	mode, more, err := subAgentPerms(l.Format, s.perms)
+	mode, more, err := subAgentPerms(l.Format, s.backend, s.perms)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	warns = append(warns, more...)
 	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(s.name)}, {Key: "description", Value: frontmatter.Scalar(s.desc)}}
 	switch l.Format {
-	case schema.FormatClaudeSub:
+	case schema.FormatClaudeSub, subMarkdown:
 		// code.claude.com/docs/en/sub-agents: tools comma-separated
-		// (omitted: every tool of the session), model, permissionMode.
+		// (omitted: every tool of the session), model, permissionMode
+		// (subagent: never, subAgentPerms gives no mode).
 		if len(tools) > 0 {
 			fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(tools, ", "))})
 		}
@@ -142,6 +145,17 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		}
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subKiro:
+		// kiro.dev/docs/custom-agents: description, model, tools a list
+		// of tool categories; the file's name is the agent's.
+		fields = fields[1:]
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
+		}
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(tools, ", ") + "]"})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCursor:
@@ -204,9 +218,9 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 // permission mode (Claude Code permissionMode; Codex sandbox_mode, see
 // codexByMode), and a warning for what it cannot hold (permission rules;
 // Codex's approval policy and network; any permission for Gemini CLI,
-// Cursor, GitHub Copilot and OpenCode sub-agents, which run with the main
-// session's).
-func subAgentPerms(format string, p schema.Permissions) (string, []string, error) {
+// Cursor, GitHub Copilot and OpenCode sub-agents, and those of the
+// subagent format, which run with the main session's).
+func subAgentPerms(format, backend string, p schema.Permissions) (string, []string, error) {
 	if p.Unset() {
 		return "", nil, nil
 	}
@@ -235,10 +249,16 @@ func subAgentPerms(format string, p schema.Permissions) (string, []string, error
 			warns = append(warns, "permission rules (allow, deny, ask, additionalDirectories) are not written: a Codex custom agent takes a sandbox_mode, not rules")
 		}
 		return mode, warns, nil
+	case subKiro:
+		return "", []string{fmt.Sprintf("permissions (%s) are not written: a Kiro agent's permissions are rules ({capability, effect, match}), which actctl does not write yet (its tools list, subAgent.tools, restricts it); it runs with the main session's", what)}, nil
 	case subGemini:
 		return "", []string{fmt.Sprintf("permissions (%s) are not written: Gemini CLI sub-agents take no permission setting (a tool list, subAgent.tools, restricts them); it runs with the main session's", what)}, nil
 	default:
-		return "", []string{fmt.Sprintf("permissions (%s) are not written: %s sub-agents take no permission setting; it runs with the main session's", what, subTool[format])}, nil
+		tool := subTool[format]
+		if tool == "" {
+			tool = backend // subagent: several tools share the format
+		}
+		return "", []string{fmt.Sprintf("permissions (%s) are not written: %s sub-agents take no permission setting; it runs with the main session's", what, tool)}, nil
 	}
 }
 

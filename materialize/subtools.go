@@ -58,6 +58,18 @@ var copilotTools = map[string]string{
 	"TodoWrite":    "todo",
 }
 
+// kiroTools maps Claude Code's tool names onto Kiro's tool categories
+// (kiro.dev/docs/custom-agents: tools: [read, write, shell, web]).
+var kiroTools = map[string]string{
+	"Read": "read", "Grep": "read", "Glob": "read", "LS": "read", "NotebookRead": "read",
+	"Write": "write", "Edit": "write", "MultiEdit": "write", "NotebookEdit": "write",
+	"Bash":     "shell",
+	"WebFetch": "web", "WebSearch": "web",
+}
+
+// kiroNative are Kiro's own tool categories, kept as written.
+var kiroNative = []string{"read", "write", "shell", "web"}
+
 // claudeModels are Claude Code's model aliases: no other tool knows them.
 var claudeModels = []string{"sonnet", "opus", "haiku", "opusplan"}
 
@@ -105,6 +117,12 @@ func translateSub(format, backend string, tools []string, model string) ([]strin
 		return out, model, warns
 	case subCopilot:
 		out, _ := mapTools(tools, copilotTools, nil)
+		return out, model, warns
+	case subKiro:
+		out, unknown := mapTools(tools, kiroTools, kiroNative)
+		if len(unknown) > 0 {
+			warns = append(warns, fmt.Sprintf("tools %s have no Kiro tool category (read, write, shell, web); they are not written; give its own in subAgent: backends: %q: tools", strings.Join(unknown, ", "), backend))
+		}
 		return out, model, warns
 	case subAgy:
 		// Antigravity's tool names are not documented where we could read

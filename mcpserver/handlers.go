@@ -207,7 +207,8 @@ type PromptAgentOut struct {
 // promptAgent goes through `actctl up`'s control socket, as `actctl
 // prompt` does: an employee queues a task and the tool waits for its
 // result; a service answers in a new session. Without a running up it
-// says so.
+// says so. A turn that did not complete is a tool error, as run_agent's
+// is; a completed one a result with its stop reason.
 func (s *Server) promptAgent(ctx context.Context, req *mcp.CallToolRequest, in promptAgentIn) (*mcp.CallToolResult, PromptAgentOut, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, PromptAgentOut{}, errors.New("prompt_agent: the prompt is empty")
@@ -239,7 +240,25 @@ func (s *Server) promptAgent(ctx context.Context, req *mcp.CallToolRequest, in p
 	if res.Agent == "" {
 		return nil, PromptAgentOut{}, err
 	}
+	if res.StopReason == "" && (err != nil || res.Error != "") {
+		return nil, PromptAgentOut{}, promptFailed(res, err)
+	}
 	return nil, PromptAgentOut{Agent: res.Agent, Task: res.Task, Reply: reply.String(), StopReason: res.StopReason, SessionID: res.SessionID, Error: res.Error}, nil
+}
+
+// promptFailed is prompt_agent's tool error for a turn that did not
+// complete (no stop reason: the agent crashed, up stopped), as run_agent
+// has one (docs/json.md): the reason, and where the task's log is.
+func promptFailed(res up.Outcome, err error) error {
+	reason := res.Error
+	if reason == "" {
+		reason = err.Error()
+	}
+	msg := fmt.Sprintf("prompt_agent: %s: task %d: %s", res.Agent, res.Task, reason)
+	if res.Log != "" {
+		msg += fmt.Sprintf(" (actctl logs %s --task %d)", res.Agent, res.Task)
+	}
+	return errors.New(msg)
 }
 
 // progressWriter collects a run's reply text and, when the caller asked

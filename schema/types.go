@@ -127,10 +127,17 @@ type Files struct {
 	SubAgents *DirLayout `json:"subAgents,omitempty"`
 	// Prompts: where prompt files go, one per prompt (optional).
 	Prompts *DirLayout `json:"prompts,omitempty"`
+	// Rules: where skills with paths go, as path-scoped rules
+	// (FormatInstructions, FormatCursorMDC); nil: they stay skills.
+	Rules *DirLayout `json:"rules,omitempty"`
 	// Commands: where the template's commands (slash commands) go.
 	Commands *DirLayout `json:"commands,omitempty"`
 	// MCP: the structured file holding MCP servers.
 	MCP *MCPFile `json:"mcp,omitempty"`
+	// MCPFiles: more files holding the same MCP servers, for a tool whose
+	// clients read different files (GitHub Copilot: VS Code's
+	// .vscode/mcp.json, the Copilot CLI's .github/mcp.json).
+	MCPFiles []MCPFile `json:"mcpFiles,omitempty"`
 	// Permissions: the structured file holding permission settings.
 	Permissions *PermissionsFile `json:"permissions,omitempty"`
 	// Settings: the structured file a template's native settings for this
@@ -172,10 +179,13 @@ const (
 	FormatSkillDir  = "skill"    // <dir>/<name>/SKILL.md with Agent Skills frontmatter, plus sibling files
 	FormatCursorMDC = "mdc"      // <dir>/<name>.mdc with description/alwaysApply frontmatter
 	FormatMarkdown  = "markdown" // <dir>/<name>.md, plain
-	FormatClaudeSub = "claude"   // <dir>/<name>.md with Claude Code sub-agent frontmatter
-	FormatCodexSub  = "codex"    // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
-	FormatGeminiSub = "gemini"   // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
-	FormatCursorSub = "cursor"   // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
+	// FormatInstructions: <dir>/<name>.instructions.md, GitHub Copilot's
+	// path-specific instructions (description, applyTo); rules only
+	FormatInstructions = "instructions"
+	FormatClaudeSub    = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
+	FormatCodexSub     = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
+	FormatGeminiSub    = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
+	FormatCursorSub    = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
 	// FormatCopilotSub: <dir>/<name>.agent.md, a GitHub Copilot custom agent (name, description, tools list, model)
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
@@ -185,6 +195,15 @@ const (
 	FormatDevinSub = "devin"
 	// FormatAntigravitySub: <dir>/<name>.md, an Antigravity custom agent (name, description, tools list, model)
 	FormatAntigravitySub = "antigravity"
+	// FormatMarkdownSub: <dir>/<name>.md with Claude Code's sub-agent
+	// frontmatter but no permissionMode (name, description, tools
+	// comma-separated, model), for tools that read that frontmatter and
+	// document no permission field (Cline, Kiro, Qwen Code, Junie).
+	FormatMarkdownSub = "subagent"
+	// FormatKiroSub: <dir>/<name>.md, a Kiro agent profile (description,
+	// model, tools: a list of Kiro's tool categories read, write, shell,
+	// web)
+	FormatKiroSub = "kiro"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
@@ -231,6 +250,10 @@ const (
 	// DialectPi: Pi .pi/mcp.json "mcpServers" entries (MCP only; no SSE,
 	// names [A-Za-z0-9_-], ${NAME} expanded in env and headers only)
 	DialectPi = "pi"
+	// DialectCopilot: GitHub Copilot CLI .github/mcp.json "mcpServers"
+	// entries, each with a type ("local", "http", "sse") and tools
+	// (MCP only)
+	DialectCopilot = "copilot"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
@@ -315,6 +338,9 @@ type Skill struct {
 	Content     string `json:"content,omitempty"`
 	File        string `json:"file,omitempty"`
 	Dir         string `json:"dir,omitempty"`
+	// Paths are globs of the files the skill is about: a path-scoped rule
+	// where the backend has Files.Rules.
+	Paths []string `json:"paths,omitempty"`
 	// Meta is the frontmatter of the skill's source (SKILL.md, a file, or
 	// content starting with one), every field kept; nil when it has none.
 	// Content never holds it.

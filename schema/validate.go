@@ -69,6 +69,10 @@ func (c *Config) Validate() Diagnostics {
 		}
 	}
 
+	for _, name := range localKeys(c.Skills) {
+		ds = append(ds, c.validateSkillPaths(name)...)
+	}
+
 	for _, name := range slices.Sorted(maps.Keys(c.Backends)) {
 		if !IsHubRef(name) {
 			ds = append(ds, c.CheckBackend(name)...)
@@ -88,6 +92,20 @@ func (c *Config) Validate() Diagnostics {
 	ds = append(ds, c.validateHooks()...)
 	if c.Deploy != nil {
 		ds = append(ds, c.validateDeploy(time.Now())...)
+	}
+	return ds
+}
+
+// validateSkillPaths refuses a glob of skill name's paths that holds a
+// comma or a line break: Copilot's applyTo and Cursor's globs are
+// comma-separated lists, so it would be read as several globs.
+func (c *Config) validateSkillPaths(name string) Diagnostics {
+	var ds Diagnostics
+	for i, p := range c.Skills[name].Paths {
+		if strings.ContainsAny(p, ",\n") {
+			ds = append(ds, c.Diag(Path("skills", name, "paths")+fmt.Sprintf("[%d]", i),
+				"glob %q holds a comma or a line break: give each glob as its own entry (Copilot's applyTo and Cursor's globs are comma-separated lists)", p))
+		}
 	}
 	return ds
 }

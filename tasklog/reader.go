@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // Summaries reads actctl.log of the logs directory dir, oldest first. A
@@ -41,11 +42,18 @@ func Summaries(dir string) ([]Summary, error) {
 	return out, errors.Join(errs...)
 }
 
-// ParseSummary decodes one line of actctl.log.
+// ParseSummary decodes one line of actctl.log. A line without started
+// is one `up` wrote before summaries held both times: its time is the
+// task's start, so it reads as started = time, time = started +
+// durationMs (docs/runtime.md, "Task log").
 func ParseSummary(line []byte) (Summary, error) {
 	var s Summary
 	if err := json.Unmarshal(line, &s); err != nil {
 		return Summary{}, fmt.Errorf("malformed task summary: %w", err)
+	}
+	if s.Started.IsZero() {
+		s.Started = s.Time
+		s.Time = s.Time.Add(time.Duration(s.DurationMs) * time.Millisecond)
 	}
 	return s, nil
 }

@@ -90,7 +90,7 @@ func TestFinishLine(t *testing.T) {
 	if got, want := read(t, w.Path()), "{\"jsonrpc\":\"2.0\",\"method\":\"session/update\"}\n{\"id\":1,\"result\":{}}\n"; got != want {
 		t.Errorf("task file:\n%q\nwant\n%q", got, want)
 	}
-	want := `{"time":"2026-11-22T09:00:01.5Z","task":7,"kind":"cron","source":"cron[0]","stopReason":"end_turn","durationMs":1500,"error":"boom","log":"tasks/20261122T090000Z-7.jsonl","prompt":"Post <the> standup & more\n` + strings.Repeat("é", 200-26) + `"}` + "\n"
+	want := `{"time":"2026-11-22T09:00:01.5Z","started":"2026-11-22T09:00:00Z","task":7,"kind":"cron","source":"cron[0]","stopReason":"end_turn","durationMs":1500,"error":"boom","log":"tasks/20261122T090000Z-7.jsonl","prompt":"Post <the> standup & more\n` + strings.Repeat("é", 200-26) + `"}` + "\n"
 	if got := read(t, filepath.Join(dir, "actctl.log")); got != want {
 		t.Errorf("actctl.log:\n%s\nwant\n%s", got, want)
 	}
@@ -112,9 +112,34 @@ func TestFinishLine(t *testing.T) {
 	if err := w.Finish(Summary{Time: start.Add(2 * time.Second), StopReason: "cancelled"}); err != nil {
 		t.Fatal(err)
 	}
-	want += `{"time":"2026-11-22T09:00:02Z","task":8,"kind":"heartbeat","source":"heartbeat","stopReason":"cancelled","durationMs":2000,"log":"tasks/20261122T090000Z-8.jsonl","prompt":""}` + "\n"
+	want += `{"time":"2026-11-22T09:00:02Z","started":"2026-11-22T09:00:00Z","task":8,"kind":"heartbeat","source":"heartbeat","stopReason":"cancelled","durationMs":2000,"log":"tasks/20261122T090000Z-8.jsonl","prompt":""}` + "\n"
 	if got := read(t, filepath.Join(dir, "actctl.log")); got != want {
 		t.Errorf("actctl.log:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestSummaryOldLine: a summary line written before lines held their
+// start (`up` wrote the task's start as its time, no started) reads as
+// the start and the end it meant: time = started + durationMs; a line of
+// today's reads as written (issue #22 item 16).
+func TestSummaryOldLine(t *testing.T) {
+	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ line, started, end string }{
+		{`{"time":"2026-11-22T09:00:00Z","task":3,"kind":"prompt","source":"cli","stopReason":"end_turn","durationMs":1500,"log":"tasks/20261122T090000Z-3.jsonl","prompt":"hi"}`,
+			"2026-11-22T09:00:00Z", "2026-11-22T09:00:01.5Z"},
+		{`{"time":"2026-11-22T09:00:02Z","started":"2026-11-22T09:00:00Z","task":3,"kind":"prompt","source":"cli","stopReason":"end_turn","durationMs":2000,"log":"tasks/20261122T090000Z-3.jsonl","prompt":"hi"}`,
+			"2026-11-22T09:00:00Z", "2026-11-22T09:00:02Z"},
+	} {
+		s, err := ParseSummary([]byte(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Started.Format(time.RFC3339Nano); got != tc.started || !s.Started.Equal(start) {
+			t.Errorf("%s: started %s, want %s", tc.line, got, tc.started)
+		}
+		if got := s.Time.Format(time.RFC3339Nano); got != tc.end {
+			t.Errorf("%s: time %s, want %s", tc.line, got, tc.end)
+		}
 	}
 }
 

@@ -23,9 +23,12 @@ type Task struct {
 	Started time.Time
 }
 
-// Summary is one line of actctl.log: how one task ended.
+// Summary is one line of actctl.log: how one task ended. Lines written
+// before they held Started (up wrote the task's start as Time) read as
+// the start and the end they meant (ParseSummary).
 type Summary struct {
-	Time       time.Time `json:"time"` // when it ended, UTC
+	Time       time.Time `json:"time"`    // when it ended, UTC
+	Started    time.Time `json:"started"` // when it started, UTC
 	Task       uint64    `json:"task"`
 	Kind       string    `json:"kind"`
 	Source     string    `json:"source"`
@@ -90,7 +93,7 @@ func (w *Writer) Message(line []byte) {
 
 // Finish closes the task's file and appends the summary s to actctl.log,
 // with the task's id, kind, source, file and prompt filled in from the
-// task. A zero s.Time is now; a zero s.DurationMs is the time since the
+// task. A zero s.Time (its end) is now, a zero s.Started the task's start; a zero s.DurationMs is the time since the
 // task started. Its error reports a failed message write too; the summary
 // is appended even then.
 func (w *Writer) Finish(s Summary) error {
@@ -106,6 +109,10 @@ func (w *Writer) Finish(s Summary) error {
 		s.Time = time.Now()
 	}
 	s.Time = s.Time.UTC()
+	if s.Started.IsZero() {
+		s.Started = w.task.Started
+	}
+	s.Started = s.Started.UTC()
 	if s.DurationMs == 0 {
 		s.DurationMs = s.Time.Sub(w.task.Started).Milliseconds()
 	}

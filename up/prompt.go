@@ -3,7 +3,9 @@ package up
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/schedule"
 )
 
@@ -55,13 +57,24 @@ func (a *agent) promptQueued(ctx context.Context, text string, wait bool, run *t
 	}
 	select {
 	case err := <-done:
-		if errors.Is(err, schedule.ErrStopped) {
-			return Outcome{Agent: a.name, Task: t.ID}, errors.New("actctl up is shutting down: the task did not run")
-		}
-		return run.outcome(), err
+		return queuedEnd(a.name, t, run, err)
 	case <-ctx.Done():
-		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, context.Cause(ctx)
+		cause := context.Cause(ctx)
+		if !errors.Is(cause, control.ErrShuttingDown) {
+			return Outcome{Agent: a.name, Task: t.ID, Queued: true}, cause
+		}
+		// up is stopping: its stop cancels the task (within the grace),
+		// whose end says so.
+		return queuedEnd(a.name, t, run, <-done)
 	}
+}
+
+// queuedEnd is the outcome of a queued prompt's task that ended with err.
+func queuedEnd(agent string, t schedule.Task, run *taskRun, err error) (Outcome, error) {
+	if errors.Is(err, schedule.ErrStopped) {
+		return Outcome{Agent: agent, Task: t.ID}, fmt.Errorf("%w: the task did not run", control.ErrShuttingDown)
+	}
+	return run.outcome(), err
 }
 
 func (a *agent) promptService(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {
@@ -82,7 +95,7 @@ func (a *agent) promptService(ctx context.Context, text string, wait bool, run *
 	defer m.tasks.Done()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := context.AfterFunc(m.taskCtx, func() { cancel(errors.New("actctl up is shutting down")) })
+	stop := context.AfterFunc(m.taskCtx, func() { cancel(control.ErrShuttingDown) })
 	defer stop()
 	err := a.promptSession(ctx, t, run)
 	return run.outcome(), err

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/control"
 	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/schedule"
@@ -156,7 +161,8 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 			if f := a.m.opts.TaskStarted; f != nil && w != nil {
 				f(a.name, t.ID)
 			}
-		}}
+		},
+		Ended: a.turnEnded}
 	a.promptBefore(t, source, run)
 	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
 		c, err := a.running(ctx)
@@ -170,6 +176,40 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	run.out = out
 	run.mu.Unlock()
 	return err
+}
+
+// turnEnded is the error of a turn that ended with stop reason r and
+// err, nil for end_turn. A turn up cut short says why (shutting down, a
+// client cut off: ctx's cause); a cancelled one up did not cut, that the
+// agent cancelled it on its own (docs/runtime.md).
+func (a *agent) turnEnded(ctx context.Context, r acp.StopReason, err error) error {
+	if err == nil && r == acp.StopReasonEndTurn {
+		return nil
+	}
+	if cause := a.cutBy(ctx); cause != nil {
+		return fmt.Errorf("%w: the turn was cancelled", cause)
+	}
+	switch {
+	case err != nil:
+		return err
+	case r == acp.StopReasonCancelled:
+		return errors.New("the agent cancelled the turn on its own")
+	}
+	return fmt.Errorf("the turn ended: %s", r)
+}
+
+// cutBy is why up cut the turn of ctx short, nil when it did not: up is
+// shutting down, or ctx ended with a cause of its own (a client that
+// stopped reading); a plain cancel is the client gone, no reason to give.
+func (a *agent) cutBy(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	switch {
+	case a.m.taskCtx.Err() != nil:
+		return control.ErrShuttingDown
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		return cause
+	}
+	return nil
 }
 
 // taskEvent publishes the queue's and the scheduler's events.

@@ -381,7 +381,7 @@ func TestImportLeaves(t *testing.T) {
 		"copilot instructions copilot", "copilot mcp gh", "opencode mcp gh", "opencode mcp ok", "opencode settings $schema",
 	}
 	wantLeft := []string{
-		"claude-code file", "claude-code mcp Bad Name", "claude-code mcp odd", "claude-code mcp other", "claude-code mcp remote",
+		"claude-code sub-agent helper", "claude-code mcp Bad Name", "claude-code mcp odd", "claude-code mcp other", "claude-code mcp remote",
 		"copilot mcp inputs", "claude-code settings env", "claude-code skill Bad Skill", "claude-code skill linked", "codex mcp ok", "codex skill fine",
 	}
 	slices.Sort(wantTaken)

@@ -72,14 +72,27 @@ func promptCmd(c *cli.Context) error {
 	}
 	ar := acpclient.Result{StopReason: acp.StopReason(res.StopReason), SessionID: res.SessionID,
 		Duration: time.Duration(res.DurationMs) * time.Millisecond, Permissions: res.Permissions}
-	var turnErr error
-	if res.StopReason == "" && res.Error != "" {
-		turnErr = errors.New(res.Error)
-	}
-	code, err := turnCode(ar, turnErr, nil, ctx.Err() != nil)
+	code, err := turnCode(ar, upTurnErr(res, err), nil, ctx.Err() != nil)
 	out.summary(res.Agent, ar, code, err)
 	if code != 0 {
 		return withCode(code, err)
+	}
+	return nil
+}
+
+// upTurnErr is the error of a turn up ran, in up's words, for turnCode:
+// a turn with no stop reason failed (its error, else up's answer: up
+// stopped before the turn ended); a cancelled one says who cancelled it
+// (up shutting down, the agent on its own). Nil for the other stop
+// reasons, which turnCode names.
+func upTurnErr(res up.Outcome, answer error) error {
+	switch {
+	case res.StopReason == "" && res.Error == "":
+		return answer
+	case res.StopReason == "" || res.StopReason == string(acp.StopReasonCancelled):
+		if res.Error != "" {
+			return errors.New(res.Error)
+		}
 	}
 	return nil
 }

@@ -2,19 +2,23 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/agentprep"
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/up"
 )
 
 func init() {
@@ -51,12 +55,46 @@ func proxyCmd(c *cli.Context) error {
 		return proxyLease(ctx, g, c.Args().First())
 	}
 
-	req := agentprep.Request{Verb: "proxy", Name: c.Args().First(), Template: c.String("template")}
+	req := agentprep.Request{Verb: "proxy", Name: c.Args().First(), Template: c.String("template"),
+		Holder: func(r *schema.Resolved) (string, string) { return upHolder(ctx, g, r.Name) }}
 	p, err := prepare(ctx, g, req, c.String("cwd"))
 	if err != nil {
 		return refuse(ctx, g, err)
 	}
 	return serve(ctx, g, p)
+}
+
+// upHoldBound bounds the status request asking the running up whether
+// it holds an agent a proxy is about to copy.
+const upHoldBound = 5 * time.Second
+
+// upHolder says, for the note of a live agent's ephemeral copy, whether
+// the running actctl up holds r, and that --lease would share its warm
+// process instead of starting another (docs/runtime.md, "Session
+// leases"); "" when no up holds it (another proxy, run or chat does).
+func upHolder(ctx context.Context, g *globals, agent string) (who, instead string) {
+	root, err := upRoot(g)
+	if err != nil {
+		return "", ""
+	}
+	cl, err := control.Dial(root)
+	if err != nil {
+		return "", ""
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, upHoldBound)
+	defer cancel()
+	final, err := cl.Do(ctx, control.Request{Op: "status"}, func(control.Frame) {})
+	var held []up.AgentStatus
+	if err != nil || final.Error != "" || json.Unmarshal(final.Result, &held) != nil {
+		return "", ""
+	}
+	for _, a := range held {
+		if a.Name == agent {
+			return "actctl up", fmt.Sprintf("`actctl proxy %s --lease` shares its warm process instead", agent)
+		}
+	}
+	return "", ""
 }
 
 // refuse reports err, once, and gives the editor, which is waiting for an

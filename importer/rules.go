@@ -1,0 +1,169 @@
+package importer
+
+import (
+	"bytes"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/actctl/actctl/internal/frontmatter"
+	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
+)
+
+// scanRules takes each path-scoped rule of a's backend (Backend.Rules:
+// Copilot's .github/instructions/<n>.instructions.md, Cursor's
+// .cursor/rules/<n>.mdc) that apply writes back byte for byte, as a skill
+// with paths (docs/import.md).
+func (p *Plan) scanRules(a *agent) error {
+	l := a.b.Rules
+	if l == nil {
+		return nil
+	}
+	ents, err := os.ReadDir(filepath.Join(p.root, filepath.FromSlash(l.Dir)))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		p.leave(Item{Backend: a.b.Name, Kind: "rule", Path: l.Dir}, "cannot read the directory (%v)", err)
+		return nil
+	}
+	ext := ruleExt(l)
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), ext)
+		it := Item{Backend: a.b.Name, Kind: "rule", Name: name, Path: path.Join(l.Dir, e.Name())}
+		switch {
+		case e.IsDir():
+			p.leave(it, "a directory of rules; actctl writes one file per rule in %s", l.Dir)
+		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ext) || name == "":
+			p.leave(it, "not a %s rule file; left as it is", ext)
+		default:
+			p.rule(a, it)
+		}
+	}
+	return nil
+}
+
+// ruleExt is the ending of a rule file in layout l.
+func ruleExt(l *schema.DirLayout) string {
+	switch {
+	case l.Ext != "":
+		return l.Ext
+	case l.Format == schema.FormatInstructions:
+		return ".instructions.md"
+	}
+	return ".mdc"
+}
+
+// rule takes one rule file as a skill with paths, or says why not.
+func (p *Plan) rule(a *agent, it Item) {
+	if !nameRe.MatchString(it.Name) {
+		p.leave(it, "the name is not a valid actctl name (%s)", nameRe)
+		return
+	}
+	if other, ok := p.claimFor(a, it.Path); !ok {
+		p.leave(it, "%s", sameAs(other))
+		return
+	}
+	text, err := p.read(it.Path)
+	switch {
+	case err != nil:
+		p.leave(it, "cannot read it (%v)", err)
+		return
+	case !utf8.Valid(text):
+		p.leave(it, "%v", errNotUTF8)
+		return
+	}
+	s, why := readRule(a.b.Rules.Format, string(text))
+	if why != "" {
+		p.leave(it, "%s", why)
+		return
+	}
+	if _, want, err := materialize.RuleFile(a.b.Rules, it.Name, &s); err != nil || !bytes.Equal(want, text) {
+		p.leave(it, "not byte for byte what apply writes for it (a description, then the globs, its own way)")
+		return
+	}
+	if prev, ok := p.skills[it.Name]; ok {
+		p.leave(it, "a skill of the same name was taken from %s", prev.found)
+		return
+	}
+	p.skills[it.Name] = &skillSrc{found: it.Path, rule: &s}
+	a.skills = append(a.skills, it.Name)
+	p.take(it)
+}
+
+// readRule reads a rule file back as a skill with paths; why says what
+// else it holds. Cursor writes its globs unquoted (**/*.go is no YAML),
+// so that line is read as text before the YAML is parsed.
+func readRule(format, text string) (schema.Skill, string) {
+	var s schema.Skill
+	globsKey := "applyTo"
+	allowed := []string{"description", "applyTo"}
+	if format == schema.FormatCursorMDC {
+		globsKey, allowed = "globs", []string{"description", "alwaysApply"}
+		var globs string
+		text, globs = cutGlobs(text)
+		s.Paths = splitGlobs(globs)
+	}
+	meta, body, err := frontmatter.Split(text)
+	if err != nil || meta == nil {
+		return s, "no frontmatter with a description and " + globsKey
+	}
+	for _, k := range meta.Keys() {
+		if !contains(allowed, k) {
+			return s, "frontmatter holds " + k + ", which actctl does not write"
+		}
+	}
+	if s.Description, _, err = meta.Text("description"); err != nil {
+		return s, "frontmatter: " + err.Error()
+	}
+	if format == schema.FormatInstructions {
+		v, _, err := meta.Text("applyTo")
+		if err != nil {
+			return s, "frontmatter: " + err.Error()
+		}
+		s.Paths = splitGlobs(v)
+	}
+	if len(s.Paths) == 0 {
+		return s, "no " + globsKey + ": a rule for every file is an instruction, which import takes from the instruction file only"
+	}
+	s.Content = body
+	return s, ""
+}
+
+// cutGlobs takes the "globs: ..." line out of a frontmatter and returns
+// the text without it and its value.
+func cutGlobs(text string) (string, string) {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if i > 0 && strings.TrimRight(l, "\r\n") == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(l, "globs:"); ok && i > 0 {
+			return strings.Join(append(lines[:i:i], lines[i+1:]...), ""), strings.TrimSpace(v)
+		}
+	}
+	return text, ""
+}
+
+// splitGlobs splits a comma-separated list of globs.
+func splitGlobs(v string) []string {
+	var out []string
+	for _, g := range strings.Split(v, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}

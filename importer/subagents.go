@@ -1,0 +1,144 @@
+package importer
+
+import (
+	"bytes"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/actctl/actctl/internal/frontmatter"
+	"github.com/actctl/actctl/materialize"
+)
+
+// subAgentSrc is a sub-agent taken into the config: a template of its own
+// (description, one prompt, subAgent tools and model) that the agent's
+// template lists in subAgents, and where it was found.
+type subAgentSrc struct {
+	desc, prompt string
+	tools        []string
+	model        string
+	backend      string
+	found        string
+}
+
+// scanSubAgents takes each sub-agent file of a's backend (Backend.SubAgents:
+// Claude Code's .claude/agents/<n>.md) that apply writes back byte for
+// byte, as a sub-agent template (docs/import.md).
+func (p *Plan) scanSubAgents(a *agent) error {
+	l := a.b.SubAgents
+	if l == nil {
+		return nil
+	}
+	ents, err := os.ReadDir(filepath.Join(p.root, filepath.FromSlash(l.Dir)))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		p.leave(Item{Backend: a.b.Name, Kind: "sub-agent", Path: l.Dir}, "cannot read the directory (%v)", err)
+		return nil
+	}
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), ".md")
+		it := Item{Backend: a.b.Name, Kind: "sub-agent", Name: name, Path: path.Join(l.Dir, e.Name())}
+		switch {
+		case e.IsDir():
+			p.leave(it, "a directory of sub-agents; actctl writes one file per sub-agent in %s", l.Dir)
+		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") || name == "":
+			p.leave(it, "not a .md sub-agent file; left as it is")
+		default:
+			p.subAgent(a, it)
+		}
+	}
+	return nil
+}
+
+// subAgent takes one sub-agent file, or says why not.
+func (p *Plan) subAgent(a *agent, it Item) {
+	switch {
+	case !nameRe.MatchString(it.Name):
+		p.leave(it, "the name is not a valid actctl name (%s)", nameRe)
+		return
+	case p.nameTaken(it.Name):
+		p.leave(it, "an agent, template or prompt of the imported config is named %q too", it.Name)
+		return
+	}
+	if other, ok := p.claimFor(a, it.Path); !ok {
+		p.leave(it, "%s", sameAs(other))
+		return
+	}
+	text, err := p.read(it.Path)
+	switch {
+	case err != nil:
+		p.leave(it, "cannot read it (%v)", err)
+		return
+	case !utf8.Valid(text):
+		p.leave(it, "%v", errNotUTF8)
+		return
+	}
+	s, why := readSubAgent(it.Name, string(text))
+	if why != "" {
+		p.leave(it, "%s", why)
+		return
+	}
+	s.backend, s.found = a.b.Name, it.Path
+	_, want, err := materialize.SubAgentFile(a.b.SubAgents, a.b.Name, it.Name, s.desc, s.prompt, s.tools, s.model)
+	if err != nil || !bytes.Equal(want, text) {
+		p.leave(it, "not byte for byte what apply writes for it (name, description, tools, model, then the prompt, its own way)")
+		return
+	}
+	p.subAgents[it.Name] = s
+	a.subAgents = append(a.subAgents, it.Name)
+	p.take(it)
+}
+
+// nameTaken reports whether name is already an agent's (and its
+// template's and prompt's) or another sub-agent's name.
+func (p *Plan) nameTaken(name string) bool {
+	if _, ok := p.subAgents[name]; ok {
+		return true
+	}
+	for _, b := range Backends {
+		if b.Name == name {
+			return true
+		}
+	}
+	for _, a := range p.agents {
+		if a.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// readSubAgent reads a Claude Code sub-agent file back; why says what
+// else it holds than what apply writes (name, description, tools, model).
+func readSubAgent(name, text string) (*subAgentSrc, string) {
+	meta, body, err := frontmatter.Split(text)
+	if err != nil || meta == nil {
+		return nil, "no frontmatter with a name and a description"
+	}
+	s := &subAgentSrc{prompt: body}
+	for _, k := range meta.Keys() {
+		v, _, err := meta.Text(k)
+		if err != nil {
+			return nil, "frontmatter: " + err.Error()
+		}
+		switch k {
+		case "name":
+			if v != name {
+				return nil, "its name " + v + " is not its file's"
+			}
+		case "description":
+			s.desc = v
+		case "tools":
+			s.tools = splitGlobs(v)
+		case "model":
+			s.model = v
+		default:
+			return nil, "frontmatter holds " + k + ", which import does not take (name, description, tools, model)"
+		}
+	}
+	return s, ""
+}
