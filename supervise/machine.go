@@ -9,7 +9,11 @@
 // reports process:* events to an observer.
 package supervise
 
-import "time"
+import (
+	"time"
+
+	"github.com/actctl/actctl/schema"
+)
 
 // State is where a supervised process is in its lifecycle.
 type State string
@@ -63,7 +67,7 @@ func BackgroundPolicy() Policy {
 // PolicyFor returns the policy of a launch mode: ServicePolicy for
 // acp-service, BackgroundPolicy otherwise.
 func PolicyFor(launchMode string) Policy {
-	if launchMode == "acp-service" {
+	if launchMode == schema.LaunchACPService {
 		return ServicePolicy()
 	}
 	return BackgroundPolicy()
