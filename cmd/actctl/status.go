@@ -131,7 +131,7 @@ func addUpStatus(g *globals, out []agentStatusJSON) {
 	var sts []up.AgentStatus
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := callUp(ctx, g, control.Request{Op: "status"}, nil, &sts); err != nil {
+	if err := callUp(ctx, g, control.Request{Op: control.OpStatus}, nil, &sts); err != nil {
 		if !errors.Is(err, control.ErrNoUp) {
 			g.Warn("status: actctl up: %v", err)
 		}
