@@ -29,6 +29,10 @@ const (
 	Fatal    State = "fatal"    // failed too often; waits for a start or a config change
 )
 
+// States lists every state, in lifecycle order: the values of `actctl
+// status`'s state (docs/json.md) and of up's process events.
+var States = []State{Created, Starting, Running, Stopping, Stopped, Crashed, Backoff, Fatal}
+
 // Policy says how failures are handled.
 type Policy struct {
 	// Restart: restart the process when it exits on its own.
