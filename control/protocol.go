@@ -21,7 +21,17 @@ const (
 	OpLease = "lease"
 )
 
-var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true, OpLease: true}
+// Ops lists every request up answers: the server refuses any other op
+// before its handler sees it.
+var Ops = []string{OpStatus, OpStart, OpStop, OpRestart, OpPrompt, OpLogs, OpLease}
+
+var knownOps = func() map[string]bool {
+	m := make(map[string]bool, len(Ops))
+	for _, op := range Ops {
+		m[op] = true
+	}
+	return m
+}()
 
 // Request is what a command asks of up: one per connection.
 type Request struct {
