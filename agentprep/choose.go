@@ -156,7 +156,7 @@ func (c *choosing) declared() error {
 	if err != nil {
 		return err
 	}
-	if live || r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == "one-shot" {
+	if live || r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == schema.LaunchOneShot {
 		return c.ephemeralCopy()
 	}
 	return nil

@@ -177,7 +177,7 @@ func (p *Prepared) release() {
 	record := runrecord.Path(p.Agent)
 	if !p.Ephemeral {
 		if _, err := os.Stat(record); err == nil {
-			if _, err := runrecord.MarkStopped(record, int(p.pid.Load()), "stopped"); err != nil {
+			if _, err := runrecord.MarkStopped(record, int(p.pid.Load()), runrecord.StatusStopped); err != nil {
 				fmt.Fprintf(p.stderr, "actctl: proxy: %v\n", err)
 			}
 		}

@@ -34,12 +34,6 @@ const (
 	OpHooks = "hooks"
 )
 
-func init() {
-	for _, op := range []string{OpSubscribe, OpUnsubscribe, OpHooks} {
-		knownOps[op] = true
-	}
-}
-
 // The dashboard's requests (docs/dashboard.md).
 const (
 	// OpCanvas sets an employee's live canvas: Agent is the employee,
@@ -47,8 +41,17 @@ const (
 	OpCanvas = "canvas"
 )
 
-var knownOps = map[string]bool{OpStatus: true, OpStart: true, OpStop: true, OpRestart: true, OpPrompt: true, OpLogs: true, OpLease: true,
-	OpCanvas: true}
+// Ops lists every request up answers: the server refuses any other op
+// before its handler sees it.
+var Ops = []string{OpStatus, OpStart, OpStop, OpRestart, OpPrompt, OpLogs, OpLease, OpSubscribe, OpUnsubscribe, OpHooks, OpCanvas}
+
+var knownOps = func() map[string]bool {
+	m := make(map[string]bool, len(Ops))
+	for _, op := range Ops {
+		m[op] = true
+	}
+	return m
+}()
 
 // Request is what a command asks of up: one per connection.
 type Request struct {

@@ -30,7 +30,7 @@ type card struct {
 const stamp = "2006-01-02 15:04:05 MST"
 
 func cardOf(a Agent, now time.Time) card {
-	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, State: a.State, Pid: a.Pid,
+	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, State: string(a.State), Pid: a.Pid,
 		Restarts: a.Restarts, Queued: a.Queued, Running: a.Running, Employee: a.Archetype == "employee"}
 	c.StateText, c.Class = stateWords(a)
 	if a.StartedAt != nil {
@@ -63,11 +63,11 @@ func stateWords(a Agent) (string, string) {
 		return "backoff", "wait"
 	case "crashed", "fatal":
 		if a.LastError != "" {
-			return a.State + ": " + a.LastError, "bad"
+			return string(a.State) + ": " + a.LastError, "bad"
 		}
-		return a.State, "bad"
+		return string(a.State), "bad"
 	case "stopping":
 		return "stopping", "wait"
 	}
-	return a.State, "off"
+	return string(a.State), "off"
 }

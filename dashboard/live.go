@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -97,8 +98,8 @@ func (s *Server) agentEvent(ev hooks.Event) {
 		s.AgentChanged(ev.Agent)
 		return
 	}
-	if st, ok := ev.Data["state"].(string); ok && strings.HasPrefix(ev.Name, "process:") && st != a.State {
-		a.State, a.NextStart = st, nil
+	if st, ok := ev.Data["state"].(string); ok && strings.HasPrefix(ev.Name, "process:") && st != string(a.State) {
+		a.State, a.NextStart = supervise.State(st), nil
 		if st != "running" {
 			a.Pid, a.StartedAt = 0, nil
 		}

@@ -7,7 +7,7 @@ import (
 
 	robfig "github.com/robfig/cron/v3"
 
-	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/internal/cronspec"
 )
 
 // runs lists the instants next gives in [from, to).
@@ -37,7 +37,7 @@ func transitions(loc *time.Location, from time.Time) []time.Time {
 // (robfig/cron, as formatSchedule gives it "TZ=<zone> <schedule>") and
 // actctl's scheduler over the next two daylight saving changes of three
 // zones, and asserts exactly the differences docs/deploy.md's table
-// states (and schedule.Cron.DSTExposed warns of): a skipped time runs
+// states (and cronspec.Cron.DSTExposed warns of): a skipped time runs
 // once at the jump under actctl and not at all under Kubernetes, a
 // repeated time once under actctl and twice under Kubernetes; an entry
 // every hour and an entry away from the change run the same. When
@@ -66,7 +66,7 @@ func TestDSTAgainstKubernetes(t *testing.T) {
 			}
 			for _, c := range cases {
 				name := fmt.Sprintf("%s %s %q", zone, tr.Format("2006-01-02"), c.pattern)
-				ours, err := schedule.ParseCron(c.pattern, zone)
+				ours, err := cronspec.ParseCron(c.pattern, zone)
 				if err != nil {
 					t.Fatal(err)
 				}

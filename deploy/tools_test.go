@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/internal/cronspec"
 )
 
 // tool returns the path of a checking tool, or skips the test when it
@@ -131,7 +131,7 @@ func TestSystemdWeekly(t *testing.T) {
 	if !strings.Contains(string(out), "Normalized form: Mon *-*-* 00:00:00") {
 		t.Errorf("systemd's weekly is no longer Monday:\n%s", out)
 	}
-	if p, _ := schedule.PortablePattern("@weekly"); p != "0 0 * * 0" {
+	if p, _ := cronspec.PortablePattern("@weekly"); p != "0 0 * * 0" {
 		t.Errorf("cron's @weekly: %q, want Sunday", p)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/actctl/actctl/internal/cronspec"
 	"github.com/actctl/actctl/schedule"
 )
 
@@ -26,9 +27,9 @@ const SourceManual = "manual"
 // N's prompt), "manual" (text, which must be given). An empty source is
 // manual when text is given, else the heartbeat when the agent has one.
 // Anything else is a *UsageError naming the choices.
-func Pick(spec *schedule.Spec, source, text string) (schedule.Task, error) {
+func Pick(spec *cronspec.Spec, source, text string) (schedule.Task, error) {
 	if spec == nil {
-		spec = &schedule.Spec{}
+		spec = &cronspec.Spec{}
 	}
 	if source == "" {
 		switch {
@@ -65,7 +66,7 @@ func Pick(spec *schedule.Spec, source, text string) (schedule.Task, error) {
 	return cronTask(spec, i), nil
 }
 
-func cronTask(spec *schedule.Spec, i int) schedule.Task {
+func cronTask(spec *cronspec.Spec, i int) schedule.Task {
 	return schedule.Task{Kind: schedule.KindCron, Prompt: spec.Cron[i].Prompt, Source: fmt.Sprintf("cron[%d]", i)}
 }
 
@@ -88,7 +89,7 @@ func cronIndex(source string) (int, error) {
 }
 
 // choices lists the sources an agent offers, for messages.
-func choices(spec *schedule.Spec) string {
+func choices(spec *cronspec.Spec) string {
 	var c []string
 	if spec.Heartbeat != nil {
 		c = append(c, "heartbeat")
@@ -104,13 +105,13 @@ func choices(spec *schedule.Spec) string {
 // (GitHub's github.event.schedule) back to its source: the first cron
 // entry whose pattern fires at the same times ("0 9 * * 0" is "0 9 * * 7",
 // "0 0 * * 0" is "@weekly"), else "heartbeat" when the pattern is the
-// heartbeat's interval on the clock (schedule.HeartbeatPattern: "*/30 *
+// heartbeat's interval on the clock (cronspec.HeartbeatPattern: "*/30 *
 // * * *" for 30m). No match is a *UsageError listing the entries.
-func BySchedule(spec *schedule.Spec, pattern string) (string, error) {
+func BySchedule(spec *cronspec.Spec, pattern string) (string, error) {
 	if spec == nil {
-		spec = &schedule.Spec{}
+		spec = &cronspec.Spec{}
 	}
-	p, err := schedule.ParseCron(pattern, "UTC")
+	p, err := cronspec.ParseCron(pattern, "UTC")
 	if err != nil {
 		return "", usage("--schedule: %v", err)
 	}
@@ -120,8 +121,8 @@ func BySchedule(spec *schedule.Spec, pattern string) (string, error) {
 		}
 	}
 	if h := spec.Heartbeat; h != nil {
-		if hp, ok := schedule.HeartbeatPattern(h.Interval); ok {
-			if hc, err := schedule.ParseCron(hp, "UTC"); err == nil && hc.Same(p) {
+		if hp, ok := cronspec.HeartbeatPattern(h.Interval); ok {
+			if hc, err := cronspec.ParseCron(hp, "UTC"); err == nil && hc.Same(p) {
 				return "heartbeat", nil
 			}
 		}
@@ -130,10 +131,10 @@ func BySchedule(spec *schedule.Spec, pattern string) (string, error) {
 }
 
 // entries lists an agent's schedule entries with their patterns.
-func entries(spec *schedule.Spec) string {
+func entries(spec *cronspec.Spec) string {
 	var e []string
 	if h := spec.Heartbeat; h != nil {
-		hp, ok := schedule.HeartbeatPattern(h.Interval)
+		hp, ok := cronspec.HeartbeatPattern(h.Interval)
 		if !ok {
 			hp = "no cron pattern"
 		}

@@ -6,17 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actctl/actctl/internal/cronspec"
 	"github.com/actctl/actctl/schedule"
 )
 
-func spec(t *testing.T, hb time.Duration, patterns ...string) *schedule.Spec {
+func spec(t *testing.T, hb time.Duration, patterns ...string) *cronspec.Spec {
 	t.Helper()
-	s := &schedule.Spec{}
+	s := &cronspec.Spec{}
 	if hb > 0 {
-		s.Heartbeat = &schedule.Heartbeat{Interval: hb, Seed: "seed"}
+		s.Heartbeat = &cronspec.Heartbeat{Interval: hb, Seed: "seed"}
 	}
 	for i, p := range patterns {
-		c, err := schedule.ParseCron(p, "Europe/Paris")
+		c, err := cronspec.ParseCron(p, "Europe/Paris")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func TestPick(t *testing.T) {
 	s := spec(t, time.Hour, "@daily")
 	none := spec(t, 0, "@daily")
 	for _, tc := range []struct {
-		s            *schedule.Spec
+		s            *cronspec.Spec
 		source, text string
 		want         schedule.Task
 		err          string

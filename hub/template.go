@@ -50,7 +50,6 @@ type templateJSON struct {
 
 var (
 	archetypes  = []string{schema.ArchTool, schema.ArchRepo, schema.ArchService, schema.ArchEmployee}
-	launchModes = []string{"direct", "acp-background", "acp-service", "one-shot"}
 	presets     = []string{schema.PresetPermissive, schema.PresetStandard, schema.PresetRestricted, schema.PresetReadonly}
 	defaultMode = []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
 )
@@ -85,7 +84,7 @@ func (r *reader) readTemplate(f string) {
 		bad("archetype", "unknown archetype %q (want tool, repo, service or employee)", t.Archetype)
 		ok = false
 	}
-	if t.LaunchMode != "" && !slices.Contains(launchModes, t.LaunchMode) {
+	if t.LaunchMode != "" && !slices.Contains(schema.LaunchModes, t.LaunchMode) {
 		bad("launchMode", "unknown launchMode %q", t.LaunchMode)
 		ok = false
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/actctl/actctl/internal/lockedfile"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -34,6 +35,13 @@ import (
 const (
 	OwnershipManaged  = "managed"
 	OwnershipExternal = "external"
+)
+
+// Statuses every command writes in the runtime record: the supervisor's
+// words, since up writes its agents' states (supervise.State) as they are.
+const (
+	StatusRunning = string(supervise.Running)
+	StatusStopped = string(supervise.Stopped)
 )
 
 // Record is the runtime part of an agent's .actant.json: which process
@@ -175,7 +183,7 @@ func Update(path string, set map[string]any) error {
 func MarkRunning(path string, pid int) error { return markRunning(path, OwnershipManaged, pid) }
 
 func markRunning(path, ownership string, pid int) error {
-	return Update(path, map[string]any{"processOwnership": ownership, "status": "running", "pid": pid})
+	return Update(path, map[string]any{"processOwnership": ownership, "status": StatusRunning, "pid": pid})
 }
 
 // MarkStopped records that process pid no longer serves the agent (status
@@ -320,7 +328,7 @@ func Detach(r *schema.Resolved, cleanup bool) error {
 	if cleanup {
 		return Update(path, map[string]any{"processOwnership": nil, "status": nil, "pid": nil})
 	}
-	return Update(path, map[string]any{"status": "stopped", "pid": nil})
+	return Update(path, map[string]any{"status": StatusStopped, "pid": nil})
 }
 
 // RemovePruned removes the runtime record and proxy log of an agent

@@ -115,7 +115,7 @@ func orNone(list []string) string {
 // process, a one-shot run): only those make a backend without acp an error.
 func launchesOverACP(launchMode string) bool {
 	switch launchMode {
-	case "acp-background", "acp-service", "one-shot":
+	case LaunchACPBackground, LaunchACPService, LaunchOneShot:
 		return true
 	}
 	return false

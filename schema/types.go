@@ -302,6 +302,18 @@ const (
 	MaterializeFull    = "full"
 )
 
+// Launch modes: how an agent's backend is started (README, "actctl up";
+// docs/run.md); the CUE schema's #LaunchMode allows exactly these.
+const (
+	LaunchDirect        = "direct"         // by its client, when asked (open, run, chat, proxy)
+	LaunchACPBackground = "acp-background" // by up over ACP, never restarted (employee)
+	LaunchACPService    = "acp-service"    // by up over ACP, restarted with backoff (service)
+	LaunchOneShot       = "one-shot"       // once per client, on an ephemeral copy
+)
+
+// LaunchModes lists every launch mode, in the CUE schema's order.
+var LaunchModes = []string{LaunchDirect, LaunchACPBackground, LaunchACPService, LaunchOneShot}
+
 // Archetype is the policy bundle an agent's template selects.
 type Archetype struct {
 	LaunchMode       string   `json:"launchMode"`

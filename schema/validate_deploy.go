@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/internal/cronspec"
 )
 
 // Deploy target names, as in deploy: and in messages.
@@ -55,7 +55,7 @@ func (c *Config) TargetSchedule(name, target string, now time.Time) ([]ScheduleE
 	var out []ScheduleEntry
 	var ds Diagnostics
 	if hb := t.Schedule.Heartbeat; hb != nil {
-		if d, err := schedule.ParseInterval(hb.Interval); err == nil {
+		if d, err := cronspec.ParseInterval(hb.Interval); err == nil {
 			e, msg := heartbeatEntry(d, target)
 			if msg != "" {
 				ds = append(ds, c.Diag(at("heartbeat.interval"), "agent %q on %s: %s", name, targetTitle(target), msg))
@@ -70,7 +70,7 @@ func (c *Config) TargetSchedule(name, target string, now time.Time) ([]ScheduleE
 		if zone == "" {
 			zone = "UTC"
 		}
-		entry, err := schedule.ParseCron(ce.Pattern, zone)
+		entry, err := cronspec.ParseCron(ce.Pattern, zone)
 		if err != nil {
 			continue // reported by the template's own validation
 		}
@@ -97,7 +97,7 @@ func heartbeatEntry(d time.Duration, target string) (ScheduleEntry, string) {
 	if target == TargetGitHub && d < githubMinGap {
 		return ScheduleEntry{}, fmt.Sprintf("a heartbeat every %s is more often than GitHub runs schedules (every 5 minutes at most)", d)
 	}
-	p, err := schedule.IntervalPattern(d)
+	p, err := cronspec.IntervalPattern(d)
 	if err != nil {
 		return ScheduleEntry{}, err.Error() + ", or keep this employee resident"
 	}

@@ -3,7 +3,7 @@ package schema
 import (
 	"fmt"
 
-	"github.com/actctl/actctl/schedule"
+	"github.com/actctl/actctl/internal/cronspec"
 )
 
 // ScheduleProblem is one invalid field of a schedule: Field is its path
@@ -24,36 +24,36 @@ func CheckSchedule(s *Schedule) []ScheduleProblem {
 
 // Spec compiles the schedule for the scheduler; it fails on any problem
 // CheckSchedule reports.
-func (s *Schedule) Spec() (schedule.Spec, error) {
+func (s *Schedule) Spec() (cronspec.Spec, error) {
 	spec, problems := compileSchedule(s)
 	if len(problems) > 0 {
-		return schedule.Spec{}, fmt.Errorf("schedule.%s: %s", problems[0].Field, problems[0].Message)
+		return cronspec.Spec{}, fmt.Errorf("schedule.%s: %s", problems[0].Field, problems[0].Message)
 	}
 	return spec, nil
 }
 
-func compileSchedule(s *Schedule) (schedule.Spec, []ScheduleProblem) {
-	var spec schedule.Spec
+func compileSchedule(s *Schedule) (cronspec.Spec, []ScheduleProblem) {
+	var spec cronspec.Spec
 	var problems []ScheduleProblem
 	if s == nil {
 		return spec, nil
 	}
 	if hb := s.Heartbeat; hb != nil {
-		d, err := schedule.ParseInterval(hb.Interval)
+		d, err := cronspec.ParseInterval(hb.Interval)
 		if err != nil {
 			problems = append(problems, ScheduleProblem{"heartbeat.interval", err.Error()})
 		}
-		spec.Heartbeat = &schedule.Heartbeat{Interval: d, Seed: hb.Prompt}
+		spec.Heartbeat = &cronspec.Heartbeat{Interval: d, Seed: hb.Prompt}
 	}
 	for i, c := range s.Cron {
 		// Both fields are checked, so an entry with two mistakes reports
 		// both: a pattern is checked in UTC when its zone is unknown.
 		zone := c.Timezone
-		if _, err := schedule.ParseZone(zone); err != nil {
+		if _, err := cronspec.ParseZone(zone); err != nil {
 			problems = append(problems, ScheduleProblem{fmt.Sprintf("cron[%d].timezone", i), err.Error()})
 			zone = "UTC"
 		}
-		entry, err := schedule.ParseCron(c.Pattern, zone)
+		entry, err := cronspec.ParseCron(c.Pattern, zone)
 		if err != nil {
 			problems = append(problems, ScheduleProblem{fmt.Sprintf("cron[%d].pattern", i), "invalid cron pattern " + err.Error()})
 			continue

@@ -9,7 +9,11 @@
 // reports process:* events to an observer.
 package supervise
 
-import "time"
+import (
+	"time"
+
+	"github.com/actctl/actctl/schema"
+)
 
 // State is where a supervised process is in its lifecycle.
 type State string
@@ -24,6 +28,10 @@ const (
 	Backoff  State = "backoff"  // exited on its own, waiting to be restarted (acp-service)
 	Fatal    State = "fatal"    // failed too often; waits for a start or a config change
 )
+
+// States lists every state, in lifecycle order: the values of `actctl
+// status`'s state (docs/json.md) and of up's process events.
+var States = []State{Created, Starting, Running, Stopping, Stopped, Crashed, Backoff, Fatal}
 
 // Policy says how failures are handled.
 type Policy struct {
@@ -63,7 +71,7 @@ func BackgroundPolicy() Policy {
 // PolicyFor returns the policy of a launch mode: ServicePolicy for
 // acp-service, BackgroundPolicy otherwise.
 func PolicyFor(launchMode string) Policy {
-	if launchMode == "acp-service" {
+	if launchMode == schema.LaunchACPService {
 		return ServicePolicy()
 	}
 	return BackgroundPolicy()

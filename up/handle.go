@@ -12,17 +12,17 @@ import (
 // Manager is the control socket's handler.
 func (m *Manager) Handle(ctx context.Context, req control.Request, out *control.Stream) (any, error) {
 	switch req.Op {
-	case "status":
+	case control.OpStatus:
 		return m.Status(), nil
-	case "start":
+	case control.OpStart:
 		return m.Start(ctx, req.Agent)
-	case "stop":
+	case control.OpStop:
 		return m.Stop(ctx, req.Agent)
-	case "restart":
+	case control.OpRestart:
 		return m.Restart(ctx, req.Agent)
 	case control.OpCanvas:
 		return nil, m.SetCanvas(req.Agent, req.Text)
-	case "prompt":
+	case control.OpPrompt:
 		ctx, err := withChain(ctx, req.Chain)
 		if err != nil {
 			return nil, err

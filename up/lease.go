@@ -18,6 +18,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/supervise"
 )
 
 // DefaultLeaseTTL is how long a leased session outlives its client's
@@ -42,7 +43,7 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 	a.mu.Lock()
 	c := a.client
 	a.mu.Unlock()
-	if st := a.sup.Status(); st.State != "running" || c == nil {
+	if st := a.sup.Status(); st.State != supervise.Running || c == nil {
 		return nil, fmt.Errorf("agent %s is %s: there is no warm process to lease (actctl start %s)", a.name, st.State, a.name)
 	}
 	return func(ctx context.Context, r io.Reader, w io.Writer) error {

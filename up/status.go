@@ -4,23 +4,25 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/actctl/actctl/supervise"
 )
 
 // AgentStatus is one agent's runtime state, for `actctl status`.
 type AgentStatus struct {
-	Name       string     `json:"name"`
-	Archetype  string     `json:"archetype,omitempty"`
-	LaunchMode string     `json:"launchMode"`
-	State      string     `json:"state"`
-	Pid        int        `json:"pid,omitempty"`
-	StartedAt  *time.Time `json:"startedAt,omitempty"`
-	UptimeMs   int64      `json:"uptimeMs,omitempty"`
-	Restarts   int        `json:"restarts"`
-	LastError  string     `json:"lastError,omitempty"`
-	NextStart  *time.Time `json:"nextStart,omitempty"` // in backoff
-	NextTick   *time.Time `json:"nextTick,omitempty"`  // employees
-	Queued     int        `json:"queued,omitempty"`
-	Running    uint64     `json:"runningTask,omitempty"`
+	Name       string          `json:"name"`
+	Archetype  string          `json:"archetype,omitempty"`
+	LaunchMode string          `json:"launchMode"`
+	State      supervise.State `json:"state"`
+	Pid        int             `json:"pid,omitempty"`
+	StartedAt  *time.Time      `json:"startedAt,omitempty"`
+	UptimeMs   int64           `json:"uptimeMs,omitempty"`
+	Restarts   int             `json:"restarts"`
+	LastError  string          `json:"lastError,omitempty"`
+	NextStart  *time.Time      `json:"nextStart,omitempty"` // in backoff
+	NextTick   *time.Time      `json:"nextTick,omitempty"`  // employees
+	Queued     int             `json:"queued,omitempty"`
+	Running    uint64          `json:"runningTask,omitempty"`
 }
 
 // Status returns every agent's state, by name.
@@ -39,9 +41,9 @@ func (a *agent) status() AgentStatus {
 	a.mu.Lock()
 	spec, sched := a.spec, a.sched
 	a.mu.Unlock()
-	s := AgentStatus{Name: a.name, Archetype: spec.Archetype, LaunchMode: spec.LaunchMode, State: string(st.State),
+	s := AgentStatus{Name: a.name, Archetype: spec.Archetype, LaunchMode: spec.LaunchMode, State: st.State,
 		Pid: st.Pid, Restarts: st.Restarts}
-	if st.State == "running" && !st.StartedAt.IsZero() {
+	if st.State == supervise.Running && !st.StartedAt.IsZero() {
 		t := st.StartedAt
 		s.StartedAt = &t
 		s.UptimeMs = a.m.opts.Clock.Now().Sub(t).Milliseconds()
@@ -74,7 +76,7 @@ func (m *Manager) Start(ctx context.Context, agent string) (AgentStatus, error) 
 	if err != nil {
 		return AgentStatus{}, err
 	}
-	if st := a.sup.Status(); st.State == "running" {
+	if st := a.sup.Status(); st.State == supervise.Running {
 		return a.status(), nil
 	}
 	n, f := a.counts()

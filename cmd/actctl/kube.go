@@ -145,7 +145,7 @@ func kubeStatus(g *globals, only []string) error {
 	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tPROCESS")
 	for _, st := range sts {
-		p := &processJSON{Status: st.State, PID: st.Pid, Up: &st}
+		p := &processJSON{Status: string(st.State), PID: st.Pid, Up: &st}
 		proc := p.Status
 		if p.PID != 0 {
 			proc = fmt.Sprintf("%s pid %d", proc, p.PID)

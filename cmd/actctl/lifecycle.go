@@ -12,9 +12,9 @@ import (
 
 func init() {
 	for _, v := range []struct{ name, usage string }{
-		{"start", "start AGENT in the running actctl up (a stopped, crashed or fatal one too) and wait until it is up"},
-		{"stop", "stop AGENT in the running actctl up (SIGTERM, grace, then its process group is killed)"},
-		{"restart", "restart AGENT in the running actctl up, between two turns, and wait until it is up"},
+		{control.OpStart, "start AGENT in the running actctl up (a stopped, crashed or fatal one too) and wait until it is up"},
+		{control.OpStop, "stop AGENT in the running actctl up (SIGTERM, grace, then its process group is killed)"},
+		{control.OpRestart, "restart AGENT in the running actctl up, between two turns, and wait until it is up"},
 	} {
 		register(&cli.Command{
 			Name:         v.name,
@@ -36,6 +36,7 @@ func lifecycleCmd(c *cli.Context) error {
 	ctx, cancel := runContext(0)
 	defer cancel()
 	var st up.AgentStatus
+	// Each of these commands is named after its op (see init).
 	err := callUp(ctx, g, control.Request{Op: c.Command.Name, Agent: c.Args().First()}, nil, &st)
 	if cause := context.Cause(ctx); ctx.Err() != nil {
 		return withCode(causeCode(cause), fmt.Errorf("%s %s: %w", c.Command.Name, c.Args().First(), cause))

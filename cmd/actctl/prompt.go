@@ -48,7 +48,7 @@ func promptCmd(c *cli.Context) error {
 	out := newRunObserver(g)
 	var res up.Outcome
 	wait := !c.Bool("no-wait")
-	req := control.Request{Op: "prompt", Agent: c.Args().First(), Text: text, Wait: wait}
+	req := control.Request{Op: control.OpPrompt, Agent: c.Args().First(), Text: text, Wait: wait}
 	if req.Chain, err = hookChain(); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/up"
 )
 
@@ -131,7 +132,7 @@ func addUpStatus(g *globals, out []agentStatusJSON) {
 	var sts []up.AgentStatus
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := callUp(ctx, g, control.Request{Op: "status"}, nil, &sts); err != nil {
+	if err := callUp(ctx, g, control.Request{Op: control.OpStatus}, nil, &sts); err != nil {
 		if !errors.Is(err, control.ErrNoUp) {
 			g.Warn("status: actctl up: %v", err)
 		}
@@ -146,7 +147,7 @@ func addUpStatus(g *globals, out []agentStatusJSON) {
 		if !ok {
 			continue
 		}
-		out[i].Process = &processJSON{Status: st.State, PID: st.Pid, Ownership: runrecord.OwnershipManaged, Up: &st}
+		out[i].Process = &processJSON{Status: string(st.State), PID: st.Pid, Ownership: runrecord.OwnershipManaged, Up: &st}
 	}
 }
 
@@ -169,7 +170,7 @@ func (p *processJSON) upDetails() string {
 	if s.NextTick != nil {
 		parts = append(parts, "next tick "+s.NextTick.Local().Format(time.DateTime))
 	}
-	if s.LastError != "" && s.State != "running" {
+	if s.LastError != "" && s.State != supervise.Running {
 		parts = append(parts, "last error: "+s.LastError)
 	}
 	if len(parts) == 0 {

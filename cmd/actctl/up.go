@@ -232,7 +232,7 @@ func (u *upRun) checkNames(cfg *schema.Config) error {
 }
 
 func upRunnable(r *schema.Resolved) bool {
-	return r.LaunchMode == "acp-service" || r.LaunchMode == "acp-background"
+	return r.LaunchMode == schema.LaunchACPService || r.LaunchMode == schema.LaunchACPBackground
 }
 
 // after is called after every watch cycle: the agents to run follow the

@@ -61,7 +61,7 @@ func zedCmd(c *cli.Context) error {
 			continue
 		}
 		var extra []string
-		if c.Bool("lease") && r.LaunchMode == "acp-service" {
+		if c.Bool("lease") && r.LaunchMode == schema.LaunchACPService {
 			extra = append(extra, "--lease")
 		}
 		entries[prefix+name] = zed.ProxyEntry(self, cfg.Root, cfg.Home, name, extra...)
