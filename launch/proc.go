@@ -216,9 +216,14 @@ func (p *Proc) KillGroup() error { return KillGroup(p.Pid()) }
 // those that left its group (see KillMarked).
 func (p *Proc) KillMarked() (int, error) { return KillMarked(p.Mark) }
 
+// drainSlack is how long after Drain's deadline a stderr copy blocked on
+// its writer is waited for.
+const drainSlack = 100 * time.Millisecond
+
 // Drain bounds the reading of the backend's remaining output: reads of
 // its stdout and stderr fail at deadline. It returns once its stderr was
-// copied (or at the deadline).
+// copied, or shortly after the deadline when the copy is blocked on
+// Spec.Stderr (a stalled reader of it never holds up the supervisor).
 func (p *Proc) Drain(deadline time.Time) {
 	if p.Stdout != nil {
 		_ = p.Stdout.SetReadDeadline(deadline)
@@ -226,7 +231,12 @@ func (p *Proc) Drain(deadline time.Time) {
 	if p.Stderr != nil {
 		_ = p.Stderr.SetReadDeadline(deadline)
 	}
-	<-p.stderrDone
+	t := time.NewTimer(time.Until(deadline) + drainSlack)
+	defer t.Stop()
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
 }
 
 // Ask is how Stop asks a process to end.
