@@ -3,7 +3,6 @@ package acpclient
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
@@ -179,13 +179,13 @@ type Client struct {
 }
 
 // received passes a message to its observer and reports whether it is
-// JSON; a line that is not breaks the protocol: the backend is killed,
-// which ends the connection, and the pending request fails naming the
-// line.
-func (c *Client) received(line []byte) bool {
-	if json.Valid(line) {
-		c.wire.read(line)
-		c.observerOf(line).Message(line)
+// JSON (env is the line's, parsed once by the reader); a line that is not
+// breaks the protocol: the backend is killed, which ends the connection,
+// and the pending request fails naming the line.
+func (c *Client) received(line []byte, env *lineframe.Envelope) bool {
+	if env.Valid {
+		c.wire.read(line, env)
+		c.observerOf(line, env).Message(line)
 		return true
 	}
 	c.mu.Lock()
@@ -214,21 +214,17 @@ var sessionIDKey = []byte(`"sessionId"`)
 
 // observerOf is the observer of the open session the message's
 // params.sessionId names, else Options.Observer. Only lines that mention
-// a sessionId at all are decoded.
-func (c *Client) observerOf(line []byte) Observer {
+// a sessionId at all are looked into.
+func (c *Client) observerOf(line []byte, env *lineframe.Envelope) Observer {
 	if !bytes.Contains(line, sessionIDKey) {
 		return c.obs
 	}
-	var m struct {
-		Params struct {
-			SessionID string `json:"sessionId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(line, &m) != nil || m.Params.SessionID == "" {
+	sid, ok := lineframe.Unquote(lineframe.Member(line, env.Params, "sessionId"))
+	if !ok || len(sid) == 0 {
 		return c.obs
 	}
 	c.mu.Lock()
-	s := c.sessions[m.Params.SessionID]
+	s := c.sessions[string(sid)]
 	c.mu.Unlock()
 	if s == nil {
 		return c.obs

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/lineframe"
 )
 
 // An agent may answer a turn and exit at once (a one-shot agent does).
@@ -34,18 +36,16 @@ type lateAnswer struct {
 
 var (
 	promptMethod = []byte(`"session/prompt"`)
-	updateMethod = []byte(`"session/update"`)
 	stopReason   = []byte(`"stopReason"`)
 )
 
-// wireMessage is what the wire log reads of a JSON-RPC message.
+// wireMessage is what the wire log reads of a session/prompt it sends.
 type wireMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
 		SessionID string `json:"sessionId"`
 	} `json:"params"`
-	Result json.RawMessage `json:"result"`
 }
 
 // sent records a line the client writes; only session/prompt requests
@@ -68,28 +68,25 @@ func (w *wireLog) sent(line []byte) {
 
 // read records a line read from the agent: a session/update notification
 // is counted, an answer carrying a stop reason to a prompt in flight kept.
-func (w *wireLog) read(line []byte) {
-	update, answer := bytes.Contains(line, updateMethod), bytes.Contains(line, stopReason)
+func (w *wireLog) read(line []byte, env *lineframe.Envelope) {
+	update := env.ID == nil && env.MethodIs("session/update")
+	answer := (env.Method == nil || string(env.Method) == `""`) && env.ID != nil && !env.Result.Empty() && bytes.Contains(line, stopReason)
 	if !update && !answer {
-		return
-	}
-	var m wireMessage
-	if json.Unmarshal(line, &m) != nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
-	case m.Method == "session/update" && m.ID == nil:
+	case update:
 		w.notesRead++
-	case m.Method == "" && m.ID != nil && m.Result != nil:
-		id := string(bytes.TrimSpace(m.ID))
+	case answer:
+		id := string(bytes.TrimSpace(env.ID))
 		if sid, ok := w.prompts[id]; ok {
 			delete(w.prompts, id)
 			if w.answers == nil {
 				w.answers = map[string]lateAnswer{}
 			}
-			w.answers[sid] = lateAnswer{id: id, result: m.Result, notes: w.notesRead}
+			w.answers[sid] = lateAnswer{id: id, result: bytes.Clone(line[env.Result.Start:env.Result.End]), notes: w.notesRead}
 		}
 	}
 }
