@@ -47,6 +47,7 @@ type Envelope struct {
 	Method []byte // raw method token including its quotes; nil when absent or not a string
 	Params Span   // value range of "params"; empty when absent
 	Result Span   // value range of "result"; empty when absent
+	Error  Span   // value range of "error"; empty when absent
 	// IsError: a response with an "error" member.
 	IsError bool
 }
@@ -93,7 +94,7 @@ func Parse(b []byte) Envelope {
 		case "result":
 			env.Result, hasResult = Span{vs, ve}, true
 		case "error":
-			hasError = true
+			env.Error, hasError = Span{vs, ve}, true
 		}
 	})
 	if !ok || SkipWS(b, end) != len(b) {
