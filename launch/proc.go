@@ -33,6 +33,10 @@ type Spec struct {
 	// up on output a stray child keeps open OutputDelay after the helper
 	// exited. A helper gets no session mark and no PWD of its own.
 	Output io.Writer
+	// ErrOutput, if set, receives a helper's stderr instead of Output.
+	// Files (a log) are given to the helper as they are: no copy
+	// goroutine keeps Wait waiting.
+	ErrOutput io.Writer
 	// Context, if set, kills a helper's group when it is done (a hook's
 	// timeout). A backend is stopped by its supervisor (Stop).
 	Context context.Context
@@ -140,6 +144,9 @@ func startHelper(s Spec) (*Process, error) {
 	}
 	cmd.Dir, cmd.Env = s.Dir, s.Env
 	cmd.Stdout, cmd.Stderr = s.Output, s.Output
+	if s.ErrOutput != nil {
+		cmd.Stderr = s.ErrOutput
+	}
 	cmd.WaitDelay = OutputDelay
 	// Its own group, and on Linux the parent-death signal: a helper dies
 	// with actctl even when actctl is killed.

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -189,4 +191,32 @@ func (w *signalWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+// TestSuperviseHelperFiles: a helper's stdout and stderr go to files of
+// their own, given to it as they are.
+func TestSuperviseHelperFiles(t *testing.T) {
+	dir := t.TempDir()
+	out, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	errOut, err := os.Create(filepath.Join(dir, "err"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errOut.Close()
+	p, err := Supervise(Spec{Command: "sh", Args: []string{"-c", "echo o; echo e >&2"}, Output: out, ErrOutput: errOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"out": "o\n", "err": "e\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s: %q, want %q", name, b, want)
+		}
+	}
 }
