@@ -3,7 +3,6 @@ package acpclient
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
@@ -23,6 +23,10 @@ import (
 // backend's process group is killed, and how long a backend may take to
 // exit after its stdin was closed.
 const DefaultGrace = 5 * time.Second
+
+// tailSize is how much of the backend's stderr is kept for error
+// messages.
+const tailSize = 8 << 10
 
 // EventKind says what an Event carries.
 type EventKind string
@@ -107,19 +111,19 @@ type Result struct {
 	Permissions Permissions
 }
 
-// ErrorKind says why a session ended badly.
-type ErrorKind int
+// ErrorKind says why a session ended badly (see launch.ErrorKind).
+type ErrorKind = launch.ErrorKind
 
 const (
 	// ErrStart: the backend could not be started, or ended before the
 	// session was set up.
-	ErrStart ErrorKind = iota + 1
+	ErrStart = launch.ErrStart
 	// ErrCrash: the backend exited or broke the protocol during a turn.
-	ErrCrash
+	ErrCrash = launch.ErrCrash
 	// ErrAnswered: the agent answered the turn's session/prompt with an
 	// error; the backend still runs and the session can take another turn
 	// (chat reports it and reads the next line).
-	ErrAnswered
+	ErrAnswered = launch.ErrAnswered
 )
 
 // Error is a failed start or turn, with the backend's stderr tail.
@@ -145,12 +149,11 @@ func (e *Error) Unwrap() error { return e.Err }
 // session their sessionId names.
 type Client struct {
 	opts    Options
-	proc    *launch.Process
+	proc    *launch.Proc
 	conn    *acp.ClientSideConnection
 	info    acp.InitializeResponse
 	primary *Session
 	terms   terminals
-	tail    *tail
 	obs     Observer
 	methods Methods // advertised in initialize: the primary session's
 
@@ -176,15 +179,16 @@ type Client struct {
 }
 
 // received passes a message to its observer and reports whether it is
-// JSON; a line that is not breaks the protocol: the backend is killed,
-// which ends the connection, and the pending request fails naming the
-// line.
-func (c *Client) received(line []byte) bool {
-	if json.Valid(line) {
-		if sid := c.wire.read(line); sid != "" {
+// JSON (env is the line's, parsed once by the reader); a line that is not
+// breaks the protocol: the backend is killed, which ends the connection,
+// and the pending request fails naming the line. The answer to a
+// session's prompt goes to that session's observer, as its updates do.
+func (c *Client) received(line []byte, env *lineframe.Envelope) bool {
+	if env.Valid {
+		if sid := c.wire.read(line, env); sid != "" {
 			c.sessionObserver(sid).Message(line)
 		} else {
-			c.observerOf(line).Message(line)
+			c.observerOf(line, env).Message(line)
 		}
 		return true
 	}
@@ -214,20 +218,16 @@ var sessionIDKey = []byte(`"sessionId"`)
 
 // observerOf is the observer of the open session the message's
 // params.sessionId names, else Options.Observer. Only lines that mention
-// a sessionId at all are decoded.
-func (c *Client) observerOf(line []byte) Observer {
+// a sessionId at all are looked into.
+func (c *Client) observerOf(line []byte, env *lineframe.Envelope) Observer {
 	if !bytes.Contains(line, sessionIDKey) {
 		return c.obs
 	}
-	var m struct {
-		Params struct {
-			SessionID string `json:"sessionId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(line, &m) != nil || m.Params.SessionID == "" {
+	sid, ok := lineframe.Unquote(lineframe.Member(line, env.Params, "sessionId"))
+	if !ok || len(sid) == 0 {
 		return c.obs
 	}
-	return c.sessionObserver(m.Params.SessionID)
+	return c.sessionObserver(string(sid))
 }
 
 // sessionObserver is the observer of the open session sid, else
@@ -253,7 +253,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
-	c := &Client{opts: o, obs: o.Observer, tail: newTail(8 << 10), exited: make(chan struct{}), sessions: map[string]*Session{},
+	c := &Client{opts: o, obs: o.Observer, exited: make(chan struct{}), sessions: map[string]*Session{},
 		methods: ClientMethods(o.Preset, o.Rule)}
 	if c.obs == nil {
 		c.obs = nopObserver{}
@@ -284,14 +284,10 @@ func (c *Client) spawn() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	p, err := launch.Start(l.Command, l.Args, append(env, l.EnvList()...), l.Cwd)
+	p, err := launch.Supervise(launch.Spec{Command: l.Command, Args: l.Args, Env: append(env, l.EnvList()...), Dir: l.Cwd,
+		Install: l.Install, Stderr: c.opts.BackendStderr, TailSize: tailSize})
 	if err != nil {
-		msg := fmt.Sprintf("backend %q could not be started: %v", l.Command, err)
-		var dirErr *launch.DirError
-		if l.Install != "" && !errors.As(err, &dirErr) {
-			msg += "; install it: " + l.Install
-		}
-		return &Error{Kind: ErrStart, Command: l.Command, Err: err, msg: msg}
+		return &Error{Kind: ErrStart, Command: l.Command, Err: errors.Unwrap(err), msg: err.Error()}
 	}
 	c.proc = p
 	readCtx, stopRead := context.WithCancel(context.Background())
@@ -301,26 +297,15 @@ func (c *Client) spawn() error {
 		stopRead()
 	}()
 	if c.opts.OnStart != nil {
-		c.opts.OnStart(p.Cmd.Process.Pid)
+		c.opts.OnStart(p.Pid())
 	}
-	stderrDone := make(chan struct{})
 	go func() {
-		defer close(stderrDone)
-		var w io.Writer = c.tail
-		if c.opts.BackendStderr != nil {
-			w = io.MultiWriter(c.tail, ignoreErrors{c.opts.BackendStderr})
-		}
-		_, _ = io.Copy(w, p.Stderr)
-	}()
-	go func() {
-		_ = p.Cmd.Wait()
+		<-p.Done()
 		c.exitText = p.Cmd.ProcessState.String()
 		// Whatever the leader left behind dies with it, which also ends
 		// the connection: no grandchild keeps stdout open.
 		c.killAll()
-		_ = p.Stdout.SetReadDeadline(time.Now().Add(time.Second))
-		_ = p.Stderr.SetReadDeadline(time.Now().Add(time.Second))
-		<-stderrDone
+		p.Drain(time.Now().Add(time.Second))
 		c.exitErr = c.exitError(p.Cmd.ProcessState)
 		close(c.exited)
 	}()
@@ -379,10 +364,10 @@ func (c *Client) failure(ctx context.Context, kind ErrorKind, what string, err e
 		msg = fmt.Sprintf("backend %q broke the protocol during %s: not a JSON-RPC message on stdout: %q; stopped it", l.Command, what, bad)
 	} else if tooBig {
 		msg = fmt.Sprintf("backend %q broke the protocol during %s: it sent a message of more than %d MiB (the limit of one JSON-RPC line); stopped it", l.Command, what, MaxMessage>>20)
-	} else if kind == ErrStart && l.Install != "" {
-		msg += "; is it installed? " + l.Install
+	} else if kind == ErrStart {
+		msg += launch.InstallHint(l.Install)
 	}
-	return &Error{Kind: kind, Command: l.Command, Stderr: c.tail.String(), Err: err, msg: msg}
+	return &Error{Kind: kind, Command: l.Command, Stderr: c.stderrTail(), Err: err, msg: msg}
 }
 
 func (c *Client) connClosed() bool {
@@ -416,7 +401,7 @@ func (c *Client) Prompt(ctx context.Context, text string) (Result, error) {
 }
 
 // Pid is the backend's process id.
-func (c *Client) Pid() int { return c.proc.Cmd.Process.Pid }
+func (c *Client) Pid() int { return c.proc.Pid() }
 
 // Done is closed once the backend has exited and its group, its
 // terminals and the processes with its session mark were killed.
@@ -440,12 +425,12 @@ func (c *Client) exitError(st *os.ProcessState) error {
 		return nil
 	}
 	cmd := c.opts.Launch.Command
-	return &Error{Kind: ErrCrash, Command: cmd, Stderr: c.tail.String(), msg: fmt.Sprintf("backend %q exited (%s)", cmd, st.String())}
+	return &Error{Kind: ErrCrash, Command: cmd, Stderr: c.stderrTail(), msg: fmt.Sprintf("backend %q exited (%s)", cmd, st.String())}
 }
 
 // Terminate asks the backend's process group to end (SIGTERM; outside
 // Unix the backend is killed).
-func (c *Client) Terminate() error { return terminateGroup(c.Pid()) }
+func (c *Client) Terminate() error { return c.proc.Terminate() }
 
 // Kill kills the backend's process group, its terminals and every process
 // with its session mark.
@@ -457,9 +442,9 @@ func (c *Client) Kill() error {
 // killAll kills the backend's process group, everything that carries the
 // session mark, and the terminals.
 func (c *Client) killAll() {
-	_ = launch.KillGroup(c.proc.Cmd.Process.Pid)
+	_ = c.proc.KillGroup()
 	c.killTerminals("")
-	launch.KillMarked(c.proc.Mark)
+	_, _ = c.proc.KillMarked()
 }
 
 // Close ends the client: the backend's stdin is closed, it gets the grace
@@ -473,13 +458,7 @@ func (c *Client) Close() {
 	}
 	c.closed = true
 	c.mu.Unlock()
-	_ = c.proc.Stdin.Close()
-	t := time.NewTimer(c.opts.Grace)
-	select {
-	case <-c.exited:
-	case <-t.C:
-	}
-	t.Stop()
+	c.proc.Stop(context.Background(), launch.StopPolicy{Ask: launch.AskEOF, Grace: c.opts.Grace})
 	c.killAll()
 	<-c.exited
 	c.killAll()
@@ -512,36 +491,5 @@ func (c *Client) RequestPermission(ctx context.Context, req acp.RequestPermissio
 	return s.requestPermission(ctx, req), nil
 }
 
-// ignoreErrors keeps the backend's stderr drained when its copy fails (a
-// full disk must not block the backend on a full pipe).
-type ignoreErrors struct{ w io.Writer }
-
-func (e ignoreErrors) Write(p []byte) (int, error) {
-	_, _ = e.w.Write(p)
-	return len(p), nil
-}
-
-// tail keeps the last bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func newTail(max int) *tail { return &tail{max: max} }
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimRight(string(t.buf), "\n")
-}
+// stderrTail is the end of the backend's stderr for error messages.
+func (c *Client) stderrTail() string { return strings.TrimRight(c.proc.Tail().Raw(), "\n") }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/lineframe"
 )
 
 // An agent may answer a turn and exit at once (a one-shot agent does).
@@ -34,20 +36,17 @@ type lateAnswer struct {
 
 var (
 	promptMethod = []byte(`"session/prompt"`)
-	updateMethod = []byte(`"session/update"`)
 	stopReason   = []byte(`"stopReason"`)
 	errorKey     = []byte(`"error"`)
 )
 
-// wireMessage is what the wire log reads of a JSON-RPC message.
+// wireMessage is what the wire log reads of a session/prompt it sends.
 type wireMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
 		SessionID string `json:"sessionId"`
 	} `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
 }
 
 // sent records a line the client writes; only session/prompt requests
@@ -73,33 +72,29 @@ func (w *wireLog) sent(line []byte) {
 // It returns the session whose prompt the line answers (with a result or
 // an error), "" for any other line: the answer goes to that session's
 // observer, as its updates do.
-func (w *wireLog) read(line []byte) (answered string) {
-	update, answer := bytes.Contains(line, updateMethod), bytes.Contains(line, stopReason)
-	failed := !update && !answer && bytes.Contains(line, errorKey)
-	if !update && !answer && !failed {
-		return ""
-	}
-	var m wireMessage
-	if json.Unmarshal(line, &m) != nil {
+func (w *wireLog) read(line []byte, env *lineframe.Envelope) (answered string) {
+	update := env.ID == nil && env.MethodIs("session/update")
+	reply := (env.Method == nil || string(env.Method) == `""`) && env.ID != nil && (!env.Result.Empty() || !env.Error.Empty())
+	if !update && !reply {
 		return ""
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
-	case m.Method == "session/update" && m.ID == nil:
+	case update:
 		w.notesRead++
-	case m.Method == "" && m.ID != nil && (m.Result != nil || m.Error != nil):
-		id := string(bytes.TrimSpace(m.ID))
+	case reply:
+		id := string(bytes.TrimSpace(env.ID))
 		sid, ok := w.prompts[id]
 		if !ok {
 			return ""
 		}
 		delete(w.prompts, id)
-		if m.Result != nil {
+		if !env.Result.Empty() && bytes.Contains(line, stopReason) {
 			if w.answers == nil {
 				w.answers = map[string]lateAnswer{}
 			}
-			w.answers[sid] = lateAnswer{id: id, result: m.Result, notes: w.notesRead}
+			w.answers[sid] = lateAnswer{id: id, result: bytes.Clone(line[env.Result.Start:env.Result.End]), notes: w.notesRead}
 		}
 		return sid
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/actctl/actctl/internal/acptestagent"
 	"github.com/actctl/actctl/launch"
+
+	"github.com/actctl/actctl/internal/lineframe"
 )
 
 // TestWireLog: the answer to a session's prompt is kept from the wire
@@ -18,9 +20,9 @@ func TestWireLog(t *testing.T) {
 	var w wireLog
 	w.sent([]byte(`{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}` + "\n"))
 	w.sent([]byte(`{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{"sessionId":"s2","prompt":[]}}` + "\n"))
-	w.read([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{}}}`))
-	w.read([]byte(`{"jsonrpc":"2.0","id":9,"result":{"stopReason":"end_turn"}}`)) // not a prompt's
-	w.read([]byte(`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"refusal"}}`))
+	readLine(&w, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{}}}`))
+	readLine(&w, []byte(`{"jsonrpc":"2.0","id":9,"result":{"stopReason":"end_turn"}}`)) // not a prompt's
+	readLine(&w, []byte(`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"refusal"}}`))
 	if _, ok := w.answer("s2"); ok {
 		t.Fatal("s2 got an answer it was not sent")
 	}
@@ -40,7 +42,7 @@ func TestWireLog(t *testing.T) {
 	if _, ok := w.answer("s1"); ok {
 		t.Error("an answer was given twice")
 	}
-	w.read([]byte(`{"jsonrpc":"2.0","id":8,"result":{"stopReason":"end_turn"}}`))
+	readLine(&w, []byte(`{"jsonrpc":"2.0","id":8,"result":{"stopReason":"end_turn"}}`))
 	w.forget("s2")
 	if _, ok := w.answer("s2"); ok {
 		t.Error("a forgotten answer was given")
@@ -103,4 +105,11 @@ func TestAnswerThenExitSlowUpdate(t *testing.T) {
 	if err != nil || res.StopReason != "end_turn" || rec.String() != "exiting\n" {
 		t.Fatalf("result %+v, err %v, text %q", res, err, rec.String())
 	}
+}
+
+// readLine is a line read from the agent, as the reader hands it to the
+// wire log: with its envelope.
+func readLine(w *wireLog, line []byte) {
+	env := lineframe.Parse(line)
+	w.read(line, &env)
 }

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/lineframe"
 )
 
 // lineTee passes the backend's stdout to the SDK unchanged and hands every
@@ -109,8 +110,12 @@ func (r *inbound) Read(p []byte) (int, error) {
 		}
 		line, err := r.next()
 		r.err = err
-		if len(bytes.TrimSpace(line)) > 0 && r.c.route(line) && r.c.dispatch(line) {
-			r.out = append(line, '\n')
+		if len(bytes.TrimSpace(line)) > 0 && r.c.route(line) {
+			// Classified once; every reader of the line is given this.
+			env := lineframe.Parse(line)
+			if r.c.dispatch(line, &env) {
+				r.out = append(line, '\n')
+			}
 		}
 	}
 	n := copy(p, r.out)
@@ -142,62 +147,61 @@ func (r *inbound) next() ([]byte, error) {
 	}
 }
 
-// envelope is what dispatch reads of a message (id as the SDK reads it:
-// a null id is none).
-type envelope struct {
-	ID     *json.RawMessage `json:"id"`
-	Method string           `json:"method"`
-}
-
 // dispatch shows a line to the observers, handles it if it is a
 // notification, admits it if it is a request, and reports whether the SDK
-// gets it.
-func (c *Client) dispatch(line []byte) bool {
-	if !c.received(line) {
+// gets it. env is the line's envelope (an id as the SDK reads it: a null
+// id is none).
+func (c *Client) dispatch(line []byte, env *lineframe.Envelope) bool {
+	if !c.received(line, env) {
 		return false
 	}
-	var m envelope
-	if json.Unmarshal(line, &m) != nil || m.Method == "" || m.Method == "$/cancel_request" && m.ID == nil {
+	method, ok := lineframe.Unquote(env.Method)
+	noID := env.ID == nil || string(env.ID) == "null"
+	if !ok || len(method) == 0 || string(method) == "$/cancel_request" && noID {
 		return true // an answer, or what the SDK handles itself
 	}
-	if m.ID == nil {
-		c.notification(m.Method, line)
+	if noID {
+		c.notification(method, paramsOf(line, env))
 		return false
 	}
-	key := idKey(*m.ID)
-	if c.pending.admit(key, len(line)) {
+	if c.pending.admit(idKey(env.ID), len(line)) {
 		return true
 	}
-	c.out.writeBusy(*m.ID)
+	c.out.writeBusy(env.ID)
 	return false
+}
+
+// paramsOf is the line's params (nil when absent); it aliases the line.
+func paramsOf(line []byte, env *lineframe.Envelope) json.RawMessage {
+	if env.Params.Empty() {
+		return nil
+	}
+	return line[env.Params.Start:env.Params.End]
 }
 
 // notification handles a notification where it was read: session/update
 // by its session, an extension notification by its session's Extension;
 // any other is dropped, as the SDK drops what it has no handler for.
-func (c *Client) notification(method string, line []byte) {
-	var m struct {
-		Params json.RawMessage `json:"params"`
-	}
-	_ = json.Unmarshal(line, &m)
+// params aliases the reader's buffer: only a copy is kept.
+func (c *Client) notification(method []byte, params json.RawMessage) {
 	switch {
-	case method == acp.ClientMethodSessionUpdate:
+	case string(method) == acp.ClientMethodSessionUpdate:
 		var n acp.SessionNotification
-		if json.Unmarshal(m.Params, &n) != nil || n.Validate() != nil {
+		if json.Unmarshal(params, &n) != nil || n.Validate() != nil {
 			c.wire.handled()
 			return
 		}
 		_ = c.SessionUpdate(c.readCtx, n)
-	case strings.HasPrefix(method, "_"):
+	case method[0] == '_':
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
-		_ = json.Unmarshal(m.Params, &p)
+		_ = json.Unmarshal(params, &p)
 		c.mu.Lock()
 		s := c.sessions[p.SessionID]
 		c.mu.Unlock()
 		if s != nil && s.ext != nil {
-			_, _ = s.ext(c.readCtx, method, m.Params, true)
+			_, _ = s.ext(c.readCtx, string(method), bytes.Clone(params), true)
 		}
 	}
 }

@@ -2,13 +2,12 @@ package acpclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 	"syscall"
-	"time"
 	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -28,7 +27,7 @@ const MaxOutputLimit = 1 << 20
 // terminal is one terminal/create: a real process in its own group whose
 // combined output is kept up to a byte limit (the oldest bytes go first).
 type terminal struct {
-	cmd     *exec.Cmd
+	proc    *launch.Proc
 	session string        // the id of the session that created it
 	done    chan struct{} // closed when the process was reaped
 
@@ -187,28 +186,25 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 		limit = min(*req.OutputByteLimit, MaxOutputLimit)
 	}
 	t := &terminal{session: s.id, out: newRing(limit), done: make(chan struct{})}
-	cmd := exec.Command(req.Command, req.Args...)
-	cmd.Dir = dir
-	cmd.Env = os.Environ()
+	env := os.Environ()
 	for _, e := range req.Env {
-		cmd.Env = append(launch.WithoutVar(cmd.Env, e.Name), e.Name+"="+e.Value)
+		env = append(launch.WithoutVar(env, e.Name), e.Name+"="+e.Value)
 	}
 	// The backend's session mark reaches terminals too: the sweep at the
 	// end finds whatever they leave behind.
-	cmd.Env = append(launch.WithoutVar(cmd.Env, launch.MarkVar), launch.MarkVar+"="+c.proc.Mark)
-	cmd.Stdout, cmd.Stderr = t, t
-	// A descendant that keeps the output pipe open must not keep Wait
-	// (and the end of the run) waiting.
-	cmd.WaitDelay = time.Second
-	launch.SetProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		return acp.CreateTerminalResponse{}, acp.NewInternalError(map[string]any{"command": req.Command, "error": err.Error()})
+	env = append(launch.WithoutVar(env, launch.MarkVar), launch.MarkVar+"="+c.proc.Mark)
+	// Its own group, kept when the command exits (its background jobs
+	// live until the terminal is released); a descendant that keeps the
+	// output open does not keep Wait (and the end of the run) waiting.
+	p, err := launch.Supervise(launch.Spec{Command: req.Command, Args: req.Args, Env: env, Dir: dir, Output: t, KeepGroup: true})
+	if err != nil {
+		return acp.CreateTerminalResponse{}, acp.NewInternalError(map[string]any{"command": req.Command, "error": errors.Unwrap(err).Error()})
 	}
-	t.cmd = cmd
+	t.proc = p
 	go func() {
-		_ = cmd.Wait()
+		_ = p.Wait()
 		t.mu.Lock()
-		t.status = exitStatus(cmd.ProcessState)
+		t.status = exitStatus(p.Cmd.ProcessState)
 		t.mu.Unlock()
 		close(t.done)
 	}()
@@ -220,7 +216,7 @@ func (c *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalReque
 	}
 	c.terms.byID[id] = t
 	c.terms.mu.Unlock()
-	s.emit(Event{Kind: EventTerminal, Text: fmt.Sprintf("%s: %s", id, cmd.String())})
+	s.emit(Event{Kind: EventTerminal, Text: fmt.Sprintf("%s: %s", id, p.Cmd.String())})
 	return acp.CreateTerminalResponse{TerminalId: id}, nil
 }
 
@@ -291,7 +287,7 @@ func (c *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) 
 	if err != nil {
 		return acp.KillTerminalResponse{}, err
 	}
-	_ = launch.KillGroup(t.cmd.Process.Pid)
+	_ = t.proc.KillGroup()
 	return acp.KillTerminalResponse{}, nil
 }
 
@@ -303,7 +299,7 @@ func (c *Client) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalReq
 	if err != nil {
 		return acp.ReleaseTerminalResponse{}, err
 	}
-	_ = launch.KillGroup(t.cmd.Process.Pid)
+	_ = t.proc.KillGroup()
 	c.terms.mu.Lock()
 	delete(c.terms.byID, req.TerminalId)
 	c.terms.mu.Unlock()
@@ -323,7 +319,7 @@ func (c *Client) killTerminals(session string) {
 	}
 	c.terms.mu.Unlock()
 	for _, t := range ts {
-		_ = launch.KillGroup(t.cmd.Process.Pid)
+		_ = t.proc.KillGroup()
 		<-t.done
 	}
 }

@@ -5,11 +5,9 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
-	"time"
 
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
@@ -32,42 +30,19 @@ func run(ctx context.Context, dir string, r schema.HookRun, ev Event, chain Chai
 	if err != nil {
 		return "", fmt.Errorf("encode hook chain: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, r.Command, r.Args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), launch.EnvList(r.Env)...)
-	cmd.Env = append(cmd.Env, "ACTCTL_EVENT="+string(payload), ChainVar+"="+string(chainJSON))
-	// Its own group, and on Linux the parent-death signal: a hook dies
-	// with actctl even when actctl is killed (launch, as for backends).
-	launch.SetProcessGroup(cmd)
-	cmd.Cancel = func() error { return launch.KillGroup(cmd.Process.Pid) }
-	// Output pipes stay open while a stray child holds them: stop waiting
-	// for them shortly after the hook itself ended.
-	cmd.WaitDelay = time.Second
-	out := &tail{max: maxOutput}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start %s: %w", r.Command, err)
-	}
-	err = cmd.Wait()
-	launch.KillGroup(cmd.Process.Pid)
+	env := append(os.Environ(), launch.EnvList(r.Env)...)
+	env = append(env, "ACTCTL_EVENT="+string(payload), ChainVar+"="+string(chainJSON))
+	// Its own group, killed when ctx ends and once the hook exits, and on
+	// Linux the parent-death signal: a hook dies with actctl even when
+	// actctl is killed (launch.Supervise, as for backends). Output a stray
+	// child holds open is waited for launch.OutputDelay at most.
+	out := launch.NewTail(maxOutput)
+	p, err := launch.Supervise(launch.Spec{Command: r.Command, Args: r.Args, Env: env, Dir: dir, Output: out, Context: ctx})
 	if err != nil {
+		return "", fmt.Errorf("start %s: %w", r.Command, errors.Unwrap(err))
+	}
+	if err := p.Wait(); err != nil {
 		return out.String(), fmt.Errorf("%s: %w", r.Command, err)
 	}
 	return out.String(), nil
 }
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string { return strings.TrimSpace(string(t.b)) }

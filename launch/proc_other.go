@@ -22,6 +22,10 @@ func KillGroup(pid int) error {
 	return nil
 }
 
+// TerminateGroup: without signals to ask a process to end, it is killed
+// (see KillGroup).
+func TerminateGroup(pid int) error { return KillGroup(pid) }
+
 // Signals are the signals on which the CLI should cancel a supervisor's context.
 var Signals = []os.Signal{os.Interrupt}
 

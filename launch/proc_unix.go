@@ -23,6 +23,9 @@ func SetProcessGroup(cmd *exec.Cmd) {
 // is already empty) is not an error.
 func KillGroup(pid int) error { return SignalGroup(pid, syscall.SIGKILL) }
 
+// TerminateGroup asks the process group led by pid to end (SIGTERM).
+func TerminateGroup(pid int) error { return SignalGroup(pid, syscall.SIGTERM) }
+
 // SignalGroup sends sig to the process group led by pid. ESRCH (the group
 // is already empty) is not an error.
 func SignalGroup(pid int, sig syscall.Signal) error {

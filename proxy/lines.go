@@ -2,11 +2,11 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/actctl/actctl/internal/lineframe"
 )
 
 // bufSize is the read and write buffer of each direction. Messages larger
@@ -15,75 +15,21 @@ import (
 const bufSize = 64 << 10
 
 // errTooLong reports a line longer than Options.MaxMessageSize.
-var errTooLong = errors.New("message exceeds the maximum message size")
+var errTooLong = lineframe.ErrTooLong
 
 // lineReader splits a stream into newline-terminated lines of any length up
-// to max.
-type lineReader struct {
-	br  *bufio.Reader
-	big []byte // assembles lines longer than the bufio buffer
-	max int
-}
+// to max (lineframe.Lines with the relay's buffer).
+type lineReader struct{ l *lineframe.Lines }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, bufSize), max: max}
+	return &lineReader{lineframe.NewLines(r, bufSize, max)}
 }
 
-// next returns the next line including its "\n". A final line without "\n"
-// is returned as is before io.EOF. The slice is valid until the next call.
-func (r *lineReader) next() ([]byte, error) {
-	line, err := r.br.ReadSlice('\n')
-	if err == nil {
-		if len(line) > r.max {
-			return nil, errTooLong
-		}
-		return line, nil
-	}
-	if err != bufio.ErrBufferFull {
-		if len(line) > 0 {
-			r.big = append(r.big[:0], line...)
-			return r.big, nil
-		}
-		return nil, err
-	}
-	if cap(r.big) > 4*bufSize {
-		// Do not keep the memory of a previous huge message.
-		r.big = nil
-	}
-	r.big = append(r.big[:0], line...)
-	for {
-		if len(r.big) > r.max {
-			return nil, errTooLong
-		}
-		line, err = r.br.ReadSlice('\n')
-		r.big = append(r.big, line...)
-		switch err {
-		case nil:
-			if len(r.big) > r.max {
-				return nil, errTooLong
-			}
-			return r.big, nil
-		case bufio.ErrBufferFull:
-		default:
-			if len(r.big) > 0 {
-				return r.big, nil
-			}
-			return nil, err
-		}
-	}
-}
+// next returns the next line including its "\n" (see lineframe.Lines.Next).
+func (r *lineReader) next() ([]byte, error) { return r.l.Next() }
 
-// hasLine reports whether a complete line is already buffered, i.e. whether
-// next will return without blocking. Writers flush before a read that may
-// block, which batches writes under load and adds no delay when idle.
-func (r *lineReader) hasLine() bool {
-	n := r.br.Buffered()
-	if n == 0 {
-		return false
-	}
-	b, _ := r.br.Peek(n)
-	return bytes.IndexByte(b, '\n') >= 0
-}
+// hasLine reports whether next will return without blocking.
+func (r *lineReader) hasLine() bool { return r.l.HasLine() }
 
 // lockedWriter serializes whole lines to the client: the relay of backend
 // output and the proxy's own error responses share it. After the first

@@ -19,12 +19,10 @@ type logger struct {
 	stderr io.Writer
 	file   io.Writer // may be nil
 	now    func() time.Time
-
-	// tail keeps the end of the backend's stderr for error messages: when a
-	// backend dies during start, its last words usually say why.
-	tail []byte
 }
 
+// tailMax is how much of the backend's stderr is kept for error messages:
+// when a backend dies during start, its last words usually say why.
 const tailMax = 2048
 
 func (l *logger) printf(format string, args ...any) {
@@ -48,17 +46,15 @@ func (l *logger) backendStderr(chunk []byte) {
 			_, _ = io.WriteString(l.file, "\n")
 		}
 	}
-	l.tail = append(l.tail, chunk...)
-	if len(l.tail) > tailMax {
-		l.tail = append(l.tail[:0], l.tail[len(l.tail)-tailMax:]...)
-	}
 }
 
-// stderrTail returns the last bytes the backend wrote to stderr, trimmed.
-func (l *logger) stderrTail() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(bytes.TrimSpace(l.tail))
+// stderrLog is the backend's stderr as launch copies it (a line at a
+// time) into the logger.
+type stderrLog struct{ l *logger }
+
+func (s stderrLog) Write(chunk []byte) (int, error) {
+	s.l.backendStderr(chunk)
+	return len(chunk), nil
 }
 
 // noise reports output on the backend's stdout that is not JSON-RPC. It is

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -130,19 +129,19 @@ type SessionEvent struct {
 	BackendCwd string // cwd the backend received
 }
 
-// ErrorKind says why a session ended badly.
-type ErrorKind int
+// ErrorKind says why a session ended badly (see launch.ErrorKind).
+type ErrorKind = launch.ErrorKind
 
 const (
 	// ErrStart: the backend could not be started, or exited before it
 	// answered initialize.
-	ErrStart ErrorKind = iota + 1
+	ErrStart = launch.ErrStart
 	// ErrCrash: the backend exited during the session.
-	ErrCrash
+	ErrCrash = launch.ErrCrash
 	// ErrInterrupted: Run's context was cancelled (a signal).
-	ErrInterrupted
+	ErrInterrupted = launch.ErrInterrupted
 	// ErrProtocol: a peer sent a message larger than MaxMessageSize.
-	ErrProtocol
+	ErrProtocol = launch.ErrProtocol
 )
 
 // Error is returned by Run for every end other than the client
@@ -251,10 +250,8 @@ type relay struct {
 	out    *lockedWriter
 	wsJSON []byte // Workspace as a JSON string token
 
-	cmd     *exec.Cmd
-	stdinW  *os.File // backend stdin; owned by clientLoop
-	stdoutR *os.File
-	stderrR *os.File
+	proc   *launch.Proc
+	stdinW *os.File // backend stdin; owned by clientLoop
 
 	mu       sync.Mutex
 	pending  map[string]*pendingReq
@@ -268,7 +265,6 @@ type relay struct {
 	clientDone   chan struct{} // client EOF, read error, or write failure
 	clientOnce   sync.Once
 	initAnswered chan struct{} // the proxy answered an initialize with deadErr
-	mark         string        // value of launch.MarkVar in the backend's environment
 	fatal        chan error    // a message too large, from either side
 }
 
@@ -283,36 +279,30 @@ func (r *relay) markInitAnswered() {
 func (r *relay) run(ctx context.Context) error {
 	o := r.o
 	if err := r.start(); err != nil {
-		msg := fmt.Sprintf("backend %q could not be started: %v", o.Command, err)
-		var dirErr *launch.DirError
-		if o.InstallHint != "" && !errors.As(err, &dirErr) {
-			msg += "; install it: " + o.InstallHint
-		}
+		msg := err.Error() // a launch.StartError
 		r.log.printf("%s", msg)
 		r.die(&acp.RequestError{Code: -32603, Message: msg, Data: map[string]any{"command": o.Command}})
 		go r.clientLoop()
 		r.linger(ctx)
-		return &Error{Kind: ErrStart, Command: o.Command, ExitCode: -1, Err: err, msg: msg}
+		return &Error{Kind: ErrStart, Command: o.Command, ExitCode: -1, Err: errors.Unwrap(err), msg: msg}
 	}
-	pid := r.cmd.Process.Pid
-	r.log.printf("started backend %q (pid %d, cwd %s, sessionCwd %s)", o.Command, pid, r.cmd.Dir, o.SessionCwd)
+	pid := r.proc.Pid()
+	r.log.printf("started backend %q (pid %d, cwd %s, sessionCwd %s)", o.Command, pid, r.proc.Cmd.Dir, o.SessionCwd)
 	if o.OnStart != nil {
 		o.OnStart(pid)
 	}
 
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
-		err := r.cmd.Wait()
-		st := r.cmd.ProcessState
+		err := r.proc.Wait()
+		st := r.proc.Cmd.ProcessState
 		if st == nil {
 			r.log.printf("waiting for backend: %v", err)
 		}
 		exited <- st
 	}()
 	agentDone := make(chan struct{})
-	stderrDone := make(chan struct{})
 	go r.agentLoop(agentDone)
-	go r.stderrLoop(stderrDone)
 	go r.clientLoop()
 
 	const (
@@ -352,15 +342,12 @@ func (r *relay) run(ctx context.Context) error {
 		}
 		if end == endClient && o.Grace > 0 {
 			r.log.printf("client disconnected; closed backend stdin, waiting up to %s for it to exit", o.Grace)
-			t := time.NewTimer(o.Grace)
-			select {
-			case st = <-exited:
-				gotExit = true
-			case <-t.C:
+			// The client loop closed stdin: the backend was asked.
+			if r.proc.Await(ctx, launch.StopPolicy{Ask: launch.Asked, Grace: o.Grace}) {
+				st, gotExit = <-exited, true
+			} else if ctx.Err() == nil {
 				r.log.printf("backend still running after %s; killing its process group", o.Grace)
-			case <-ctx.Done():
 			}
-			t.Stop()
 		}
 	}
 	if end == endCancel {
@@ -370,18 +357,18 @@ func (r *relay) run(ctx context.Context) error {
 	// leader that ignores its stdin dies; after, for children a leader that
 	// exited by itself left behind (the group outlives its leader).
 	if !gotExit {
-		if err := launch.KillGroup(pid); err != nil {
+		if err := r.proc.KillGroup(); err != nil {
 			r.log.printf("killing process group %d: %v", pid, err)
-			_ = r.cmd.Process.Kill()
+			_ = r.proc.Cmd.Process.Kill()
 		}
 		st = <-exited
 	}
-	if err := launch.KillGroup(pid); err != nil {
+	if err := r.proc.KillGroup(); err != nil {
 		r.log.printf("killing process group %d: %v", pid, err)
 	}
 	// Descendants that left the group (setsid, daemonizing double forks)
 	// still carry the session mark in their environment.
-	n, err := launch.KillMarked(r.mark)
+	n, err := r.proc.KillMarked()
 	if n > 0 {
 		r.log.printf("killed %d process(es) that had left the backend's process group", n)
 	}
@@ -397,12 +384,10 @@ func (r *relay) run(ctx context.Context) error {
 	// Relay what the backend wrote before it died, so answers it did send
 	// are not replaced by errors.
 	deadline := time.Now().Add(drainTimeout)
-	_ = r.stdoutR.SetReadDeadline(deadline)
-	_ = r.stderrR.SetReadDeadline(deadline)
+	r.proc.Drain(deadline)
 	drained := waitUntil(agentDone, deadline)
-	waitUntil(stderrDone, deadline)
-	r.stdoutR.Close()
-	r.stderrR.Close()
+	r.proc.Stdout.Close()
+	r.proc.Stderr.Close()
 
 	if end == endClient {
 		r.die(nil)
@@ -426,7 +411,7 @@ func (r *relay) run(ctx context.Context) error {
 		kind, cerr = ErrProtocol, fatal
 		msg = fmt.Sprintf("actctl proxy: %v; backend %q stopped", fatal, o.Command)
 	default:
-		if tail := r.log.stderrTail(); tail != "" {
+		if tail := r.proc.Tail().String(); tail != "" {
 			data["stderr"] = tail
 		}
 		if initOK {
@@ -434,10 +419,7 @@ func (r *relay) run(ctx context.Context) error {
 			msg = fmt.Sprintf("backend %q exited unexpectedly (%s)", o.Command, exitText)
 		} else {
 			kind = ErrStart
-			msg = fmt.Sprintf("backend %q exited during start (%s)", o.Command, exitText)
-			if o.InstallHint != "" {
-				msg += "; is it installed? " + o.InstallHint
-			}
+			msg = fmt.Sprintf("backend %q exited during start (%s)", o.Command, exitText) + launch.InstallHint(o.InstallHint)
 		}
 		cerr = errors.New(exitText)
 	}
@@ -509,18 +491,19 @@ func waitUntil(ch <-chan struct{}, deadline time.Time) bool {
 	}
 }
 
-// start spawns the backend (see launch.Start).
+// start spawns the backend (see launch.Supervise): its stderr goes to the
+// log a line at a time, its tail is kept for the error messages. The error
+// is a *launch.StartError.
 func (r *relay) start() error {
-	p, err := launch.Start(r.o.Command, r.o.Args, r.o.Env, r.o.ProcessCwd)
+	p, err := launch.Supervise(launch.Spec{Command: r.o.Command, Args: r.o.Args, Env: r.o.Env, Dir: r.o.ProcessCwd,
+		Install: r.o.InstallHint, Stderr: stderrLog{r.log}, TailSize: tailMax})
 	if err != nil {
 		return err
 	}
-	r.cmd, r.stdinW, r.stdoutR, r.stderrR, r.mark = p.Cmd, p.Stdin, p.Stdout, p.Stderr, p.Mark
+	r.proc, r.stdinW = p, p.Stdin
 	return nil
 }
 
-// die switches to answering requests directly with resp (nil: drop them)
-// and returns the requests still pending, in arrival order.
 func (r *relay) die(resp *acp.RequestError) []*pendingReq {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -638,7 +621,7 @@ func (r *relay) clientLoop() {
 				// The backend stopped reading; without a reader no request
 				// can be answered, so end it (the exit path answers them).
 				r.log.printf("writing to backend stdin: %v; killing it", err)
-				_ = launch.KillGroup(r.cmd.Process.Pid)
+				_ = r.proc.KillGroup()
 			}
 		}
 	}
@@ -790,7 +773,7 @@ func (r *relay) sessionCwd(line []byte, env *envelope, required bool) ([]byte, b
 func (r *relay) agentLoop(done chan<- struct{}) {
 	defer close(done)
 	defer r.out.flush()
-	lr := newLineReader(r.stdoutR, r.o.MaxMessageSize)
+	lr := newLineReader(r.proc.Stdout, r.o.MaxMessageSize)
 	for {
 		if !lr.hasLine() {
 			r.out.flush()
@@ -817,21 +800,6 @@ func (r *relay) agentLoop(done chan<- struct{}) {
 			r.answered(&env)
 		}
 		r.out.writeLine(line, false)
-	}
-}
-
-// stderrLoop copies the backend's stderr to the proxy's stderr and log.
-func (r *relay) stderrLoop(done chan<- struct{}) {
-	defer close(done)
-	br := bufio.NewReaderSize(r.stderrR, 4096)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			r.log.backendStderr(chunk)
-		}
-		if err != nil && err != bufio.ErrBufferFull {
-			return
-		}
 	}
 }
 

@@ -4,10 +4,9 @@ package supervise
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"syscall"
 
 	"github.com/actctl/actctl/launch"
 )
@@ -28,48 +27,39 @@ type Command struct {
 	Stdout, Stderr *os.File
 }
 
-// Start starts the program; ctx is not used after Start returns.
+// Start starts the program (launch.Supervise); ctx is not used after
+// Start returns.
 func (c Command) Start(ctx context.Context) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Env, cmd.Dir = c.Env, c.Dir
-	if c.Stdout != nil {
-		cmd.Stdout = c.Stdout
-	}
-	if c.Stderr != nil {
-		cmd.Stderr = c.Stderr
-	}
-	launch.SetProcessGroup(cmd) // and, on Linux, killed if actctl dies
-	if err := cmd.Start(); err != nil {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
-	p := &execProcess{cmd: cmd, done: make(chan struct{})}
-	go p.wait()
-	return p, nil
+	defer null.Close() // the process has its own copy
+	out, errOut := null, null
+	if c.Stdout != nil {
+		out = c.Stdout
+	}
+	if c.Stderr != nil {
+		errOut = c.Stderr
+	}
+	// Its own group (and, on Linux, killed if actctl dies), killed once
+	// the leader was reaped: children that ignored SIGTERM or were
+	// orphaned by a crash go with it.
+	p, err := launch.Supervise(launch.Spec{Command: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, Output: out, ErrOutput: errOut})
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", c.Path, errors.Unwrap(err))
+	}
+	return execProcess{p}, nil
 }
 
-type execProcess struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-}
+// execProcess is a Command's process.
+type execProcess struct{ p *launch.Proc }
 
-// wait reaps the leader, then kills what is left of its group (children
-// that ignored SIGTERM or were orphaned by a crash).
-func (p *execProcess) wait() {
-	p.err = p.cmd.Wait()
-	p.signal(syscall.SIGKILL)
-	close(p.done)
-}
-
-func (p *execProcess) Pid() int              { return p.cmd.Process.Pid }
-func (p *execProcess) Done() <-chan struct{} { return p.done }
-func (p *execProcess) Err() error            { <-p.done; return p.err }
-func (p *execProcess) Terminate() error      { return p.signal(syscall.SIGTERM) }
-func (p *execProcess) Kill() error           { return p.signal(syscall.SIGKILL) }
-
-func (p *execProcess) signal(sig syscall.Signal) error {
-	return launch.SignalGroup(p.cmd.Process.Pid, sig)
-}
+func (e execProcess) Pid() int              { return e.p.Pid() }
+func (e execProcess) Done() <-chan struct{} { return e.p.Done() }
+func (e execProcess) Err() error            { return e.p.Wait() }
+func (e execProcess) Terminate() error      { return e.p.Terminate() }
+func (e execProcess) Kill() error           { return e.p.KillGroup() }

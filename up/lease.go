@@ -18,6 +18,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/supervise"
 )
 
@@ -73,7 +74,13 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client stri
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		br := bufio.NewReaderSize(r, 64<<10)
+		// A message over the agent's own line limit is refused here with
+		// an error for its id (it would end the warm agent's connection
+		// for every client), never held whole (internal/lineframe).
+		in := lineframe.NewReader(r, toClient{lc}, acpclient.MaxMessage, func(n int64) {
+			a.m.opts.Logf("%s: lease client: a message of %d bytes refused (the limit is %d bytes)", a.name, n, acpclient.MaxMessage)
+		})
+		br := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
@@ -92,6 +99,15 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client stri
 	}
 	a.detach(lc)
 	close(stop)
+}
+
+// toClient queues the lines written to it (each ends with a newline) for
+// the lease client.
+type toClient struct{ lc *leaseConn }
+
+func (t toClient) Write(p []byte) (int, error) {
+	t.lc.send(bytes.TrimSuffix(bytes.Clone(p), []byte("\n")))
+	return len(p), nil
 }
 
 // leaseRelay routes the warm process's lines for the lease clients: the

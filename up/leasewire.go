@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/lineframe"
 )
 
 // The lease relays JSON-RPC lines as they are (docs/runtime.md, "Session
@@ -24,27 +26,37 @@ type message struct {
 	SessionID string // params.sessionId, if any
 }
 
-// parse reads the envelope of one JSON-RPC line; ok is false for a line
-// that is not a JSON object.
+// parse reads the envelope of one JSON-RPC line with internal/lineframe's
+// scanner (no decoding but of the method and the session id); ok is false
+// for a line that is not a JSON object (or null), or whose method is not a
+// string.
+// Params, Result and Error alias line.
 func parse(line []byte) (m message, ok bool) {
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(line, &env) != nil {
+	env := lineframe.Parse(line)
+	i := lineframe.SkipWS(line, 0)
+	if !env.Valid || line[i] != '{' && line[i] != 'n' { // an object, or null (nothing)
 		return m, false
 	}
-	m = message{ID: compact(env.ID), Method: env.Method, Params: env.Params, Result: env.Result, Error: env.Error}
-	var p struct {
-		SessionID string `json:"sessionId"`
+	method, ok := lineframe.Unquote(env.Method)
+	if !ok {
+		if lineframe.Member(line, lineframe.Span{Start: i, End: len(line)}, "method") != nil {
+			return m, false // a method that is not a string
+		}
+		method = nil
 	}
-	if json.Unmarshal(env.Params, &p) == nil {
-		m.SessionID = p.SessionID
+	m = message{ID: compact(env.ID), Method: string(method), Params: raw(line, env.Params), Result: raw(line, env.Result), Error: raw(line, env.Error)}
+	if sid, ok := lineframe.Unquote(lineframe.Member(line, env.Params, "sessionId")); ok {
+		m.SessionID = string(sid)
 	}
 	return m, true
+}
+
+// raw is the value at span s of line (nil when absent).
+func raw(line []byte, s lineframe.Span) json.RawMessage {
+	if s.Empty() {
+		return nil
+	}
+	return line[s.Start:s.End]
 }
 
 func (m message) request() bool      { return m.Method != "" && m.ID != nil }

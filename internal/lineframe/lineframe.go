@@ -1,8 +1,10 @@
-// Package lineframe bounds the messages of a newline-delimited JSON-RPC
-// stream (the stdio of actctl mcp): a line over the limit is never held
-// whole, never passed on, and is answered with a JSON-RPC error, so that a
-// peer sending a huge request gets a reason and the server keeps serving
-// (docs/run.md, "run_agent").
+// Package lineframe is the JSON-RPC line of actctl's stdio streams. Parse
+// classifies a line once, without decoding it, and its Envelope is handed
+// to every reader of the line (the ACP client, the proxy). Reader bounds
+// the messages of a newline-delimited stream (the stdio of actctl mcp): a
+// line over the limit is never held whole, never passed on, and is
+// answered with a JSON-RPC error, so that a peer sending a huge request
+// gets a reason and the server keeps serving (docs/run.md, "run_agent").
 package lineframe
 
 import (

@@ -1,0 +1,54 @@
+package acpclient
+
+import (
+	"context"
+	"io"
+	"testing"
+)
+
+// streamedUpdate is one agent_message_chunk, the most frequent message of
+// a turn.
+const streamedUpdate = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hello, this is one streamed chunk of the answer."}}}}` + "\n"
+
+// BenchmarkStreamedUpdate: a streamed update read from the backend's
+// stdout and handled as the client does (framed, classified, shown to its
+// session's observer, decoded, emitted): the allocations per update are
+// the cost of the hottest path of a turn.
+func BenchmarkStreamedUpdate(b *testing.B) {
+	c := &Client{obs: nopObserver{}, sessions: map[string]*Session{}, readCtx: context.Background()}
+	s := &Session{c: c, id: "sess-1", obs: nopObserver{}}
+	s.thread = newThread(s.emit)
+	c.sessions[s.id] = s
+	in := newInbound(c, &repeatReader{line: []byte(streamedUpdate), n: b.N})
+	buf := make([]byte, 4096)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for {
+		if _, err := in.Read(buf); err != nil {
+			break
+		}
+	}
+	if got := c.wire.notesRead; got != uint64(b.N) {
+		b.Fatalf("%d updates counted, want %d", got, b.N)
+	}
+}
+
+// repeatReader reads line n times.
+type repeatReader struct {
+	line []byte
+	n    int
+	off  int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, r.line[r.off:])
+	r.off += k
+	if r.off == len(r.line) {
+		r.off = 0
+		r.n--
+	}
+	return k, nil
+}
