@@ -25,10 +25,8 @@ import (
 
 // Request says which agent a client asks for.
 type Request struct {
-	// Verb is the client's command: "proxy", "run" or "chat". It names
-	// the command in messages; run and chat check the agent offers it and
-	// give a busy, one-shot or ephemeral-policy agent a temporary copy.
-	Verb string
+	// Verb is the client's command (VerbProxy, VerbRun or VerbChat).
+	Verb Verb
 	// Name is the agent (with Template: the name of the agent to make,
 	// "" for TEMPLATE-VERB-ID when Verb is not proxy).
 	Name, Template string
@@ -93,7 +91,7 @@ func Choose(cfg *schema.Config, req Request) (*Choice, error) {
 	c := &choosing{cfg: cfg, req: req}
 	var err error
 	switch {
-	case req.Verb == "proxy":
+	case req.Verb == VerbProxy:
 		err = c.proxied()
 	case req.Template != "":
 		err = c.fromTemplate()
@@ -139,7 +137,7 @@ func (c *choosing) declared() error {
 		if err != nil {
 			return err
 		}
-		if err := Offers(r, c.req.Verb); err != nil {
+		if err := Offers(r, string(c.req.Verb)); err != nil {
 			return err
 		}
 	}
@@ -161,7 +159,7 @@ func (c *choosing) declared() error {
 // fromTemplate creates the agent NAME (default TEMPLATE-VERB-ID) from a
 // template for run or chat; it is removed after the run unless Keep.
 func (c *choosing) fromTemplate() error {
-	verb, name, template := c.req.Verb, c.req.Name, c.req.Template
+	verb, name, template := string(c.req.Verb), c.req.Name, c.req.Template
 	if _, ok := c.cfg.Templates[template]; !ok {
 		return UnknownTemplate(c.cfg, verb, template)
 	}
@@ -233,10 +231,10 @@ func (c *choosing) pick(name, template string) (*schema.Resolved, error) {
 		return nil, UnknownAgent(c.cfg, name)
 	}
 	if msg := schema.CheckName(name); msg != "" {
-		return nil, fmt.Errorf("proxy: %s", msg)
+		return nil, fmt.Errorf("%s: %s", c.req.Verb, msg)
 	}
 	if _, ok := c.cfg.Templates[template]; !ok {
-		return nil, UnknownTemplate(c.cfg, "proxy", template)
+		return nil, UnknownTemplate(c.cfg, string(c.req.Verb), template)
 	}
 	c.Origin = schema.Path("templates", template)
 	return c.adhoc(name, schema.Agent{Template: template})
@@ -273,7 +271,7 @@ func (c *choosing) adhoc(name string, a schema.Agent) (*schema.Resolved, error) 
 		return nil, err
 	}
 	if msg := schema.CheckWorkDir(r.Dir, c.cfg.Home); a.WorkDir != "" && msg != "" {
-		return nil, fmt.Errorf("proxy %s: the client's project: %s", name, msg)
+		return nil, fmt.Errorf("%s %s: the client's project: %s", c.req.Verb, name, msg)
 	}
 	old, recorded := c.cfg.Agents[name]
 	c.Adhoc = &Adhoc{Name: name, Agent: a, Fresh: !recorded || !old.Adhoc}
@@ -292,7 +290,7 @@ func (c *choosing) ephemeralCopy() error {
 	if err != nil {
 		return err
 	}
-	c.Note = fmt.Sprintf("proxy: %s is served by a live process; using the ephemeral copy %s", c.Agent.Name, name)
+	c.Note = fmt.Sprintf("%s: %s is served by a live process; using the ephemeral copy %s", c.req.Verb, c.Agent.Name, name)
 	// A busy per-project copy is its own session's to record.
 	c.Adhoc = nil
 	c.Ephemeral = true

@@ -51,7 +51,7 @@ func proxyCmd(c *cli.Context) error {
 		return proxyLease(ctx, g, c.Args().First())
 	}
 
-	req := agentprep.Request{Verb: "proxy", Name: c.Args().First(), Template: c.String("template")}
+	req := agentprep.Request{Verb: agentprep.VerbProxy, Name: c.Args().First(), Template: c.String("template")}
 	p, err := prepare(ctx, g, req, c.String("cwd"))
 	if err != nil {
 		return refuse(ctx, g, err)

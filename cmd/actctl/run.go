@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -18,8 +17,6 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/runrecord"
-	"github.com/actctl/actctl/schema"
 )
 
 // Exit codes of run and chat (docs/run.md).
@@ -140,7 +137,7 @@ func runCmd(c *cli.Context) error {
 // end with exit code 0 returns an error carrying the code (withCode).
 // name is the agent that ran (for a template, its generated name).
 func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name string, _ acpclient.Result, _ error) {
-	sess, err := openAgentSession(ctx, g, "run", spec)
+	sess, err := openAgentSession(ctx, g, agentprep.VerbRun, spec)
 	if err != nil {
 		// -o json ends with a summary even when no session started.
 		newRunObserver(g).summary(cmp.Or(spec.agent, spec.template), acpclient.Result{}, codeOf(err), err)
@@ -190,7 +187,7 @@ func readPrompt(c *cli.Context) (string, error) {
 // the output.
 type agentSession struct {
 	g      *globals
-	verb   string
+	verb   agentprep.Verb
 	p      *agentprep.Prepared
 	client *acpclient.Client
 	out    *runObserver
@@ -200,19 +197,6 @@ type agentSession struct {
 	// recorded is closed once the runtime record says the backend runs
 	// (nil before it started).
 	recorded chan struct{}
-}
-
-// openBackendLog opens (appending) the agent's log file.
-func openBackendLog(r *schema.Resolved) (*os.File, error) {
-	p := runrecord.LogPath(r)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("log file: %w", err)
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("log file: %w", err)
-	}
-	return f, nil
 }
 
 // agentSpec says which agent a run or chat talks to and how it answers
@@ -236,12 +220,12 @@ func specOf(c *cli.Context, rule acpclient.Rule, ask acpclient.AskFunc) agentSpe
 
 // startAgentSession prepares the agent as proxy does (docs/run.md) and
 // starts the ACP client on its backend. ask, if set, replaces the policy.
-func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule acpclient.Rule, ask acpclient.AskFunc) (*agentSession, error) {
+func startAgentSession(ctx context.Context, c *cli.Context, verb agentprep.Verb, rule acpclient.Rule, ask acpclient.AskFunc) (*agentSession, error) {
 	return openAgentSession(ctx, globalsOf(c), verb, specOf(c, rule, ask))
 }
 
 // openAgentSession is startAgentSession for a spec; output goes to g.
-func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSpec) (*agentSession, error) {
+func openAgentSession(ctx context.Context, g *globals, verb agentprep.Verb, spec agentSpec) (*agentSession, error) {
 	req := agentprep.Request{Verb: verb, Name: spec.agent, Template: spec.template, Keep: spec.keep}
 	p, err := prepare(ctx, g, req, spec.cwd)
 	if ue := (*agentprep.UsageError)(nil); errors.As(err, &ue) {
@@ -273,7 +257,7 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 // else the agent's preset), its log, and its runtime record.
 func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
 	p, g := a.p, a.g
-	o, err := backendOptions(p.Config, p.Agent, p.ClientDir, rule)
+	o, err := p.Backend(rule)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
@@ -281,7 +265,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	o.Warn = func(msg string) {
 		fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, p.Agent.Name, msg)
 	}
-	if a.log, err = openBackendLog(p.Agent); err != nil {
+	if a.log, err = agentprep.OpenLog(p.Agent); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {
 		o.BackendStderr = a.log
@@ -299,30 +283,6 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 		}()
 	}
 	return o, nil
-}
-
-// backendOptions is how actctl's ACP client starts agent r (run, chat, up):
-// its backend's acp command, its MCP servers, the permission rule (rule,
-// else the agent's preset), the session mode that goes with it and the
-// preset, which binds the client methods the agent may call; clientDir is
-// the client's project.
-func backendOptions(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpclient.Rule) (acpclient.Options, error) {
-	l, err := launch.Resolve(r, schema.ModeACP)
-	if err != nil {
-		return acpclient.Options{}, err
-	}
-	mcp, err := acpclient.MCPServers(cfg, r.Name, r.Template.MCPServers)
-	if err != nil {
-		return acpclient.Options{}, fmt.Errorf("agent %s: %w", r.Name, err)
-	}
-	preset := acpclient.RuleFor(r.Permissions)
-	mode := acpclient.ModeFor(r.Permissions)
-	if rule == "" {
-		rule = preset
-	} else {
-		mode = acpclient.ModeForRule(rule, mode)
-	}
-	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset}, nil
 }
 
 // causeCode is the exit code for a run's context cause.

@@ -171,16 +171,15 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 	return nil
 }
 
-// taskStarter starts r's backend as up starts it (backendOptions: the
-// preset's permissions, its workspace as the session's cwd), its stderr
+// taskStarter starts r's backend as up starts it (agentprep.Resident: the
+// preset's permissions, its workspace or checkout as the session's cwd), its stderr
 // to the agent's log, the runtime record saying it runs.
 func taskStarter(g *globals, cfg *schema.Config, r *schema.Resolved, p *agentprep.Prepared, grace time.Duration) func(context.Context, acpclient.Observer) (*acpclient.Client, error) {
 	return func(ctx context.Context, obs acpclient.Observer) (*acpclient.Client, error) {
-		o, err := backendOptions(cfg, r, r.Dir, "")
+		o, err := agentprep.Resident(cfg, r)
 		if err != nil {
 			return nil, err
 		}
-		employee.CheckoutCwd(&o, employee.CheckoutOf(cfg.Root, r))
 		o.Observer, o.Grace = obs, grace
 		o.Warn = func(msg string) { g.Warn("task: agent %s: %s", r.Name, msg) }
 		o.OnStart = func(pid int) {
@@ -188,7 +187,7 @@ func taskStarter(g *globals, cfg *schema.Config, r *schema.Resolved, p *agentpre
 				g.Warn("task: %v", err)
 			}
 		}
-		log, lerr := openBackendLog(r)
+		log, lerr := agentprep.OpenLog(r)
 		if lerr == nil {
 			o.BackendStderr = log
 		}
