@@ -75,7 +75,7 @@ func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal b
 		select {
 		case line, ok = <-lines:
 		case <-ctx.Done():
-			return causeCode(context.Cause(ctx)), context.Cause(ctx)
+			return codeOf(context.Cause(ctx)), context.Cause(ctx)
 		}
 		if !ok {
 			return code, nil

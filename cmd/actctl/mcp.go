@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,17 +83,13 @@ func (r mcpRunner) Status(cfg *schema.Config, agent string) (mcpserver.AgentStat
 func (r mcpRunner) Run(ctx context.Context, t mcpserver.Turn, reply, log io.Writer) (mcpserver.TurnResult, error) {
 	if t.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, t.Timeout, &runCause{exitTimeout, "timed out after " + t.Timeout.String()})
+		ctx, cancel = context.WithTimeoutCause(ctx, t.Timeout, exitStatus(exitTimeout, "timed out after "+t.Timeout.String()))
 		defer cancel()
 	}
 	name, res, err := runTurn(ctx, r.globals(reply, log), agentSpec{agent: t.Agent, template: t.Template, cwd: t.Cwd}, t.Prompt)
 	out := mcpserver.TurnResult{Agent: name, StopReason: string(res.StopReason), SessionID: res.SessionID}
 	if err != nil {
-		out.ExitCode = exitError
-		var ec *exitCode
-		if errors.As(err, &ec) {
-			out.ExitCode = ec.code
-		}
+		out.ExitCode = codeOf(err)
 	}
 	return out, err
 }

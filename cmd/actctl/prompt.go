@@ -57,8 +57,8 @@ func promptCmd(c *cli.Context) error {
 	}
 	err = callUp(ctx, g, req, func(f control.Frame) { showFrame(out, f) }, &res)
 	if cause := context.Cause(ctx); ctx.Err() != nil {
-		out.summary(req.Agent, acpclient.Result{}, causeCode(cause), cause)
-		return withCode(causeCode(cause), cause)
+		out.summary(req.Agent, acpclient.Result{}, codeOf(cause), cause)
+		return withCode(codeOf(cause), cause)
 	}
 	if !wait && err == nil {
 		if g.JSON() {

@@ -58,15 +58,7 @@ func init() {
 	})
 }
 
-// runCause says why a run's context ended.
-type runCause struct {
-	code int
-	what string
-}
-
-func (c *runCause) Error() string { return c.what }
-
-// runContext is cancelled with a *runCause on SIGINT, SIGTERM, SIGHUP
+// runContext is cancelled with an exit status (exitStatus) on SIGINT, SIGTERM, SIGHUP
 // (exit 128+n) or after timeout (exit 124).
 func runContext(timeout time.Duration) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -80,13 +72,13 @@ func runContext(timeout time.Duration) (context.Context, func()) {
 			if n, ok := s.(syscall.Signal); ok {
 				code = 128 + int(n)
 			}
-			cancel(&runCause{code, "interrupted (" + s.String() + ")"})
+			cancel(exitStatus(code, "interrupted ("+s.String()+")"))
 		case <-stop:
 		}
 	}()
 	var stopTimer func() bool = func() bool { return false }
 	if timeout > 0 {
-		t := time.AfterFunc(timeout, func() { cancel(&runCause{exitTimeout, "timed out after " + timeout.String()}) })
+		t := time.AfterFunc(timeout, func() { cancel(exitStatus(exitTimeout, "timed out after "+timeout.String())) })
 		stopTimer = t.Stop
 	}
 	return ctx, func() {
@@ -233,7 +225,7 @@ func openAgentSession(ctx context.Context, g *globals, verb agentprep.Verb, spec
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return nil, withCode(causeCode(cause), fmt.Errorf("%s: %w", verb, cause))
+			return nil, withCode(codeOf(cause), fmt.Errorf("%s: %w", verb, cause))
 		}
 		return nil, err
 	}
@@ -245,7 +237,7 @@ func openAgentSession(ctx context.Context, g *globals, verb agentprep.Verb, spec
 	if err != nil {
 		a.close()
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return nil, withCode(causeCode(cause), cause)
+			return nil, withCode(codeOf(cause), cause)
 		}
 		return nil, err
 	}
@@ -285,15 +277,6 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	return o, nil
 }
 
-// causeCode is the exit code for a run's context cause.
-func causeCode(cause error) int {
-	var rc *runCause
-	if errors.As(cause, &rc) {
-		return rc.code
-	}
-	return exitError
-}
-
 // finish prints the summary of a turn and returns its exit code.
 func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err error) (int, error) {
 	code, err := turnCode(res, err, context.Cause(ctx), ctx.Err() != nil)
@@ -304,7 +287,7 @@ func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err err
 // turnCode maps the outcome of a turn to the exit code (docs/run.md).
 func turnCode(res acpclient.Result, err, cause error, cancelled bool) (int, error) {
 	if cancelled {
-		return causeCode(cause), cause
+		return codeOf(cause), cause
 	}
 	if err != nil {
 		return exitError, err

@@ -91,7 +91,7 @@ func taskCmd(c *cli.Context) error {
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return withCode(causeCode(cause), fmt.Errorf("task: %w", cause))
+			return withCode(codeOf(cause), fmt.Errorf("task: %w", cause))
 		}
 		return fmt.Errorf("task: %w", err)
 	}
@@ -133,7 +133,7 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 	p, err := agentprep.Employee(ctx, cfg, r, agentprep.Options{Stderr: g.Stderr, Materialized: g.saveConfig})
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return withCode(causeCode(cause), fmt.Errorf("task: %w", cause))
+			return withCode(codeOf(cause), fmt.Errorf("task: %w", cause))
 		}
 		return err
 	}
