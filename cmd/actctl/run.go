@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -142,37 +140,6 @@ func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name
 		return sess.p.Agent.Name, res, withCode(code, err)
 	}
 	return sess.p.Agent.Name, res, nil
-}
-
-// readPrompt takes the prompt from -p, --prompt-file or stdin; messages
-// name the command (run, task).
-func readPrompt(c *cli.Context) (string, error) {
-	verb := c.Command.Name
-	p, file := c.String("prompt"), c.String("prompt-file")
-	switch {
-	case c.IsSet("prompt") && file != "":
-		return "", usageError("%s: -p and --prompt-file exclude each other", verb)
-	case c.IsSet("prompt"):
-	case file != "" && file != "-":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("%s: prompt file: %w", verb, err)
-		}
-		p = string(b)
-	default:
-		if file == "" && isTerminal(os.Stdin) {
-			return "", usageError("%s: no prompt: give -p TEXT, --prompt-file F, or pipe it on stdin", verb)
-		}
-		b, err := io.ReadAll(os.Stdin)
-		if err != nil {
-			return "", fmt.Errorf("%s: read the prompt from stdin: %w", verb, err)
-		}
-		p = string(b)
-	}
-	if strings.TrimSpace(p) == "" {
-		return "", usageError("%s: the prompt is empty", verb)
-	}
-	return p, nil
 }
 
 // agentSession is one run or chat: the prepared agent, its client, and
