@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 
 	"github.com/urfave/cli/v2"
 
@@ -38,11 +37,10 @@ func mcpCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
-	defer stop()
 	// Once a signal came, the next one ends actctl at once, even while
 	// the running turns are being stopped.
-	defer context.AfterFunc(ctx, stop)()
+	ctx, _, stop := onSignals(servePolicy)
+	defer stop()
 	chain, err := mcpserver.JoinChain()
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)

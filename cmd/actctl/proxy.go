@@ -39,7 +39,7 @@ func proxyCmd(c *cli.Context) error {
 	}
 	// A vanished client must not kill us before we kill the backend's group.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, cancel := signal.NotifyContext(context.Background(), proxy.Signals...)
+	ctx, _, cancel := onSignals(relayPolicy)
 	defer cancel()
 	if g.Kube.On && !c.Bool("lease") {
 		return usageError("proxy: --kube goes with --lease: a pod's warm agent")

@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
-	"github.com/actctl/actctl/launch"
 )
 
 // Exit codes of run and chat (docs/run.md).
@@ -54,37 +51,6 @@ func init() {
 		OnUsageError: usageErrors,
 		Action:       runCmd,
 	})
-}
-
-// runContext is cancelled with an exit status (exitStatus) on SIGINT, SIGTERM, SIGHUP
-// (exit 128+n) or after timeout (exit 124).
-func runContext(timeout time.Duration) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, launch.Signals...)
-	stop := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sigs:
-			code := exitSIGINT
-			if n, ok := s.(syscall.Signal); ok {
-				code = 128 + int(n)
-			}
-			cancel(exitStatus(code, "interrupted ("+s.String()+")"))
-		case <-stop:
-		}
-	}()
-	var stopTimer func() bool = func() bool { return false }
-	if timeout > 0 {
-		t := time.AfterFunc(timeout, func() { cancel(exitStatus(exitTimeout, "timed out after "+timeout.String())) })
-		stopTimer = t.Stop
-	}
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(stop)
-		stopTimer()
-		cancel(nil)
-	}
 }
 
 // ruleFlag is the permission rule the flags ask for ("" for none).

@@ -107,7 +107,7 @@ func upCmd(c *cli.Context) error {
 	u.lastHooks, endHooks = context.WithCancel(context.Background())
 	defer endHooks()
 	u.endHooks = endHooks
-	ctx, cancel, stopSignals := stopContext(u.stopping, u.force)
+	ctx, cancel, stopSignals := onSignals(gracefulPolicy(u.stopping, u.force))
 	defer stopSignals()
 	u.ctx = ctx
 	g.prompter = up.HookPrompter{M: u.m}
