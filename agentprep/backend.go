@@ -1,6 +1,7 @@
 package agentprep
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,6 +56,18 @@ func Resident(cfg *schema.Config, r *schema.Resolved) (acpclient.Options, error)
 	}
 	employee.CheckoutCwd(&o, employee.CheckoutOf(cfg.Root, r))
 	return o, nil
+}
+
+// SyncCheckout syncs an employee's checkout, if it declares one, before
+// up starts its process: the session's cwd that Resident gives must
+// exist. up syncs it again before each task (docs/runtime.md).
+func SyncCheckout(ctx context.Context, cfg *schema.Config, r *schema.Resolved) error {
+	co := employee.CheckoutOf(cfg.Root, r)
+	if co == nil {
+		return nil
+	}
+	_, err := co.Sync(ctx)
+	return err
 }
 
 // OpenLog opens (appending) agent r's log file, which receives its

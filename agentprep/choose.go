@@ -1,5 +1,7 @@
 // Package agentprep prepares an agent for a client of it: `actctl proxy`,
-// `run`, `chat` and the MCP tool run_agent. It decides which copy of the
+// `run`, `chat`, `task` and the MCP tool run_agent, and gives every
+// client, `up` included, the launch spec of its backend (Backend,
+// Resident). It decides which copy of the
 // agent the client gets (the declared agent, a per-project copy, an
 // ephemeral copy of a busy or one-shot agent, an agent made from a
 // template), refuses a mode the agent does not offer, materializes the

@@ -256,18 +256,3 @@ func writeSummaries(g *globals, s employee.Summary) {
 		}
 	}
 }
-
-// upCheckout syncs an employee's checkout before up starts its process
-// (the session's cwd must exist) and makes it the session's cwd; up syncs
-// it again before each task.
-func upCheckout(ctx context.Context, cfg *schema.Config, r *schema.Resolved, o *acpclient.Options) error {
-	co := employee.CheckoutOf(cfg.Root, r)
-	if co == nil {
-		return nil
-	}
-	if _, err := co.Sync(ctx); err != nil {
-		return err
-	}
-	employee.CheckoutCwd(o, co)
-	return nil
-}

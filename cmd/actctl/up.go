@@ -301,7 +301,7 @@ func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer
 	if err != nil {
 		return nil, err
 	}
-	if err := upCheckout(ctx, cfg, r, &o); err != nil {
+	if err := agentprep.SyncCheckout(ctx, cfg, r); err != nil {
 		return nil, err
 	}
 	o.Observer, o.Grace = obs, u.grace
