@@ -1,5 +1,7 @@
 // Package agentprep prepares an agent for a client of it: `actctl proxy`,
-// `run`, `chat` and the MCP tool run_agent. It decides which copy of the
+// `run`, `chat`, `task` and the MCP tool run_agent, and gives every
+// client, `up` included, the launch spec of its backend (Backend,
+// Resident). It decides which copy of the
 // agent the client gets (the declared agent, a per-project copy, an
 // ephemeral copy of a busy or one-shot agent, an agent made from a
 // template), refuses a mode the agent does not offer, materializes the
@@ -25,10 +27,8 @@ import (
 
 // Request says which agent a client asks for.
 type Request struct {
-	// Verb is the client's command: "proxy", "run" or "chat". It names
-	// the command in messages; run and chat check the agent offers it and
-	// give a busy, one-shot or ephemeral-policy agent a temporary copy.
-	Verb string
+	// Verb is the client's command (VerbProxy, VerbRun or VerbChat).
+	Verb Verb
 	// Name is the agent (with Template: the name of the agent to make,
 	// "" for TEMPLATE-VERB-ID when Verb is not proxy).
 	Name, Template string
@@ -97,7 +97,7 @@ func Choose(cfg *schema.Config, req Request) (*Choice, error) {
 	c := &choosing{cfg: cfg, req: req}
 	var err error
 	switch {
-	case req.Verb == "proxy":
+	case req.Verb == VerbProxy:
 		err = c.proxied()
 	case req.Template != "":
 		err = c.fromTemplate()
@@ -143,7 +143,7 @@ func (c *choosing) declared() error {
 		if err != nil {
 			return err
 		}
-		if err := Offers(r, c.req.Verb); err != nil {
+		if err := Offers(r, string(c.req.Verb)); err != nil {
 			return err
 		}
 	}
@@ -165,7 +165,7 @@ func (c *choosing) declared() error {
 // fromTemplate creates the agent NAME (default TEMPLATE-VERB-ID) from a
 // template for run or chat; it is removed after the run unless Keep.
 func (c *choosing) fromTemplate() error {
-	verb, name, template := c.req.Verb, c.req.Name, c.req.Template
+	verb, name, template := string(c.req.Verb), c.req.Name, c.req.Template
 	if _, ok := c.cfg.Templates[template]; !ok {
 		return UnknownTemplate(c.cfg, verb, template)
 	}
@@ -237,10 +237,10 @@ func (c *choosing) pick(name, template string) (*schema.Resolved, error) {
 		return nil, UnknownAgent(c.cfg, name)
 	}
 	if msg := schema.CheckName(name); msg != "" {
-		return nil, fmt.Errorf("proxy: %s", msg)
+		return nil, fmt.Errorf("%s: %s", c.req.Verb, msg)
 	}
 	if _, ok := c.cfg.Templates[template]; !ok {
-		return nil, UnknownTemplate(c.cfg, "proxy", template)
+		return nil, UnknownTemplate(c.cfg, string(c.req.Verb), template)
 	}
 	c.Origin = schema.Path("templates", template)
 	return c.adhoc(name, schema.Agent{Template: template})
@@ -277,7 +277,7 @@ func (c *choosing) adhoc(name string, a schema.Agent) (*schema.Resolved, error) 
 		return nil, err
 	}
 	if msg := schema.CheckWorkDir(r.Dir, c.cfg.Home); a.WorkDir != "" && msg != "" {
-		return nil, fmt.Errorf("proxy %s: the client's project: %s", name, msg)
+		return nil, fmt.Errorf("%s %s: the client's project: %s", c.req.Verb, name, msg)
 	}
 	old, recorded := c.cfg.Agents[name]
 	c.Adhoc = &Adhoc{Name: name, Agent: a, Fresh: !recorded || !old.Adhoc}
@@ -317,9 +317,9 @@ func (c *choosing) copyNote(name string) string {
 		who, instead = c.req.Holder(c.Agent)
 	}
 	if who == "" {
-		return fmt.Sprintf("proxy: %s is served by a live process; using the ephemeral copy %s", c.Agent.Name, name)
+		return fmt.Sprintf("%s: %s is served by a live process; using the ephemeral copy %s", c.req.Verb, c.Agent.Name, name)
 	}
-	note := fmt.Sprintf("proxy: %s is held by %s; using the ephemeral copy %s", c.Agent.Name, who, name)
+	note := fmt.Sprintf("%s: %s is held by %s; using the ephemeral copy %s", c.req.Verb, c.Agent.Name, who, name)
 	if instead != "" {
 		note += " (a process of its own); " + instead
 	}

@@ -145,7 +145,7 @@ func TestChoose(t *testing.T) {
 				client = t.TempDir()
 			}
 			before := files(t, root, home, other, client)
-			req := Request{Verb: tc.verb, Name: name, Template: tc.tmpl, ClientDir: client, Keep: tc.keep,
+			req := Request{Verb: Verb(tc.verb), Name: name, Template: tc.tmpl, ClientDir: client, Keep: tc.keep,
 				Live: func(r *schema.Resolved) (bool, error) {
 					for _, l := range tc.live {
 						if r.Name == l || strings.HasPrefix(r.Name, l) && l == "helper-p" {

@@ -37,7 +37,7 @@ type Prepared struct {
 	Config *schema.Config
 	// ClientDir is the client's project directory.
 	ClientDir string
-	verb      string
+	verb      Verb
 	stderr    io.Writer
 	pid       atomic.Int64 // the client's backend, once Running recorded it
 }
@@ -150,7 +150,7 @@ func (p *Prepared) warn(warnings []string) {
 // agent that never materialized. It reports failures on Options.Stderr.
 func (p *Prepared) Cleanup() {
 	p.release()
-	if p.verb == "proxy" {
+	if p.verb.keepsAgent() {
 		return
 	}
 	if p.Ephemeral && p.Agent.Archetype.Workspace == schema.WorkspaceInstance {
@@ -178,7 +178,7 @@ func (p *Prepared) release() {
 	if !p.Ephemeral {
 		if _, err := os.Stat(record); err == nil {
 			if _, err := runrecord.MarkStopped(record, int(p.pid.Load()), runrecord.StatusStopped); err != nil {
-				fmt.Fprintf(p.stderr, "actctl: proxy: %v\n", err)
+				fmt.Fprintf(p.stderr, "actctl: %s: %v\n", p.verb, err)
 			}
 		}
 		return
@@ -194,10 +194,10 @@ func (p *Prepared) release() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := reconcile.Apply(ctx, p.Config, reconcile.Options{Only: []string{p.Agent.Name}, LockWait: 5 * time.Second}); err != nil {
-		fmt.Fprintf(p.stderr, "actctl: proxy: remove ephemeral %s: %v\n", p.Agent.Name, err)
+		fmt.Fprintf(p.stderr, "actctl: %s: remove ephemeral %s: %v\n", p.verb, p.Agent.Name, err)
 	}
 	if err := runrecord.RemoveRuntime(p.Agent); err != nil {
-		fmt.Fprintf(p.stderr, "actctl: proxy: remove ephemeral %s: %v\n", p.Agent.Name, err)
+		fmt.Fprintf(p.stderr, "actctl: %s: remove ephemeral %s: %v\n", p.verb, p.Agent.Name, err)
 	}
 }
 

@@ -68,7 +68,7 @@ func TestPrepareAndCleanup(t *testing.T) {
 				client = other
 			}
 			saved := 0
-			req := Request{Verb: tc.verb, Name: tc.agent, Template: tc.tmpl, ClientDir: client, Keep: tc.lasting, Live: live(tc.live...)}
+			req := Request{Verb: Verb(tc.verb), Name: tc.agent, Template: tc.tmpl, ClientDir: client, Keep: tc.lasting, Live: live(tc.live...)}
 			p, err := Prepare(context.Background(), cfg, req, Options{Stderr: io.Discard, Materialized: func() { saved++ }})
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -43,11 +40,6 @@ func init() {
 	})
 }
 
-// signalContext cancels on SIGINT/SIGTERM so a waiting lock gives up.
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
 func applyCmd(c *cli.Context) error {
 	g := globalsOf(c)
 	if c.Bool("watch") {
@@ -63,7 +55,7 @@ func applyCmd(c *cli.Context) error {
 			return printResult(g, res, nil)
 		}
 	}
-	ctx, stop := interruptContext(g.Stderr)
+	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
 	defer stop()
 	warned := false
 	cfg, rep, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen"), Warn: func(s string) {

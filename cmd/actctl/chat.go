@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/internal/termsafe"
 )
 
@@ -47,7 +48,7 @@ func chatCmd(c *cli.Context) error {
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
 	defer trackRun(g, "chat")()
-	sess, err := startAgentSession(ctx, c, "chat", rule, ask)
+	sess, err := startAgentSession(ctx, c, agentprep.VerbChat, rule, ask)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (a *agentSession) chat(ctx context.Context, lines <-chan string, terminal b
 		select {
 		case line, ok = <-lines:
 		case <-ctx.Done():
-			return causeCode(context.Cause(ctx)), context.Cause(ctx)
+			return codeOf(context.Cause(ctx)), context.Cause(ctx)
 		}
 		if !ok {
 			return code, nil

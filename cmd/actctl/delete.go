@@ -37,7 +37,7 @@ func deleteCmd(c *cli.Context) error {
 	if len(names) == 0 {
 		return usageError("delete: name the agent(s) to delete")
 	}
-	ctx, cancel := signalContext()
+	ctx, _, cancel := onSignals(cancelPolicy)
 	defer cancel()
 	cfg, _, err := g.LoadWith(ctx, hub.Options{})
 	if err != nil {

@@ -79,7 +79,7 @@ func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
 		// saying that the import was undone.
 		return nil, fmt.Errorf("import: %v (import undone: every file it changed holds its bytes again, and actant.cue is gone)", err)
 	}
-	ctx, stop := interruptContext(g.Stderr)
+	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
 	defer stop()
 	cfg, _, err := g.LoadWith(ctx, hub.Options{ReadOnly: true})
 	if err != nil {

@@ -200,7 +200,7 @@ func kubeLogs(c *cli.Context) error {
 	} else {
 		fn = s.line
 	}
-	ctx, stop := signalContext()
+	ctx, _, stop := onSignals(cancelPolicy)
 	defer stop()
 	err := callUp(ctx, g, req, func(f control.Frame) {
 		var line string

@@ -39,7 +39,7 @@ func lifecycleCmd(c *cli.Context) error {
 	// Each of these commands is named after its op (see init).
 	err := callUp(ctx, g, control.Request{Op: c.Command.Name, Agent: c.Args().First()}, nil, &st)
 	if cause := context.Cause(ctx); ctx.Err() != nil {
-		return withCode(causeCode(cause), fmt.Errorf("%s %s: %w", c.Command.Name, c.Args().First(), cause))
+		return withCode(codeOf(cause), fmt.Errorf("%s %s: %w", c.Command.Name, c.Args().First(), cause))
 	}
 	if err != nil {
 		return err

@@ -75,7 +75,7 @@ func logsCmd(c *cli.Context) error {
 // appended later, until SIGINT or SIGTERM (then it returns nil: following
 // ends by being interrupted).
 func follow(path string, fn func([]byte)) error {
-	ctx, stop := signalContext()
+	ctx, _, stop := onSignals(cancelPolicy)
 	defer stop()
 	return tasklog.Follow(ctx, path, 0, fn)
 }

@@ -119,7 +119,9 @@ func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
-// exitCode carries a specific exit status through urfave/cli.
+// exitCode is the one error that carries an exit status: through
+// urfave/cli to run, and as the cause of a context a signal or a timeout
+// ended (runContext). codeOf finds it with errors.As.
 type exitCode struct {
 	code int
 	err  error // may be nil: exit silently with code
@@ -135,6 +137,9 @@ func (e *exitCode) Unwrap() error { return e.err }
 
 // withCode makes err exit with code instead of 1.
 func withCode(code int, err error) error { return &exitCode{code: code, err: err} }
+
+// exitStatus is an error saying what with exit status code.
+func exitStatus(code int, what string) error { return withCode(code, errors.New(what)) }
 
 // usageError reports a command-line mistake (exit 2).
 func usageError(format string, args ...any) error {

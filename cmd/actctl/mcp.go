@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,11 +37,10 @@ func mcpCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
-	defer stop()
 	// Once a signal came, the next one ends actctl at once, even while
 	// the running turns are being stopped.
-	defer context.AfterFunc(ctx, stop)()
+	ctx, _, stop := onSignals(servePolicy)
+	defer stop()
 	chain, err := mcpserver.JoinChain()
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
@@ -84,17 +81,13 @@ func (r mcpRunner) Status(cfg *schema.Config, agent string) (mcpserver.AgentStat
 func (r mcpRunner) Run(ctx context.Context, t mcpserver.Turn, reply, log io.Writer) (mcpserver.TurnResult, error) {
 	if t.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, t.Timeout, &runCause{exitTimeout, "timed out after " + t.Timeout.String()})
+		ctx, cancel = context.WithTimeoutCause(ctx, t.Timeout, exitStatus(exitTimeout, "timed out after "+t.Timeout.String()))
 		defer cancel()
 	}
 	name, res, err := runTurn(ctx, r.globals(reply, log), agentSpec{agent: t.Agent, template: t.Template, cwd: t.Cwd}, t.Prompt)
 	out := mcpserver.TurnResult{Agent: name, StopReason: string(res.StopReason), SessionID: res.SessionID}
 	if err != nil {
-		out.ExitCode = exitError
-		var ec *exitCode
-		if errors.As(err, &ec) {
-			out.ExitCode = ec.code
-		}
+		out.ExitCode = codeOf(err)
 	}
 	return out, err
 }

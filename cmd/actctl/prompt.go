@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -38,7 +36,7 @@ func promptCmd(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("prompt: want exactly one AGENT")
 	}
-	text, err := promptText(c)
+	text, err := readPrompt(c)
 	if err != nil {
 		return err
 	}
@@ -57,8 +55,8 @@ func promptCmd(c *cli.Context) error {
 	}
 	err = callUp(ctx, g, req, func(f control.Frame) { showFrame(out, f) }, &res)
 	if cause := context.Cause(ctx); ctx.Err() != nil {
-		out.summary(req.Agent, acpclient.Result{}, causeCode(cause), cause)
-		return withCode(causeCode(cause), cause)
+		out.summary(req.Agent, acpclient.Result{}, codeOf(cause), cause)
+		return withCode(codeOf(cause), cause)
 	}
 	if !wait && err == nil {
 		if g.JSON() {
@@ -122,23 +120,4 @@ func showFrame(out *runObserver, f control.Frame) {
 			out.Event(e)
 		}
 	}
-}
-
-// promptText takes the prompt from -p or stdin.
-func promptText(c *cli.Context) (string, error) {
-	p := c.String("prompt")
-	if !c.IsSet("prompt") {
-		if isTerminal(os.Stdin) {
-			return "", usageError("prompt: no prompt: give -p TEXT, or pipe it on stdin")
-		}
-		b, err := io.ReadAll(os.Stdin)
-		if err != nil {
-			return "", fmt.Errorf("prompt: read stdin: %w", err)
-		}
-		p = string(b)
-	}
-	if strings.TrimSpace(p) == "" {
-		return "", usageError("prompt: the prompt is empty")
-	}
-	return p, nil
 }

@@ -43,7 +43,7 @@ func proxyCmd(c *cli.Context) error {
 	}
 	// A vanished client must not kill us before we kill the backend's group.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, cancel := signal.NotifyContext(context.Background(), proxy.Signals...)
+	ctx, _, cancel := onSignals(relayPolicy)
 	defer cancel()
 	if g.Kube.On && !c.Bool("lease") {
 		return usageError("proxy: --kube goes with --lease: a pod's warm agent")
@@ -55,7 +55,7 @@ func proxyCmd(c *cli.Context) error {
 		return proxyLease(ctx, g, c.Args().First())
 	}
 
-	req := agentprep.Request{Verb: "proxy", Name: c.Args().First(), Template: c.String("template"),
+	req := agentprep.Request{Verb: agentprep.VerbProxy, Name: c.Args().First(), Template: c.String("template"),
 		Holder: func(r *schema.Resolved) (string, string) { return upHolder(ctx, g, r.Name) }}
 	p, err := prepare(ctx, g, req, c.String("cwd"))
 	if err != nil {

@@ -5,21 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
-	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/runrecord"
-	"github.com/actctl/actctl/schema"
 )
 
 // Exit codes of run and chat (docs/run.md).
@@ -59,45 +51,6 @@ func init() {
 		OnUsageError: usageErrors,
 		Action:       runCmd,
 	})
-}
-
-// runCause says why a run's context ended.
-type runCause struct {
-	code int
-	what string
-}
-
-func (c *runCause) Error() string { return c.what }
-
-// runContext is cancelled with a *runCause on SIGINT, SIGTERM, SIGHUP
-// (exit 128+n) or after timeout (exit 124).
-func runContext(timeout time.Duration) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, launch.Signals...)
-	stop := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sigs:
-			code := exitSIGINT
-			if n, ok := s.(syscall.Signal); ok {
-				code = 128 + int(n)
-			}
-			cancel(&runCause{code, "interrupted (" + s.String() + ")"})
-		case <-stop:
-		}
-	}()
-	var stopTimer func() bool = func() bool { return false }
-	if timeout > 0 {
-		t := time.AfterFunc(timeout, func() { cancel(&runCause{exitTimeout, "timed out after " + timeout.String()}) })
-		stopTimer = t.Stop
-	}
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(stop)
-		stopTimer()
-		cancel(nil)
-	}
 }
 
 // ruleFlag is the permission rule the flags ask for ("" for none).
@@ -140,7 +93,7 @@ func runCmd(c *cli.Context) error {
 // end with exit code 0 returns an error carrying the code (withCode).
 // name is the agent that ran (for a template, its generated name).
 func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name string, _ acpclient.Result, _ error) {
-	sess, err := openAgentSession(ctx, g, "run", spec)
+	sess, err := openAgentSession(ctx, g, agentprep.VerbRun, spec)
 	if err != nil {
 		// -o json ends with a summary even when no session started.
 		newRunObserver(g).summary(cmp.Or(spec.agent, spec.template), acpclient.Result{}, codeOf(err), err)
@@ -155,42 +108,11 @@ func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name
 	return sess.p.Agent.Name, res, nil
 }
 
-// readPrompt takes the prompt from -p, --prompt-file or stdin; messages
-// name the command (run, task).
-func readPrompt(c *cli.Context) (string, error) {
-	verb := c.Command.Name
-	p, file := c.String("prompt"), c.String("prompt-file")
-	switch {
-	case c.IsSet("prompt") && file != "":
-		return "", usageError("%s: -p and --prompt-file exclude each other", verb)
-	case c.IsSet("prompt"):
-	case file != "" && file != "-":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("%s: prompt file: %w", verb, err)
-		}
-		p = string(b)
-	default:
-		if file == "" && isTerminal(os.Stdin) {
-			return "", usageError("%s: no prompt: give -p TEXT, --prompt-file F, or pipe it on stdin", verb)
-		}
-		b, err := io.ReadAll(os.Stdin)
-		if err != nil {
-			return "", fmt.Errorf("%s: read the prompt from stdin: %w", verb, err)
-		}
-		p = string(b)
-	}
-	if strings.TrimSpace(p) == "" {
-		return "", usageError("%s: the prompt is empty", verb)
-	}
-	return p, nil
-}
-
 // agentSession is one run or chat: the prepared agent, its client, and
 // the output.
 type agentSession struct {
 	g      *globals
-	verb   string
+	verb   agentprep.Verb
 	p      *agentprep.Prepared
 	client *acpclient.Client
 	out    *runObserver
@@ -200,19 +122,6 @@ type agentSession struct {
 	// recorded is closed once the runtime record says the backend runs
 	// (nil before it started).
 	recorded chan struct{}
-}
-
-// openBackendLog opens (appending) the agent's log file.
-func openBackendLog(r *schema.Resolved) (*os.File, error) {
-	p := runrecord.LogPath(r)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("log file: %w", err)
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("log file: %w", err)
-	}
-	return f, nil
 }
 
 // agentSpec says which agent a run or chat talks to and how it answers
@@ -236,12 +145,12 @@ func specOf(c *cli.Context, rule acpclient.Rule, ask acpclient.AskFunc) agentSpe
 
 // startAgentSession prepares the agent as proxy does (docs/run.md) and
 // starts the ACP client on its backend. ask, if set, replaces the policy.
-func startAgentSession(ctx context.Context, c *cli.Context, verb string, rule acpclient.Rule, ask acpclient.AskFunc) (*agentSession, error) {
+func startAgentSession(ctx context.Context, c *cli.Context, verb agentprep.Verb, rule acpclient.Rule, ask acpclient.AskFunc) (*agentSession, error) {
 	return openAgentSession(ctx, globalsOf(c), verb, specOf(c, rule, ask))
 }
 
 // openAgentSession is startAgentSession for a spec; output goes to g.
-func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSpec) (*agentSession, error) {
+func openAgentSession(ctx context.Context, g *globals, verb agentprep.Verb, spec agentSpec) (*agentSession, error) {
 	req := agentprep.Request{Verb: verb, Name: spec.agent, Template: spec.template, Keep: spec.keep}
 	p, err := prepare(ctx, g, req, spec.cwd)
 	if ue := (*agentprep.UsageError)(nil); errors.As(err, &ue) {
@@ -249,7 +158,7 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return nil, withCode(causeCode(cause), fmt.Errorf("%s: %w", verb, cause))
+			return nil, withCode(codeOf(cause), fmt.Errorf("%s: %w", verb, cause))
 		}
 		return nil, err
 	}
@@ -261,7 +170,7 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 	if err != nil {
 		a.close()
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return nil, withCode(causeCode(cause), cause)
+			return nil, withCode(codeOf(cause), cause)
 		}
 		return nil, err
 	}
@@ -273,7 +182,7 @@ func openAgentSession(ctx context.Context, g *globals, verb string, spec agentSp
 // else the agent's preset), its log, and its runtime record.
 func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc, grace time.Duration) (acpclient.Options, error) {
 	p, g := a.p, a.g
-	o, err := backendOptions(p.Config, p.Agent, p.ClientDir, rule)
+	o, err := p.Backend(rule)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
@@ -281,7 +190,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	o.Warn = func(msg string) {
 		fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, p.Agent.Name, msg)
 	}
-	if a.log, err = openBackendLog(p.Agent); err != nil {
+	if a.log, err = agentprep.OpenLog(p.Agent); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {
 		o.BackendStderr = a.log
@@ -301,39 +210,6 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	return o, nil
 }
 
-// backendOptions is how actctl's ACP client starts agent r (run, chat, up):
-// its backend's acp command, its MCP servers, the permission rule (rule,
-// else the agent's preset), the session mode that goes with it and the
-// preset, which binds the client methods the agent may call; clientDir is
-// the client's project.
-func backendOptions(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpclient.Rule) (acpclient.Options, error) {
-	l, err := launch.Resolve(r, schema.ModeACP)
-	if err != nil {
-		return acpclient.Options{}, err
-	}
-	mcp, err := acpclient.MCPServers(cfg, r.Name, r.Template.MCPServers)
-	if err != nil {
-		return acpclient.Options{}, fmt.Errorf("agent %s: %w", r.Name, err)
-	}
-	preset := acpclient.RuleFor(r.Permissions)
-	mode := acpclient.ModeFor(r.Permissions)
-	if rule == "" {
-		rule = preset
-	} else {
-		mode = acpclient.ModeForRule(rule, mode)
-	}
-	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset}, nil
-}
-
-// causeCode is the exit code for a run's context cause.
-func causeCode(cause error) int {
-	var rc *runCause
-	if errors.As(cause, &rc) {
-		return rc.code
-	}
-	return exitError
-}
-
 // finish prints the summary of a turn and returns its exit code.
 func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err error) (int, error) {
 	code, err := turnCode(res, err, context.Cause(ctx), ctx.Err() != nil)
@@ -344,7 +220,7 @@ func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err err
 // turnCode maps the outcome of a turn to the exit code (docs/run.md).
 func turnCode(res acpclient.Result, err, cause error, cancelled bool) (int, error) {
 	if cancelled {
-		return causeCode(cause), cause
+		return codeOf(cause), cause
 	}
 	if err != nil {
 		return exitError, err

@@ -13,8 +13,8 @@ import (
 
 // TestTurnCode is the table of run's exit codes (docs/run.md).
 func TestTurnCode(t *testing.T) {
-	timeout := &runCause{exitTimeout, "timed out"}
-	sigint := &runCause{exitSIGINT, "interrupted"}
+	timeout := exitStatus(exitTimeout, "timed out")
+	sigint := exitStatus(exitSIGINT, "interrupted")
 	res := func(stop acp.StopReason, allowed, denied int) acpclient.Result {
 		return acpclient.Result{StopReason: stop, Permissions: acpclient.Permissions{Allowed: allowed, Denied: denied}}
 	}

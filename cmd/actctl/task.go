@@ -91,7 +91,7 @@ func taskCmd(c *cli.Context) error {
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return withCode(causeCode(cause), fmt.Errorf("task: %w", cause))
+			return withCode(codeOf(cause), fmt.Errorf("task: %w", cause))
 		}
 		return fmt.Errorf("task: %w", err)
 	}
@@ -133,7 +133,7 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 	p, err := agentprep.Employee(ctx, cfg, r, agentprep.Options{Stderr: g.Stderr, Materialized: g.saveConfig})
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil {
-			return withCode(causeCode(cause), fmt.Errorf("task: %w", cause))
+			return withCode(codeOf(cause), fmt.Errorf("task: %w", cause))
 		}
 		return err
 	}
@@ -171,16 +171,15 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 	return nil
 }
 
-// taskStarter starts r's backend as up starts it (backendOptions: the
-// preset's permissions, its workspace as the session's cwd), its stderr
+// taskStarter starts r's backend as up starts it (agentprep.Resident: the
+// preset's permissions, its workspace or checkout as the session's cwd), its stderr
 // to the agent's log, the runtime record saying it runs.
 func taskStarter(g *globals, cfg *schema.Config, r *schema.Resolved, p *agentprep.Prepared, grace time.Duration) func(context.Context, acpclient.Observer) (*acpclient.Client, error) {
 	return func(ctx context.Context, obs acpclient.Observer) (*acpclient.Client, error) {
-		o, err := backendOptions(cfg, r, r.Dir, "")
+		o, err := agentprep.Resident(cfg, r)
 		if err != nil {
 			return nil, err
 		}
-		employee.CheckoutCwd(&o, employee.CheckoutOf(cfg.Root, r))
 		o.Observer, o.Grace = obs, grace
 		o.Warn = func(msg string) { g.Warn("task: agent %s: %s", r.Name, msg) }
 		o.OnStart = func(pid int) {
@@ -188,7 +187,7 @@ func taskStarter(g *globals, cfg *schema.Config, r *schema.Resolved, p *agentpre
 				g.Warn("task: %v", err)
 			}
 		}
-		log, lerr := openBackendLog(r)
+		log, lerr := agentprep.OpenLog(r)
 		if lerr == nil {
 			o.BackendStderr = log
 		}
@@ -256,19 +255,4 @@ func writeSummaries(g *globals, s employee.Summary) {
 			g.Warn("task: step summary: %v", err)
 		}
 	}
-}
-
-// upCheckout syncs an employee's checkout before up starts its process
-// (the session's cwd must exist) and makes it the session's cwd; up syncs
-// it again before each task.
-func upCheckout(ctx context.Context, cfg *schema.Config, r *schema.Resolved, o *acpclient.Options) error {
-	co := employee.CheckoutOf(cfg.Root, r)
-	if co == nil {
-		return nil
-	}
-	if _, err := co.Sync(ctx); err != nil {
-		return err
-	}
-	employee.CheckoutCwd(o, co)
-	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/dashboard"
 	"github.com/actctl/actctl/employee"
@@ -133,7 +134,7 @@ func upCmd(c *cli.Context) error {
 	u.lastHooks, endHooks = context.WithCancel(context.Background())
 	defer endHooks()
 	u.endHooks = endHooks
-	ctx, cancel, stopSignals := stopContext(u.stopping, u.force)
+	ctx, cancel, stopSignals := onSignals(gracefulPolicy(u.stopping, u.force))
 	defer stopSignals()
 	u.ctx = ctx
 	g.prompter = up.HookPrompter{M: u.m}
@@ -312,12 +313,11 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error
 	} else if sched == nil {
 		sched = &schedule.Spec{}
 	}
-	o, err := backendOptions(cfg, r, r.Dir, "") // as launch starts it
+	o, err := agentprep.Resident(cfg, r) // as launch starts it
 	if err != nil {
 		return up.Spec{}, err
 	}
 	co := employee.CheckoutOf(cfg.Root, r)
-	employee.CheckoutCwd(&o, co)
 	extra := []any{r.Template.Schedule, r.LaunchMode, fmt.Sprintf("files of cycle %d", filesAt)}
 	var ttl time.Duration
 	if r.Archetype.LeaseTTL != "" {
@@ -346,16 +346,16 @@ func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer
 	if err != nil {
 		return nil, err
 	}
-	o, err := backendOptions(cfg, r, r.Dir, "")
+	o, err := agentprep.Resident(cfg, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := upCheckout(ctx, cfg, r, &o); err != nil {
+	if err := agentprep.SyncCheckout(ctx, cfg, r); err != nil {
 		return nil, err
 	}
 	o.Observer, o.Grace = obs, u.grace
 	o.Warn = func(msg string) { u.logf("%s: warning: %s", agent, msg) }
-	log, lerr := openBackendLog(r)
+	log, lerr := agentprep.OpenLog(r)
 	if lerr == nil {
 		o.BackendStderr = log
 	}

@@ -31,7 +31,7 @@ func applyWatch(c *cli.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := signalContext()
+	ctx, _, cancel := onSignals(cancelPolicy)
 	defer cancel()
 	err = watchApply(ctx, c, g, root, nil)
 	if errors.Is(err, context.Canceled) {

@@ -1,0 +1,85 @@
+package agentprep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/employee"
+	"github.com/actctl/actctl/launch"
+	"github.com/actctl/actctl/runrecord"
+	"github.com/actctl/actctl/schema"
+)
+
+// Backend is how actctl's ACP client starts agent r (run, chat, task,
+// up, the MCP tool run_agent): its backend's acp command, its MCP
+// servers, the permission rule (rule, else the agent's preset), the
+// session mode that goes with it and the preset, which binds the client
+// methods the agent may call; clientDir is the client's project
+// (docs/run.md).
+func Backend(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpclient.Rule) (acpclient.Options, error) {
+	l, err := launch.Resolve(r, schema.ModeACP)
+	if err != nil {
+		return acpclient.Options{}, err
+	}
+	mcp, err := acpclient.MCPServers(cfg, r.Name, r.Template.MCPServers)
+	if err != nil {
+		return acpclient.Options{}, fmt.Errorf("agent %s: %w", r.Name, err)
+	}
+	preset := acpclient.RuleFor(r.Permissions)
+	mode := acpclient.ModeFor(r.Permissions)
+	if rule == "" {
+		rule = preset
+	} else {
+		mode = acpclient.ModeForRule(rule, mode)
+	}
+	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset}, nil
+}
+
+// Backend is how the client of the prepared agent starts its backend:
+// Backend with the client's project, rule overriding the preset ("" keeps
+// it).
+func (p *Prepared) Backend(rule acpclient.Rule) (acpclient.Options, error) {
+	return Backend(p.Config, p.Agent, p.ClientDir, rule)
+}
+
+// Resident is how `up` and `task` start agent r, which has no client
+// project: Backend with the agent's preset and its workspace as the
+// session's cwd, or an employee's checkout when it declares one
+// (docs/runtime.md). The checkout is not synced here.
+func Resident(cfg *schema.Config, r *schema.Resolved) (acpclient.Options, error) {
+	o, err := Backend(cfg, r, r.Dir, "")
+	if err != nil {
+		return acpclient.Options{}, err
+	}
+	employee.CheckoutCwd(&o, employee.CheckoutOf(cfg.Root, r))
+	return o, nil
+}
+
+// SyncCheckout syncs an employee's checkout, if it declares one, before
+// up starts its process: the session's cwd that Resident gives must
+// exist. up syncs it again before each task (docs/runtime.md).
+func SyncCheckout(ctx context.Context, cfg *schema.Config, r *schema.Resolved) error {
+	co := employee.CheckoutOf(cfg.Root, r)
+	if co == nil {
+		return nil
+	}
+	_, err := co.Sync(ctx)
+	return err
+}
+
+// OpenLog opens (appending) agent r's log file, which receives its
+// backend's stderr (proxy sessions log there too).
+func OpenLog(r *schema.Resolved) (*os.File, error) {
+	p := runrecord.LogPath(r)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	return f, nil
+}
