@@ -17,6 +17,11 @@
 //
 //	go run ./internal/cmd/procbench -n 15
 //
+// With -scale 1000,5000,10000 it measures instead validate, a cold
+// apply beside its write floor, the no-change apply (fast and full path)
+// and status on workspaces of that many agents (docs/benchmarks.md,
+// "10,000 agents"), with each process's peak memory.
+//
 // Each round runs every measurement in turn, in fresh temporary
 // directories with their own ACTANT_HOME: --help, the no-change and the
 // edited apply -k times each, every run beside its own floor run, so
@@ -32,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,11 +50,36 @@ func main() {
 	pairs := flag.Int("k", 5, "per round: runs of --help, of the no-change and of the edited apply, each beside its own floor run")
 	tmp := flag.String("dir", "", "directory for the temporary workspaces (default: the system's temp directory; use a disk, not tmpfs)")
 	tags := flag.String("tags", installTags, "build tags of actctl's build (the README's install command uses "+installTags+"); empty for none")
+	scale := flag.String("scale", "", "instead of the job: comma-separated numbers of agents (e.g. 1000,5000,10000): validate, cold apply, write floor, no-change apply, status on each")
 	flag.Parse()
+	if *scale != "" {
+		sizes, err := parseSizes(*scale)
+		if err == nil {
+			err = runScale(sizes, *tmp, *tags)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "procbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*runs, *pairs, *tmp, *tags); err != nil {
 		fmt.Fprintln(os.Stderr, "procbench:", err)
 		os.Exit(1)
 	}
+}
+
+// parseSizes parses -scale's list of agent counts.
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-scale: %q is not a number of agents", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
 }
 
 // sample is one measurement and the floor it is compared with, taken
