@@ -56,7 +56,9 @@ const (
 //     which is exact while ticks come in the order their timers were due
 //     (a reordering within a burst only swaps whose lateness is whose);
 //     ms-prompt50(p50/p99/max) and ms-prompt50-all, 50 concurrent prompts
-//     to one service, each in a session of its own.
+//     to one service, each in a session of its own;
+//     ms-crash-to-start, a service killed (SIGKILL) to its new process
+//     started, the first backoff step included (target <= 1.5 s).
 //
 // It starts 220 processes and waits a heartbeat (about two minutes):
 // skipped with -short, and like every benchmark never run without -bench.
@@ -105,13 +107,32 @@ func BenchmarkUpTeam(b *testing.B) {
 	all := time.Now()
 	prompts := concurrentPrompts(b, m, "svc-1", 50)
 	prompt50 := time.Since(all)
+	crash := crashToStart(b, ev, "svc-2")
 	b.Run("team", func(b *testing.B) {
 		b.ReportMetric(rssPerAgent, "KB-rss/agent")
 		b.ReportMetric(idle, "%cpu-idle")
 		reportSpreadUp(b, "ms-tick-late", late)
 		reportSpreadUp(b, "ms-prompt50", prompts)
 		b.ReportMetric(float64(prompt50.Microseconds())/1000, "ms-prompt50-all")
+		b.ReportMetric(float64(crash.Microseconds())/1000, "ms-crash-to-start")
 	})
+}
+
+// crashToStart kills agent's process (SIGKILL, as a crash) and returns
+// the time to its next process:start: the first backoff step (1 s) and
+// the new process's start, initialize and session (target <= 1.5 s).
+func crashToStart(b *testing.B, ev *eventLog, agent string) time.Duration {
+	n := len(ev.times("process:start"))
+	pid := ev.pid(agent)
+	if pid <= 0 {
+		b.Fatalf("no pid of %s's process:start", agent) // kill(0) would be the process group
+	}
+	start := time.Now()
+	if err := kill(pid); err != nil {
+		b.Fatal(err)
+	}
+	ev.waitCount(b, "process:start", n+1, time.Minute)
+	return time.Since(start)
 }
 
 // concurrentPrompts sends n prompts to agent at once, each waited for,
@@ -200,22 +221,32 @@ func lateness(dues, ticks []time.Time) []time.Duration {
 type eventLog struct {
 	mu     sync.Mutex
 	at     map[string][]time.Time
+	pids   map[string]int // agent -> pid of its last process:start
 	notify chan struct{}
 }
 
 func newEventLog() *eventLog {
-	return &eventLog{at: map[string][]time.Time{}, notify: make(chan struct{}, 1)}
+	return &eventLog{at: map[string][]time.Time{}, pids: map[string]int{}, notify: make(chan struct{}, 1)}
 }
 
 func (l *eventLog) add(ev hooks.Event) {
 	now := time.Now()
 	l.mu.Lock()
 	l.at[ev.Name] = append(l.at[ev.Name], now)
+	if pid, ok := ev.Data["pid"].(int); ok && ev.Name == "process:start" {
+		l.pids[ev.Agent] = pid
+	}
 	l.mu.Unlock()
 	select {
 	case l.notify <- struct{}{}:
 	default:
 	}
+}
+
+func (l *eventLog) pid(agent string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pids[agent]
 }
 
 func (l *eventLog) times(name string) []time.Time {
