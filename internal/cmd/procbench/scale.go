@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/actctl/actctl/internal/benchconfig"
@@ -140,11 +139,7 @@ func timedRSS(home, bin string, args ...string) (time.Duration, int64, string, e
 	if err != nil {
 		return d, 0, "", fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" {
-		rss = int64(ru.Maxrss)
-	}
-	return d, rss, stdout.String(), nil
+	return d, maxRSS(cmd.ProcessState), stdout.String(), nil
 }
 
 func reportScale(w io.Writer, sizes []int, all map[int]map[string]scaleRun, load0, load1 string) {
