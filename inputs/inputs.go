@@ -119,14 +119,22 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 	if err != nil {
 		return fmt.Errorf("record inputs: %w", err)
 	}
+	racy := false
 	for i := range stats {
 		stats[i].markRacy(start)
+		racy = racy || stats[i].Racy
 	}
 	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: sum, Said: said}
-	if why := rec.outputs(src.Root, start, st); why != "" {
-		// Changed meanwhile, or not all as apply left them: nothing to
-		// vouch for (the next apply reports it).
-		return nil
+	// With an input racy (actant.cue saved just before this apply),
+	// Check stops at it before it looks at the outputs: they are not
+	// settled or recorded, which would cost a stat of each and a read of
+	// those just written (docs/benchmarks.md, "One edit of actant.cue").
+	if !racy {
+		if why := rec.outputs(src.Root, start, st); why != "" {
+			// Changed meanwhile, or not all as apply left them: nothing
+			// to vouch for (the next apply reports it).
+			return nil
+		}
 	}
 	b, err := rec.encode()
 	if err != nil {

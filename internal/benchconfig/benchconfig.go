@@ -12,8 +12,13 @@ import (
 
 // Files are the files of a workspace with n agents: its actant.cue
 // (Config) and a placeholder in each agent's workDir, which must exist.
-func Files(n int) map[string]string {
-	files := map[string]string{"actant.cue": Config(n)}
+func Files(n int) map[string]string { return FilesSkills(n, 20) }
+
+// FilesSkills is Files with k skills in the shared template: the
+// 10,000-agent workspace of docs/benchmarks.md has 2, so that its cold
+// apply writes ~6 files per agent instead of ~24.
+func FilesSkills(n, k int) map[string]string {
+	files := map[string]string{"actant.cue": ConfigSkills(n, k)}
 	for i := 0; i < n; i++ {
 		files[fmt.Sprintf("work/agent-%d/.keep", i)] = ""
 	}
@@ -21,16 +26,19 @@ func Files(n int) map[string]string {
 }
 
 // Config is the actant.cue of a workspace with n agents.
-func Config(n int) string {
+func Config(n int) string { return ConfigSkills(n, 20) }
+
+// ConfigSkills is Config with k skills in the shared template.
+func ConfigSkills(n, k int) string {
 	var b strings.Builder
 	b.WriteString("package actant\n\n")
-	for i := 0; i < 20; i++ {
+	for i := 0; i < k; i++ {
 		fmt.Fprintf(&b, "skills: \"skill-%d\": {description: \"skill %d\", content: \"Do thing %d well.\"}\n", i, i, i)
 	}
 	b.WriteString("prompts: base: content: \"You work on {{project}}.\"\n")
 	b.WriteString("mcpServers: fs: {command: \"npx\", args: [\"-y\", \"server-filesystem\"]}\n")
 	b.WriteString("templates: base: {\n\tbackend: \"claude-code\"\n\tprompts: [\"base\"]\n\tmcpServers: [\"fs\"]\n\tskills: [")
-	for i := 0; i < 20; i++ {
+	for i := 0; i < k; i++ {
 		fmt.Fprintf(&b, "\"skill-%d\", ", i)
 	}
 	b.WriteString("]\n}\n")

@@ -4,6 +4,12 @@
 // (docs/benchmarks.md):
 //
 //	go run ./internal/cmd/genbench -agents 1000 -dir /tmp/cuebench
+//
+// With -skills and -schema=false it writes the workspaces of the
+// 10,000-agent measurements (docs/benchmarks.md, "10,000 agents"), which
+// actctl runs in:
+//
+//	go run ./internal/cmd/genbench -agents 10000 -skills 2 -schema=false -dir /var/tmp/team10k
 package main
 
 import (
@@ -19,22 +25,24 @@ import (
 func main() {
 	agents := flag.Int("agents", 1000, "number of agents")
 	dir := flag.String("dir", "", "directory to write actant.cue and schema.cue into (created)")
+	skills := flag.Int("skills", 20, "skills in the agents' shared template")
+	withSchema := flag.Bool("schema", true, "write schema.cue too (for cue export; actctl must not find it in its workspace)")
 	flag.Parse()
-	if *dir == "" || flag.NArg() > 0 || *agents < 0 {
-		fmt.Fprintln(os.Stderr, "usage: genbench [-agents N] -dir DIR")
+	if *dir == "" || flag.NArg() > 0 || *agents < 0 || *skills < 0 {
+		fmt.Fprintln(os.Stderr, "usage: genbench [-agents N] [-skills K] [-schema=false] -dir DIR")
 		os.Exit(2)
 	}
-	if err := write(*dir, *agents); err != nil {
+	if err := write(*dir, *agents, *skills, *withSchema); err != nil {
 		fmt.Fprintf(os.Stderr, "genbench: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func write(dir string, agents int) error {
+func write(dir string, agents, skills int, withSchema bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for name, content := range benchconfig.Files(agents) {
+	for name, content := range benchconfig.FilesSkills(agents, skills) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
@@ -42,6 +50,9 @@ func write(dir string, agents int) error {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			return err
 		}
+	}
+	if !withSchema {
+		return nil
 	}
 	return os.WriteFile(filepath.Join(dir, "schema.cue"), schema.Source, 0o644)
 }

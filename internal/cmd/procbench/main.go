@@ -1,11 +1,14 @@
 // Command procbench measures actctl the way users run it: whole processes
 // of the built binary on the job of docs/benchmarks.md (200 skills and one
 // MCP server into Claude Code, Codex and Cursor, 406 files: Cursor reads
-// the other two's skill directories), beside two floors measured in the same run, and prints a markdown table:
+// the other two's skill directories), beside three floors measured in the same run, and prints a markdown table:
 //
 //   - the start floor: a program linking only cuelang.org/go and doing
-//     nothing (./startfloor), run beside --help and each warm apply, and
-//     each compared with the one beside it;
+//     nothing (./startfloor), run beside --help and each no-change apply,
+//     and each compared with the one beside it;
+//   - the eval floor: a program linking only cuelang.org/go that loads,
+//     evaluates and exports the same config with the same schema
+//     (./evalfloor), run beside each edited apply on the edited config;
 //   - the write floor: the files a cold apply writes, written by a minimal
 //     durable writer in this process (directories first, then in parallel
 //     a temp file, fsync, rename).
@@ -14,9 +17,14 @@
 //
 //	go run ./internal/cmd/procbench -n 15
 //
+// With -scale 1000,5000,10000 it measures instead validate, a cold
+// apply beside its write floor, the no-change apply (fast and full path)
+// and status on workspaces of that many agents (docs/benchmarks.md,
+// "10,000 agents"), with each process's peak memory.
+//
 // Each round runs every measurement in turn, in fresh temporary
 // directories with their own ACTANT_HOME: --help, the no-change and the
-// edited apply -k times each, every run beside its own start floor run, so
+// edited apply -k times each, every run beside its own floor run, so
 // a drift in the machine's speed touches a figure and its floor alike;
 // ratios (or differences) are taken pair by pair and their median reported. This is a benchmark, not a test: it judges nothing but
 // prints the targets beside the figures.
@@ -29,22 +37,49 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/actctl/actctl/internal/benchconfig"
+	"github.com/actctl/actctl/schema"
 )
 
 func main() {
 	runs := flag.Int("n", 15, "rounds")
-	pairs := flag.Int("k", 5, "per round: runs of --help, of the no-change and of the edited apply, each beside its own start floor run")
+	pairs := flag.Int("k", 5, "per round: runs of --help, of the no-change and of the edited apply, each beside its own floor run")
 	tmp := flag.String("dir", "", "directory for the temporary workspaces (default: the system's temp directory; use a disk, not tmpfs)")
 	tags := flag.String("tags", installTags, "build tags of actctl's build (the README's install command uses "+installTags+"); empty for none")
+	scale := flag.String("scale", "", "instead of the job: comma-separated numbers of agents (e.g. 1000,5000,10000): validate, cold apply, write floor, no-change apply, status on each")
 	flag.Parse()
+	if *scale != "" {
+		sizes, err := parseSizes(*scale)
+		if err == nil {
+			err = runScale(sizes, *tmp, *tags)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "procbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*runs, *pairs, *tmp, *tags); err != nil {
 		fmt.Fprintln(os.Stderr, "procbench:", err)
 		os.Exit(1)
 	}
+}
+
+// parseSizes parses -scale's list of agent counts.
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-scale: %q is not a number of agents", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
 }
 
 // sample is one measurement and the floor it is compared with, taken
@@ -58,6 +93,7 @@ type work int
 
 const (
 	startFloor work = iota
+	evalFloor
 	help
 	writeFloorWork
 	cold
@@ -97,12 +133,18 @@ func run(runs, pairs int, tmpParent, tags string) error {
 	return nil
 }
 
-type binaries struct{ actctl, startFloor string }
+// binaries are the programs a round runs; schema is the file of actctl's
+// embedded schema, which the eval floor loads beside the config.
+type binaries struct{ actctl, startFloor, evalFloor, schema string }
 
-// build builds actctl (with tags) and the start floor into dir.
+// build builds actctl (with tags) and the floors into dir, and writes the
+// schema there.
 func build(dir, tags string) (binaries, error) {
-	b := binaries{filepath.Join(dir, "actctl"), filepath.Join(dir, "startfloor")}
-	for bin, pkg := range map[string]string{b.actctl: "./cmd/actctl", b.startFloor: "./internal/cmd/procbench/startfloor"} {
+	b := binaries{filepath.Join(dir, "actctl"), filepath.Join(dir, "startfloor"), filepath.Join(dir, "evalfloor"), filepath.Join(dir, "schema.cue")}
+	if err := os.WriteFile(b.schema, schema.Source, 0o644); err != nil {
+		return b, err
+	}
+	for bin, pkg := range map[string]string{b.actctl: "./cmd/actctl", b.startFloor: "./internal/cmd/procbench/startfloor", b.evalFloor: "./internal/cmd/procbench/evalfloor"} {
 		args := []string{"build", "-o", bin}
 		if bin == b.actctl && tags != "" {
 			args = append(args, "-tags", tags)
@@ -117,8 +159,10 @@ func build(dir, tags string) (binaries, error) {
 
 // oneRound measures, in this order: pairs of (start floor, actctl --help),
 // a cold apply, the write floor of the files that apply wrote, pairs of
-// (start floor, apply with nothing changed), and pairs of (start floor,
-// apply after editing one skill: each run edits it again).
+// (start floor, apply with nothing changed), and pairs of (eval floor,
+// apply after editing one skill: each pair edits it again; the file is
+// written again just before the apply, so that it is as fresh as a
+// file saved just before an apply, as in the runs before the eval floor).
 func oneRound(dir string, bins binaries, pairs int, s samples) error {
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
@@ -128,11 +172,19 @@ func oneRound(dir string, bins binaries, pairs int, s samples) error {
 	if err := os.WriteFile(cfg, []byte(benchconfig.JobConfig(0)), 0o644); err != nil {
 		return err
 	}
-	// paired times the start floor, runs prepare, then times actctl with
-	// args and checks its output.
-	paired := func(w work, prepare func() error, check func(out string) error, args ...string) error {
+	// paired runs prepare, times the floor (the start floor, or with
+	// evaluate the eval floor on the workspace), runs prepare again, then
+	// times actctl with args and checks its output.
+	paired := func(w work, evaluate bool, prepare func() error, check func(out string) error, args ...string) error {
+		floorWork, floor := startFloor, []string{bins.startFloor}
+		if evaluate {
+			floorWork, floor = evalFloor, []string{bins.evalFloor, bins.schema, ws}
+		}
 		for i := 0; i < pairs; i++ {
-			f, _, err := timed(home, bins.startFloor)
+			if err := prepare(); err != nil {
+				return err
+			}
+			f, _, err := timed(home, floor[0], floor[1:]...)
 			if err != nil {
 				return err
 			}
@@ -146,14 +198,14 @@ func oneRound(dir string, bins binaries, pairs int, s samples) error {
 			if err := check(out); err != nil {
 				return err
 			}
-			s[startFloor] = append(s[startFloor], sample{v: f})
+			s[floorWork] = append(s[floorWork], sample{v: f})
 			s[w] = append(s[w], sample{d, f})
 		}
 		return nil
 	}
 	none := func() error { return nil }
 	accept := func(string) error { return nil }
-	if err := paired(help, none, accept, "--help"); err != nil {
+	if err := paired(help, false, none, accept, "--help"); err != nil {
 		return err
 	}
 	apply := []string{"-C", ws, "apply"}
@@ -167,7 +219,7 @@ func oneRound(dir string, bins binaries, pairs int, s samples) error {
 	}
 	s[cold] = append(s[cold], sample{c, f})
 	s[writeFloorWork] = append(s[writeFloorWork], sample{v: f})
-	if err := paired(noop, none, func(out string) error {
+	if err := paired(noop, false, none, func(out string) error {
 		if !strings.Contains(out, "no changes") {
 			return fmt.Errorf("apply with nothing changed changed something:\n%s", out)
 		}
@@ -175,9 +227,12 @@ func oneRound(dir string, bins binaries, pairs int, s samples) error {
 	}, apply...); err != nil {
 		return err
 	}
-	rev := 0
-	if err := paired(edit, func() error {
-		rev++
+	rev, fresh := 0, false
+	if err := paired(edit, true, func() error {
+		// Odd calls make a new revision, even ones write it again.
+		if fresh = !fresh; fresh {
+			rev++
+		}
 		return os.WriteFile(cfg, []byte(benchconfig.JobConfig(rev)), 0o644)
 	}, func(out string) error {
 		if want := fmt.Sprintf("applied: %d changed", benchconfig.JobSkillCopies); !strings.Contains(out, want) {

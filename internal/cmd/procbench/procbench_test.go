@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/actctl/actctl/internal/benchconfig"
 
@@ -83,5 +84,35 @@ func TestWriteFloorCopiesTree(t *testing.T) {
 	})
 	if n != len(files)-2 {
 		t.Errorf("%d files written, want %d (no temp files left)", n, len(files)-2)
+	}
+}
+
+// TestParseSizes checks -scale's list: numbers of agents, a bad one named.
+func TestParseSizes(t *testing.T) {
+	got, err := parseSizes("1000, 5000,10000")
+	if err != nil || len(got) != 3 || got[0] != 1000 || got[2] != 10000 {
+		t.Errorf("got %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "10,x", "0", "-5"} {
+		if _, err := parseSizes(bad); err == nil || !strings.Contains(err.Error(), "-scale:") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// TestReportScale checks the scale table: a column pair per size, the
+// time per 1,000 agents, the peak memory where known.
+func TestReportScale(t *testing.T) {
+	var b strings.Builder
+	runs := map[string]scaleRun{}
+	for _, w := range scaleWork {
+		runs[w] = scaleRun{d: 2 * time.Second, rssK: 2048}
+	}
+	runs["write floor"] = scaleRun{d: time.Second}
+	reportScale(&b, []int{2000}, map[int]map[string]scaleRun{2000: runs}, "1 1 1", "2 2 2")
+	for _, want := range []string{"| work | 2000 agents | per 1,000 |", "| apply, cold | 2.00 s, 2 MiB | 1.000 s |", "| write floor | 1.00 s | 0.500 s |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
 	}
 }

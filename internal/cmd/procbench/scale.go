@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/actctl/actctl/internal/benchconfig"
+)
+
+// scaleSkills is how many skills the agents of the scale workspaces
+// share: each agent gets its own workDir with ~6 files.
+const scaleSkills = 2
+
+// scaleRun is one command's time and peak memory at one size.
+type scaleRun struct {
+	d    time.Duration
+	rssK int64 // peak resident memory in KiB (0 where unknown)
+}
+
+// scaleWork are the measurements of one size, in the table's order.
+var scaleWork = []string{"validate", "apply, cold", "write floor", "apply, no change", "apply, no change, full path", "status"}
+
+// runScale measures, for each size in sizes, whole processes of actctl on
+// a workspace of that many agents (benchconfig.FilesSkills with
+// scaleSkills), and prints a table (docs/benchmarks.md, "10,000 agents").
+func runScale(sizes []int, tmpParent, tags string) error {
+	dir, err := os.MkdirTemp(tmpParent, "procbench-scale-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bins, err := build(dir, tags)
+	if err != nil {
+		return err
+	}
+	load0 := loadavg()
+	all := map[int]map[string]scaleRun{}
+	for _, n := range sizes {
+		r, err := scaleRound(filepath.Join(dir, strconv.Itoa(n)), bins.actctl, n)
+		if err != nil {
+			return fmt.Errorf("%d agents: %w", n, err)
+		}
+		all[n] = r
+	}
+	reportScale(os.Stdout, sizes, all, load0, loadavg())
+	return nil
+}
+
+// scaleRound writes the workspace of n agents under dir and times, in
+// order: validate (evaluating), a cold apply, the write floor of what it
+// wrote, a no-change apply (the fast path; the median of three), a
+// no-change apply after actant.cue was touched (the full path: evaluate,
+// render, snapshot, plan) and status.
+func scaleRound(dir, actctl string, n int) (map[string]scaleRun, error) {
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	for name, content := range benchconfig.FilesSkills(n, scaleSkills) {
+		p := filepath.Join(ws, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	r := map[string]scaleRun{}
+	run := func(work, want string, args ...string) error {
+		d, rss, out, err := timedRSS(home, actctl, append([]string{"-C", ws}, args...)...)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(out, want) {
+			return fmt.Errorf("%s: want %q in\n%s", work, want, out)
+		}
+		r[work] = scaleRun{d, rss}
+		return nil
+	}
+	if err := run("validate", "", "validate"); err != nil {
+		return nil, err
+	}
+	if err := run("apply, cold", "applied:", "apply"); err != nil {
+		return nil, err
+	}
+	f, err := writeFloor(ws, filepath.Join(dir, "floor"))
+	if err != nil {
+		return nil, err
+	}
+	r["write floor"] = scaleRun{d: f}
+	var fast []scaleRun
+	for i := 0; i < 3; i++ {
+		if err := run("apply, no change", "no changes", "apply"); err != nil {
+			return nil, err
+		}
+		fast = append(fast, r["apply, no change"])
+	}
+	r["apply, no change"] = medianRun(fast)
+	now := time.Now()
+	if err := os.Chtimes(filepath.Join(ws, "actant.cue"), now, now); err != nil {
+		return nil, err
+	}
+	if err := run("apply, no change, full path", "no changes", "apply"); err != nil {
+		return nil, err
+	}
+	if err := run("status", "", "status"); err != nil {
+		return nil, err
+	}
+	return r, os.RemoveAll(dir)
+}
+
+// medianRun is the run of the median time of rs.
+func medianRun(rs []scaleRun) scaleRun {
+	for i := range rs {
+		for j := i + 1; j < len(rs); j++ {
+			if rs[j].d < rs[i].d {
+				rs[i], rs[j] = rs[j], rs[i]
+			}
+		}
+	}
+	return rs[len(rs)/2]
+}
+
+// timedRSS is timed with the process's peak resident memory (KiB, Linux's
+// ru_maxrss; 0 where unknown).
+func timedRSS(home, bin string, args ...string) (time.Duration, int64, string, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t := time.Now()
+	err := cmd.Run()
+	d := time.Since(t)
+	if err != nil {
+		return d, 0, "", fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	return d, maxRSS(cmd.ProcessState), stdout.String(), nil
+}
+
+func reportScale(w io.Writer, sizes []int, all map[int]map[string]scaleRun, load0, load1 string) {
+	fmt.Fprintf(w, "%s, %s/%s, %d CPUs, agents x %d skills, load average %s at the start, %s at the end\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), scaleSkills, load0, load1)
+	fmt.Fprint(w, "| work |")
+	for _, n := range sizes {
+		fmt.Fprintf(w, " %d agents | per 1,000 |", n)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range sizes {
+		fmt.Fprint(w, "---|---|")
+	}
+	fmt.Fprintln(w)
+	for _, work := range scaleWork {
+		fmt.Fprintf(w, "| %s |", work)
+		for _, n := range sizes {
+			r := all[n][work]
+			mem := ""
+			if r.rssK > 0 {
+				mem = fmt.Sprintf(", %.0f MiB", float64(r.rssK)/1024)
+			}
+			fmt.Fprintf(w, " %.2f s%s | %.3f s |", r.d.Seconds(), mem, r.d.Seconds()*1000/float64(n))
+		}
+		fmt.Fprintln(w)
+	}
+}
