@@ -37,7 +37,6 @@ type lateAnswer struct {
 var (
 	promptMethod = []byte(`"session/prompt"`)
 	stopReason   = []byte(`"stopReason"`)
-	errorKey     = []byte(`"error"`)
 )
 
 // wireMessage is what the wire log reads of a session/prompt it sends.
