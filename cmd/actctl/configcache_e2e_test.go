@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,4 +94,29 @@ func TestRunTakesConfigCache(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stderr, cachedLine) {
 		t.Fatalf("run -t: exit %d\n%s", r.Code, r.Stderr)
 	}
+}
+
+// TestWatchSavesConfigCache: a cycle of apply --watch (up's too) caches
+// its evaluation as a plain apply does, so status and get while it runs
+// take the cache instead of evaluating the config each time.
+func TestWatchSavesConfigCache(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": cacheConfig, "docs/style.md": "---\nname: style\ndescription: Style\n---\nShort lines.\n"})
+	age(t, dir, "actant.cue", "docs/style.md")
+	cmd := exec.Command(actctlBin, "apply", "--watch")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "applied: ") {
+		t.Fatalf("the first cycle: %q, %v", lines.Text(), lines.Err())
+	}
+	loadPath(t, dir, home, true, "get", "agents")
 }

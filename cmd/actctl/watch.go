@@ -82,6 +82,7 @@ func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, af
 		}
 		if err == nil {
 			seedHeartbeats(g, cfg, o.Only)
+			g.saveConfig() // as apply's: status and get under up take it
 			events.fire(res)
 			bg.add(events)
 		}
