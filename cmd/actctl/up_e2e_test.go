@@ -324,3 +324,27 @@ func killProcess(pid int) error {
 	}
 	return p.Kill()
 }
+
+// TestUpNamedAppliesOnlyThose: up AGENT... materializes, as it runs, only
+// the agents named (a pod of deploy: kubernetes holds the resident ones;
+// the cron-shaped employees live in their own jobs); apply then adds the
+// rest.
+func TestUpNamedAppliesOnlyThose(t *testing.T) {
+	root, home := upWorkspace(t)
+	p := startUp(t, root, home, "api")
+	p.started("api")
+	p.stop()
+	triage := filepath.Join(home, "instances", "triage")
+	if _, err := os.Stat(filepath.Join(home, "instances", "api")); err != nil {
+		t.Fatalf("api not materialized: %v", err)
+	}
+	if _, err := os.Stat(triage); !os.IsNotExist(err) {
+		t.Fatalf("up api materialized triage: %v", err)
+	}
+	if r := actctl(t, root, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %+v", r)
+	}
+	if _, err := os.Stat(triage); err != nil {
+		t.Fatalf("apply after up api: %v", err)
+	}
+}

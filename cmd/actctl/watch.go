@@ -45,9 +45,8 @@ func applyWatch(c *cli.Context, g *globals) error {
 // cycle's, with a nil result when the config did not load).
 func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, after func(*schema.Config, *reconcile.Result, error)) error {
 	applyOpts := reconcile.Options{Force: c.Bool("force"), NoPrune: c.Bool("no-prune"), Only: c.Args().Slice()}
-	if after != nil {
-		applyOpts.Only = nil // up names the agents it runs, not the ones it applies
-	}
+	// up AGENT... applies, as it runs, only the agents named (a pod
+	// holds those: docs/deploy.md); up with no names applies them all.
 	if os.Getenv("GOGC") == "" {
 		// A cycle allocates ~20 MB and keeps under 1 MB (100 agents): the
 		// default GOGC=100 collects about five times per cycle, which costs
