@@ -59,9 +59,10 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
 		Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
 		SubAgents:    &schema.DirLayout{Dir: ".claude/agents", Format: schema.FormatClaudeSub},
+		Rules:        &schema.DirLayout{Dir: ".claude/rules", Format: schema.FormatClaudeRules},
 		Settings:     ".claude/settings.json",
 		PermDialect:  schema.DialectClaude,
-		Others:       []string{".claude/settings.local.json", ".claude/rules"},
+		Others:       []string{".claude/settings.local.json"},
 	},
 	{
 		Name:         "codex",

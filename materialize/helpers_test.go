@@ -23,6 +23,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"CLAUDE.md"},
 			Skills:       skill(".claude/skills"),
 			SubAgents:    &schema.DirLayout{Dir: ".claude/agents", Format: schema.FormatClaudeSub},
+			Rules:        &schema.DirLayout{Dir: ".claude/rules", Format: schema.FormatClaudeRules},
 			Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
 			MCP:          &schema.MCPFile{Path: ".mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectClaude},
 			Permissions:  &schema.PermissionsFile{Path: ".claude/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectClaude},
