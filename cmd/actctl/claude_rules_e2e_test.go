@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -70,5 +72,35 @@ func TestImportClaudeRules(t *testing.T) {
 	}
 	if s := `paths: ["**/*.go","go.mod"]`; !strings.Contains(out.Config, s) {
 		t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+	}
+}
+
+// TestGetSkillsPaths: get skills -o json shows a skill's paths (the
+// files it is about, written as a path-scoped rule where the tool has
+// them), and no paths key for a skill without them; docs/json.md's row
+// says so (issue #23, path-scoped rules).
+func TestGetSkillsPaths(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, `package actant
+skills: {
+	"go-style": {description: "Go style", content: "Wrap errors.", paths: ["**/*.go", "go.mod"]}
+	review: {description: "Review", content: "Review carefully."}
+}
+`)
+	r := actctl(t, dir, "", "-o", "json", "get", "skills")
+	if r.Code != 0 {
+		t.Fatalf("get skills: exit %d\n%s", r.Code, r.Stderr)
+	}
+	checkJSONOutput(t, "get skills", r.Stdout)
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"name": "go-style", "description": "Go style", "files": []any{}, "paths": []any{"**/*.go", "go.mod"}},
+		{"name": "review", "description": "Review", "files": []any{}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("get skills -o json:\n%v\nwant\n%v", got, want)
 	}
 }
