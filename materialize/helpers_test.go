@@ -133,7 +133,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"QWEN.md"},
 			Skills:       skill(".qwen/skills"),
 			Commands:     &schema.DirLayout{Dir: ".qwen/commands", Format: schema.FormatMarkdown},
-			SubAgents:    &schema.DirLayout{Dir: ".qwen/agents", Format: schema.FormatMarkdownSub},
+			SubAgents:    &schema.DirLayout{Dir: ".qwen/agents", Format: schema.FormatQwenSub},
 			MCP:          &schema.MCPFile{Path: ".qwen/settings.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectQwen},
 			Permissions:  &schema.PermissionsFile{Path: ".qwen/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectQwen},
 			Settings:     &schema.SettingsFile{Path: ".qwen/settings.json", Format: schema.FormatJSON},

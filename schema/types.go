@@ -202,8 +202,11 @@ const (
 	// FormatMarkdownSub: <dir>/<name>.md with Claude Code's sub-agent
 	// frontmatter but no permissionMode (name, description, tools
 	// comma-separated, model), for tools that read that frontmatter and
-	// document no permission field (Cline, Kiro, Qwen Code, Junie).
+	// document no permission field (Cline, Junie).
 	FormatMarkdownSub = "subagent"
+	// FormatQwenSub: the subagent frontmatter with the tools in Qwen
+	// Code's own tool names (read_file, run_shell_command, ...)
+	FormatQwenSub = "qwen"
 	// FormatKiroSub: <dir>/<name>.md, a Kiro agent profile (description,
 	// model, tools: a list of Kiro's tool categories read, write, shell,
 	// web)
