@@ -20,10 +20,11 @@ type Backend struct {
 	// MCP is the file of MCP servers, if the tool has one import reads.
 	MCP *MCPFile
 	// Rules is the directory of path-scoped rules, taken as skills with
-	// paths (Copilot's path-specific instructions, Cursor's rules).
+	// paths (Copilot's path-specific instructions, Cursor's and Claude
+	// Code's rules).
 	Rules *schema.DirLayout
 	// SubAgents is the sub-agents directory and its format (Claude
-	// Code's only: schema.FormatClaudeSub).
+	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub).
 	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
@@ -80,7 +81,8 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".cursor/mcp.json", Key: "mcpServers", Dialect: schema.DialectCursor},
 		Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
 		Rules:        &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
-		Others:       []string{".cursor/agents", ".cursor/cli.json", ".cursorrules"},
+		SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+		Others:       []string{".cursor/cli.json", ".cursorrules"},
 	},
 	{
 		Name:         "gemini",

@@ -24,7 +24,8 @@ type subAgentSrc struct {
 }
 
 // scanSubAgents takes each sub-agent file of a's backend (Backend.SubAgents:
-// Claude Code's .claude/agents/<n>.md) that apply writes back byte for
+// Claude Code's .claude/agents/<n>.md, Cursor's .cursor/agents/<n>.md)
+// that apply writes back byte for
 // byte, as a sub-agent template (docs/import.md).
 func (p *Plan) scanSubAgents(a *agent) error {
 	l := a.b.SubAgents

@@ -104,3 +104,37 @@ skills: {
 		t.Errorf("get skills -o json:\n%v\nwant\n%v", got, want)
 	}
 }
+
+// TestImportCursorSubAgents: import takes Cursor sub-agents
+// (.cursor/agents/NAME.md: name, description, model) that apply writes
+// back byte for byte as sub-agent templates of the cursor agent (they
+// were left, "import does not read it"); the round trip holds; one with
+// a key import does not take (readonly) or a tools list (Cursor takes
+// none) is left with its reason (issue #23 item 18).
+func TestImportCursorSubAgents(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"AGENTS.md":                  "Cursor, be brief.\n",
+		".cursor/mcp.json":           `{"mcpServers": {}}`,
+		".cursor/agents/tester.md":   "---\nname: tester\ndescription: Runs the tests\nmodel: gpt-5\n---\n\nRun go test ./... and report.\n",
+		".cursor/agents/plain.md":    "---\nname: plain\ndescription: Plain helper\n---\n\nHelp.\n",
+		".cursor/agents/readonly.md": "---\nname: readonly\ndescription: Reads\nreadonly: true\n---\n\nRead only.\n",
+		".cursor/agents/tools.md":    "---\nname: tools\ndescription: Tools\ntools: Read\n---\n\nTools.\n",
+	})
+	out := roundTrip(t, dir)
+	for _, want := range []string{"cursor sub-agent tester", "cursor sub-agent plain"} {
+		if !slices.Contains(items(out.Taken), want) {
+			t.Errorf("taken %q, want %q", items(out.Taken), want)
+		}
+	}
+	for _, want := range []string{"cursor sub-agent readonly", "cursor sub-agent tools"} {
+		if !slices.Contains(items(out.Left), want) {
+			t.Errorf("left %q, want %q", items(out.Left), want)
+		}
+	}
+	for _, s := range []string{`subAgents: ["plain","tester"]`, "\"tester\": {\n\t\tbackend: \"cursor\"", `"model": "gpt-5"`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
+	}
+}
