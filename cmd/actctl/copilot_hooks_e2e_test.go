@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCopilotHooksE2E: a Copilot agent's hooks (settings: copilot:
+// {version, hooks}) reach .github/hooks/actctl.json, one of the
+// repository hook files the Copilot CLI and cloud agent load
+// (.github/hooks/*.json, docs/formats.md "copilot"); the user's own hook
+// file stays, a re-apply writes nothing, the prune leaves the user's
+// bytes; a settings key other than version and hooks is warned about,
+// since Copilot has no settings file (issue #23 item 13, hooks).
+func TestCopilotHooksE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+templates: c: {backend: "copilot", settings: copilot: {version: 1, hooks: preToolUse: [{type: "command", bash: "./check.sh", timeoutSec: 10}], theme: "dark"}}
+agents: {` + agents + `}
+`
+	}
+	mine := "{\n  \"version\": 1,\n  \"hooks\": {\"sessionStart\": [{\"type\": \"command\", \"bash\": \"./mine.sh\"}]}\n}\n"
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".github/hooks/mine.json": mine},
+		with:    cfg(`c: template: "c"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			var v struct {
+				Version int
+				Hooks   map[string][]struct {
+					Type, Bash string
+					TimeoutSec int
+				}
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".github/hooks/actctl.json"))), &v); err != nil {
+				t.Fatal(err)
+			}
+			if h := v.Hooks["preToolUse"]; v.Version != 1 || len(v.Hooks) != 1 || len(h) != 1 || h[0].Type != "command" || h[0].Bash != "./check.sh" || h[0].TimeoutSec != 10 {
+				t.Errorf("hooks: %+v", v)
+			}
+			if got := read(t, filepath.Join(dir, ".github/hooks/mine.json")); got != mine {
+				t.Errorf("the user's hook file:\n%s", got)
+			}
+			if out := r.Stdout + r.Stderr; !strings.Contains(out, "theme") {
+				t.Errorf("no warning about theme:\n%s", out)
+			}
+		},
+	})
+}
