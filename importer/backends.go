@@ -24,7 +24,8 @@ type Backend struct {
 	// Code's rules).
 	Rules *schema.DirLayout
 	// SubAgents is the sub-agents directory and its format (Claude
-	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub).
+	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub, Gemini
+	// CLI's FormatGeminiSub).
 	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
@@ -90,8 +91,8 @@ var Backends = []Backend{
 		Skills:       ".gemini/skills",
 		MCP:          &MCPFile{Path: ".gemini/settings.json", Key: "mcpServers", Dialect: schema.DialectGemini},
 		Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
+		SubAgents:    &schema.DirLayout{Dir: ".gemini/agents", Format: schema.FormatGeminiSub},
 		Settings:     ".gemini/settings.json",
-		Others:       []string{".gemini/agents"},
 	},
 	{
 		Name:         "pi",

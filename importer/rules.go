@@ -176,16 +176,7 @@ func readClaudeRule(text string) (schema.Skill, string) {
 // cutGlobs takes the "globs: ..." line out of a frontmatter and returns
 // the text without it and its value.
 func cutGlobs(text string) (string, string) {
-	lines := strings.SplitAfter(text, "\n")
-	for i, l := range lines {
-		if i > 0 && strings.TrimRight(l, "\r\n") == "---" {
-			break
-		}
-		if v, ok := strings.CutPrefix(l, "globs:"); ok && i > 0 {
-			return strings.Join(append(lines[:i:i], lines[i+1:]...), ""), strings.TrimSpace(v)
-		}
-	}
-	return text, ""
+	return cutKey(text, "globs:")
 }
 
 // splitGlobs splits a comma-separated list of globs.

@@ -2,14 +2,17 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/actctl/actctl/internal/frontmatter"
 	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
 )
 
 // subAgentSrc is a sub-agent taken into the config: a template of its own
@@ -21,11 +24,14 @@ type subAgentSrc struct {
 	model        string
 	backend      string
 	found        string
+	// own: the tools are the backend's own names (Gemini CLI's), written
+	// as subAgent: backends: <backend>: tools.
+	own bool
 }
 
 // scanSubAgents takes each sub-agent file of a's backend (Backend.SubAgents:
-// Claude Code's .claude/agents/<n>.md, Cursor's .cursor/agents/<n>.md)
-// that apply writes back byte for
+// Claude Code's .claude/agents/<n>.md, Cursor's .cursor/agents/<n>.md,
+// Gemini CLI's .gemini/agents/<n>.md) that apply writes back byte for
 // byte, as a sub-agent template (docs/import.md).
 func (p *Plan) scanSubAgents(a *agent) error {
 	l := a.b.SubAgents
@@ -78,7 +84,11 @@ func (p *Plan) subAgent(a *agent, it Item) {
 		p.leave(it, "%v", errNotUTF8)
 		return
 	}
-	s, why := readSubAgent(it.Name, string(text))
+	read := readSubAgent
+	if a.b.SubAgents.Format == schema.FormatGeminiSub {
+		read = readGeminiSubAgent
+	}
+	s, why := read(it.Name, string(text))
 	if why != "" {
 		p.leave(it, "%s", why)
 		return
@@ -120,8 +130,19 @@ func readSubAgent(name, text string) (*subAgentSrc, string) {
 	if err != nil || meta == nil {
 		return nil, "no frontmatter with a name and a description"
 	}
-	s := &subAgentSrc{prompt: body}
-	for _, k := range meta.Keys() {
+	s, why := readSubAgentKeys(name, meta, meta.Keys())
+	if why != "" {
+		return nil, why
+	}
+	s.prompt = body
+	return s, ""
+}
+
+// readSubAgentKeys reads the frontmatter keys keys of a sub-agent (name,
+// description, tools comma-separated, model); why names another key.
+func readSubAgentKeys(name string, meta *frontmatter.Doc, keys []string) (*subAgentSrc, string) {
+	s := &subAgentSrc{}
+	for _, k := range keys {
 		v, _, err := meta.Text(k)
 		if err != nil {
 			return nil, "frontmatter: " + err.Error()
@@ -142,4 +163,49 @@ func readSubAgent(name, text string) (*subAgentSrc, string) {
 		}
 	}
 	return s, ""
+}
+
+// readGeminiSubAgent reads a Gemini CLI sub-agent file back (name,
+// description, kind: local, tools as the JSON-quoted list apply writes,
+// model); the tools are Gemini's own names. Only a local agent is taken.
+func readGeminiSubAgent(name, text string) (*subAgentSrc, string) {
+	text, list := cutKey(text, "tools:")
+	var tools []string
+	if list != "" {
+		if err := json.Unmarshal([]byte(list), &tools); err != nil {
+			return nil, "tools is not a list of double-quoted names, as apply writes it"
+		}
+	}
+	meta, body, err := frontmatter.Split(text)
+	if err != nil || meta == nil {
+		return nil, "no frontmatter with a name and a description"
+	}
+	if kind, _, err := meta.Text("kind"); err != nil || kind != "local" {
+		return nil, "not a local agent (kind: local); a remote agent is left as it is"
+	}
+	keys := meta.Keys()
+	if i := slices.Index(keys, "kind"); i >= 0 {
+		keys = slices.Delete(keys, i, i+1)
+	}
+	s, why := readSubAgentKeys(name, meta, keys)
+	if why != "" {
+		return nil, why
+	}
+	s.prompt, s.tools, s.own = body, tools, len(tools) > 0
+	return s, ""
+}
+
+// cutKey takes the frontmatter line "key ..." out of text and returns the
+// text without it and the line's value.
+func cutKey(text, key string) (string, string) {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if i > 0 && strings.TrimRight(l, "\r\n") == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(l, key); ok && i > 0 {
+			return strings.Join(append(lines[:i:i], lines[i+1:]...), ""), strings.TrimSpace(v)
+		}
+	}
+	return text, ""
 }

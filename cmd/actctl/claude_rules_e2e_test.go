@@ -138,3 +138,37 @@ func TestImportCursorSubAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestImportGeminiSubAgents: import takes Gemini CLI sub-agents
+// (.gemini/agents/NAME.md: name, description, kind: local, a tools list
+// of Gemini's tool names, model) that apply writes back byte for byte as
+// sub-agent templates of the gemini agent, the tools as Gemini's own
+// (subAgent: backends: gemini: tools), since they are not the common
+// names; the round trip holds; a remote agent or one with a key import
+// does not take is left with its reason (issue #23 item 18).
+func TestImportGeminiSubAgents(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"GEMINI.md":                "Gemini, be brief.\n",
+		".gemini/agents/tester.md": "---\nname: tester\ndescription: Runs the tests\nkind: local\ntools: [\"read_file\", \"run_shell_command\"]\nmodel: gemini-2.5-pro\n---\n\nRun the tests and report.\n",
+		".gemini/agents/plain.md":  "---\nname: plain\ndescription: Plain helper\nkind: local\n---\n\nHelp.\n",
+		".gemini/agents/remote.md": "---\nname: remote\ndescription: Remote\nkind: remote\nagent_card_url: https://example.com/card\n---\n",
+		".gemini/agents/warm.md":   "---\nname: warm\ndescription: Warm\nkind: local\ntemperature: 0.2\n---\n\nWarm.\n",
+	})
+	out := roundTrip(t, dir)
+	for _, want := range []string{"gemini sub-agent tester", "gemini sub-agent plain"} {
+		if !slices.Contains(items(out.Taken), want) {
+			t.Errorf("taken %q, want %q", items(out.Taken), want)
+		}
+	}
+	for _, want := range []string{"gemini sub-agent remote", "gemini sub-agent warm"} {
+		if !slices.Contains(items(out.Left), want) {
+			t.Errorf("left %q, want %q", items(out.Left), want)
+		}
+	}
+	for _, s := range []string{`subAgents: ["plain","tester"]`, `"tools": [`, `"read_file"`, `"model": "gemini-2.5-pro"`, `"backends": {`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
+	}
+}
