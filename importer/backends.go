@@ -25,7 +25,7 @@ type Backend struct {
 	Rules *schema.DirLayout
 	// SubAgents is the sub-agents directory and its format (Claude
 	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub, Gemini
-	// CLI's FormatGeminiSub).
+	// CLI's FormatGeminiSub, Copilot's FormatCopilotSub).
 	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
@@ -117,7 +117,7 @@ var Backends = []Backend{
 		Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 		MCP:          &MCPFile{Path: ".vscode/mcp.json", Key: "servers", Dialect: schema.DialectVSCode},
 		Rules:        &schema.DirLayout{Dir: ".github/instructions", Format: schema.FormatInstructions},
-		Others:       []string{".github/agents"},
+		SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
 	},
 	{
 		// OpenCode reads .agents/skills, codex's directory, which the

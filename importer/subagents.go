@@ -24,7 +24,8 @@ type subAgentSrc struct {
 	model        string
 	backend      string
 	found        string
-	// own: the tools are the backend's own names (Gemini CLI's), written
+	// own: the tools are the backend's own names (Gemini CLI's,
+	// Copilot's), written
 	// as subAgent: backends: <backend>: tools.
 	own bool
 }
@@ -46,19 +47,31 @@ func (p *Plan) scanSubAgents(a *agent) error {
 		p.leave(Item{Backend: a.b.Name, Kind: "sub-agent", Path: l.Dir}, "cannot read the directory (%v)", err)
 		return nil
 	}
+	ext := subAgentExt(l)
 	for _, e := range ents {
-		name := strings.TrimSuffix(e.Name(), ".md")
+		name := strings.TrimSuffix(e.Name(), ext)
 		it := Item{Backend: a.b.Name, Kind: "sub-agent", Name: name, Path: path.Join(l.Dir, e.Name())}
 		switch {
 		case e.IsDir():
 			p.leave(it, "a directory of sub-agents; actctl writes one file per sub-agent in %s", l.Dir)
-		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") || name == "":
-			p.leave(it, "not a .md sub-agent file; left as it is")
+		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ext) || name == "":
+			p.leave(it, "not a %s sub-agent file; left as it is", ext)
 		default:
 			p.subAgent(a, it)
 		}
 	}
 	return nil
+}
+
+// subAgentExt is the ending of a sub-agent file in layout l.
+func subAgentExt(l *schema.DirLayout) string {
+	switch {
+	case l.Ext != "":
+		return l.Ext
+	case l.Format == schema.FormatCopilotSub:
+		return ".agent.md"
+	}
+	return ".md"
 }
 
 // subAgent takes one sub-agent file, or says why not.
@@ -84,11 +97,16 @@ func (p *Plan) subAgent(a *agent, it Item) {
 		p.leave(it, "%v", errNotUTF8)
 		return
 	}
-	read := readSubAgent
-	if a.b.SubAgents.Format == schema.FormatGeminiSub {
-		read = readGeminiSubAgent
+	var s *subAgentSrc
+	var why string
+	switch a.b.SubAgents.Format {
+	case schema.FormatGeminiSub:
+		s, why = readListSubAgent(it.Name, string(text), true)
+	case schema.FormatCopilotSub:
+		s, why = readListSubAgent(it.Name, string(text), false)
+	default:
+		s, why = readSubAgent(it.Name, string(text))
 	}
-	s, why := read(it.Name, string(text))
 	if why != "" {
 		p.leave(it, "%s", why)
 		return
@@ -165,10 +183,12 @@ func readSubAgentKeys(name string, meta *frontmatter.Doc, keys []string) (*subAg
 	return s, ""
 }
 
-// readGeminiSubAgent reads a Gemini CLI sub-agent file back (name,
-// description, kind: local, tools as the JSON-quoted list apply writes,
-// model); the tools are Gemini's own names. Only a local agent is taken.
-func readGeminiSubAgent(name, text string) (*subAgentSrc, string) {
+// readListSubAgent reads back a sub-agent file whose tools are a list of
+// the tool's own names, JSON-quoted as apply writes them: Gemini CLI's
+// (name, description, kind: local, tools, model; local, when true, says
+// kind must be there and be local) or GitHub Copilot's (name,
+// description, tools, model).
+func readListSubAgent(name, text string, local bool) (*subAgentSrc, string) {
 	text, list := cutKey(text, "tools:")
 	var tools []string
 	if list != "" {
@@ -180,12 +200,12 @@ func readGeminiSubAgent(name, text string) (*subAgentSrc, string) {
 	if err != nil || meta == nil {
 		return nil, "no frontmatter with a name and a description"
 	}
-	if kind, _, err := meta.Text("kind"); err != nil || kind != "local" {
-		return nil, "not a local agent (kind: local); a remote agent is left as it is"
-	}
 	keys := meta.Keys()
-	if i := slices.Index(keys, "kind"); i >= 0 {
-		keys = slices.Delete(keys, i, i+1)
+	if local {
+		if kind, _, err := meta.Text("kind"); err != nil || kind != "local" {
+			return nil, "not a local agent (kind: local); a remote agent is left as it is"
+		}
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == "kind" })
 	}
 	s, why := readSubAgentKeys(name, meta, keys)
 	if why != "" {

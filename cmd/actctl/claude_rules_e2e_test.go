@@ -172,3 +172,37 @@ func TestImportGeminiSubAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCopilotSubAgents: import takes GitHub Copilot custom agents
+// (.github/agents/NAME.agent.md: name, description, a tools list of
+// Copilot's tool names, model) that apply writes back byte for byte as
+// sub-agent templates of the copilot agent, the tools as Copilot's own
+// (subAgent: backends: copilot: tools); the round trip holds; one with a
+// key import does not take (target, mcp-servers, ...) or a file not named
+// .agent.md is left with its reason (issue #23 item 18).
+func TestImportCopilotSubAgents(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".github/copilot-instructions.md":  "Be brief.\n",
+		".github/agents/tester.agent.md":   "---\nname: tester\ndescription: Runs the tests\ntools: [\"read\", \"execute\"]\nmodel: GPT-5\n---\n\nRun the tests and report.\n",
+		".github/agents/plain.agent.md":    "---\nname: plain\ndescription: Plain helper\n---\n\nHelp.\n",
+		".github/agents/targeted.agent.md": "---\nname: targeted\ndescription: VS Code only\ntarget: vscode\n---\n\nOnly there.\n",
+		".github/agents/notes.md":          "Notes about our agents.\n",
+	})
+	out := roundTrip(t, dir)
+	for _, want := range []string{"copilot sub-agent tester", "copilot sub-agent plain"} {
+		if !slices.Contains(items(out.Taken), want) {
+			t.Errorf("taken %q, want %q", items(out.Taken), want)
+		}
+	}
+	for _, want := range []string{"copilot sub-agent targeted", "copilot sub-agent notes.md"} {
+		if !slices.Contains(items(out.Left), want) {
+			t.Errorf("left %q, want %q", items(out.Left), want)
+		}
+	}
+	for _, s := range []string{`subAgents: ["plain","tester"]`, `"copilot": {`, `"execute"`, `"model": "GPT-5"`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
+	}
+}
