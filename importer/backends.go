@@ -25,7 +25,8 @@ type Backend struct {
 	Rules *schema.DirLayout
 	// SubAgents is the sub-agents directory and its format (Claude
 	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub, Gemini
-	// CLI's FormatGeminiSub, Copilot's FormatCopilotSub).
+	// CLI's FormatGeminiSub, Copilot's FormatCopilotSub, Codex's
+	// FormatCodexSub).
 	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
@@ -73,7 +74,7 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".codex/config.toml", Key: "mcp_servers", Dialect: schema.DialectCodex},
 		Settings:     ".codex/config.toml",
 		PermDialect:  schema.DialectCodex,
-		Others:       []string{".codex/agents"},
+		SubAgents:    &schema.DirLayout{Dir: ".codex/agents", Format: schema.FormatCodexSub},
 	},
 	{
 		Name:         "cursor",

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/actctl/actctl/internal/frontmatter"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/schema"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // subAgentSrc is a sub-agent taken into the config: a template of its own
@@ -70,6 +72,8 @@ func subAgentExt(l *schema.DirLayout) string {
 		return l.Ext
 	case l.Format == schema.FormatCopilotSub:
 		return ".agent.md"
+	case l.Format == schema.FormatCodexSub:
+		return ".toml"
 	}
 	return ".md"
 }
@@ -104,6 +108,8 @@ func (p *Plan) subAgent(a *agent, it Item) {
 		s, why = readListSubAgent(it.Name, string(text), true)
 	case schema.FormatCopilotSub:
 		s, why = readListSubAgent(it.Name, string(text), false)
+	case schema.FormatCodexSub:
+		s, why = readCodexSubAgent(it.Name, text)
 	default:
 		s, why = readSubAgent(it.Name, string(text))
 	}
@@ -228,4 +234,33 @@ func cutKey(text, key string) (string, string) {
 		}
 	}
 	return text, ""
+}
+
+// readCodexSubAgent reads a Codex custom agent back (name, description,
+// model, developer_instructions); why names what else it holds (a
+// sandbox_mode, which apply writes from permissions, is left too).
+func readCodexSubAgent(name string, text []byte) (*subAgentSrc, string) {
+	var v struct {
+		Name         string `toml:"name"`
+		Description  string `toml:"description"`
+		Model        string `toml:"model"`
+		Instructions string `toml:"developer_instructions"`
+	}
+	dec := toml.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) {
+			var keys []string
+			for _, e := range strict.Errors {
+				keys = append(keys, strings.Join(e.Key(), "."))
+			}
+			return nil, "it holds " + strings.Join(keys, ", ") + ", which import does not take (name, description, model, developer_instructions)"
+		}
+		return nil, "not TOML: " + err.Error()
+	}
+	if v.Name != name {
+		return nil, "its name " + v.Name + " is not its file's"
+	}
+	return &subAgentSrc{desc: v.Description, model: v.Model, prompt: v.Instructions}, ""
 }

@@ -206,3 +206,34 @@ func TestImportCopilotSubAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCodexSubAgents: import takes Codex custom agents
+// (.codex/agents/NAME.toml: name, description, model,
+// developer_instructions) that apply writes back byte for byte as
+// sub-agent templates of the codex agent; the round trip holds; one with
+// a key import does not take (sandbox_mode, mcp_servers, ...) or that is
+// not TOML is left with its reason (issue #23 item 18).
+func TestImportCodexSubAgents(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"AGENTS.md":                    "Codex, be brief.\n",
+		".codex/config.toml":           "model = \"gpt-5\"\n",
+		".codex/agents/tester.toml":    "name = 'tester'\ndescription = 'Runs the tests'\nmodel = 'gpt-5-codex'\ndeveloper_instructions = \"\"\"\nRun the tests and report.\n\"\"\"\n",
+		".codex/agents/sandboxed.toml": "name = 'sandboxed'\ndescription = 'Reads'\nsandbox_mode = 'read-only'\ndeveloper_instructions = '''\nRead only.\n'''\n",
+		".codex/agents/broken.toml":    "name = \n",
+	})
+	out := roundTrip(t, dir)
+	if !slices.Contains(items(out.Taken), "codex sub-agent tester") {
+		t.Errorf("taken %q, want codex sub-agent tester", items(out.Taken))
+	}
+	for _, want := range []string{"codex sub-agent sandboxed", "codex sub-agent broken"} {
+		if !slices.Contains(items(out.Left), want) {
+			t.Errorf("left %q, want %q", items(out.Left), want)
+		}
+	}
+	for _, s := range []string{`subAgents: ["tester"]`, `"model": "gpt-5-codex"`, "\"tester\": {\n\t\tbackend: \"codex\""} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
+	}
+}
