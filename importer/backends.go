@@ -26,7 +26,7 @@ type Backend struct {
 	// SubAgents is the sub-agents directory and its format (Claude
 	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub, Gemini
 	// CLI's FormatGeminiSub, Copilot's FormatCopilotSub, Codex's
-	// FormatCodexSub).
+	// FormatCodexSub, OpenCode's FormatOpenCodeSub).
 	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
@@ -127,8 +127,9 @@ var Backends = []Backend{
 		Instructions: "AGENTS.md",
 		Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
 		MCP:          &MCPFile{Path: "opencode.json", Key: "mcp", Dialect: schema.DialectOpenCode},
+		SubAgents:    &schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub},
 		Settings:     "opencode.json",
-		Others:       []string{".opencode/agents", "opencode.jsonc"},
+		Others:       []string{"opencode.jsonc"},
 	},
 }
 

@@ -110,6 +110,8 @@ func (p *Plan) subAgent(a *agent, it Item) {
 		s, why = readListSubAgent(it.Name, string(text), false)
 	case schema.FormatCodexSub:
 		s, why = readCodexSubAgent(it.Name, text)
+	case schema.FormatOpenCodeSub:
+		s, why = readOpenCodeSubAgent(string(text))
 	default:
 		s, why = readSubAgent(it.Name, string(text))
 	}
@@ -263,4 +265,32 @@ func readCodexSubAgent(name string, text []byte) (*subAgentSrc, string) {
 		return nil, "its name " + v.Name + " is not its file's"
 	}
 	return &subAgentSrc{desc: v.Description, model: v.Model, prompt: v.Instructions}, ""
+}
+
+// readOpenCodeSubAgent reads an OpenCode agent back (description, mode:
+// subagent, model; the file's name is the agent's); why names what else
+// it holds. A primary agent is no sub-agent: left.
+func readOpenCodeSubAgent(text string) (*subAgentSrc, string) {
+	meta, body, err := frontmatter.Split(text)
+	if err != nil || meta == nil {
+		return nil, "no frontmatter with a description and mode: subagent"
+	}
+	if mode, _, err := meta.Text("mode"); err != nil || mode != "subagent" {
+		return nil, "not a sub-agent (mode: subagent); a primary agent is left as it is"
+	}
+	s := &subAgentSrc{prompt: body}
+	for _, k := range meta.Keys() {
+		v, _, err := meta.Text(k)
+		switch {
+		case err != nil:
+			return nil, "frontmatter: " + err.Error()
+		case k == "description":
+			s.desc = v
+		case k == "model":
+			s.model = v
+		case k != "mode":
+			return nil, "frontmatter holds " + k + ", which import does not take (description, mode, model)"
+		}
+	}
+	return s, ""
 }

@@ -138,3 +138,37 @@ func TestImportCodexSubAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestImportOpenCodeSubAgents: import takes OpenCode sub-agents
+// (.opencode/agents/NAME.md: description, mode: subagent, model) that
+// apply writes back byte for byte as sub-agent templates of the opencode
+// agent; the round trip holds; a primary agent or one with a key import
+// does not take (temperature, tools, permission, ...) is left with its
+// reason (issue #23 item 18).
+func TestImportOpenCodeSubAgents(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"AGENTS.md":                   "OpenCode, be brief.\n",
+		"opencode.json":               `{"mcp": {}}`,
+		".opencode/agents/tester.md":  "---\ndescription: Runs the tests\nmode: subagent\nmodel: anthropic/claude-sonnet-4\n---\n\nRun the tests and report.\n",
+		".opencode/agents/plain.md":   "---\ndescription: Plain helper\nmode: subagent\n---\n\nHelp.\n",
+		".opencode/agents/primary.md": "---\ndescription: Primary\nmode: primary\n---\n\nLead.\n",
+		".opencode/agents/warm.md":    "---\ndescription: Warm\nmode: subagent\ntemperature: 0.2\n---\n\nWarm.\n",
+	})
+	out := roundTrip(t, dir)
+	for _, want := range []string{"opencode sub-agent tester", "opencode sub-agent plain"} {
+		if !slices.Contains(items(out.Taken), want) {
+			t.Errorf("taken %q, want %q", items(out.Taken), want)
+		}
+	}
+	for _, want := range []string{"opencode sub-agent primary", "opencode sub-agent warm"} {
+		if !slices.Contains(items(out.Left), want) {
+			t.Errorf("left %q, want %q", items(out.Left), want)
+		}
+	}
+	for _, s := range []string{`subAgents: ["plain","tester"]`, `"model": "anthropic/claude-sonnet-4"`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
+		}
+	}
+}
