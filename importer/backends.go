@@ -26,7 +26,8 @@ type Backend struct {
 	// SubAgents is the sub-agents directory and its format (Claude
 	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub, Gemini
 	// CLI's FormatGeminiSub, Copilot's FormatCopilotSub, Codex's
-	// FormatCodexSub, OpenCode's FormatOpenCodeSub).
+	// FormatCodexSub, OpenCode's FormatOpenCodeSub, Antigravity's
+	// FormatAntigravitySub).
 	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
@@ -108,8 +109,9 @@ var Backends = []Backend{
 		Name:         "antigravity",
 		Instructions: "AGENTS.md",
 		MCP:          &MCPFile{Path: ".agents/mcp_config.json", Key: "mcpServers", Dialect: schema.DialectAntigravity},
+		SubAgents:    &schema.DirLayout{Dir: ".agents/agents", Format: schema.FormatAntigravitySub},
 		Settings:     ".agents/hooks.json",
-		Others:       []string{".agents/workflows", ".agents/agents"},
+		Others:       []string{".agents/workflows"},
 	},
 	{
 		Name:         "copilot",

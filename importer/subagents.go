@@ -27,7 +27,7 @@ type subAgentSrc struct {
 	backend      string
 	found        string
 	// own: the tools are the backend's own names (Gemini CLI's,
-	// Copilot's), written
+	// Copilot's, Antigravity's), written
 	// as subAgent: backends: <backend>: tools.
 	own bool
 }
@@ -106,7 +106,7 @@ func (p *Plan) subAgent(a *agent, it Item) {
 	switch a.b.SubAgents.Format {
 	case schema.FormatGeminiSub:
 		s, why = readListSubAgent(it.Name, string(text), true)
-	case schema.FormatCopilotSub:
+	case schema.FormatCopilotSub, schema.FormatAntigravitySub:
 		s, why = readListSubAgent(it.Name, string(text), false)
 	case schema.FormatCodexSub:
 		s, why = readCodexSubAgent(it.Name, text)
@@ -120,7 +120,7 @@ func (p *Plan) subAgent(a *agent, it Item) {
 		return
 	}
 	s.backend, s.found = a.b.Name, it.Path
-	_, want, err := materialize.SubAgentFile(a.b.SubAgents, a.b.Name, it.Name, s.desc, s.prompt, s.tools, s.model)
+	_, want, err := materialize.SubAgentFile(a.b.SubAgents, a.b.Name, it.Name, s.desc, s.prompt, s.subAgent())
 	if err != nil || !bytes.Equal(want, text) {
 		p.leave(it, "not byte for byte what apply writes for it (name, description, tools, model, then the prompt, its own way)")
 		return
@@ -128,6 +128,21 @@ func (p *Plan) subAgent(a *agent, it Item) {
 	p.subAgents[it.Name] = s
 	a.subAgents = append(a.subAgents, it.Name)
 	p.take(it)
+}
+
+// subAgent is s's subAgent value as the imported config spells it: its
+// own tools under backends, the common ones as tools; nil for none.
+func (s *subAgentSrc) subAgent() *schema.SubAgent {
+	if len(s.tools) == 0 && s.model == "" {
+		return nil
+	}
+	sa := &schema.SubAgent{Model: s.model}
+	if s.own {
+		sa.Backends = map[string]schema.SubAgentNative{s.backend: {Tools: s.tools}}
+	} else {
+		sa.Tools = s.tools
+	}
+	return sa
 }
 
 // nameTaken reports whether name is already an agent's (and its
