@@ -49,3 +49,42 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestDevinHooksE2E: a Devin agent's hooks (settings: devin: EVENT:
+// [...], the event names Devin CLI documents) reach .devin/hooks.v1.json,
+// whose top-level keys are the events, and the other settings keys still
+// reach .devin/config.json; the user's own event in the hooks file stays,
+// a re-apply writes nothing, the prune leaves the user's bytes (issue #23
+// item 15, hooks).
+func TestDevinHooksE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+templates: d: {backend: "devin", settings: devin: {PreToolUse: [{matcher: "exec", hooks: [{type: "command", command: "./check.sh"}]}], theme: "dark"}}
+agents: {` + agents + `}
+`
+	}
+	mine := "{\n  \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]}]\n}\n"
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".devin/hooks.v1.json": mine},
+		with:    cfg(`d: template: "d"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			var v map[string][]struct {
+				Matcher string
+				Hooks   []struct{ Type, Command string }
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".devin/hooks.v1.json"))), &v); err != nil {
+				t.Fatal(err)
+			}
+			if h := v["PreToolUse"]; len(h) != 1 || h[0].Matcher != "exec" || len(h[0].Hooks) != 1 || h[0].Hooks[0].Command != "./check.sh" {
+				t.Errorf("hooks: %+v", v)
+			}
+			if h := v["Stop"]; len(h) != 1 || h[0].Hooks[0].Command != "./mine.sh" {
+				t.Errorf("the user's hook: %+v", v)
+			}
+			if got := read(t, filepath.Join(dir, ".devin/config.json")); !strings.Contains(got, `"theme": "dark"`) || strings.Contains(got, "PreToolUse") {
+				t.Errorf("config.json:\n%s", got)
+			}
+		},
+	})
+}
