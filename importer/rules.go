@@ -85,7 +85,7 @@ func (p *Plan) rule(a *agent, it Item) {
 		return
 	}
 	if _, want, err := materialize.RuleFile(a.b.Rules, it.Name, &s); err != nil || !bytes.Equal(want, text) {
-		p.leave(it, "not byte for byte what apply writes for it (a description, then the globs, its own way)")
+		p.leave(it, "not byte for byte what apply writes for it (its frontmatter, then the text, as apply spells them)")
 		return
 	}
 	if prev, ok := p.skills[it.Name]; ok {
