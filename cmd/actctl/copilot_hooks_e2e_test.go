@@ -88,3 +88,41 @@ agents: {` + agents + `}
 		},
 	})
 }
+
+// TestKiroHooksE2E: a Kiro agent's hooks (settings: kiro: {version,
+// hooks}) reach .kiro/hooks/actctl.json, one of the workspace hook files
+// Kiro (IDE 1.x, CLI v3) loads from .kiro/hooks/; the user's own hook
+// file stays, a re-apply writes nothing, the prune leaves the user's
+// bytes (issue #23 item 15, hooks).
+func TestKiroHooksE2E(t *testing.T) {
+	cfg := func(agents string) string {
+		return `package actant
+templates: k: {backend: "kiro", settings: kiro: {version: "v1", hooks: [{name: "lint-on-save", trigger: "PostFileSave", matcher: "\\.go$", action: {type: "command", command: "go vet ./..."}}]}}
+agents: {` + agents + `}
+`
+	}
+	mine := "{\"version\": \"v1\", \"hooks\": [{\"name\": \"mine\", \"trigger\": \"Stop\", \"action\": {\"type\": \"command\", \"command\": \"./mine.sh\"}}]}\n"
+	runArtifact(t, artifactCase{
+		user:    map[string]string{".kiro/hooks/mine.json": mine},
+		with:    cfg(`k: template: "k"`),
+		without: cfg(""),
+		check: func(t *testing.T, dir string, r result) {
+			var v struct {
+				Version string
+				Hooks   []struct {
+					Name, Trigger, Matcher string
+					Action                 struct{ Type, Command string }
+				}
+			}
+			if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, ".kiro/hooks/actctl.json"))), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Version != "v1" || len(v.Hooks) != 1 || v.Hooks[0].Trigger != "PostFileSave" || v.Hooks[0].Matcher != `\.go$` || v.Hooks[0].Action.Command != "go vet ./..." {
+				t.Errorf("hooks: %+v", v)
+			}
+			if got := read(t, filepath.Join(dir, ".kiro/hooks/mine.json")); got != mine {
+				t.Errorf("the user's hook file:\n%s", got)
+			}
+		},
+	})
+}
