@@ -20,10 +20,14 @@ type Backend struct {
 	// MCP is the file of MCP servers, if the tool has one import reads.
 	MCP *MCPFile
 	// Rules is the directory of path-scoped rules, taken as skills with
-	// paths (Copilot's path-specific instructions, Cursor's rules).
+	// paths (Copilot's path-specific instructions, Cursor's and Claude
+	// Code's rules).
 	Rules *schema.DirLayout
 	// SubAgents is the sub-agents directory and its format (Claude
-	// Code's only: schema.FormatClaudeSub).
+	// Code's schema.FormatClaudeSub, Cursor's FormatCursorSub, Gemini
+	// CLI's FormatGeminiSub, Copilot's FormatCopilotSub, Codex's
+	// FormatCodexSub, OpenCode's FormatOpenCodeSub, Antigravity's
+	// FormatAntigravitySub).
 	SubAgents *schema.DirLayout
 	// Commands is the slash commands directory and its format
 	// (schema.FormatMarkdown, FormatPlain, FormatGeminiCommand).
@@ -59,9 +63,10 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
 		Commands:     &schema.DirLayout{Dir: ".claude/commands", Format: schema.FormatMarkdown},
 		SubAgents:    &schema.DirLayout{Dir: ".claude/agents", Format: schema.FormatClaudeSub},
+		Rules:        &schema.DirLayout{Dir: ".claude/rules", Format: schema.FormatClaudeRules},
 		Settings:     ".claude/settings.json",
 		PermDialect:  schema.DialectClaude,
-		Others:       []string{".claude/settings.local.json", ".claude/rules"},
+		Others:       []string{".claude/settings.local.json"},
 	},
 	{
 		Name:         "codex",
@@ -70,7 +75,7 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".codex/config.toml", Key: "mcp_servers", Dialect: schema.DialectCodex},
 		Settings:     ".codex/config.toml",
 		PermDialect:  schema.DialectCodex,
-		Others:       []string{".codex/agents"},
+		SubAgents:    &schema.DirLayout{Dir: ".codex/agents", Format: schema.FormatCodexSub},
 	},
 	{
 		Name:         "cursor",
@@ -79,7 +84,8 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".cursor/mcp.json", Key: "mcpServers", Dialect: schema.DialectCursor},
 		Commands:     &schema.DirLayout{Dir: ".cursor/commands", Format: schema.FormatPlain},
 		Rules:        &schema.DirLayout{Dir: ".cursor/rules", Format: schema.FormatCursorMDC},
-		Others:       []string{".cursor/agents", ".cursor/cli.json", ".cursorrules"},
+		SubAgents:    &schema.DirLayout{Dir: ".cursor/agents", Format: schema.FormatCursorSub},
+		Others:       []string{".cursor/cli.json", ".cursorrules"},
 	},
 	{
 		Name:         "gemini",
@@ -87,8 +93,8 @@ var Backends = []Backend{
 		Skills:       ".gemini/skills",
 		MCP:          &MCPFile{Path: ".gemini/settings.json", Key: "mcpServers", Dialect: schema.DialectGemini},
 		Commands:     &schema.DirLayout{Dir: ".gemini/commands", Format: schema.FormatGeminiCommand},
+		SubAgents:    &schema.DirLayout{Dir: ".gemini/agents", Format: schema.FormatGeminiSub},
 		Settings:     ".gemini/settings.json",
-		Others:       []string{".gemini/agents"},
 	},
 	{
 		Name:         "pi",
@@ -103,8 +109,9 @@ var Backends = []Backend{
 		Name:         "antigravity",
 		Instructions: "AGENTS.md",
 		MCP:          &MCPFile{Path: ".agents/mcp_config.json", Key: "mcpServers", Dialect: schema.DialectAntigravity},
+		SubAgents:    &schema.DirLayout{Dir: ".agents/agents", Format: schema.FormatAntigravitySub},
 		Settings:     ".agents/hooks.json",
-		Others:       []string{".agents/workflows", ".agents/agents"},
+		Others:       []string{".agents/workflows"},
 	},
 	{
 		Name:         "copilot",
@@ -113,7 +120,7 @@ var Backends = []Backend{
 		Commands:     &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 		MCP:          &MCPFile{Path: ".vscode/mcp.json", Key: "servers", Dialect: schema.DialectVSCode},
 		Rules:        &schema.DirLayout{Dir: ".github/instructions", Format: schema.FormatInstructions},
-		Others:       []string{".github/agents"},
+		SubAgents:    &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
 	},
 	{
 		// OpenCode reads .agents/skills, codex's directory, which the
@@ -122,8 +129,9 @@ var Backends = []Backend{
 		Instructions: "AGENTS.md",
 		Commands:     &schema.DirLayout{Dir: ".opencode/commands", Format: schema.FormatMarkdown},
 		MCP:          &MCPFile{Path: "opencode.json", Key: "mcp", Dialect: schema.DialectOpenCode},
+		SubAgents:    &schema.DirLayout{Dir: ".opencode/agents", Format: schema.FormatOpenCodeSub},
 		Settings:     "opencode.json",
-		Others:       []string{".opencode/agents", "opencode.jsonc"},
+		Others:       []string{"opencode.jsonc"},
 	},
 }
 

@@ -120,7 +120,10 @@ func subAgentTemplate(b *bytes.Buffer, n string, s *subAgentSrc) {
 	fmt.Fprintf(b, "\t\tdescription: %s\n\t\tprompts: %s\n", jsonText(s.desc), jsonText([]string{n}))
 	if len(s.tools) > 0 || s.model != "" {
 		sa := map[string]any{}
-		if len(s.tools) > 0 {
+		switch {
+		case s.own:
+			sa["backends"] = map[string]any{s.backend: map[string]any{"tools": s.tools}}
+		case len(s.tools) > 0:
 			sa["tools"] = s.tools
 		}
 		if s.model != "" {

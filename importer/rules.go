@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -15,7 +16,7 @@ import (
 
 // scanRules takes each path-scoped rule of a's backend (Backend.Rules:
 // Copilot's .github/instructions/<n>.instructions.md, Cursor's
-// .cursor/rules/<n>.mdc) that apply writes back byte for byte, as a skill
+// .cursor/rules/<n>.mdc, Claude Code's .claude/rules/<n>.md) that apply writes back byte for byte, as a skill
 // with paths (docs/import.md).
 func (p *Plan) scanRules(a *agent) error {
 	l := a.b.Rules
@@ -53,6 +54,8 @@ func ruleExt(l *schema.DirLayout) string {
 		return l.Ext
 	case l.Format == schema.FormatInstructions:
 		return ".instructions.md"
+	case l.Format == schema.FormatClaudeRules:
+		return ".md"
 	}
 	return ".mdc"
 }
@@ -82,7 +85,7 @@ func (p *Plan) rule(a *agent, it Item) {
 		return
 	}
 	if _, want, err := materialize.RuleFile(a.b.Rules, it.Name, &s); err != nil || !bytes.Equal(want, text) {
-		p.leave(it, "not byte for byte what apply writes for it (a description, then the globs, its own way)")
+		p.leave(it, "not byte for byte what apply writes for it (its frontmatter, then the text, as apply spells them)")
 		return
 	}
 	if prev, ok := p.skills[it.Name]; ok {
@@ -98,6 +101,9 @@ func (p *Plan) rule(a *agent, it Item) {
 // else it holds. Cursor writes its globs unquoted (**/*.go is no YAML),
 // so that line is read as text before the YAML is parsed.
 func readRule(format, text string) (schema.Skill, string) {
+	if format == schema.FormatClaudeRules {
+		return readClaudeRule(text)
+	}
 	var s schema.Skill
 	globsKey := "applyTo"
 	allowed := []string{"description", "applyTo"}
@@ -133,19 +139,44 @@ func readRule(format, text string) (schema.Skill, string) {
 	return s, ""
 }
 
+// readClaudeRule reads a Claude Code rule (a paths list in the
+// frontmatter) back as a skill with paths; why says what else it holds.
+// Only the shape apply writes is read (each glob double-quoted on its own
+// line); the caller checks the bytes.
+func readClaudeRule(text string) (schema.Skill, string) {
+	var s schema.Skill
+	meta, body, err := frontmatter.Split(text)
+	if err != nil || meta == nil {
+		return s, "no paths: a rule for every file is an instruction, which import takes from the instruction file only"
+	}
+	for _, k := range meta.Keys() {
+		if k != "paths" {
+			return s, "frontmatter holds " + k + ", which actctl does not write"
+		}
+	}
+	rest, ok := strings.CutPrefix(text, "---\npaths:\n")
+	for ok {
+		var line string
+		if line, rest, ok = strings.Cut(rest, "\n"); !ok || !strings.HasPrefix(line, "  - ") {
+			break
+		}
+		g, err := strconv.Unquote(strings.TrimPrefix(line, "  - "))
+		if err != nil {
+			return s, "paths: not a list of double-quoted globs, as apply writes it"
+		}
+		s.Paths = append(s.Paths, g)
+	}
+	if len(s.Paths) == 0 {
+		return s, "no paths: a rule for every file is an instruction, which import takes from the instruction file only"
+	}
+	s.Content = body
+	return s, ""
+}
+
 // cutGlobs takes the "globs: ..." line out of a frontmatter and returns
 // the text without it and its value.
 func cutGlobs(text string) (string, string) {
-	lines := strings.SplitAfter(text, "\n")
-	for i, l := range lines {
-		if i > 0 && strings.TrimRight(l, "\r\n") == "---" {
-			break
-		}
-		if v, ok := strings.CutPrefix(l, "globs:"); ok && i > 0 {
-			return strings.Join(append(lines[:i:i], lines[i+1:]...), ""), strings.TrimSpace(v)
-		}
-	}
-	return text, ""
+	return cutKey(text, "globs:")
 }
 
 // splitGlobs splits a comma-separated list of globs.

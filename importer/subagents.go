@@ -2,14 +2,19 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/actctl/actctl/internal/frontmatter"
 	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/schema"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // subAgentSrc is a sub-agent taken into the config: a template of its own
@@ -21,10 +26,15 @@ type subAgentSrc struct {
 	model        string
 	backend      string
 	found        string
+	// own: the tools are the backend's own names (Gemini CLI's,
+	// Copilot's, Antigravity's), written
+	// as subAgent: backends: <backend>: tools.
+	own bool
 }
 
 // scanSubAgents takes each sub-agent file of a's backend (Backend.SubAgents:
-// Claude Code's .claude/agents/<n>.md) that apply writes back byte for
+// Claude Code's .claude/agents/<n>.md, Cursor's .cursor/agents/<n>.md,
+// Gemini CLI's .gemini/agents/<n>.md) that apply writes back byte for
 // byte, as a sub-agent template (docs/import.md).
 func (p *Plan) scanSubAgents(a *agent) error {
 	l := a.b.SubAgents
@@ -39,19 +49,33 @@ func (p *Plan) scanSubAgents(a *agent) error {
 		p.leave(Item{Backend: a.b.Name, Kind: "sub-agent", Path: l.Dir}, "cannot read the directory (%v)", err)
 		return nil
 	}
+	ext := subAgentExt(l)
 	for _, e := range ents {
-		name := strings.TrimSuffix(e.Name(), ".md")
+		name := strings.TrimSuffix(e.Name(), ext)
 		it := Item{Backend: a.b.Name, Kind: "sub-agent", Name: name, Path: path.Join(l.Dir, e.Name())}
 		switch {
 		case e.IsDir():
 			p.leave(it, "a directory of sub-agents; actctl writes one file per sub-agent in %s", l.Dir)
-		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") || name == "":
-			p.leave(it, "not a .md sub-agent file; left as it is")
+		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ext) || name == "":
+			p.leave(it, "not a %s sub-agent file; left as it is", ext)
 		default:
 			p.subAgent(a, it)
 		}
 	}
 	return nil
+}
+
+// subAgentExt is the ending of a sub-agent file in layout l.
+func subAgentExt(l *schema.DirLayout) string {
+	switch {
+	case l.Ext != "":
+		return l.Ext
+	case l.Format == schema.FormatCopilotSub:
+		return ".agent.md"
+	case l.Format == schema.FormatCodexSub:
+		return ".toml"
+	}
+	return ".md"
 }
 
 // subAgent takes one sub-agent file, or says why not.
@@ -77,13 +101,26 @@ func (p *Plan) subAgent(a *agent, it Item) {
 		p.leave(it, "%v", errNotUTF8)
 		return
 	}
-	s, why := readSubAgent(it.Name, string(text))
+	var s *subAgentSrc
+	var why string
+	switch a.b.SubAgents.Format {
+	case schema.FormatGeminiSub:
+		s, why = readListSubAgent(it.Name, string(text), true)
+	case schema.FormatCopilotSub, schema.FormatAntigravitySub:
+		s, why = readListSubAgent(it.Name, string(text), false)
+	case schema.FormatCodexSub:
+		s, why = readCodexSubAgent(it.Name, text)
+	case schema.FormatOpenCodeSub:
+		s, why = readOpenCodeSubAgent(string(text))
+	default:
+		s, why = readSubAgent(it.Name, string(text))
+	}
 	if why != "" {
 		p.leave(it, "%s", why)
 		return
 	}
 	s.backend, s.found = a.b.Name, it.Path
-	_, want, err := materialize.SubAgentFile(a.b.SubAgents, a.b.Name, it.Name, s.desc, s.prompt, s.tools, s.model)
+	_, want, err := materialize.SubAgentFile(a.b.SubAgents, a.b.Name, it.Name, s.desc, s.prompt, s.subAgent())
 	if err != nil || !bytes.Equal(want, text) {
 		p.leave(it, "not byte for byte what apply writes for it (name, description, tools, model, then the prompt, its own way)")
 		return
@@ -91,6 +128,21 @@ func (p *Plan) subAgent(a *agent, it Item) {
 	p.subAgents[it.Name] = s
 	a.subAgents = append(a.subAgents, it.Name)
 	p.take(it)
+}
+
+// subAgent is s's subAgent value as the imported config spells it: its
+// own tools under backends, the common ones as tools; nil for none.
+func (s *subAgentSrc) subAgent() *schema.SubAgent {
+	if len(s.tools) == 0 && s.model == "" {
+		return nil
+	}
+	sa := &schema.SubAgent{Model: s.model}
+	if s.own {
+		sa.Backends = map[string]schema.SubAgentNative{s.backend: {Tools: s.tools}}
+	} else {
+		sa.Tools = s.tools
+	}
+	return sa
 }
 
 // nameTaken reports whether name is already an agent's (and its
@@ -119,8 +171,19 @@ func readSubAgent(name, text string) (*subAgentSrc, string) {
 	if err != nil || meta == nil {
 		return nil, "no frontmatter with a name and a description"
 	}
-	s := &subAgentSrc{prompt: body}
-	for _, k := range meta.Keys() {
+	s, why := readSubAgentKeys(name, meta, meta.Keys())
+	if why != "" {
+		return nil, why
+	}
+	s.prompt = body
+	return s, ""
+}
+
+// readSubAgentKeys reads the frontmatter keys keys of a sub-agent (name,
+// description, tools comma-separated, model); why names another key.
+func readSubAgentKeys(name string, meta *frontmatter.Doc, keys []string) (*subAgentSrc, string) {
+	s := &subAgentSrc{}
+	for _, k := range keys {
 		v, _, err := meta.Text(k)
 		if err != nil {
 			return nil, "frontmatter: " + err.Error()
@@ -138,6 +201,110 @@ func readSubAgent(name, text string) (*subAgentSrc, string) {
 			s.model = v
 		default:
 			return nil, "frontmatter holds " + k + ", which import does not take (name, description, tools, model)"
+		}
+	}
+	return s, ""
+}
+
+// readListSubAgent reads back a sub-agent file whose tools are a list of
+// the tool's own names, JSON-quoted as apply writes them: Gemini CLI's
+// (name, description, kind: local, tools, model; local, when true, says
+// kind must be there and be local) or GitHub Copilot's (name,
+// description, tools, model).
+func readListSubAgent(name, text string, local bool) (*subAgentSrc, string) {
+	text, list := cutKey(text, "tools:")
+	var tools []string
+	if list != "" {
+		if err := json.Unmarshal([]byte(list), &tools); err != nil {
+			return nil, "tools is not a list of double-quoted names, as apply writes it"
+		}
+	}
+	meta, body, err := frontmatter.Split(text)
+	if err != nil || meta == nil {
+		return nil, "no frontmatter with a name and a description"
+	}
+	keys := meta.Keys()
+	if local {
+		if kind, _, err := meta.Text("kind"); err != nil || kind != "local" {
+			return nil, "not a local agent (kind: local); a remote agent is left as it is"
+		}
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == "kind" })
+	}
+	s, why := readSubAgentKeys(name, meta, keys)
+	if why != "" {
+		return nil, why
+	}
+	s.prompt, s.tools, s.own = body, tools, len(tools) > 0
+	return s, ""
+}
+
+// cutKey takes the frontmatter line "key ..." out of text and returns the
+// text without it and the line's value.
+func cutKey(text, key string) (string, string) {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if i > 0 && strings.TrimRight(l, "\r\n") == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(l, key); ok && i > 0 {
+			return strings.Join(append(lines[:i:i], lines[i+1:]...), ""), strings.TrimSpace(v)
+		}
+	}
+	return text, ""
+}
+
+// readCodexSubAgent reads a Codex custom agent back (name, description,
+// model, developer_instructions); why names what else it holds (a
+// sandbox_mode, which apply writes from permissions, is left too).
+func readCodexSubAgent(name string, text []byte) (*subAgentSrc, string) {
+	var v struct {
+		Name         string `toml:"name"`
+		Description  string `toml:"description"`
+		Model        string `toml:"model"`
+		Instructions string `toml:"developer_instructions"`
+	}
+	dec := toml.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) {
+			var keys []string
+			for _, e := range strict.Errors {
+				keys = append(keys, strings.Join(e.Key(), "."))
+			}
+			return nil, "it holds " + strings.Join(keys, ", ") + ", which import does not take (name, description, model, developer_instructions)"
+		}
+		return nil, "not TOML: " + err.Error()
+	}
+	if v.Name != name {
+		return nil, "its name " + v.Name + " is not its file's"
+	}
+	return &subAgentSrc{desc: v.Description, model: v.Model, prompt: v.Instructions}, ""
+}
+
+// readOpenCodeSubAgent reads an OpenCode agent back (description, mode:
+// subagent, model; the file's name is the agent's); why names what else
+// it holds. A primary agent is no sub-agent: left.
+func readOpenCodeSubAgent(text string) (*subAgentSrc, string) {
+	meta, body, err := frontmatter.Split(text)
+	if err != nil || meta == nil {
+		return nil, "no frontmatter with a description and mode: subagent"
+	}
+	if mode, _, err := meta.Text("mode"); err != nil || mode != "subagent" {
+		return nil, "not a sub-agent (mode: subagent); a primary agent is left as it is"
+	}
+	s := &subAgentSrc{prompt: body}
+	for _, k := range meta.Keys() {
+		v, _, err := meta.Text(k)
+		switch {
+		case err != nil:
+			return nil, "frontmatter: " + err.Error()
+		case k == "description":
+			s.desc = v
+		case k == "model":
+			s.model = v
+		case k != "mode":
+			return nil, "frontmatter holds " + k + ", which import does not take (description, mode, model)"
 		}
 	}
 	return s, ""

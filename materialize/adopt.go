@@ -67,13 +67,10 @@ func RuleFile(l *schema.DirLayout, name string, s *schema.Skill) (string, []byte
 
 // SubAgentFile is the path and bytes apply writes in layout l for a
 // sub-agent template named name of backend (description desc, its one
-// prompt's text, subAgent tools and model), with no permissions and no
-// variables set.
-func SubAgentFile(l *schema.DirLayout, backend, name, desc, prompt string, tools []string, model string) (string, []byte, error) {
-	s := subAgent{name: name, desc: desc, prompt: joinParagraphs(prompt), backend: backend}
-	if len(tools) > 0 || model != "" {
-		s.sa = &schema.SubAgent{Tools: tools, Model: model}
-	}
+// prompt's text, its subAgent value sa, nil for none), with no
+// permissions and no variables set.
+func SubAgentFile(l *schema.DirLayout, backend, name, desc, prompt string, sa *schema.SubAgent) (string, []byte, error) {
+	s := subAgent{name: name, desc: desc, prompt: joinParagraphs(prompt), backend: backend, sa: sa}
 	p, b, _, err := subAgentFile(l, s)
 	return p, b, err
 }

@@ -539,15 +539,34 @@ func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]str
 		// "Creating path-specific custom instructions"): applyTo holds
 		// the globs, comma-separated.
 		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "applyTo", Value: strconv.Quote(strings.Join(s.Paths, ","))}}, body)
+	case schema.FormatClaudeRules:
+		out = claudeRule(s.Paths, body)
 	default:
 		out = []byte(ensureNL(body))
 	}
 	return rendered{content: out, missing: missing}
 }
 
+// claudeRule renders a Claude Code rule (docs/formats.md, "Path-scoped
+// rules"): a frontmatter holding only paths, a list of the globs, each
+// double-quoted as Claude Code's docs write them (a glob may start with
+// "*", which YAML reads as an alias when unquoted).
+func claudeRule(paths []string, body string) []byte {
+	var b strings.Builder
+	b.WriteString("---\npaths:\n")
+	for _, p := range paths {
+		b.WriteString("  - " + strconv.Quote(p) + "\n")
+	}
+	b.WriteString("---\n")
+	if body != "" {
+		b.WriteString("\n" + ensureNL(body))
+	}
+	return []byte(b.String())
+}
+
 // rule writes skill ref, which has paths, as a path-scoped rule in the
-// layout l (files.rules): Copilot's <dir>/<name>.instructions.md or a
-// Cursor <dir>/<name>.mdc. A rule is one file: the skill's extra files
+// layout l (files.rules): Copilot's <dir>/<name>.instructions.md, a
+// Cursor <dir>/<name>.mdc or a Claude Code <dir>/<name>.md. A rule is one file: the skill's extra files
 // are not written (warned).
 func (rd *renderer) rule(l *schema.DirLayout, ref string, s *schema.Skill) error {
 	r := rd.r
@@ -578,8 +597,10 @@ func rulePath(l *schema.DirLayout, name string) (string, error) {
 		return joinRel(l.Dir, name+extOr(l, ".instructions.md")), nil
 	case schema.FormatCursorMDC:
 		return joinRel(l.Dir, name+extOr(l, ".mdc")), nil
+	case schema.FormatClaudeRules:
+		return joinRel(l.Dir, name+extOr(l, ".md")), nil
 	}
-	return "", fmt.Errorf("unknown rules format %q (want instructions or mdc)", l.Format)
+	return "", fmt.Errorf("unknown rules format %q (want instructions, mdc or claude-rules)", l.Format)
 }
 
 // validSkillName is the Agent Skills name rule (agentskills.io/specification):

@@ -22,6 +22,7 @@ const (
 	subAgy      = schema.FormatAntigravitySub
 	subMarkdown = schema.FormatMarkdownSub
 	subKiro     = schema.FormatKiroSub
+	subQwen     = schema.FormatQwenSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -45,13 +46,13 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subMarkdown, subKiro, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
+	case schema.FormatClaudeSub, subMarkdown, subQwen, subKiro, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
 	case subDevin:
 		if f.SubAgents.Ext != "" {
 			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
 		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, kiro, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, qwen, kiro, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -122,7 +123,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 	warns = append(warns, more...)
 	fields := []frontmatter.Line{{Key: "name", Value: frontmatter.Scalar(s.name)}, {Key: "description", Value: frontmatter.Scalar(s.desc)}}
 	switch l.Format {
-	case schema.FormatClaudeSub, subMarkdown:
+	case schema.FormatClaudeSub, subMarkdown, subQwen:
 		// code.claude.com/docs/en/sub-agents: tools comma-separated
 		// (omitted: every tool of the session), model, permissionMode
 		// (subagent: never, subAgentPerms gives no mode).

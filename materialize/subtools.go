@@ -70,6 +70,30 @@ var kiroTools = map[string]string{
 // kiroNative are Kiro's own tool categories, kept as written.
 var kiroNative = []string{"read", "write", "shell", "web"}
 
+// qwenTools maps Claude Code's tool names onto Qwen Code's built-in tool
+// names (QwenLM/qwen-code packages/core/src/tools/tool-names.ts, ToolNames).
+var qwenTools = map[string]string{
+	"Read":      "read_file",
+	"Write":     "write_file",
+	"Edit":      "edit",
+	"MultiEdit": "edit",
+	"Grep":      "grep_search",
+	"Glob":      "glob",
+	"LS":        "list_directory",
+	"Bash":      "run_shell_command",
+	"WebFetch":  "web_fetch",
+	"WebSearch": "web_search",
+	"Task":      "agent",
+}
+
+// qwenNative are Qwen Code's own built-in tool names, kept as written.
+var qwenNative = []string{
+	"edit", "write_file", "read_file", "grep_search", "glob", "run_shell_command",
+	"task_create", "task_get", "task_list", "task_update", "task_stop", "task_output",
+	"save_memory", "agent", "skill", "exit_plan_mode", "web_fetch", "web_search",
+	"list_directory", "lsp", "ask_user_question",
+}
+
 // claudeModels are Claude Code's model aliases: no other tool knows them.
 var claudeModels = []string{"sonnet", "opus", "haiku", "opusplan"}
 
@@ -115,6 +139,14 @@ func translateSub(format, backend string, tools []string, model string) ([]strin
 			}
 		}
 		return out, model, warns
+	case subQwen:
+		// Qwen Code does not refuse an unknown name; leaving one out
+		// could leave no tool, and no tools list is every tool: kept.
+		out, _ := mapTools(tools, qwenTools, nil)
+		if unknown := unknownQwen(tools); len(unknown) > 0 {
+			warns = append(warns, fmt.Sprintf("tools %s are not Qwen Code tool names; they are written as given; give its own in subAgent: backends: %q: tools", strings.Join(unknown, ", "), backend))
+		}
+		return out, model, warns
 	case subCopilot:
 		out, _ := mapTools(tools, copilotTools, nil)
 		return out, model, warns
@@ -134,6 +166,18 @@ func translateSub(format, backend string, tools []string, model string) ([]strin
 		return nil, model, warns
 	}
 	return tools, model, warns
+}
+
+// unknownQwen lists the names in tools that are neither Claude Code names
+// actctl translates nor Qwen Code's own.
+func unknownQwen(tools []string) []string {
+	var out []string
+	for _, t := range tools {
+		if _, ok := qwenTools[t]; !ok && !slices.Contains(qwenNative, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // mapTools translates names through m; a name in native, or any name when

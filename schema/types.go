@@ -128,7 +128,8 @@ type Files struct {
 	// Prompts: where prompt files go, one per prompt (optional).
 	Prompts *DirLayout `json:"prompts,omitempty"`
 	// Rules: where skills with paths go, as path-scoped rules
-	// (FormatInstructions, FormatCursorMDC); nil: they stay skills.
+	// (FormatInstructions, FormatCursorMDC, FormatClaudeRules); nil: they
+	// stay skills.
 	Rules *DirLayout `json:"rules,omitempty"`
 	// Commands: where the template's commands (slash commands) go.
 	Commands *DirLayout `json:"commands,omitempty"`
@@ -182,10 +183,13 @@ const (
 	// FormatInstructions: <dir>/<name>.instructions.md, GitHub Copilot's
 	// path-specific instructions (description, applyTo); rules only
 	FormatInstructions = "instructions"
-	FormatClaudeSub    = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
-	FormatCodexSub     = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
-	FormatGeminiSub    = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
-	FormatCursorSub    = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
+	// FormatClaudeRules: <dir>/<name>.md, a Claude Code rule (a paths
+	// list of globs); rules only
+	FormatClaudeRules = "claude-rules"
+	FormatClaudeSub   = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
+	FormatCodexSub    = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
+	FormatGeminiSub   = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
+	FormatCursorSub   = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
 	// FormatCopilotSub: <dir>/<name>.agent.md, a GitHub Copilot custom agent (name, description, tools list, model)
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
@@ -198,8 +202,11 @@ const (
 	// FormatMarkdownSub: <dir>/<name>.md with Claude Code's sub-agent
 	// frontmatter but no permissionMode (name, description, tools
 	// comma-separated, model), for tools that read that frontmatter and
-	// document no permission field (Cline, Kiro, Qwen Code, Junie).
+	// document no permission field (Cline, Junie).
 	FormatMarkdownSub = "subagent"
+	// FormatQwenSub: the subagent frontmatter with the tools in Qwen
+	// Code's own tool names (read_file, run_shell_command, ...)
+	FormatQwenSub = "qwen"
 	// FormatKiroSub: <dir>/<name>.md, a Kiro agent profile (description,
 	// model, tools: a list of Kiro's tool categories read, write, shell,
 	// web)

@@ -148,6 +148,7 @@ type skillJSON struct {
 	Description string   `json:"description"`
 	Source      string   `json:"source,omitempty"`
 	Files       []string `json:"files"`
+	Paths       []string `json:"paths,omitempty"`
 }
 
 func listSkills(cfg *schema.Config) ([]string, [][]string, any) {
@@ -160,7 +161,7 @@ func listSkills(cfg *schema.Config) ([]string, [][]string, any) {
 		if src == "" {
 			src = "inline"
 		}
-		out = append(out, skillJSON{Name: name, Description: s.Description, Source: s.Source, Files: files})
+		out = append(out, skillJSON{Name: name, Description: s.Description, Source: s.Source, Files: files, Paths: s.Paths})
 		rows = append(rows, []string{name, src, count(len(files)), s.Description})
 	}
 	return []string{"NAME", "SOURCE", "FILES", "DESCRIPTION"}, rows, out

@@ -13,7 +13,8 @@ import (
 // and permission rules (none documents a permissionMode: docs/formats.md,
 // "Sub-agents"), so the sub-agent's preset is not written there and a
 // warning says so, instead of a permissionMode the tool ignores; Kiro
-// gets its categories (Read, Grep: read) (issue #23, the sub-agents'
+// gets its categories (Read, Grep: read), Qwen Code its own names
+// (read_file, grep_search) (issue #23, the sub-agents'
 // permissions).
 func TestLongTailSubAgentPermissions(t *testing.T) {
 	const claudeLike = "---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\n---\n"
@@ -21,7 +22,7 @@ func TestLongTailSubAgentPermissions(t *testing.T) {
 	for _, tc := range []struct{ backend, file, head, warn string }{
 		{"cline", ".cline/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "cline")},
 		{"kiro", ".kiro/agents/reviewer.md", "---\ndescription: Reviews\ntools: [read]\n---\n", "permissions (preset readonly) are not written: a Kiro agent's permissions are rules"},
-		{"qwen", ".qwen/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "qwen")},
+		{"qwen", ".qwen/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews\ntools: read_file, grep_search\n---\n", fmt.Sprintf(noMode, "qwen")},
 		{"junie", ".junie/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "junie")},
 	} {
 		t.Run(tc.backend, func(t *testing.T) {
