@@ -1,6 +1,9 @@
 package schema
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestExplainDocumentsEveryField: every field below the runtime's and the
 // deploy targets' config (webhooks, hooks, deploy, an agent's deploy and
@@ -22,5 +25,23 @@ func TestExplainDocumentsEveryField(t *testing.T) {
 	}
 	for _, p := range []string{"webhooks", "hooks", "deploy", "agents.deploy", "agents.checkout", "templates.schedule"} {
 		walk(p)
+	}
+}
+
+// TestExplainTopLevelOrder: `actctl explain` lists the top level in the
+// order a config is written (hub and backends first, webhooks beside the
+// hooks they feed), not with webhooks first.
+func TestExplainTopLevelOrder(t *testing.T) {
+	e, err := Explain("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range e.Fields {
+		names = append(names, f.Name)
+	}
+	got := strings.Join(names, " ")
+	if want := "hub backends archetypes skills prompts commands ignore mcpServers templates agents deploy hooks webhooks"; got != want {
+		t.Errorf("top level: %s\nwant %s", got, want)
 	}
 }
