@@ -22,8 +22,8 @@ import (
 var kubeFlags = []cli.Flag{
 	&cli.BoolFlag{Name: "kube", Usage: "talk to the actctl up in the workspace's Kubernetes pod, through kubectl exec (status, logs, prompt, start, stop, restart, proxy --lease)"},
 	&cli.StringFlag{Name: "kube-context", Usage: "with --kube: the kubeconfig `CONTEXT` (default: the current one)"},
-	&cli.StringFlag{Name: "kube-namespace", Usage: "with --kube: the pod's `NAMESPACE` (default: the context's)"},
-	&cli.StringFlag{Name: "kube-pod", Usage: "with --kube: the `POD` (default: actctl-WORKSPACE-0, WORKSPACE the root directory's name)"},
+	&cli.StringFlag{Name: "kube-namespace", Usage: "with --kube: the pod's `NAMESPACE` (default: deploy.kubernetes.namespace, else the context's)"},
+	&cli.StringFlag{Name: "kube-pod", Usage: "with --kube: the `POD` (default: actctl-WORKSPACE-0, WORKSPACE deploy.kubernetes.name, else the root directory's name)"},
 	&cli.StringFlag{Name: "kube-container", Usage: "with --kube: the pod's `CONTAINER` (default: kubectl's)"},
 	&cli.StringFlag{Name: "kube-workdir", Value: "/workspace", Usage: "with --kube: the workspace root `DIR` in the pod"},
 }
