@@ -45,3 +45,34 @@ func TestExplainTopLevelOrder(t *testing.T) {
 		t.Errorf("top level: %s\nwant %s", got, want)
 	}
 }
+
+// TestExplainListElements: a list of structs is explained with its
+// elements' fields, and a path goes on into them
+// (templates.schedule.cron.pattern, backends.files.mcpFiles.dialect);
+// it answered `no field "pattern"`.
+func TestExplainListElements(t *testing.T) {
+	e, err := Explain("templates.schedule.cron")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range e.Fields {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, " "); got != "pattern prompt timezone" {
+		t.Errorf("templates.schedule.cron's fields: %q", got)
+	}
+	for path, want := range map[string]string{
+		"templates.schedule.cron.pattern": "templates.<name>.schedule.cron.pattern",
+		"backends.files.mcpFiles.dialect": "backends.<name>.files.mcpFiles.dialect",
+		"agents.reviewer.checkout.ref":    "agents.<name>.checkout.ref",
+	} {
+		e, err := Explain(path)
+		if err != nil || e.Field != want {
+			t.Errorf("explain %s: %v, %+v; want field %s", path, err, e, want)
+		}
+	}
+	if _, err := Explain("templates.schedule.cron.patern"); err == nil || !strings.Contains(err.Error(), `did you mean "pattern"`) {
+		t.Errorf("explain a misspelled element field: %v", err)
+	}
+}

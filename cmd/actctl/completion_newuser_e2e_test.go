@@ -34,6 +34,7 @@ agents: owl: template: "night"
 		{[]string{"explain", "agents.triage.deploy."}, "agents.triage.deploy.github agents.triage.deploy.kubernetes"},
 		{[]string{"explain", "templates.schedule."}, "templates.schedule.cron templates.schedule.heartbeat"},
 		{[]string{"explain", "agents.t"}, "agents.template agents.triage"},
+		{[]string{"explain", "templates.schedule.cron.p"}, "templates.schedule.cron.pattern templates.schedule.cron.prompt"},
 	} {
 		r := actctl(t, dir, "", append([]string{completeCmd, "--"}, tc.words...)...)
 		got := strings.Join(strings.Fields(r.Stdout), " ")
