@@ -74,8 +74,8 @@ func (w *upWebhooks) set(cfg *schema.Config, warn func(string, ...any)) {
 	w.h.Set(eps)
 }
 
-// names lists the webhooks served, for up's log.
-func (w *upWebhooks) names(cfg *schema.Config) string {
+// webhookNames lists the webhooks cfg declares, for up's log.
+func webhookNames(cfg *schema.Config) string {
 	return strings.Join(slices.Sorted(maps.Keys(cfg.Webhooks)), ", ")
 }
 
