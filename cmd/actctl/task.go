@@ -166,6 +166,9 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 		bus.Wait() // none outlives actctl (as apply's)
 	}
 	if code != 0 {
+		if !g.JSON() && err != nil && s.Error != "" {
+			return withCode(code, nil) // the summary line said why
+		}
 		return withCode(code, fmt.Errorf("task: %w", err))
 	}
 	return nil
