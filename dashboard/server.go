@@ -102,7 +102,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !s.sameOrigin(r) {
-			http.Error(w, "dashboard: cross-origin request refused (Origin "+r.Header.Get("Origin")+")", http.StatusForbidden)
+			http.Error(w, originRefusal(r), http.StatusForbidden)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
@@ -137,6 +137,15 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 	}
 	u, err := url.Parse(o)
 	return err == nil && u.Scheme == "http" && u.Host == r.Host && u.Path == ""
+}
+
+// originRefusal says why a POST's origin was refused, and where
+// changes come from when it had none (a script, curl).
+func originRefusal(r *http.Request) string {
+	if o := r.Header.Get("Origin"); o != "" {
+		return "dashboard: cross-origin request refused (Origin " + o + ")"
+	}
+	return "dashboard: cross-origin request refused: no Origin header (changes are POSTs from the dashboard's own pages, http://" + r.Host + ")"
 }
 
 func (s *Server) validToken(tok string) bool {

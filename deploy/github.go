@@ -123,6 +123,9 @@ func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolv
 		w.On.Schedule = append(w.On.Schedule, t)
 		heartbeat = heartbeat || e.Source == "heartbeat"
 	}
+	if !heartbeat { // what taskScript does with an empty prompt
+		w.On.WorkflowDispatch.Inputs["prompt"] = input{Description: "A task for " + r.Name + " (required: " + r.Name + " has no heartbeat)", Type: "string"}
+	}
 	env := map[string]string{}
 	for _, k := range secretKeys(cfg, []*schema.Resolved{r}) {
 		env[k] = "${{ secrets." + k + " }}"

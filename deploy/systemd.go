@@ -28,7 +28,7 @@ func renderSystemd(cfg *schema.Config) []File {
 	}
 	lines := []string{
 		"# " + Header,
-		"# Scope " + s.Scope + ": " + enableHint(s.Scope),
+		"# Scope " + s.Scope + ": " + enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName)),
 		"[Unit]",
 		"Description=actctl up for the workspace %f",
 		"Documentation=https://github.com/actctl/actctl/blob/main/docs/deploy.md",
@@ -51,9 +51,12 @@ func renderSystemd(cfg *schema.Config) []File {
 	return []File{{Path: path.Join(path.Clean(s.Dir), UnitName), Content: []byte(strings.Join(lines, "\n") + "\n")}}
 }
 
-func enableHint(scope string) string {
+// enableHint is how to link and start the unit at unit (its path from the
+// workspace root) for the workspace in the current directory.
+func enableHint(scope, unit string) string {
+	const from = "from the workspace root: "
 	if scope == "system" {
-		return "systemctl link $PWD/" + UnitName + " && systemctl enable --now actctl-up@$(systemd-escape --path /srv/ws).service"
+		return from + "systemctl link $PWD/" + unit + " && systemctl enable --now actctl-up@$(systemd-escape --path $PWD).service"
 	}
-	return "systemctl --user link $PWD/" + UnitName + " && systemctl --user enable --now actctl-up@$(systemd-escape --path /srv/ws).service; loginctl enable-linger"
+	return from + "systemctl --user link $PWD/" + unit + " && systemctl --user enable --now actctl-up@$(systemd-escape --path $PWD).service; loginctl enable-linger"
 }

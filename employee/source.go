@@ -61,13 +61,24 @@ func Pick(spec *cronspec.Spec, source, text string) (schedule.Task, error) {
 		return schedule.Task{}, usage("--source %s: %v; give --source %s", source, err, choices(spec))
 	}
 	if i >= len(spec.Cron) {
-		return schedule.Task{}, usage("--source %s: the agent has %d cron entries; give --source %s", source, len(spec.Cron), choices(spec))
+		return schedule.Task{}, usage("--source %s: the agent has %s; give --source %s", source, cronCount(len(spec.Cron)), choices(spec))
 	}
 	return cronTask(spec, i), nil
 }
 
 func cronTask(spec *cronspec.Spec, i int) schedule.Task {
 	return schedule.Task{Kind: schedule.KindCron, Prompt: spec.Cron[i].Prompt, Source: fmt.Sprintf("cron[%d]", i)}
+}
+
+// cronCount says how many cron entries there are, in words.
+func cronCount(n int) string {
+	switch n {
+	case 0:
+		return "no cron entries"
+	case 1:
+		return "1 cron entry"
+	}
+	return fmt.Sprintf("%d cron entries", n)
 }
 
 // cronIndex reads N of "cron:N" or "cron[N]".

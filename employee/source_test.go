@@ -83,7 +83,7 @@ func TestPick(t *testing.T) {
 		{s, "manual", "do it", schedule.Task{Kind: schedule.KindPrompt, Prompt: "do it", Source: "manual"}, ""},
 		{none, "", "", schedule.Task{}, "the agent has no heartbeat; give --source cron:0 | manual (with -p TEXT)"},
 		{none, "heartbeat", "", schedule.Task{}, "--source heartbeat: the agent has no heartbeat"},
-		{s, "cron:1", "", schedule.Task{}, "--source cron:1: the agent has 1 cron entries; give --source heartbeat | cron:0 | manual (with -p TEXT)"},
+		{s, "cron:1", "", schedule.Task{}, "--source cron:1: the agent has 1 cron entry; give --source heartbeat | cron:0 | manual (with -p TEXT)"},
 		{s, "cron:x", "", schedule.Task{}, `"x" is no cron entry index`},
 		{s, "cron:-1", "", schedule.Task{}, `"-1" is no cron entry index`},
 		{s, "hourly", "", schedule.Task{}, "--source hourly: unknown source; give --source heartbeat"},

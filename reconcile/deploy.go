@@ -21,7 +21,10 @@ func deployTargets(cfg *schema.Config) ([]*materialize.Target, error) {
 	}
 	o := deploy.Options{Now: time.Now()}
 	if k := cfg.Deploy.Kubernetes; k != nil && k.Repo == nil {
-		o.Repo = originRepo(cfg.Root)
+		if o.Repo = originRepo(cfg.Root); o.Repo == nil {
+			// Positioned, as the schema's refusals are (docs/deploy.md).
+			return nil, schema.Diagnostics{cfg.Diag("deploy.kubernetes", "no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")}
+		}
 	}
 	outs, err := deploy.Render(cfg, o)
 	if err != nil {

@@ -56,6 +56,9 @@ func Explain(path string) (*Explanation, error) {
 	v, shown, optional := root, []string{}, false
 	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' })
 	for i, part := range parts {
+		if el, ok := elem(v); ok {
+			v = el // a list of structs: its elements' fields
+		}
 		next, opt, ok := field(v, part)
 		if !ok {
 			pat := v.LookupPath(cue.MakePath(cue.AnyString))
@@ -77,6 +80,19 @@ func Explain(path string) (*Explanation, error) {
 		shown = append(shown, part)
 	}
 	return explain(root, v, strings.Join(shown, "."), optional), nil
+}
+
+// elem is the element of a list of structs (templates.schedule.cron),
+// whose fields a path names after the list's.
+func elem(v cue.Value) (cue.Value, bool) {
+	if v.IncompleteKind()&cue.ListKind == 0 {
+		return cue.Value{}, false
+	}
+	el := v.LookupPath(cue.MakePath(cue.AnyIndex))
+	if !el.Exists() || el.IncompleteKind()&cue.StructKind == 0 {
+		return cue.Value{}, false
+	}
+	return el, true
 }
 
 // field looks up the field name that v declares (regular or optional),
@@ -135,6 +151,9 @@ func explain(root, v cue.Value, path string, optional bool) *Explanation {
 	if pat := v.LookupPath(cue.MakePath(cue.AnyString)); len(e.Fields) == 0 && pat.Exists() {
 		// A map: its entries' fields.
 		e.Fields = fields(pat)
+	}
+	if el, ok := elem(v); ok && len(e.Fields) == 0 {
+		e.Fields = fields(el)
 	}
 	if _, ref := v.ReferencePath(); len(ref.Selectors()) == 1 && ref.Selectors()[0].IsDefinition() {
 		def := root.LookupPath(ref)

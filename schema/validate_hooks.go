@@ -23,6 +23,16 @@ func (r HookRun) TimeoutDuration() (time.Duration, error) {
 	return d, nil
 }
 
+// knownEvents are the events a hook may name: HookEvents and the
+// declared webhooks' (webhook:NAME), for "did you mean".
+func (c *Config) knownEvents() []string {
+	events := slices.Clone(HookEvents)
+	for _, name := range slices.Sorted(maps.Keys(c.Webhooks)) {
+		events = append(events, EventWebhook+name)
+	}
+	return events
+}
+
 // validateHooks checks every hook: a known event, known agents, exactly
 // one of run and prompt, and no prompt hook that would feed itself; and
 // warns of the loops of hooks it sees (hookLoops).
@@ -42,7 +52,7 @@ func (c *Config) validateHooks() Diagnostics {
 			}
 		} else if !slices.Contains(HookEvents, h.On) {
 			msg := fmt.Sprintf("unknown event %q", h.On)
-			if s := suggest(h.On, HookEvents); s != "" {
+			if s := suggest(h.On, c.knownEvents()); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			ds = append(ds, c.Diag(p("on"), "%s; events are %s and webhook:NAME", msg, strings.Join(HookEvents, ", ")))

@@ -131,6 +131,9 @@ func (h *Handler) take(e Endpoint, hdr http.Header, body []byte) (int, string) {
 	}
 	event, id := e.eventOf(hdr)
 	if len(e.Events) > 0 && !slices.Contains(e.Events, event) {
+		if event == "" {
+			return http.StatusOK, fmt.Sprintf("ignored: no %s header: webhook %s takes the events %s", e.eventHeader(), e.Name, strings.Join(e.Events, ", "))
+		}
 		return http.StatusOK, fmt.Sprintf("ignored: event %q is not one of webhook %s's events", event, e.Name)
 	}
 	if !isObject(body) {

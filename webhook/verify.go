@@ -55,3 +55,11 @@ func (e Endpoint) eventOf(h http.Header) (event, id string) {
 	}
 	return h.Get(HMACEventHeader), h.Get(HMACDeliveryHeader)
 }
+
+// eventHeader is the header eventOf reads the event type from.
+func (e Endpoint) eventHeader() string {
+	if e.Signature == schema.SignatureGitHub {
+		return GitHubEventHeader
+	}
+	return HMACEventHeader
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -235,7 +236,7 @@ func flagNames(app *cli.App, cmd *cli.Command) []string {
 	return out
 }
 
-var placeholderRE = regexp.MustCompile("`([A-Z]+)`")
+var placeholderRE = regexp.MustCompile("`([A-Z]+|[a-z]+(?:\\|[a-z]+)+)`")
 
 // flagValues are the values of f: its placeholder's names (`TEMPLATE`,
 // `AGENT`), or the output formats.
@@ -248,6 +249,9 @@ func flagValues(st cmdState, f cli.Flag) []string {
 		return nil
 	}
 	if m := placeholderRE.FindStringSubmatch(d.GetUsage()); m != nil {
+		if strings.Contains(m[1], "|") {
+			return strings.Split(m[1], "|") // `wait|skip`
+		}
 		return names(st, m[1])
 	}
 	return nil
@@ -310,8 +314,34 @@ func names(st cmdState, kind string) []string {
 		return slices.Sorted(maps.Keys(cfg.Backends))
 	case "SOURCE":
 		return slices.Sorted(maps.Keys(cfg.Hub))
+	case "TASK":
+		if len(st.args) > 0 {
+			return taskSources(cfg, st.args[0])
+		}
 	}
 	return nil
+}
+
+// taskSources are the --source values of actctl task for agent name: its
+// heartbeat, its cron entries (cron:N) and manual (docs/runtime.md,
+// "actctl task").
+func taskSources(cfg *schema.Config, name string) []string {
+	out := []string{employee.SourceManual}
+	a, ok := cfg.Agents[name]
+	if !ok {
+		return out
+	}
+	t, ok := cfg.Templates[a.Template]
+	if !ok || t.Schedule == nil {
+		return out
+	}
+	if t.Schedule.Heartbeat != nil {
+		out = append(out, "heartbeat")
+	}
+	for i := range t.Schedule.Cron {
+		out = append(out, fmt.Sprintf("cron:%d", i))
+	}
+	return out
 }
 
 // getNames are the names `get KIND` lists, for `get KIND NAME...`.
@@ -356,9 +386,13 @@ func fieldPaths(st cmdState, cur string) []string {
 	if i := strings.LastIndexByte(cur, '.'); i >= 0 {
 		parent = cur[:i]
 	}
-	e, err := schema.Explain(asPattern(parent))
+	// explain's own reading of the parent first (agents.deploy is every
+	// agent's deploy field), then the entry name as any entry.
+	e, err := schema.Explain(parent)
 	if err != nil {
-		return nil
+		if e, err = schema.Explain(asPattern(parent)); err != nil {
+			return nil
+		}
 	}
 	var out []string
 	for _, f := range e.Fields {

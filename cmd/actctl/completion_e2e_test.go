@@ -35,7 +35,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"ge"}, "get"},
 		{[]string{"st"}, "start status stop"},
-		{[]string{"get", ""}, "agents backends commands hooks mcp prompts skills templates"},
+		{[]string{"get", ""}, "agents backends commands hooks mcp prompts skills templates webhooks"},
 		{[]string{"get", "h"}, "hooks"},
 		{[]string{"run", ""}, "release-bot reviewer"},
 		{[]string{"describe", "rev"}, "reviewer"},

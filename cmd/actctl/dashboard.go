@@ -49,7 +49,7 @@ func dashboardCmd(c *cli.Context) error {
 	cl.Close()
 	ui, err := control.ReadUI(root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return errors.New("dashboard: the running actctl up serves no dashboard (it was started with --ui off)")
+		return errors.New("dashboard: the running actctl up serves no dashboard (it was started with --ui off): stop it and start `actctl up` without --ui off")
 	}
 	if err != nil {
 		return err

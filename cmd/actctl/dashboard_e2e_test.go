@@ -159,7 +159,7 @@ func TestUpDashboardFlags(t *testing.T) {
 	if _, err := os.Lstat(uiPath(root)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("up --ui off kept or wrote ui.json: %v", err)
 	}
-	if r := actctl(t, root, home, "dashboard"); r.Code != 1 || !strings.Contains(r.Stderr, "serves no dashboard (it was started with --ui off)") {
+	if r := actctl(t, root, home, "dashboard"); r.Code != 1 || !strings.Contains(r.Stderr, "serves no dashboard (it was started with --ui off): stop it and start `actctl up` without --ui off") {
 		t.Fatalf("dashboard with --ui off: %d %s", r.Code, r.Stderr)
 	}
 	if strings.Contains(p.stderr(), "dashboard") {

@@ -126,7 +126,7 @@ func TestDeployRefusals(t *testing.T) {
 agents: api: {template: "svc", deploy: github: true}
 `, `actant.cue:15:48: agents.api.deploy.github: agent "api" is a service: GitHub Actions runs scheduled tasks only`},
 		{"dir", deployConfig(strings.Replace(kubeTarget, `secret: "s"`, `secret: "s", dir: ".actant/k8s"`, 1)), `deploy.kubernetes.dir: dir ".actant/k8s": `},
-		{"norepo", deployConfig(strings.Replace(kubeTarget, `, repo: {url: "https://example.com/r.git", ref: "main"}`, "", 1)), `deploy.kubernetes: no repository for the pods to clone`},
+		{"norepo", deployConfig(strings.Replace(kubeTarget, `, repo: {url: "https://example.com/r.git", ref: "main"}`, "", 1)), `actant.cue:3:2: deploy.kubernetes: no repository for the pods to clone`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

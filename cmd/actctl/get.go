@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:         "get",
-		Usage:        "list agents | templates | backends | skills | prompts | commands | mcp | hooks (only NAME... when given)",
+		Usage:        "list agents | templates | backends | skills | prompts | commands | mcp | hooks | webhooks (only NAME... when given)",
 		ArgsUsage:    "KIND [NAME...]",
 		OnUsageError: usageErrors,
 		Action:       getCmd,
@@ -32,6 +32,7 @@ var getKinds = map[string]func(*schema.Config) ([]string, [][]string, any){
 	"commands":  listCommands,
 	"mcp":       listMCP,
 	"hooks":     listHooks,
+	"webhooks":  listWebhooks,
 }
 
 func getCmd(c *cli.Context) error {

@@ -13,6 +13,7 @@ import (
 var getSingular = map[string]string{
 	"agents": "agent", "templates": "template", "backends": "backend", "skills": "skill",
 	"prompts": "prompt", "commands": "command", "mcp": "MCP server", "hooks": "hook",
+	"webhooks": "webhook",
 }
 
 // onlyNamed keeps of a listing (rows, each starting with its name, and js,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -22,8 +23,8 @@ import (
 var kubeFlags = []cli.Flag{
 	&cli.BoolFlag{Name: "kube", Usage: "talk to the actctl up in the workspace's Kubernetes pod, through kubectl exec (status, logs, prompt, start, stop, restart, proxy --lease)"},
 	&cli.StringFlag{Name: "kube-context", Usage: "with --kube: the kubeconfig `CONTEXT` (default: the current one)"},
-	&cli.StringFlag{Name: "kube-namespace", Usage: "with --kube: the pod's `NAMESPACE` (default: the context's)"},
-	&cli.StringFlag{Name: "kube-pod", Usage: "with --kube: the `POD` (default: actctl-WORKSPACE-0, WORKSPACE the root directory's name)"},
+	&cli.StringFlag{Name: "kube-namespace", Usage: "with --kube: the pod's `NAMESPACE` (default: deploy.kubernetes.namespace, else the context's)"},
+	&cli.StringFlag{Name: "kube-pod", Usage: "with --kube: the `POD` (default: actctl-WORKSPACE-0, WORKSPACE deploy.kubernetes.name, else the root directory's name)"},
 	&cli.StringFlag{Name: "kube-container", Usage: "with --kube: the pod's `CONTAINER` (default: kubectl's)"},
 	&cli.StringFlag{Name: "kube-workdir", Value: "/workspace", Usage: "with --kube: the workspace root `DIR` in the pod"},
 }
@@ -75,8 +76,36 @@ func dialUp(ctx context.Context, g *globals) (*control.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return control.Connect(ctx, t)
+	cl, err := control.Connect(ctx, t)
+	if t.Kube != nil && errors.Is(err, control.ErrNoUp) {
+		return nil, kubeNoUp(t.Kube)
+	}
+	return cl, err
 }
+
+// kubeNoUp is ErrNoUp about a pod: control.ErrNoUp's advice (start
+// `actctl up`) would start one on this machine; the pod's container runs
+// it, so its logs say why it does not run.
+func kubeNoUp(k *control.Kube) error {
+	logs := []string{"kubectl"}
+	if k.Context != "" {
+		logs = append(logs, "--context", k.Context)
+	}
+	if k.Namespace != "" {
+		logs = append(logs, "-n", k.Namespace)
+	}
+	logs = append(logs, "logs", k.Pod)
+	if k.Container != "" {
+		logs = append(logs, "-c", k.Container)
+	}
+	return noUpError(fmt.Sprintf("--kube: no actctl up is running in pod %s (workspace %s): the pod's container runs it; see `%s`", k.Pod, k.Workdir, strings.Join(logs, " ")))
+}
+
+// noUpError is control.ErrNoUp in other words (errors.Is still finds it).
+type noUpError string
+
+func (e noUpError) Error() string { return string(e) }
+func (e noUpError) Unwrap() error { return control.ErrNoUp }
 
 // upTarget is where the workspace's up is.
 func upTarget(g *globals) (control.Target, error) {

@@ -101,8 +101,8 @@ func TestKubeControl(t *testing.T) {
 	wantArgv := "--context prod -n agents exec -i ws-0 -- actctl control-relay -C " + root
 	cwd := t.TempDir() // not the workspace: everything goes through kubectl
 
-	// Without up: said plainly, as without --kube.
-	if r := actctl(t, cwd, home, append(kube, "start", "api")...); r.Code != 1 || !strings.Contains(r.Stderr, upNoUp) {
+	// Without up: said plainly, about the pod (TestKubeNoUp).
+	if r := actctl(t, cwd, home, append(kube, "start", "api")...); r.Code != 1 || !strings.Contains(r.Stderr, "no actctl up is running in pod ws-0") {
 		t.Fatalf("start without up: %d\n%s", r.Code, r.Stderr)
 	}
 

@@ -28,11 +28,11 @@ func init() {
 		Usage:     "run one task of employee AGENT to completion as up would (heartbeat, a cron entry, or a prompt): for cron jobs and CI schedules",
 		ArgsUsage: "AGENT [--source heartbeat|cron:N|manual | --schedule PATTERN | -p TEXT | --prompt-file F]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "source", Usage: "the task: `heartbeat`, cron:N (the Nth entry of schedule.cron, from 0) or manual (with -p)"},
+			&cli.StringFlag{Name: "source", Usage: "the `TASK`: heartbeat, cron:N (the Nth entry of schedule.cron, from 0) or manual (with -p)"},
 			&cli.StringFlag{Name: "schedule", Usage: "the task of the schedule entry whose cron `PATTERN` fired (a CI's github.event.schedule)"},
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "a manual task's prompt `TEXT`"},
 			&cli.StringFlag{Name: "prompt-file", Usage: "read a manual task's prompt from `FILE` (- for stdin)"},
-			&cli.StringFlag{Name: "if-busy", Value: "wait", Usage: "when another task of AGENT runs: `wait` for it, or skip (exit 0)"},
+			&cli.StringFlag{Name: "if-busy", Value: "wait", Usage: "when another task of AGENT runs: `wait|skip` (wait for it, or skip it and exit 0)"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Minute, Usage: "cancel, then kill, after `D` (0: never)"},
 			&cli.BoolFlag{Name: "frozen", Usage: "fail instead of changing actant.lock"},
 			// How long a cancelled turn may take before the backend's group is
@@ -166,6 +166,9 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 		bus.Wait() // none outlives actctl (as apply's)
 	}
 	if code != 0 {
+		if !g.JSON() && err != nil && s.Error != "" {
+			return withCode(code, nil) // the summary line said why
+		}
 		return withCode(code, fmt.Errorf("task: %w", err))
 	}
 	return nil

@@ -290,7 +290,8 @@ func TestTaskLockWaitAndSkip(t *testing.T) {
 	if len(sums) != 2 || sums[0].Task != 1 || sums[0].Prompt != "wait "+gate || sums[1].Task != 2 || sums[1].Prompt != "hello" {
 		t.Fatalf("summaries: %+v", sums)
 	}
-	if sums[1].Started.Before(sums[0].Time) { // each line: Started, Time the end
+	// time is when a task ended, started when it started (docs/json.md).
+	if sums[1].Started.Before(sums[0].Time) {
 		t.Errorf("the second task started before the first ended: %+v", sums)
 	}
 }

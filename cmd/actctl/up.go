@@ -155,7 +155,9 @@ func upCmd(c *cli.Context) error {
 	u.logf("control socket %s; Ctrl-C stops every agent", ln.Addr())
 	if wh != nil {
 		wh.serve(ctx)
-		u.logf("webhooks on http://%s/webhooks/ (%s)", wh.ln.Addr(), wh.names(cfg))
+		u.logf("webhooks on http://%s/webhooks/ (%s)", wh.ln.Addr(), webhookNames(cfg))
+	} else if len(cfg.Webhooks) > 0 {
+		u.logf("actant.cue declares webhooks (%s) but up serves none: give --webhooks ADDR (127.0.0.1:8787) to serve them", webhookNames(cfg))
 	}
 	err = watchApply(ctx, c, g, cfg.Root, u.after)
 	u.lastEvents()

@@ -24,10 +24,13 @@ type upWebhooks struct {
 
 // listenWebhooks binds addr for cfg's webhooks before anything runs: no
 // webhook declared, a secret's variable unset or an address taken is the
-// command's error. An empty addr is no listener (nil).
+// command's error; an addr that is no HOST:PORT a usage error. An empty addr is no listener (nil).
 func listenWebhooks(addr string, cfg *schema.Config, publish func(webhook.Delivery)) (*upWebhooks, error) {
 	if addr == "" {
 		return nil, nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, usageError("up: --webhooks %q: want HOST:PORT (127.0.0.1:8787, or 0.0.0.0:8787 for other machines): %v", addr, err)
 	}
 	if len(cfg.Webhooks) == 0 {
 		return nil, fmt.Errorf("up: --webhooks %s: actant.cue declares no webhooks (webhooks: NAME: {secretEnv: \"...\", signature: \"github\"})", addr)
@@ -71,8 +74,8 @@ func (w *upWebhooks) set(cfg *schema.Config, warn func(string, ...any)) {
 	w.h.Set(eps)
 }
 
-// names lists the webhooks served, for up's log.
-func (w *upWebhooks) names(cfg *schema.Config) string {
+// webhookNames lists the webhooks cfg declares, for up's log.
+func webhookNames(cfg *schema.Config) string {
 	return strings.Join(slices.Sorted(maps.Keys(cfg.Webhooks)), ", ")
 }
 

@@ -121,8 +121,8 @@ func TestUpWebhooksE2E(t *testing.T) {
 }
 
 // TestUpWebhooksBadInput: a secret's variable unset, no webhook declared,
-// or an address taken stops up before it starts anything, with a
-// message saying which; nothing is left running or written.
+// an address taken or not an address stops up before it starts anything,
+// with a message saying which; nothing is left running or written.
 func TestUpWebhooksBadInput(t *testing.T) {
 	root, home := webhookWorkspace(t)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
@@ -142,10 +142,15 @@ func TestUpWebhooksBadInput(t *testing.T) {
 			"actctl: up: --webhooks: webhook gh: its secret's environment variable ACTCTL_TEST_GH_SECRET is not set (webhooks.gh.secretEnv)"},
 		{noWebhooks, nil, "127.0.0.1:0", "actctl: up: --webhooks 127.0.0.1:0: actant.cue declares no webhooks"},
 		{root, []string{"ACTCTL_TEST_GH_SECRET=s"}, taken.Addr().String(), "actctl: up: --webhooks: listen tcp " + taken.Addr().String()},
-		{root, []string{"ACTCTL_TEST_GH_SECRET=s"}, "nonsense", "actctl: up: --webhooks: listen tcp: address nonsense"},
+		// Not an address: a usage error (exit 2), as --ui's, before the secret.
+		{root, []string{"ACTCTL_TEST_GH_SECRET="}, "nonsense", `actctl: up: --webhooks "nonsense": want HOST:PORT (127.0.0.1:8787, or 0.0.0.0:8787 for other machines): address nonsense: missing port in address`},
 	} {
 		r := actctlEnv(t, tc.dir, home, tc.env, "up", "--webhooks", tc.addr)
-		if r.Code != 1 || !strings.Contains(r.Stderr, tc.want) || strings.Contains(r.Stderr, "control socket") {
+		code := 1
+		if tc.addr == "nonsense" {
+			code = 2
+		}
+		if r.Code != code || !strings.Contains(r.Stderr, tc.want) || strings.Contains(r.Stderr, "control socket") {
 			t.Errorf("--webhooks %s: exit %d\n%s\nwant %q", tc.addr, r.Code, r.Stderr, tc.want)
 		}
 		if files := listFiles(t, tc.dir); len(files) != 1 {

@@ -91,6 +91,9 @@ func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, af
 		dirs, files := cfg.LocalComponents()
 		wr := watch.Result{Spec: watch.Spec{Dirs: dirs, Files: files}}
 		if res != nil {
+			if res.Items == nil {
+				res.Items = []reconcile.Item{} // a list, never null (docs/json.md), as printResult's
+			}
 			wr.Summary, wr.JSON = res.Summary(), res
 			for _, it := range res.Items {
 				p := it.Path
