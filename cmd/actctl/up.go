@@ -137,6 +137,7 @@ func upCmd(c *cli.Context) error {
 	ctx, cancel, stopSignals := onSignals(gracefulPolicy(u.stopping, u.force))
 	defer stopSignals()
 	u.ctx = ctx
+	u.guardStderr(g, cancel)
 	g.prompter = up.HookPrompter{M: u.m}
 	if err := control.RemoveUI(cfg.Root); err != nil { // a killed up's
 		return err

@@ -3,8 +3,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,5 +73,63 @@ func TestUpSecondSignalForces(t *testing.T) {
 	}
 	if s := p.stderr(); !strings.Contains(s, "up: SIGINT received: stopping every agent (send it again to kill them at once)") {
 		t.Errorf("up did not say what the first signal does:\n%s", s)
+	}
+}
+
+// TestUpStopsWhenStderrGoes: when the reader of up's stderr goes away
+// (`actctl up 2>&1 | head`), up is not killed by SIGPIPE, leaving its
+// socket behind: it stops as on SIGHUP, every agent gracefully.
+func TestUpStopsWhenStderrGoes(t *testing.T) {
+	root, home := upWorkspace(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(actctlBin, "up", "--grace", "2s", "api")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	sc := bufio.NewScanner(r)
+	rx := regexp.MustCompile(`up: api: process:start pid (\d+)`)
+	var pid int
+	for pid == 0 && sc.Scan() {
+		if m := rx.FindStringSubmatch(sc.Text()); m != nil {
+			pid, _ = strconv.Atoi(m[1])
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("up ended before api started: %v", sc.Err())
+	}
+	r.Close() // the reader goes away; up's next line finds no one
+	// stop makes up log (unless a line of its own came first and up is
+	// already stopping).
+	if res := actctl(t, root, home, "stop", "api"); res.Code != 0 && !strings.Contains(res.Stderr, "shutting down") && !strings.Contains(res.Stderr, "no actctl up is running") {
+		t.Fatalf("stop: %+v", res)
+	}
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		t.Fatalf("up was killed by %v", ws.Signal())
+	}
+	if err != nil {
+		t.Fatalf("up after its stderr went: %v", err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("agent pid %d after up: %v, want it gone", pid, err)
+	}
+	if res := actctl(t, root, home, "status", "api"); !strings.Contains(res.Stdout+res.Stderr, "stopped") && !strings.Contains(res.Stdout+res.Stderr, "no actctl up") {
+		t.Errorf("status after up: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".actant", "run", "up.sock")); !os.IsNotExist(err) {
+		t.Errorf("up.sock left behind: %v", err)
 	}
 }
