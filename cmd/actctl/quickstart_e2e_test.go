@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,8 +49,9 @@ func TestQuickstartSaysWhere(t *testing.T) {
 	}
 }
 
-// TestReadmeQuickStartInStep: the README's first two commands are the
-// quickstart apply and the test command, and .ci/run runs both (the test
+// TestReadmeQuickStartInStep: the README's quick start shows a user's
+// path first, then the two commands of a clone, the quickstart apply and
+// the test command, and .ci/run runs both (the test
 // command verbatim), so what newcomers and CI run stays the same.
 func TestReadmeQuickStartInStep(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
@@ -60,18 +62,27 @@ func TestReadmeQuickStartInStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(readme)
-	if block == nil {
-		t.Fatal("README has no sh block")
+	// The quick start's first block is a user's path (install, init,
+	// apply, look); its second, the newcomer's two commands in a clone.
+	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllSubmatch(readme, 2)
+	if len(blocks) < 2 {
+		t.Fatal("README has fewer than two sh blocks")
 	}
-	var cmds []string
-	for line := range strings.Lines(string(block[1])) {
-		cmd, _, _ := strings.Cut(line, "#")
-		cmds = append(cmds, strings.TrimSpace(cmd))
+	commands := func(block []byte) []string {
+		var cmds []string
+		for line := range strings.Lines(string(block)) {
+			cmd, _, _ := strings.Cut(line, "#")
+			cmds = append(cmds, strings.TrimSpace(cmd))
+		}
+		return cmds
 	}
+	if user := commands(blocks[0][1]); !slices.Contains(user, "actctl init") || !slices.Contains(user, "actctl apply") {
+		t.Errorf("README's first commands %q: want a user's path (actctl init, actctl apply)", user)
+	}
+	cmds := commands(blocks[1][1])
 	want := []string{"go run ./cmd/actctl -C examples/quickstart apply", "go vet ./... && go test ./..."}
 	if len(cmds) < 2 || cmds[0] != want[0] || cmds[1] != want[1] {
-		t.Fatalf("README's first commands %q, want %q", cmds, want)
+		t.Fatalf("README's commands in a clone %q, want %q", cmds, want)
 	}
 	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want[1]) + `$`).Match(ci) {
 		t.Errorf(".ci/run does not run the README's test command %q", want[1])
