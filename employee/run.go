@@ -66,7 +66,8 @@ func Acquire(ctx context.Context, root, agent string, wait bool, waiting func(*c
 }
 
 // TaskEvents are the events a task publishes.
-var TaskEvents = []string{schedule.EventHeartbeatTick, schedule.EventCronTick, schedule.EventTaskDone, schedule.EventTaskFailed}
+var TaskEvents = []string{schedule.EventHeartbeatTick, schedule.EventCronTick, schema.EventPromptBefore, schema.EventPromptAfter,
+	schema.EventError, schedule.EventTaskDone, schedule.EventTaskFailed}
 
 // Hooks returns the workspace's hooks that agent's task events run: the
 // run hooks of TaskEvents for it (or every agent). Prompt hooks need up's
@@ -141,6 +142,7 @@ func Run(ctx context.Context, o Options, t schedule.Task) (Outcome, acpclient.Re
 	}
 	obs := &tee{user: o.Observer}
 	turn := Turn{Agent: o.Agent, LogsDir: o.LogsDir, Task: t, Source: t.Source, Clock: o.Clock, Logf: o.Logf, Writer: obs.setLog}
+	o.event(schema.EventPromptBefore, PromptBeforeData(t, t.Source))
 	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
 		if o.Checkout != nil {
 			if _, err := o.Checkout.Sync(ctx); err != nil {
@@ -154,6 +156,11 @@ func Run(ctx context.Context, o Options, t schedule.Task) (Outcome, acpclient.Re
 		defer c.Close()
 		return c.Prompt(ctx, t.Prompt)
 	})
+	after, failed := PromptAfterData(t, t.Source, res, err)
+	o.event(schema.EventPromptAfter, after)
+	if failed != nil {
+		o.event(schema.EventError, failed)
+	}
 	ev := schedule.Event{Name: schedule.EventTaskDone, Task: t}
 	if err != nil {
 		ev.Name, ev.Err = schedule.EventTaskFailed, err
@@ -163,7 +170,12 @@ func Run(ctx context.Context, o Options, t schedule.Task) (Outcome, acpclient.Re
 }
 
 func (o Options) publish(ev schedule.Event) {
-	o.Publish(hooks.Event{Name: ev.Name, Agent: o.Agent, Time: o.Clock.Now(), Data: EventData(ev)})
+	o.event(ev.Name, EventData(ev))
+}
+
+// event publishes the event name of o's agent with data.
+func (o Options) event(name string, data map[string]any) {
+	o.Publish(hooks.Event{Name: name, Agent: o.Agent, Time: o.Clock.Now(), Data: data})
 }
 
 // tee passes a session's output to the task log and to the user.

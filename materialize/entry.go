@@ -85,11 +85,12 @@ type Target struct {
 	// Warnings are non-fatal notes (e.g. a permission preset the backend
 	// cannot express).
 	Warnings []string `json:"warnings,omitempty"`
-	// TrustPaths and TrustNote are the backend's trust gate (schema.Trust)
-	// with {dir} filled: after writing an entry under one of the paths,
-	// apply says the note.
-	TrustPaths []string `json:"trustPaths,omitempty"`
-	TrustNote  string   `json:"trustNote,omitempty"`
+	// TrustPaths and TrustNotes are the backend's trust gate
+	// (schema.Trust): after writing an entry under one of the paths,
+	// apply says TrustNotes[path], with {dir} filled here and {files} by
+	// apply.
+	TrustPaths []string          `json:"trustPaths,omitempty"`
+	TrustNotes map[string]string `json:"trustNotes,omitempty"`
 	// skillDirs are the skill directories the agent's tool reads: its own
 	// layout's dir, then the layout's reads.
 	skillDirs []string

@@ -163,7 +163,12 @@ func (rd *renderer) target() *Target {
 		t.skillDirs = append([]string{path.Clean(l.Dir)}, l.Reads...)
 	}
 	if tr := rd.r.Backend.Trust; tr != nil {
-		t.TrustPaths, t.TrustNote = tr.Paths, strings.ReplaceAll(tr.Note, "{dir}", rd.r.Dir)
+		t.TrustPaths, t.TrustNotes = tr.Paths, map[string]string{}
+		for _, p := range tr.Paths {
+			if n := tr.NoteFor(p); n != "" {
+				t.TrustNotes[p] = strings.ReplaceAll(n, "{dir}", rd.r.Dir)
+			}
+		}
 	}
 	for i, p := range paths {
 		e := rd.slots[rd.byPath[p]].e

@@ -544,7 +544,7 @@ func Diff(cfg *schema.Config, o Options) ([]FileDiff, *Result, error) {
 func fileDiff(op *Op) FileDiff {
 	fd := FileDiff{Path: op.Rel, Action: op.Action}
 	if !op.Dir {
-		oldLabel, newLabel := "a/"+op.Rel, "b/"+op.Rel
+		oldLabel, newLabel := diffLabel("a", op.Rel), diffLabel("b", op.Rel)
 		if !op.Exists {
 			oldLabel = "/dev/null"
 		}
@@ -554,6 +554,13 @@ func fileDiff(op *Op) FileDiff {
 		fd.Unified = modeHeader(op) + udiff.Unified(oldLabel, newLabel, string(op.Old), string(op.Data))
 	}
 	return fd
+}
+
+// diffLabel is side ("a" or "b") joined to the path rel as git diff
+// --no-index joins them: a/CLAUDE.md for a relative path, a/tmp/x (one
+// slash) for the absolute /tmp/x.
+func diffLabel(side, rel string) string {
+	return side + "/" + strings.TrimPrefix(filepath.ToSlash(rel), "/")
 }
 
 // withDrift replaces or adds, in out, the diff of every file plan found

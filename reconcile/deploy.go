@@ -19,12 +19,9 @@ func deployTargets(cfg *schema.Config) ([]*materialize.Target, error) {
 	if cfg.Deploy == nil {
 		return nil, nil
 	}
-	o := deploy.Options{Now: time.Now()}
-	if k := cfg.Deploy.Kubernetes; k != nil && k.Repo == nil {
-		if o.Repo = originRepo(cfg.Root); o.Repo == nil {
-			// Positioned, as the schema's refusals are (docs/deploy.md).
-			return nil, schema.Diagnostics{cfg.Diag("deploy.kubernetes", "no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")}
-		}
+	o, err := deployOptions(cfg)
+	if err != nil {
+		return nil, err
 	}
 	outs, err := deploy.Render(cfg, o)
 	if err != nil {
@@ -42,6 +39,31 @@ func deployTargets(cfg *schema.Config) ([]*materialize.Target, error) {
 		targets = append(targets, t)
 	}
 	return targets, nil
+}
+
+// CheckDeploy refuses, at its position, a deploy: target apply would
+// refuse for what the workspace's repository lacks: a Kubernetes target
+// without repo in a repository without a remote "origin". validate calls
+// it so that it passes only what apply takes (docs/deploy.md).
+func CheckDeploy(cfg *schema.Config) error {
+	if cfg.Deploy == nil {
+		return nil
+	}
+	_, err := deployOptions(cfg)
+	return err
+}
+
+// deployOptions are the options deploy.Render takes for cfg: the
+// Kubernetes target's default repository from the workspace's git remote.
+func deployOptions(cfg *schema.Config) (deploy.Options, error) {
+	o := deploy.Options{Now: time.Now()}
+	if k := cfg.Deploy.Kubernetes; k != nil && k.Repo == nil {
+		if o.Repo = originRepo(cfg.Root); o.Repo == nil {
+			// Positioned, as the schema's refusals are (docs/deploy.md).
+			return o, schema.Diagnostics{cfg.Diag("deploy.kubernetes", "no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")}
+		}
+	}
+	return o, nil
 }
 
 // originRepo is the repository the workspace's pods clone by default:

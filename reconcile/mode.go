@@ -75,5 +75,5 @@ func modeHeader(op *Op) string {
 	if !op.SetPerm || !op.Exists || op.Action == ActDelete || op.OldPerm == op.Perm {
 		return ""
 	}
-	return fmt.Sprintf("diff --git a/%s b/%s\nold mode %o\nnew mode %o\n", op.Rel, op.Rel, 0o100000|op.OldPerm, 0o100000|op.Perm)
+	return fmt.Sprintf("diff --git %s %s\nold mode %o\nnew mode %o\n", diffLabel("a", op.Rel), diffLabel("b", op.Rel), 0o100000|op.OldPerm, 0o100000|op.Perm)
 }

@@ -53,7 +53,7 @@ func Explain(path string) (*Explanation, error) {
 	if err := root.Err(); err != nil {
 		return nil, fmt.Errorf("embedded schema: %w", err)
 	}
-	v, shown, optional := root, []string{}, false
+	v, parent, shown, optional := root, root, []string{}, false
 	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' })
 	for i, part := range parts {
 		if el, ok := elem(v); ok {
@@ -68,18 +68,58 @@ func Explain(path string) (*Explanation, error) {
 			shown = append(shown, "<name>")
 			if next, opt, ok = field(pat, part); !ok {
 				// part names a map entry, unless it is the last part and
-				// looks like a misspelled field of the entries.
-				if i == len(parts)-1 && Suggest(part, fieldNames(pat)) != "" {
-					return nil, unknownField(pat, strings.Join(shown, "."), part)
+				// looks like a misspelled field of the entries or is a
+				// field of a sibling map's entries.
+				if i == len(parts)-1 {
+					if err := nameOrField(parent, pat, shown[:len(shown)-1], part); err != nil {
+						return nil, err
+					}
 				}
-				v, optional = pat, false
+				parent, v, optional = v, pat, false
 				continue
 			}
 		}
-		v, optional = next, opt
+		parent, v, optional = v, next, opt
 		shown = append(shown, part)
 	}
 	return explain(root, v, strings.Join(shown, "."), optional), nil
+}
+
+// nameOrField refuses name as the last word of a path in a name position
+// (an entry of the map at, a field of parent, whose entries are pat) when
+// it looks like a misspelled field of the entries, or is a field of the
+// entries of a sibling map (templates.checkout: checkout is a field of
+// agents.<name>). kubectl explain takes no names in a path; we take them,
+// but never let one hide the field the user meant.
+func nameOrField(parent, pat cue.Value, at []string, name string) error {
+	entry := strings.Join(append(slices.Clone(at), "<name>"), ".")
+	if Suggest(name, fieldNames(pat)) != "" {
+		return unknownField(pat, entry, name)
+	}
+	own, prefix := at[len(at)-1], strings.Join(at[:len(at)-1], ".")
+	if prefix != "" {
+		prefix += "."
+	}
+	var meant []string
+	it, err := parent.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	for it.Next() {
+		sib := strings.TrimSuffix(it.Selector().String(), "?")
+		spat := it.Value().LookupPath(cue.MakePath(cue.AnyString))
+		if sib == own || !spat.Exists() {
+			continue
+		}
+		if _, _, ok := field(spat, name); ok {
+			meant = append(meant, prefix+sib+".<name>."+name)
+		}
+	}
+	if len(meant) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no field %q in %s: did you mean %s? (a name there explains %s, the same for every entry)",
+		name, entry, strings.Join(meant, " or "), entry)
 }
 
 // elem is the element of a list of structs (templates.schedule.cron),

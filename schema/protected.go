@@ -171,7 +171,7 @@ func jsonName(f reflect.StructField) string {
 // protects (see ProtectedTarget), each at its position. The hub package
 // calls it for hub backends.
 func (c *Config) CheckBackend(name string) Diagnostics {
-	ds := c.checkModes(name)
+	ds := append(c.checkModes(name), c.checkTrust(name)...)
 	for i, sf := range c.Backends[name].Files.SettingsFiles {
 		if len(sf.Keys) == 0 {
 			ds = append(ds, c.Diag(Path("backends", name)+fmt.Sprintf(".files.settingsFiles[%d]", i),

@@ -107,11 +107,22 @@ type Backend struct {
 }
 
 // Trust is a trust gate: the tool reads files under Paths (prefixes
-// relative to the workspace) only in a trusted project; Note says what the
-// user must do, with {dir} standing for the agent's workspace directory.
+// relative to the workspace) only in a trusted project; Notes[path], else
+// Note, says what the user must do about the files under path, with {dir}
+// standing for the agent's workspace directory and {files} for the files
+// written (docs/formats.md "Trust gates").
 type Trust struct {
-	Paths []string `json:"paths"`
-	Note  string   `json:"note"`
+	Paths []string          `json:"paths"`
+	Note  string            `json:"note,omitempty"`
+	Notes map[string]string `json:"notes,omitempty"`
+}
+
+// NoteFor is the note for the files under the trust path p.
+func (t *Trust) NoteFor(p string) string {
+	if n, ok := t.Notes[p]; ok {
+		return n
+	}
+	return t.Note
 }
 
 // Files is a backend's file layout: where the materializer writes each kind

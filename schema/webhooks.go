@@ -43,6 +43,11 @@ func (c *Config) validateWebhooks() Diagnostics {
 			ds = append(ds, c.Diag(Path("webhooks", name), "invalid webhook name %q: a webhook's name is its URL path segment, 1-63 characters of a-z, 0-9, '_' and '-', starting with a letter or digit", name))
 		}
 		w := c.Webhooks[name]
+		if w.Events != nil && len(w.Events) == 0 {
+			// [] would take every event, as no list does: never what is
+			// meant (docs/runtime.md, "Webhooks").
+			ds = append(ds, c.Diag(Path("webhooks", name, "events"), "an empty list is not \"no event\": omit events to take every event, or list the event types to take"))
+		}
 		if w.Header != "" && w.Signature != SignatureHMAC {
 			ds = append(ds, c.Diag(Path("webhooks", name, "header"), "header is for signature %q (GitHub's is always X-Hub-Signature-256); drop it", SignatureHMAC))
 		}

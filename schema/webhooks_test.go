@@ -51,6 +51,10 @@ hooks: x: {on: "webhook:hg", run: command: "true"}`,
 		{`webhooks: gh: {secretEnv: "S", signature: "github"}
 hooks: x: {on: "webhook:gh", agents: ["writer"], run: command: "true"}`,
 			`hooks.x.agents: webhook:gh concerns no agent`},
+		// An empty list would take every event, as no list does (new-user
+		// review item 6).
+		{`webhooks: gh: {secretEnv: "S", signature: "github", events: []}`,
+			`actant.cue:5:61: webhooks.gh.events: an empty list is not "no event": omit events to take every event, or list the event types to take`},
 		{`webhook: gh: {secretEnv: "S", signature: "github"}`,
 			`unknown top-level field "webhook" (did you mean "webhooks"?)`},
 	} {

@@ -2,6 +2,7 @@ package up
 
 import (
 	"github.com/actctl/actctl/acpclient"
+	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/schema"
@@ -22,19 +23,16 @@ func (a *agent) userPrompt(id uint64, text string, run *taskRun) {
 
 // promptBefore publishes prompt:before as a turn begins.
 func (a *agent) promptBefore(t schedule.Task, source string, run *taskRun) {
-	a.publish(schema.EventPromptBefore, run.chain, map[string]any{"task": t.ID, "source": source, "prompt": t.Prompt})
+	a.publish(schema.EventPromptBefore, run.chain, emp.PromptBeforeData(t, source))
 }
 
 // promptAfter publishes prompt:after as a turn ends, and error when it
 // failed.
 func (a *agent) promptAfter(t schedule.Task, source string, run *taskRun, res acpclient.Result, err error) {
-	data := map[string]any{"task": t.ID, "source": source, "stopReason": string(res.StopReason)}
-	if err != nil {
-		data["error"] = err.Error()
-	}
+	data, failed := emp.PromptAfterData(t, source, res, err)
 	a.publish(schema.EventPromptAfter, run.chain, data)
-	if err != nil {
-		a.publish(schema.EventError, run.chain, map[string]any{"task": t.ID, "source": source, "error": err.Error()})
+	if failed != nil {
+		a.publish(schema.EventError, run.chain, failed)
 	}
 }
 

@@ -117,7 +117,8 @@ func TestDeployApply(t *testing.T) {
 }
 
 // TestDeployRefusals: a config a target cannot run is refused with its
-// position, and nothing is written.
+// position, and nothing is written; validate refuses it at the same
+// position (norepo: new-user review item 4).
 func TestDeployRefusals(t *testing.T) {
 	for _, tc := range []struct{ name, cfg, want string }{
 		{"interval", strings.Replace(deployConfig(kubeTarget), `"30m"`, `"45m"`, 1), `actant.cue:8:34: templates.emp.schedule.heartbeat.interval: agent "night" on Kubernetes (shape cron): an interval of 45m0s has no cron equivalent`},
@@ -135,6 +136,9 @@ agents: api: {template: "svc", deploy: github: true}
 			r := actctl(t, dir, home, "apply")
 			if r.Code == 0 || !strings.Contains(r.Stderr, tc.want) {
 				t.Errorf("apply: %d\n%s\nwant %s", r.Code, r.Stderr, tc.want)
+			}
+			if r := actctl(t, dir, home, "validate"); r.Code != 1 || !strings.Contains(r.Stderr, tc.want) {
+				t.Errorf("validate: %d\n%s\nwant %s", r.Code, r.Stderr, tc.want)
 			}
 			if got := listFiles(t, dir); !slices.Equal(got, []string{"actant.cue"}) {
 				t.Errorf("written: %v", got)

@@ -156,11 +156,10 @@ agents: {a: template: "cl", b: {template: "cl", workDir: "sub"}}
 		t.Fatal(err)
 	}
 	r := actctl(t, dir, home, "apply")
-	for _, d := range []string{dir, filepath.Join(dir, "sub")} {
-		want := `actctl: note: Claude does not take permissions.defaultMode "acceptEdits", "auto" or "bypassPermissions" from the committed ` + d + `/.claude/settings.json`
-		if r.Code != 0 || strings.Count(r.Stderr, want) != 1 || !strings.Contains(r.Stderr, "--permission-mode") {
-			t.Errorf("apply: exit %d, want once %q:\n%s", r.Code, want, r.Stderr)
-		}
+	// One note for both agents, naming both files.
+	want := `actctl: note: Claude does not take permissions.defaultMode "acceptEdits", "auto" or "bypassPermissions" from the committed ` + dir + `/.claude/settings.json, ` + dir + `/sub/.claude/settings.json (`
+	if r.Code != 0 || strings.Count(r.Stderr, want) != 1 || strings.Count(r.Stderr, "note:") != 1 || !strings.Contains(r.Stderr, "--permission-mode") {
+		t.Errorf("apply: exit %d, want once %q:\n%s", r.Code, want, r.Stderr)
 	}
 	if r := actctl(t, dir, home, "apply"); r.Code != 0 || strings.Contains(r.Stderr, "note:") {
 		t.Errorf("re-apply: exit %d\n%s", r.Code, r.Stderr)

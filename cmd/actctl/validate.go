@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -25,6 +26,9 @@ func validateCmd(c *cli.Context) error {
 		return err
 	}
 	if err := checkRender(g, cfg); err != nil {
+		return err
+	}
+	if err := reconcile.CheckDeploy(cfg); err != nil {
 		return err
 	}
 	if g.JSON() {
