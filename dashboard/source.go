@@ -27,6 +27,9 @@ type Source interface {
 	Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error)
 	// Control starts, stops or restarts agent (op: OpStart, ...).
 	Control(ctx context.Context, op, agent string) error
+	// Queue returns an employee's tasks waiting and running, in order
+	// (none for other archetypes).
+	Queue(name string) ([]Queued, error)
 	// Canvas returns an employee's canvas HTML ("" when it has none).
 	Canvas(agent string) (string, error)
 }

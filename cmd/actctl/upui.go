@@ -209,13 +209,23 @@ func (s upSource) schedule(d *dashboard.Detail, r *schema.Resolved) {
 	for _, t := range ticks {
 		d.Ticks = append(d.Ticks, t.Time.In(loc))
 	}
-	running, waiting, _ := s.u.m.Queue(d.Name)
+	d.Queue, _ = s.Queue(d.Name)
+}
+
+// Queue is an employee's task running, then those waiting.
+func (s upSource) Queue(name string) ([]dashboard.Queued, error) {
+	running, waiting, err := s.u.m.Queue(name)
+	if err != nil {
+		return nil, err
+	}
+	var q []dashboard.Queued
 	if running != nil {
-		d.Queue = append(d.Queue, dashboard.Queued{ID: running.ID, Kind: string(running.Kind), Prompt: firstLine(running.Prompt), Running: true})
+		q = append(q, dashboard.Queued{ID: running.ID, Kind: string(running.Kind), Prompt: firstLine(running.Prompt), Running: true})
 	}
 	for _, t := range waiting {
-		d.Queue = append(d.Queue, dashboard.Queued{ID: t.ID, Kind: string(t.Kind), Prompt: firstLine(t.Prompt)})
+		q = append(q, dashboard.Queued{ID: t.ID, Kind: string(t.Kind), Prompt: firstLine(t.Prompt)})
 	}
+	return q, nil
 }
 
 // TaskLogPath is the file of one task's log.

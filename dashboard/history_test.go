@@ -1,0 +1,82 @@
+package dashboard
+
+import (
+	"bufio"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/tasklog"
+)
+
+// TestLiveTasks: an agent's queue and task history follow its events
+// over /live (a "tasks" message), agent text escaped as JSON; a
+// process event sends none.
+func TestLiveTasks(t *testing.T) {
+	f := newFake(testAgents()...)
+	f.logs["bot/3"] = []byte(hostileLog())
+	s, ts := liveServer(t, f, 0)
+	res, err := openLive(t, ts)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("live: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+
+	f.setQueue("bot", Queued{ID: 3, Kind: "prompt", Prompt: "first", Running: true}, Queued{ID: 4, Kind: "prompt", Prompt: hostileTitle})
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "process:start", Agent: "bot", Data: map[string]any{"state": "running"}}})
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "user:prompt", Agent: "bot", Data: map[string]any{"task": 4}}})
+	m := nextEvent(t, sc, "tasks")
+	want := `{"name":"bot","queue":[{"id":3,"kind":"prompt","prompt":"first","running":true},{"id":4,"kind":"prompt","prompt":"` +
+		strings.ReplaceAll(string(mustJSON(hostileTitle)), `"`, ``) + `"}]}`
+	if m != want || strings.Contains(m, "<") {
+		t.Fatalf("queued:\n got %s\nwant %s", m, want)
+	}
+
+	end := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	a := testAgents()[0]
+	a.LastTask = &tasklog.Summary{Task: 3, Source: "dashboard", StopReason: "end_turn", Error: "<b>x</b>", DurationMs: 1500, Time: end}
+	f.set(a)
+	f.setQueue("bot", Queued{ID: 4, Kind: "prompt", Prompt: "second", Running: true})
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "task:done", Agent: "bot", Data: map[string]any{"task": 3}}})
+	m = nextEvent(t, sc, "tasks")
+	start := end.Add(-1500 * time.Millisecond)
+	want = `{"name":"bot","queue":[{"id":4,"kind":"prompt","prompt":"second","running":true}],"done":{"task":3,"source":"dashboard",` +
+		`"started":"` + start.Local().Format(stamp) + `","startedISO":"2026-01-02T03:04:03Z","duration":"1.5s","stopReason":"end_turn",` +
+		`"error":"\u003cb\u003ex\u003c/b\u003e","perms":{"allowed":0,"denied":0}}}`
+	if m != want {
+		t.Fatalf("done:\n got %s\nwant %s", m, want)
+	}
+
+	// The page drawn at load has the same row and queue, for the script
+	// to find (data-task) and replace (id="queue").
+	r := request("GET", "/agents/bot", "")
+	r.Host = ts.Listener.Addr().String()
+	r.AddCookie(liveCookie(ts))
+	page := serve(s, r).Body.String()
+	for _, w := range []string{`<tr data-task="3">`, `<ol id="queue"><li>#4 prompt (running): second</li></ol>`, `&lt;b&gt;x&lt;/b&gt;`} {
+		if !strings.Contains(page, w) {
+			t.Fatalf("page lacks %s:\n%s", w, page)
+		}
+	}
+	if strings.Contains(page, "no-tasks") {
+		t.Fatalf("page says no task ended")
+	}
+}
+
+// TestLiveTasksIdle: with no live page open, an agent's events read
+// no queue and no task log.
+func TestLiveTasksIdle(t *testing.T) {
+	f := newFake(testAgents()...)
+	s := newTestServer(t, f)
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "task:done", Agent: "bot"}})
+	s.TaskStarted("bot", 1)
+	if f.queueN != 0 {
+		t.Fatalf("Queue read %d times with no page open", f.queueN)
+	}
+	page := serve(s, request("GET", "/agents/svc", "")).Body.String()
+	if !strings.Contains(page, `<table id="tasks" hidden>`) || !strings.Contains(page, `<p id="no-tasks">`) {
+		t.Fatalf("an agent with no task:\n%s", page)
+	}
+}
