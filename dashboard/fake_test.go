@@ -20,6 +20,7 @@ type fake struct {
 	canvas   map[string]string
 	queue    map[string][]Queued
 	queueN   int // calls of Queue
+	hooks    []Hook
 	prompts  []string
 	controls []string
 	// reply is what a prompt streams (ACP message lines).
@@ -136,6 +137,12 @@ func (f *fake) setQueue(name string, q ...Queued) {
 	}
 	f.queue[name] = q
 	f.mu.Unlock()
+}
+
+func (f *fake) Hooks() []Hook {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.hooks)
 }
 
 func (f *fake) Canvas(agent string) (string, error) {

@@ -80,3 +80,26 @@ func TestLiveTasksIdle(t *testing.T) {
 		t.Fatalf("an agent with no task:\n%s", page)
 	}
 }
+
+// TestEventsHooks: the events page lists the hooks with their origin,
+// the config's and an employee's subscription, their text escaped.
+func TestEventsHooks(t *testing.T) {
+	f := newFake(testAgents()...)
+	s := newTestServer(t, f)
+	if page := serve(s, request("GET", "/events", "")).Body.String(); !strings.Contains(page, `<p id="no-hooks">`) {
+		t.Fatalf("no hooks:\n%s", page)
+	}
+	f.hooks = []Hook{
+		{Name: "log-start", On: "process:start", Agents: "*", Action: "run sh -c <b>x</b>", Origin: "actant.cue"},
+		{Name: "bot/s1", On: "task:done", Agents: "svc", Action: "prompt bot", Origin: "agent bot (runtime)"},
+	}
+	page := serve(s, request("GET", "/events", "")).Body.String()
+	for _, w := range []string{
+		`<tr><td>log-start</td><td>process:start</td><td>*</td><td>run sh -c &lt;b&gt;x&lt;/b&gt;</td><td>actant.cue</td></tr>`,
+		`<tr><td>bot/s1</td><td>task:done</td><td>svc</td><td>prompt bot</td><td>agent bot (runtime)</td></tr>`,
+	} {
+		if !strings.Contains(page, w) {
+			t.Fatalf("page lacks %s:\n%s", w, page)
+		}
+	}
+}

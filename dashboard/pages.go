@@ -156,5 +156,6 @@ func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {
 		FAgent, FEvent string
 		Agents         []string
 		Entries        []Entry
-	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries})
+		Hooks          []Hook
+	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries, s.src.Hooks()})
 }

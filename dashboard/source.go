@@ -30,6 +30,9 @@ type Source interface {
 	// Queue returns an employee's tasks waiting and running, in order
 	// (none for other archetypes).
 	Queue(name string) ([]Queued, error)
+	// Hooks returns the hooks up runs, as `actctl get hooks` lists them:
+	// the config's, then the employees' runtime subscriptions.
+	Hooks() []Hook
 	// Canvas returns an employee's canvas HTML ("" when it has none).
 	Canvas(agent string) (string, error)
 }
@@ -81,4 +84,15 @@ type Queued struct {
 	Kind    string `json:"kind"`
 	Prompt  string `json:"prompt"`
 	Running bool   `json:"running,omitempty"`
+}
+
+// Hook is one hook as `actctl get hooks` lists it (docs/runtime.md,
+// "Runtime subscriptions"): Agents "*" for every agent, Action what it
+// runs or prompts, Origin "actant.cue" or "agent NAME (runtime)".
+type Hook struct {
+	Name   string `json:"name"`
+	On     string `json:"on"`
+	Agents string `json:"agents"`
+	Action string `json:"action"`
+	Origin string `json:"origin"`
 }

@@ -270,3 +270,22 @@ func (s upSource) Control(ctx context.Context, op, agent string) error {
 
 // Canvas is an employee's canvas.
 func (s upSource) Canvas(agent string) (string, error) { return s.u.m.Canvas(agent) }
+
+// Hooks are the hooks up runs, as `actctl get hooks` lists them: the
+// config's, then the employees' subscriptions.
+func (s upSource) Hooks() []dashboard.Hook {
+	var rows [][]string
+	if cfg := s.u.cfg.Load(); cfg != nil {
+		_, rows, _ = listHooks(cfg)
+	}
+	if s.u.subs != nil {
+		for _, sub := range s.u.subs.List() {
+			rows = append(rows, hookRow(subscriptionJSON(sub)))
+		}
+	}
+	out := make([]dashboard.Hook, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, dashboard.Hook{Name: r[0], On: r[1], Agents: r[2], Action: r[3], Origin: r[4]})
+	}
+	return out
+}
