@@ -134,10 +134,13 @@ func (s *Server) CanvasUpdated(agent string) {
 // agent's page follows its log.
 func (s *Server) TaskStarted(agent string, task uint64) {
 	s.live.send(message{event: "task", data: mustJSON(map[string]any{"name": agent, "task": task})})
-	s.AgentChanged(agent) // its queue and running task
-	if a, err := s.src.Agent(agent); err == nil {
-		s.tasksChanged(a, "")
+	a, err := s.src.Agent(agent)
+	if err != nil {
+		s.AgentChanged(agent) // gone
+		return
 	}
+	s.live.send(message{event: "agent", data: mustJSON(cardOf(a, time.Now()))}) // its running task
+	s.tasksChanged(a, "")                                                       // its queue
 }
 
 // Dropped is how many live messages were dropped for slow pages.
