@@ -27,7 +27,11 @@ func TestLiveTasks(t *testing.T) {
 	f.setQueue("bot", Queued{ID: 3, Kind: "prompt", Prompt: "first", Running: true}, Queued{ID: 4, Kind: "prompt", Prompt: hostileTitle})
 	s.Observe(hooks.Observation{Event: hooks.Event{Name: "process:start", Agent: "bot", Data: map[string]any{"state": "running"}}})
 	s.Observe(hooks.Observation{Event: hooks.Event{Name: "user:prompt", Agent: "bot", Data: map[string]any{"task": 4}}})
-	m := nextEvent(t, sc, "tasks")
+	tasks := tasksUntilMark(t, s, sc)
+	if len(tasks) != 1 {
+		t.Fatalf("tasks messages %q, want one (user:prompt's, none for process:start)", tasks)
+	}
+	m := tasks[0]
 	want := `{"name":"bot","queue":[{"id":3,"kind":"prompt","prompt":"first","running":true},{"id":4,"kind":"prompt","prompt":"` +
 		strings.ReplaceAll(string(mustJSON(hostileTitle)), `"`, ``) + `"}]}`
 	if m != want || strings.Contains(m, "<") {
@@ -40,7 +44,10 @@ func TestLiveTasks(t *testing.T) {
 	f.set(a)
 	f.setQueue("bot", Queued{ID: 4, Kind: "prompt", Prompt: "second", Running: true})
 	s.Observe(hooks.Observation{Event: hooks.Event{Name: "task:done", Agent: "bot", Data: map[string]any{"task": 3}}})
-	m = nextEvent(t, sc, "tasks")
+	if tasks = tasksUntilMark(t, s, sc); len(tasks) != 1 {
+		t.Fatalf("tasks messages %q, want one", tasks)
+	}
+	m = tasks[0]
 	start := end.Add(-1500 * time.Millisecond)
 	want = `{"name":"bot","queue":[{"id":4,"kind":"prompt","prompt":"second","running":true}],"done":{"task":3,"source":"dashboard",` +
 		`"started":"` + start.Local().Format(stamp) + `","startedISO":"2026-01-02T03:04:03Z","duration":"1.5s","stopReason":"end_turn",` +
@@ -63,6 +70,29 @@ func TestLiveTasks(t *testing.T) {
 	if strings.Contains(page, "no-tasks") {
 		t.Fatalf("page says no task ended")
 	}
+}
+
+// tasksUntilMark returns the "tasks" messages sent so far: it sends a
+// mark (a canvas message) and reads up to it, so that a missing message
+// fails the test instead of waiting for it.
+func tasksUntilMark(t *testing.T, s *Server, sc *bufio.Scanner) []string {
+	t.Helper()
+	s.CanvasUpdated("mark")
+	var out []string
+	ev := ""
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "event: "):
+			ev = strings.TrimPrefix(l, "event: ")
+		case ev == "canvas" && l == `data: {"name":"mark"}`:
+			return out
+		case ev == "tasks" && strings.HasPrefix(l, "data: "):
+			out = append(out, strings.TrimPrefix(l, "data: "))
+		}
+	}
+	t.Fatalf("no mark: %v", sc.Err())
+	return nil
 }
 
 // TestLiveTasksIdle: with no live page open, an agent's events read
