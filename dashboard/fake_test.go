@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
@@ -21,6 +22,7 @@ type fake struct {
 	queue    map[string][]Queued
 	queueN   int // calls of Queue
 	hooks    []Hook
+	ticks    map[string][]time.Time
 	prompts  []string
 	controls []string
 	// reply is what a prompt streams (ACP message lines).
@@ -79,6 +81,7 @@ func (f *fake) Detail(name string) (Detail, error) {
 	}
 	d := Detail{Agent: a, Describe: "Name: " + name}
 	d.Queue, _ = f.Queue(name)
+	d.Ticks, _ = f.Ticks(name)
 	if a.LastTask != nil {
 		d.Tasks = []tasklog.Summary{*a.LastTask}
 	}
@@ -137,6 +140,12 @@ func (f *fake) setQueue(name string, q ...Queued) {
 	}
 	f.queue[name] = q
 	f.mu.Unlock()
+}
+
+func (f *fake) Ticks(name string) ([]time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.ticks[name]), nil
 }
 
 func (f *fake) Hooks() []Hook {

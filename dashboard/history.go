@@ -8,12 +8,21 @@ import (
 )
 
 // tasksUpdate is the live message "tasks" (docs/dashboard.md, "Live
-// updates"): an agent's queue as it is now and, after a task ended, its
-// row of the task history.
+// updates"): an agent's queue and next ticks as they are now and, after
+// a task ended, its row of the task history.
 type tasksUpdate struct {
 	Name  string   `json:"name"`
 	Queue []Queued `json:"queue"`
 	Done  *taskRow `json:"done,omitempty"`
+	// Ticks are an employee's next ticks, as its page shows them.
+	Ticks []tick `json:"ticks,omitempty"`
+}
+
+// tick is one of an employee's next ticks: in the schedule's zone
+// (stamp) and in RFC 3339 for the viewer's.
+type tick struct {
+	Zone string `json:"zone"`
+	ISO  string `json:"iso"`
 }
 
 // taskRow is one line of an agent's task history, on the page and in
@@ -57,6 +66,12 @@ func (s *Server) tasksChanged(a Agent, event string) {
 	u := tasksUpdate{Name: a.Name, Queue: []Queued{}}
 	if q, err := s.src.Queue(a.Name); err == nil && q != nil {
 		u.Queue = q
+	}
+	if a.Archetype == "employee" {
+		ts, _ := s.src.Ticks(a.Name)
+		for _, t := range ts {
+			u.Ticks = append(u.Ticks, tick{Zone: t.Format(stamp), ISO: t.Format(time.RFC3339)})
+		}
 	}
 	if endsTask(event) && a.LastTask != nil {
 		row := s.rowOf(a.Name, *a.LastTask)

@@ -133,3 +133,38 @@ func TestEventsHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveTicks: an employee's "tasks" message carries its next ticks,
+// in the schedule's zone and RFC 3339, after a tick; a service's none.
+func TestLiveTicks(t *testing.T) {
+	f := newFake(testAgents()...)
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip("no zone database:", err)
+	}
+	at := time.Date(2026, 1, 2, 9, 0, 0, 0, paris)
+	f.ticks = map[string][]time.Time{"bot": {at, at.Add(time.Hour)}}
+	s, ts := liveServer(t, f, 0)
+	res, err := openLive(t, ts)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("live: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "heartbeat:tick", Agent: "bot"}})
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "user:prompt", Agent: "svc"}})
+	tasks := tasksUntilMark(t, s, sc)
+	want := []string{
+		`{"name":"bot","queue":[],"ticks":[{"zone":"2026-01-02 09:00:00 CET","iso":"2026-01-02T09:00:00+01:00"},{"zone":"2026-01-02 10:00:00 CET","iso":"2026-01-02T10:00:00+01:00"}]}`,
+		`{"name":"svc","queue":[]}`,
+	}
+	if strings.Join(tasks, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("tasks messages:\n%s\nwant\n%s", strings.Join(tasks, "\n"), strings.Join(want, "\n"))
+	}
+	r := request("GET", "/agents/bot", "")
+	r.Host = ts.Listener.Addr().String()
+	r.AddCookie(liveCookie(ts))
+	if page := serve(s, r).Body.String(); !strings.Contains(page, `<tbody id="ticks">`) {
+		t.Fatalf("page has no ticks body:\n%s", page)
+	}
+}

@@ -30,6 +30,9 @@ type Source interface {
 	// Queue returns an employee's tasks waiting and running, in order
 	// (none for other archetypes).
 	Queue(name string) ([]Queued, error)
+	// Ticks returns an employee's next ticks (at most five), in the
+	// schedule's zone (none for other archetypes).
+	Ticks(name string) ([]time.Time, error)
 	// Hooks returns the hooks up runs, as `actctl get hooks` lists them:
 	// the config's, then the employees' runtime subscriptions.
 	Hooks() []Hook

@@ -231,6 +231,11 @@ func TestDashboardBrowser(t *testing.T) {
 	if row := text(`#tasks tbody tr:first-child td:first-child`); row != "#"+queued {
 		t.Fatalf("newest row %q, want task %s", row, queued)
 	}
+	// The next ticks, drawn again by each of those messages, are still
+	// there, in the viewer's zone too.
+	if n := js(`[...document.querySelectorAll("#ticks time.viewer")].filter(t => t.textContent !== "").length`); n != "5" {
+		t.Fatalf("%s next ticks shown in the viewer's zone, want 5", n)
+	}
 	if js("window.__marker") != "2" {
 		t.Fatal("the page reloaded")
 	}

@@ -197,19 +197,43 @@ func (s upSource) schedule(d *dashboard.Detail, r *schema.Resolved) {
 			d.Zone = c.Location.String()
 		}
 	}
-	loc := time.Local
-	if d.Zone != "" {
-		if l, err := time.LoadLocation(d.Zone); err == nil {
-			loc = l
-		}
-	} else {
-		d.Zone = loc.String()
+	if d.Zone == "" {
+		d.Zone = time.Local.String()
 	}
-	ticks, _ := s.u.m.Upcoming(d.Name, 5)
-	for _, t := range ticks {
-		d.Ticks = append(d.Ticks, t.Time.In(loc))
-	}
+	d.Ticks = s.ticks(d.Name, d.Zone)
 	d.Queue, _ = s.Queue(d.Name)
+}
+
+// ticks are an employee's next five ticks in zone.
+func (s upSource) ticks(name, zone string) []time.Time {
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		loc = time.Local
+	}
+	ticks, _ := s.u.m.Upcoming(name, 5)
+	var out []time.Time
+	for _, t := range ticks {
+		out = append(out, t.Time.In(loc))
+	}
+	return out
+}
+
+// Ticks are an employee's next ticks in its schedule's zone (its first
+// cron entry's, else up's).
+func (s upSource) Ticks(name string) ([]time.Time, error) {
+	r, err := s.u.cfg.Load().Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := up.ScheduleOf(r.Template.Schedule)
+	if err != nil || spec == nil {
+		return nil, err
+	}
+	zone := time.Local.String()
+	if len(spec.Cron) > 0 {
+		zone = spec.Cron[0].Location.String()
+	}
+	return s.ticks(name, zone), nil
 }
 
 // Queue is an employee's task running, then those waiting.

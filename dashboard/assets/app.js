@@ -87,6 +87,28 @@
 		old.replaceWith(el);
 	}
 
+	// An employee's next ticks as they are now: in the schedule's zone,
+	// and in the viewer's.
+	function drawTicks(ticks) {
+		const body = document.getElementById("ticks");
+		if (!body) return;
+		const rows = [];
+		for (const t of ticks) {
+			const tr = document.createElement("tr");
+			const zone = document.createElement("td");
+			zone.textContent = t.zone;
+			const viewer = document.createElement("td");
+			const when = document.createElement("time");
+			when.className = "viewer";
+			when.setAttribute("datetime", t.iso);
+			viewer.appendChild(when);
+			tr.append(zone, viewer);
+			rows.push(tr);
+		}
+		body.replaceChildren(...rows);
+		viewerTimes(body);
+	}
+
 	// A task that ended joins the top of the history (the last 50),
 	// once.
 	function addTaskRow(r) {
@@ -140,6 +162,7 @@
 			const d = JSON.parse(m.data);
 			if (page !== "agent" || d.name !== agent) return;
 			drawQueue(d.queue);
+			if (d.ticks) drawTicks(d.ticks);
 			if (d.done) addTaskRow(d.done);
 		});
 		es.addEventListener("reload", function () { location.reload(); });
