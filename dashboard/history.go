@@ -56,9 +56,10 @@ func endsTask(name string) bool {
 	return name == "task:done" || name == "task:failed" || name == "prompt:after"
 }
 
-// tasksChanged sends agent a's queue, and the row of its last task when
-// event says a task ended, to the live pages. Nothing is read while no
-// page is open.
+// tasksChanged sends agent a's queue, an employee's next ticks, and the
+// row of its last task when event says a task ended, to the live pages
+// (every event about a but its process's). Nothing is read while no page
+// is open.
 func (s *Server) tasksChanged(a Agent, event string) {
 	if !s.live.listening() || strings.HasPrefix(event, "process:") {
 		return
