@@ -70,3 +70,33 @@ func BenchmarkLiveEvent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLiveTaskDone is what a task's end costs with 8 live pages
+// open: its timeline entry, the agent's card and its "tasks" message
+// (the queue, and the history row read from the task's log).
+func BenchmarkLiveTaskDone(b *testing.B) {
+	f := benchAgents(200)
+	f.logs["agent-007/7"] = []byte(hostileLog())
+	f.setQueue("agent-007", Queued{ID: 8, Kind: "heartbeat", Prompt: "check the queue", Running: true})
+	s, err := New(f, Options{Token: testToken, Addr: testAddr})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var subs []*sub
+	for range 8 {
+		subs = append(subs, s.live.subscribe())
+	}
+	ev := hooks.Observation{Event: hooks.Event{Name: "task:done", Agent: "agent-007", Time: time.Now(),
+		Data: map[string]any{"task": 7, "kind": "heartbeat"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Observe(ev)
+		for _, sb := range subs {
+			<-sb.c
+			<-sb.c
+			if m := <-sb.c; m.event != "tasks" {
+				b.Fatalf("message %s", m.event)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
@@ -18,6 +19,10 @@ type fake struct {
 	logs     map[string][]byte // "agent/task" -> JSON lines
 	paths    map[string]string // "agent/task" -> the log's file
 	canvas   map[string]string
+	queue    map[string][]Queued
+	queueN   int // calls of Queue
+	hooks    []Hook
+	ticks    map[string][]time.Time
 	prompts  []string
 	controls []string
 	// reply is what a prompt streams (ACP message lines).
@@ -75,6 +80,8 @@ func (f *fake) Detail(name string) (Detail, error) {
 		return Detail{}, err
 	}
 	d := Detail{Agent: a, Describe: "Name: " + name}
+	d.Queue, _ = f.Queue(name)
+	d.Ticks, _ = f.Ticks(name)
 	if a.LastTask != nil {
 		d.Tasks = []tasklog.Summary{*a.LastTask}
 	}
@@ -117,6 +124,34 @@ func (f *fake) Control(ctx context.Context, op, agent string) error {
 	defer f.mu.Unlock()
 	f.controls = append(f.controls, op+" "+agent)
 	return nil
+}
+
+func (f *fake) Queue(name string) ([]Queued, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queueN++
+	return slices.Clone(f.queue[name]), nil
+}
+
+func (f *fake) setQueue(name string, q ...Queued) {
+	f.mu.Lock()
+	if f.queue == nil {
+		f.queue = map[string][]Queued{}
+	}
+	f.queue[name] = q
+	f.mu.Unlock()
+}
+
+func (f *fake) Ticks(name string) ([]time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.ticks[name]), nil
+}
+
+func (f *fake) Hooks() []Hook {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.hooks)
 }
 
 func (f *fake) Canvas(agent string) (string, error) {

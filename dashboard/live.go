@@ -112,6 +112,7 @@ func (s *Server) agentEvent(ev hooks.Event) {
 		}
 	}
 	s.live.send(message{event: "agent", data: mustJSON(cardOf(a, time.Now()))})
+	s.tasksChanged(a, ev.Name)
 }
 
 // AgentChanged sends the agent's card, as it is now, to the live pages.
@@ -133,7 +134,13 @@ func (s *Server) CanvasUpdated(agent string) {
 // agent's page follows its log.
 func (s *Server) TaskStarted(agent string, task uint64) {
 	s.live.send(message{event: "task", data: mustJSON(map[string]any{"name": agent, "task": task})})
-	s.AgentChanged(agent) // its queue and running task
+	a, err := s.src.Agent(agent)
+	if err != nil {
+		s.AgentChanged(agent) // gone
+		return
+	}
+	s.live.send(message{event: "agent", data: mustJSON(cardOf(a, time.Now()))}) // its running task
+	s.tasksChanged(a, "")                                                       // its queue
 }
 
 // Dropped is how many live messages were dropped for slow pages.
@@ -190,6 +197,13 @@ func (h *hub) send(m message) {
 			s.lost.Store(true)
 		}
 	}
+}
+
+// listening reports whether a live page is open.
+func (h *hub) listening() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs) > 0
 }
 
 func (h *hub) subscribe() *sub {

@@ -85,13 +85,6 @@ func (s *Server) agentsJSON(w http.ResponseWriter, r *http.Request) {
 	w.Write(mustJSON(cards))
 }
 
-// taskRow is one line of an agent's task history.
-type taskRow struct {
-	tasklog.Summary
-	Started, StartedISO, Duration string
-	Perms                         Permissions
-}
-
 func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	d, err := s.src.Detail(name)
@@ -120,13 +113,7 @@ func (s *Server) taskRows(name string, tasks []tasklog.Summary) []taskRow {
 	}
 	var out []taskRow
 	for _, t := range slices.Backward(tasks) {
-		start := t.Time.Add(-time.Duration(t.DurationMs) * time.Millisecond)
-		row := taskRow{Summary: t, Started: start.Local().Format(stamp), StartedISO: start.Format(time.RFC3339),
-			Duration: (time.Duration(t.DurationMs) * time.Millisecond).String()}
-		if data, err := s.src.TaskLog(name, t.Task); err == nil {
-			_, row.Perms = ReadLog(data)
-		}
-		out = append(out, row)
+		out = append(out, s.rowOf(name, t))
 	}
 	return out
 }
@@ -169,5 +156,6 @@ func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {
 		FAgent, FEvent string
 		Agents         []string
 		Entries        []Entry
-	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries})
+		Hooks          []Hook
+	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries, s.src.Hooks()})
 }

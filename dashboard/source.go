@@ -27,6 +27,15 @@ type Source interface {
 	Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error)
 	// Control starts, stops or restarts agent (op: OpStart, ...).
 	Control(ctx context.Context, op, agent string) error
+	// Queue returns an employee's tasks waiting and running, in order
+	// (none for other archetypes).
+	Queue(name string) ([]Queued, error)
+	// Ticks returns an employee's next ticks (at most five), in the
+	// schedule's zone (none for other archetypes).
+	Ticks(name string) ([]time.Time, error)
+	// Hooks returns the hooks up runs, as `actctl get hooks` lists them:
+	// the config's, then the employees' runtime subscriptions.
+	Hooks() []Hook
 	// Canvas returns an employee's canvas HTML ("" when it has none).
 	Canvas(agent string) (string, error)
 }
@@ -78,4 +87,15 @@ type Queued struct {
 	Kind    string `json:"kind"`
 	Prompt  string `json:"prompt"`
 	Running bool   `json:"running,omitempty"`
+}
+
+// Hook is one hook as `actctl get hooks` lists it (docs/runtime.md,
+// "Runtime subscriptions"): Agents "*" for every agent, Action what it
+// runs or prompts, Origin "actant.cue" or "agent NAME (runtime)".
+type Hook struct {
+	Name   string `json:"name"`
+	On     string `json:"on"`
+	Agents string `json:"agents"`
+	Action string `json:"action"`
+	Origin string `json:"origin"`
 }

@@ -208,11 +208,37 @@ func TestDashboardBrowser(t *testing.T) {
 	if r := actctl(t, root, home, "prompt", "triage", "--no-wait", "-p", "wait "+gate); r.Code != 0 {
 		t.Fatalf("prompt --no-wait: %d %s", r.Code, r.Stderr)
 	}
-	cdp(t, ctx, "live log", until(`(document.querySelector("#livelog .msg") || {}).textContent === "waiting\n"`))
+	cdp(t, ctx, "live log", until(`(document.querySelector("#livelog .msg") || {}).textContent === "waiting\n"`),
+		eval(`window.__marker = 2`))
+	waiting := strings.TrimPrefix(text(`#running a`), "task #")
+	// A task queued behind it shows in the queue, as text, without a
+	// reload; each task that ends joins the history.
+	if r := actctl(t, root, home, "prompt", "triage", "--no-wait", "-p", "queued <b>x</b>"); r.Code != 0 {
+		t.Fatalf("prompt --no-wait: %d %s", r.Code, r.Stderr)
+	}
+	cdp(t, ctx, "queued task", until(`[...document.querySelectorAll("#queue li")].some(li => li.textContent.endsWith(" prompt: queued <b>x</b>"))`))
+	if n := js(`document.querySelectorAll("#queue b").length`); n != "0" {
+		t.Fatalf("the queue has %s <b> elements", n)
+	}
+	queued := strings.TrimPrefix(strings.Fields(js(`[...document.querySelectorAll("#queue li")].pop().textContent`))[0], "#")
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cdp(t, ctx, "live log's end", until(`document.querySelector("#livelog .msg").textContent === "waiting\nwaited\n"`))
+	cdp(t, ctx, "live log's end", until(`document.querySelector("#livelog .msg").textContent === "waiting\nwaited\n"`),
+		until(`document.querySelector('#tasks tr[data-task="`+waiting+`"]') !== null`),
+		until(`document.querySelector('#tasks tr[data-task="`+queued+`"]') !== null`),
+		until(`document.getElementById("queue").textContent === "Empty."`))
+	if row := text(`#tasks tbody tr:first-child td:first-child`); row != "#"+queued {
+		t.Fatalf("newest row %q, want task %s", row, queued)
+	}
+	// The next ticks, drawn again by each of those messages, are still
+	// there, in the viewer's zone too.
+	if n := js(`[...document.querySelectorAll("#ticks time.viewer")].filter(t => t.textContent !== "").length`); n != "5" {
+		t.Fatalf("%s next ticks shown in the viewer's zone, want 5", n)
+	}
+	if js("window.__marker") != "2" {
+		t.Fatal("the page reloaded")
+	}
 	screenshot(t, ctx, "agent.png")
 	cdp(t, ctx, "events page", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(css(`#timeline tbody tr`)))
 	screenshot(t, ctx, "events.png")

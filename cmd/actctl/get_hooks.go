@@ -22,10 +22,15 @@ func withRuntimeHooks(g *globals, rows [][]string, js []hookJSON) ([][]string, [
 		return rows, js
 	}
 	for _, s := range subs {
-		h := hookJSON{Name: s.HookName(), Origin: "agent " + s.Agent + " (runtime)",
-			Hook: schema.Hook{On: s.Event, Agents: s.Agents, Prompt: &schema.HookPrompt{Agent: s.Agent, Text: s.Prompt}}}
+		h := subscriptionJSON(s)
 		js = append(js, h)
 		rows = append(rows, hookRow(h))
 	}
 	return rows, js
+}
+
+// subscriptionJSON is an employee's subscription as `get hooks` lists it.
+func subscriptionJSON(s hooks.Subscription) hookJSON {
+	return hookJSON{Name: s.HookName(), Origin: "agent " + s.Agent + " (runtime)",
+		Hook: schema.Hook{On: s.Event, Agents: s.Agents, Prompt: &schema.HookPrompt{Agent: s.Agent, Text: s.Prompt}}}
 }

@@ -197,25 +197,59 @@ func (s upSource) schedule(d *dashboard.Detail, r *schema.Resolved) {
 			d.Zone = c.Location.String()
 		}
 	}
-	loc := time.Local
-	if d.Zone != "" {
-		if l, err := time.LoadLocation(d.Zone); err == nil {
-			loc = l
-		}
-	} else {
-		d.Zone = loc.String()
+	if d.Zone == "" {
+		d.Zone = time.Local.String()
 	}
-	ticks, _ := s.u.m.Upcoming(d.Name, 5)
+	d.Ticks = s.ticks(d.Name, d.Zone)
+	d.Queue, _ = s.Queue(d.Name)
+}
+
+// ticks are an employee's next five ticks in zone.
+func (s upSource) ticks(name, zone string) []time.Time {
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		loc = time.Local
+	}
+	ticks, _ := s.u.m.Upcoming(name, 5)
+	var out []time.Time
 	for _, t := range ticks {
-		d.Ticks = append(d.Ticks, t.Time.In(loc))
+		out = append(out, t.Time.In(loc))
 	}
-	running, waiting, _ := s.u.m.Queue(d.Name)
+	return out
+}
+
+// Ticks are an employee's next ticks in its schedule's zone (its first
+// cron entry's, else up's).
+func (s upSource) Ticks(name string) ([]time.Time, error) {
+	r, err := s.u.cfg.Load().Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := up.ScheduleOf(r.Template.Schedule)
+	if err != nil || spec == nil {
+		return nil, err
+	}
+	zone := time.Local.String()
+	if len(spec.Cron) > 0 {
+		zone = spec.Cron[0].Location.String()
+	}
+	return s.ticks(name, zone), nil
+}
+
+// Queue is an employee's task running, then those waiting.
+func (s upSource) Queue(name string) ([]dashboard.Queued, error) {
+	running, waiting, err := s.u.m.Queue(name)
+	if err != nil {
+		return nil, err
+	}
+	var q []dashboard.Queued
 	if running != nil {
-		d.Queue = append(d.Queue, dashboard.Queued{ID: running.ID, Kind: string(running.Kind), Prompt: firstLine(running.Prompt), Running: true})
+		q = append(q, dashboard.Queued{ID: running.ID, Kind: string(running.Kind), Prompt: firstLine(running.Prompt), Running: true})
 	}
 	for _, t := range waiting {
-		d.Queue = append(d.Queue, dashboard.Queued{ID: t.ID, Kind: string(t.Kind), Prompt: firstLine(t.Prompt)})
+		q = append(q, dashboard.Queued{ID: t.ID, Kind: string(t.Kind), Prompt: firstLine(t.Prompt)})
 	}
+	return q, nil
 }
 
 // TaskLogPath is the file of one task's log.
@@ -260,3 +294,22 @@ func (s upSource) Control(ctx context.Context, op, agent string) error {
 
 // Canvas is an employee's canvas.
 func (s upSource) Canvas(agent string) (string, error) { return s.u.m.Canvas(agent) }
+
+// Hooks are the hooks up runs, as `actctl get hooks` lists them: the
+// config's, then the employees' subscriptions.
+func (s upSource) Hooks() []dashboard.Hook {
+	var rows [][]string
+	if cfg := s.u.cfg.Load(); cfg != nil {
+		_, rows, _ = listHooks(cfg)
+	}
+	if s.u.subs != nil {
+		for _, sub := range s.u.subs.List() {
+			rows = append(rows, hookRow(subscriptionJSON(sub)))
+		}
+	}
+	out := make([]dashboard.Hook, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, dashboard.Hook{Name: r[0], On: r[1], Agents: r[2], Action: r[3], Origin: r[4]})
+	}
+	return out
+}

@@ -66,6 +66,77 @@
 		if (none) none.remove();
 	}
 
+	// An agent's queue as it is now (a "tasks" message): the list is
+	// drawn again, its text set as text.
+	function drawQueue(q) {
+		const old = document.getElementById("queue");
+		if (!old) return;
+		let el;
+		if (q.length === 0) {
+			el = document.createElement("p");
+			el.textContent = "Empty.";
+		} else {
+			el = document.createElement("ol");
+			for (const t of q) {
+				const li = document.createElement("li");
+				li.textContent = "#" + t.id + " " + t.kind + (t.running ? " (running)" : "") + ": " + t.prompt;
+				el.appendChild(li);
+			}
+		}
+		el.id = "queue";
+		old.replaceWith(el);
+	}
+
+	// An employee's next ticks as they are now: in the schedule's zone,
+	// and in the viewer's.
+	function drawTicks(ticks) {
+		const body = document.getElementById("ticks");
+		if (!body) return;
+		const rows = [];
+		for (const t of ticks) {
+			const tr = document.createElement("tr");
+			const zone = document.createElement("td");
+			zone.textContent = t.zone;
+			const viewer = document.createElement("td");
+			const when = document.createElement("time");
+			when.className = "viewer";
+			when.setAttribute("datetime", t.iso);
+			viewer.appendChild(when);
+			tr.append(zone, viewer);
+			rows.push(tr);
+		}
+		body.replaceChildren(...rows);
+		viewerTimes(body);
+	}
+
+	// A task that ended joins the top of the history (the last 50),
+	// once.
+	function addTaskRow(r) {
+		const table = document.getElementById("tasks");
+		if (!table || table.querySelector('tr[data-task="' + r.task + '"]')) return;
+		const tr = document.createElement("tr");
+		tr.dataset.task = String(r.task);
+		const link = document.createElement("a");
+		link.href = "/agents/" + encodeURIComponent(agent) + "/tasks/" + r.task;
+		link.textContent = "#" + r.task;
+		const when = document.createElement("time");
+		when.setAttribute("datetime", r.startedISO);
+		when.textContent = r.started;
+		const cells = [link, r.source, when, r.duration, r.stopReason + (r.error ? " (" + r.error + ")" : ""),
+			r.perms.allowed + " / " + r.perms.denied];
+		for (const v of cells) {
+			const td = document.createElement("td");
+			if (typeof v === "string") td.textContent = v; else td.appendChild(v);
+			tr.appendChild(td);
+		}
+		const body = table.tBodies[0];
+		body.prepend(tr);
+		while (body.rows.length > 50) body.lastElementChild.remove();
+		table.hidden = false;
+		const none = document.getElementById("no-tasks");
+		if (none) none.remove();
+	}
+
 	function reloadCanvas(name) {
 		const f = document.getElementById("canvas");
 		if (!f || name !== agent) return;
@@ -86,6 +157,13 @@
 		es.addEventListener("task", function (m) {
 			const d = JSON.parse(m.data);
 			if (page === "agent" && d.name === agent) followTask(d.task);
+		});
+		es.addEventListener("tasks", function (m) {
+			const d = JSON.parse(m.data);
+			if (page !== "agent" || d.name !== agent) return;
+			drawQueue(d.queue);
+			if (d.ticks) drawTicks(d.ticks);
+			if (d.done) addTaskRow(d.done);
 		});
 		es.addEventListener("reload", function () { location.reload(); });
 	}
