@@ -83,3 +83,23 @@ func OpenLog(r *schema.Resolved) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// StartLogged starts the backend o describes (acpclient.Start) with its
+// stderr appended to agent r's log (OpenLog; none when it cannot be
+// opened), the file closed when the backend ends: how up and task start
+// a resident agent.
+func StartLogged(ctx context.Context, r *schema.Resolved, o acpclient.Options) (*acpclient.Client, error) {
+	log, lerr := OpenLog(r)
+	if lerr == nil {
+		o.BackendStderr = log
+	}
+	c, err := acpclient.Start(ctx, o)
+	if log != nil {
+		if err != nil {
+			log.Close()
+		} else {
+			go func() { <-c.Done(); log.Close() }()
+		}
+	}
+	return c, err
+}

@@ -190,19 +190,7 @@ func taskStarter(g *globals, cfg *schema.Config, r *schema.Resolved, p *agentpre
 				g.Warn("task: %v", err)
 			}
 		}
-		log, lerr := agentprep.OpenLog(r)
-		if lerr == nil {
-			o.BackendStderr = log
-		}
-		c, err := acpclient.Start(ctx, o)
-		if log != nil {
-			if err != nil {
-				log.Close()
-			} else {
-				go func() { <-c.Done(); log.Close() }()
-			}
-		}
-		return c, err
+		return agentprep.StartLogged(ctx, r, o)
 	}
 }
 

@@ -358,19 +358,7 @@ func (u *upRun) launch(ctx context.Context, agent string, obs acpclient.Observer
 	}
 	o.Observer, o.Grace = obs, u.grace
 	o.Warn = func(msg string) { u.logf("%s: warning: %s", agent, msg) }
-	log, lerr := agentprep.OpenLog(r)
-	if lerr == nil {
-		o.BackendStderr = log
-	}
-	c, err := acpclient.Start(ctx, o)
-	if log != nil {
-		if err != nil {
-			log.Close()
-		} else {
-			go func() { <-c.Done(); log.Close() }()
-		}
-	}
-	return c, err
+	return agentprep.StartLogged(ctx, r, o)
 }
 
 // setBus gives the bus of the runtime events cfg's hooks (agent:* and
