@@ -19,32 +19,36 @@ import (
 // .cursor/rules/<n>.mdc, Claude Code's .claude/rules/<n>.md) that apply writes back byte for byte, as a skill
 // with paths (docs/import.md).
 func (p *Plan) scanRules(a *agent) error {
-	l := a.b.Rules
-	if l == nil {
-		return nil
-	}
-	ents, err := os.ReadDir(filepath.Join(p.root, filepath.FromSlash(l.Dir)))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		p.leave(Item{Backend: a.b.Name, Kind: "rule", Path: l.Dir}, "cannot read the directory (%v)", err)
-		return nil
-	}
-	ext := ruleExt(l)
-	for _, e := range ents {
-		name := strings.TrimSuffix(e.Name(), ext)
-		it := Item{Backend: a.b.Name, Kind: "rule", Name: name, Path: path.Join(l.Dir, e.Name())}
-		switch {
-		case e.IsDir():
-			p.leave(it, "a directory of rules; actctl writes one file per rule in %s", l.Dir)
-		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ext) || name == "":
-			p.leave(it, "not a %s rule file; left as it is", ext)
-		default:
-			p.rule(a, it)
-		}
+	if l := a.b.Rules; l != nil {
+		p.scanFiles(a, l, "rule", ruleExt(l), p.rule)
 	}
 	return nil
+}
+
+// scanFiles offers take each file of a's layout l ending in ext as an
+// item of kind; a directory, another kind of file and an unreadable
+// directory are left, said why.
+func (p *Plan) scanFiles(a *agent, l *schema.DirLayout, kind, ext string, take func(*agent, Item)) {
+	ents, err := os.ReadDir(filepath.Join(p.root, filepath.FromSlash(l.Dir)))
+	if os.IsNotExist(err) {
+		return
+	}
+	if err != nil {
+		p.leave(Item{Backend: a.b.Name, Kind: kind, Path: l.Dir}, "cannot read the directory (%v)", err)
+		return
+	}
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), ext)
+		it := Item{Backend: a.b.Name, Kind: kind, Name: name, Path: path.Join(l.Dir, e.Name())}
+		switch {
+		case e.IsDir():
+			p.leave(it, "a directory of %ss; actctl writes one file per %s in %s", kind, kind, l.Dir)
+		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ext) || name == "":
+			p.leave(it, "not a %s %s file; left as it is", ext, kind)
+		default:
+			take(a, it)
+		}
+	}
 }
 
 // ruleExt is the ending of a rule file in layout l.

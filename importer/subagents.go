@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -37,30 +34,8 @@ type subAgentSrc struct {
 // Gemini CLI's .gemini/agents/<n>.md) that apply writes back byte for
 // byte, as a sub-agent template (docs/import.md).
 func (p *Plan) scanSubAgents(a *agent) error {
-	l := a.b.SubAgents
-	if l == nil {
-		return nil
-	}
-	ents, err := os.ReadDir(filepath.Join(p.root, filepath.FromSlash(l.Dir)))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		p.leave(Item{Backend: a.b.Name, Kind: "sub-agent", Path: l.Dir}, "cannot read the directory (%v)", err)
-		return nil
-	}
-	ext := subAgentExt(l)
-	for _, e := range ents {
-		name := strings.TrimSuffix(e.Name(), ext)
-		it := Item{Backend: a.b.Name, Kind: "sub-agent", Name: name, Path: path.Join(l.Dir, e.Name())}
-		switch {
-		case e.IsDir():
-			p.leave(it, "a directory of sub-agents; actctl writes one file per sub-agent in %s", l.Dir)
-		case !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ext) || name == "":
-			p.leave(it, "not a %s sub-agent file; left as it is", ext)
-		default:
-			p.subAgent(a, it)
-		}
+	if l := a.b.SubAgents; l != nil {
+		p.scanFiles(a, l, "sub-agent", subAgentExt(l), p.subAgent)
 	}
 	return nil
 }
