@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -70,6 +71,16 @@ type Event struct {
 // ErrStopped is the result of tasks still waiting when the queue stops.
 var ErrStopped = errors.New("task queue stopped")
 
+// MaxWaiting bounds the tasks without a source (prompts: a person's, a
+// hook's, a webhook's) that wait in one queue: a flood of prompts cannot
+// grow an agent's queue without end. Ticks, which coalesce by their
+// source, are always taken.
+const MaxWaiting = 256
+
+// ErrQueueFull is the result of a prompt pushed while MaxWaiting tasks
+// wait: it was not queued (its task has no ID).
+var ErrQueueFull = fmt.Errorf("the agent's task queue is full (%d tasks wait): the prompt was not queued; try again when it has drained", MaxWaiting)
+
 // Queue is one agent's serial task queue: Run executes its tasks one at a
 // time, in the order they were pushed.
 type Queue struct {
@@ -119,7 +130,8 @@ func (q *Queue) StartAfter(id uint64) {
 // queued and a channel receiving its result. When a task of the same
 // non-empty Source is already waiting, t is dropped and the waiting one is
 // returned instead, with coalesced true. A stopped queue refuses the task:
-// its channel receives ErrStopped.
+// its channel receives ErrStopped; so does a full one a task without a
+// source (MaxWaiting): ErrQueueFull, and the task has no ID.
 func (q *Queue) Push(t Task) (queued Task, done <-chan error, coalesced bool) {
 	e, coalesced := q.push(t, false)
 	return e.task, e.done, coalesced
@@ -152,6 +164,11 @@ func (q *Queue) push(t Task, held bool) (e *entry, coalesced bool) {
 				return e, true
 			}
 		}
+	}
+	if t.Source == "" && len(q.pending) >= MaxWaiting {
+		e = &entry{task: t, done: make(chan error, 1)}
+		e.done <- ErrQueueFull
+		return e, false
 	}
 	q.lastID++
 	t.ID = q.lastID

@@ -1,6 +1,8 @@
 package up
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -58,5 +60,32 @@ func TestHookFloodKeepsCoalescing(t *testing.T) {
 	}
 	if !strings.Contains(lines[flood+1][1], schedule.HeartbeatFile) {
 		t.Errorf("last prompt %q, want the one heartbeat", lines[flood+1][1])
+	}
+}
+
+// TestPromptFloodBounded: prompts to an employee wait up to
+// schedule.MaxWaiting behind its running turn; one more is refused at once
+// with ErrQueueFull (a hook's prompt fails, logged by the bus, and no task
+// is made), and the queued ones still run.
+func TestPromptFloodBounded(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{employee(t, "triage", schedule.Spec{})})
+	h.wait("process:start", "triage")
+	long := h.hold("triage")
+	for i := range schedule.MaxWaiting {
+		if o, err := h.m.Prompt(context.Background(), "triage", fmt.Sprint("p", i), false, nil); err != nil || o.Task == 0 {
+			t.Fatalf("prompt %d: %+v, %v", i, o, err)
+		}
+	}
+	o, err := h.m.Prompt(context.Background(), "triage", "one too many", false, nil)
+	if !errors.Is(err, schedule.ErrQueueFull) || o.Task != 0 {
+		t.Fatalf("prompt past the bound: %+v, %v", o, err)
+	}
+	if o := long.release(t); o.Error != "" {
+		t.Fatalf("held turn: %+v", o)
+	}
+	h.wait("idle", "triage")
+	if lines := h.promptLines(); len(lines) != schedule.MaxWaiting+1 {
+		t.Fatalf("%d prompts ran, want the held one and %d queued", len(lines), schedule.MaxWaiting)
 	}
 }

@@ -51,6 +51,9 @@ func (m *Manager) PromptFrom(ctx context.Context, source, agent, text string, wa
 
 func (a *agent) promptQueued(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {
 	t, done, _ := a.queue.Push(schedule.Task{Kind: schedule.KindPrompt, Prompt: text, Data: run})
+	if t.ID == 0 { // not queued: the queue is full (schedule.MaxWaiting)
+		return Outcome{Agent: a.name}, <-done
+	}
 	a.userPrompt(t.ID, text, run)
 	if !wait {
 		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, nil
