@@ -193,13 +193,13 @@ func TestQwenPermissions(t *testing.T) {
 		schema.PresetStandard:   `"auto-edit"`,
 		schema.PresetPermissive: `"yolo"`,
 	} {
-		keys, warns, err := permissionKeys("/ws", schema.DialectQwen, schema.Permissions{Preset: preset})
+		keys, warns, err := permissionKeys("/ws", true, schema.DialectQwen, schema.Permissions{Preset: preset})
 		if err != nil || len(warns) != 0 || len(keys) != 1 || dotted(keys[0].Path) != "tools.approvalMode" || string(keys[0].Value) != want {
 			t.Errorf("%s: %v %v %v", preset, keys, warns, err)
 		}
 	}
 	p := schema.Permissions{DefaultMode: "dontAsk", Allow: []string{"Bash(go test:*)"}, Deny: []string{"Read(.env)"}, AdditionalDirectories: []string{"../x"}}
-	keys, warns, err := permissionKeys("/ws", schema.DialectQwen, p)
+	keys, warns, err := permissionKeys("/ws", true, schema.DialectQwen, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestDevinPermissions(t *testing.T) {
 		Deny:                  []string{"Read(.env)", "Bash(rm -rf:*)", "Read(broken"},
 		AdditionalDirectories: []string{"../x"},
 	}
-	keys, warns, err := permissionKeys("/ws", schema.DialectDevin, p)
+	keys, warns, err := permissionKeys("/ws", true, schema.DialectDevin, p)
 	if err != nil {
 		t.Fatal(err)
 	}

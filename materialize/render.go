@@ -739,7 +739,7 @@ func (rd *renderer) permissions(f schema.Files) error {
 	if err := checkPermFile(f.Permissions); err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}
-	keys, warns, err := permissionKeys(r.Dir, f.Permissions.Dialect, p)
+	keys, warns, err := permissionKeys(r.Dir, r.Archetype.Workspace == schema.WorkspaceProject, f.Permissions.Dialect, p)
 	if err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}

@@ -54,7 +54,7 @@ func TestOpenCodePermissions(t *testing.T) {
 		schema.PresetStandard:   "allow ask ask",
 		schema.PresetPermissive: "allow allow allow",
 	} {
-		keys, warns, err := permissionKeys(testRoot, schema.DialectOpenCode, schema.Permissions{Preset: preset})
+		keys, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{Preset: preset})
 		if err != nil || len(warns) > 0 {
 			t.Fatalf("%s: %v %v", preset, err, warns)
 		}
@@ -66,7 +66,7 @@ func TestOpenCodePermissions(t *testing.T) {
 			t.Errorf("%s: %v = %v, want %s", preset, keys, got, want)
 		}
 	}
-	_, warns, err := permissionKeys(testRoot, schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
+	_, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,25 +173,35 @@ func TestShadowedInstructionsImported(t *testing.T) {
 }
 
 // TestAdditionalDirectoriesCodexGemini: additionalDirectories reach
-// Codex as sandbox_workspace_write.writable_roots (absolute: a relative
-// directory resolved from the agent's workspace, ~/ left to Codex) when
-// its sandbox is workspace-write, and Gemini CLI as
-// context.includeDirectories, as given; a read-only Codex sandbox gets
-// none, with a warning naming why (issue #23 item 3).
+// Codex as sandbox_workspace_write.writable_roots when its sandbox is
+// workspace-write: absolute and ~/ ones as given; a relative one only in
+// an instance workspace (resolved from it), never in a project one, whose
+// committed config.toml must not hold this machine's path (warned, issue
+// #34 item 4); Gemini CLI gets context.includeDirectories, as given; a
+// read-only Codex sandbox gets none, with a warning naming why (issue #23
+// item 3).
 func TestAdditionalDirectoriesCodexGemini(t *testing.T) {
 	dirs := []string{"../shared", "/data", "~/notes", "sub/dir"}
-	keys, warns, err := permissionKeys("/ws/app", schema.DialectCodex, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
-	if err != nil || len(warns) > 0 {
-		t.Fatalf("%v %v", err, warns)
+	roots := func(committed bool) (string, []string) {
+		keys, warns, err := permissionKeys("/ws/app", committed, schema.DialectCodex, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if dotted(k.Path) == "sandbox_workspace_write.writable_roots" {
+				return string(k.Value), warns
+			}
+		}
+		return "", warns
 	}
-	got := map[string]string{}
-	for _, k := range keys {
-		got[dotted(k.Path)] = string(k.Value)
+	if w, warns := roots(false); w != `["/ws/shared","/data","~/notes","/ws/app/sub/dir"]` || len(warns) > 0 {
+		t.Errorf("instance: codex writable_roots = %s %q", w, warns)
 	}
-	if w := got["sandbox_workspace_write.writable_roots"]; w != `["/ws/shared","/data","~/notes","/ws/app/sub/dir"]` {
-		t.Errorf("codex writable_roots = %s (%v)", w, got)
+	w, warns := roots(true)
+	if w != `["/data","~/notes"]` || len(warns) != 2 || !strings.Contains(warns[0], `"../shared" is not written to codex's sandbox_workspace_write.writable_roots`) || !strings.Contains(warns[1], `"sub/dir"`) {
+		t.Errorf("project: codex writable_roots = %s %q", w, warns)
 	}
-	keys, warns, _ = permissionKeys("/ws/app", schema.DialectCodex, schema.Permissions{DefaultMode: "plan", AdditionalDirectories: dirs})
+	keys, warns, _ := permissionKeys("/ws/app", true, schema.DialectCodex, schema.Permissions{DefaultMode: "plan", AdditionalDirectories: dirs})
 	for _, k := range keys {
 		if k.Path[0] == "sandbox_workspace_write" {
 			t.Errorf("read-only codex got %s", dotted(k.Path))
@@ -200,7 +210,7 @@ func TestAdditionalDirectoriesCodexGemini(t *testing.T) {
 	if len(warns) != 1 || !strings.Contains(warns[0], "codex's sandbox is read-only under mode plan") {
 		t.Errorf("read-only codex warnings = %q", warns)
 	}
-	keys, warns, _ = permissionKeys("/ws/app", schema.DialectGemini, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
+	keys, warns, _ = permissionKeys("/ws/app", true, schema.DialectGemini, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
 	if len(warns) > 0 || len(keys) != 2 || dotted(keys[1].Path) != "context.includeDirectories" || string(keys[1].Value) != `["../shared","/data","~/notes","sub/dir"]` {
 		t.Errorf("gemini: %v %q", keys, warns)
 	}
