@@ -114,7 +114,7 @@ func builtinBackends() map[string]schema.Backend {
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".cline/skills"),
 			Commands:     &schema.DirLayout{Dir: ".clinerules/workflows", Format: schema.FormatPlain},
-			SubAgents:    &schema.DirLayout{Dir: ".cline/agents", Format: schema.FormatMarkdownSub},
+			SubAgents:    &schema.DirLayout{Dir: ".cline/agents", Format: schema.FormatClineSub},
 			Ignore:       &schema.IgnoreFile{Path: ".clineignore", Format: schema.IgnoreGitignore},
 		}},
 		"kiro": {Files: schema.Files{

@@ -23,6 +23,7 @@ const (
 	subMarkdown = schema.FormatMarkdownSub
 	subKiro     = schema.FormatKiroSub
 	subQwen     = schema.FormatQwenSub
+	subCline    = schema.FormatClineSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -46,13 +47,13 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subMarkdown, subQwen, subKiro, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
+	case schema.FormatClaudeSub, subMarkdown, subCline, subQwen, subKiro, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
 	case subDevin:
 		if f.SubAgents.Ext != "" {
 			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
 		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, qwen, kiro, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, cline, qwen, kiro, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -137,6 +138,16 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "permissionMode", Value: frontmatter.Scalar(mode)})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subCline:
+		// Cline's loader (docs/formats.md, "cline") reads only .yaml/.yml
+		// files: the subagent frontmatter and body, the model as modelId.
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(tools, ", "))})
+		}
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "modelId", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".yaml")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subGemini:
 		// gemini-cli docs/core/subagents.md: kind local, tools a YAML
 		// list of Gemini CLI tool names, model.

@@ -213,8 +213,12 @@ const (
 	// FormatMarkdownSub: <dir>/<name>.md with Claude Code's sub-agent
 	// frontmatter but no permissionMode (name, description, tools
 	// comma-separated, model), for tools that read that frontmatter and
-	// document no permission field (Cline, Junie).
+	// document no permission field (Junie).
 	FormatMarkdownSub = "subagent"
+	// FormatClineSub: <dir>/<name>.yaml, a Cline agent (Cline loads only
+	// .yaml and .yml files there): the subagent frontmatter and body, with
+	// the tools in Cline's own names and the model as modelId
+	FormatClineSub = "cline"
 	// FormatQwenSub: the subagent frontmatter with the tools in Qwen
 	// Code's own tool names (read_file, run_shell_command, ...)
 	FormatQwenSub = "qwen"
