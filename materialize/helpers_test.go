@@ -143,9 +143,11 @@ func builtinBackends() map[string]schema.Backend {
 			Ignore:       &schema.IgnoreFile{Path: ".qwenignore", Format: schema.IgnoreGitignore},
 		}},
 		"goose": {Files: schema.Files{
-			Instructions: []string{"AGENTS.md"},
-			Skills:       skill(".agents/skills"),
-			Ignore:       &schema.IgnoreFile{Path: ".gooseignore", Format: schema.IgnoreGitignore},
+			Instructions:  []string{"AGENTS.md"},
+			Skills:        skill(".agents/skills"),
+			SubAgents:     &schema.DirLayout{Dir: ".agents/agents", Format: schema.FormatGooseSub},
+			MCP:           &schema.MCPFile{Path: ".agents/plugins/actctl/.mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGoose},
+			SettingsFiles: []schema.SettingsFile{{Path: ".agents/plugins/actctl/hooks/hooks.json", Format: schema.FormatJSON, Keys: []string{"hooks"}}},
 		}},
 		"kilo": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},

@@ -65,7 +65,7 @@ func renderIgnore(t *testing.T, cfg *schema.Config) (*Target, error) {
 // gitignore-style file (each pattern once, in order), Claude Code's
 // Read() deny rules (merged with the agent's own deny rules, a negation
 // left out with a warning), and a warning on a backend with no ignore
-// file, where nothing is written for them.
+// file (Goose among them), where nothing is written for them.
 func TestIgnoreFiles(t *testing.T) {
 	entry := func(tg *Target, p string) *Entry {
 		for i := range tg.Entries {
@@ -75,7 +75,7 @@ func TestIgnoreFiles(t *testing.T) {
 		}
 		return nil
 	}
-	for backend, p := range map[string]string{"cursor": ".cursorignore", "gemini": ".geminiignore", "cline": ".clineignore", "kiro": ".kiroignore", "qwen": ".qwenignore", "junie": ".aiignore", "kilo": ".kilocodeignore", "devin": ".devinignore", "goose": ".gooseignore", "antigravity": ".geminiignore", "cursor-agent": ".cursorignore"} {
+	for backend, p := range map[string]string{"cursor": ".cursorignore", "gemini": ".geminiignore", "cline": ".clineignore", "kiro": ".kiroignore", "qwen": ".qwenignore", "junie": ".aiignore", "kilo": ".kilocodeignore", "devin": ".devinignore", "antigravity": ".geminiignore", "cursor-agent": ".cursorignore"} {
 		tg, err := renderIgnore(t, ignoreConfig(backend))
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +116,10 @@ func TestIgnoreFiles(t *testing.T) {
 		t.Errorf("claude deny with the agent's rules = %s", got)
 	}
 
-	for _, backend := range []string{"codex", "copilot", "opencode", "pi", "amp"} {
+	// Goose no longer reads .gooseignore (removed upstream): none is
+	// written, and the warning says the agent can read those paths
+	// (issue #34 item 2).
+	for _, backend := range []string{"codex", "copilot", "opencode", "pi", "amp", "goose"} {
 		tg, err := renderIgnore(t, ignoreConfig(backend))
 		if err != nil {
 			t.Fatal(err)

@@ -215,3 +215,33 @@ func TestAdditionalDirectoriesCodexGemini(t *testing.T) {
 		t.Errorf("gemini: %v %q", keys, warns)
 	}
 }
+
+// TestGoosePlugin: Goose gets its hooks and stdio MCP servers in
+// actctl's open plugin folder, .agents/plugins/actctl/ (hooks/hooks.json
+// takes settings.goose's hooks; .mcp.json the stdio servers, a ${VAR}
+// warned about since Goose documents no expansion there), and its custom
+// agents in .agents/agents (issue #34 item 2).
+func TestGoosePlugin(t *testing.T) {
+	cfg := sampleConfig("goose", schema.ArchTool)
+	tp := cfg.Templates["reviewer"]
+	tp.Settings = map[string]map[string]any{"goose": {"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "edit", "hooks": []any{map[string]any{"type": "command", "command": "./fmt.sh"}}}}}}}
+	cfg.Templates["reviewer"] = tp
+	cfg.MCPServers["fs"] = schema.MCPServer{Command: "fs-mcp", Env: map[string]string{"TOKEN": "${TOKEN}"}}
+	tg := render(t, cfg, "reviewer", Options{})
+	h := tg.Find(".agents/plugins/actctl/hooks/hooks.json")
+	if h == nil || len(h.Keys) != 1 || dotted(h.Keys[0].Path) != "hooks.PostToolUse" || !strings.Contains(string(h.Keys[0].Value), `"command":"./fmt.sh"`) {
+		t.Errorf("hooks: %+v", h)
+	}
+	m := tg.Find(".agents/plugins/actctl/.mcp.json")
+	if m == nil || len(m.Keys) != 1 || dotted(m.Keys[0].Path) != "mcpServers.fs" || string(m.Keys[0].Value) != `{"command":"fs-mcp","env":{"TOKEN":"${TOKEN}"}}` {
+		t.Errorf("mcp: %+v", m)
+	}
+	for _, w := range []string{`mcp server "fs": Goose does not document ${VAR} expansion in a plugin's .mcp.json`, `mcp server "github": Goose reads only stdio servers`} {
+		if !hasWarning(tg, w) {
+			t.Errorf("no warning %q: %q", w, tg.Warnings)
+		}
+	}
+	if tg.Find(".agents/agents/tester.md") == nil || tg.Find(".gooseignore") != nil {
+		t.Errorf("entries: %+v", tg.Entries)
+	}
+}

@@ -226,6 +226,9 @@ const (
 	// model, tools: a list of Kiro's tool categories read, write, shell,
 	// web)
 	FormatKiroSub = "kiro"
+	// FormatGooseSub: <dir>/<name>.md, a Goose custom agent (name,
+	// description, model; body = its system prompt)
+	FormatGooseSub = "goose"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
@@ -276,6 +279,9 @@ const (
 	// entries, each with a type ("local", "http", "sse") and tools
 	// (MCP only)
 	DialectCopilot = "copilot"
+	// DialectGoose: a Goose plugin's .mcp.json "mcpServers" entries,
+	// Claude Code's stdio shape; stdio only (MCP only)
+	DialectGoose = "goose"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
