@@ -37,7 +37,10 @@ func builtinBackends() map[string]schema.Backend {
 			SubAgents:    &schema.DirLayout{Dir: ".codex/agents", Format: schema.FormatCodexSub},
 			MCP:          &schema.MCPFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Key: "mcp_servers", Dialect: schema.DialectCodex},
 			Permissions:  &schema.PermissionsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Dialect: schema.DialectCodex, Rules: ".codex/rules/actctl.rules"},
-			Settings:     &schema.SettingsFile{Path: ".codex/config.toml", Format: schema.FormatTOML},
+			Settings: &schema.SettingsFile{Path: ".codex/config.toml", Format: schema.FormatTOML, Ignored: &schema.IgnoredKeys{
+				Keys: []string{"profile", "profiles", "model_provider", "model_providers", "openai_base_url", "chatgpt_base_url", "experimental_realtime_ws_base_url"},
+				Note: `Codex ignores them in a project's config since 0.130 ("Ignored unsupported project-local config keys"): set them in ~/.codex/config.toml`,
+			}},
 		}},
 		"gemini": {Files: schema.Files{
 			Instructions: []string{"GEMINI.md"},

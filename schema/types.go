@@ -184,6 +184,16 @@ type SettingsFile struct {
 	// Keys: for one of Files.SettingsFiles, the top-level settings keys
 	// that go to this file rather than to Files.Settings.
 	Keys []string `json:"keys,omitempty"`
+	// Ignored: top-level settings keys the tool does not read from this
+	// file; a template that sets one gets Note as a warning.
+	Ignored *IgnoredKeys `json:"ignored,omitempty"`
+}
+
+// IgnoredKeys are settings keys a tool does not read from a settings
+// file, and the note that says so (docs/formats.md, "Settings").
+type IgnoredKeys struct {
+	Keys []string `json:"keys"`
+	Note string   `json:"note"`
 }
 
 // Skill formats (DirLayout.Format for skills).

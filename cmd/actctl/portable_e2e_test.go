@@ -60,3 +60,23 @@ func TestOutputsPortable(t *testing.T) {
 		t.Errorf("codex config.toml lacks the portable roots:\n%s", codex)
 	}
 }
+
+// TestCodexProjectProfilesWarned: Codex ignores profiles (and the
+// provider and base-URL keys) in a project's .codex/config.toml since
+// 0.130; a template that sets them through settings.codex is told so by
+// validate and apply, naming the keys, and the key it does read
+// (model_reasoning_effort) gets no warning (issue #34 item 3).
+func TestCodexProjectProfilesWarned(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, `package actant
+templates: cx: {backend: "codex", settings: codex: {model_reasoning_effort: "high", profiles: fast: model: "gpt-5.5-mini", model_provider: "azure"}}
+agents: cx: template: "cx"
+`)
+	const want = "settings.codex (template \"cx\"): profiles, model_provider are written to .codex/config.toml, but Codex ignores them in a project's config since 0.130"
+	for _, cmd := range []string{"validate", "apply"} {
+		r := actctl(t, dir, "", cmd)
+		if r.Code != 0 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stderr, "model_reasoning_effort") {
+			t.Errorf("%s: exit %d\n%s", cmd, r.Code, r.Stderr)
+		}
+	}
+}
