@@ -1,8 +1,11 @@
 package materialize
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -243,5 +246,42 @@ func TestGoosePlugin(t *testing.T) {
 	}
 	if tg.Find(".agents/agents/tester.md") == nil || tg.Find(".gooseignore") != nil {
 		t.Errorf("entries: %+v", tg.Entries)
+	}
+}
+
+// TestPathRulesLongTail: a skill with paths is a path-scoped rule for
+// Cline (.clinerules, paths), Qwen Code (.qwen/rules, paths), Kiro
+// (.kiro/steering, inclusion fileMatch) and Devin (.devin/rules, trigger
+// glob), each frontmatter valid YAML holding the globs, and no skill nor
+// "paths are not written" warning (issue #34 item 5).
+func TestPathRulesLongTail(t *testing.T) {
+	for _, c := range []struct {
+		backend, path string
+		want          map[string]any
+	}{
+		{"cline", ".clinerules/go-style.md", map[string]any{"description": "Go style", "paths": []any{"**/*.go", "go.mod"}}},
+		{"qwen", ".qwen/rules/go-style.md", map[string]any{"description": "Go style", "paths": []any{"**/*.go", "go.mod"}}},
+		{"kiro", ".kiro/steering/go-style.md", map[string]any{"inclusion": "fileMatch", "fileMatchPattern": []any{"**/*.go", "go.mod"}}},
+		{"devin", ".devin/rules/go-style.md", map[string]any{"trigger": "glob", "globs": "**/*.go,go.mod", "description": "Go style"}},
+	} {
+		tg := render(t, sampleConfig(c.backend, schema.ArchTool), "reviewer", Options{})
+		e := tg.Find(c.path)
+		if e == nil {
+			t.Errorf("%s: no %s", c.backend, c.path)
+			continue
+		}
+		fm, body, ok := strings.Cut(strings.TrimPrefix(string(e.Content), "---\n"), "\n---\n")
+		var got map[string]any
+		if err := yaml.Unmarshal([]byte(fm), &got); !ok || err != nil || !reflect.DeepEqual(got, c.want) || body != "\nWrap errors with %w in acme/api.\n" {
+			t.Errorf("%s: %s %v\n%s", c.backend, c.path, err, e.Content)
+		}
+		if hasWarning(tg, "paths **/*.go, go.mod are not written") {
+			t.Errorf("%s: %q", c.backend, tg.Warnings)
+		}
+		for _, x := range tg.Entries {
+			if strings.Contains(x.Path, "skills/go-style") {
+				t.Errorf("%s: the rule is also a skill: %s", c.backend, x.Path)
+			}
+		}
 	}
 }

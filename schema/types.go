@@ -207,6 +207,16 @@ const (
 	// FormatClaudeRules: <dir>/<name>.md, a Claude Code rule (a paths
 	// list of globs); rules only
 	FormatClaudeRules = "claude-rules"
+	// FormatPathsRules: <dir>/<name>.md, a rule with description and a
+	// paths list of globs (Cline's conditional rules, Qwen Code's rules);
+	// rules only
+	FormatPathsRules = "paths"
+	// FormatSteering: <dir>/<name>.md, a Kiro steering file with
+	// inclusion: fileMatch and a fileMatchPattern list; rules only
+	FormatSteering = "steering"
+	// FormatGlobTrigger: <dir>/<name>.md, a Devin (Windsurf) rule with
+	// trigger: glob, globs (comma-separated) and description; rules only
+	FormatGlobTrigger = "glob-trigger"
 	FormatClaudeSub   = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
 	FormatCodexSub    = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
 	FormatGeminiSub   = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
