@@ -85,7 +85,7 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"copilot": {Files: schema.Files{
 			Instructions:  []string{".github/copilot-instructions.md"},
-			Skills:        skill(".github/skills", ".claude/skills"),
+			Skills:        skill(".github/skills", ".claude/skills", ".agents/skills"),
 			Commands:      &schema.DirLayout{Dir: ".github/prompts", Format: schema.FormatMarkdown, Ext: ".prompt.md"},
 			SubAgents:     &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
 			Rules:         &schema.DirLayout{Dir: ".github/instructions", Format: schema.FormatInstructions},
@@ -151,7 +151,7 @@ func builtinBackends() map[string]schema.Backend {
 		}},
 		"goose": {Files: schema.Files{
 			Instructions:  []string{"AGENTS.md"},
-			Skills:        skill(".agents/skills"),
+			Skills:        skill(".agents/skills", ".claude/skills"),
 			SubAgents:     &schema.DirLayout{Dir: ".agents/agents", Format: schema.FormatGooseSub},
 			MCP:           &schema.MCPFile{Path: ".agents/plugins/actctl/.mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGoose},
 			SettingsFiles: []schema.SettingsFile{{Path: ".agents/plugins/actctl/hooks/hooks.json", Format: schema.FormatJSON, Keys: []string{"hooks"}}},
