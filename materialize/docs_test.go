@@ -29,7 +29,7 @@ func TestBackendsDocFormats(t *testing.T) {
 	subRow, rulesRow := row("files.subAgents"), row("files.rules")
 	formats := []string{
 		schema.FormatSkillDir, schema.FormatCursorMDC, schema.FormatMarkdown, schema.FormatInstructions,
-		schema.FormatClaudeRules, schema.FormatPathsRules, schema.FormatSteering, schema.FormatGlobTrigger,
+		schema.FormatClaudeRules, schema.FormatPathsRules, schema.FormatSteering, schema.FormatGlobTrigger, schema.FormatGlobsRules,
 		schema.FormatClaudeSub, schema.FormatMarkdownSub, schema.FormatClineSub, schema.FormatQwenSub,
 		schema.FormatKiroSub, schema.FormatCodexSub, schema.FormatGeminiSub, schema.FormatCursorSub,
 		schema.FormatCopilotSub, schema.FormatOpenCodeSub, schema.FormatDevinSub, schema.FormatAntigravitySub,

@@ -135,6 +135,7 @@ func builtinBackends() map[string]schema.Backend {
 		"amp": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".agents/skills"),
+			Rules:        &schema.DirLayout{Dir: ".amp/rules", Format: schema.FormatGlobsRules, Mention: "@{path}"},
 			MCP:          &schema.MCPFile{Path: ".amp/settings.json", Format: schema.FormatJSON, Key: "amp.mcpServers", Dialect: schema.DialectGeneric},
 			Settings:     &schema.SettingsFile{Path: ".amp/settings.json", Format: schema.FormatJSON},
 		}},

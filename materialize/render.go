@@ -370,11 +370,41 @@ func (rd *renderer) instructions(f schema.Files) error {
 	}
 	body := rd.instructionBody(f)
 	for _, p := range f.Instructions {
-		if err := rd.addBlock(p, StyleHTML, rd.imports(f, p)+body, "instructions"); err != nil {
+		m, err := rd.mentions(f, p)
+		if err != nil {
+			return err
+		}
+		if m != "" {
+			m = joinParagraphs(body, m)
+		} else {
+			m = body
+		}
+		if err := rd.addBlock(p, StyleHTML, rd.imports(f, p)+m, "instructions"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// mentions is the paragraph the block in instruction file p gets for a
+// rules layout with a mention (files.rules.mention): one line per skill
+// written as a rule, naming it relative to p ("@.amp/rules/go-style.md").
+func (rd *renderer) mentions(f schema.Files, p string) (string, error) {
+	if f.Rules == nil || f.Rules.Mention == "" || f.Skills == nil {
+		return "", nil
+	}
+	var lines []string
+	for _, ref := range rd.r.Template.Skills {
+		if len(rd.cfg.Skills[ref].Paths) == 0 {
+			continue
+		}
+		rp, err := rulePath(f.Rules, diskName(ref))
+		if err != nil {
+			return "", fmt.Errorf("backend %q: %w", rd.r.BackendName, err)
+		}
+		lines = append(lines, strings.ReplaceAll(f.Rules.Mention, "{path}", relFrom(path.Dir(p), rp)))
+	}
+	return strings.Join(lines, "\n"), nil
 }
 
 // imports is the start of the block in instruction file p: one import
@@ -554,6 +584,10 @@ func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]str
 		// Kiro steering: included when a file matching fileMatchPattern
 		// is in the context.
 		out = listRule([]frontmatter.Line{{Key: "inclusion", Value: "fileMatch"}}, "fileMatchPattern", s.Paths, body)
+	case schema.FormatGlobsRules:
+		// Amp: a file AGENTS.md mentions, read when a file matching globs
+		// is (the instruction block mentions it: rd.mentions).
+		out = listRule(nil, "globs", s.Paths, body)
 	case schema.FormatGlobTrigger:
 		// Devin (Windsurf) rules: trigger glob, globs comma-separated.
 		out = frontmatter.Lines([]frontmatter.Line{{Key: "trigger", Value: "glob"}, {Key: "globs", Value: strconv.Quote(strings.Join(s.Paths, ","))}, {Key: "description", Value: frontmatter.Scalar(desc)}}, body)
@@ -619,10 +653,10 @@ func rulePath(l *schema.DirLayout, name string) (string, error) {
 		return joinRel(l.Dir, name+extOr(l, ".instructions.md")), nil
 	case schema.FormatCursorMDC:
 		return joinRel(l.Dir, name+extOr(l, ".mdc")), nil
-	case schema.FormatClaudeRules, schema.FormatPathsRules, schema.FormatSteering, schema.FormatGlobTrigger:
+	case schema.FormatClaudeRules, schema.FormatPathsRules, schema.FormatSteering, schema.FormatGlobTrigger, schema.FormatGlobsRules:
 		return joinRel(l.Dir, name+extOr(l, ".md")), nil
 	}
-	return "", fmt.Errorf("unknown rules format %q (want instructions, mdc, claude-rules, paths, steering or glob-trigger)", l.Format)
+	return "", fmt.Errorf("unknown rules format %q (want instructions, mdc, claude-rules, paths, steering, glob-trigger or globs)", l.Format)
 }
 
 // validSkillName is the Agent Skills name rule (agentskills.io/specification):

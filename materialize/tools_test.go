@@ -251,8 +251,9 @@ func TestGoosePlugin(t *testing.T) {
 
 // TestPathRulesLongTail: a skill with paths is a path-scoped rule for
 // Cline (.clinerules, paths), Qwen Code (.qwen/rules, paths), Kiro
-// (.kiro/steering, inclusion fileMatch) and Devin (.devin/rules, trigger
-// glob), each frontmatter valid YAML holding the globs, and no skill nor
+// (.kiro/steering, inclusion fileMatch), Devin (.devin/rules, trigger
+// glob) and Amp (.amp/rules, globs, @-mentioned from AGENTS.md), each
+// frontmatter valid YAML holding the globs, and no skill nor
 // "paths are not written" warning (issue #34 item 5).
 func TestPathRulesLongTail(t *testing.T) {
 	for _, c := range []struct {
@@ -263,6 +264,7 @@ func TestPathRulesLongTail(t *testing.T) {
 		{"qwen", ".qwen/rules/go-style.md", map[string]any{"description": "Go style", "paths": []any{"**/*.go", "go.mod"}}},
 		{"kiro", ".kiro/steering/go-style.md", map[string]any{"inclusion": "fileMatch", "fileMatchPattern": []any{"**/*.go", "go.mod"}}},
 		{"devin", ".devin/rules/go-style.md", map[string]any{"trigger": "glob", "globs": "**/*.go,go.mod", "description": "Go style"}},
+		{"amp", ".amp/rules/go-style.md", map[string]any{"globs": []any{"**/*.go", "go.mod"}}},
 	} {
 		tg := render(t, sampleConfig(c.backend, schema.ArchTool), "reviewer", Options{})
 		e := tg.Find(c.path)
@@ -274,6 +276,10 @@ func TestPathRulesLongTail(t *testing.T) {
 		var got map[string]any
 		if err := yaml.Unmarshal([]byte(fm), &got); !ok || err != nil || !reflect.DeepEqual(got, c.want) || body != "\nWrap errors with %w in acme/api.\n" {
 			t.Errorf("%s: %s %v\n%s", c.backend, c.path, err, e.Content)
+		}
+		// Amp reads the file only where AGENTS.md @-mentions it.
+		if ins := tg.Find("AGENTS.md"); c.backend == "amp" && (ins == nil || !strings.HasSuffix(string(ins.Content), "\n\n@.amp/rules/go-style.md\n")) {
+			t.Errorf("amp: AGENTS.md does not mention the rule: %+v", ins)
 		}
 		if hasWarning(tg, "paths **/*.go, go.mod are not written") {
 			t.Errorf("%s: %q", c.backend, tg.Warnings)

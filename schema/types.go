@@ -217,10 +217,13 @@ const (
 	// FormatGlobTrigger: <dir>/<name>.md, a Devin (Windsurf) rule with
 	// trigger: glob, globs (comma-separated) and description; rules only
 	FormatGlobTrigger = "glob-trigger"
-	FormatClaudeSub   = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
-	FormatCodexSub    = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
-	FormatGeminiSub   = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
-	FormatCursorSub   = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
+	// FormatGlobsRules: <dir>/<name>.md with a globs list of the globs
+	// (Amp, which reads it where AGENTS.md mentions it); rules only
+	FormatGlobsRules = "globs"
+	FormatClaudeSub  = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
+	FormatCodexSub   = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
+	FormatGeminiSub  = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
+	FormatCursorSub  = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
 	// FormatCopilotSub: <dir>/<name>.agent.md, a GitHub Copilot custom agent (name, description, tools list, model)
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
@@ -264,6 +267,11 @@ type DirLayout struct {
 	// agent in the same directory writes there, byte for byte the same, is
 	// not written again.
 	Reads []string `json:"reads,omitempty"`
+	// Mention: for rules, a line the agent's instruction block gets for
+	// each rule written, {path} replaced by the rule's path relative to
+	// the instruction file ("@{path}": Amp reads a glob-scoped file only
+	// when its AGENTS.md mentions it).
+	Mention string `json:"mention,omitempty"`
 }
 
 // Structured file formats.
