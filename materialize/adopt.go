@@ -40,9 +40,9 @@ func mcpFormat(dialect string) string {
 }
 
 // PermissionKeys are the managed keys apply writes for p in dialect, for
-// an agent whose workspace is dir.
+// an agent whose project workspace is dir.
 func PermissionKeys(dir, dialect string, p schema.Permissions) ([]Key, error) {
-	keys, _, err := permissionKeys(dir, dialect, p)
+	keys, _, err := permissionKeys(dir, true, dialect, p)
 	return keys, err
 }
 

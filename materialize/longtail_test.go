@@ -65,7 +65,7 @@ func renderIgnore(t *testing.T, cfg *schema.Config) (*Target, error) {
 // gitignore-style file (each pattern once, in order), Claude Code's
 // Read() deny rules (merged with the agent's own deny rules, a negation
 // left out with a warning), and a warning on a backend with no ignore
-// file, where nothing is written for them.
+// file (Goose among them), where nothing is written for them.
 func TestIgnoreFiles(t *testing.T) {
 	entry := func(tg *Target, p string) *Entry {
 		for i := range tg.Entries {
@@ -75,7 +75,7 @@ func TestIgnoreFiles(t *testing.T) {
 		}
 		return nil
 	}
-	for backend, p := range map[string]string{"cursor": ".cursorignore", "gemini": ".geminiignore", "cline": ".clineignore", "kiro": ".kiroignore", "qwen": ".qwenignore", "junie": ".aiignore", "kilo": ".kilocodeignore", "devin": ".devinignore", "goose": ".gooseignore", "antigravity": ".geminiignore", "cursor-agent": ".cursorignore"} {
+	for backend, p := range map[string]string{"cursor": ".cursorignore", "gemini": ".geminiignore", "cline": ".clineignore", "kiro": ".kiroignore", "qwen": ".qwenignore", "junie": ".aiignore", "kilo": ".kilocodeignore", "devin": ".devinignore", "antigravity": ".geminiignore", "cursor-agent": ".cursorignore"} {
 		tg, err := renderIgnore(t, ignoreConfig(backend))
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +116,10 @@ func TestIgnoreFiles(t *testing.T) {
 		t.Errorf("claude deny with the agent's rules = %s", got)
 	}
 
-	for _, backend := range []string{"codex", "copilot", "opencode", "pi", "amp"} {
+	// Goose no longer reads .gooseignore (removed upstream): none is
+	// written, and the warning says the agent can read those paths
+	// (issue #34 item 2).
+	for _, backend := range []string{"codex", "copilot", "opencode", "pi", "amp", "goose"} {
 		tg, err := renderIgnore(t, ignoreConfig(backend))
 		if err != nil {
 			t.Fatal(err)
@@ -193,13 +196,13 @@ func TestQwenPermissions(t *testing.T) {
 		schema.PresetStandard:   `"auto-edit"`,
 		schema.PresetPermissive: `"yolo"`,
 	} {
-		keys, warns, err := permissionKeys("/ws", schema.DialectQwen, schema.Permissions{Preset: preset})
+		keys, warns, err := permissionKeys("/ws", true, schema.DialectQwen, schema.Permissions{Preset: preset})
 		if err != nil || len(warns) != 0 || len(keys) != 1 || dotted(keys[0].Path) != "tools.approvalMode" || string(keys[0].Value) != want {
 			t.Errorf("%s: %v %v %v", preset, keys, warns, err)
 		}
 	}
 	p := schema.Permissions{DefaultMode: "dontAsk", Allow: []string{"Bash(go test:*)"}, Deny: []string{"Read(.env)"}, AdditionalDirectories: []string{"../x"}}
-	keys, warns, err := permissionKeys("/ws", schema.DialectQwen, p)
+	keys, warns, err := permissionKeys("/ws", true, schema.DialectQwen, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +233,7 @@ func TestDevinPermissions(t *testing.T) {
 		Deny:                  []string{"Read(.env)", "Bash(rm -rf:*)", "Read(broken"},
 		AdditionalDirectories: []string{"../x"},
 	}
-	keys, warns, err := permissionKeys("/ws", schema.DialectDevin, p)
+	keys, warns, err := permissionKeys("/ws", true, schema.DialectDevin, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,6 +82,12 @@ const (
 	// ${VAR:-default} in env (github/copilot-cli#903, v1.0.10); elsewhere
 	// a reference is written as is, with a warning.
 	dialectCopilot mcpDialect = schema.DialectCopilot
+	// dialectGoose: a Goose open plugin's .mcp.json, under "mcpServers"
+	// (aaif-goose/goose#9471, Goose 1.39) — Claude Code's stdio shape
+	// {command, args, env}; Goose reads stdio servers only there, so a
+	// remote one is left out (refused). Whether it expands ${VAR} is not
+	// documented: written as given, with a warning.
+	dialectGoose mcpDialect = schema.DialectGoose
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -96,9 +102,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -229,6 +235,13 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 	return nil, nil, fmt.Errorf("mcp server %q: neither command nor url is set", name)
 }
 
+// undocumented are the dialects whose tool documents no ${VAR} expansion
+// in its MCP file: the tool and the file, for the warning.
+var undocumented = map[mcpDialect][2]string{
+	dialectAntigravity: {"Antigravity", "mcp_config.json"},
+	dialectGoose:       {"Goose", "a plugin's .mcp.json"},
+}
+
 // unexpanded warns when a dialect whose tool is not known to expand
 // ${VAR} gets one (Antigravity: docs/formats.md), or where the tool does
 // not expand it (Pi: command, args and url).
@@ -253,7 +266,8 @@ func unexpanded(d mcpDialect, name string, s schema.MCPServer) []string {
 		}
 		return nil
 	}
-	if d != dialectAntigravity {
+	where, ok := undocumented[d]
+	if !ok {
 		return nil
 	}
 	vals := append([]string{s.Command, s.URL}, s.Args...)
@@ -264,7 +278,7 @@ func unexpanded(d mcpDialect, name string, s schema.MCPServer) []string {
 	}
 	for _, v := range vals {
 		if strings.Contains(v, "${") {
-			return []string{fmt.Sprintf("mcp server %q: Antigravity does not document ${VAR} expansion in mcp_config.json; %q is written as is", name, v)}
+			return []string{fmt.Sprintf("mcp server %q: %s does not document ${VAR} expansion in %s; %q is written as is", name, where[0], where[1], v)}
 		}
 	}
 	return nil
@@ -469,6 +483,9 @@ func serverKey(d mcpDialect, ref string) (string, string) {
 func refused(d mcpDialect, name string, s schema.MCPServer) string {
 	if d == dialectPi && s.URL != "" && isSSE(s.URL) {
 		return fmt.Sprintf("mcp server %q: Pi does not support the SSE transport; it is not written", name)
+	}
+	if d == dialectGoose && s.URL != "" {
+		return fmt.Sprintf("mcp server %q: Goose reads only stdio servers from a plugin's .mcp.json; this remote one is not written (add it as a Goose extension in its own config)", name)
 	}
 	return ""
 }

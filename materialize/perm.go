@@ -118,8 +118,10 @@ func checkPermFile(f *schema.PermissionsFile) error {
 }
 
 // permissionKeys renders p in the given dialect (schema.PermissionsFile)
-// for the agent whose workspace is dir.
-func permissionKeys(dir, dialect string, p schema.Permissions) ([]Key, []string, error) {
+// for the agent whose workspace is dir. committed says the workspace is a
+// project's, whose files a repository may commit: nothing written may then
+// depend on dir (docs/formats.md, "codex").
+func permissionKeys(dir string, committed bool, dialect string, p schema.Permissions) ([]Key, []string, error) {
 	mode, err := effectiveMode(p)
 	if err != nil {
 		return nil, nil, err
@@ -154,7 +156,7 @@ func permissionKeys(dir, dialect string, p schema.Permissions) ([]Key, []string,
 		if pol.Sandbox == "workspace-write" {
 			keys = append(keys, key(pol.Network, "sandbox_workspace_write", "network_access"))
 		}
-		k, w := codexWritableRoots(dir, mode, pol, p.AdditionalDirectories)
+		k, w := codexWritableRoots(dir, committed, mode, pol, p.AdditionalDirectories)
 		return append(keys, k...), append(warns, w...), nil
 	case schema.DialectGemini:
 		warns := unruled("gemini", "general.defaultApprovalMode", p)
@@ -216,25 +218,33 @@ func unruled(tool, keys string, p schema.Permissions) []string {
 
 // codexWritableRoots gives Codex the additional directories as
 // sandbox_workspace_write.writable_roots (developers.openai.com/codex
-// config reference): absolute paths, a relative one resolved from the
-// agent's workspace dir, "~/" ones left to Codex, which expands them.
-// They only widen the workspace-write sandbox: under a read-only mode
-// nothing is written, with a warning.
-func codexWritableRoots(dir, mode string, pol codexPolicy, dirs []string) ([]Key, []string) {
+// config reference): absolute paths and "~/" ones (Codex expands them) as
+// given. A relative one is resolved from the agent's workspace dir only in
+// an instance workspace: in a project one the absolute path would tie the
+// committed .codex/config.toml to this machine, and which directory Codex
+// resolves a relative entry against is not documented, so it is left to
+// the user, with a warning. They only widen the workspace-write sandbox:
+// under a read-only mode nothing is written, with a warning.
+func codexWritableRoots(dir string, committed bool, mode string, pol codexPolicy, dirs []string) ([]Key, []string) {
 	if len(dirs) == 0 {
 		return nil, nil
 	}
 	if pol.Sandbox != "workspace-write" {
 		return nil, []string{fmt.Sprintf("permissions.additionalDirectories: codex's sandbox is %s under mode %s, and writable_roots only widen workspace-write; not written", pol.Sandbox, mode)}
 	}
-	roots := make([]string, len(dirs))
-	for i, d := range dirs {
+	var roots, warns []string
+	for _, d := range dirs {
 		switch {
 		case filepath.IsAbs(d) || d == "~" || strings.HasPrefix(d, "~/"):
-			roots[i] = d
+			roots = append(roots, d)
+		case committed:
+			warns = append(warns, fmt.Sprintf("permissions.additionalDirectories: %q is not written to codex's sandbox_workspace_write.writable_roots: Codex takes absolute paths there, and this directory's would tie the committed .codex/config.toml to this machine; give an absolute or ~/ path, or add it to writable_roots in your ~/.codex/config.toml", d))
 		default:
-			roots[i] = filepath.Join(dir, filepath.FromSlash(d))
+			roots = append(roots, filepath.Join(dir, filepath.FromSlash(d)))
 		}
 	}
-	return []Key{key(roots, "sandbox_workspace_write", "writable_roots")}, nil
+	if len(roots) == 0 {
+		return nil, warns
+	}
+	return []Key{key(roots, "sandbox_workspace_write", "writable_roots")}, warns
 }

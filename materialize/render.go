@@ -370,11 +370,41 @@ func (rd *renderer) instructions(f schema.Files) error {
 	}
 	body := rd.instructionBody(f)
 	for _, p := range f.Instructions {
-		if err := rd.addBlock(p, StyleHTML, rd.imports(f, p)+body, "instructions"); err != nil {
+		m, err := rd.mentions(f, p)
+		if err != nil {
+			return err
+		}
+		if m != "" {
+			m = joinParagraphs(body, m)
+		} else {
+			m = body
+		}
+		if err := rd.addBlock(p, StyleHTML, rd.imports(f, p)+m, "instructions"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// mentions is the paragraph the block in instruction file p gets for a
+// rules layout with a mention (files.rules.mention): one line per skill
+// written as a rule, naming it relative to p ("@.amp/rules/go-style.md").
+func (rd *renderer) mentions(f schema.Files, p string) (string, error) {
+	if f.Rules == nil || f.Rules.Mention == "" || f.Skills == nil {
+		return "", nil
+	}
+	var lines []string
+	for _, ref := range rd.r.Template.Skills {
+		if len(rd.cfg.Skills[ref].Paths) == 0 {
+			continue
+		}
+		rp, err := rulePath(f.Rules, diskName(ref))
+		if err != nil {
+			return "", fmt.Errorf("backend %q: %w", rd.r.BackendName, err)
+		}
+		lines = append(lines, strings.ReplaceAll(f.Rules.Mention, "{path}", relFrom(path.Dir(p), rp)))
+	}
+	return strings.Join(lines, "\n"), nil
 }
 
 // imports is the start of the block in instruction file p: one import
@@ -545,20 +575,40 @@ func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]str
 		// the globs, comma-separated.
 		out = frontmatter.Lines([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}, {Key: "applyTo", Value: strconv.Quote(strings.Join(s.Paths, ","))}}, body)
 	case schema.FormatClaudeRules:
-		out = claudeRule(s.Paths, body)
+		out = listRule(nil, "paths", s.Paths, body)
+	case schema.FormatPathsRules:
+		// Cline's conditional rules and Qwen Code's rules (docs/formats.md,
+		// "Path-scoped rules"): description, then paths.
+		out = listRule([]frontmatter.Line{{Key: "description", Value: frontmatter.Scalar(desc)}}, "paths", s.Paths, body)
+	case schema.FormatSteering:
+		// Kiro steering: included when a file matching fileMatchPattern
+		// is in the context.
+		out = listRule([]frontmatter.Line{{Key: "inclusion", Value: "fileMatch"}}, "fileMatchPattern", s.Paths, body)
+	case schema.FormatGlobsRules:
+		// Amp: a file AGENTS.md mentions, read when a file matching globs
+		// is (the instruction block mentions it: rd.mentions).
+		out = listRule(nil, "globs", s.Paths, body)
+	case schema.FormatGlobTrigger:
+		// Devin (Windsurf) rules: trigger glob, globs comma-separated.
+		out = frontmatter.Lines([]frontmatter.Line{{Key: "trigger", Value: "glob"}, {Key: "globs", Value: strconv.Quote(strings.Join(s.Paths, ","))}, {Key: "description", Value: frontmatter.Scalar(desc)}}, body)
 	default:
 		out = []byte(ensureNL(body))
 	}
 	return rendered{content: out, missing: missing}
 }
 
-// claudeRule renders a Claude Code rule (docs/formats.md, "Path-scoped
-// rules"): a frontmatter holding only paths, a list of the globs, each
+// listRule renders a rule whose frontmatter is head, then key holding a
+// YAML list of the globs (docs/formats.md, "Path-scoped rules"), each
 // double-quoted as Claude Code's docs write them (a glob may start with
-// "*", which YAML reads as an alias when unquoted).
-func claudeRule(paths []string, body string) []byte {
+// "*", which YAML reads as an alias when unquoted): Claude Code's rules
+// (paths alone), Cline's and Qwen Code's, Kiro's steering.
+func listRule(head []frontmatter.Line, key string, paths []string, body string) []byte {
 	var b strings.Builder
-	b.WriteString("---\npaths:\n")
+	b.WriteString("---\n")
+	for _, l := range head {
+		b.WriteString(l.Key + ": " + l.Value + "\n")
+	}
+	b.WriteString(key + ":\n")
 	for _, p := range paths {
 		b.WriteString("  - " + strconv.Quote(p) + "\n")
 	}
@@ -571,7 +621,8 @@ func claudeRule(paths []string, body string) []byte {
 
 // rule writes skill ref, which has paths, as a path-scoped rule in the
 // layout l (files.rules): Copilot's <dir>/<name>.instructions.md, a
-// Cursor <dir>/<name>.mdc or a Claude Code <dir>/<name>.md. A rule is one file: the skill's extra files
+// Cursor <dir>/<name>.mdc, or a <dir>/<name>.md of Claude Code, Cline,
+// Qwen Code, Kiro or Devin. A rule is one file: the skill's extra files
 // are not written (warned).
 func (rd *renderer) rule(l *schema.DirLayout, ref string, s *schema.Skill) error {
 	r := rd.r
@@ -602,10 +653,10 @@ func rulePath(l *schema.DirLayout, name string) (string, error) {
 		return joinRel(l.Dir, name+extOr(l, ".instructions.md")), nil
 	case schema.FormatCursorMDC:
 		return joinRel(l.Dir, name+extOr(l, ".mdc")), nil
-	case schema.FormatClaudeRules:
+	case schema.FormatClaudeRules, schema.FormatPathsRules, schema.FormatSteering, schema.FormatGlobTrigger, schema.FormatGlobsRules:
 		return joinRel(l.Dir, name+extOr(l, ".md")), nil
 	}
-	return "", fmt.Errorf("unknown rules format %q (want instructions, mdc or claude-rules)", l.Format)
+	return "", fmt.Errorf("unknown rules format %q (want instructions, mdc, claude-rules, paths, steering, glob-trigger or globs)", l.Format)
 }
 
 // validSkillName is the Agent Skills name rule (agentskills.io/specification):
@@ -739,7 +790,7 @@ func (rd *renderer) permissions(f schema.Files) error {
 	if err := checkPermFile(f.Permissions); err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}
-	keys, warns, err := permissionKeys(r.Dir, f.Permissions.Dialect, p)
+	keys, warns, err := permissionKeys(r.Dir, r.Archetype.Workspace == schema.WorkspaceProject, f.Permissions.Dialect, p)
 	if err != nil {
 		return fmt.Errorf("backend %q: %w", r.BackendName, err)
 	}

@@ -326,7 +326,7 @@ func TestPresetMapping(t *testing.T) {
 			gemini["context.includeDirectories"] = string(canonicalJSON(d))
 		}
 		for dialect, want := range map[string]kv{schema.DialectClaude: c.claude, schema.DialectCodex: c.codex, schema.DialectGemini: gemini} {
-			keys, _, err := permissionKeys(testRoot, dialect, c.perm)
+			keys, _, err := permissionKeys(testRoot, true, dialect, c.perm)
 			if err != nil {
 				t.Fatalf("%+v %s: %v", c.perm, dialect, err)
 			}
@@ -341,7 +341,7 @@ func TestPresetMapping(t *testing.T) {
 	}
 	// No preset and no mode ever yields danger-full-access.
 	for mode := range codexByMode {
-		keys, _, err := permissionKeys(testRoot, schema.DialectCodex, schema.Permissions{DefaultMode: mode})
+		keys, _, err := permissionKeys(testRoot, true, schema.DialectCodex, schema.Permissions{DefaultMode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,30 +351,30 @@ func TestPresetMapping(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := permissionKeys(testRoot, schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
+	if _, _, err := permissionKeys(testRoot, true, schema.DialectClaude, schema.Permissions{Preset: "yolo"}); err == nil {
 		t.Error("unknown preset accepted")
 	}
-	if _, _, err := permissionKeys(testRoot, "vim", schema.Permissions{Preset: "standard"}); err == nil {
+	if _, _, err := permissionKeys(testRoot, true, "vim", schema.Permissions{Preset: "standard"}); err == nil {
 		t.Error("unknown dialect accepted")
 	}
 	// Rules that gemini cannot express are warned about, not dropped
 	// silently; so is a mode Gemini CLI has no setting for. Codex's go to
 	// its rules file (codexRules, TestCodexRules).
 	for _, d := range []string{schema.DialectCodex, schema.DialectGemini} {
-		_, warns, _ := permissionKeys(testRoot, d, schema.Permissions{Allow: []string{"Bash"}})
+		_, warns, _ := permissionKeys(testRoot, true, d, schema.Permissions{Allow: []string{"Bash"}})
 		if (len(warns) == 0) != (d == schema.DialectCodex) {
 			t.Errorf("%s allow rules: warnings %q", d, warns)
 		}
 		// Codex under a read-only sandbox cannot use writable roots.
-		_, warns, _ = permissionKeys(testRoot, d, schema.Permissions{Preset: "readonly", AdditionalDirectories: []string{"../lib"}})
+		_, warns, _ = permissionKeys(testRoot, true, d, schema.Permissions{Preset: "readonly", AdditionalDirectories: []string{"../lib"}})
 		if (len(warns) == 1 && strings.Contains(warns[0], "additionalDirectories")) != (d == schema.DialectCodex) {
 			t.Errorf("%s additionalDirectories warnings: %v", d, warns)
 		}
 	}
-	if _, warns, _ := permissionKeys(testRoot, schema.DialectGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
+	if _, warns, _ := permissionKeys(testRoot, true, schema.DialectGemini, schema.Permissions{Preset: "permissive"}); len(warns) == 0 {
 		t.Error("no warning for permissive on gemini (YOLO cannot be set in settings)")
 	}
-	if _, warns, _ := permissionKeys(testRoot, schema.DialectGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
+	if _, warns, _ := permissionKeys(testRoot, true, schema.DialectGemini, schema.Permissions{Preset: "standard"}); len(warns) != 0 {
 		t.Errorf("warnings for standard on gemini: %v", warns)
 	}
 }
@@ -1283,7 +1283,7 @@ func TestCursorPermissions(t *testing.T) {
 		{schema.Permissions{Ask: []string{"Shell(git)"}}, `["Read(**)"]`, "", "ask rules cannot be expressed for Cursor CLI"},
 	}
 	for _, c := range cases {
-		keys, warns, err := permissionKeys(testRoot, schema.DialectCursor, c.perm)
+		keys, warns, err := permissionKeys(testRoot, true, schema.DialectCursor, c.perm)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,6 +31,7 @@ func (rd *renderer) settings(f schema.Files) error {
 		if len(m) == 0 {
 			continue
 		}
+		rd.warnIgnored(sf, m)
 		var keys []Key
 		if err := settingsKeys(sf.Format, nil, m, &keys); err != nil {
 			return fmt.Errorf("backend %q: settings: %w", r.BackendName, err)
@@ -40,6 +41,23 @@ func (rd *renderer) settings(f schema.Files) error {
 		}
 	}
 	return nil
+}
+
+// warnIgnored warns about the keys of m (the settings going to file sf)
+// that the tool does not read from sf (SettingsFile.Ignored).
+func (rd *renderer) warnIgnored(sf schema.SettingsFile, m map[string]any) {
+	if sf.Ignored == nil {
+		return
+	}
+	var set []string
+	for _, k := range sf.Ignored.Keys {
+		if _, ok := m[k]; ok {
+			set = append(set, k)
+		}
+	}
+	if len(set) > 0 {
+		rd.warn("settings.%s (template %q): %s are written to %s, but %s", rd.r.BackendName, rd.r.TemplateName, strings.Join(set, ", "), sf.Path, sf.Ignored.Note)
+	}
 }
 
 // settingsFiles lists a backend's settings files: settingsFiles, then

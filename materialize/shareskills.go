@@ -13,7 +13,7 @@ import (
 
 // Several tools read one skill directory: .agents/skills is Codex's,
 // Antigravity's and OpenCode's own and Gemini CLI, Cursor and Pi read it
-// too; Cursor, Copilot and OpenCode also read .claude/skills (the
+// too; Cursor, Copilot, OpenCode and Goose also read .claude/skills (the
 // backends' files.skills.reads, docs/formats.md "Shared skill
 // directories"). Two agents in one directory would each write a skill the
 // other's tool then sees a second time, or both own the same file. So a
@@ -158,23 +158,42 @@ func readers(group []*Target, part []int, dir string, served map[int]bool) (fres
 }
 
 // twiceWarnings warns each agent whose tool reads a kept copy of skill
-// name with other content than its own.
+// name with other content than its own, and each whose tool reads two or
+// more kept copies the same as its own: no one directory is read by every
+// tool there (Copilot and Goose read .agents/skills and .claude/skills,
+// Codex and Claude Code only one each), so the tool sees the skill twice
+// (docs/formats.md, "Shared skill directories").
 func twiceWarnings(cfg *schema.Config, group []*Target, copies []map[string]skillCopy, name string, kept map[int]bool) schema.Diagnostics {
 	var diags schema.Diagnostics
+	warn := func(i int, format string, args ...any) {
+		d := cfg.Diag("agents."+group[i].Agent, format, args...)
+		d.Warning = true
+		diags = append(diags, d)
+	}
 	for i := range group {
 		mine, ok := copies[i][name]
 		if !ok {
 			continue
 		}
+		var same []string
+		other := -1
 		for j := range group {
 			c := copies[j][name]
-			if j == i || !kept[j] || !readsDir(group[i], path.Dir(c.dir)) || sameSkill(group[i], mine, group[j], c) {
-				continue
+			switch {
+			case !kept[j] || !readsDir(group[i], path.Dir(c.dir)):
+			case !sameSkill(group[i], mine, group[j], c):
+				if other < 0 && j != i {
+					other = j
+				}
+			case !slices.Contains(same, path.Dir(c.dir)):
+				same = append(same, path.Dir(c.dir))
 			}
-			d := cfg.Diag("agents."+group[i].Agent, "skill %q: agent %q writes it to %s, which agent %q's tool also reads, with other content (vars?): the tool sees the skill twice", name, group[j].Agent, path.Dir(c.dir), group[i].Agent)
-			d.Warning = true
-			diags = append(diags, d)
-			break
+		}
+		if other >= 0 {
+			warn(i, "skill %q: agent %q writes it to %s, which agent %q's tool also reads, with other content (vars?): the tool sees the skill twice", name, group[other].Agent, path.Dir(copies[other][name].dir), group[i].Agent)
+		}
+		if len(same) > 1 {
+			warn(i, "skill %q: agent %q's tool reads it in %s, each copy kept for another tool here that reads only its own directory: the tool sees the skill twice", name, group[i].Agent, strings.Join(same, " and "))
 		}
 	}
 	return diags

@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -69,5 +70,58 @@ func TestShareSkills(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no warning about pi's differing copy in:\n%+v", []schema.Diagnostic(diags))
+	}
+}
+
+// TestShareSkillsTwoReaders: Copilot and Goose read .agents/skills and
+// .claude/skills both. Beside Codex alone, the one .agents/skills copy
+// serves Copilot and Goose too (none in .github/skills); beside Codex and
+// Claude Code, which read only their own directory, both copies are
+// needed, and Copilot and Goose are warned that they see the skill twice
+// (issue #34 item 7).
+func TestShareSkillsTwoReaders(t *testing.T) {
+	run := func(backends ...string) (map[string][]string, schema.Diagnostics) {
+		cfg := sampleConfig("codex", schema.ArchTool)
+		base := cfg.Templates["reviewer"]
+		cfg.Agents = map[string]schema.Agent{}
+		for _, b := range backends {
+			tp := base
+			tp.Backend, tp.SubAgents = b, nil
+			cfg.Templates[b] = tp
+			cfg.Agents["a-"+b] = schema.Agent{Template: b}
+		}
+		targets, diags := RenderAll(cfg, Options{})
+		if errs := diags.Errors(); len(errs) > 0 {
+			t.Fatalf("errors: %v", errs)
+		}
+		files := map[string][]string{}
+		for _, tg := range targets {
+			for _, e := range tg.Entries {
+				if strings.HasSuffix(e.Path, "skills/code-review/SKILL.md") {
+					files[tg.Agent] = append(files[tg.Agent], e.Path)
+				}
+			}
+		}
+		return files, diags
+	}
+	twice := func(diags schema.Diagnostics) []string {
+		var out []string
+		for _, d := range diags {
+			if d.Warning && strings.HasPrefix(d.Message, `skill "code-review"`) && strings.Contains(d.Message, "the tool sees the skill twice") {
+				out = append(out, d.Path)
+			}
+		}
+		return out
+	}
+	files, diags := run("codex", "copilot", "goose")
+	if got := fmt.Sprint(files); got != "map[a-codex:[.agents/skills/code-review/SKILL.md]]" || len(twice(diags)) > 0 {
+		t.Errorf("codex, copilot, goose: %s %v", got, twice(diags))
+	}
+	files, diags = run("codex", "copilot", "goose", "claude-code")
+	if got := fmt.Sprint(files); got != "map[a-claude-code:[.claude/skills/code-review/SKILL.md] a-codex:[.agents/skills/code-review/SKILL.md]]" {
+		t.Errorf("with claude-code: %s", got)
+	}
+	if got := fmt.Sprint(twice(diags)); got != "[agents.a-copilot agents.a-goose]" {
+		t.Errorf("twice warnings: %s in %+v", got, []schema.Diagnostic(diags))
 	}
 }

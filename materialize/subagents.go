@@ -23,6 +23,8 @@ const (
 	subMarkdown = schema.FormatMarkdownSub
 	subKiro     = schema.FormatKiroSub
 	subQwen     = schema.FormatQwenSub
+	subCline    = schema.FormatClineSub
+	subGoose    = schema.FormatGooseSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -46,13 +48,13 @@ func (rd *renderer) subAgents(f schema.Files) error {
 		return nil
 	}
 	switch f.SubAgents.Format {
-	case schema.FormatClaudeSub, subMarkdown, subQwen, subKiro, subCodex, subGemini, subCursor, subCopilot, subOpenCode, subAgy:
+	case schema.FormatClaudeSub, subMarkdown, subCline, subQwen, subKiro, subCodex, subGemini, subCursor, subGoose, subCopilot, subOpenCode, subAgy:
 	case subDevin:
 		if f.SubAgents.Ext != "" {
 			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
 		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, qwen, kiro, codex, gemini, cursor, copilot, opencode, antigravity or devin)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, cline, qwen, kiro, codex, gemini, cursor, copilot, opencode, antigravity, goose or devin)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -137,6 +139,16 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "permissionMode", Value: frontmatter.Scalar(mode)})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
+	case subCline:
+		// Cline's loader (docs/formats.md, "cline") reads only .yaml/.yml
+		// files: the subagent frontmatter and body, the model as modelId.
+		if len(tools) > 0 {
+			fields = append(fields, frontmatter.Line{Key: "tools", Value: frontmatter.Scalar(strings.Join(tools, ", "))})
+		}
+		if model != "" {
+			fields = append(fields, frontmatter.Line{Key: "modelId", Value: frontmatter.Scalar(model)})
+		}
+		return joinRel(l.Dir, s.name+extOr(l, ".yaml")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subGemini:
 		// gemini-cli docs/core/subagents.md: kind local, tools a YAML
 		// list of Gemini CLI tool names, model.
@@ -159,13 +171,15 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(tools, ", ") + "]"})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
-	case subCursor:
-		// cursor.com/docs/subagents: name, description, model; no tool list.
+	case subCursor, subGoose:
+		// cursor.com/docs/subagents: name, description, model; no tool
+		// list. Goose's custom agents (its custom-agents guide): name,
+		// description, model (and provider); body = the system prompt.
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
 		if len(tools) > 0 {
-			warns = append(warns, "Cursor sub-agents take no tool list; subAgent.tools is not written")
+			warns = append(warns, subTool[l.Format]+" sub-agents take no tool list; subAgent.tools is not written")
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCopilot:
@@ -264,7 +278,7 @@ func subAgentPerms(format, backend string, p schema.Permissions) (string, []stri
 }
 
 // subTool names the tool of a sub-agent format without a permission setting.
-var subTool = map[string]string{subCursor: "Cursor", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin", subAgy: "Antigravity"}
+var subTool = map[string]string{subCursor: "Cursor", subGoose: "Goose", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin", subAgy: "Antigravity"}
 
 // codexAgent is a Codex custom agent (developers.openai.com/codex/subagents):
 // name, description, developer_instructions, optional model ("inherit"

@@ -94,6 +94,19 @@ var qwenNative = []string{
 	"list_directory", "lsp", "ask_user_question",
 }
 
+// clineTools maps Claude Code's tool names onto Cline's own
+// (ClineDefaultTool, as read in the formats audit of late 2026: read_file,
+// list_files, search_files); Cline's agent loader refuses any other name
+// it does not know, so only these are translated.
+var clineTools = map[string]string{
+	"Read": "read_file",
+	"LS":   "list_files",
+	"Grep": "search_files",
+}
+
+// clineNative are the Cline tool names actctl knows, kept as written.
+var clineNative = []string{"read_file", "list_files", "search_files"}
+
 // claudeModels are Claude Code's model aliases: no other tool knows them.
 var claudeModels = []string{"sonnet", "opus", "haiku", "opusplan"}
 
@@ -131,14 +144,11 @@ func translateSub(format, backend string, tools []string, model string) ([]strin
 	}
 	switch format {
 	case subGemini:
-		out, unknown := mapTools(tools, geminiTools, geminiNative)
-		if len(unknown) > 0 {
-			warns = append(warns, fmt.Sprintf("tools %s are not Gemini CLI tool names (Gemini refuses such a sub-agent); they are not written; give its own in subAgent: backends: %q: tools", strings.Join(unknown, ", "), backend))
-			if len(out) == 0 {
-				warns = append(warns, "no tool is left, so tools is not written and the sub-agent may use every tool")
-			}
-		}
-		return out, model, warns
+		out, w := strictTools(tools, geminiTools, geminiNative, "are not Gemini CLI tool names (Gemini refuses such a sub-agent)", backend)
+		return out, model, append(warns, w...)
+	case subCline:
+		out, w := strictTools(tools, clineTools, clineNative, "are not Cline tool names actctl knows (Cline refuses an agent naming a tool it does not know)", backend)
+		return out, model, append(warns, w...)
 	case subQwen:
 		// Qwen Code does not refuse an unknown name; leaving one out
 		// could leave no tool, and no tools list is every tool: kept.
@@ -166,6 +176,21 @@ func translateSub(format, backend string, tools []string, model string) ([]strin
 		return nil, model, warns
 	}
 	return tools, model, warns
+}
+
+// strictTools translates tools for a tool that refuses a sub-agent naming
+// a tool it does not know: unknown names are left out, with a warning
+// saying why (why) and, when none is left, that tools is not written.
+func strictTools(tools []string, m map[string]string, native []string, why, backend string) ([]string, []string) {
+	out, unknown := mapTools(tools, m, native)
+	if len(unknown) == 0 {
+		return out, nil
+	}
+	warns := []string{fmt.Sprintf("tools %s %s; they are not written; give its own in subAgent: backends: %q: tools", strings.Join(unknown, ", "), why, backend)}
+	if len(out) == 0 {
+		warns = append(warns, "no tool is left, so tools is not written and the sub-agent may use every tool")
+	}
+	return out, warns
 }
 
 // unknownQwen lists the names in tools that are neither Claude Code names

@@ -31,6 +31,14 @@ func TestSubAgentToolsPerBackend(t *testing.T) {
 			[]string{`model "sonnet" is a Claude Code alias that codex does not know`, "Codex custom agents take no tool list"}},
 		{"cursor", ".cursor/agents/tester.md", common, "description: Writes tests\n---",
 			[]string{`model "sonnet" is a Claude Code alias that cursor does not know`, "Cursor sub-agents take no tool list"}},
+		// Cline: a .yaml agent (it loads no .md), its own tool names (an
+		// unknown one is refused by Cline: left out), the model as modelId
+		// (issue #34 item 1).
+		{"cline", ".cline/agents/tester.yaml", common,
+			"description: Writes tests\ntools: read_file, search_files\n---",
+			[]string{`model "sonnet" is a Claude Code alias that cline does not know`, "tools Bash, Glob, mcp__github__get_issue are not Cline tool names actctl knows"}},
+		{"cline", ".cline/agents/tester.yaml", &schema.SubAgent{Tools: []string{"LS", "list_files"}, Model: "anthropic/claude-4"},
+			"tools: list_files\nmodelId: anthropic/claude-4\n---", nil},
 		{"claude-code", ".claude/agents/tester.md", common,
 			"tools: Read, Grep, Bash, Glob, mcp__github__get_issue\nmodel: sonnet\n---", nil},
 		// Nothing Gemini knows is left: no tools key, and the warning says so.

@@ -1,8 +1,11 @@
 package materialize
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -54,7 +57,7 @@ func TestOpenCodePermissions(t *testing.T) {
 		schema.PresetStandard:   "allow ask ask",
 		schema.PresetPermissive: "allow allow allow",
 	} {
-		keys, warns, err := permissionKeys(testRoot, schema.DialectOpenCode, schema.Permissions{Preset: preset})
+		keys, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{Preset: preset})
 		if err != nil || len(warns) > 0 {
 			t.Fatalf("%s: %v %v", preset, err, warns)
 		}
@@ -66,7 +69,7 @@ func TestOpenCodePermissions(t *testing.T) {
 			t.Errorf("%s: %v = %v, want %s", preset, keys, got, want)
 		}
 	}
-	_, warns, err := permissionKeys(testRoot, schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
+	_, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,25 +176,35 @@ func TestShadowedInstructionsImported(t *testing.T) {
 }
 
 // TestAdditionalDirectoriesCodexGemini: additionalDirectories reach
-// Codex as sandbox_workspace_write.writable_roots (absolute: a relative
-// directory resolved from the agent's workspace, ~/ left to Codex) when
-// its sandbox is workspace-write, and Gemini CLI as
-// context.includeDirectories, as given; a read-only Codex sandbox gets
-// none, with a warning naming why (issue #23 item 3).
+// Codex as sandbox_workspace_write.writable_roots when its sandbox is
+// workspace-write: absolute and ~/ ones as given; a relative one only in
+// an instance workspace (resolved from it), never in a project one, whose
+// committed config.toml must not hold this machine's path (warned, issue
+// #34 item 4); Gemini CLI gets context.includeDirectories, as given; a
+// read-only Codex sandbox gets none, with a warning naming why (issue #23
+// item 3).
 func TestAdditionalDirectoriesCodexGemini(t *testing.T) {
 	dirs := []string{"../shared", "/data", "~/notes", "sub/dir"}
-	keys, warns, err := permissionKeys("/ws/app", schema.DialectCodex, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
-	if err != nil || len(warns) > 0 {
-		t.Fatalf("%v %v", err, warns)
+	roots := func(committed bool) (string, []string) {
+		keys, warns, err := permissionKeys("/ws/app", committed, schema.DialectCodex, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if dotted(k.Path) == "sandbox_workspace_write.writable_roots" {
+				return string(k.Value), warns
+			}
+		}
+		return "", warns
 	}
-	got := map[string]string{}
-	for _, k := range keys {
-		got[dotted(k.Path)] = string(k.Value)
+	if w, warns := roots(false); w != `["/ws/shared","/data","~/notes","/ws/app/sub/dir"]` || len(warns) > 0 {
+		t.Errorf("instance: codex writable_roots = %s %q", w, warns)
 	}
-	if w := got["sandbox_workspace_write.writable_roots"]; w != `["/ws/shared","/data","~/notes","/ws/app/sub/dir"]` {
-		t.Errorf("codex writable_roots = %s (%v)", w, got)
+	w, warns := roots(true)
+	if w != `["/data","~/notes"]` || len(warns) != 2 || !strings.Contains(warns[0], `"../shared" is not written to codex's sandbox_workspace_write.writable_roots`) || !strings.Contains(warns[1], `"sub/dir"`) {
+		t.Errorf("project: codex writable_roots = %s %q", w, warns)
 	}
-	keys, warns, _ = permissionKeys("/ws/app", schema.DialectCodex, schema.Permissions{DefaultMode: "plan", AdditionalDirectories: dirs})
+	keys, warns, _ := permissionKeys("/ws/app", true, schema.DialectCodex, schema.Permissions{DefaultMode: "plan", AdditionalDirectories: dirs})
 	for _, k := range keys {
 		if k.Path[0] == "sandbox_workspace_write" {
 			t.Errorf("read-only codex got %s", dotted(k.Path))
@@ -200,8 +213,81 @@ func TestAdditionalDirectoriesCodexGemini(t *testing.T) {
 	if len(warns) != 1 || !strings.Contains(warns[0], "codex's sandbox is read-only under mode plan") {
 		t.Errorf("read-only codex warnings = %q", warns)
 	}
-	keys, warns, _ = permissionKeys("/ws/app", schema.DialectGemini, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
+	keys, warns, _ = permissionKeys("/ws/app", true, schema.DialectGemini, schema.Permissions{Preset: schema.PresetStandard, AdditionalDirectories: dirs})
 	if len(warns) > 0 || len(keys) != 2 || dotted(keys[1].Path) != "context.includeDirectories" || string(keys[1].Value) != `["../shared","/data","~/notes","sub/dir"]` {
 		t.Errorf("gemini: %v %q", keys, warns)
+	}
+}
+
+// TestGoosePlugin: Goose gets its hooks and stdio MCP servers in
+// actctl's open plugin folder, .agents/plugins/actctl/ (hooks/hooks.json
+// takes settings.goose's hooks; .mcp.json the stdio servers, a ${VAR}
+// warned about since Goose documents no expansion there), and its custom
+// agents in .agents/agents (issue #34 item 2).
+func TestGoosePlugin(t *testing.T) {
+	cfg := sampleConfig("goose", schema.ArchTool)
+	tp := cfg.Templates["reviewer"]
+	tp.Settings = map[string]map[string]any{"goose": {"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "edit", "hooks": []any{map[string]any{"type": "command", "command": "./fmt.sh"}}}}}}}
+	cfg.Templates["reviewer"] = tp
+	cfg.MCPServers["fs"] = schema.MCPServer{Command: "fs-mcp", Env: map[string]string{"TOKEN": "${TOKEN}"}}
+	tg := render(t, cfg, "reviewer", Options{})
+	h := tg.Find(".agents/plugins/actctl/hooks/hooks.json")
+	if h == nil || len(h.Keys) != 1 || dotted(h.Keys[0].Path) != "hooks.PostToolUse" || !strings.Contains(string(h.Keys[0].Value), `"command":"./fmt.sh"`) {
+		t.Errorf("hooks: %+v", h)
+	}
+	m := tg.Find(".agents/plugins/actctl/.mcp.json")
+	if m == nil || len(m.Keys) != 1 || dotted(m.Keys[0].Path) != "mcpServers.fs" || string(m.Keys[0].Value) != `{"command":"fs-mcp","env":{"TOKEN":"${TOKEN}"}}` {
+		t.Errorf("mcp: %+v", m)
+	}
+	for _, w := range []string{`mcp server "fs": Goose does not document ${VAR} expansion in a plugin's .mcp.json`, `mcp server "github": Goose reads only stdio servers`} {
+		if !hasWarning(tg, w) {
+			t.Errorf("no warning %q: %q", w, tg.Warnings)
+		}
+	}
+	if tg.Find(".agents/agents/tester.md") == nil || tg.Find(".gooseignore") != nil {
+		t.Errorf("entries: %+v", tg.Entries)
+	}
+}
+
+// TestPathRulesLongTail: a skill with paths is a path-scoped rule for
+// Cline (.clinerules, paths), Qwen Code (.qwen/rules, paths), Kiro
+// (.kiro/steering, inclusion fileMatch), Devin (.devin/rules, trigger
+// glob) and Amp (.amp/rules, globs, @-mentioned from AGENTS.md), each
+// frontmatter valid YAML holding the globs, and no skill nor
+// "paths are not written" warning (issue #34 item 5).
+func TestPathRulesLongTail(t *testing.T) {
+	for _, c := range []struct {
+		backend, path string
+		want          map[string]any
+	}{
+		{"cline", ".clinerules/go-style.md", map[string]any{"description": "Go style", "paths": []any{"**/*.go", "go.mod"}}},
+		{"qwen", ".qwen/rules/go-style.md", map[string]any{"description": "Go style", "paths": []any{"**/*.go", "go.mod"}}},
+		{"kiro", ".kiro/steering/go-style.md", map[string]any{"inclusion": "fileMatch", "fileMatchPattern": []any{"**/*.go", "go.mod"}}},
+		{"devin", ".devin/rules/go-style.md", map[string]any{"trigger": "glob", "globs": "**/*.go,go.mod", "description": "Go style"}},
+		{"amp", ".amp/rules/go-style.md", map[string]any{"globs": []any{"**/*.go", "go.mod"}}},
+	} {
+		tg := render(t, sampleConfig(c.backend, schema.ArchTool), "reviewer", Options{})
+		e := tg.Find(c.path)
+		if e == nil {
+			t.Errorf("%s: no %s", c.backend, c.path)
+			continue
+		}
+		fm, body, ok := strings.Cut(strings.TrimPrefix(string(e.Content), "---\n"), "\n---\n")
+		var got map[string]any
+		if err := yaml.Unmarshal([]byte(fm), &got); !ok || err != nil || !reflect.DeepEqual(got, c.want) || body != "\nWrap errors with %w in acme/api.\n" {
+			t.Errorf("%s: %s %v\n%s", c.backend, c.path, err, e.Content)
+		}
+		// Amp reads the file only where AGENTS.md @-mentions it.
+		if ins := tg.Find("AGENTS.md"); c.backend == "amp" && (ins == nil || !strings.HasSuffix(string(ins.Content), "\n\n@.amp/rules/go-style.md\n")) {
+			t.Errorf("amp: AGENTS.md does not mention the rule: %+v", ins)
+		}
+		if hasWarning(tg, "paths **/*.go, go.mod are not written") {
+			t.Errorf("%s: %q", c.backend, tg.Warnings)
+		}
+		for _, x := range tg.Entries {
+			if strings.Contains(x.Path, "skills/go-style") {
+				t.Errorf("%s: the rule is also a skill: %s", c.backend, x.Path)
+			}
+		}
 	}
 }

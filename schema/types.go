@@ -184,6 +184,16 @@ type SettingsFile struct {
 	// Keys: for one of Files.SettingsFiles, the top-level settings keys
 	// that go to this file rather than to Files.Settings.
 	Keys []string `json:"keys,omitempty"`
+	// Ignored: top-level settings keys the tool does not read from this
+	// file; a template that sets one gets Note as a warning.
+	Ignored *IgnoredKeys `json:"ignored,omitempty"`
+}
+
+// IgnoredKeys are settings keys a tool does not read from a settings
+// file, and the note that says so (docs/formats.md, "Settings").
+type IgnoredKeys struct {
+	Keys []string `json:"keys"`
+	Note string   `json:"note"`
 }
 
 // Skill formats (DirLayout.Format for skills).
@@ -197,10 +207,23 @@ const (
 	// FormatClaudeRules: <dir>/<name>.md, a Claude Code rule (a paths
 	// list of globs); rules only
 	FormatClaudeRules = "claude-rules"
-	FormatClaudeSub   = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
-	FormatCodexSub    = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
-	FormatGeminiSub   = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
-	FormatCursorSub   = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
+	// FormatPathsRules: <dir>/<name>.md, a rule with description and a
+	// paths list of globs (Cline's conditional rules, Qwen Code's rules);
+	// rules only
+	FormatPathsRules = "paths"
+	// FormatSteering: <dir>/<name>.md, a Kiro steering file with
+	// inclusion: fileMatch and a fileMatchPattern list; rules only
+	FormatSteering = "steering"
+	// FormatGlobTrigger: <dir>/<name>.md, a Devin (Windsurf) rule with
+	// trigger: glob, globs (comma-separated) and description; rules only
+	FormatGlobTrigger = "glob-trigger"
+	// FormatGlobsRules: <dir>/<name>.md with a globs list of the globs
+	// (Amp, which reads it where AGENTS.md mentions it); rules only
+	FormatGlobsRules = "globs"
+	FormatClaudeSub  = "claude" // <dir>/<name>.md with Claude Code sub-agent frontmatter
+	FormatCodexSub   = "codex"  // <dir>/<name>.toml: Codex custom agent (name, description, developer_instructions)
+	FormatGeminiSub  = "gemini" // <dir>/<name>.md: Gemini CLI sub-agent frontmatter (kind local, tools list)
+	FormatCursorSub  = "cursor" // <dir>/<name>.md: Cursor sub-agent frontmatter (name, description, model)
 	// FormatCopilotSub: <dir>/<name>.agent.md, a GitHub Copilot custom agent (name, description, tools list, model)
 	FormatCopilotSub = "copilot"
 	// FormatOpenCodeSub: <dir>/<name>.md, an OpenCode agent (description, mode: subagent, model)
@@ -213,8 +236,12 @@ const (
 	// FormatMarkdownSub: <dir>/<name>.md with Claude Code's sub-agent
 	// frontmatter but no permissionMode (name, description, tools
 	// comma-separated, model), for tools that read that frontmatter and
-	// document no permission field (Cline, Junie).
+	// document no permission field (Junie).
 	FormatMarkdownSub = "subagent"
+	// FormatClineSub: <dir>/<name>.yaml, a Cline agent (Cline loads only
+	// .yaml and .yml files there): the subagent frontmatter and body, with
+	// the tools in Cline's own names and the model as modelId
+	FormatClineSub = "cline"
 	// FormatQwenSub: the subagent frontmatter with the tools in Qwen
 	// Code's own tool names (read_file, run_shell_command, ...)
 	FormatQwenSub = "qwen"
@@ -222,6 +249,9 @@ const (
 	// model, tools: a list of Kiro's tool categories read, write, shell,
 	// web)
 	FormatKiroSub = "kiro"
+	// FormatGooseSub: <dir>/<name>.md, a Goose custom agent (name,
+	// description, model; body = its system prompt)
+	FormatGooseSub = "goose"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
@@ -237,6 +267,11 @@ type DirLayout struct {
 	// agent in the same directory writes there, byte for byte the same, is
 	// not written again.
 	Reads []string `json:"reads,omitempty"`
+	// Mention: for rules, a line the agent's instruction block gets for
+	// each rule written, {path} replaced by the rule's path relative to
+	// the instruction file ("@{path}": Amp reads a glob-scoped file only
+	// when its AGENTS.md mentions it).
+	Mention string `json:"mention,omitempty"`
 }
 
 // Structured file formats.
@@ -272,6 +307,9 @@ const (
 	// entries, each with a type ("local", "http", "sse") and tools
 	// (MCP only)
 	DialectCopilot = "copilot"
+	// DialectGoose: a Goose plugin's .mcp.json "mcpServers" entries,
+	// Claude Code's stdio shape; stdio only (MCP only)
+	DialectGoose = "goose"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

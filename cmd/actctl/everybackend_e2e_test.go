@@ -28,11 +28,11 @@ var everyBackend = map[string][]string{
 	"copilot":      {".github/copilot-instructions.md", ".github/skills/pdf/SKILL.md", ".github/skills/pdf/scripts/fill.py", ".github/prompts/fix-issue.prompt.md", ".github/agents/tester.agent.md", ".vscode/mcp.json"},
 	"opencode":     {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".opencode/commands/fix-issue.md", ".opencode/agents/tester.md", "opencode.json"},
 	"devin":        {"AGENTS.md", ".devin/skills/pdf/SKILL.md", ".devin/skills/pdf/scripts/fill.py", ".devin/skills/fix-issue/SKILL.md", ".devin/agents/tester/AGENT.md", ".devin/mcp_config.json", ".devin/config.json", ".devinignore"},
-	"cline":        {"AGENTS.md", ".cline/skills/pdf/SKILL.md", ".cline/skills/pdf/scripts/fill.py", ".clinerules/workflows/fix-issue.md", ".cline/agents/tester.md", ".clineignore"},
+	"cline":        {"AGENTS.md", ".cline/skills/pdf/SKILL.md", ".cline/skills/pdf/scripts/fill.py", ".clinerules/workflows/fix-issue.md", ".cline/agents/tester.yaml", ".clineignore"},
 	"kiro":         {"AGENTS.md", ".kiro/skills/pdf/SKILL.md", ".kiro/skills/pdf/scripts/fill.py", ".kiro/prompts/fix-issue.md", ".kiro/agents/tester.md", ".kiro/settings/mcp.json", ".kiroignore"},
 	"amp":          {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".amp/settings.json"},
 	"qwen":         {"QWEN.md", ".qwen/skills/pdf/SKILL.md", ".qwen/skills/pdf/scripts/fill.py", ".qwen/commands/fix-issue.md", ".qwen/agents/tester.md", ".qwen/settings.json", ".qwenignore"},
-	"goose":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".gooseignore"},
+	"goose":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/agents/tester.md", ".agents/plugins/actctl/.mcp.json"},
 	"kilo":         {"AGENTS.md", ".kilo/skills/pdf/SKILL.md", ".kilo/skills/pdf/scripts/fill.py", ".kilo/commands/fix-issue.md", ".kilo/agents/tester.md", "kilo.json", ".kilocodeignore"},
 	"junie":        {"AGENTS.md", ".junie/skills/pdf/SKILL.md", ".junie/skills/pdf/scripts/fill.py", ".junie/commands/fix-issue.md", ".junie/agents/tester.md", ".junie/mcp/mcp.json", ".aiignore"},
 }

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// TestLongTailSubAgentPermissions: Cline, Qwen Code and Junie read
+// TestLongTailSubAgentPermissions: Cline (from .yaml files, in its own
+// tool names: issue #34 item 1), Qwen Code and Junie read
 // Claude Code's sub-agent frontmatter (name, description, tools, model)
 // but no permissionMode, and Kiro's agent profiles take tool categories
 // and permission rules (none documents a permissionMode: docs/formats.md,
@@ -20,7 +21,7 @@ func TestLongTailSubAgentPermissions(t *testing.T) {
 	const claudeLike = "---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\n---\n"
 	const noMode = "permissions (preset readonly) are not written: %s sub-agents take no permission setting"
 	for _, tc := range []struct{ backend, file, head, warn string }{
-		{"cline", ".cline/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "cline")},
+		{"cline", ".cline/agents/reviewer.yaml", "---\nname: reviewer\ndescription: Reviews\ntools: read_file, search_files\n---\n", fmt.Sprintf(noMode, "cline")},
 		{"kiro", ".kiro/agents/reviewer.md", "---\ndescription: Reviews\ntools: [read]\n---\n", "permissions (preset readonly) are not written: a Kiro agent's permissions are rules"},
 		{"qwen", ".qwen/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews\ntools: read_file, grep_search\n---\n", fmt.Sprintf(noMode, "qwen")},
 		{"junie", ".junie/agents/reviewer.md", claudeLike, fmt.Sprintf(noMode, "junie")},
