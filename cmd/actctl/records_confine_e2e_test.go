@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,4 +75,39 @@ func TestConfineInstanceRecordsE2E(t *testing.T) {
 		t.Errorf("task summaries after up's task: %+v %v", sums, err)
 	}
 	p.stop()
+}
+
+// TestRunProtectedCwdE2E: `run --cwd` into a directory no agent may write
+// (.git, .actant, also through a symlink) is refused with the reason
+// before anything is materialized there, as run_agent's cwd is: the
+// session cwd is a root of the client (issue #30 item 13).
+func TestRunProtectedCwdE2E(t *testing.T) {
+	root, home := runWorkspace(t)
+	writeFiles(t, root, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "sub/.git/config": "[core]\n"})
+	if r := actctl(t, root, home, "run", "helper", "-p", "hello"); r.Code != 0 {
+		t.Fatalf("run: %d %s", r.Code, r.Stderr)
+	}
+	if err := os.Symlink(".git", filepath.Join(root, "gitlink")); err != nil {
+		t.Fatal(err)
+	}
+	list := func() string {
+		var names []string
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			names = append(names, p)
+			return nil
+		})
+		return strings.Join(names, "\n")
+	}
+	before := list()
+	for _, cwd := range []string{".git", "gitlink", ".actant", "sub/.git"} {
+		for _, agent := range []string{"helper", "worker"} {
+			r := actctl(t, root, home, "run", agent, "--cwd", filepath.Join(root, cwd), "-p", "write-all x "+filepath.Join(root, cwd, "planted"))
+			if r.Code != 1 || !strings.Contains(r.Stderr, "cannot be an agent's session cwd: it is inside .") || strings.Contains(r.Stdout, "write ") {
+				t.Errorf("run %s --cwd %s: exit %d\n%s%s", agent, cwd, r.Code, r.Stdout, r.Stderr)
+			}
+		}
+	}
+	if after := list(); after != before {
+		t.Errorf("files changed:\n%s\nwere:\n%s", after, before)
+	}
 }
