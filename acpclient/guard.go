@@ -114,6 +114,9 @@ func (s *Session) protectedPath(p string) bool {
 	if r, rel, err := s.roots.locate(p); err == nil && s.writeCheck(r)(rel) != nil {
 		return true
 	}
+	if !filepath.IsAbs(p) {
+		return false // not a path the client would take either
+	}
 	real, err := realPath(filepath.Clean(p))
 	if err != nil {
 		return false

@@ -34,9 +34,15 @@ func TestLeasePresetBindsEditor(t *testing.T) {
 			h.wait("process:start", "api")
 			editor := h.leaseWith("api", "yes", caps)
 			cwd := t.TempDir()
-			notes, git := filepath.Join(cwd, "notes.txt"), filepath.Join(cwd, ".git", "config")
+			notes, git, viaLink := filepath.Join(cwd, "notes.txt"), filepath.Join(cwd, ".git", "config"), filepath.Join(cwd, "gitlink", "hooks", "pre-commit")
+			if err := os.Mkdir(filepath.Join(cwd, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(".git", filepath.Join(cwd, "gitlink")); err != nil {
+				t.Fatal(err)
+			}
 			sid := editor.newSession(t, cwd)
-			for _, p := range []string{"write " + notes + " hi", "write " + git + " pwned", "term echo hi"} {
+			for _, p := range []string{"write " + notes + " hi", "write " + git + " pwned", "term echo hi", "write " + viaLink + " pwned"} {
 				if _, err := editor.prompt(sid, p); err != nil {
 					t.Fatalf("%s: %v", p, err)
 				}
@@ -46,7 +52,7 @@ func TestLeasePresetBindsEditor(t *testing.T) {
 			if !strings.Contains(lines[0], tc.write) || !strings.Contains(lines[2], tc.term) {
 				t.Errorf("the agent heard:\n%s\nwant %q then %q", said, tc.write, tc.term)
 			}
-			if tc.preset != acpclient.AllowReads && !strings.Contains(lines[1], git+": actctl's client never writes there") {
+			if tc.preset != acpclient.AllowReads && (!strings.Contains(lines[1], git+": actctl's client never writes there") || !strings.Contains(lines[3], "it is inside .git/")) {
 				t.Errorf("a protected write passed on:\n%s", said)
 			}
 			editor.mu.Lock()
@@ -56,7 +62,7 @@ func TestLeasePresetBindsEditor(t *testing.T) {
 			if served != want {
 				t.Errorf("the editor served:\n%s\nwant:\n%s", served, want)
 			}
-			for _, p := range []string{notes, git} {
+			for _, p := range []string{notes, git, viaLink} {
 				if _, err := os.Stat(p); err == nil {
 					t.Errorf("%s written on disk", p)
 				}
