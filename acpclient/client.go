@@ -89,6 +89,10 @@ type Options struct {
 	// which are advertised in initialize (ClientMethods): a flag's Rule
 	// narrows them, never widens them.
 	Preset Rule
+	// Instance: the agent's workspace (Launch.Workspace) is an instance,
+	// one agent's directory, whose records (InstanceRecord) the client
+	// never writes.
+	Instance bool
 	// Ask, if set, asks a person instead of Rule.
 	Ask AskFunc
 	// Observer receives the primary session's messages and events, and

@@ -261,7 +261,7 @@ func (c *Client) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) 
 // WriteTextFile writes a file in the roots of the session the request
 // names: atomically (temporary file and rename in the same directory,
 // both beneath the root), through a symlink to its target when the link
-// stays in the root, never at a protected path.
+// stays in the root, never at a protected path (writeCheck).
 func (c *Client) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	s, err := c.session(req.SessionId)
 	if err != nil {
@@ -274,10 +274,11 @@ func (c *Client) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest
 	if err != nil {
 		return acp.WriteTextFileResponse{}, err
 	}
-	if err := protectedCheck(rel); err != nil {
+	check := s.writeCheck(r)
+	if err := check(rel); err != nil {
 		return acp.WriteTextFileResponse{}, s.roots.requestError("write", req.Path, err)
 	}
-	if err := writeBeneath(r, rel, []byte(req.Content), protectedCheck); err != nil {
+	if err := writeBeneath(r, rel, []byte(req.Content), check); err != nil {
 		return acp.WriteTextFileResponse{}, s.roots.requestError("write", req.Path, err)
 	}
 	return acp.WriteTextFileResponse{}, nil

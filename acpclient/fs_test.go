@@ -27,3 +27,18 @@ func TestProtectedCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestInstanceRecord: the records of an instance, in any letter case;
+// the agent's .heartbeat and its other files are not among them.
+func TestInstanceRecord(t *testing.T) {
+	for rel, want := range map[string]string{
+		"logs/actctl.log": "logs/", "logs/tasks/1.jsonl": "logs/", "LOGS/x": "logs/", "logs": "logs/", "./logs/../logs/y": "logs/",
+		".actant.json": "runtime record", ".actant.json.lock": "runtime record", ".Actant.JSON": "runtime record",
+		"canvas.html": "canvas_update", "Canvas.HTML": "canvas_update",
+		".heartbeat": "", "CLAUDE.md": "", "checkout/logs/x": "", "sub/canvas.html": "", "logsx": "", ".actant.jso": "",
+	} {
+		if got := InstanceRecord(rel); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", rel, got, want)
+		}
+	}
+}

@@ -2,6 +2,9 @@ package acpclient
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -76,4 +79,52 @@ func (g guard) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalReque
 		return acp.ReleaseTerminalResponse{}, refusal("terminal/release", noTerminals)
 	}
 	return g.Client.ReleaseTerminal(ctx, req)
+}
+
+// Refuses reports whether actctl answers the agent's request method (with
+// params) in session s itself, with a refusal, rather than let anyone
+// serve it: a method the preset does not let the agent call (the
+// refusal of guard), or a write at a path of the session's roots that
+// the client never writes (writeCheck). A session lease asks before it
+// passes a request to the editor that owns the session, so the preset
+// and the protected set bind that path too (docs/runtime.md, "Session
+// leases"); the request then goes to the client, which refuses it.
+func (s *Session) Refuses(method string, params json.RawMessage) bool {
+	m := ClientMethods(s.c.opts.Preset, s.rule)
+	switch {
+	case method == MethodWriteTextFile:
+		if !m.Write {
+			return true
+		}
+		var p struct {
+			Path string `json:"path"`
+		}
+		return json.Unmarshal(params, &p) != nil || s.protectedPath(p.Path)
+	case strings.HasPrefix(method, MethodTerminal+"/"):
+		return !m.Terminal
+	}
+	return false
+}
+
+// protectedPath reports whether p, inside one of the session's roots as
+// spelled or once its existing symlinks are resolved, is a path the
+// client never writes. A path outside the roots is not the client's to
+// judge here.
+func (s *Session) protectedPath(p string) bool {
+	if r, rel, err := s.roots.locate(p); err == nil && s.writeCheck(r)(rel) != nil {
+		return true
+	}
+	if !filepath.IsAbs(p) {
+		return false // not a path the client would take either
+	}
+	real, err := realPath(filepath.Clean(p))
+	if err != nil {
+		return false
+	}
+	for _, r := range s.roots {
+		if rel, ok := within(r.real, real); ok && s.writeCheck(r)(rel) != nil {
+			return true
+		}
+	}
+	return false
 }

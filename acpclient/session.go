@@ -3,6 +3,7 @@ package acpclient
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -38,6 +39,7 @@ type Session struct {
 	id       string
 	cwd      string
 	roots    roots
+	instance string // the agent's instance workspace, real path ("": none; Options.Instance)
 	rule     Rule
 	ask      AskFunc
 	obs      Observer
@@ -99,6 +101,11 @@ func (c *Client) newSession(o SessionOptions, primary bool) (*Session, error) {
 	var err error
 	if s.roots, err = newRoots(s.cwd, c.opts.Launch.Workspace); err != nil {
 		return nil, err
+	}
+	if c.opts.Instance && c.opts.Launch.Workspace != "" {
+		if s.instance, err = filepath.EvalSymlinks(c.opts.Launch.Workspace); err != nil {
+			return nil, fmt.Errorf("root %s: %w", c.opts.Launch.Workspace, err)
+		}
 	}
 	return s, nil
 }

@@ -35,7 +35,8 @@ func Backend(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpc
 	} else {
 		mode = acpclient.ModeForRule(rule, mode)
 	}
-	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset}, nil
+	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset,
+		Instance: r.Archetype.Workspace == schema.WorkspaceInstance}, nil
 }
 
 // Backend is how the client of the prepared agent starts its backend:

@@ -51,11 +51,15 @@ func (p *Prepared) Running(pid int) error {
 }
 
 // Prepare chooses the agent for the client of req (Choose) and
-// materializes it (docs/run.md). On an error nothing of an agent made for
+// materializes it (docs/run.md); a client project inside a directory no
+// agent may write is refused first (schema.SessionCwd). On an error nothing of an agent made for
 // this client is left behind.
 func Prepare(ctx context.Context, cfg *schema.Config, req Request, o Options) (*Prepared, error) {
 	if req.Live == nil {
 		req.Live = RecordLive
+	}
+	if err := schema.SessionCwd(cfg.Root, req.ClientDir); err != nil {
+		return nil, err
 	}
 	c, err := Choose(cfg, req)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -67,7 +68,9 @@ func localURL(root, u string) string {
 // Sync makes Dir a clone of URL whose work tree is at Ref: cloned when
 // Dir does not exist, else fetched (branches as origin's, tags) and reset
 // to Ref: what the agent did not commit and push is gone, as in a CI
-// checkout. It returns the commit checked out.
+// checkout. Symlinks are kept as the repository has them (an absolute
+// one too), and nothing is written through one out of Dir. It returns
+// the commit checked out.
 func (c *Checkout) Sync(ctx context.Context) (string, error) {
 	repo, err := c.open(ctx)
 	if err != nil {
@@ -82,7 +85,7 @@ func (c *Checkout) Sync(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	wt, err := repo.Worktree()
+	wt, err := worktree(repo, c.Dir)
 	if err != nil {
 		return "", fmt.Errorf("checkout %s: %w", c.Dir, err)
 	}
@@ -90,6 +93,20 @@ func (c *Checkout) Sync(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("checkout %s at %s: %w", c.URL, c.Ref, err)
 	}
 	return h.String(), nil
+}
+
+// worktree is repo's work tree in dir on go-billy's bound file system:
+// go-git's default one (a chroot) rewrites an absolute symlink's target
+// to lie under dir, so the agent would read another file than the
+// repository names; the bound one writes links as the repository has
+// them and follows none out of dir. go-git's own checks of the paths it
+// writes wrap it as they wrap the default.
+func worktree(repo *git.Repository, dir string) (*git.Worktree, error) {
+	r, err := git.Open(repo.Storer, osfs.New(dir, osfs.WithBoundOS()))
+	if err != nil {
+		return nil, err
+	}
+	return r.Worktree()
 }
 
 // open opens the clone in Dir, or makes one (no checkout yet: Sync's

@@ -104,3 +104,53 @@ func TestCheckoutSync(t *testing.T) {
 		t.Errorf("a failed clone left %s: %v", fresh, err)
 	}
 }
+
+// TestCheckoutSymlinks: the checkout keeps the repository's symlinks as
+// they are, an absolute one included (go-git's default file system
+// rewrote it to point into the checkout: what the agent read differed
+// from the repository), on the clone and on a later sync (issue #30 item
+// 13).
+func TestCheckoutSymlinks(t *testing.T) {
+	src := t.TempDir()
+	repo, err := git.PlainInit(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"abs": "/nonexistent/actctl-target", "rel": "docs/guide.md", "sub/up": "../README"}
+	if err := os.MkdirAll(filepath.Join(src, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(src, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// go-git's default file system reads an absolute link relative to
+	// its root: the links are added through the bound one.
+	wt, err := worktree(repo, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range links {
+		if _, err := wt.Add(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(t, repo, src, "one")
+	head, _ := repo.Head()
+	dir := filepath.Join(t.TempDir(), "checkout")
+	co := &Checkout{URL: src, Ref: head.Name().Short(), Dir: dir}
+	for _, step := range []string{"clone", "sync"} {
+		if step == "sync" {
+			commit(t, repo, src, "two")
+		}
+		if _, err := co.Sync(context.Background()); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		for name, want := range links {
+			if got, err := os.Readlink(filepath.Join(dir, name)); err != nil || got != want {
+				t.Errorf("%s: %s -> %q (%v), want %q as the repository has it", step, name, got, err, want)
+			}
+		}
+	}
+}

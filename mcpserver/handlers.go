@@ -158,7 +158,9 @@ func (s *Server) runAgent(ctx context.Context, req *mcp.CallToolRequest, in runA
 
 // sessionCwd is the client project of a run_agent turn: cwd, which must
 // lie inside the workspace root (schema.DirInside: symlinks resolved, ".."
-// refused), so that an agent never places an agent's files elsewhere
+// refused) and outside its protected directories (schema.SessionCwd: no
+// .git, .actant or cue.mod), so that an agent never places an agent's
+// files elsewhere nor opens what the client protects
 // (docs/run.md, "actctl mcp"); without one, the directory the server runs
 // in when that is inside the root, else the root.
 func (s *Server) sessionCwd(cwd string) (string, error) {
@@ -171,7 +173,14 @@ func (s *Server) sessionCwd(cwd string) (string, error) {
 		}
 		cwd = s.root
 	}
-	return schema.DirInside(s.root, cwd)
+	dir, err := schema.DirInside(s.root, cwd)
+	if err != nil {
+		return "", err
+	}
+	if err := schema.SessionCwd(s.root, dir); err != nil {
+		return "", fmt.Errorf("cwd %s: %w", cwd, err)
+	}
+	return dir, nil
 }
 
 // delegate refuses a run or prompt of target (empty for a template's

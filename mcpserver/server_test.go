@@ -411,3 +411,41 @@ func TestServeReportsFailure(t *testing.T) {
 		t.Errorf("Serve = %v, want %v", err, boom)
 	}
 }
+
+// TestRunAgentProtectedCwd: run_agent's cwd may not lie in a directory no
+// agent may write (.git, .actant, cue.mod, at any depth, also through a
+// symlink): the session cwd is a root of the client, and a root there
+// would open what it protects. The tool error says why; nothing runs
+// (issue #30 item 13).
+func TestRunAgentProtectedCwd(t *testing.T) {
+	cfg := workspace(t)
+	for _, d := range []string{".git/hooks", ".actant/run", "sub/.git", "cue.mod/pkg", "sub/.Actant", "src"} {
+		if err := os.MkdirAll(filepath.Join(cfg.Root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".git", filepath.Join(cfg.Root, "gitlink")); err != nil {
+		t.Fatal(err)
+	}
+	for cwd, why := range map[string]string{
+		".git": "it is inside .git/", ".git/hooks": "it is inside .git/", "gitlink": "it is inside .git/",
+		".actant": "it is inside .actant/", ".actant/run": "it is inside .actant/", "sub/.Actant": "it is inside .actant/",
+		"sub/.git": "it is inside .git/", "cue.mod/pkg": "it is inside cue.mod/",
+	} {
+		f := &fakeRunner{cfg: cfg}
+		cs := connect(t, New(cfg, Options{Root: cfg.Root, Runner: f}))
+		res, text := call(t, cs, RunAgent, map[string]any{"agent": "helper", "prompt": "hi", "cwd": cwd})
+		if !res.IsError || !strings.HasPrefix(text, "run_agent: cwd "+cwd+": ") || !strings.Contains(text, "cannot be an agent's session cwd: "+why) {
+			t.Errorf("cwd %s: %q (error %v), want the reason %q", cwd, text, res.IsError, why)
+		}
+		if r := f.ran(); len(r) > 0 {
+			t.Errorf("cwd %s: the runner ran %v", cwd, r)
+		}
+	}
+	f := &fakeRunner{cfg: cfg}
+	cs := connect(t, New(cfg, Options{Root: cfg.Root, Runner: f}))
+	call(t, cs, RunAgent, map[string]any{"agent": "helper", "prompt": "hi", "cwd": "src"})
+	if r := f.ran(); len(r) != 1 {
+		t.Errorf("cwd src: the runner ran %v", r)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/up"
 )
 
 // The runtime subscription tools (docs/runtime.md, "Runtime
@@ -61,6 +62,9 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.CallToolRequest, in sub
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, SubscriptionOut{}, errors.New("subscribe: the prompt is empty")
+	}
+	if err := up.CheckSubscriptionPrompt(in.Prompt); err != nil {
+		return nil, SubscriptionOut{}, err
 	}
 	cfg, err := s.runner.Load(io.Discard)
 	if err != nil {

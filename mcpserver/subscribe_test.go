@@ -28,6 +28,8 @@ func TestSubscribeRefusals(t *testing.T) {
 		{"worker", Subscribe, map[string]any{"event": "actctl:start", "agents": []string{"server"}, "prompt": "p"}, "actctl:start concerns no agent"},
 		{"worker", Subscribe, map[string]any{"event": "task:done", "agents": []string{"srever"}, "prompt": "p"}, `subscribe: unknown agent "srever" (did you mean "server"?)`},
 		{"worker", Unsubscribe, map[string]any{"id": ""}, "unsubscribe: no id"},
+		// A prompt is kept and queued at each event: bounded (issue #30 item 11).
+		{"worker", Subscribe, map[string]any{"event": "idle", "prompt": strings.Repeat("x", 2<<20)}, "subscribe: the prompt is 2097152 bytes, over the bound of 65536 (64 KiB)"},
 	} {
 		f := &fakeRunner{cfg: cfg}
 		cs := connect(t, New(cfg, Options{Root: cfg.Root, Caller: tc.caller, Runner: f}))

@@ -27,13 +27,18 @@ type envelope struct {
 	id      []byte // raw id token, nil when absent
 	method  []byte // raw method token including its quotes
 	params  span   // value range of "params"; start == end when absent
+	result  span   // value range of "result" (of "error" in an error response); start == end when absent
 	isError bool   // a response with an "error" member
 }
 
 // parseEnvelope scans one line (see lineframe.Parse).
 func parseEnvelope(b []byte) envelope {
 	e := lineframe.Parse(b)
-	return envelope{kind: e.Kind, id: e.ID, method: e.Method, params: span{e.Params.Start, e.Params.End}, isError: e.IsError}
+	res := e.Result
+	if e.IsError {
+		res = e.Error
+	}
+	return envelope{kind: e.Kind, id: e.ID, method: e.Method, params: span{e.Params.Start, e.Params.End}, result: span{res.Start, res.End}, isError: e.IsError}
 }
 
 // methodIs reports whether the envelope's method equals name.

@@ -3,8 +3,10 @@
 // backend and relays JSON-RPC between the editor (the client) and the backend.
 //
 // The relay works on raw lines. It parses only the JSON-RPC envelope (id,
-// method, and params.cwd of session/new, session/load and session/resume)
-// and forwards the original bytes, in order, one goroutine per direction.
+// method, and params.cwd of session/new, session/load and session/resume;
+// the modes of the answer to session/new, to put the session in the
+// preset's mode: mode.go) and forwards the original bytes, in order, one
+// goroutine per direction.
 // That is the only way to be lossless: a typed ACP decoder drops unknown
 // methods, update kinds and fields, and a concurrent handler reorders
 // messages. github.com/coder/acp-go-sdk is used where actctl itself speaks
@@ -16,7 +18,6 @@
 package proxy
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,6 +113,11 @@ type Options struct {
 	// backend failed to start (see DefaultInitWait, used for 0); negative
 	// means no wait.
 	InitWait time.Duration
+
+	// Mode is the ACP session mode of the agent's preset (acpclient.ModeFor):
+	// every session/new the backend answers is put in it when the agent
+	// offers it (mode.go); "" leaves the agent's own.
+	Mode string
 
 	// OnStart, if set, is called with the backend's pid once it runs (the
 	// CLI records it in .actant.json).
@@ -242,6 +248,7 @@ type pendingReq struct {
 	seq  uint64 // arrival order, to answer in order
 	n    int    // extra requests in flight under the same id
 	init bool   // an initialize request
+	new  bool   // a session/new request
 }
 
 type relay struct {
@@ -251,7 +258,9 @@ type relay struct {
 	wsJSON []byte // Workspace as a JSON string token
 
 	proc   *launch.Proc
-	stdinW *os.File // backend stdin; owned by clientLoop
+	stdinW *os.File   // backend stdin; closed by clientLoop
+	in     *backendIn // what is written to stdinW
+	modes  *modeSetter
 
 	mu       sync.Mutex
 	pending  map[string]*pendingReq
@@ -278,7 +287,12 @@ func (r *relay) markInitAnswered() {
 
 func (r *relay) run(ctx context.Context) error {
 	o := r.o
-	if err := r.start(); err != nil {
+	err := r.start()
+	r.in = newBackendIn(r)
+	if o.Mode != "" {
+		r.modes = newModeSetter(r, o.Mode)
+	}
+	if err != nil {
 		msg := err.Error() // a launch.StartError
 		r.log.printf("%s", msg)
 		r.die(&acp.RequestError{Code: -32603, Message: msg, Data: map[string]any{"command": o.Command}})
@@ -559,6 +573,7 @@ func (r *relay) track(env *envelope) bool {
 				id:   append([]byte(nil), env.id...),
 				seq:  r.seq,
 				init: env.methodIs(acp.AgentMethodInitialize),
+				new:  env.methodIs(acp.AgentMethodSessionNew),
 			}
 		}
 	}
@@ -587,6 +602,20 @@ func (r *relay) answered(env *envelope) {
 	r.mu.Unlock()
 }
 
+// isNewSession reports whether id is that of a client's session/new
+// waiting for its answer.
+func (r *relay) isNewSession(id []byte) bool {
+	var kb [64]byte
+	key, ok := appendIDKey(kb[:0], id)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.pending[string(key)]
+	return p != nil && p.new
+}
+
 // testHookStdinClosed, when set by a test, runs right after the backend's
 // stdin is closed on the client's EOF: a window in which the backend can
 // exit before anything else the client loop does.
@@ -596,17 +625,13 @@ var testHookStdinClosed atomic.Pointer[func()]
 // closes it when the client's input ends.
 func (r *relay) clientLoop() {
 	lr := newLineReader(r.o.Stdin, r.o.MaxMessageSize)
-	var bw *bufio.Writer
-	broken := true
-	if r.stdinW != nil {
-		bw = bufio.NewWriterSize(r.stdinW, bufSize)
-		broken = false
-	}
+	in := r.in
 	defer func() {
 		// The client is marked gone before the backend's stdin closes, so
 		// a backend that exits on that EOF is seen as a normal end, not a
 		// crash.
 		r.setClientGone()
+		in.close()
 		if r.stdinW != nil {
 			r.stdinW.Close()
 			if hook := testHookStdinClosed.Load(); hook != nil {
@@ -614,34 +639,9 @@ func (r *relay) clientLoop() {
 			}
 		}
 	}()
-	fail := func(err error) {
-		if !broken {
-			broken = true
-			if !r.isDead.Load() {
-				// The backend stopped reading; without a reader no request
-				// can be answered, so end it (the exit path answers them).
-				r.log.printf("writing to backend stdin: %v; killing it", err)
-				_ = r.proc.KillGroup()
-			}
-		}
-	}
-	write := func(line []byte) {
-		if broken || r.isDead.Load() {
-			return
-		}
-		_, err := bw.Write(line)
-		if err == nil && line[len(line)-1] != '\n' {
-			err = bw.WriteByte('\n')
-		}
-		if err != nil {
-			fail(err)
-		}
-	}
 	for {
-		if !broken && bw.Buffered() > 0 && !lr.hasLine() {
-			if err := bw.Flush(); err != nil {
-				fail(err)
-			}
+		if !lr.hasLine() {
+			in.flush()
 		}
 		line, err := lr.next()
 		if err != nil {
@@ -652,7 +652,7 @@ func (r *relay) clientLoop() {
 			case err != io.EOF:
 				r.log.printf("reading from client: %v", err)
 			}
-			break
+			return
 		}
 		env := parseEnvelope(line)
 		switch env.kind {
@@ -673,12 +673,7 @@ func (r *relay) clientLoop() {
 				continue
 			}
 		}
-		write(line)
-	}
-	if !broken {
-		if err := bw.Flush(); err != nil {
-			fail(err)
-		}
+		in.write(line, false)
 	}
 }
 
@@ -797,7 +792,14 @@ func (r *relay) agentLoop(done chan<- struct{}) {
 			}
 			continue
 		case kindResponse:
+			if r.modes != nil && r.modes.response(line, &env) {
+				continue
+			}
 			r.answered(&env)
+		case kindRequest, kindNotification:
+			if r.modes != nil && r.modes.holds(line, &env) {
+				continue
+			}
 		}
 		r.out.writeLine(line, false)
 	}

@@ -229,7 +229,20 @@ func (a *testAgent) handle(m agentMsg) {
 			Cwd string `json:"cwd"`
 		}
 		_ = json.Unmarshal(m.Params, &p)
+		if a.modes["modes"] && m.Method == "session/new" {
+			// Session modes, and an update about the session right after
+			// the answer (as claude-agent-acp sends its commands).
+			a.result(m.ID, `{"sessionId":"sess-1","modes":{"currentModeId":"default","availableModes":[{"id":"default","name":"Default"},{"id":"plan","name":"Plan"}]},"_meta":{"x":1}}`)
+			a.update("sess-1", `{"sessionUpdate":"available_commands_update","availableCommands":[]}`)
+			return
+		}
 		a.result(m.ID, `{"sessionId":"sess-1","_meta":{"processCwd":`+jsonStr(wd)+`,"sessionCwd":`+jsonStr(p.Cwd)+`}}`)
+	case "session/set_mode":
+		if a.modes["refuse-mode"] {
+			a.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"no such mode here"}}`)
+			return
+		}
+		a.result(m.ID, `{}`)
 	case "session/prompt":
 		var p struct {
 			SessionID string `json:"sessionId"`

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/actctl/actctl/acpclient"
 )
 
 // SetCanvas replaces an employee's live canvas (the MCP tool
@@ -46,7 +48,7 @@ func (m *Manager) Canvas(agent string) (string, error) {
 
 // CanvasFile is the file, in an employee's workspace (its instance), that
 // keeps its live canvas across restarts of up.
-const CanvasFile = "canvas.html"
+const CanvasFile = acpclient.CanvasFile
 
 // MaxCanvas bounds a canvas's HTML.
 const MaxCanvas = 256 << 10

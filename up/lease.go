@@ -531,8 +531,10 @@ func withMode(result json.RawMessage, mode string) json.RawMessage {
 
 // fromAgent routes what the agent sends naming l: to its client, if it
 // has one, notifications (the SDK sees session/update too, for the
-// session's state) and the requests the client serves; the rest, and
-// everything while idle, to the SDK (up serves fs and terminals confined,
+// session's state) and the requests the client serves, unless actctl
+// refuses them itself (the preset's methods, the protected set:
+// acpclient.Session.Refuses); the rest, and everything while idle, to the
+// SDK (up serves fs and terminals confined and as the preset allows,
 // permission requests are answered "cancelled").
 func (l *leased) fromAgent(line []byte, m message) (keep bool) {
 	keep = true
@@ -551,7 +553,7 @@ func (l *leased) fromAgent(line []byte, m message) (keep bool) {
 	case m.notification() && owner != nil:
 		owner.send(line)
 		return m.Method == acp.ClientMethodSessionUpdate
-	case m.request() && owner != nil && !l.setup && owner.serves(m.Method):
+	case m.request() && owner != nil && !l.setup && owner.serves(m.Method) && !l.sess.Refuses(m.Method, m.Params):
 		if !owner.expect(m.ID, m.Method) {
 			return true
 		}

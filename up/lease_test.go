@@ -32,6 +32,7 @@ type leaseClient struct {
 	text    map[acp.SessionId]*strings.Builder
 	asked   []acp.RequestPermissionRequest
 	notices []string // extension notifications from the agent: their params
+	served  []string // the writes and terminals it served: "write PATH", "terminal CMD"
 }
 
 // HandleExtensionMethod answers the agent's "_test/ping" and records its
@@ -87,11 +88,21 @@ func (c *leaseClient) said(sid acp.SessionId) string {
 func (c *leaseClient) ReadTextFile(_ context.Context, r acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
 	return acp.ReadTextFileResponse{Content: "editor buffer of " + r.Path}, nil
 }
-func (c *leaseClient) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound("fs/write_text_file")
+
+// WriteTextFile records the write, as an editor would make it.
+func (c *leaseClient) WriteTextFile(_ context.Context, r acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	c.record("write " + r.Path)
+	return acp.WriteTextFileResponse{}, nil
 }
-func (c *leaseClient) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+func (c *leaseClient) CreateTerminal(_ context.Context, r acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	c.record("terminal " + r.Command)
 	return acp.CreateTerminalResponse{TerminalId: "editor-term-1"}, nil
+}
+
+func (c *leaseClient) record(what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.served = append(c.served, what)
 }
 func (c *leaseClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
 	return acp.KillTerminalResponse{}, nil

@@ -9,6 +9,20 @@ import (
 	"github.com/actctl/actctl/supervise"
 )
 
+// MaxSubscriptionPrompt bounds the prompt of a runtime subscription
+// (docs/runtime.md, "Runtime subscriptions"): it is kept for the life of
+// the employee's process and queued as a task each time its event fires.
+const MaxSubscriptionPrompt = 64 << 10
+
+// CheckSubscriptionPrompt refuses a prompt over MaxSubscriptionPrompt
+// (up, and the MCP server before it asks up).
+func CheckSubscriptionPrompt(prompt string) error {
+	if len(prompt) > MaxSubscriptionPrompt {
+		return fmt.Errorf("subscribe: the prompt is %d bytes, over the bound of %d (64 KiB)", len(prompt), MaxSubscriptionPrompt)
+	}
+	return nil
+}
+
 // handleSubscription answers the requests of runtime subscriptions
 // (docs/runtime.md, "Runtime subscriptions"): an employee whose process
 // runs subscribes; it unsubscribes only its own; OpHooks lists them all.
@@ -26,6 +40,9 @@ func (m *Manager) handleSubscription(req control.Request) (any, error) {
 			m.opts.Logf("%s: unsubscribed from %s (%s)", req.Agent, s.Event, s.ID)
 		}
 		return s, err
+	}
+	if err := CheckSubscriptionPrompt(req.Text); err != nil {
+		return nil, err
 	}
 	a, err := m.agent(req.Agent)
 	if err != nil {

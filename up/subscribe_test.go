@@ -78,3 +78,26 @@ func TestSubscriptionsLiveWithProcess(t *testing.T) {
 		t.Errorf("after the crash: %+v", l)
 	}
 }
+
+// TestSubscriptionPromptBound: a prompt over MaxSubscriptionPrompt is
+// refused with the bound named, and nothing is registered (issue #30
+// item 11); one at the bound is taken.
+func TestSubscriptionPromptBound(t *testing.T) {
+	h := newHarness(t, nil)
+	reg := hooks.NewRegistry()
+	h.m.opts.Subscriptions = reg
+	h.m.Sync([]Spec{employee(t, "worker", schedule.Spec{})})
+	h.wait("process:start", "worker")
+	ctx := context.Background()
+	big := strings.Repeat("x", 2<<20)
+	_, err := h.m.Handle(ctx, control.Request{Op: control.OpSubscribe, Agent: "worker", Event: "idle", Text: big}, nil)
+	if err == nil || err.Error() != "subscribe: the prompt is 2097152 bytes, over the bound of 65536 (64 KiB)" {
+		t.Errorf("a 2 MiB prompt: %v", err)
+	}
+	if l := reg.List(); len(l) != 0 {
+		t.Errorf("registered: %d", len(l))
+	}
+	if _, err := h.m.Handle(ctx, control.Request{Op: control.OpSubscribe, Agent: "worker", Event: "idle", Text: big[:64<<10]}, nil); err != nil {
+		t.Errorf("a prompt at the bound: %v", err)
+	}
+}

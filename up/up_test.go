@@ -45,6 +45,9 @@ type harness struct {
 	// is published, on the publisher's goroutine.
 	onPublish func(hooks.Event)
 	logs      chan string // up's log lines, for waitLog
+	// preset, if set (before the first Sync), is the agents' preset
+	// (acpclient.Options.Preset): the client methods they may call.
+	preset acpclient.Rule
 }
 
 func newHarness(t testing.TB, env map[string]string) *harness {
@@ -62,7 +65,7 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 		}
 		ws := filepath.Join(t.TempDir())
 		return acpclient.Start(ctx, acpclient.Options{Launch: launch.Launch{Command: self, Env: e, Cwd: ws, Workspace: ws},
-			ClientCwd: ws, Rule: acpclient.AllowAll, Observer: obs, Grace: 5 * time.Second})
+			ClientCwd: ws, Rule: acpclient.AllowAll, Preset: h.preset, Observer: obs, Grace: 5 * time.Second})
 	}
 	publish := func(ev hooks.Event) {
 		if h.onPublish != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/proxy"
@@ -133,6 +134,7 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 	err = proxy.Run(ctx, proxy.Options{
 		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
 		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
+		Mode:  acpclient.ModeFor(p.Agent.Permissions),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr,
 		LogFile: runrecord.LogPath(p.Agent),
 		OnStart: func(pid int) {

@@ -99,6 +99,13 @@ func startActctl(t *testing.T, dir, home string, args ...string) *acpClient {
 // call sends one request and returns its response line (decoded).
 func (c *acpClient) call(id int, method string, params any) map[string]json.RawMessage {
 	c.t.Helper()
+	return c.callSeeing(id, method, params, nil)
+}
+
+// callSeeing is call with seen, if set, given every line read before the
+// response.
+func (c *acpClient) callSeeing(id int, method string, params any, seen func(line []byte)) map[string]json.RawMessage {
+	c.t.Helper()
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	if _, err := c.in.Write(append(b, '\n')); err != nil {
 		c.t.Fatalf("write %s: %v (stderr: %s)", method, err, c.stderr)
@@ -115,6 +122,9 @@ func (c *acpClient) call(id int, method string, params any) map[string]json.RawM
 			if json.Unmarshal(line, &m) == nil && string(m["id"]) == jsonInt(id) {
 				done <- m
 				return
+			}
+			if seen != nil {
+				seen(line)
 			}
 		}
 	}()
