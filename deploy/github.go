@@ -155,7 +155,7 @@ func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) []s
 	steps := []step{
 		{Name: "Check out", Uses: uses("actions/checkout"), With: map[string]string{"persist-credentials": fmt.Sprint(g.State == schema.StateBranch)}},
 		{Name: "Set up Go", Uses: uses("actions/setup-go"), With: map[string]string{"go-version": "stable", "cache": "false"}},
-		{Name: "Install actctl", Run: "go install github.com/actctl/actctl/cmd/actctl@" + g.Actctl + "\n"},
+		{Name: "Install actctl", Env: map[string]string{"ACTCTL_VERSION": g.Actctl}, Run: "go install \"github.com/actctl/actctl/cmd/actctl@$ACTCTL_VERSION\"\n"},
 	}
 	if inst := r.Backend.Install; inst != "" {
 		steps = append(steps, step{Name: "Install " + r.BackendName, Run: inst + "\n"})

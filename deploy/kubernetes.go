@@ -33,14 +33,16 @@ const (
 )
 
 // cloneScript checks the repository out at $ACTCTL_REF into the
-// workspace directory: a clone the first time, a fetch after.
+// workspace directory: a clone the first time, a fetch after. The URL and
+// the ref come in the environment, after "--": git never reads them as
+// options, whatever they hold.
 const cloneScript = `set -eu
 w=` + workspaceDir + `
 if [ -d "$w/.git" ]; then
-  git -C "$w" fetch --depth 1 origin "$ACTCTL_REF"
+  git -C "$w" fetch --depth 1 origin -- "$ACTCTL_REF"
   git -C "$w" checkout --force --detach FETCH_HEAD
 else
-  git clone --depth 1 --branch "$ACTCTL_REF" "$ACTCTL_REPO" "$w"
+  git clone --depth 1 --branch "$ACTCTL_REF" -- "$ACTCTL_REPO" "$w"
 fi
 `
 

@@ -1,9 +1,11 @@
 package deploy
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -28,7 +30,7 @@ func renderSystemd(cfg *schema.Config) []File {
 	}
 	lines := []string{
 		"# " + Header,
-		"# Scope " + s.Scope + ": " + enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName)),
+		"# Scope " + s.Scope + ": " + oneLine(enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName))),
 		"[Unit]",
 		"Description=actctl up for the workspace %f",
 		"Documentation=https://github.com/actctl/actctl/blob/main/docs/deploy.md",
@@ -49,6 +51,21 @@ func renderSystemd(cfg *schema.Config) []File {
 		"WantedBy=" + target,
 	}
 	return []File{{Path: path.Join(path.Clean(s.Dir), UnitName), Content: []byte(strings.Join(lines, "\n") + "\n")}}
+}
+
+// oneLine is s with each control character (a line or paragraph
+// separator too) written as a Go escape: a comment stays one line of the
+// unit whatever the config holds (validate refuses such a directory).
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // enableHint is how to link and start the unit at unit (its path from the

@@ -151,6 +151,7 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 		ds = append(ds, w)
 	}
 	ds = append(ds, c.validateDeployDirs()...)
+	ds = append(ds, c.validateDeployFields()...)
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		ds = append(ds, c.validateAgentDeploy(name, now)...)
 	}
