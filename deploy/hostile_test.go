@@ -43,7 +43,7 @@ func TestHostileValuesStayData(t *testing.T) {
 
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "pwned")
-	script := strings.Replace(cloneScript, "w="+workspaceDir, "w="+filepath.Join(dir, "ws"), 1)
+	script := strings.Replace(cloneScript, "w="+WorkspaceDir, "w="+filepath.Join(dir, "ws"), 1)
 	for _, env := range [][]string{
 		{"ACTCTL_REPO=--upload-pack=touch " + marker, "ACTCTL_REF=main"},
 		{"ACTCTL_REPO=" + dir, "ACTCTL_REF=--upload-pack=touch " + marker},

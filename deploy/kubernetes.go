@@ -11,13 +11,18 @@ import (
 	"github.com/actctl/actctl/schema"
 )
 
+// WorkspaceDir is where a rendered pod has the workspace's clone, the
+// root `actctl --kube` names in the pod by default (docs/deploy.md,
+// "Kubernetes").
+const WorkspaceDir = dataDir + "/workspace"
+
 // Where things live in a pod (docs/deploy.md, "Kubernetes"): one volume
-// at dataDir holds the clone, $ACTANT_HOME and the backends' $HOME.
+// at dataDir holds the clone (WorkspaceDir), $ACTANT_HOME and the
+// backends' $HOME.
 const (
-	dataDir      = "/data"
-	workspaceDir = dataDir + "/workspace"
-	homeDir      = dataDir + "/home"
-	actantHome   = dataDir + "/actant"
+	dataDir    = "/data"
+	homeDir    = dataDir + "/home"
+	actantHome = dataDir + "/actant"
 	// uid is the user the pods run as (runAsNonRoot needs a number).
 	uid = 1000
 	// graceSeconds exceeds up's shutdown: the running turn's cancel and
@@ -37,7 +42,7 @@ const (
 // the ref come in the environment, after "--": git never reads them as
 // options, whatever they hold.
 const cloneScript = `set -eu
-w=` + workspaceDir + `
+w=` + WorkspaceDir + `
 if [ -d "$w/.git" ]; then
   git -C "$w" fetch --depth 1 origin -- "$ACTCTL_REF"
   git -C "$w" checkout --force --detach FETCH_HEAD
@@ -129,7 +134,7 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 	if len(resident) == 0 {
 		return yamlDocs(docs...)
 	}
-	args := []string{"-C", workspaceDir, "up", "--frozen"}
+	args := []string{"-C", WorkspaceDir, "up", "--frozen"}
 	if named {
 		for _, r := range resident {
 			args = append(args, r.Name)
@@ -194,7 +199,7 @@ func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
 	agent := map[string]string{"actctl.dev/agent": dnsLabel(r.Name, 63, "agent")}
 	docs := []any{object{APIVersion: "v1", Kind: "PersistentVolumeClaim", Metadata: kb.meta(claim, agent), Spec: kb.claim("ReadWriteOncePod")}}
 	for _, e := range entries {
-		args := []string{"-C", workspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
+		args := []string{"-C", WorkspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
 		main := container{Name: "task", Command: []string{"actctl"}, Args: args, TerminationMessagePolicy: "FallbackToLogsOnError"}
 		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
 		pod.RestartPolicy = "Never"

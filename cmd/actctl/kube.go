@@ -26,7 +26,7 @@ var kubeFlags = []cli.Flag{
 	&cli.StringFlag{Name: "kube-namespace", Usage: "with --kube: the pod's `NAMESPACE` (default: deploy.kubernetes.namespace, else the context's)"},
 	&cli.StringFlag{Name: "kube-pod", Usage: "with --kube: the `POD` (default: actctl-WORKSPACE-0, WORKSPACE deploy.kubernetes.name, else the root directory's name)"},
 	&cli.StringFlag{Name: "kube-container", Usage: "with --kube: the pod's `CONTAINER` (default: kubectl's)"},
-	&cli.StringFlag{Name: "kube-workdir", Value: "/workspace", Usage: "with --kube: the workspace root `DIR` in the pod"},
+	&cli.StringFlag{Name: "kube-workdir", Value: deploy.WorkspaceDir, Usage: "with --kube: the workspace root `DIR` in the pod"},
 }
 
 // kubeCommands are the commands --kube goes with: those that only talk to

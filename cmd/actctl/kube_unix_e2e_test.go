@@ -315,7 +315,7 @@ func TestKubeBadInput(t *testing.T) {
 
 	t.Setenv("FAKE_KUBECTL_FAIL", `Error from server (NotFound): pods "actctl-x-0" not found`)
 	r := actctl(t, root, home, "--kube", "--kube-context", "prod", "status")
-	want := "actctl: kubectl exec failed (kubectl --context prod exec -i actctl-" + deploy.WorkspaceName(root, "") + "-0 -- actctl control-relay -C /workspace): exit status 1: " +
+	want := "actctl: kubectl exec failed (kubectl --context prod exec -i actctl-" + deploy.WorkspaceName(root, "") + "-0 -- actctl control-relay -C " + deploy.WorkspaceDir + "): exit status 1: " +
 		"unrelated first line\nError from server (NotFound): pods \"actctl-x-0\" not found; check the context, namespace and pod (--kube-context, --kube-namespace, --kube-pod) and that you may create pods/exec there\n"
 	if r.Code != 1 || r.Stderr != want {
 		t.Fatalf("failing kubectl: %d\n%s\nwant\n%s", r.Code, r.Stderr, want)
