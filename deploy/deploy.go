@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -101,15 +100,30 @@ var dnsInvalid = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 const maxWorkspaceName = 40
 
 // WorkspaceName is the workspace's name in a cluster: name when given
-// (deploy.kubernetes.name), else the base name of root, lowercased and
-// made a DNS-1123 label ("My_Repo" -> "my-repo"). The StatefulSet is
-// "actctl-" + it and its one pod "actctl-" + it + "-0" (`actctl --kube`
-// finds the pod so).
-func WorkspaceName(root, name string) string {
+// (deploy.kubernetes.name), else the last path element of repoURL, the
+// repository the pods clone ("https://github.com/acme/My_Agents.git" ->
+// "my-agents"), lowercased and made a DNS-1123 label; never the local
+// clone's directory, so every clone renders the same names. The
+// StatefulSet is "actctl-" + it and its one pod "actctl-" + it + "-0"
+// (`actctl --kube` finds the pod so); "" when name and repoURL are both
+// empty.
+func WorkspaceName(name, repoURL string) string {
 	if name == "" {
-		name = path.Base(strings.ReplaceAll(root, "\\", "/"))
+		name = repoName(repoURL)
+	}
+	if name == "" {
+		return ""
 	}
 	return dnsLabel(name, maxWorkspaceName, "workspace")
+}
+
+// repoName is the last path element of a clone URL, without ".git":
+// "https://host/acme/agents.git", "git@host:acme/agents" and
+// "/srv/git/agents/" all give "agents".
+func repoName(u string) string {
+	u = strings.TrimRight(strings.ReplaceAll(u, "\\", "/"), "/")
+	u = strings.TrimSuffix(u, ".git")
+	return u[strings.LastIndexAny(u, "/:")+1:]
 }
 
 // dnsLabel makes s a DNS-1123 label of at most n characters (fallback

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -64,7 +65,7 @@ type kube struct {
 
 func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 	k := cfg.Deploy.Kubernetes
-	kb := &kube{cfg: cfg, k: k, ws: WorkspaceName(cfg.Root, k.Name), now: o.Now}
+	kb := &kube{cfg: cfg, k: k, now: o.Now}
 	switch {
 	case k.Repo != nil:
 		kb.repo = *k.Repo
@@ -72,6 +73,9 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		kb.repo = *o.Repo
 	default:
 		return nil, errors.New("no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")
+	}
+	if kb.ws = WorkspaceName(k.Name, kb.repo.URL); kb.ws == "" {
+		return nil, fmt.Errorf("no name for the workspace in the cluster in the repository URL %q: give deploy.kubernetes.name", kb.repo.URL)
 	}
 	kb.labels = map[string]string{
 		"app.kubernetes.io/name":       "actctl",

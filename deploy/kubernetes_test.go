@@ -187,15 +187,16 @@ func checkPod(t *testing.T, what string, p corev1.PodSpec) {
 
 // TestWorkspaceName: the name `actctl --kube` computes the pod's from.
 func TestWorkspaceName(t *testing.T) {
-	for _, tc := range []struct{ root, name, want string }{
-		{"/srv/My_Repo", "", "my-repo"},
-		{"/srv/repo", "team", "team"},
-		{"/srv/--", "", "workspace"},
-		{"/srv/" + strings.Repeat("a", 60), "", strings.Repeat("a", 40)},
-		{`C:\work\Agents.Repo`, "", "agents-repo"},
+	for _, tc := range []struct{ name, url, want string }{
+		{"", "https://example.com/acme/My_Repo.git", "my-repo"},
+		{"team", "https://example.com/acme/repo.git", "team"},
+		{"", "https://example.com/--", "workspace"},
+		{"", "https://example.com/" + strings.Repeat("a", 60), strings.Repeat("a", 40)},
+		{"", `C:\work\Agents.Repo`, "agents-repo"},
+		{"", "", ""},
 	} {
-		if got := WorkspaceName(tc.root, tc.name); got != tc.want {
-			t.Errorf("WorkspaceName(%q, %q) = %q, want %q", tc.root, tc.name, got, tc.want)
+		if got := WorkspaceName(tc.name, tc.url); got != tc.want {
+			t.Errorf("WorkspaceName(%q, %q) = %q, want %q", tc.name, tc.url, got, tc.want)
 		}
 	}
 }

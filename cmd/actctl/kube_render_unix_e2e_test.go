@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,20 +63,38 @@ func renderedPod(t *testing.T, root string) (pod, namespace, workdir string) {
 
 // TestKubeReachesTheRenderedPod: `--kube` with no other flag execs into
 // the pod apply's StatefulSet runs, in its namespace, at the workspace
-// root `up` runs in there: every --kube command works without
-// --kube-workdir.
+// root `up` runs in there (every --kube command works without
+// --kube-workdir); two clones of one repository in directories of other
+// names render the same pod and reach it.
 func TestKubeReachesTheRenderedPod(t *testing.T) {
 	k := installFakeKubectl(t)
-	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
-	writeConfigTB(t, root, strings.Replace(kubeRenderConfig, "REPO", `, repo: url: "https://example.com/acme/agents.git"`, 1))
-	if r := actctl(t, root, home, "apply"); r.Code != 0 {
-		t.Fatalf("apply: %d\n%s", r.Code, r.Stderr)
-	}
-	pod, ns, workdir := renderedPod(t, root)
 	t.Setenv("FAKE_KUBECTL_FAIL", "no")
-	actctl(t, root, home, "--kube", "status")
-	want := "-n " + ns + " exec -i " + pod + " -- actctl control-relay -C " + workdir
-	if calls := k.calls(t); len(calls) != 1 || calls[0] != want {
-		t.Errorf("kubectl ran with %q, want %q (the rendered pod)", calls, want)
+	var pods []string
+	for i, dir := range []string{"agents", "Other_Clone"} {
+		root, home := filepath.Join(t.TempDir(), dir), filepath.Join(t.TempDir(), "home")
+		if err := os.Mkdir(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeConfigTB(t, root, strings.Replace(kubeRenderConfig, "REPO", "", 1))
+		for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "https://example.com/acme/agents.git"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		if r := actctl(t, root, home, "apply"); r.Code != 0 {
+			t.Fatalf("apply: %d\n%s", r.Code, r.Stderr)
+		}
+		pod, ns, workdir := renderedPod(t, root)
+		pods = append(pods, pod)
+		actctl(t, root, home, "--kube", "status")
+		want := "-n " + ns + " exec -i " + pod + " -- actctl control-relay -C " + workdir
+		if calls := k.calls(t); len(calls) != i+1 || calls[i] != want {
+			t.Errorf("clone %s: kubectl ran with %q, want %q (the rendered pod)", dir, calls, want)
+		}
+	}
+	if pods[0] != "actctl-agents-0" || pods[1] != pods[0] {
+		t.Errorf("the clones render pods %v, want actctl-agents-0 for both (the repository's name)", pods)
 	}
 }
