@@ -75,11 +75,15 @@ type podSpec struct {
 }
 
 type podSecurity struct {
-	RunAsNonRoot   bool           `yaml:"runAsNonRoot"`
-	RunAsUser      int            `yaml:"runAsUser"`
-	RunAsGroup     int            `yaml:"runAsGroup"`
-	FSGroup        int            `yaml:"fsGroup"`
-	SeccompProfile seccompProfile `yaml:"seccompProfile"`
+	RunAsNonRoot bool `yaml:"runAsNonRoot"`
+	RunAsUser    int  `yaml:"runAsUser"`
+	RunAsGroup   int  `yaml:"runAsGroup"`
+	FSGroup      int  `yaml:"fsGroup"`
+	// FSGroupChangePolicy "OnRootMismatch": the kubelet walks the volume
+	// (group rw on every file, setgid on directories) only while its root
+	// is not yet the pod's group, not at every mount.
+	FSGroupChangePolicy string         `yaml:"fsGroupChangePolicy"`
+	SeccompProfile      seccompProfile `yaml:"seccompProfile"`
 }
 
 type seccompProfile struct {

@@ -186,7 +186,7 @@ func (kb *kube) pod(main container, keys []string, vols ...volume) podSpec {
 	}
 	return podSpec{
 		ServiceAccountName: kb.name(), TerminationGracePeriodSeconds: graceSeconds,
-		SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid, SeccompProfile: seccompProfile{Type: "RuntimeDefault"}},
+		SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid, FSGroupChangePolicy: "OnRootMismatch", SeccompProfile: seccompProfile{Type: "RuntimeDefault"}},
 		InitContainers:  []container{clone}, Containers: []container{main}, Volumes: vols,
 	}
 }

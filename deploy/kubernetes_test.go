@@ -160,6 +160,8 @@ func checkPod(t *testing.T, what string, p corev1.PodSpec) {
 	}
 	if sc := p.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
 		t.Errorf("%s: not runAsNonRoot", what)
+	} else if sc.FSGroupChangePolicy == nil || *sc.FSGroupChangePolicy != corev1.FSGroupChangeOnRootMismatch {
+		t.Errorf("%s: fsGroupChangePolicy %v: the kubelet would walk the volume at every mount", what, sc.FSGroupChangePolicy)
 	}
 	if p.TerminationGracePeriodSeconds == nil || *p.TerminationGracePeriodSeconds <= 20 {
 		t.Errorf("%s: grace %v is not above up's shutdown", what, p.TerminationGracePeriodSeconds)
