@@ -91,14 +91,32 @@ type seccompProfile struct {
 }
 
 type container struct {
-	Name                     string            `yaml:"name"`
-	Image                    string            `yaml:"image"`
-	Command                  []string          `yaml:"command"`
-	Args                     []string          `yaml:"args,omitempty"`
-	Env                      []envVar          `yaml:"env"`
-	VolumeMounts             []volumeMount     `yaml:"volumeMounts"`
-	TerminationMessagePolicy string            `yaml:"terminationMessagePolicy,omitempty"`
-	SecurityContext          containerSecurity `yaml:"securityContext"`
+	Name                     string             `yaml:"name"`
+	Image                    string             `yaml:"image"`
+	Command                  []string           `yaml:"command"`
+	Args                     []string           `yaml:"args,omitempty"`
+	Env                      []envVar           `yaml:"env"`
+	VolumeMounts             []volumeMount      `yaml:"volumeMounts"`
+	TerminationMessagePolicy string             `yaml:"terminationMessagePolicy,omitempty"`
+	SecurityContext          containerSecurity  `yaml:"securityContext"`
+	Resources                containerResources `yaml:"resources"`
+	ReadinessProbe           *probe             `yaml:"readinessProbe,omitempty"`
+}
+
+type containerResources struct {
+	Requests map[string]string `yaml:"requests"`
+	Limits   map[string]string `yaml:"limits"`
+}
+
+type probe struct {
+	Exec             execAction `yaml:"exec"`
+	PeriodSeconds    int        `yaml:"periodSeconds"`
+	TimeoutSeconds   int        `yaml:"timeoutSeconds"`
+	FailureThreshold int        `yaml:"failureThreshold"`
+}
+
+type execAction struct {
+	Command []string `yaml:"command"`
 }
 
 type containerSecurity struct {
@@ -158,6 +176,7 @@ type jobTemplate struct {
 
 type jobSpec struct {
 	BackoffLimit            int         `yaml:"backoffLimit"`
+	ActiveDeadlineSeconds   int         `yaml:"activeDeadlineSeconds"`
 	TTLSecondsAfterFinished int         `yaml:"ttlSecondsAfterFinished"`
 	Template                podTemplate `yaml:"template"`
 }

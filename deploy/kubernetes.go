@@ -17,6 +17,12 @@ import (
 // "Kubernetes").
 const WorkspaceDir = dataDir + "/workspace"
 
+// ReadyCommand is the hidden actctl command the StatefulSet's readiness
+// probe runs (`actctl -C WorkspaceDir control-ready`): it exits 0 only
+// when the workspace's up answers a status request on its control
+// socket.
+const ReadyCommand = "control-ready"
+
 // Where things live in a pod (docs/deploy.md, "Kubernetes"): one volume
 // at dataDir holds the clone (WorkspaceDir), $ACTANT_HOME and the
 // backends' $HOME.
@@ -33,6 +39,12 @@ const (
 	// (actctl never replays missed ticks) and it never stops scheduling
 	// after 100 misses.
 	startingDeadline = 300
+	// turnTimeout is `actctl task`'s --timeout default, in seconds: its
+	// turn is cancelled, then killed, after it.
+	turnTimeout = 30 * 60
+	// taskSeconds is one task's time in its Job: the turn, its cancel
+	// and kill grace, the clone and the backend's start (5 minutes).
+	taskSeconds = turnTimeout + 5*60
 	// maxCronJobName is Kubernetes' limit for a CronJob's name (its Jobs
 	// append 11 characters).
 	maxCronJobName = 52
@@ -149,7 +161,11 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 	if len(kb.keys) > 0 {
 		pm.Annotations["actctl.dev/secret-keys"] = strings.Join(kb.keys, ",")
 	}
-	pod := kb.pod(container{Name: "up", Command: []string{"actctl"}, Args: args}, kb.keys, volume{Name: "tmp", EmptyDir: &struct{}{}})
+	up := container{Name: "up", Command: []string{"actctl"}, Args: args, ReadinessProbe: &probe{
+		Exec:          execAction{Command: []string{"actctl", "-C", WorkspaceDir, ReadyCommand}},
+		PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
+	}}
+	pod := kb.pod(up, kb.keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
 	sts := statefulSetSpec{
 		ServiceName: kb.name(), Replicas: 1, Selector: selector{MatchLabels: sel},
 		Template:             podTemplate{Metadata: pm, Spec: pod},
@@ -167,8 +183,9 @@ func (kb *kube) claim(mode string) claimSpec {
 
 // pod is the pod spec around main: the clone first, the data volume
 // (a claim template's "data", unless vols name another) and /tmp; the
-// main container gets keys from the Secret.
-func (kb *kube) pod(main container, keys []string, vols ...volume) podSpec {
+// main container gets keys from the Secret; both get res (the clone
+// runs before main: the pod's own need is the larger of the two).
+func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ...volume) podSpec {
 	mounts := []volumeMount{{Name: "data", MountPath: dataDir}, {Name: "tmp", MountPath: "/tmp"}}
 	env := func(more ...envVar) []envVar {
 		return append([]envVar{{Name: "HOME", Value: homeDir}, {Name: "ACTANT_HOME", Value: actantHome}}, more...)
@@ -179,7 +196,8 @@ func (kb *kube) pod(main container, keys []string, vols ...volume) podSpec {
 		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
 		VolumeMounts: mounts, SecurityContext: sec,
 	}
-	main.Image, main.VolumeMounts, main.SecurityContext = kb.k.Image, mounts, sec
+	clone.Resources = containerResourcesOf(res)
+	main.Image, main.VolumeMounts, main.SecurityContext, main.Resources = kb.k.Image, mounts, sec, clone.Resources
 	main.Env = env()
 	for _, k := range keys {
 		main.Env = append(main.Env, envVar{Name: k, ValueFrom: &envSource{SecretKeyRef: secretKeyRef{Name: kb.k.Secret, Key: k}}})
@@ -205,19 +223,43 @@ func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
 	for _, e := range entries {
 		args := []string{"-C", WorkspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
 		main := container{Name: "task", Command: []string{"actctl"}, Args: args, TerminationMessagePolicy: "FallbackToLogsOnError"}
-		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
+		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), kb.k.ResourcesFor(r.Agent), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
 		pod.RestartPolicy = "Never"
 		pod.Containers[0].Env = append(pod.Containers[0].Env, envVar{Name: "ACTCTL_TERMINATION_LOG", Value: "/dev/termination-log"})
 		pm := meta{Labels: withAgent(kb.labels, agent)}
 		spec := cronJobSpec{
 			Schedule: e.Pattern, TimeZone: e.Timezone, ConcurrencyPolicy: "Forbid", StartingDeadlineSeconds: startingDeadline,
 			SuccessfulJobsHistoryLimit: 3, FailedJobsHistoryLimit: 3,
-			JobTemplate: jobTemplate{Metadata: pm, Spec: jobSpec{BackoffLimit: 0, TTLSecondsAfterFinished: 86400, Template: podTemplate{Metadata: pm, Spec: pod}}},
+			JobTemplate: jobTemplate{Metadata: pm, Spec: jobSpec{BackoffLimit: 0, ActiveDeadlineSeconds: jobDeadline(len(entries)),
+				TTLSecondsAfterFinished: 86400, Template: podTemplate{Metadata: pm, Spec: pod}}},
 		}
 		name := kname(maxCronJobName, kb.name(), r.Name, strings.ReplaceAll(e.Source, ":", "-"))
 		docs = append(docs, object{APIVersion: "batch/v1", Kind: "CronJob", Metadata: kb.meta(name, agent), Spec: spec})
 	}
 	return yamlDocs(docs...)
+}
+
+// jobDeadline bounds a Job of an employee with n schedule entries: its
+// pod may wait Pending for the shared ReadWriteOncePod claim while the
+// task of each other entry runs (at most one each: Forbid), then runs
+// its own; a Job stuck longer (a claim never bound, a node gone) fails,
+// and its CronJob's next tick runs.
+func jobDeadline(n int) int { return n * taskSeconds }
+
+// containerResourcesOf is r as a container's resources; a field r does
+// not give is left out.
+func containerResourcesOf(r schema.Resources) containerResources {
+	list := func(l schema.ResourceList) map[string]string {
+		m := map[string]string{}
+		if l.CPU != "" {
+			m["cpu"] = l.CPU
+		}
+		if l.Memory != "" {
+			m["memory"] = l.Memory
+		}
+		return m
+	}
+	return containerResources{Requests: list(r.Requests), Limits: list(r.Limits)}
 }
 
 func withAgent(labels, agent map[string]string) map[string]string {

@@ -117,6 +117,13 @@ func TestKubernetesDecode(t *testing.T) {
 		t.Error("no config digest")
 	}
 	checkPod(t, "statefulset", set.Spec.Template.Spec)
+	up := set.Spec.Template.Spec.Containers[0]
+	if p := up.ReadinessProbe; p == nil || p.Exec == nil || strings.Join(p.Exec.Command, " ") != "actctl -C /data/workspace control-ready" {
+		t.Errorf("up's readiness probe %+v: want `actctl -C /data/workspace control-ready`", up.ReadinessProbe)
+	}
+	if got := up.Resources.Limits.Memory().String(); got != "2Gi" {
+		t.Errorf("up's memory limit %s, want the workspace's default 2Gi", got)
+	}
 	claim := d.claims[0]
 	if claim.Spec.AccessModes[0] != corev1.ReadWriteOncePod {
 		t.Errorf("claim access %v", claim.Spec.AccessModes)
@@ -140,6 +147,12 @@ func TestKubernetesDecode(t *testing.T) {
 		pod := s.JobTemplate.Spec.Template.Spec
 		if pod.RestartPolicy != corev1.RestartPolicyNever || s.JobTemplate.Spec.BackoffLimit == nil || *s.JobTemplate.Spec.BackoffLimit != 0 {
 			t.Errorf("%s: restartPolicy %q backoff %v", c.Name, pod.RestartPolicy, s.JobTemplate.Spec.BackoffLimit)
+		}
+		if d := s.JobTemplate.Spec.ActiveDeadlineSeconds; d == nil || *d < 2*35*60 {
+			t.Errorf("%s: activeDeadlineSeconds %v: want room for the other entry's task and its own (2 x 35 min)", c.Name, d)
+		}
+		if got := pod.Containers[0].Resources.Limits.Memory().String(); got != "4Gi" {
+			t.Errorf("%s: memory limit %s, want triage's own 4Gi", c.Name, got)
 		}
 		if v := pod.Volumes[0]; v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != claim.Name {
 			t.Errorf("%s: does not mount the employee's claim %s", c.Name, claim.Name)
@@ -167,6 +180,7 @@ func checkPod(t *testing.T, what string, p corev1.PodSpec) {
 		t.Errorf("%s: grace %v is not above up's shutdown", what, p.TerminationGracePeriodSeconds)
 	}
 	for _, c := range append(p.InitContainers, p.Containers...) {
+		checkResources(t, what+"/"+c.Name, c.Resources)
 		if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
 			t.Errorf("%s/%s: root filesystem writable", what, c.Name)
 		}
@@ -183,6 +197,20 @@ func checkPod(t *testing.T, what string, p corev1.PodSpec) {
 		}
 		if !home {
 			t.Errorf("%s/%s: HOME is not on the writable volume", what, c.Name)
+		}
+	}
+}
+
+// checkResources: requests and limits of CPU and memory (what a
+// namespace's compute ResourceQuota asks of every container), no request
+// above its limit (what the API server refuses).
+func checkResources(t *testing.T, what string, r corev1.ResourceRequirements) {
+	t.Helper()
+	for _, n := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, okReq := r.Requests[n]
+		lim, okLim := r.Limits[n]
+		if !okReq || !okLim || req.Cmp(lim) > 0 {
+			t.Errorf("%s: %s request %v limit %v", what, n, r.Requests, r.Limits)
 		}
 	}
 }

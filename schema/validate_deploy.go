@@ -152,6 +152,9 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 	}
 	ds = append(ds, c.validateDeployDirs()...)
 	ds = append(ds, c.validateDeployFields()...)
+	if k := d.kubernetes(); k != nil {
+		ds = append(ds, c.checkResources(Path("deploy", "kubernetes", "resources"), k.Resources)...)
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		ds = append(ds, c.validateAgentDeploy(name, now)...)
 	}
@@ -207,6 +210,7 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		return nil
 	}
 	var ds Diagnostics
+	ds = append(ds, c.validateAgentResources(name)...)
 	if a.KubeShape() == ShapeCron && t.Archetype != ArchEmployee {
 		ds = append(ds, c.Diag(Path("agents", name, "deploy", "kubernetes", "shape"), "agent %q is a %s: only an employee can run as CronJobs (shape \"cron\"); leave it resident", name, t.Archetype))
 	}
@@ -225,4 +229,19 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		ds = append(ds, d...)
 	}
 	return ds
+}
+
+// validateAgentResources checks agent name's own Kubernetes resources:
+// given to a cron-shaped employee only (a resident agent shares the
+// workspace's pod), no request above its limit.
+func (c *Config) validateAgentResources(name string) Diagnostics {
+	a, k := c.Agents[name], c.Deploy.kubernetes()
+	if k == nil || a.Deploy == nil || a.Deploy.Kubernetes == nil || a.Deploy.Kubernetes.Resources == nil {
+		return nil
+	}
+	at := Path("agents", name, "deploy", "kubernetes", "resources")
+	if a.KubeShape() != ShapeCron {
+		return Diagnostics{c.Diag(at, "agent %q runs in the workspace's pod (shape resident), whose resources are deploy.kubernetes.resources; an agent's own resources are for a cron-shaped employee's Jobs", name)}
+	}
+	return c.checkResources(at, k.ResourcesFor(a))
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -176,4 +177,31 @@ func checkQuantity(q string) string {
 		return ""
 	}
 	return "not a Kubernetes quantity: give a number with a unit such as \"5Gi\" or \"500m\""
+}
+
+// quantityScale is what a quantity's suffix multiplies by.
+var quantityScale = map[string]float64{"": 1, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
+
+// quantityValue is quantity q as a number (the schema holds q to the
+// shape checkQuantity takes).
+func quantityValue(q string) float64 {
+	i := strings.IndexFunc(q, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+	if i < 0 {
+		i = len(q)
+	}
+	n, _ := strconv.ParseFloat(q[:i], 64)
+	return n * quantityScale[q[i:]]
+}
+
+// checkResources refuses, at path, a request above its limit: the API
+// server refuses such a pod.
+func (c *Config) checkResources(path string, r Resources) Diagnostics {
+	var ds Diagnostics
+	for _, p := range []struct{ name, req, lim string }{{"cpu", r.Requests.CPU, r.Limits.CPU}, {"memory", r.Requests.Memory, r.Limits.Memory}} {
+		if p.req != "" && p.lim != "" && quantityValue(p.req) > quantityValue(p.lim) {
+			ds = append(ds, c.Diag(path, "the %s request %s is above its limit %s: Kubernetes refuses the pod", p.name, p.req, p.lim))
+		}
+	}
+	return ds
 }

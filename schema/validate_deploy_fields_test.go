@@ -72,3 +72,37 @@ func TestDeployFieldsAccepted(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployResources: the workspace's resources have defaults, an
+// employee's override the fields it gives for its Jobs; resources on a
+// resident agent, a request above its limit and a quantity of another
+// shape are refused at their fields.
+func TestDeployResources(t *testing.T) {
+	base := strings.NewReplacer("INTERVAL", "30m", "PATTERN", "0 9 * * 1", "SVC", "").Replace(deployBase)
+	load := func(shape, extra string) (*Config, error) {
+		src := strings.Replace(base, "SHAPE", shape, 1) + extra
+		return LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+	}
+	cfg, err := load("cron", `agents: e: deploy: kubernetes: resources: {limits: memory: "4Gi", requests: cpu: "1"}`+"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := cfg.Deploy.Kubernetes
+	if want := (Resources{ResourceList{"250m", "512Mi"}, ResourceList{"2", "2Gi"}}); k.Resources != want {
+		t.Errorf("defaults %+v, want %+v", k.Resources, want)
+	}
+	if got, want := k.ResourcesFor(cfg.Agents["e"]), (Resources{ResourceList{"1", "512Mi"}, ResourceList{"2", "4Gi"}}); got != want {
+		t.Errorf("employee's %+v, want %+v", got, want)
+	}
+	for _, tc := range []struct{ shape, extra, want string }{
+		{"resident", `agents: e: deploy: kubernetes: resources: limits: memory: "4Gi"`, `agents.e.deploy.kubernetes.resources: agent "e" runs in the workspace's pod (shape resident)`},
+		{"cron", `agents: e: deploy: kubernetes: resources: requests: memory: "3Gi"`, `agents.e.deploy.kubernetes.resources: the memory request 3Gi is above its limit 2Gi`},
+		{"cron", `deploy: kubernetes: resources: limits: cpu: "100m"`, `deploy.kubernetes.resources: the cpu request 250m is above its limit 100m`},
+		{"cron", `deploy: kubernetes: resources: limits: cpu: "2 cores"`, `deploy.kubernetes.resources.limits.cpu`},
+	} {
+		_, err := load(tc.shape, tc.extra+"\n")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %s", tc.extra, err, tc.want)
+		}
+	}
+}

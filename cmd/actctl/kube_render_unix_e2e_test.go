@@ -22,9 +22,14 @@ templates: svc: {backend: "claude-code", archetype: "service"}
 agents: api: template: "svc"
 `
 
-// renderedPod is what apply's StatefulSet says of its pod: its name,
-// namespace and the workspace root `up` runs in (its -C).
-func renderedPod(t *testing.T, root string) (pod, namespace, workdir string) {
+// renderedPod is what apply's StatefulSet says of its pod.
+type renderedPod struct {
+	Name, Namespace string
+	Workdir         string   // the workspace root `up` runs in (its -C)
+	Probe           []string // the up container's readiness probe
+}
+
+func readRenderedPod(t *testing.T, root string) renderedPod {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "deploy", "k8s", "workspace.yaml"))
 	if err != nil {
@@ -38,8 +43,8 @@ func renderedPod(t *testing.T, root string) (pod, namespace, workdir string) {
 				Template struct {
 					Spec struct {
 						Containers []struct {
-							Name string
-							Args []string
+							Args           []string
+							ReadinessProbe struct{ Exec struct{ Command []string } } `yaml:"readinessProbe"`
 						}
 					}
 				}
@@ -51,14 +56,15 @@ func renderedPod(t *testing.T, root string) (pod, namespace, workdir string) {
 		if o.Kind != "StatefulSet" {
 			continue
 		}
-		args := o.Spec.Template.Spec.Containers[0].Args
-		if i := slices.Index(args, "-C"); i >= 0 && i+1 < len(args) {
-			workdir = args[i+1]
+		up := o.Spec.Template.Spec.Containers[0]
+		p := renderedPod{Name: o.Metadata.Name + "-0", Namespace: o.Metadata.Namespace, Probe: up.ReadinessProbe.Exec.Command}
+		if i := slices.Index(up.Args, "-C"); i >= 0 && i+1 < len(up.Args) {
+			p.Workdir = up.Args[i+1]
 		}
-		return o.Metadata.Name + "-0", o.Metadata.Namespace, workdir
+		return p
 	}
 	t.Fatalf("no StatefulSet in workspace.yaml:\n%s", b)
-	return "", "", ""
+	return renderedPod{}
 }
 
 // TestKubeReachesTheRenderedPod: `--kube` with no other flag execs into
@@ -86,15 +92,54 @@ func TestKubeReachesTheRenderedPod(t *testing.T) {
 		if r := actctl(t, root, home, "apply"); r.Code != 0 {
 			t.Fatalf("apply: %d\n%s", r.Code, r.Stderr)
 		}
-		pod, ns, workdir := renderedPod(t, root)
-		pods = append(pods, pod)
+		pod := readRenderedPod(t, root)
+		pods = append(pods, pod.Name)
 		actctl(t, root, home, "--kube", "status")
-		want := "-n " + ns + " exec -i " + pod + " -- actctl control-relay -C " + workdir
+		want := "-n " + pod.Namespace + " exec -i " + pod.Name + " -- actctl control-relay -C " + pod.Workdir
 		if calls := k.calls(t); len(calls) != i+1 || calls[i] != want {
 			t.Errorf("clone %s: kubectl ran with %q, want %q (the rendered pod)", dir, calls, want)
 		}
 	}
 	if pods[0] != "actctl-agents-0" || pods[1] != pods[0] {
 		t.Errorf("the clones render pods %v, want actctl-agents-0 for both (the repository's name)", pods)
+	}
+}
+
+// TestReadinessProbe runs the StatefulSet's readiness probe, as apply
+// renders it, against this machine's workspace: it fails before up runs,
+// passes once up answers on its control socket, fails again after up
+// stopped.
+func TestReadinessProbe(t *testing.T) {
+	root, home := upWorkspace(t)
+	f, err := os.OpenFile(filepath.Join(root, "actant.cue"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.NewReplacer("package actant\n", "", "REPO", `, repo: url: "https://example.com/acme/agents.git"`).Replace(kubeRenderConfig[:strings.Index(kubeRenderConfig, "templates:")]))
+	f.Close()
+	if r := actctl(t, root, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %d\n%s", r.Code, r.Stderr)
+	}
+	pod := readRenderedPod(t, root)
+	if len(pod.Probe) < 2 || pod.Probe[0] != "actctl" || !slices.Contains(pod.Probe, pod.Workdir) {
+		t.Fatalf("probe %q: want actctl in the workspace %s", pod.Probe, pod.Workdir)
+	}
+	probe := func() result {
+		args := slices.Clone(pod.Probe[1:])
+		args[slices.Index(args, pod.Workdir)] = root
+		return actctl(t, root, home, args...)
+	}
+	if r := probe(); r.Code == 0 {
+		t.Fatalf("the probe passes with no up running:\n%s", r.Stderr)
+	}
+	p := startUp(t, root, home)
+	p.waitLine(`control socket`)
+	if r := probe(); r.Code != 0 || r.Stdout != "" {
+		t.Errorf("the probe fails with up running: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	p.cmd.Wait()
+	if r := probe(); r.Code == 0 {
+		t.Errorf("the probe passes after up stopped")
 	}
 }
