@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -227,6 +228,7 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 	if c.Deploy.github() != nil && a.OnGitHub(t.Archetype) {
 		_, d := c.TargetSchedule(name, TargetGitHub, now)
 		ds = append(ds, d...)
+		ds = append(ds, c.checkGitHubInstall(name, t.Backend)...)
 	}
 	return ds
 }
@@ -244,4 +246,19 @@ func (c *Config) validateAgentResources(name string) Diagnostics {
 		return Diagnostics{c.Diag(at, "agent %q runs in the workspace's pod (shape resident), whose resources are deploy.kubernetes.resources; an agent's own resources are for a cron-shaped employee's Jobs", name)}
 	}
 	return c.checkResources(at, k.ResourcesFor(a))
+}
+
+// checkGitHubInstall refuses employee name on GitHub Actions when its
+// backend has no install command: a runner has only what the workflow
+// installs.
+func (c *Config) checkGitHubInstall(name, backend string) Diagnostics {
+	b, ok := c.Backends[backend]
+	if !ok || b.Install != "" {
+		return nil
+	}
+	why := "none is given"
+	if b.InstallNote != "" {
+		why = "its installNote says " + strconv.Quote(b.InstallNote)
+	}
+	return Diagnostics{c.Diag(Path("agents", name), "agent %q on GitHub Actions: backend %q has no install command for the workflow to run (%s): give backends.%s.install, or leave the agent off GitHub (deploy: github: false)", name, backend, why, backend)}
 }

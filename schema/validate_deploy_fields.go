@@ -2,9 +2,7 @@ package schema
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +39,8 @@ func (c *Config) validateDeployFields() Diagnostics {
 
 // deployFields enumerates the fields the renderers put in a script, a
 // unit, an argv or a workflow (agent names, secret keys, namespaces and
-// resource names are held to their patterns by the schema itself).
+// resource names are held to their patterns by the schema itself, a
+// backend's install command by checkInstall).
 func (c *Config) deployFields() []deployField {
 	var fs []deployField
 	add := func(check func(string) string, value string, labels ...string) {
@@ -61,27 +60,11 @@ func (c *Config) deployFields() []deployField {
 		add(CheckDeployPath, g.Dir, "deploy", "github", "dir")
 		add(CheckDeployToken, g.RunsOn, "deploy", "github", "runsOn")
 		add(CheckModuleVersion, g.Actctl, "deploy", "github", "actctl")
-		for _, b := range c.githubBackends() {
-			add(CheckNoExpression, c.Backends[b].Install, "backends", b, "install")
-		}
 	}
 	if s := c.Deploy.Systemd; s != nil {
 		add(CheckDeployPath, s.Dir, "deploy", "systemd", "dir")
 	}
 	return fs
-}
-
-// githubBackends lists, sorted, the backends of the employees that get
-// a GitHub workflow: their install commands land in its `run:` steps.
-func (c *Config) githubBackends() []string {
-	seen := map[string]bool{}
-	for _, a := range c.Agents {
-		t, ok := c.Templates[a.Template]
-		if _, known := c.Backends[t.Backend]; ok && known && a.OnGitHub(t.Archetype) {
-			seen[t.Backend] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(seen))
 }
 
 // controlChar reports the first control character of s (a line or
