@@ -117,7 +117,7 @@ func CheckNoExpression(s string) string {
 // CheckModuleVersion explains why v may not be the version `go install`
 // takes: "latest" or a semantic version (v1.2.3, v1.2.3-rc.1).
 func CheckModuleVersion(v string) string {
-	if v == "latest" || semver.IsValid(v) && !strings.HasPrefix(v, "-") {
+	if v == "latest" || semver.IsValid(v) {
 		return ""
 	}
 	return "not a version: give \"latest\" or a semantic version such as \"v0.9.0\""
