@@ -36,6 +36,13 @@ func TestDeployFieldsRefused(t *testing.T) {
 		{k8s, k8s + `, storage: size: "5Gi\nfoo"`, "deploy.kubernetes.storage.size", "not a Kubernetes quantity"},
 		{k8s, k8s + `, storage: class: "-x"`, "deploy.kubernetes.storage.class", "starts with \"-\""},
 		{"templates: svc:", "backends: \"claude-code\": install: \"npm i ${{ github.event.inputs.prompt }}\"\ntemplates: svc:", `backends."claude-code".install`, `holds "${{"`},
+		// Held to their patterns by the schema itself.
+		{`namespace: "agents"`, `namespace: "agents\n- x"`, "deploy.kubernetes.namespace", "want a string matching"},
+		{k8s, `secret: "s; rm -rf ~"`, "deploy.kubernetes.secret", "want a string matching"},
+		{k8s, k8s + `, name: "-x"`, "deploy.kubernetes.name", "want a string matching"},
+		{"github: {}", `github: {}, secretKeys: ["A; B"]`, "deploy.secretKeys[0]", "want a string matching"},
+		{"github: {}", `github: {}, systemd: scope: "user\nExecStartPre=/bin/false"`, "deploy.systemd.scope", "is not one of"},
+		{"agents: e:", `agents: "e\nExecStartPre=x": template: "emp"` + "\nagents: e:", `agents."e\nExecStartPre=x"`, "invalid name"},
 	} {
 		src := strings.Replace(base, tc.old, tc.new, 1)
 		if src == base {
