@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -101,15 +100,30 @@ var dnsInvalid = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 const maxWorkspaceName = 40
 
 // WorkspaceName is the workspace's name in a cluster: name when given
-// (deploy.kubernetes.name), else the base name of root, lowercased and
-// made a DNS-1123 label ("My_Repo" -> "my-repo"). The StatefulSet is
-// "actctl-" + it and its one pod "actctl-" + it + "-0" (`actctl --kube`
-// finds the pod so).
-func WorkspaceName(root, name string) string {
+// (deploy.kubernetes.name), else the last path element of repoURL, the
+// repository the pods clone ("https://github.com/acme/My_Agents.git" ->
+// "my-agents"), lowercased and made a DNS-1123 label; never the local
+// clone's directory, so every clone renders the same names. The
+// StatefulSet is "actctl-" + it and its one pod "actctl-" + it + "-0"
+// (`actctl --kube` finds the pod so); "" when name and repoURL are both
+// empty.
+func WorkspaceName(name, repoURL string) string {
 	if name == "" {
-		name = path.Base(strings.ReplaceAll(root, "\\", "/"))
+		name = repoName(repoURL)
+	}
+	if name == "" {
+		return ""
 	}
 	return dnsLabel(name, maxWorkspaceName, "workspace")
+}
+
+// repoName is the last path element of a clone URL, without ".git":
+// "https://host/acme/agents.git", "git@host:acme/agents" and
+// "/srv/git/agents/" all give "agents".
+func repoName(u string) string {
+	u = strings.TrimRight(strings.ReplaceAll(u, "\\", "/"), "/")
+	u = strings.TrimSuffix(u, ".git")
+	return u[strings.LastIndexAny(u, "/:")+1:]
 }
 
 // dnsLabel makes s a DNS-1123 label of at most n characters (fallback
@@ -143,16 +157,25 @@ func agents(cfg *schema.Config) []*schema.Resolved {
 	return out
 }
 
-// envRef finds the variables a value reads: ${NAME} and ${NAME:-default}.
-var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`) })
+// envRef finds the variables a value reads: ${NAME}, and ${NAME:-default}
+// (its second group then not empty: the variable may be unset).
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?`) })
 
 // secretKeys are the environment variables the agents rs need from the
 // Secret: those their MCP servers read, the hub sources' tokens and
 // deploy.secretKeys, sorted. Names only: values never enter the config.
 func secretKeys(cfg *schema.Config, rs []*schema.Resolved) []string {
+	return slices.Sorted(maps.Keys(secretRefs(cfg, rs)))
+}
+
+// secretRefs maps each variable secretKeys lists to whether the agents
+// need it set: false when every reference gives a default.
+func secretRefs(cfg *schema.Config, rs []*schema.Resolved) map[string]bool {
 	keys := map[string]bool{}
-	for _, k := range cfg.Deploy.SecretKeys {
-		keys[k] = true
+	if cfg.Deploy != nil {
+		for _, k := range cfg.Deploy.SecretKeys {
+			keys[k] = true
+		}
 	}
 	for _, h := range cfg.Hub {
 		if h.Auth != nil && h.Auth.TokenEnv != "" {
@@ -170,12 +193,34 @@ func secretKeys(cfg *schema.Config, rs []*schema.Resolved) []string {
 			vals = append(vals, slices.Collect(maps.Values(s.Headers))...)
 			for _, v := range vals {
 				for _, m := range envRef().FindAllStringSubmatch(v, -1) {
-					keys[m[1]] = true
+					keys[m[1]] = keys[m[1]] || m[2] == ""
 				}
 			}
 		}
 	}
-	return slices.Sorted(maps.Keys(keys))
+	return keys
+}
+
+// MissingSecrets lists, sorted, the variables the config names for the
+// agents names (MCP servers' ${NAME} without a default, hub tokens,
+// deploy.secretKeys) that lookup (os.LookupEnv) does not find: `up` and
+// `task` say so at start, a missing EnvironmentFile or Secret key being
+// silent otherwise (docs/deploy.md). Names only, never values.
+func MissingSecrets(cfg *schema.Config, names []string, lookup func(string) (string, bool)) []string {
+	var rs []*schema.Resolved
+	for _, n := range names {
+		if r, err := cfg.Resolve(n); err == nil {
+			rs = append(rs, r)
+		}
+	}
+	var missing []string
+	for k, need := range secretRefs(cfg, rs) {
+		if _, ok := lookup(k); need && !ok {
+			missing = append(missing, k)
+		}
+	}
+	slices.Sort(missing)
+	return missing
 }
 
 // ConfigDigest is the digest of the config as decoded (JSON, maps in

@@ -93,6 +93,9 @@ func renderGitHub(cfg *schema.Config, o Options) ([]File, error) {
 		if errs := ds.Errors(); len(errs) > 0 {
 			return nil, errs
 		}
+		if r.Backend.Install == "" { // validate refuses it (schema.checkGitHubInstall)
+			return nil, fmt.Errorf("agent %q: backend %q has no install command for the workflow to run", r.Name, r.BackendName)
+		}
 		b, err := githubWorkflow(cfg, g, r, entries)
 		if err != nil {
 			return nil, err
@@ -130,7 +133,11 @@ func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolv
 	for _, k := range secretKeys(cfg, []*schema.Resolved{r}) {
 		env[k] = "${{ secrets." + k + " }}"
 	}
-	w.Jobs = map[string]job{"task": {RunsOn: g.RunsOn, TimeoutMinutes: taskTimeout, Env: env, Steps: githubSteps(g, r, heartbeat)}}
+	steps, err := githubSteps(g, r, heartbeat)
+	if err != nil {
+		return nil, err
+	}
+	w.Jobs = map[string]job{"task": {RunsOn: g.RunsOn, TimeoutMinutes: taskTimeout, Env: env, Steps: steps}}
 	body, err := yamlDocs(w)
 	if err != nil {
 		return nil, err
@@ -150,16 +157,18 @@ func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolv
 // githubSteps: check out, install actctl and the backend, restore the
 // employee's instance (its .heartbeat and logs), run the task, save the
 // instance, upload its logs.
-func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) []step {
+func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) ([]step, error) {
 	inst := "${{ runner.temp }}/actant/instances/" + r.Name
 	steps := []step{
 		{Name: "Check out", Uses: uses("actions/checkout"), With: map[string]string{"persist-credentials": fmt.Sprint(g.State == schema.StateBranch)}},
 		{Name: "Set up Go", Uses: uses("actions/setup-go"), With: map[string]string{"go-version": "stable", "cache": "false"}},
-		{Name: "Install actctl", Run: "go install github.com/actctl/actctl/cmd/actctl@" + g.Actctl + "\n"},
+		{Name: "Install actctl", Env: map[string]string{"ACTCTL_VERSION": g.Actctl}, Run: "go install \"github.com/actctl/actctl/cmd/actctl@$ACTCTL_VERSION\"\n"},
 	}
-	if inst := r.Backend.Install; inst != "" {
-		steps = append(steps, step{Name: "Install " + r.BackendName, Run: inst + "\n"})
+	argv, err := schema.InstallArgv(r.Backend.Install)
+	if err != nil {
+		return nil, fmt.Errorf("backend %q: install %q: %w", r.BackendName, r.Backend.Install, err)
 	}
+	steps = append(steps, step{Name: "Install " + r.BackendName, Run: shellJoin(argv) + "\n"})
 	steps = append(steps, step{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"})
 	if g.State == schema.StateBranch {
 		steps = append(steps, step{Name: "Restore " + r.Name + "'s state", Run: branchRestore(r.Name)})
@@ -177,7 +186,20 @@ func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) []s
 			With: map[string]string{"path": inst, "key": "actctl-" + r.Name + "-${{ github.run_id }}"}})
 	}
 	return append(steps, step{Name: "Upload the task log", If: "always()", Uses: uses("actions/upload-artifact"),
-		With: map[string]string{"name": "actctl-" + r.Name + "-${{ github.run_id }}", "path": inst + "/logs", "if-no-files-found": "ignore"}})
+		With: map[string]string{"name": "actctl-" + r.Name + "-${{ github.run_id }}", "path": inst + "/logs", "if-no-files-found": "ignore"}}), nil
+}
+
+// shellJoin writes argv as one shell command line: a word of plain
+// characters as it is, any other in single quotes.
+func shellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = a
+		if a == "" || strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") != "" {
+			words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // taskScript runs the task the event asks for: the schedule that fired,

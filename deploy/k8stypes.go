@@ -75,11 +75,15 @@ type podSpec struct {
 }
 
 type podSecurity struct {
-	RunAsNonRoot   bool           `yaml:"runAsNonRoot"`
-	RunAsUser      int            `yaml:"runAsUser"`
-	RunAsGroup     int            `yaml:"runAsGroup"`
-	FSGroup        int            `yaml:"fsGroup"`
-	SeccompProfile seccompProfile `yaml:"seccompProfile"`
+	RunAsNonRoot bool `yaml:"runAsNonRoot"`
+	RunAsUser    int  `yaml:"runAsUser"`
+	RunAsGroup   int  `yaml:"runAsGroup"`
+	FSGroup      int  `yaml:"fsGroup"`
+	// FSGroupChangePolicy "OnRootMismatch": the kubelet walks the volume
+	// (group rw on every file, setgid on directories) only while its root
+	// is not yet the pod's group, not at every mount.
+	FSGroupChangePolicy string         `yaml:"fsGroupChangePolicy"`
+	SeccompProfile      seccompProfile `yaml:"seccompProfile"`
 }
 
 type seccompProfile struct {
@@ -87,14 +91,32 @@ type seccompProfile struct {
 }
 
 type container struct {
-	Name                     string            `yaml:"name"`
-	Image                    string            `yaml:"image"`
-	Command                  []string          `yaml:"command"`
-	Args                     []string          `yaml:"args,omitempty"`
-	Env                      []envVar          `yaml:"env"`
-	VolumeMounts             []volumeMount     `yaml:"volumeMounts"`
-	TerminationMessagePolicy string            `yaml:"terminationMessagePolicy,omitempty"`
-	SecurityContext          containerSecurity `yaml:"securityContext"`
+	Name                     string             `yaml:"name"`
+	Image                    string             `yaml:"image"`
+	Command                  []string           `yaml:"command"`
+	Args                     []string           `yaml:"args,omitempty"`
+	Env                      []envVar           `yaml:"env"`
+	VolumeMounts             []volumeMount      `yaml:"volumeMounts"`
+	TerminationMessagePolicy string             `yaml:"terminationMessagePolicy,omitempty"`
+	SecurityContext          containerSecurity  `yaml:"securityContext"`
+	Resources                containerResources `yaml:"resources"`
+	ReadinessProbe           *probe             `yaml:"readinessProbe,omitempty"`
+}
+
+type containerResources struct {
+	Requests map[string]string `yaml:"requests"`
+	Limits   map[string]string `yaml:"limits"`
+}
+
+type probe struct {
+	Exec             execAction `yaml:"exec"`
+	PeriodSeconds    int        `yaml:"periodSeconds"`
+	TimeoutSeconds   int        `yaml:"timeoutSeconds"`
+	FailureThreshold int        `yaml:"failureThreshold"`
+}
+
+type execAction struct {
+	Command []string `yaml:"command"`
 }
 
 type containerSecurity struct {
@@ -154,6 +176,7 @@ type jobTemplate struct {
 
 type jobSpec struct {
 	BackoffLimit            int         `yaml:"backoffLimit"`
+	ActiveDeadlineSeconds   int         `yaml:"activeDeadlineSeconds"`
 	TTLSecondsAfterFinished int         `yaml:"ttlSecondsAfterFinished"`
 	Template                podTemplate `yaml:"template"`
 }

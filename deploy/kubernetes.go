@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -11,13 +12,24 @@ import (
 	"github.com/actctl/actctl/schema"
 )
 
+// WorkspaceDir is where a rendered pod has the workspace's clone, the
+// root `actctl --kube` names in the pod by default (docs/deploy.md,
+// "Kubernetes").
+const WorkspaceDir = dataDir + "/workspace"
+
+// ReadyCommand is the hidden actctl command the StatefulSet's readiness
+// probe runs (`actctl -C WorkspaceDir control-ready`): it exits 0 only
+// when the workspace's up answers a status request on its control
+// socket.
+const ReadyCommand = "control-ready"
+
 // Where things live in a pod (docs/deploy.md, "Kubernetes"): one volume
-// at dataDir holds the clone, $ACTANT_HOME and the backends' $HOME.
+// at dataDir holds the clone (WorkspaceDir), $ACTANT_HOME and the
+// backends' $HOME.
 const (
-	dataDir      = "/data"
-	workspaceDir = dataDir + "/workspace"
-	homeDir      = dataDir + "/home"
-	actantHome   = dataDir + "/actant"
+	dataDir    = "/data"
+	homeDir    = dataDir + "/home"
+	actantHome = dataDir + "/actant"
 	// uid is the user the pods run as (runAsNonRoot needs a number).
 	uid = 1000
 	// graceSeconds exceeds up's shutdown: the running turn's cancel and
@@ -27,20 +39,28 @@ const (
 	// (actctl never replays missed ticks) and it never stops scheduling
 	// after 100 misses.
 	startingDeadline = 300
+	// turnTimeout is `actctl task`'s --timeout default, in seconds: its
+	// turn is cancelled, then killed, after it.
+	turnTimeout = 30 * 60
+	// taskSeconds is one task's time in its Job: the turn, its cancel
+	// and kill grace, the clone and the backend's start (5 minutes).
+	taskSeconds = turnTimeout + 5*60
 	// maxCronJobName is Kubernetes' limit for a CronJob's name (its Jobs
 	// append 11 characters).
 	maxCronJobName = 52
 )
 
 // cloneScript checks the repository out at $ACTCTL_REF into the
-// workspace directory: a clone the first time, a fetch after.
+// workspace directory: a clone the first time, a fetch after. The URL and
+// the ref come in the environment, after "--": git never reads them as
+// options, whatever they hold.
 const cloneScript = `set -eu
-w=` + workspaceDir + `
+w=` + WorkspaceDir + `
 if [ -d "$w/.git" ]; then
-  git -C "$w" fetch --depth 1 origin "$ACTCTL_REF"
+  git -C "$w" fetch --depth 1 origin -- "$ACTCTL_REF"
   git -C "$w" checkout --force --detach FETCH_HEAD
 else
-  git clone --depth 1 --branch "$ACTCTL_REF" "$ACTCTL_REPO" "$w"
+  git clone --depth 1 --branch "$ACTCTL_REF" -- "$ACTCTL_REPO" "$w"
 fi
 `
 
@@ -57,7 +77,7 @@ type kube struct {
 
 func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 	k := cfg.Deploy.Kubernetes
-	kb := &kube{cfg: cfg, k: k, ws: WorkspaceName(cfg.Root, k.Name), now: o.Now}
+	kb := &kube{cfg: cfg, k: k, now: o.Now}
 	switch {
 	case k.Repo != nil:
 		kb.repo = *k.Repo
@@ -65,6 +85,9 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		kb.repo = *o.Repo
 	default:
 		return nil, errors.New("no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")
+	}
+	if kb.ws = WorkspaceName(k.Name, kb.repo.URL); kb.ws == "" {
+		return nil, fmt.Errorf("no name for the workspace in the cluster in the repository URL %q: give deploy.kubernetes.name", kb.repo.URL)
 	}
 	kb.labels = map[string]string{
 		"app.kubernetes.io/name":       "actctl",
@@ -127,7 +150,7 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 	if len(resident) == 0 {
 		return yamlDocs(docs...)
 	}
-	args := []string{"-C", workspaceDir, "up", "--frozen"}
+	args := []string{"-C", WorkspaceDir, "up", "--frozen"}
 	if named {
 		for _, r := range resident {
 			args = append(args, r.Name)
@@ -138,7 +161,11 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 	if len(kb.keys) > 0 {
 		pm.Annotations["actctl.dev/secret-keys"] = strings.Join(kb.keys, ",")
 	}
-	pod := kb.pod(container{Name: "up", Command: []string{"actctl"}, Args: args}, kb.keys, volume{Name: "tmp", EmptyDir: &struct{}{}})
+	up := container{Name: "up", Command: []string{"actctl"}, Args: args, ReadinessProbe: &probe{
+		Exec:          execAction{Command: []string{"actctl", "-C", WorkspaceDir, ReadyCommand}},
+		PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
+	}}
+	pod := kb.pod(up, kb.keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
 	sts := statefulSetSpec{
 		ServiceName: kb.name(), Replicas: 1, Selector: selector{MatchLabels: sel},
 		Template:             podTemplate{Metadata: pm, Spec: pod},
@@ -156,8 +183,9 @@ func (kb *kube) claim(mode string) claimSpec {
 
 // pod is the pod spec around main: the clone first, the data volume
 // (a claim template's "data", unless vols name another) and /tmp; the
-// main container gets keys from the Secret.
-func (kb *kube) pod(main container, keys []string, vols ...volume) podSpec {
+// main container gets keys from the Secret; both get res (the clone
+// runs before main: the pod's own need is the larger of the two).
+func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ...volume) podSpec {
 	mounts := []volumeMount{{Name: "data", MountPath: dataDir}, {Name: "tmp", MountPath: "/tmp"}}
 	env := func(more ...envVar) []envVar {
 		return append([]envVar{{Name: "HOME", Value: homeDir}, {Name: "ACTANT_HOME", Value: actantHome}}, more...)
@@ -168,14 +196,15 @@ func (kb *kube) pod(main container, keys []string, vols ...volume) podSpec {
 		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
 		VolumeMounts: mounts, SecurityContext: sec,
 	}
-	main.Image, main.VolumeMounts, main.SecurityContext = kb.k.Image, mounts, sec
+	clone.Resources = containerResourcesOf(res)
+	main.Image, main.VolumeMounts, main.SecurityContext, main.Resources = kb.k.Image, mounts, sec, clone.Resources
 	main.Env = env()
 	for _, k := range keys {
 		main.Env = append(main.Env, envVar{Name: k, ValueFrom: &envSource{SecretKeyRef: secretKeyRef{Name: kb.k.Secret, Key: k}}})
 	}
 	return podSpec{
 		ServiceAccountName: kb.name(), TerminationGracePeriodSeconds: graceSeconds,
-		SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid, SeccompProfile: seccompProfile{Type: "RuntimeDefault"}},
+		SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid, FSGroupChangePolicy: "OnRootMismatch", SeccompProfile: seccompProfile{Type: "RuntimeDefault"}},
 		InitContainers:  []container{clone}, Containers: []container{main}, Volumes: vols,
 	}
 }
@@ -192,21 +221,45 @@ func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
 	agent := map[string]string{"actctl.dev/agent": dnsLabel(r.Name, 63, "agent")}
 	docs := []any{object{APIVersion: "v1", Kind: "PersistentVolumeClaim", Metadata: kb.meta(claim, agent), Spec: kb.claim("ReadWriteOncePod")}}
 	for _, e := range entries {
-		args := []string{"-C", workspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
+		args := []string{"-C", WorkspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
 		main := container{Name: "task", Command: []string{"actctl"}, Args: args, TerminationMessagePolicy: "FallbackToLogsOnError"}
-		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
+		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), kb.k.ResourcesFor(r.Agent), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
 		pod.RestartPolicy = "Never"
 		pod.Containers[0].Env = append(pod.Containers[0].Env, envVar{Name: "ACTCTL_TERMINATION_LOG", Value: "/dev/termination-log"})
 		pm := meta{Labels: withAgent(kb.labels, agent)}
 		spec := cronJobSpec{
 			Schedule: e.Pattern, TimeZone: e.Timezone, ConcurrencyPolicy: "Forbid", StartingDeadlineSeconds: startingDeadline,
 			SuccessfulJobsHistoryLimit: 3, FailedJobsHistoryLimit: 3,
-			JobTemplate: jobTemplate{Metadata: pm, Spec: jobSpec{BackoffLimit: 0, TTLSecondsAfterFinished: 86400, Template: podTemplate{Metadata: pm, Spec: pod}}},
+			JobTemplate: jobTemplate{Metadata: pm, Spec: jobSpec{BackoffLimit: 0, ActiveDeadlineSeconds: jobDeadline(len(entries)),
+				TTLSecondsAfterFinished: 86400, Template: podTemplate{Metadata: pm, Spec: pod}}},
 		}
 		name := kname(maxCronJobName, kb.name(), r.Name, strings.ReplaceAll(e.Source, ":", "-"))
 		docs = append(docs, object{APIVersion: "batch/v1", Kind: "CronJob", Metadata: kb.meta(name, agent), Spec: spec})
 	}
 	return yamlDocs(docs...)
+}
+
+// jobDeadline bounds a Job of an employee with n schedule entries: its
+// pod may wait Pending for the shared ReadWriteOncePod claim while the
+// task of each other entry runs (at most one each: Forbid), then runs
+// its own; a Job stuck longer (a claim never bound, a node gone) fails,
+// and its CronJob's next tick runs.
+func jobDeadline(n int) int { return n * taskSeconds }
+
+// containerResourcesOf is r as a container's resources; a field r does
+// not give is left out.
+func containerResourcesOf(r schema.Resources) containerResources {
+	list := func(l schema.ResourceList) map[string]string {
+		m := map[string]string{}
+		if l.CPU != "" {
+			m["cpu"] = l.CPU
+		}
+		if l.Memory != "" {
+			m["memory"] = l.Memory
+		}
+		return m
+	}
+	return containerResources{Requests: list(r.Requests), Limits: list(r.Limits)}
 }
 
 func withAgent(labels, agent map[string]string) map[string]string {

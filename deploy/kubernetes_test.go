@@ -117,6 +117,13 @@ func TestKubernetesDecode(t *testing.T) {
 		t.Error("no config digest")
 	}
 	checkPod(t, "statefulset", set.Spec.Template.Spec)
+	up := set.Spec.Template.Spec.Containers[0]
+	if p := up.ReadinessProbe; p == nil || p.Exec == nil || strings.Join(p.Exec.Command, " ") != "actctl -C /data/workspace control-ready" {
+		t.Errorf("up's readiness probe %+v: want `actctl -C /data/workspace control-ready`", up.ReadinessProbe)
+	}
+	if got := up.Resources.Limits.Memory().String(); got != "2Gi" {
+		t.Errorf("up's memory limit %s, want the workspace's default 2Gi", got)
+	}
 	claim := d.claims[0]
 	if claim.Spec.AccessModes[0] != corev1.ReadWriteOncePod {
 		t.Errorf("claim access %v", claim.Spec.AccessModes)
@@ -141,6 +148,12 @@ func TestKubernetesDecode(t *testing.T) {
 		if pod.RestartPolicy != corev1.RestartPolicyNever || s.JobTemplate.Spec.BackoffLimit == nil || *s.JobTemplate.Spec.BackoffLimit != 0 {
 			t.Errorf("%s: restartPolicy %q backoff %v", c.Name, pod.RestartPolicy, s.JobTemplate.Spec.BackoffLimit)
 		}
+		if d := s.JobTemplate.Spec.ActiveDeadlineSeconds; d == nil || *d < 2*35*60 {
+			t.Errorf("%s: activeDeadlineSeconds %v: want room for the other entry's task and its own (2 x 35 min)", c.Name, d)
+		}
+		if got := pod.Containers[0].Resources.Limits.Memory().String(); got != "4Gi" {
+			t.Errorf("%s: memory limit %s, want triage's own 4Gi", c.Name, got)
+		}
 		if v := pod.Volumes[0]; v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != claim.Name {
 			t.Errorf("%s: does not mount the employee's claim %s", c.Name, claim.Name)
 		}
@@ -160,11 +173,14 @@ func checkPod(t *testing.T, what string, p corev1.PodSpec) {
 	}
 	if sc := p.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
 		t.Errorf("%s: not runAsNonRoot", what)
+	} else if sc.FSGroupChangePolicy == nil || *sc.FSGroupChangePolicy != corev1.FSGroupChangeOnRootMismatch {
+		t.Errorf("%s: fsGroupChangePolicy %v: the kubelet would walk the volume at every mount", what, sc.FSGroupChangePolicy)
 	}
 	if p.TerminationGracePeriodSeconds == nil || *p.TerminationGracePeriodSeconds <= 20 {
 		t.Errorf("%s: grace %v is not above up's shutdown", what, p.TerminationGracePeriodSeconds)
 	}
 	for _, c := range append(p.InitContainers, p.Containers...) {
+		checkResources(t, what+"/"+c.Name, c.Resources)
 		if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
 			t.Errorf("%s/%s: root filesystem writable", what, c.Name)
 		}
@@ -185,17 +201,32 @@ func checkPod(t *testing.T, what string, p corev1.PodSpec) {
 	}
 }
 
+// checkResources: requests and limits of CPU and memory (what a
+// namespace's compute ResourceQuota asks of every container), no request
+// above its limit (what the API server refuses).
+func checkResources(t *testing.T, what string, r corev1.ResourceRequirements) {
+	t.Helper()
+	for _, n := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, okReq := r.Requests[n]
+		lim, okLim := r.Limits[n]
+		if !okReq || !okLim || req.Cmp(lim) > 0 {
+			t.Errorf("%s: %s request %v limit %v", what, n, r.Requests, r.Limits)
+		}
+	}
+}
+
 // TestWorkspaceName: the name `actctl --kube` computes the pod's from.
 func TestWorkspaceName(t *testing.T) {
-	for _, tc := range []struct{ root, name, want string }{
-		{"/srv/My_Repo", "", "my-repo"},
-		{"/srv/repo", "team", "team"},
-		{"/srv/--", "", "workspace"},
-		{"/srv/" + strings.Repeat("a", 60), "", strings.Repeat("a", 40)},
-		{`C:\work\Agents.Repo`, "", "agents-repo"},
+	for _, tc := range []struct{ name, url, want string }{
+		{"", "https://example.com/acme/My_Repo.git", "my-repo"},
+		{"team", "https://example.com/acme/repo.git", "team"},
+		{"", "https://example.com/--", "workspace"},
+		{"", "https://example.com/" + strings.Repeat("a", 60), strings.Repeat("a", 40)},
+		{"", `C:\work\Agents.Repo`, "agents-repo"},
+		{"", "", ""},
 	} {
-		if got := WorkspaceName(tc.root, tc.name); got != tc.want {
-			t.Errorf("WorkspaceName(%q, %q) = %q, want %q", tc.root, tc.name, got, tc.want)
+		if got := WorkspaceName(tc.name, tc.url); got != tc.want {
+			t.Errorf("WorkspaceName(%q, %q) = %q, want %q", tc.name, tc.url, got, tc.want)
 		}
 	}
 }

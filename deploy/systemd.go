@@ -1,9 +1,11 @@
 package deploy
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -19,16 +21,20 @@ const UnitName = "actctl-up@.service"
 const stopSeconds = graceSeconds
 
 // renderSystemd renders the one template unit. It runs `up` itself, so
-// the schedules are actctl's own (no timers: docs/deploy.md).
+// the schedules are actctl's own (no timers: docs/deploy.md). The
+// secrets file is named by %f, the instance unescaped (the workspace's
+// path): %i is the escaped name ("srv-my\x2dagents"), a name nobody
+// writes for a path holding "-", a space or a non-ASCII letter.
 func renderSystemd(cfg *schema.Config) []File {
 	s := cfg.Deploy.Systemd
-	target := "default.target"
+	target, conf := "default.target", "~/.config"
 	if s.Scope == "system" {
-		target = "multi-user.target"
+		target, conf = "multi-user.target", "/etc"
 	}
 	lines := []string{
 		"# " + Header,
-		"# Scope " + s.Scope + ": " + enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName)),
+		"# Scope " + s.Scope + ": " + oneLine(enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName))),
+		"# The agents' secrets, KEY=value lines: " + conf + "/actctl/<the workspace's absolute path>.env (for /srv/agents: " + conf + "/actctl/srv/agents.env)",
 		"[Unit]",
 		"Description=actctl up for the workspace %f",
 		"Documentation=https://github.com/actctl/actctl/blob/main/docs/deploy.md",
@@ -38,7 +44,7 @@ func renderSystemd(cfg *schema.Config) []File {
 		"[Service]",
 		"Type=simple",
 		"Environment=PATH=%h/go/bin:%h/.local/bin:/usr/local/bin:/usr/bin:/bin",
-		"EnvironmentFile=-%E/actctl/%i.env",
+		"EnvironmentFile=-%E/actctl%f.env",
 		"ExecStart=/usr/bin/env actctl -C %f up",
 		"Restart=on-failure",
 		"RestartSec=5s",
@@ -49,6 +55,21 @@ func renderSystemd(cfg *schema.Config) []File {
 		"WantedBy=" + target,
 	}
 	return []File{{Path: path.Join(path.Clean(s.Dir), UnitName), Content: []byte(strings.Join(lines, "\n") + "\n")}}
+}
+
+// oneLine is s with each control character (a line or paragraph
+// separator too) written as a Go escape: a comment stays one line of the
+// unit whatever the config holds (validate refuses such a directory).
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // enableHint is how to link and start the unit at unit (its path from the

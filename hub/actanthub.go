@@ -436,7 +436,7 @@ func (r *reader) readBackend(f string) {
 	for _, in := range b.Install {
 		hints = append(hints, firstNonEmpty(in.Label, in.Instructions, strings.TrimSpace(in.Type+" "+in.Package)))
 	}
-	out.Install = strings.Join(hints, "; ")
+	out.InstallNote = strings.Join(hints, "; ") // prose: not a command InstallArgv takes
 	in := Info{Kind: KindBackend, Name: name, Version: b.Version, Description: b.Description, File: f,
 		Digest: digestOf(map[string][]byte{path.Base(f): r.files[f]}), Pos: r.pos(f, 0)}
 	if r.addInfo(in) {

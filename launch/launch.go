@@ -56,8 +56,8 @@ func Resolve(r *schema.Resolved, mode string) (Launch, error) {
 	}
 	if c == nil || !r.Backend.HasMode(mode) {
 		msg := fmt.Sprintf("agent %s: backend %s has no %s command", r.Name, r.BackendName, mode)
-		if r.Backend.Install != "" {
-			msg += " (install: " + r.Backend.Install + ")"
+		if h := r.Backend.InstallHint(); h != "" {
+			msg += " (install: " + h + ")"
 		}
 		return Launch{}, fmt.Errorf("%s", msg)
 	}
@@ -70,7 +70,7 @@ func Resolve(r *schema.Resolved, mode string) (Launch, error) {
 	}
 	l := Launch{
 		Command: cmd.Command, Args: cmd.Args, Env: map[string]string{},
-		Cwd: r.Dir, Workspace: r.Dir, SessionCwd: r.Archetype.SessionCwd, Install: r.Backend.Install,
+		Cwd: r.Dir, Workspace: r.Dir, SessionCwd: r.Archetype.SessionCwd, Install: r.Backend.InstallHint(),
 	}
 	if l.Args == nil {
 		l.Args = []string{}

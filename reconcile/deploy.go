@@ -66,6 +66,23 @@ func deployOptions(cfg *schema.Config) (deploy.Options, error) {
 	return o, nil
 }
 
+// KubeWorkspaceName is the workspace's name in the cluster as apply
+// renders it (deploy.WorkspaceName): k's name, else the last element of
+// the repository the pods clone (k's repo, else the remote "origin" of
+// the repository holding root); "" when there is none. k may be nil.
+func KubeWorkspaceName(root string, k *schema.DeployKubernetes) string {
+	switch {
+	case k != nil && k.Name != "":
+		return deploy.WorkspaceName(k.Name, "")
+	case k != nil && k.Repo != nil:
+		return deploy.WorkspaceName("", k.Repo.URL)
+	}
+	if r := originRepo(root); r != nil {
+		return deploy.WorkspaceName("", r.URL)
+	}
+	return ""
+}
+
 // originRepo is the repository the workspace's pods clone by default:
 // the URL of the git remote "origin" of the repository holding root, at
 // the branch checked out; nil without one.

@@ -22,6 +22,44 @@ type DeployKubernetes struct {
 	Storage   Storage     `json:"storage"`
 	Secret    string      `json:"secret"`
 	Name      string      `json:"name,omitempty"`
+	// Resources are the StatefulSet's container's, and a cron-shaped
+	// employee's Jobs' unless it gives its own (ResourcesFor).
+	Resources Resources `json:"resources"`
+}
+
+// Resources are a container's requests and limits (Kubernetes
+// quantities).
+type Resources struct {
+	Requests ResourceList `json:"requests,omitempty"`
+	Limits   ResourceList `json:"limits,omitempty"`
+}
+
+// ResourceList is a CPU and a memory quantity; "" is not given.
+type ResourceList struct {
+	CPU    string `json:"cpu,omitempty"`
+	Memory string `json:"memory,omitempty"`
+}
+
+// over is l with the fields o gives replaced.
+func (l ResourceList) over(o ResourceList) ResourceList {
+	if o.CPU != "" {
+		l.CPU = o.CPU
+	}
+	if o.Memory != "" {
+		l.Memory = o.Memory
+	}
+	return l
+}
+
+// ResourcesFor is the resources of agent a's Jobs: k's, with what the
+// agent's deploy.kubernetes.resources gives in their place.
+func (k *DeployKubernetes) ResourcesFor(a Agent) Resources {
+	r := k.Resources
+	if a.Deploy != nil && a.Deploy.Kubernetes != nil && a.Deploy.Kubernetes.Resources != nil {
+		o := a.Deploy.Kubernetes.Resources
+		r.Requests, r.Limits = r.Requests.over(o.Requests), r.Limits.over(o.Limits)
+	}
+	return r
 }
 
 // DeployRepo is the repository the pods clone.
@@ -69,6 +107,9 @@ type AgentDeploy struct {
 // AgentKubernetes: Shape is ShapeResident or ShapeCron.
 type AgentKubernetes struct {
 	Shape string `json:"shape"`
+	// Resources override the workspace's for a cron-shaped employee's
+	// Jobs; nil when not given.
+	Resources *Resources `json:"resources,omitempty"`
 }
 
 // Kubernetes shapes of an employee.

@@ -172,6 +172,7 @@ func jsonName(f reflect.StructField) string {
 // calls it for hub backends.
 func (c *Config) CheckBackend(name string) Diagnostics {
 	ds := append(c.checkModes(name), c.checkTrust(name)...)
+	ds = append(ds, c.checkInstall(name)...)
 	for i, sf := range c.Backends[name].Files.SettingsFiles {
 		if len(sf.Keys) == 0 {
 			ds = append(ds, c.Diag(Path("backends", name)+fmt.Sprintf(".files.settingsFiles[%d]", i),

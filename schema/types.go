@@ -97,11 +97,14 @@ type Backend struct {
 	Description string `json:"description,omitempty"`
 	// Modes narrows the modes the commands give (see ServedModes); nil
 	// when the config does not say.
-	Modes   []string `json:"modes"`
-	ACP     *Command `json:"acp,omitempty"`
-	Open    *Command `json:"open,omitempty"`
-	Install string   `json:"install,omitempty"`
-	Files   Files    `json:"files"`
+	Modes []string `json:"modes"`
+	ACP   *Command `json:"acp,omitempty"`
+	Open  *Command `json:"open,omitempty"`
+	// Install is the command that installs the tool (InstallArgv);
+	// InstallNote, prose, when no command does.
+	Install     string `json:"install,omitempty"`
+	InstallNote string `json:"installNote,omitempty"`
+	Files       Files  `json:"files"`
 	// Trust is the backend's trust gate, if any.
 	Trust *Trust `json:"trust,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,6 +152,10 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 		ds = append(ds, w)
 	}
 	ds = append(ds, c.validateDeployDirs()...)
+	ds = append(ds, c.validateDeployFields()...)
+	if k := d.kubernetes(); k != nil {
+		ds = append(ds, c.checkResources(Path("deploy", "kubernetes", "resources"), k.Resources)...)
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		ds = append(ds, c.validateAgentDeploy(name, now)...)
 	}
@@ -206,6 +211,7 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		return nil
 	}
 	var ds Diagnostics
+	ds = append(ds, c.validateAgentResources(name)...)
 	if a.KubeShape() == ShapeCron && t.Archetype != ArchEmployee {
 		ds = append(ds, c.Diag(Path("agents", name, "deploy", "kubernetes", "shape"), "agent %q is a %s: only an employee can run as CronJobs (shape \"cron\"); leave it resident", name, t.Archetype))
 	}
@@ -222,6 +228,37 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 	if c.Deploy.github() != nil && a.OnGitHub(t.Archetype) {
 		_, d := c.TargetSchedule(name, TargetGitHub, now)
 		ds = append(ds, d...)
+		ds = append(ds, c.checkGitHubInstall(name, t.Backend)...)
 	}
 	return ds
+}
+
+// validateAgentResources checks agent name's own Kubernetes resources:
+// given to a cron-shaped employee only (a resident agent shares the
+// workspace's pod), no request above its limit.
+func (c *Config) validateAgentResources(name string) Diagnostics {
+	a, k := c.Agents[name], c.Deploy.kubernetes()
+	if k == nil || a.Deploy == nil || a.Deploy.Kubernetes == nil || a.Deploy.Kubernetes.Resources == nil {
+		return nil
+	}
+	at := Path("agents", name, "deploy", "kubernetes", "resources")
+	if a.KubeShape() != ShapeCron {
+		return Diagnostics{c.Diag(at, "agent %q runs in the workspace's pod (shape resident), whose resources are deploy.kubernetes.resources; an agent's own resources are for a cron-shaped employee's Jobs", name)}
+	}
+	return c.checkResources(at, k.ResourcesFor(a))
+}
+
+// checkGitHubInstall refuses employee name on GitHub Actions when its
+// backend has no install command: a runner has only what the workflow
+// installs.
+func (c *Config) checkGitHubInstall(name, backend string) Diagnostics {
+	b, ok := c.Backends[backend]
+	if !ok || b.Install != "" {
+		return nil
+	}
+	why := "none is given"
+	if b.InstallNote != "" {
+		why = "its installNote says " + strconv.Quote(b.InstallNote)
+	}
+	return Diagnostics{c.Diag(Path("agents", name), "agent %q on GitHub Actions: backend %q has no install command for the workflow to run (%s): give backends.%s.install, or leave the agent off GitHub (deploy: github: false)", name, backend, why, backend)}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/deploy"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/up"
 )
 
@@ -26,7 +28,7 @@ var kubeFlags = []cli.Flag{
 	&cli.StringFlag{Name: "kube-namespace", Usage: "with --kube: the pod's `NAMESPACE` (default: deploy.kubernetes.namespace, else the context's)"},
 	&cli.StringFlag{Name: "kube-pod", Usage: "with --kube: the `POD` (default: actctl-WORKSPACE-0, WORKSPACE deploy.kubernetes.name, else the root directory's name)"},
 	&cli.StringFlag{Name: "kube-container", Usage: "with --kube: the pod's `CONTAINER` (default: kubectl's)"},
-	&cli.StringFlag{Name: "kube-workdir", Value: "/workspace", Usage: "with --kube: the workspace root `DIR` in the pod"},
+	&cli.StringFlag{Name: "kube-workdir", Value: deploy.WorkspaceDir, Usage: "with --kube: the workspace root `DIR` in the pod"},
 }
 
 // kubeCommands are the commands --kube goes with: those that only talk to
@@ -125,8 +127,10 @@ func upTarget(g *globals) (control.Target, error) {
 
 // kubeDefaults fills the pod (and the namespace when not given) from the
 // workspace's deploy.kubernetes, as apply renders its StatefulSet
-// (deploy.WorkspaceName): without that block, the pod is named after the
-// root directory and the namespace is the context's.
+// (reconcile.KubeWorkspaceName): named after deploy.kubernetes.name, else
+// the repository the pods clone (its repo, else the remote "origin"),
+// never the local directory; without that block, the namespace is the
+// context's.
 func kubeDefaults(g *globals, k *control.Kube) error {
 	root, err := upRoot(g)
 	if err != nil {
@@ -135,18 +139,22 @@ func kubeDefaults(g *globals, k *control.Kube) error {
 		}
 		return fmt.Errorf("--kube: the default pod is named after the workspace (or give --kube-pod): %w", err)
 	}
-	var name string
+	var dk *schema.DeployKubernetes
 	cfg, err := g.Load()
 	if err != nil {
-		g.Warn("--kube: the pod is named after the workspace directory: %v", err)
+		g.Warn("--kube: the pod is named after the remote \"origin\": %v", err)
 	} else if cfg.Deploy != nil && cfg.Deploy.Kubernetes != nil {
-		name = cfg.Deploy.Kubernetes.Name
+		dk = cfg.Deploy.Kubernetes
 		if k.Namespace == "" {
-			k.Namespace = cfg.Deploy.Kubernetes.Namespace
+			k.Namespace = dk.Namespace
 		}
 	}
 	if k.Pod == "" {
-		k.Pod = "actctl-" + deploy.WorkspaceName(root, name) + "-0"
+		ws := reconcile.KubeWorkspaceName(root, dk)
+		if ws == "" {
+			return usageError("--kube: the default pod is named after deploy.kubernetes.name, else the repository's remote \"origin\", and this workspace has neither: give --kube-pod")
+		}
+		k.Pod = "actctl-" + ws + "-0"
 	}
 	return nil
 }

@@ -314,8 +314,8 @@ func TestKubeBadInput(t *testing.T) {
 	before := listFiles(t, root)
 
 	t.Setenv("FAKE_KUBECTL_FAIL", `Error from server (NotFound): pods "actctl-x-0" not found`)
-	r := actctl(t, root, home, "--kube", "--kube-context", "prod", "status")
-	want := "actctl: kubectl exec failed (kubectl --context prod exec -i actctl-" + deploy.WorkspaceName(root, "") + "-0 -- actctl control-relay -C /workspace): exit status 1: " +
+	r := actctl(t, root, home, "--kube", "--kube-context", "prod", "--kube-pod", "actctl-x-0", "status")
+	want := "actctl: kubectl exec failed (kubectl --context prod exec -i actctl-x-0 -- actctl control-relay -C " + deploy.WorkspaceDir + "): exit status 1: " +
 		"unrelated first line\nError from server (NotFound): pods \"actctl-x-0\" not found; check the context, namespace and pod (--kube-context, --kube-namespace, --kube-pod) and that you may create pods/exec there\n"
 	if r.Code != 1 || r.Stderr != want {
 		t.Fatalf("failing kubectl: %d\n%s\nwant\n%s", r.Code, r.Stderr, want)
@@ -329,7 +329,8 @@ func TestKubeBadInput(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"--kube", "prompt", "api", "-p", "hi"}, t.TempDir(), 1, "actctl: --kube needs kubectl: kubectl is not in PATH; install it (https://kubernetes.io/docs/tasks/tools/) or put it in PATH\n"},
+		{[]string{"--kube", "status"}, "", 2, "actctl: --kube: the default pod is named after deploy.kubernetes.name, else the repository's remote \"origin\", and this workspace has neither: give --kube-pod\n"},
+		{[]string{"--kube", "--kube-pod", "p", "prompt", "api", "-p", "hi"}, t.TempDir(), 1, "actctl: --kube needs kubectl: kubectl is not in PATH; install it (https://kubernetes.io/docs/tasks/tools/) or put it in PATH\n"},
 		{[]string{"--kube", "apply"}, "", 2, "actctl: --kube: apply works on this machine only; --kube goes with status, logs, prompt, start, stop, restart and proxy --lease\n"},
 		{[]string{"run", "api", "-p", "hi", "--kube"}, "", 2, "actctl: --kube: run works on this machine only; --kube goes with status, logs, prompt, start, stop, restart and proxy --lease\n"},
 		{[]string{"--kube", "proxy", "api"}, "", 2, "actctl: proxy: --kube goes with --lease: a pod's warm agent\n"},

@@ -80,6 +80,7 @@ func taskCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	warnMissingSecrets(g, cfg, []string{name})
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
 	lock, err := employee.Acquire(ctx, cfg.Root, name, ifBusy == "wait", func(b *control.AgentBusyError) {

@@ -99,6 +99,7 @@ func upCmd(c *cli.Context) error {
 	if err := u.checkNames(cfg); err != nil {
 		return err
 	}
+	warnMissingSecrets(g, cfg, upAgents(cfg, u.names))
 	ui, err := parseUI(c)
 	if err != nil {
 		return err

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/actctl/actctl/deploy"
+	"github.com/actctl/actctl/schema"
+)
+
+// warnMissingSecrets says once, at the start of up or task, which
+// variables the config names for agents (their MCP servers' ${NAME}, the
+// hubs' tokens, deploy.secretKeys) this environment lacks: a missing
+// systemd EnvironmentFile or Secret key is silent otherwise
+// (docs/deploy.md). Names only, never values.
+func warnMissingSecrets(g *globals, cfg *schema.Config, agents []string) {
+	if m := deploy.MissingSecrets(cfg, agents, os.LookupEnv); len(m) > 0 {
+		g.Warn("not set in this environment: %s (actant.cue names them for %s: MCP servers, hub tokens or deploy.secretKeys); the agents start without them",
+			strings.Join(m, ", "), strings.Join(agents, ", "))
+	}
+}
+
+// upAgents are the agents up runs: those named, else every agent up can
+// run (upRunnable).
+func upAgents(cfg *schema.Config, names []string) []string {
+	if len(names) > 0 {
+		return names
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(cfg.Agents)) {
+		if r, err := cfg.Resolve(n); err == nil && upRunnable(r) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
