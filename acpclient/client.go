@@ -269,7 +269,12 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if err := c.spawn(); err != nil {
 		return nil, err
 	}
-	if err := c.setup(ctx); err != nil {
+	// The SDK's writes do not watch ctx: one blocked on an agent that
+	// does not read ends only with the backend (see cancelTurn).
+	stopKill := context.AfterFunc(ctx, c.killAll)
+	err = c.setup(ctx)
+	stopKill()
+	if err != nil {
 		c.killAll()
 		c.Close()
 		return nil, err
