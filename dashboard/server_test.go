@@ -531,3 +531,49 @@ func TestTimelineRing(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineBounds: big events (signed webhook deliveries of 64 KiB,
+// each run by a hook) keep at most DataMax of their data, once (a hook
+// run's entry has none), and the timeline at most TimelineBytes in all,
+// so the events page is bounded too; the data is escaped once, for
+// HTML, by the page. Before, every entry kept its data whole, the hook
+// run's a second copy, JSON-escaped for HTML and then escaped again by
+// the page. (issue #30 item 10)
+func TestTimelineBounds(t *testing.T) {
+	s, ts := liveServer(t, newFake(testAgents()...), 0)
+	payload := strings.Repeat(`a & b <i> "q" `, 64<<10/14)
+	for i := range 100 {
+		ev := hooks.Event{Name: "webhook:gh", Time: time.Unix(int64(i), 0), Data: map[string]any{"payload": map[string]any{"body": payload}}}
+		s.Observe(hooks.Observation{Event: ev})
+		s.Observe(hooks.Observation{Event: ev, Hook: &hooks.Result{Hook: "triage", Event: ev}})
+	}
+	tl := s.live.timeline()
+	kept := 0
+	for _, e := range tl {
+		kept += e.size()
+		switch {
+		case e.Hook != "" && e.Data != "":
+			t.Fatalf("a hook run keeps its event's data again: %d bytes", len(e.Data))
+		case e.Hook == "" && (len(e.Data) > DataMax+32 || !strings.HasSuffix(e.Data, " bytes more)")):
+			t.Fatalf("an event keeps %d bytes of data, ending %q", len(e.Data), e.Data[max(0, len(e.Data)-40):])
+		}
+	}
+	if kept > TimelineBytes || kept != s.live.bytes {
+		t.Errorf("the timeline keeps %d bytes (counted %d), bound %d", kept, s.live.bytes, TimelineBytes)
+	}
+	get := func(path string) string {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Host = ts.Listener.Addr().String()
+		r.AddCookie(liveCookie(ts))
+		return serve(s, r).Body.String()
+	}
+	// Escaped for HTML, a byte takes at most 6 (`"` is &#34;).
+	if page := get("/events"); len(page) > 6*TimelineBytes {
+		t.Errorf("the events page is %d bytes, bound %d", len(page), 6*TimelineBytes)
+	}
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "webhook:gh", Data: map[string]any{"title": "fish & chips <b>"}}})
+	page := get("/events")
+	if !strings.Contains(page, `fish &amp; chips &lt;b&gt;`) || strings.Contains(page, `\u0026`) || strings.Contains(page, "&amp;amp;") {
+		t.Errorf("the data is not escaped once:\n%s", page[strings.Index(page, "<tbody>"):][:400])
+	}
+}

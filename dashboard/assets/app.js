@@ -62,6 +62,8 @@
 			tr.appendChild(td);
 		}
 		table.tBodies[0].prepend(tr);
+		const max = Number(table.dataset.max) || 1000; // the server's bound: a page left open keeps no more
+		while (table.tBodies[0].rows.length > max) table.tBodies[0].lastElementChild.remove();
 		const none = document.getElementById("no-entries");
 		if (none) none.remove();
 	}
