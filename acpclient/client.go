@@ -45,6 +45,9 @@ type Event struct {
 	Text     string
 	ToolCall *ToolCall
 	Plan     []acp.PlanEntry
+	// Decision marks the tool call event of a permission decision
+	// (ToolCall.By says who decided): one per request answered.
+	Decision bool
 }
 
 // Observer receives a session's output. Its methods may be called from

@@ -325,24 +325,35 @@ func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissi
 	if t != nil {
 		turnDone = t.done
 	}
-	d, cancelled := s.decide(ctx, turnDone, call, req.Options)
-	s.thread.decided(call.ID, d, cancelled)
+	d, cancelled, by := s.decide(ctx, turnDone, call, req.Options)
+	var rule Rule
+	if by == ByPreset || by == ByRule {
+		rule = s.rule
+	}
+	s.thread.decided(call.ID, d, cancelled, by, rule)
 	if cancelled || d.OptionID == "" {
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}
 	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(d.OptionID)}}}
 }
 
-func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (Decision, bool) {
+// decide answers a permission request: cancelled once the turn is,
+// else by the person (Ask) or the rule. by says who answered
+// (ToolCall.By).
+func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
 	if turn != nil {
 		select {
 		case <-turn:
-			return Decision{}, true
+			return Decision{}, true, ByCancel
 		default:
 		}
 	}
 	if s.ask == nil {
-		return Decide(s.rule, call.Kind, options), false
+		by = ByRule
+		if p := s.c.opts.Preset; p == "" || p == s.rule {
+			by = ByPreset
+		}
+		return Decide(s.rule, call.Kind, options), false, by
 	}
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -355,9 +366,9 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 	}()
 	d, err := s.ask(actx, call, options)
 	if err != nil {
-		return Decision{}, true
+		return Decision{}, true, ByUser
 	}
-	return d, false
+	return d, false, ByUser
 }
 
 // Created is the agent's answer to the session/new that opened the

@@ -195,7 +195,7 @@
 			const status = document.createElement("span"); status.className = "status";
 			if (it.kind === "tool" || it.kind === "permission") {
 				title.textContent = it.title || "";
-				status.textContent = " " + (it.status || "");
+				status.textContent = " " + (it.status || "") + (it.kind === "permission" && it.text ? " " + it.text : "");
 				el.dataset.status = it.status || "";
 				if (it.kind === "tool") tools.set(it.id, el);
 			} else if (it.kind === "done") {
