@@ -97,7 +97,7 @@ func (s *Server) Follow(ctx context.Context, c <-chan hooks.Observation) {
 
 // Observe takes one observation (see Follow).
 func (s *Server) Observe(ob hooks.Observation) {
-	e := entryOf(ob)
+	e := entryOf(ob, time.Now())
 	s.live.add(e)
 	if ob.Hook == nil && ob.Event.Agent != "" {
 		s.agentEvent(ob.Event)
@@ -164,8 +164,9 @@ func (s *Server) Dropped() uint64 { return s.live.dropped.Load() }
 
 // entryOf is the timeline's entry of ob: an event with its data, or a
 // hook run with its outcome (its event's entry has the data: it is kept
-// once).
-func entryOf(ob hooks.Observation) Entry {
+// once), stamped when its outcome came (now): a hook may have waited to
+// run, so its event's time plus its duration may be earlier than its end.
+func entryOf(ob hooks.Observation, now time.Time) Entry {
 	ev := ob.Event
 	e := Entry{Time: ev.Time, Event: ev.Name, Agent: ev.Agent}
 	r := ob.Hook
@@ -176,7 +177,7 @@ func entryOf(ob hooks.Observation) Entry {
 		return e
 	}
 	e.Hook, e.DurationMs, e.Outcome = r.Hook, r.Duration.Milliseconds(), "ok"
-	e.Time = ev.Time.Add(r.Duration)
+	e.Time = now
 	switch {
 	case r.Dropped:
 		e.Outcome = "dropped: " + r.Err.Error()
@@ -212,14 +213,20 @@ func cut(s string, limit int) string {
 	return s[:n] + fmt.Sprintf("… (%d bytes more)", len(s)-n)
 }
 
-// add keeps e, letting the oldest entries go while there are more than
-// TimelineMax or they cost more than TimelineBytes, and sends it to the
-// live pages.
+// add keeps e in time order (after those of its time: entries come
+// about in order, so it moves back a few at most), letting the oldest
+// entries go while there are more than TimelineMax or they cost more than
+// TimelineBytes, and sends it to the live pages.
 func (h *hub) add(e Entry) {
 	h.mu.Lock()
 	h.seq++
 	e.Seq = h.seq
 	h.entries = append(h.entries, e)
+	i := len(h.entries) - 1
+	for ; i > 0 && h.entries[i-1].Time.After(e.Time); i-- {
+		h.entries[i] = h.entries[i-1]
+	}
+	h.entries[i] = e
 	h.bytes += e.size()
 	for len(h.entries) > TimelineMax || h.bytes > TimelineBytes && len(h.entries) > 1 {
 		h.bytes -= h.entries[0].size()

@@ -272,6 +272,23 @@ func TestPromptStreams(t *testing.T) {
 	}
 }
 
+// TestPromptStopOnce: the prompt box's stream says the stop reason once,
+// in its last item, though the turn's answer (in the session's messages)
+// carries it too. (issue #35 item 4)
+func TestPromptStopOnce(t *testing.T) {
+	f := newFake(testAgents()...)
+	f.reply = []string{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`}
+	s := newTestServer(t, f)
+	w := serve(s, request("POST", "/agents/bot/prompt", "text=hello"))
+	want := `{"kind":"text","text":"hi"}
+{"kind":"done","status":"end_turn","text":"task 1"}
+`
+	if got := w.Body.String(); got != want {
+		t.Fatalf("stream:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestCanvasRoute(t *testing.T) {
 	f := newFake(testAgents()...)
 	f.canvas["bot"] = "<p>hi</p>"
@@ -575,5 +592,34 @@ func TestTimelineBounds(t *testing.T) {
 	page := get("/events")
 	if !strings.Contains(page, `fish &amp; chips &lt;b&gt;`) || strings.Contains(page, `\u0026`) || strings.Contains(page, "&amp;amp;") {
 		t.Errorf("the data is not escaped once:\n%s", page[strings.Index(page, "<tbody>"):][:400])
+	}
+}
+
+// TestTimelineOrder: the timeline is in time order whatever the order
+// the entries come in, newest first on the page; a hook run is stamped
+// when its outcome came, not at its event's time plus its duration (it
+// may have waited to run). (issue #35 item 4)
+func TestTimelineOrder(t *testing.T) {
+	s, ts := liveServer(t, newFake(testAgents()...), 0)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, n := range []int{1, 3, 2} {
+		s.Observe(hooks.Observation{Event: hooks.Event{Name: fmt.Sprintf("e%d", n), Time: at.Add(time.Duration(n) * time.Second)}})
+	}
+	before := time.Now()
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "e0", Time: at}, Hook: &hooks.Result{Hook: "slow", Duration: time.Second}})
+	tl := s.live.timeline()
+	var got []string
+	for _, e := range tl {
+		got = append(got, e.Event)
+	}
+	if strings.Join(got, " ") != "e1 e2 e3 e0" || tl[3].Time.Before(before) {
+		t.Errorf("timeline %v, the hook run at %v (observed after %v)", got, tl[3].Time, before)
+	}
+	r := httptest.NewRequest("GET", "/events", nil)
+	r.Host = ts.Listener.Addr().String()
+	r.AddCookie(liveCookie(ts))
+	page := serve(s, r).Body.String()
+	if i, j, k := strings.Index(page, "<td>e3"), strings.Index(page, "<td>e2"), strings.Index(page, "<td>e1"); i < 0 || i > j || j > k {
+		t.Errorf("the page is not newest first:\n%s", page)
 	}
 }
