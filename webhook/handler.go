@@ -139,18 +139,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed: POST only", http.StatusMethodNotAllowed)
 		return
 	}
-	if r.ContentLength > h.opts.MaxBody {
-		refuse(w, http.StatusRequestEntityTooLarge, h.tooBig())
-		return
-	}
-	sig, err := e.signature(r.Header)
-	if err != nil {
-		refuse(w, http.StatusUnauthorized, unsigned(e, err))
-		return
-	}
-	if !h.startReading() {
-		w.Header().Set("Retry-After", "1")
-		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("503 %d deliveries are being read; retry later", h.opts.MaxReading))
+	sig, code, msg := h.admit(e, r)
+	if code != 0 {
+		if code == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		refuse(w, code, msg)
 		return
 	}
 	defer func() { <-h.reading }()
@@ -163,24 +157,33 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusBadRequest, "400 reading the body: "+err.Error())
 		return
 	}
-	code, msg := h.take(e, r.Header, sig, body)
+	code, msg = h.take(e, r.Header, sig, body)
 	if code == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
 	answer(w, code, msg)
 }
 
-// startReading takes a slot to read a body in, if one is free.
-func (h *Handler) startReading() bool {
+// admit decides, before anything of r's body is read, whether it is
+// read: its signature, and a slot to read it in taken (the caller gives
+// it back); else the refusal's status and message.
+func (h *Handler) admit(e Endpoint, r *http.Request) (sig []byte, code int, msg string) {
+	if r.ContentLength > h.opts.MaxBody {
+		return nil, http.StatusRequestEntityTooLarge, h.tooBig()
+	}
+	sig, err := e.signature(r.Header)
+	if err != nil {
+		return nil, http.StatusUnauthorized, unsigned(e, err)
+	}
 	select {
 	case h.reading <- struct{}{}:
 	default:
-		return false
+		return nil, http.StatusServiceUnavailable, fmt.Sprintf("503 %d deliveries are being read; retry later", h.opts.MaxReading)
 	}
 	if h.onRead != nil {
 		h.onRead(len(h.reading))
 	}
-	return true
+	return sig, 0, ""
 }
 
 func (h *Handler) tooBig() string { return fmt.Sprintf("413 body over %d bytes", h.opts.MaxBody) }
