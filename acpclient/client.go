@@ -45,6 +45,9 @@ type Event struct {
 	Text     string
 	ToolCall *ToolCall
 	Plan     []acp.PlanEntry
+	// Decision marks the tool call event of a permission decision
+	// (ToolCall.By says who decided): one per request answered.
+	Decision bool
 }
 
 // Observer receives a session's output. Its methods may be called from
@@ -273,7 +276,12 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if err := c.spawn(); err != nil {
 		return nil, err
 	}
-	if err := c.setup(ctx); err != nil {
+	// The SDK's writes do not watch ctx: one blocked on an agent that
+	// does not read ends only with the backend (see cancelTurn).
+	stopKill := context.AfterFunc(ctx, c.killAll)
+	err = c.setup(ctx)
+	stopKill()
+	if err != nil {
 		c.killAll()
 		c.Close()
 		return nil, err

@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -183,7 +184,15 @@ func (s *Session) Close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Grace)
 	defer cancel()
-	_, _ = c.conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: acp.SessionId(s.id)})
+	sent := make(chan struct{})
+	go func() { // the write may block: see cancelTurn
+		defer close(sent)
+		_, _ = c.conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: acp.SessionId(s.id)})
+	}()
+	select {
+	case <-sent:
+	case <-ctx.Done():
+	}
 }
 
 type answer struct {
@@ -250,10 +259,15 @@ func (s *Session) PromptBlocks(ctx context.Context, blocks []acp.ContentBlock) (
 
 // cancelTurn cancels t and waits the grace period for the agent's answer;
 // past it, the primary session's backend is killed and another session
-// closed (see Prompt).
+// closed (see Prompt). The grace starts at once: session/cancel is sent
+// beside it, never waited for, since a write to an agent that does not
+// read its stdin blocks (and holds the SDK's write lock) until the kill
+// ends it (docs/runtime.md, "Nothing waits forever").
 func (s *Session) cancelTurn(t *turn, done <-chan answer, stopReq func()) answer {
 	t.cancel()
-	_ = s.c.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: acp.SessionId(s.id)})
+	go func() {
+		_ = s.c.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: acp.SessionId(s.id)})
+	}()
 	timer := time.NewTimer(s.c.opts.Grace)
 	defer timer.Stop()
 	select {
@@ -262,13 +276,22 @@ func (s *Session) cancelTurn(t *turn, done <-chan answer, stopReq func()) answer
 	case <-timer.C:
 	}
 	if s.primary {
-		s.c.killAll()
-	} else {
-		s.Close()
-		stopReq()
+		s.c.killAll() // which ends a write blocked on it, and the request
+		return <-done
 	}
-	return <-done
+	s.Close()
+	stopReq()
+	select {
+	case a := <-done:
+		return a
+	default: // the prompt's own write may still block: the turn is the agent's
+		return answer{err: errTurnLeft}
+	}
 }
+
+// errTurnLeft is the answer of a turn cancelled past the grace in a
+// session that is not the primary one: it was left to the agent.
+var errTurnLeft = errors.New("the turn was cancelled and left to the agent")
 
 func (p Permissions) minus(q Permissions) Permissions {
 	return Permissions{Allowed: p.Allowed - q.Allowed, Denied: p.Denied - q.Denied, Cancelled: p.Cancelled - q.Cancelled}
@@ -309,24 +332,35 @@ func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissi
 	if t != nil {
 		turnDone = t.done
 	}
-	d, cancelled := s.decide(ctx, turnDone, call, req.Options)
-	s.thread.decided(call.ID, d, cancelled)
+	d, cancelled, by := s.decide(ctx, turnDone, call, req.Options)
+	var rule Rule
+	if by == ByPreset || by == ByRule {
+		rule = s.rule
+	}
+	s.thread.decided(call.ID, d, cancelled, by, rule)
 	if cancelled || d.OptionID == "" {
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}
 	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(d.OptionID)}}}
 }
 
-func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (Decision, bool) {
+// decide answers a permission request: cancelled once the turn is,
+// else by the person (Ask) or the rule. by says who answered
+// (ToolCall.By).
+func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
 	if turn != nil {
 		select {
 		case <-turn:
-			return Decision{}, true
+			return Decision{}, true, ByCancel
 		default:
 		}
 	}
 	if s.ask == nil {
-		return Decide(s.rule, call.Kind, options), false
+		by = ByRule
+		if p := s.c.opts.Preset; p == "" || p == s.rule {
+			by = ByPreset
+		}
+		return Decide(s.rule, call.Kind, options), false, by
 	}
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -339,9 +373,9 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 	}()
 	d, err := s.ask(actx, call, options)
 	if err != nil {
-		return Decision{}, true
+		return Decision{}, true, ByUser
 	}
-	return d, false
+	return d, false, ByUser
 }
 
 // Created is the agent's answer to the session/new that opened the

@@ -30,7 +30,20 @@ type ToolCall struct {
 	State State
 	// OptionID is the permission option chosen, if one was.
 	OptionID string
+	// By says who answered the last permission request (ByUser, ByPreset,
+	// ByRule, ByCancel); Rule is the rule that answered it (ByPreset,
+	// ByRule).
+	By   string
+	Rule Rule
 }
+
+// Who answers a permission request (ToolCall.By).
+const (
+	ByUser   = "user"   // a person (Options.Ask)
+	ByPreset = "preset" // the agent's own preset (Options.Preset)
+	ByRule   = "rule"   // a rule that overrides the preset: --approve-all, --approve-reads, --deny-all
+	ByCancel = "cancel" // the turn was cancelled
+)
 
 // Permissions counts the permission requests of a session by answer.
 type Permissions struct {
@@ -183,8 +196,10 @@ func (t *thread) awaiting(req acp.ToolCallUpdate) ToolCall {
 	})
 }
 
-// decided records the answer to a permission request and counts it.
-func (t *thread) decided(id string, d Decision, cancelled bool) ToolCall {
+// decided records the answer to a permission request, counts it and
+// emits it (every decision, as an Event with Decision set, even one that
+// changes nothing visible).
+func (t *thread) decided(id string, d Decision, cancelled bool, by string, rule Rule) ToolCall {
 	state := StateDenied
 	t.mu.Lock()
 	switch {
@@ -197,8 +212,12 @@ func (t *thread) decided(id string, d Decision, cancelled bool) ToolCall {
 	default:
 		t.perms.Denied++
 	}
+	c := t.get(id)
+	c.OptionID, c.State, c.By, c.Rule = d.OptionID, state, by, rule
+	snap := *c
 	t.mu.Unlock()
-	return t.set(id, func(c *ToolCall) { c.OptionID, c.State = d.OptionID, state })
+	t.emit(Event{Kind: EventToolCall, ToolCall: &snap, Decision: true})
+	return snap
 }
 
 func (t *thread) permissions() Permissions {

@@ -51,7 +51,8 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 
 // prompt gives the agent a person's prompt and streams the reply as
 // JSON lines of Items, the last one {"kind":"done",...} with the
-// outcome (or {"kind":"error"}).
+// outcome (or {"kind":"error"}): the stop reason is said there once, not
+// also as the "stop" item of the turn's answer.
 func (s *Server) prompt(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	var mbe *http.MaxBytesError
@@ -94,6 +95,9 @@ func (s *Server) prompt(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, it := range lr.Line(raw) {
+			if it.Kind == "stop" {
+				continue // the last item says it
+			}
 			select {
 			case items <- it:
 			default:

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/supervise"
@@ -20,6 +22,12 @@ import (
 const (
 	// TimelineMax is how many entries the events page keeps.
 	TimelineMax = 1000
+	// TimelineBytes bounds what the timeline keeps in all (Entry.size):
+	// the oldest entries go first when a new one would pass it.
+	TimelineBytes = 2 << 20
+	// DataMax bounds an entry's data and a hook run's outcome, in bytes:
+	// the rest is cut with a marker saying how much was cut.
+	DataMax = 4 << 10
 	// liveQueue bounds what waits for one live connection; more is
 	// dropped (counted) and the page told to reload.
 	liveQueue = 256
@@ -34,7 +42,15 @@ type Entry struct {
 	Hook       string    `json:"hook,omitempty"`
 	Outcome    string    `json:"outcome,omitempty"` // a hook's: "ok", "failed: ...", "dropped: ..."
 	DurationMs int64     `json:"durationMs,omitempty"`
-	Data       string    `json:"data,omitempty"` // the event's data, as JSON
+	Data       string    `json:"data,omitempty"` // the event's data, as JSON (cut at DataMax)
+}
+
+// entryOverhead is what an entry costs besides its strings' bytes.
+const entryOverhead = 128
+
+// size is what e costs the timeline, in bytes.
+func (e *Entry) size() int {
+	return entryOverhead + len(e.Event) + len(e.Agent) + len(e.Hook) + len(e.Outcome) + len(e.Data)
 }
 
 // message is one server-sent event.
@@ -49,8 +65,8 @@ type hub struct {
 	src     Source
 	mu      sync.Mutex
 	seq     uint64
-	entries []Entry // a ring of at most TimelineMax: the last ones
-	first   int     // the oldest entry's index, once the ring is full
+	entries []Entry // the last ones, oldest first: at most TimelineMax of at most TimelineBytes
+	bytes   int     // what entries cost (Entry.size)
 	subs    map[*sub]struct{}
 	dropped atomic.Uint64
 }
@@ -81,7 +97,7 @@ func (s *Server) Follow(ctx context.Context, c <-chan hooks.Observation) {
 
 // Observe takes one observation (see Follow).
 func (s *Server) Observe(ob hooks.Observation) {
-	e := entryOf(ob)
+	e := entryOf(ob, time.Now())
 	s.live.add(e)
 	if ob.Hook == nil && ob.Event.Agent != "" {
 		s.agentEvent(ob.Event)
@@ -146,34 +162,76 @@ func (s *Server) TaskStarted(agent string, task uint64) {
 // Dropped is how many live messages were dropped for slow pages.
 func (s *Server) Dropped() uint64 { return s.live.dropped.Load() }
 
-func entryOf(ob hooks.Observation) Entry {
+// entryOf is the timeline's entry of ob: an event with its data, or a
+// hook run with its outcome (its event's entry has the data: it is kept
+// once), stamped when its outcome came (now): a hook may have waited to
+// run, so its event's time plus its duration may be earlier than its end.
+func entryOf(ob hooks.Observation, now time.Time) Entry {
 	ev := ob.Event
 	e := Entry{Time: ev.Time, Event: ev.Name, Agent: ev.Agent}
-	if len(ev.Data) > 0 {
-		e.Data = string(mustJSON(ev.Data))
-	}
-	if r := ob.Hook; r != nil {
-		e.Hook, e.DurationMs, e.Outcome = r.Hook, r.Duration.Milliseconds(), "ok"
-		e.Time = ev.Time.Add(r.Duration)
-		switch {
-		case r.Dropped:
-			e.Outcome = "dropped: " + r.Err.Error()
-		case r.Err != nil:
-			e.Outcome = "failed: " + r.Err.Error()
+	r := ob.Hook
+	if r == nil {
+		if len(ev.Data) > 0 {
+			e.Data = cut(dataJSON(ev.Data), DataMax)
 		}
+		return e
 	}
+	e.Hook, e.DurationMs, e.Outcome = r.Hook, r.Duration.Milliseconds(), "ok"
+	e.Time = now
+	switch {
+	case r.Dropped:
+		e.Outcome = "dropped: " + r.Err.Error()
+	case r.Err != nil:
+		e.Outcome = "failed: " + r.Err.Error()
+	}
+	e.Outcome = cut(e.Outcome, DataMax)
 	return e
 }
 
+// dataJSON is an event's data as JSON, escaped for nothing but JSON: the
+// page escapes it for HTML once, the live pages set it as text.
+func dataJSON(data map[string]any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(data) != nil {
+		return "null"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// cut is s cut to at most limit bytes (at a character's start), with a
+// marker saying how many were cut.
+func cut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	n := limit
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes more)", len(s)-n)
+}
+
+// add keeps e in time order (after those of its time: entries come
+// about in order, so it moves back a few at most), letting the oldest
+// entries go while there are more than TimelineMax or they cost more than
+// TimelineBytes, and sends it to the live pages.
 func (h *hub) add(e Entry) {
 	h.mu.Lock()
 	h.seq++
 	e.Seq = h.seq
-	if len(h.entries) < TimelineMax {
-		h.entries = append(h.entries, e)
-	} else {
-		h.entries[h.first] = e
-		h.first = (h.first + 1) % TimelineMax
+	h.entries = append(h.entries, e)
+	i := len(h.entries) - 1
+	for ; i > 0 && h.entries[i-1].Time.After(e.Time); i-- {
+		h.entries[i] = h.entries[i-1]
+	}
+	h.entries[i] = e
+	h.bytes += e.size()
+	for len(h.entries) > TimelineMax || h.bytes > TimelineBytes && len(h.entries) > 1 {
+		h.bytes -= h.entries[0].size()
+		h.entries[0] = Entry{} // its strings are not kept by the array
+		h.entries = h.entries[1:]
 	}
 	h.mu.Unlock()
 	h.send(message{event: "entry", data: mustJSON(e)})
@@ -183,7 +241,7 @@ func (h *hub) add(e Entry) {
 func (h *hub) timeline() []Entry {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append(append([]Entry(nil), h.entries[h.first:]...), h.entries[:h.first]...)
+	return slices.Clone(h.entries)
 }
 
 func (h *hub) send(m message) {

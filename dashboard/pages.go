@@ -157,5 +157,6 @@ func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {
 		Agents         []string
 		Entries        []Entry
 		Hooks          []Hook
-	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries, s.src.Hooks()})
+		Max            int
+	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries, s.src.Hooks(), TimelineMax})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/tasklog"
 )
 
 // Item is one piece of a task's log as the dashboard shows it: the
@@ -64,6 +66,8 @@ func (lr *LogReader) Line(l []byte) []Item {
 		}
 	case m.Method == "session/request_permission":
 		lr.ask(m)
+	case m.Method == tasklog.DecisionMethod:
+		return lr.decision(m.Params)
 	case m.Method == "" && m.Error != nil:
 		return []Item{{Kind: "error", Text: m.Error.Message}}
 	case m.Method == "" && len(m.Result) > 0:
@@ -145,6 +149,22 @@ func (lr *LogReader) answer(m rpc) []Item {
 		lr.Perms.Denied++
 	}
 	return []Item{{Kind: "permission", Title: a.title, Status: decision}}
+}
+
+// decision reads actctl's record of a permission decision: an item with
+// who decided, counted unless it was cancelled.
+func (lr *LogReader) decision(params json.RawMessage) []Item {
+	d, ok := tasklog.ParseDecision(params)
+	if !ok {
+		return nil
+	}
+	switch d.Decision {
+	case "allowed":
+		lr.Perms.Allowed++
+	case "denied":
+		lr.Perms.Denied++
+	}
+	return []Item{{Kind: "permission", ID: d.ToolCallID, Title: d.Title, Status: d.Decision, Text: d.Words()}}
 }
 
 // ReadLog renders a whole task log: text chunks joined, one item per

@@ -272,6 +272,23 @@ func TestPromptStreams(t *testing.T) {
 	}
 }
 
+// TestPromptStopOnce: the prompt box's stream says the stop reason once,
+// in its last item, though the turn's answer (in the session's messages)
+// carries it too. (issue #35 item 4)
+func TestPromptStopOnce(t *testing.T) {
+	f := newFake(testAgents()...)
+	f.reply = []string{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`}
+	s := newTestServer(t, f)
+	w := serve(s, request("POST", "/agents/bot/prompt", "text=hello"))
+	want := `{"kind":"text","text":"hi"}
+{"kind":"done","status":"end_turn","text":"task 1"}
+`
+	if got := w.Body.String(); got != want {
+		t.Fatalf("stream:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestCanvasRoute(t *testing.T) {
 	f := newFake(testAgents()...)
 	f.canvas["bot"] = "<p>hi</p>"
@@ -529,5 +546,80 @@ func TestTimelineRing(t *testing.T) {
 		if tl[i].Seq != tl[i-1].Seq+1 {
 			t.Fatalf("out of order at %d: %d after %d", i, tl[i].Seq, tl[i-1].Seq)
 		}
+	}
+}
+
+// TestTimelineBounds: big events (signed webhook deliveries of 64 KiB,
+// each run by a hook) keep at most DataMax of their data, once (a hook
+// run's entry has none), and the timeline at most TimelineBytes in all,
+// so the events page is bounded too; the data is escaped once, for
+// HTML, by the page. Before, every entry kept its data whole, the hook
+// run's a second copy, JSON-escaped for HTML and then escaped again by
+// the page. (issue #30 item 10)
+func TestTimelineBounds(t *testing.T) {
+	s, ts := liveServer(t, newFake(testAgents()...), 0)
+	payload := strings.Repeat(`a & b <i> "q" `, 64<<10/14)
+	for i := range 100 {
+		ev := hooks.Event{Name: "webhook:gh", Time: time.Unix(int64(i), 0), Data: map[string]any{"payload": map[string]any{"body": payload}}}
+		s.Observe(hooks.Observation{Event: ev})
+		s.Observe(hooks.Observation{Event: ev, Hook: &hooks.Result{Hook: "triage", Event: ev}})
+	}
+	tl := s.live.timeline()
+	kept := 0
+	for _, e := range tl {
+		kept += e.size()
+		switch {
+		case e.Hook != "" && e.Data != "":
+			t.Fatalf("a hook run keeps its event's data again: %d bytes", len(e.Data))
+		case e.Hook == "" && (len(e.Data) > DataMax+32 || !strings.HasSuffix(e.Data, " bytes more)")):
+			t.Fatalf("an event keeps %d bytes of data, ending %q", len(e.Data), e.Data[max(0, len(e.Data)-40):])
+		}
+	}
+	if kept > TimelineBytes || kept != s.live.bytes {
+		t.Errorf("the timeline keeps %d bytes (counted %d), bound %d", kept, s.live.bytes, TimelineBytes)
+	}
+	get := func(path string) string {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Host = ts.Listener.Addr().String()
+		r.AddCookie(liveCookie(ts))
+		return serve(s, r).Body.String()
+	}
+	// Escaped for HTML, a byte takes at most 6 (`"` is &#34;).
+	if page := get("/events"); len(page) > 6*TimelineBytes {
+		t.Errorf("the events page is %d bytes, bound %d", len(page), 6*TimelineBytes)
+	}
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "webhook:gh", Data: map[string]any{"title": "fish & chips <b>"}}})
+	page := get("/events")
+	if !strings.Contains(page, `fish &amp; chips &lt;b&gt;`) || strings.Contains(page, `\u0026`) || strings.Contains(page, "&amp;amp;") {
+		t.Errorf("the data is not escaped once:\n%s", page[strings.Index(page, "<tbody>"):][:400])
+	}
+}
+
+// TestTimelineOrder: the timeline is in time order whatever the order
+// the entries come in, newest first on the page; a hook run is stamped
+// when its outcome came, not at its event's time plus its duration (it
+// may have waited to run). (issue #35 item 4)
+func TestTimelineOrder(t *testing.T) {
+	s, ts := liveServer(t, newFake(testAgents()...), 0)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, n := range []int{1, 3, 2} {
+		s.Observe(hooks.Observation{Event: hooks.Event{Name: fmt.Sprintf("e%d", n), Time: at.Add(time.Duration(n) * time.Second)}})
+	}
+	before := time.Now()
+	s.Observe(hooks.Observation{Event: hooks.Event{Name: "e0", Time: at}, Hook: &hooks.Result{Hook: "slow", Duration: time.Second}})
+	tl := s.live.timeline()
+	var got []string
+	for _, e := range tl {
+		got = append(got, e.Event)
+	}
+	if strings.Join(got, " ") != "e1 e2 e3 e0" || tl[3].Time.Before(before) {
+		t.Errorf("timeline %v, the hook run at %v (observed after %v)", got, tl[3].Time, before)
+	}
+	r := httptest.NewRequest("GET", "/events", nil)
+	r.Host = ts.Listener.Addr().String()
+	r.AddCookie(liveCookie(ts))
+	page := serve(s, r).Body.String()
+	if i, j, k := strings.Index(page, "<td>e3"), strings.Index(page, "<td>e2"), strings.Index(page, "<td>e1"); i < 0 || i > j || j > k {
+		t.Errorf("the page is not newest first:\n%s", page)
 	}
 }

@@ -204,6 +204,10 @@ func (t *tee) Message(line []byte) {
 }
 
 func (t *tee) Event(e acpclient.Event) {
+	t.mu.Lock()
+	w := t.log
+	t.mu.Unlock()
+	LogDecision(w, e)
 	if t.user != nil {
 		t.user.Event(e)
 	}

@@ -118,3 +118,15 @@ func logRel(dir, path string) string {
 	}
 	return path
 }
+
+// LogDecision records in w, a turn's task file (nil: none), the
+// permission decision e is (an Event with Decision set); any other event
+// is not the log's: its messages are.
+func LogDecision(w *tasklog.Writer, e acpclient.Event) {
+	if w == nil || !e.Decision || e.ToolCall == nil {
+		return
+	}
+	c := e.ToolCall
+	w.Decision(tasklog.Decision{ToolCallID: c.ID, Title: c.Title, Kind: string(c.Kind), Decision: string(c.State),
+		OptionID: c.OptionID, By: c.By, Rule: string(c.Rule)})
+}

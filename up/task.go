@@ -66,6 +66,10 @@ func (r *taskRun) Message(line []byte) {
 }
 
 func (r *taskRun) Event(e acpclient.Event) {
+	r.mu.Lock()
+	w := r.w
+	r.mu.Unlock()
+	emp.LogDecision(w, e)
 	if r.sink != nil {
 		r.sink("event", e)
 	}

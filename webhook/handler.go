@@ -15,11 +15,17 @@ import (
 	"github.com/actctl/actctl/internal/clock"
 )
 
-// Defaults of Options.
+// Defaults of Options. What the listener holds is bounded by them
+// (docs/runtime.md, "Webhooks"): at most DefaultMaxReading bodies of at
+// most DefaultMaxBody each (16 MiB), and per connection, of at most
+// DefaultMaxConns, its headers (at most maxHeaderBytes) and buffers.
 const (
-	DefaultMaxBody   = 1 << 20
-	DefaultQueue     = 256
-	DefaultReplayTTL = 24 * time.Hour
+	DefaultMaxBody     = 1 << 20
+	DefaultMaxReading  = 16
+	DefaultMaxConns    = 128
+	DefaultReadTimeout = 10 * time.Second
+	DefaultQueue       = 256
+	DefaultReplayTTL   = 24 * time.Hour
 	// maxSeen bounds the delivery ids kept against replays, whatever
 	// their age: a flood of valid deliveries does not grow memory.
 	maxSeen = 1 << 16
@@ -35,6 +41,16 @@ type Options struct {
 	// MaxBody bounds a request's body (default DefaultMaxBody): more is
 	// answered 413.
 	MaxBody int64
+	// MaxReading bounds the deliveries whose bodies are read and checked
+	// at once (default DefaultMaxReading): another is answered 503 with
+	// Retry-After before its body is read.
+	MaxReading int
+	// MaxConns bounds the connections Serve serves at once (default
+	// DefaultMaxConns): more wait to be accepted.
+	MaxConns int
+	// ReadTimeout is how long Serve gives a request to arrive, body
+	// included (default DefaultReadTimeout).
+	ReadTimeout time.Duration
 	// Queue bounds the deliveries accepted and not yet published
 	// (default DefaultQueue): more are answered 503 with Retry-After.
 	Queue int
@@ -44,8 +60,13 @@ type Options struct {
 
 // Handler serves POST /webhooks/NAME. Its zero value is not usable: New.
 type Handler struct {
-	opts  Options
-	queue chan Delivery
+	opts    Options
+	queue   chan Delivery
+	reading chan struct{} // a slot per delivery whose body is read
+	// onRead and onConn, if set (tests), are called with the number of
+	// bodies being read once one more is, and of connections served once
+	// one more is.
+	onRead, onConn func(n int)
 
 	mu        sync.Mutex
 	endpoints map[string]Endpoint
@@ -61,13 +82,22 @@ func New(endpoints []Endpoint, opts Options) *Handler {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
+	if opts.MaxReading <= 0 {
+		opts.MaxReading = DefaultMaxReading
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
 	if opts.Queue <= 0 {
 		opts.Queue = DefaultQueue
 	}
 	if opts.ReplayTTL <= 0 {
 		opts.ReplayTTL = DefaultReplayTTL
 	}
-	h := &Handler{opts: opts, queue: make(chan Delivery, opts.Queue), seen: map[string]time.Time{}}
+	h := &Handler{opts: opts, queue: make(chan Delivery, opts.Queue), reading: make(chan struct{}, opts.MaxReading), seen: map[string]time.Time{}}
 	h.Set(endpoints)
 	return h
 }
@@ -89,8 +119,12 @@ const Prefix = "/webhooks/"
 // ServeHTTP answers one delivery: 404 for any other path or an unknown
 // webhook, 405 for another method, 413 for a body over the bound, 401
 // unsigned or wrongly signed, 400 without a JSON object, 200 for an
-// ignored event type or a replay, 503 when the queue is full, else 202
-// once the delivery is queued.
+// ignored event type or a replay, 503 when the queue is full or
+// MaxReading bodies are being read, else 202 once the delivery is
+// queued. A request refused before its body was read (a declared length
+// over the bound, no signature or one of another shape, no slot to read
+// it in) is answered at once and its connection closed: its body is
+// never read, so it costs no memory.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name, ok := strings.CutPrefix(r.URL.Path, Prefix)
 	h.mu.Lock()
@@ -105,29 +139,98 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed: POST only", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("413 body over %d bytes", h.opts.MaxBody), http.StatusRequestEntityTooLarge)
-			return
+	sig, code, msg := h.admit(e, r)
+	if code != 0 {
+		if code == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
 		}
-		http.Error(w, "400 reading the body: "+err.Error(), http.StatusBadRequest)
+		refuse(w, code, msg)
 		return
 	}
-	code, msg := h.take(e, r.Header, body)
+	defer func() { <-h.reading }()
+	body, err := readBody(r.Body, r.ContentLength, h.opts.MaxBody)
+	if errors.Is(err, errTooBig) {
+		refuse(w, http.StatusRequestEntityTooLarge, h.tooBig())
+		return
+	}
+	if err != nil {
+		refuse(w, http.StatusBadRequest, "400 reading the body: "+err.Error())
+		return
+	}
+	code, msg = h.take(e, r.Header, sig, body)
 	if code == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
+	answer(w, code, msg)
+}
+
+// admit decides, before anything of r's body is read, whether it is
+// read: its signature, and a slot to read it in taken (the caller gives
+// it back); else the refusal's status and message.
+func (h *Handler) admit(e Endpoint, r *http.Request) (sig []byte, code int, msg string) {
+	if r.ContentLength > h.opts.MaxBody {
+		return nil, http.StatusRequestEntityTooLarge, h.tooBig()
+	}
+	sig, err := e.signature(r.Header)
+	if err != nil {
+		return nil, http.StatusUnauthorized, unsigned(e, err)
+	}
+	select {
+	case h.reading <- struct{}{}:
+	default:
+		return nil, http.StatusServiceUnavailable, fmt.Sprintf("503 %d deliveries are being read; retry later", h.opts.MaxReading)
+	}
+	if h.onRead != nil {
+		h.onRead(len(h.reading))
+	}
+	return sig, 0, ""
+}
+
+func (h *Handler) tooBig() string { return fmt.Sprintf("413 body over %d bytes", h.opts.MaxBody) }
+
+func unsigned(e Endpoint, err error) string {
+	return fmt.Sprintf("401 %v (%s, HMAC-SHA256 of the body)", err, e.Header)
+}
+
+// answer writes the status and its message.
+func answer(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(code)
 	fmt.Fprintln(w, msg)
 }
 
-// take checks and queues one signed body; it returns the answer.
-func (h *Handler) take(e Endpoint, hdr http.Header, body []byte) (int, string) {
-	if err := e.verify(hdr, body); err != nil {
-		return http.StatusUnauthorized, fmt.Sprintf("401 %v (%s, HMAC-SHA256 of the body)", err, e.Header)
+// refuse answers a request whose body is not read (whole) and closes its
+// connection, so that the server does not read the rest either.
+func refuse(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Connection", "close")
+	answer(w, code, msg)
+}
+
+var errTooBig = errors.New("body over the bound")
+
+// readBody reads a body of at most limit bytes (more is errTooBig):
+// one of a declared length (declared >= 0, the server ends it there)
+// into one buffer of that size, another into one grown as it arrives.
+func readBody(r io.Reader, declared, limit int64) ([]byte, error) {
+	if declared >= 0 {
+		buf := make([]byte, declared)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	buf, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err == nil && int64(len(buf)) > limit {
+		return nil, errTooBig
+	}
+	return buf, err
+}
+
+// take checks and queues one body signed with sig; it returns the
+// answer.
+func (h *Handler) take(e Endpoint, hdr http.Header, sig, body []byte) (int, string) {
+	if err := e.verify(sig, body); err != nil {
+		return http.StatusUnauthorized, unsigned(e, err)
 	}
 	event, id := e.eventOf(hdr)
 	if len(e.Events) > 0 && !slices.Contains(e.Events, event) {

@@ -24,22 +24,28 @@ var (
 	errBadSig   = errors.New("the signature does not match the body")
 )
 
-// verify checks body's signature in h under e: GitHub's
-// "sha256=<hex>", or for hmac-sha256 that or bare hex. The comparison
-// takes the same time whatever the signature's bytes.
-func (e Endpoint) verify(h http.Header, body []byte) error {
+// signature is the signature in h under e: GitHub's "sha256=<hex>", or
+// for hmac-sha256 that or bare hex. A request without one, or with one
+// of another shape, is refused by it before its body is read.
+func (e Endpoint) signature(h http.Header) ([]byte, error) {
 	got := strings.TrimSpace(h.Get(e.Header))
 	if got == "" {
-		return errUnsigned
+		return nil, errUnsigned
 	}
 	hexSig, prefixed := strings.CutPrefix(got, "sha256=")
 	if !prefixed && e.Signature == schema.SignatureGitHub {
-		return errBadSig
+		return nil, errBadSig
 	}
 	sig, err := hex.DecodeString(hexSig)
-	if err != nil {
-		return errBadSig
+	if err != nil || len(sig) != sha256.Size {
+		return nil, errBadSig
 	}
+	return sig, nil
+}
+
+// verify checks that sig (signature's) signs body under e's secret. The
+// comparison takes the same time whatever the signature's bytes.
+func (e Endpoint) verify(sig, body []byte) error {
 	m := hmac.New(sha256.New, e.Secret)
 	m.Write(body)
 	if !hmac.Equal(sig, m.Sum(nil)) {

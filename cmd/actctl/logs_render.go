@@ -10,6 +10,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/tasklog"
 )
 
 // taskRenderer prints a task's ACP messages for reading, as `actctl run`
@@ -60,6 +61,10 @@ func (r *taskRenderer) line(l []byte) {
 			c.State = acpclient.StateAwaiting
 			r.printLine(toolCallLine(c))
 		}
+	case m.Method == tasklog.DecisionMethod:
+		if d, ok := tasklog.ParseDecision(m.Params); ok {
+			r.decision(d)
+		}
 	case m.Method == "" && m.Result != nil && m.Result.StopReason != "":
 		r.printLine("stop: " + termsafe.Line(m.Result.StopReason))
 	case m.Method == "" && m.Error != nil:
@@ -85,6 +90,22 @@ func (r *taskRenderer) update(u acp.SessionUpdate) {
 		tc := u.ToolCallUpdate
 		r.printLine(toolCallLine(r.merge(string(tc.ToolCallId), tc.Title, tc.Kind, tc.Status)))
 	}
+}
+
+// decision prints actctl's record of a permission decision, with who
+// decided.
+func (r *taskRenderer) decision(d tasklog.Decision) {
+	var title *string
+	if d.Title != "" {
+		title = &d.Title
+	}
+	var kind *acp.ToolKind
+	if d.Kind != "" {
+		kind = (*acp.ToolKind)(&d.Kind)
+	}
+	c := r.merge(d.ToolCallID, title, kind, nil)
+	c.State, c.OptionID = acpclient.State(d.Decision), d.OptionID
+	r.printLine(toolCallLine(c) + ", " + termsafe.Line(d.Words()))
 }
 
 // merge records what a message says of tool call id (the fields it has)

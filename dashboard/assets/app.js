@@ -55,13 +55,19 @@
 		if ((table.dataset.agent && table.dataset.agent !== e.agent) || (table.dataset.event && table.dataset.event !== e.event)) return;
 		const tr = document.createElement("tr");
 		const when = new Date(e.time);
+		tr.dataset.t = String(when.getTime());
 		const cells = [when.toLocaleTimeString(), e.event, e.agent || "", e.hook || "", e.outcome || "", e.hook ? e.durationMs + " ms" : "", e.data || ""];
 		for (const v of cells) {
 			const td = document.createElement("td");
 			td.textContent = v;
 			tr.appendChild(td);
 		}
-		table.tBodies[0].prepend(tr);
+		// Newest first, in time order: before the first row not later.
+		let at = table.tBodies[0].firstElementChild;
+		while (at && Number(at.dataset.t) > when.getTime()) at = at.nextElementSibling;
+		table.tBodies[0].insertBefore(tr, at);
+		const max = Number(table.dataset.max) || 1000; // the server's bound: a page left open keeps no more
+		while (table.tBodies[0].rows.length > max) table.tBodies[0].lastElementChild.remove();
 		const none = document.getElementById("no-entries");
 		if (none) none.remove();
 	}
@@ -193,7 +199,7 @@
 			const status = document.createElement("span"); status.className = "status";
 			if (it.kind === "tool" || it.kind === "permission") {
 				title.textContent = it.title || "";
-				status.textContent = " " + (it.status || "");
+				status.textContent = " " + (it.status || "") + (it.kind === "permission" && it.text ? " " + it.text : "");
 				el.dataset.status = it.status || "";
 				if (it.kind === "tool") tools.set(it.id, el);
 			} else if (it.kind === "done") {

@@ -140,7 +140,7 @@ func Main() int {
 		})
 	}
 	a := &agent{sessions: map[string]*session{}, out: &exitWriter{w: os.Stdout}, ready: make(chan struct{})}
-	a.conn = acp.NewAgentSideConnection(a, a.out, os.Stdin)
+	a.conn = acp.NewAgentSideConnection(a, a.out, stdin)
 	close(a.ready)
 	// Children started by stream are not cleaned up here on purpose: the
 	// client's process-group kill must reach them.

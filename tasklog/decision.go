@@ -1,0 +1,74 @@
+package tasklog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// DecisionMethod is the method of the line with which a task file records
+// a permission decision: how actctl answered one of the agent's
+// session/request_permission requests, and who decided. The line is
+// actctl's record, not a message of the wire: the agent got the answer
+// itself (docs/runtime.md, "Task log").
+const DecisionMethod = "_actctl/permission"
+
+// Decision is one permission decision as a task file records it.
+type Decision struct {
+	ToolCallID string `json:"toolCallId"`
+	Title      string `json:"title,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	// Decision is "allowed", "denied" or "cancelled".
+	Decision string `json:"decision"`
+	// OptionID is the agent's option chosen (none when cancelled).
+	OptionID string `json:"optionId,omitempty"`
+	// By is who decided: "preset" (the agent's preset), "rule" (a rule
+	// overriding it: --approve-all, --approve-reads, --deny-all), "user"
+	// (a person) or "cancel" (the turn was cancelled); Rule the rule that
+	// answered ("reads", "edits", "all", "none").
+	By   string `json:"by"`
+	Rule string `json:"rule,omitempty"`
+}
+
+// decisionLine is a decision's line in a task file.
+type decisionLine struct {
+	JSONRPC string   `json:"jsonrpc"`
+	Method  string   `json:"method"`
+	Params  Decision `json:"params"`
+}
+
+// Decision appends the permission decision d to the task's file (as
+// Message does a message).
+func (w *Writer) Decision(d Decision) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(decisionLine{JSONRPC: "2.0", Method: DecisionMethod, Params: d}) == nil {
+		w.Message(b.Bytes())
+	}
+}
+
+// ParseDecision reads the params of a DecisionMethod line.
+func ParseDecision(params json.RawMessage) (Decision, bool) {
+	var d Decision
+	if json.Unmarshal(params, &d) != nil || d.Decision == "" {
+		return Decision{}, false
+	}
+	return d, true
+}
+
+// Words are d as a person reads it: "by the preset (rule edits)",
+// "by --deny-all (rule none)", "by the user", "the turn was cancelled".
+func (d Decision) Words() string {
+	switch d.By {
+	case "preset":
+		return fmt.Sprintf("by the agent's preset (rule %s)", d.Rule)
+	case "rule":
+		return fmt.Sprintf("by a rule overriding the preset (rule %s)", d.Rule)
+	case "user":
+		return "by the user"
+	case "cancel":
+		return "the turn was cancelled"
+	}
+	return "by " + d.By
+}
