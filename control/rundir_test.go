@@ -52,3 +52,35 @@ func TestRunDirTrust(t *testing.T) {
 		t.Errorf("another owner: %q", why)
 	}
 }
+
+// TestLedgerDir: the ledgers of a workspace live in the actctl home, in a
+// directory of their own per workspace root, 0700, and a link there is
+// refused.
+func TestLedgerDir(t *testing.T) {
+	home := t.TempDir()
+	a, err := LedgerDir(home, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LedgerDir(home, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b || filepath.Dir(a) != filepath.Join(home, "procs") {
+		t.Errorf("ledger directories %s and %s", a, b)
+	}
+	if fi, err := os.Lstat(a); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("%s: %v, %v", a, fi.Mode(), err)
+	}
+	if _, err := LedgerDir("", t.TempDir()); err == nil {
+		t.Error("no home: no error")
+	}
+	linked := t.TempDir()
+	top := filepath.Join(linked, "procs")
+	if err := os.Symlink(t.TempDir(), top); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LedgerDir(linked, t.TempDir()); err == nil || !strings.Contains(err.Error(), "refusing "+top+": it is a symbolic link") {
+		t.Errorf("a linked procs: %v", err)
+	}
+}
