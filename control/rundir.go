@@ -13,12 +13,14 @@ import (
 
 // The run directory's trust rule (docs/runtime.md, "Control socket"):
 // .actant and .actant/run are directories of the current user, neither a
-// symbolic link nor writable by group or others (run is 0700), and so is
-// every entry of run actctl uses (up.lock, up.sock, the agents' task
-// locks). Then nobody else can swap any of them for a link or put their
-// own in its place between a check and its use; nothing there is ever
-// followed. The process ledgers follow the same rule in the actctl home
-// (LedgerDir).
+// symbolic link nor writable by others nor by a group the user is not in
+// (run is 0700 when actctl makes it), and so is every entry of run actctl
+// uses (up.lock, up.sock, the agents' task locks). Then nobody else can
+// swap any of them for a link or put their own in its place between a
+// check and its use; nothing there is ever followed. Group bits of one of
+// the user's own groups are accepted: a Kubernetes volume's fsGroup gives
+// every file on it group read and write (closedBits). The process ledgers
+// follow the same rule in the actctl home (LedgerDir).
 
 // RunDir is the workspace's checked run directory, .actant/run: created
 // (0700, .actant too when missing) and made private when create is set
@@ -69,7 +71,7 @@ func checkedDir(dir string, create bool, open fs.FileMode) error {
 	}
 	if create && fi.Mode().Perm()&open != 0 {
 		// Ours and no link: tightening it is safe, and what lets a
-		// umask of 002 keep working.
+		// umask of 002 keep working (and a volume's fsGroup walk).
 		if err := os.Chmod(dir, fi.Mode().Perm()&^open); err != nil {
 			return fmt.Errorf("chmod %s: %w", dir, err)
 		}
