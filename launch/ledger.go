@@ -138,6 +138,11 @@ func ledgerOwner(name string) (pid int, start uint64, ok bool) {
 	return pid, start, err1 == nil && err2 == nil && pid > 0
 }
 
+// StartTime is pid's start time since boot, which with the pid names one
+// process and never another that reuses the pid (Linux; elsewhere an
+// error wrapping errors.ErrUnsupported).
+func StartTime(pid int) (uint64, error) { return startTime(pid) }
+
 // ownerRuns reports whether the process pid that started at start runs.
 func ownerRuns(pid int, start uint64) bool {
 	now, err := startTime(pid)
