@@ -99,15 +99,19 @@ func LedgerDir(home, root string) (string, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return "", fmt.Errorf("create %s: %w", home, err)
 	}
-	top := filepath.Join(home, layout.Ledgers)
-	if err := checkedDir(top, true, 0o022); err != nil {
+	dir := LedgerDirOf(home, root)
+	if err := checkedDir(filepath.Dir(dir), true, 0o022); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(top, rootKey(root))
 	if err := checkedDir(dir, true, 0o077); err != nil {
 		return "", err
 	}
 	return dir, nil
+}
+
+// LedgerDirOf is the path of LedgerDir, neither made nor checked.
+func LedgerDirOf(home, root string) string {
+	return filepath.Join(home, layout.Ledgers, rootKey(root))
 }
 
 // checkEntry refuses an entry of the run directory (the lock, the

@@ -95,9 +95,10 @@ func Track(l *Ledger) { tracked.Store(l) }
 // Sweep ends what the owners of the other ledgers in dir left behind,
 // when those owners are gone (their pid is free, or another process with
 // a later start time holds it): every process carrying one of their
-// marks (KillMarked), and each recorded process still running with its
-// recorded start time (its group too). Those ledgers are then removed.
-// It returns how many processes it ended.
+// marks (KillMarked), and the group of each recorded process proved to be
+// the one actctl started (recordedLeader: its start time, its mark, a
+// group leader, not pid 1). Those ledgers are then removed. It returns
+// how many processes it ended.
 func Sweep(dir string) (int, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {

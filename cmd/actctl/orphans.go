@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,21 +22,19 @@ import (
 // their own, and stop ends those still running. Where no ledger can be
 // kept (outside Linux) it does nothing.
 func trackProcesses(root, home string, hooks bool, logf func(string, ...any)) (stop func(), err error) {
-	dir, err := control.LedgerDir(home, root)
-	if err != nil {
-		return func() {}, err
+	// What this creates it removes again, when empty: a run leaves
+	// nothing behind.
+	made := missing(home, filepath.Join(home, layout.Ledgers), control.LedgerDirOf(home, root))
+	removeMade := func() {
+		for _, d := range made {
+			_ = os.Remove(d)
+		}
 	}
-	ignoreWorkspaceLedgers(root, dir, logf)
-	if n, err := launch.Sweep(dir); err != nil {
-		logf("ending what a killed actctl left: %v", err)
-	} else if n > 0 {
-		logf("ended %d process(es) a killed actctl left running", n)
-	}
-	l, err := launch.OpenLedger(dir)
+	l, err := openLedger(home, root, logf)
 	if errors.Is(err, errors.ErrUnsupported) {
-		return func() {}, nil
+		return removeMade, nil
 	} else if err != nil {
-		return func() {}, err
+		return removeMade, err
 	}
 	launch.Track(l)
 	mark := ""
@@ -54,7 +53,44 @@ func trackProcesses(root, home string, hooks bool, logf func(string, ...any)) (s
 		if err := l.Close(); err != nil {
 			logf("%v", err)
 		}
+		removeMade()
 	}, nil
+}
+
+// openLedger sweeps the ledger directory of the workspace at root and
+// opens this process's ledger there. The directory is made again when
+// another actctl, ending, removed it meanwhile.
+func openLedger(home, root string, logf func(string, ...any)) (*launch.Ledger, error) {
+	for try := 0; ; try++ {
+		dir, err := control.LedgerDir(home, root)
+		if err != nil {
+			return nil, err
+		}
+		if try == 0 {
+			ignoreWorkspaceLedgers(root, dir, logf)
+			if n, err := launch.Sweep(dir); err != nil {
+				logf("ending what a killed actctl left: %v", err)
+			} else if n > 0 {
+				logf("ended %d process(es) a killed actctl left running", n)
+			}
+		}
+		l, err := launch.OpenLedger(dir)
+		if try == 0 && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		return l, err
+	}
+}
+
+// missing lists those of dirs that do not exist, deepest first.
+func missing(dirs ...string) []string {
+	var out []string
+	for _, d := range dirs {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			out = append([]string{d}, out...)
+		}
+	}
+	return out
 }
 
 // ignoreWorkspaceLedgers says once, naming them, that the files in the
@@ -82,12 +118,13 @@ func trackRun(g *globals, verb string) (stop func()) {
 	}
 	warn := func(format string, args ...any) { g.Warn(verb+": "+format, args...) }
 	home, err := homeDir(g)
-	if err == nil {
-		stop, err = trackProcesses(root, home, false, warn)
-	}
 	if err != nil {
 		warn("%v (processes a killed %s leaves are not ended)", err, verb)
 		return func() {}
+	}
+	stop, err = trackProcesses(root, home, false, warn)
+	if err != nil {
+		warn("%v (processes a killed %s leaves are not ended)", err, verb)
 	}
 	return stop
 }
