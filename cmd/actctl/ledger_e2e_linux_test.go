@@ -14,8 +14,10 @@ import (
 // TestRunIgnoresClonedLedger: a process ledger committed under
 // .actant/run, naming a process with its real start time, arrives with a
 // clone; `actctl run` there never reads it: it names the file once as
-// ignored, blames no killed actctl, and the process lives on. The process
-// named is the test's own `sleep`, in a session of its own.
+// ignored, blames no killed actctl, and the process lives on. The other
+// files of the run directory and an agent's record, forged to name the
+// same process, make neither `run`, `task` nor `status` signal it. The
+// process named is the test's own `sleep`, in a session of its own.
 func TestRunIgnoresClonedLedger(t *testing.T) {
 	src, home := runWorkspace(t)
 	victim := exec.Command("sleep", "1000")
@@ -30,8 +32,21 @@ func TestRunIgnoresClonedLedger(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(src, ".actant", "run"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(src, ".actant", "run", name), []byte(ledger), 0o644); err != nil {
-		t.Fatal(err)
+	forged := map[string]string{
+		filepath.Join("run", name):               ledger,
+		filepath.Join("run", "up.lock"):          fmt.Sprintf("%d\n", pid),
+		filepath.Join("run", "task-worker.lock"): fmt.Sprintf("up %d\n", pid),
+		filepath.Join("run", "ui.json"):          fmt.Sprintf(`{"url": "http://127.0.0.1:1/", "pid": %d}`, pid),
+		filepath.Join("agents", "helper.json"):   fmt.Sprintf(`{"processOwnership": "managed", "status": "running", "pid": %d}`, pid),
+	}
+	for rel, body := range forged {
+		p := filepath.Join(src, ".actant", rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	hubGit(t, src, "init", "-q", "-b", "main")
 	hubGit(t, src, "add", "-f", "-A")
@@ -62,6 +77,12 @@ func TestRunIgnoresClonedLedger(t *testing.T) {
 	}
 	if _, err := os.Stat(cloned); err != nil {
 		t.Errorf("the committed ledger was removed: %v", err)
+	}
+	for _, args := range [][]string{{"task", "worker"}, {"status"}} {
+		r := actctl(t, root, home, args...)
+		if exited(pid) {
+			t.Fatalf("%v signalled a process named by files that came with the clone\n%s", args, r.Stderr)
+		}
 	}
 }
 
