@@ -13,10 +13,14 @@ import (
 
 // The run directory's trust rule (docs/runtime.md, "Control socket"):
 // .actant and .actant/run are directories of the current user, neither a
-// symbolic link nor writable by group or others (run is 0700), and so is
-// every entry of run actctl uses (up.lock, up.sock, the process records).
-// Then nobody else can swap any of them for a link or put their own in
-// its place between a check and its use; nothing there is ever followed.
+// symbolic link nor writable by others nor by a group the user is not in
+// (run is 0700 when actctl makes it), and so is every entry of run actctl
+// uses (up.lock, up.sock, the agents' task locks). Then nobody else can
+// swap any of them for a link or put their own in its place between a
+// check and its use; nothing there is ever followed. Group bits of one of
+// the user's own groups are accepted: a Kubernetes volume's fsGroup gives
+// every file on it group read and write (closedBits). The process ledgers
+// follow the same rule in the actctl home (LedgerDir).
 
 // RunDir is the workspace's checked run directory, .actant/run: created
 // (0700, .actant too when missing) and made private when create is set
@@ -67,7 +71,7 @@ func checkedDir(dir string, create bool, open fs.FileMode) error {
 	}
 	if create && fi.Mode().Perm()&open != 0 {
 		// Ours and no link: tightening it is safe, and what lets a
-		// umask of 002 keep working.
+		// umask of 002 keep working (and a volume's fsGroup walk).
 		if err := os.Chmod(dir, fi.Mode().Perm()&^open); err != nil {
 			return fmt.Errorf("chmod %s: %w", dir, err)
 		}
@@ -77,6 +81,37 @@ func checkedDir(dir string, create bool, open fs.FileMode) error {
 		return untrusted(dir, why)
 	}
 	return nil
+}
+
+// LedgerDir is the directory of the process ledgers (launch.Ledger) of
+// the actctl processes running in the workspace at root:
+// $ACTANT_HOME/procs/<key>, key the first 16 hex digits of the sha256 of
+// root as it resolves. It lies in the actctl home, never in the
+// workspace, where a clone or an agent could put a ledger. Both
+// directories are created (0700) and checked as the run directory is:
+// the user's, no link, nobody else may write.
+func LedgerDir(home, root string) (string, error) {
+	if home == "" {
+		return "", errors.New("no actctl home to keep the process ledgers in")
+	}
+	// The home is the user's (as the workspace root is): a link there is
+	// theirs.
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", home, err)
+	}
+	dir := LedgerDirOf(home, root)
+	if err := checkedDir(filepath.Dir(dir), true, 0o022); err != nil {
+		return "", err
+	}
+	if err := checkedDir(dir, true, 0o077); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// LedgerDirOf is the path of LedgerDir, neither made nor checked.
+func LedgerDirOf(home, root string) string {
+	return filepath.Join(home, layout.Ledgers, rootKey(root))
 }
 
 // checkEntry refuses an entry of the run directory (the lock, the
@@ -121,5 +156,5 @@ func openLock(path string) (*os.File, error) {
 }
 
 func untrusted(path, why string) error {
-	return fmt.Errorf("refusing %s: %s; actctl keeps its lock and control socket there and follows no link in it: it must be a directory (or file) of yours that nobody else can write: remove it (or fix its mode) and try again", path, why)
+	return fmt.Errorf("refusing %s: %s; actctl keeps its locks, control socket or process ledgers there and follows no link in it: it must be a directory (or file) of yours that nobody else can write: remove it (or fix its mode) and try again", path, why)
 }

@@ -30,6 +30,12 @@ func SocketPath(root string) string {
 // is too long. The root is hashed as it resolves (absolute, symlinks
 // followed), so that `-C` through a link finds the same up.
 func fallbackSocket(root string) string {
+	return filepath.Join(runtimeDir(), userDirName(), rootKey(root)+".sock")
+}
+
+// rootKey names the workspace at root outside it: the first 16 hex digits
+// of the sha256 of root as it resolves (absolute, symlinks followed).
+func rootKey(root string) string {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
@@ -37,7 +43,7 @@ func fallbackSocket(root string) string {
 		root = real
 	}
 	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(runtimeDir(), userDirName(), hex.EncodeToString(sum[:])[:16]+".sock")
+	return hex.EncodeToString(sum[:])[:16]
 }
 
 // runtimeDir is where fallback sockets live: $XDG_RUNTIME_DIR when it is

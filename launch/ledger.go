@@ -13,14 +13,17 @@ import (
 	"sync/atomic"
 )
 
-// A Ledger records the processes one actctl (up, run) started, in a file
-// of the workspace's run directory named after that actctl's pid and
-// start time, so that the next one ends what a killed one left behind
-// (docs/runtime.md, "No orphans"): a `kill -9` kills the backend (its
-// parent-death signal) but not its children. Each line is a backend's
-// "pid start mark" (start: its start time since boot, so a reused pid is
-// never taken for it) or "- - mark" for a mark alone (the one up sets for
-// its hooks). Sweep reads the ledgers whose owner is gone.
+// A Ledger records the processes one actctl (up, run, chat, task)
+// started, in a file of its workspace's ledger directory under the actctl
+// home (control.LedgerDir: never the workspace, where a clone could bring
+// one) named after that actctl's pid and start time, so that the next one
+// ends what a killed one left behind (docs/runtime.md, "No orphans"): a
+// `kill -9` kills the backend (its parent-death signal) but not its
+// children. Each line is a backend's "pid start mark" (start: its start
+// time since boot, so a reused pid is never taken for it) or "- - mark"
+// for a mark alone (the one up sets for its hooks). Sweep reads the
+// ledgers whose owner is gone, and signals only what it can prove this
+// actctl's kind started (see recordedLeader).
 type Ledger struct {
 	mu   sync.Mutex
 	f    *os.File
@@ -92,9 +95,10 @@ func Track(l *Ledger) { tracked.Store(l) }
 // Sweep ends what the owners of the other ledgers in dir left behind,
 // when those owners are gone (their pid is free, or another process with
 // a later start time holds it): every process carrying one of their
-// marks (KillMarked), and each recorded process still running with its
-// recorded start time (its group too). Those ledgers are then removed.
-// It returns how many processes it ended.
+// marks (KillMarked), and the group of each recorded process proved to be
+// the one actctl started (recordedLeader: its start time, its mark, a
+// group leader, not pid 1). Those ledgers are then removed. It returns
+// how many processes it ended.
 func Sweep(dir string) (int, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -135,31 +139,42 @@ func ledgerOwner(name string) (pid int, start uint64, ok bool) {
 	return pid, start, err1 == nil && err2 == nil && pid > 0
 }
 
+// StartTime is pid's start time since boot, which with the pid names one
+// process and never another that reuses the pid (Linux; elsewhere an
+// error wrapping errors.ErrUnsupported).
+func StartTime(pid int) (uint64, error) { return startTime(pid) }
+
 // ownerRuns reports whether the process pid that started at start runs.
 func ownerRuns(pid int, start uint64) bool {
 	now, err := startTime(pid)
 	return err == nil && now == start
 }
 
-// sweepLedger ends what one ledger lists.
+// sweepLedger ends what one ledger lists: a line's group only when its
+// leader still is the process the line names and carries the line's mark
+// (recordedLeader), and every process carrying a well-formed mark. A line
+// of anything else is skipped.
 func sweepLedger(path string) (int, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || !ownedByMe(fi) {
+		return 0, fmt.Errorf("%s: not a process ledger of yours: left alone", path)
+	}
 	n := 0
 	var errs []error
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) != 3 {
+		if len(fields) != 3 || !validMark(fields[2]) {
 			continue
 		}
 		pid, _ := strconv.Atoi(fields[0])
 		start, _ := strconv.ParseUint(fields[1], 10, 64)
-		if pid > 0 && start > 0 && ownerRuns(pid, start) {
-			_ = KillGroup(pid) // the same process: its group is ours
+		if recordedLeader(pid, start, fields[2]) {
+			_ = KillGroup(pid) // the same process, a group leader we started
 			n++
 		}
 		k, err := KillMarked(fields[2])
@@ -169,4 +184,26 @@ func sweepLedger(path string) (int, error) {
 		}
 	}
 	return n, errors.Join(errs...)
+}
+
+// StaleLedgers lists the files of a workspace's run directory named like
+// a process ledger (where actctl kept them before they moved to the
+// actctl home). They are never read: such a file may have come with a
+// clone, and a ledger is believed only where this user's actctl alone
+// writes. dir is not followed when it is a symbolic link.
+func StaleLedgers(dir string) []string {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ledgerSuffix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }

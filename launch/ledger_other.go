@@ -5,6 +5,7 @@ package launch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 // noFollow: the ledger is not kept here (startTime fails).
@@ -16,3 +17,10 @@ const noFollow = 0
 func startTime(int) (uint64, error) {
 	return 0, fmt.Errorf("process start times: %w", errors.ErrUnsupported)
 }
+
+// recordedLeader: no process here can be proved to be one actctl started
+// (its environment cannot be read), so no ledger line is signalled.
+func recordedLeader(int, uint64, string) bool { return false }
+
+// ownedByMe: no ledger is read here.
+func ownedByMe(fs.FileInfo) bool { return false }

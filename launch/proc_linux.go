@@ -84,7 +84,7 @@ func parseStat(b []byte) (procStat, error) {
 		n, _ := strconv.ParseUint(string(f[field-3]), 10, 64)
 		return n
 	}
-	return procStat{state: f[0][0], flags: num(9), start: num(22), envEnd: num(51)}, nil
+	return procStat{state: f[0][0], pgrp: num(5), flags: num(9), start: num(22), envEnd: num(51)}, nil
 }
 
 // backoff returns a pause for polling /proc: short at first, since a

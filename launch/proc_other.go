@@ -3,6 +3,7 @@
 package launch
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 )
@@ -14,6 +15,9 @@ func SetProcessGroup(*exec.Cmd) {}
 // KillGroup kills the backend process. Without process groups, children it
 // started are not reached; this is a known limitation outside Unix.
 func KillGroup(pid int) error {
+	if pid <= 1 {
+		return fmt.Errorf("refusing to kill process %d: actctl did not start it", pid)
+	}
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return nil

@@ -220,3 +220,13 @@ func TestSuperviseHelperFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalGroupRefusesNonLeaders: a pid below 2 is never taken for a
+// group to signal (kill(2) reads -1 as every process, 0 as our own
+// group). Only signal 0, which delivers nothing, is asked for, and only
+// for pid 0.
+func TestSignalGroupRefusesNonLeaders(t *testing.T) {
+	if err := SignalGroup(0, 0); err == nil || !strings.Contains(err.Error(), "refusing to signal process group 0") {
+		t.Errorf("SignalGroup(0) = %v, want refused", err)
+	}
+}

@@ -4,6 +4,7 @@ package launch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -27,8 +28,13 @@ func KillGroup(pid int) error { return SignalGroup(pid, syscall.SIGKILL) }
 func TerminateGroup(pid int) error { return SignalGroup(pid, syscall.SIGTERM) }
 
 // SignalGroup sends sig to the process group led by pid. ESRCH (the group
-// is already empty) is not an error.
+// is already empty) is not an error. A pid below 2 names no group of a
+// process actctl started (kill(2) would read -1 as every process and 0 as
+// our own group): refused.
 func SignalGroup(pid int, sig syscall.Signal) error {
+	if pid <= 1 {
+		return fmt.Errorf("refusing to signal process group %d: no process actctl started leads it", pid)
+	}
 	err := syscall.Kill(-pid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil

@@ -18,6 +18,7 @@ type procTable interface {
 // procStat holds the fields of /proc/PID/stat a sweep looks at.
 type procStat struct {
 	state  byte   // R, S, D, T, Z, X, ...
+	pgrp   uint64 // its process group
 	flags  uint64 // PF_* flags
 	start  uint64 // start time since boot: tells a reused pid apart
 	envEnd uint64 // end of the environment in memory; 0 while there is none
@@ -118,8 +119,8 @@ func (s *sweep) pass(deadline time.Time) (bool, error) {
 
 // look classifies one process and signals it if it is marked.
 func (s *sweep) look(pid int) finding {
-	if pid == s.self {
-		return unmarked
+	if pid <= 1 || pid == s.self {
+		return unmarked // never init, whatever it carries
 	}
 	env, err := s.t.environ(pid)
 	if err != nil {

@@ -15,6 +15,7 @@ type fakeProc struct {
 	state    byte
 	flags    uint64
 	start    uint64
+	pgrp     uint64
 	execFor  int   // ticks left in an exec: no environment in memory yet
 	dieAfter int   // ticks a SIGKILL takes to reach exit; -1: never dies
 	exiting  int   // ticks left in exit: memory released, not yet a zombie
@@ -66,7 +67,7 @@ func (f *fakeTable) stat(pid int) (procStat, error) {
 	if !ok {
 		return procStat{}, errGone
 	}
-	st := procStat{state: p.state, flags: p.flags, start: p.start, envEnd: 1}
+	st := procStat{state: p.state, pgrp: p.pgrp, flags: p.flags, start: p.start, envEnd: 1}
 	if p.execFor > 0 || p.exiting > 0 || p.state == 'Z' || p.flags&pfKthread != 0 {
 		st.envEnd = 0
 	}
@@ -227,7 +228,7 @@ func TestParseStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := procStat{state: 'R', flags: 4194304, start: 123456, envEnd: 0}
+	want := procStat{state: 'R', pgrp: 27616, flags: 4194304, start: 123456, envEnd: 0}
 	if st != want || !st.execing() {
 		t.Errorf("parseStat = %+v (execing %v), want %+v, execing", st, st.execing(), want)
 	}

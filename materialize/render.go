@@ -892,7 +892,7 @@ func gitignoreEscape(p string) string {
 // instance renders the Actant-compatible files of an instance workspace.
 //
 // .actant.json holds only the static keys derived from the config. The
-// runtime keys (processOwnership, status, pid, createdAt, updatedAt) are
+// runtime keys (processOwnership, status, pid, pidStart, createdAt, updatedAt) are
 // written by the proxy and attach/detach while the agent runs; they are
 // not desired state, so rendering them would make every apply fight the
 // running process.

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/actctl/actctl/internal/atomicfile"
@@ -52,8 +53,11 @@ type Record struct {
 	ProcessOwnership string `json:"processOwnership,omitempty"`
 	Status           string `json:"status,omitempty"`
 	PID              int    `json:"pid,omitempty"`
-	CreatedAt        string `json:"createdAt,omitempty"`
-	UpdatedAt        string `json:"updatedAt,omitempty"`
+	// PIDStart is the start time of PID since boot (Linux; 0 unknown): a
+	// process that reuses the pid is not the one recorded.
+	PIDStart  uint64 `json:"pidStart,omitempty"`
+	CreatedAt string `json:"createdAt,omitempty"`
+	UpdatedAt string `json:"updatedAt,omitempty"`
 }
 
 // Path is where an agent's runtime record lives: .actant.json in an
@@ -128,7 +132,7 @@ func clearRecord(path string) error {
 }
 
 // runtimeKeys are the keys of a record only the runtime writes.
-var runtimeKeys = []string{"processOwnership", "status", "pid", "createdAt", "updatedAt"}
+var runtimeKeys = []string{"processOwnership", "status", "pid", "pidStart", "createdAt", "updatedAt"}
 
 // Read reads the runtime keys of the record at path; a missing file
 // is an empty record.
@@ -166,8 +170,15 @@ func jsonStandard(b []byte) ([]byte, error) {
 	return v, err
 }
 
-// Live reports whether the record names a running process.
-func (r Record) Live() bool { return r.PID > 0 && launch.PIDAlive(r.PID) }
+// Live reports whether the record names a running process: its pid runs
+// and, where its start time was recorded, with that start time.
+func (r Record) Live() bool {
+	if r.PID <= 0 || !launch.PIDAlive(r.PID) {
+		return false
+	}
+	start, err := launch.StartTime(r.PID)
+	return r.PIDStart == 0 || (err == nil && start == r.PIDStart)
+}
 
 // Update sets the runtime keys of the record at path (nil values
 // delete a key), leaving every other key and byte of the file as it was.
@@ -183,14 +194,41 @@ func Update(path string, set map[string]any) error {
 func MarkRunning(path string, pid int) error { return markRunning(path, OwnershipManaged, pid) }
 
 func markRunning(path, ownership string, pid int) error {
-	return Update(path, map[string]any{"processOwnership": ownership, "status": StatusRunning, "pid": pid})
+	start, _ := launch.StartTime(pid)
+	set := map[string]any{"processOwnership": ownership, "status": StatusRunning, "pid": pid, "pidStart": nil}
+	if start > 0 {
+		set["pidStart"] = start
+	}
+	if err := Update(path, set); err != nil {
+		return err
+	}
+	recorded.Store(path, Record{PID: pid, PIDStart: start})
+	return nil
+}
+
+// recorded holds, per record path, the process this actctl last marked
+// running there: MarkStopped is called once that process is gone, when
+// its start time can no longer be read.
+var recorded sync.Map
+
+// names reports whether rec names process pid, the one this actctl
+// recorded at path (the same pid and, where both are known, the same
+// start time: not another process that reuses the pid).
+func names(rec Record, path string, pid int) bool {
+	if rec.PID != pid {
+		return false
+	}
+	ours, _ := recorded.Load(path)
+	o, _ := ours.(Record)
+	return rec.PIDStart == 0 || o.PID != pid || o.PIDStart == 0 || o.PIDStart == rec.PIDStart
 }
 
 // MarkStopped records that process pid no longer serves the agent (status
-// is "stopped", "crashed", ...), only when the record names that process,
-// names none, or names one no longer alive: a record another live process
-// took meanwhile is left as it is (false). pid 0 is a process that never
-// started. A missing record is written only when pid > 0.
+// is "stopped", "crashed", ...), only when the record names that process
+// (its pid and start time: names), names none, or names one no longer
+// alive (Live): a record another live process took meanwhile, even one
+// that reuses the pid, is left as it is (false). pid 0 is a process that
+// never started. A missing record is written only when pid > 0.
 func MarkStopped(path string, pid int, status string) (bool, error) {
 	cleared := false
 	err := withRecord(path, func(b []byte) (map[string]any, error) {
@@ -201,11 +239,11 @@ func MarkStopped(path string, pid int, status string) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rec.PID != 0 && rec.PID != pid && launch.PIDAlive(rec.PID) {
+		if rec.PID != 0 && !names(rec, path, pid) && rec.Live() {
 			return nil, nil
 		}
 		cleared = true
-		return map[string]any{"status": status, "pid": nil}, nil
+		return map[string]any{"status": status, "pid": nil, "pidStart": nil}, nil
 	})
 	return cleared, err
 }
@@ -274,6 +312,9 @@ func writeKeys(path string, b []byte, set map[string]any) error {
 		set["createdAt"] = now
 	}
 	set["updatedAt"] = now
+	if _, ok := set["pidStart"]; !ok && set["pid"] != nil {
+		set["pidStart"] = nil // a pid written alone: its start time is unknown
+	}
 	// createdAt/updatedAt are deleted by Detach with cleanup like the rest.
 	if v, ok := set["status"]; ok && v == nil {
 		set["createdAt"], set["updatedAt"] = nil, nil
@@ -326,9 +367,9 @@ func Detach(r *schema.Resolved, cleanup bool) error {
 		return fmt.Errorf("detach %s: no process is attached (%s)", r.Name, path)
 	}
 	if cleanup {
-		return Update(path, map[string]any{"processOwnership": nil, "status": nil, "pid": nil})
+		return Update(path, map[string]any{"processOwnership": nil, "status": nil, "pid": nil, "pidStart": nil})
 	}
-	return Update(path, map[string]any{"status": StatusStopped, "pid": nil})
+	return Update(path, map[string]any{"status": StatusStopped, "pid": nil, "pidStart": nil})
 }
 
 // RemovePruned removes the runtime record and proxy log of an agent

@@ -44,7 +44,7 @@ type agent struct {
 	leases    map[string]*leased                   // sessions held for lease clients, by id
 	turns     map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
 
-	unlockTask func() // releases an employee's task lock (takeLock)
+	unlockTask func() // releases the agent's lock (takeLock)
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
@@ -57,10 +57,10 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 		policy.StartTimeout = m.opts.StartTimeout
 	}
 	a.sup = supervise.New(s.Name, a, policy, m.opts.Clock, a.observe)
+	if err := a.takeLock(); err != nil {
+		return nil, err
+	}
 	if s.employee() {
-		if err := a.takeLock(); err != nil {
-			return nil, err
-		}
 		if h := s.Schedule.Heartbeat; h != nil {
 			if _, err := schedule.SeedHeartbeat(s.Workspace, h.Seed); err != nil {
 				a.releaseLock()

@@ -29,9 +29,10 @@ type Spec struct {
 	// (its files, its launch command, its schedule): the agent is then
 	// restarted between two turns.
 	Digest string
-	// Root is the workspace root: up holds an employee's task lock
-	// there (control.LockAgent) while it runs it, so that no `actctl
-	// task` of it runs meanwhile ("": no lock, as in tests).
+	// Root is the workspace root: up holds the agent's lock there
+	// (control.LockAgent) while it runs it, so that no `actctl task`,
+	// `attach` or `detach` of it runs meanwhile ("": no lock, as in
+	// tests).
 	Root string
 	// Checkout is an employee's repository, synced before each of its
 	// tasks (nil: none).

@@ -8,11 +8,12 @@ import (
 	"github.com/actctl/actctl/control"
 )
 
-// takeLock takes the employee's task lock for as long as up runs it
-// (released by remove and Shutdown, or by the kernel when up dies): an
-// `actctl task` of the agent is refused meanwhile, naming up's pid, and
-// up does not start an employee whose task is running (docs/runtime.md,
-// "actctl task").
+// takeLock takes the agent's lock (an employee's task lock) for as long
+// as up runs it (released by remove and Shutdown, or by the kernel when
+// up dies): an `actctl task`, `attach` or `detach` of the agent is
+// refused meanwhile, naming up's pid, and up does not start an employee
+// whose task is running (docs/runtime.md, "actctl task", "One agent, one
+// process").
 func (a *agent) takeLock() error {
 	if a.spec.Root == "" {
 		return nil

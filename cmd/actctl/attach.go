@@ -5,7 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/runrecord"
+	"github.com/actctl/actctl/schema"
 )
 
 func init() {
@@ -20,10 +22,15 @@ func init() {
 }
 
 func attachCmd(c *cli.Context) error {
-	g, _, r, err := oneAgent(c)
+	g, cfg, r, err := oneAgent(c)
 	if err != nil {
 		return err
 	}
+	release, err := holdAgent(cfg, r.Name, "attach")
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := runrecord.Attach(r, c.Int("pid")); err != nil {
 		return err
 	}
@@ -32,4 +39,16 @@ func attachCmd(c *cli.Context) error {
 	}
 	fmt.Fprintf(g.Stdout, "attached pid %d to %s (%s)\n", c.Int("pid"), r.Name, runrecord.Path(r))
 	return nil
+}
+
+// holdAgent takes the agent's lock (control.LockAgent) while verb
+// rewrites its record: an agent an `actctl up` runs, or a task, is
+// refused naming the holder and its pid (docs/runtime.md, "One agent,
+// one process").
+func holdAgent(cfg *schema.Config, name, verb string) (release func(), err error) {
+	l, err := control.LockAgent(cfg.Root, name, verb)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", verb, err)
+	}
+	return func() { l.Close() }, nil
 }

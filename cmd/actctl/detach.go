@@ -20,10 +20,15 @@ func init() {
 }
 
 func detachCmd(c *cli.Context) error {
-	g, _, r, err := oneAgent(c)
+	g, cfg, r, err := oneAgent(c)
 	if err != nil {
 		return err
 	}
+	release, err := holdAgent(cfg, r.Name, "detach")
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := runrecord.Detach(r, c.Bool("cleanup")); err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func upCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	untrack, err := trackProcesses(cfg.Root, true, u.logf)
+	untrack, err := trackProcesses(cfg.Root, cfg.Home, true, u.logf)
 	if err != nil {
 		return err
 	}

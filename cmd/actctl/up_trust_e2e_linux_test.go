@@ -74,8 +74,8 @@ func TestRunEndsWhatAKilledOneLeft(t *testing.T) {
 		t.Errorf("run: %d\n%s", r.Code, r.Stderr)
 	}
 	requireExited(t, "the child the killed run left", child)
-	if ents, _ := os.ReadDir(filepath.Join(root, ".actant", "run")); len(ents) != 0 {
-		t.Errorf("ledgers left: %v", ents)
+	if left, _ := filepath.Glob(filepath.Join(home, "procs", "*", "*")); len(left) != 0 {
+		t.Errorf("ledgers left: %v", left)
 	}
 }
 

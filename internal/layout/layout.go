@@ -23,6 +23,12 @@
 //	    actctl.log        one summary line per task
 //	    tasks/            one file of ACP messages per task
 //
+// In $ACTANT_HOME, beside the instances and the hub cache:
+//
+//	procs/<key>/          per workspace (key: a digest of its root), the
+//	                      process ledgers of the actctl processes running
+//	                      there (packages launch, control)
+//
 // An instance workspace (one agent per directory) keeps its runtime record
 // in .actant.json and its logs in logs/ instead (Actant-compatible): there
 // logs/actctl.log and logs/tasks/ hold its task logs.
@@ -76,6 +82,10 @@ const (
 	// Tasks is the directory of an agent's logs directory holding one
 	// file of ACP messages per task.
 	Tasks = "tasks"
+	// Ledgers, in $ACTANT_HOME, holds per workspace the process ledgers
+	// of the actctl processes running there (never the workspace: a
+	// clone could bring one).
+	Ledgers = "procs"
 	// InstanceRecord is an instance workspace's runtime record.
 	InstanceRecord = ".actant.json"
 )
