@@ -46,6 +46,9 @@ func (p *Plan) instructions(b Backend) []*agent {
 	switch {
 	case os.IsNotExist(err):
 		return own
+	case errors.As(err, new(*linkError)):
+		p.leave(it, "%v; backend %s not imported", err, b.Name)
+		return nil
 	case err != nil:
 		p.leave(it, "cannot read it (%v); backend %s not imported", err, b.Name)
 		return nil

@@ -69,6 +69,8 @@ type Plan struct {
 	subAgents map[string]*subAgentSrc
 	mcp       map[string]*mcpSrc
 	claims    map[string]claim // real path -> who takes what is there
+	// resolvedRoot is root with links resolved (realRoot).
+	resolvedRoot string
 }
 
 // claim is an agent taking a path apply will write (or adopt) for it.
@@ -352,20 +354,6 @@ func markerLine(text, marker string) bool {
 		}
 	}
 	return false
-}
-
-// read reads the file rel under the root, refusing anything but a regular
-// file (after links): a named pipe would block import for ever.
-func (p *Plan) read(rel string) ([]byte, error) {
-	path := filepath.Join(p.root, filepath.FromSlash(rel))
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	return os.ReadFile(path)
 }
 
 // claimFor records that agent a takes rel (a file or directory apply

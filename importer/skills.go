@@ -3,7 +3,6 @@ package importer
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 
@@ -26,18 +25,13 @@ func (p *Plan) scanSkills(a *agent) error {
 	if a.b.Skills == "" {
 		return nil
 	}
-	dir := filepath.Join(p.root, filepath.FromSlash(a.b.Skills))
-	ents, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		p.leave(Item{Backend: a.b.Name, Kind: "skill", Path: a.b.Skills}, "cannot read the directory (%v)", err)
-		return nil
-	}
-	for _, e := range ents {
+	for _, e := range p.readDir(a, "skill", a.b.Skills) {
 		rel := path.Join(a.b.Skills, e.Name())
 		it := Item{Backend: a.b.Name, Kind: "skill", Name: e.Name(), Path: rel}
+		if err := p.confined(rel); err != nil {
+			p.leave(it, "%v", err)
+			continue
+		}
 		if !e.IsDir() {
 			p.leave(it, "not a skill directory (<name>/SKILL.md); left as it is")
 			continue
@@ -58,8 +52,7 @@ func (p *Plan) skill(a *agent, it Item) {
 		p.leave(it, "holds %s, which is not a regular file (apply refuses symlinks and special files in a skill directory)", odd)
 		return
 	}
-	md := filepath.Join(p.root, filepath.FromSlash(rel), "SKILL.md")
-	text, err := os.ReadFile(md)
+	text, err := p.read(path.Join(rel, "SKILL.md"))
 	if err != nil {
 		p.leave(it, "no readable SKILL.md (%v)", err)
 		return
@@ -91,6 +84,10 @@ func (p *Plan) skill(a *agent, it Item) {
 			p.leave(it, "--move: %s already exists", to)
 			return
 		}
+		if err := p.confined(to); err != nil {
+			p.leave(it, "--move: %v", err)
+			return
+		}
 		src.dir = to
 		p.Moves = append(p.Moves, Move{From: rel, To: to})
 	case !exact:
@@ -111,7 +108,7 @@ func sameTree(a, b string) bool {
 			if err != nil || d.IsDir() {
 				return err
 			}
-			data, err := os.ReadFile(p)
+			data, err := schema.ReadRegular(p, MaxFileSize)
 			rel, _ := filepath.Rel(root, p)
 			m[rel] = data
 			return err

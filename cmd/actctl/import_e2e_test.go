@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -539,5 +541,65 @@ func TestImportKeepsWhatClaudeRead(t *testing.T) {
 	}
 	if !strings.Contains(out.Config, `prompts: ["codex"]`) || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "claude-code has no CLAUDE.md, so it read AGENTS.md") {
 		t.Errorf("notes %q\n%s", out.Notes, out.Config)
+	}
+}
+
+// TestImportFileSizeLimit: import reads no file over importer.MaxFileSize
+// (an actant.cue holding a 100 MB CLAUDE.md would make every later command
+// slow): the instruction file is refused, naming it, its size and the
+// limit, and nothing is written; any other file over it is left.
+func TestImportFileSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	big := func(rel string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("Be brief.\n")
+		if err := errors.Join(f.Truncate(importer.MaxFileSize+1), f.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big("CLAUDE.md")
+	before := stamps(t, dir)
+	r := actctl(t, dir, "", "import")
+	want := fmt.Sprintf("CLAUDE.md: cannot read it (CLAUDE.md is %d bytes, over the %d byte (1 MiB) limit of a file import reads); backend claude-code not imported", importer.MaxFileSize+1, importer.MaxFileSize)
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("exit %d, want %q in\n%s", r.Code, want, r.Stderr)
+	}
+	if after := stamps(t, dir); !equalStamps(before, after) {
+		t.Errorf("wrote:\n%s", diffStamps(before, after))
+	}
+
+	dir = t.TempDir()
+	writeTree(t, dir, map[string]string{"AGENTS.md": "Be brief.\n"})
+	big(".cursor/commands/c.md")
+	big(".cursor/skills/s/SKILL.md")
+	big(".cursor/mcp.json")
+	r = actctl(t, dir, "", "-o", "json", "import", "--dry-run")
+	var got importJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &got); r.Code != 0 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", r.Code, err, r.Stderr)
+	}
+	left := map[string]string{}
+	for _, it := range got.Left {
+		left[it.Path] = it.Reason
+	}
+	over := func(rel string) string {
+		return fmt.Sprintf("%s is %d bytes, over the %d byte (1 MiB) limit of a file import reads", rel, importer.MaxFileSize+1, importer.MaxFileSize)
+	}
+	for p, want := range map[string]string{
+		".cursor/commands/c.md": "cannot read it (" + over(".cursor/commands/c.md") + ")",
+		".cursor/skills/s":      "no readable SKILL.md (" + over(".cursor/skills/s/SKILL.md") + ")",
+		".cursor/mcp.json":      over(".cursor/mcp.json"),
+	} {
+		if left[p] != want {
+			t.Errorf("left %s: %q, want %q", p, left[p], want)
+		}
 	}
 }
