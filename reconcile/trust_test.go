@@ -31,8 +31,36 @@ func TestTrustNotes(t *testing.T) {
 		{"another agent's directory", []*Op{op("/ws/.codex/config.toml", ActCreate, "cx2")}, nil},
 	}
 	for _, c := range cases {
-		if got := trustNotes(targets, c.ops); !reflect.DeepEqual(got, c.want) {
+		if got, _ := trustNotes(targets, c.ops); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestTrustNoteBrief: a note about more than briefFiles files has a short
+// form naming the first ones and how many more; the note itself names
+// every file, each once; a note about fewer has none.
+func TestTrustNoteBrief(t *testing.T) {
+	var targets []*materialize.Target
+	var ops []*Op
+	for _, a := range []string{"a", "b", "c", "d", "e"} {
+		targets = append(targets, &materialize.Target{Agent: a, Dir: "/" + a, TrustPaths: []string{"m.json"}, TrustNotes: map[string]string{"m.json": "m in {files}."}})
+		ops = append(ops, &Op{Path: "/" + a + "/m.json", Action: ActCreate, Agents: []string{a, a}})
+	}
+	notes, brief := trustNotes(targets, ops)
+	full := "m in /a/m.json, /b/m.json, /c/m.json, /d/m.json, /e/m.json."
+	if !reflect.DeepEqual(notes, []string{full}) {
+		t.Fatalf("notes %q", notes)
+	}
+	res := &Result{Notes: notes, brief: brief}
+	if got, want := res.Brief(full), "m in /a/m.json, /b/m.json, /c/m.json and 2 more (apply -o json names every one)."; got != want {
+		t.Errorf("brief %q, want %q", got, want)
+	}
+	if got := res.Brief("another note"); got != "another note" {
+		t.Errorf("another note: %q", got)
+	}
+	notes, brief = trustNotes(targets[:3], ops[:3])
+	if len(brief) != 0 || !reflect.DeepEqual(notes, []string{"m in /a/m.json, /b/m.json, /c/m.json."}) {
+		t.Errorf("three files: %q, %q", notes, brief)
 	}
 }
