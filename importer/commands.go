@@ -81,7 +81,7 @@ func (p *Plan) command(a *agent, it Item) {
 		p.leave(it, "%v", err)
 		return
 	case !bytes.Equal(want, text):
-		p.leave(it, "not byte for byte what apply writes for it (apply writes the description and the prompt only, its own way)")
+		p.leave(it, "not byte for byte what apply writes for it (apply writes the description and the prompt only, its own way): %s", firstDiff(text, want))
 		return
 	}
 	if prev, ok := p.commands[it.Name]; ok && prev.c != c {

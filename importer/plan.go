@@ -152,6 +152,24 @@ func checkFresh(root string) error {
 	return nil
 }
 
+// Present are the agent files of root import looks for that are there
+// (importer.Backends' paths, then NotRead's), each once: what `actctl init`
+// names when it suggests import instead.
+func Present(root string) []string {
+	var out []string
+	for _, rel := range lookedFor(Backends) {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+			out = append(out, rel)
+		}
+	}
+	for _, n := range NotRead {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(n.Path))); err == nil && !slices.Contains(out, n.Path) {
+			out = append(out, n.Path)
+		}
+	}
+	return out
+}
+
 // notRead lists the files of tools without a built-in backend as left.
 func (p *Plan) notRead() {
 	for _, n := range NotRead {

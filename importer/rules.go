@@ -78,8 +78,13 @@ func (p *Plan) rule(a *agent, it Item) {
 		p.leave(it, "%s", why)
 		return
 	}
-	if _, want, err := materialize.RuleFile(a.b.Rules, it.Name, &s); err != nil || !bytes.Equal(want, text) {
-		p.leave(it, "not byte for byte what apply writes for it (its frontmatter, then the text, as apply spells them)")
+	_, want, err := materialize.RuleFile(a.b.Rules, it.Name, &s)
+	switch {
+	case err != nil:
+		p.leave(it, "%v", err)
+		return
+	case !bytes.Equal(want, text):
+		p.leave(it, "not byte for byte what apply writes for it (its frontmatter, then the text, as apply spells them): %s", firstDiff(text, want))
 		return
 	}
 	if prev, ok := p.skills[it.Name]; ok {

@@ -66,7 +66,8 @@ func (p *Plan) skill(a *agent, it Item) {
 		p.leave(it, "%s", sameAs(other))
 		return
 	}
-	exact := bytes.Equal(materialize.SkillFile(name, &s), text)
+	want := materialize.SkillFile(name, &s)
+	exact := bytes.Equal(want, text)
 	if prev, ok := p.skills[name]; ok {
 		if !exact || !sameTree(filepath.Join(p.root, prev.found), filepath.Join(p.root, rel)) {
 			p.leave(it, "a different skill of the same name was taken from %s", prev.found)
@@ -91,7 +92,7 @@ func (p *Plan) skill(a *agent, it Item) {
 		src.dir = to
 		p.Moves = append(p.Moves, Move{From: rel, To: to})
 	case !exact:
-		p.leave(it, "SKILL.md is not byte for byte what apply writes for it (apply sets name and description in the frontmatter its own way); --move keeps it under skills/%s and lets apply write this copy", name)
+		p.leave(it, "SKILL.md is not byte for byte what apply writes for it (apply sets name and description in the frontmatter its own way: %s); --move keeps it under skills/%s and lets apply write this copy", firstDiff(text, want), name)
 		return
 	}
 	p.skills[name] = src

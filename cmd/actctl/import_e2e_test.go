@@ -334,7 +334,7 @@ func TestImportDryRun(t *testing.T) {
 	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".mcp.json": `{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}}`})
 	before := stamps(t, dir)
 	r := actctl(t, t.TempDir(), "", "-C", dir, "import", "--dry-run") // from elsewhere, with -C
-	if r.Code != 0 || !strings.Contains(r.Stdout, "would write actant.cue: agents claude-code; 2 taken, 0 left") || !strings.Contains(r.Stdout, `"TOKEN":"${GH_TOKEN}"`) {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "would write actant.cue: agents claude-code; 2 taken, 0 left") || !strings.Contains(r.Stdout, `TOKEN: "${GH_TOKEN}"`) {
 		t.Errorf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	if after := stamps(t, dir); !equalStamps(before, after) {
@@ -394,7 +394,7 @@ func TestImportLeaves(t *testing.T) {
 	if got := items(out.Left); !slices.Equal(got, wantLeft) {
 		t.Errorf("left %q\nwant %q", got, wantLeft)
 	}
-	for _, s := range []string{`"Authorization":"Bearer ${GH_TOKEN}"`, `"KEY":"${API_KEY}"`} {
+	for _, s := range []string{`Authorization: "Bearer ${GH_TOKEN}"`, `KEY: "${API_KEY}"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -443,7 +443,7 @@ func TestImportLinkAndComments(t *testing.T) {
 	if fi, err := os.Lstat(filepath.Join(dir, "CLAUDE.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("CLAUDE.md is no longer a link: %v %v", fi, err)
 	}
-	if !strings.Contains(out.Config, `"defaultMode": "dontAsk"`) {
+	if !strings.Contains(out.Config, `defaultMode: "dontAsk"`) {
 		t.Errorf("codex's read-only, never-ask keys are not read as dontAsk:\n%s", out.Config)
 	}
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue/format"
+)
+
+// TestImportFormatted: the actant.cue import writes is formatted CUE, as
+// `cue fmt --simplify` leaves it (not JSON on one line), and still
+// round-trips.
+func TestImportFormatted(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"CLAUDE.md":             "Be brief.\n",
+		".mcp.json":             `{"mcpServers": {"gh": {"command": "gh-mcp", "args": ["-y", "x"], "env": {"TOKEN": "${GH_TOKEN}"}}}}`,
+		".claude/settings.json": `{"permissions": {"allow": ["Bash(ls)"]}, "model": "opus"}`,
+	})
+	out := roundTrip(t, dir)
+	want, err := format.Source([]byte(out.Config), format.Simplify())
+	if err != nil || string(want) != out.Config {
+		t.Errorf("actant.cue is not formatted (%v):\n%s\nformatted:\n%s", err, out.Config, want)
+	}
+	for _, s := range []string{"mcpServers: gh: {\n\tcommand: \"gh-mcp\"\n\targs: [\"-y\", \"x\"]\n\tenv: TOKEN: \"${GH_TOKEN}\"\n}", `model: "opus"`} {
+		if !strings.Contains(out.Config, s) {
+			t.Errorf("actant.cue lacks %q:\n%s", s, out.Config)
+		}
+	}
+}
+
+// TestImportLeftShowsDifference: a file left because apply would not
+// write it byte for byte says where it differs.
+func TestImportLeftShowsDifference(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"CLAUDE.md":                 "Be brief.\n",
+		".claude/skills/s/SKILL.md": "---\ndescription: >\n  folded\n---\n\nbody\n",
+	})
+	r := actctl(t, dir, "", "-o", "json", "import", "--dry-run")
+	var out importJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &out); r.Code != 0 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", r.Code, err, r.Stderr)
+	}
+	want := `apply sets name and description in the frontmatter its own way: line 2: yours is "description: >\n", apply writes "name: s\n"`
+	if len(out.Left) != 1 || !strings.Contains(out.Left[0].Reason, want) {
+		t.Errorf("left %+v, want a reason with %s", out.Left, want)
+	}
+}
+
+// TestInitSuggestsImport: init in a directory that has agent files says
+// that import would take them; in one without, it says nothing of it.
+func TestInitSuggestsImport(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".mcp.json": "{}\n", ".cursor/rules/r.mdc": "x\n", ".windsurfrules": "x\n"})
+	r := actctl(t, dir, "", "init")
+	want := "actctl: note: this directory already has agent files (CLAUDE.md, .mcp.json, .cursor/rules and 1 more): `actctl import` writes an actant.cue from them instead"
+	if r.Code != 0 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("exit %d, want %q in\n%s", r.Code, want, r.Stderr)
+	}
+	r = actctl(t, t.TempDir(), "", "init")
+	if r.Code != 0 || strings.Contains(r.Stderr, "import") {
+		t.Errorf("exit %d\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestImportQwen: Qwen Code has a built-in backend, so import reads its
+// files (QWEN.md, .qwen/settings.json's servers and keys, its commands)
+// instead of leaving them to no backend.
+func TestImportQwen(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"QWEN.md":                "Qwen, be brief.\n",
+		".qwen/settings.json":    `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "web": {"httpUrl": "https://example.com/mcp"}}, "model": {"name": "qwen3-coder"}}`,
+		".qwen/commands/test.md": "---\ndescription: Run the tests\n---\n\nRun them.\n",
+		".qwen/agents/helper.md": "---\nname: helper\n---\nHelp.\n",
+	})
+	out := roundTrip(t, dir)
+	got := items(out.Taken)
+	for _, want := range []string{"qwen instructions qwen", "qwen mcp fs", "qwen mcp web", "qwen command test", "qwen settings model"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("taken %q, want %q", got, want)
+		}
+	}
+	if left := items(out.Left); !slices.Equal(left, []string{"qwen file"}) {
+		t.Errorf("left %q, want only .qwen/agents", left)
+	}
+}
