@@ -189,9 +189,11 @@ func TestImportRoundTrip(t *testing.T) {
 	}{
 		{"mcp-typescript-sdk", "", false, []string{"claude-code instructions claude-code"}, []string{}},
 		{"playwright-mcp", "", false, []string{"claude-code instructions claude-code"}, []string{"claude-code skill release.md"}},
-		{"posthog", "", false, []string{"claude-code mcp phrocs", "claude-code settings hooks"}, []string{"claude-code skill hogli"}},
+		// Standard SKILL.md files (name and description in the frontmatter)
+		// are taken as they are, --move or not.
+		{"posthog", "", false, []string{"claude-code mcp phrocs", "claude-code settings hooks", "claude-code skill hogli"}, []string{}},
 		{"posthog", "", true, []string{"claude-code mcp phrocs", "claude-code settings hooks", "claude-code skill hogli"}, []string{}},
-		{"gemini-cli", "", false, []string{"gemini instructions gemini", "gemini settings experimental", "gemini settings general"}, []string{"gemini skill code-reviewer", "gemini skill docs-changelog"}},
+		{"gemini-cli", "", false, []string{"gemini instructions gemini", "gemini settings experimental", "gemini settings general", "gemini skill code-reviewer", "gemini skill docs-changelog"}, []string{}},
 		{"gemini-cli", "", true, []string{"gemini instructions gemini", "gemini settings experimental", "gemini settings general", "gemini skill code-reviewer", "gemini skill docs-changelog"}, []string{}},
 		{"actctl", own, false, []string{"claude-code instructions maintainer", "claude-code permissions", "claude-code skill actctl-dev", "codex instructions maintainer-codex", "codex permissions", "codex skill actctl-dev"}, []string{}},
 	}

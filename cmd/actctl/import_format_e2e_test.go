@@ -88,3 +88,19 @@ func TestImportQwen(t *testing.T) {
 		t.Errorf("left %q, want only .qwen/agents", left)
 	}
 }
+
+// TestImportStandardSkill: a standard SKILL.md (name and description in
+// its frontmatter, the text right after it with no blank line) is taken
+// as it is, and apply keeps its bytes.
+func TestImportStandardSkill(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"CLAUDE.md":                    "Be brief.\n",
+		".claude/skills/s/SKILL.md":    "---\nname: s\ndescription: Does s.\n---\n# S\nDo s.\n",
+		".claude/skills/s/ref/more.md": "More.\n",
+	})
+	out := roundTrip(t, dir)
+	if got := items(out.Taken); !slices.Contains(got, "claude-code skill s") {
+		t.Errorf("taken %q, left %+v", got, out.Left)
+	}
+}
