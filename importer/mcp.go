@@ -199,6 +199,9 @@ func serverOf(obj map[string]any, dialect string) (schema.MCPServer, string) {
 		return out, true
 	}
 	var ok1, ok2, ok3, ok4, ok5 bool
+	if t, _ := obj["type"].(string); t == "stdio" && dialect == schema.DialectClaude {
+		s.Type = t // as `claude mcp add` writes it
+	}
 	s.Command, ok1 = str("command")
 	s.URL, ok2 = str("url")
 	s.Env, ok3 = strMap("env")
@@ -207,6 +210,7 @@ func serverOf(obj map[string]any, dialect string) (schema.MCPServer, string) {
 	if x, present := obj["args"]; present {
 		list, ok := x.([]any)
 		ok5 = ok
+		s.Args = []string{} // given, even empty
 		for _, e := range list {
 			v, ok := e.(string)
 			ok5 = ok5 && ok

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/literal"
@@ -52,7 +53,7 @@ func (p *Plan) renderText() []byte {
 	if len(p.mcp) > 0 {
 		b.WriteString("\nmcpServers: {\n")
 		for _, n := range slices.Sorted(maps.Keys(p.mcp)) {
-			fmt.Fprintf(&b, "\t%s: %s\n", jsonText(n), jsonText(p.mcp[n].s))
+			fmt.Fprintf(&b, "\t%s: %s\n", jsonText(n), serverText(p.mcp[n].s))
 		}
 		b.WriteString("}\n")
 	}
@@ -150,6 +151,27 @@ func subAgentTemplate(b *bytes.Buffer, n string, s *subAgentSrc) {
 		fmt.Fprintf(b, "\t\tsubAgent: %s\n", jsonText(sa))
 	}
 	b.WriteString("\t}\n")
+}
+
+// serverText is s as actant.cue spells it, in the order a server is read
+// (type, command, args, env, url, headers), an empty args or env given
+// kept (apply writes it back in Claude Code's .mcp.json).
+func serverText(s schema.MCPServer) string {
+	var fields []string
+	add := func(k string, v any, present bool) {
+		if present {
+			fields = append(fields, jsonText(k)+": "+jsonText(v))
+		}
+	}
+	add("type", s.Type, s.Type != "")
+	add("command", s.Command, s.Command != "")
+	add("args", s.Args, s.Args != nil)
+	add("env", s.Env, s.Env != nil)
+	add("url", s.URL, s.URL != "")
+	add("headers", s.Headers, s.Headers != nil)
+	// A field a line: the formatter closes an empty struct last on a
+	// line of its own only then.
+	return "{\n" + strings.Join(fields, "\n") + "\n}"
 }
 
 // permsValue is p as actant.cue spells it.

@@ -407,6 +407,9 @@ type Prompt struct {
 
 // MCPServer is either a stdio server (Command) or a remote one (URL).
 type MCPServer struct {
+	// Type is "stdio" for a local server whose Claude Code entry carries
+	// "type": "stdio" (as `claude mcp add` writes it), else "".
+	Type    string            `json:"type,omitempty"`
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`

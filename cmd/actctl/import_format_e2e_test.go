@@ -104,3 +104,56 @@ func TestImportStandardSkill(t *testing.T) {
 		t.Errorf("taken %q, left %+v", got, out.Left)
 	}
 }
+
+// TestImportClaudeMCPAdd: the stdio servers `claude mcp add --scope
+// project` writes ("type": "stdio", "env": {}, "args": [] when none) are
+// taken, and apply writes them back as they are; type "stdio" is a local
+// server's only.
+func TestImportClaudeMCPAdd(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"CLAUDE.md": "Be brief.\n",
+		".mcp.json": `{
+  "mcpServers": {
+    "supabase": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@supabase/mcp-server-supabase@latest"
+      ],
+      "env": {}
+    },
+    "bare": {
+      "type": "stdio",
+      "command": "srv",
+      "args": [],
+      "env": {}
+    }
+  }
+}
+`,
+	})
+	out := roundTrip(t, dir)
+	got := items(out.Taken)
+	for _, want := range []string{"claude-code mcp supabase", "claude-code mcp bare"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("taken %q, want %q; left %+v", got, want, out.Left)
+		}
+	}
+	if want := `bare: {
+		type:    "stdio"
+		command: "srv"
+		args: []
+		env: {}
+	}`; !strings.Contains(out.Config, want) {
+		t.Errorf("actant.cue lacks %s:\n%s", want, out.Config)
+	}
+
+	dir = t.TempDir()
+	writeConfig(t, dir, "package actant\nmcpServers: x: {type: \"stdio\", url: \"https://example.com/mcp\"}\ntemplates: t: {backend: \"claude-code\", mcpServers: [\"x\"]}\nagents: a: template: \"t\"\n")
+	r := actctl(t, dir, "", "validate")
+	if want := `mcpServers.x.type: type "stdio" is a local server's: it needs a command, not a url`; r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("exit %d, want %q in\n%s", r.Code, want, r.Stderr)
+	}
+}
