@@ -78,12 +78,15 @@ type claim struct{ agent, path string }
 
 // agent is one imported backend's agent (and template, and prompt).
 type agent struct {
-	name     string
-	b        Backend
-	prompt   string
-	also     []string // other agents' prompts it reads (Backend.Fallback)
-	skills   []string
-	commands []string
+	name   string
+	b      Backend
+	prompt string
+	// noHeading: its block holds its text without the "## <agent>"
+	// heading (the template's heading: false).
+	noHeading bool
+	also      []string // other agents' prompts it reads (Backend.Fallback)
+	skills    []string
+	commands  []string
 	// subAgents are the sub-agent templates its template lists.
 	subAgents []string
 	mcp       []string

@@ -111,6 +111,9 @@ func (p *Plan) template(b *bytes.Buffer, a *agent) {
 	if prompts = append(prompts, a.also...); len(prompts) > 0 {
 		fmt.Fprintf(b, "\t\tprompts: %s\n", jsonText(prompts))
 	}
+	if a.noHeading {
+		b.WriteString("\t\theading: false\n")
+	}
 	if len(a.skills) > 0 {
 		fmt.Fprintf(b, "\t\tskills: %s\n", jsonText(a.skills))
 	}

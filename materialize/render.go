@@ -329,13 +329,17 @@ func canonicalJSON(v any) json.RawMessage {
 // --- instructions --------------------------------------------------------
 
 // instructionBody is the agent's managed block: a heading with the agent
-// name, the template description, then every prompt in template order.
+// name (unless the template's heading is false and the block has other
+// text), the template description, then every prompt in template order.
 // When the backend has no skills layout the skills are inlined too: a
 // skill the tool never reads is as useless as an unread prompt.
 func (rd *renderer) instructionBody(f schema.Files) string {
 	r := rd.r
 	parts := []string{"## " + r.Name, r.Template.Description}
 	parts = append(parts, rd.prompts...)
+	if h := r.Template.Heading; h != nil && !*h && joinParagraphs(parts[1:]...) != "" {
+		parts = parts[1:]
+	}
 	if f.Skills == nil {
 		for _, ref := range r.Template.Skills {
 			s := rd.cfg.Skills[ref]

@@ -512,6 +512,9 @@ type Template struct {
 	Vars     map[string]string         `json:"vars,omitempty"`
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`
+	// Heading false leaves the "## <agent>" heading out of the agent's
+	// instruction block; nil or true writes it.
+	Heading *bool `json:"heading,omitempty"`
 }
 
 // SubAgent is how a template is described when rendered as another

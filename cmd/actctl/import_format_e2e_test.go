@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -155,5 +156,29 @@ func TestImportClaudeMCPAdd(t *testing.T) {
 	r := actctl(t, dir, "", "validate")
 	if want := `mcpServers.x.type: type "stdio" is a local server's: it needs a command, not a url`; r.Code != 1 || !strings.Contains(r.Stderr, want) {
 		t.Errorf("exit %d, want %q in\n%s", r.Code, want, r.Stderr)
+	}
+}
+
+// TestImportMarkersOnly: import puts an instruction file's text back
+// exactly, between the two marker lines and with no "## <agent>" heading
+// the user never wrote (heading: false), so the diff after import is the
+// markers alone; a block without a heading is read back the same way.
+func TestImportMarkersOnly(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"CLAUDE.md": "# Rules\n\nBe brief.\n"})
+	out := roundTrip(t, dir)
+	if got, want := read(t, filepath.Join(dir, "CLAUDE.md")), "<!-- BEGIN actctl agent=claude-code -->\n# Rules\n\nBe brief.\n<!-- END actctl agent=claude-code -->\n"; got != want {
+		t.Errorf("CLAUDE.md after import:\n%q\nwant\n%q", got, want)
+	}
+	if !strings.Contains(out.Config, "heading: false") {
+		t.Errorf("actant.cue lacks heading: false:\n%s", out.Config)
+	}
+
+	// The block of a workspace whose actant.cue is gone, with no heading.
+	dir = t.TempDir()
+	writeTree(t, dir, map[string]string{"AGENTS.md": "Mine.\n\n<!-- BEGIN actctl agent=helper -->\nHelp.\n<!-- END actctl agent=helper -->\n"})
+	out = roundTrip(t, dir)
+	if got := items(out.Taken); !slices.Contains(got, "codex instructions helper") || !strings.Contains(out.Config, "heading: false") {
+		t.Errorf("taken %q, left %+v\n%s", got, out.Left, out.Config)
 	}
 }
