@@ -89,21 +89,22 @@ type Result struct {
 	// run wrote (trust gates), each once; empty on a dry run.
 	Notes []string `json:"notes,omitempty"`
 	// brief: see Brief.
-	brief map[string]string
+	brief map[string]briefNote
 	left  leftState
 	// prunedDirs: see PrunedDir.
 	prunedDirs map[string]string
 }
 
-// Brief is note (one of Notes) as a person reads it: a note about more
-// than a few files names the first ones and how many more there are
-// (Notes, which -o json prints, names them all). Any other note is
-// returned as it is.
-func (r *Result) Brief(note string) string {
+// Brief is note (one of Notes) as a person reads it, and whether to say it
+// at all: a note about more than a few files names the first ones and how
+// many more there are, and of many notes that differ only in their
+// workspace the first stands for the rest (Notes, which -o json prints,
+// has them all). Any other note is returned as it is.
+func (r *Result) Brief(note string) (string, bool) {
 	if b, ok := r.brief[note]; ok {
-		return b
+		return b.text, !b.hidden
 	}
-	return note
+	return note, true
 }
 
 // Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",

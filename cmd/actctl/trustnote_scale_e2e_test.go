@@ -46,3 +46,35 @@ func TestTrustNoteBriefAtScale(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustNotePerWorkspaceBrief: Codex's trust note names its workspace,
+// so five Codex agents in five directories made five notes of three lines
+// each (5,000 at 5,000 agents); stderr says the first and names the other
+// workspaces, -o json keeps every note.
+func TestTrustNotePerWorkspaceBrief(t *testing.T) {
+	cfg := "package actant\ntemplates: cx: {backend: \"codex\", permissions: \"readonly\"}\n"
+	files := map[string]string{}
+	for i := 0; i < 5; i++ {
+		cfg += fmt.Sprintf("agents: \"cx-%d\": {template: \"cx\", workDir: \"w/%d\"}\n", i, i)
+		files[fmt.Sprintf("w/%d/.keep", i)] = ""
+	}
+	dir := t.TempDir()
+	files["actant.cue"] = cfg
+	writeTree(t, dir, files)
+	r := actctlEnv(t, dir, "", []string{"HOME=" + t.TempDir()}, "apply")
+	if r.Code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.Code, r.Stderr)
+	}
+	w := func(i int) string { return filepath.Join(dir, fmt.Sprintf("w/%d", i)) }
+	want := fmt.Sprintf("(the same for 4 more workspaces: %s, %s, %s and 1 more; apply -o json names every one)", w(1), w(2), w(3))
+	if n := strings.Count(r.Stderr, "actctl: note: Codex reads"); n != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("%d Codex notes, want one with %q:\n%s", n, want, r.Stderr)
+	}
+
+	dir = t.TempDir()
+	writeTree(t, dir, files)
+	res, r := applyJSON(t, dir, "")
+	if r.Code != 0 || len(res.Notes) != 5 {
+		t.Errorf("apply -o json: exit %d, %d notes, want 5\n%s", r.Code, len(res.Notes), r.Stderr)
+	}
+}
