@@ -126,7 +126,10 @@ func readTreeNoPipes(t *testing.T, dir string) map[string]string {
 // repository (or to nothing) is left with the reason; the file outside is
 // neither read into actant.cue nor rewritten, not even for a moment.
 func TestImportLinksOut(t *testing.T) {
-	base := t.TempDir()
+	base, err := filepath.EvalSymlinks(t.TempDir()) // the messages name resolved targets
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, repo := filepath.Join(base, "out"), filepath.Join(base, "repo")
 	writeTree(t, out, map[string]string{
 		"notes.md":               "My private notes.\n",
