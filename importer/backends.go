@@ -133,6 +133,17 @@ var Backends = []Backend{
 		Settings:     "opencode.json",
 		Others:       []string{"opencode.jsonc"},
 	},
+	{
+		// Qwen Code, a Gemini CLI fork: its sub-agents' own format is not
+		// read back yet; its permission keys are read as settings.
+		Name:         "qwen",
+		Instructions: "QWEN.md",
+		Skills:       ".qwen/skills",
+		Commands:     &schema.DirLayout{Dir: ".qwen/commands", Format: schema.FormatMarkdown},
+		MCP:          &MCPFile{Path: ".qwen/settings.json", Key: "mcpServers", Dialect: schema.DialectQwen},
+		Settings:     ".qwen/settings.json",
+		Others:       []string{".qwen/agents"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend
@@ -144,7 +155,6 @@ var NotRead = []struct{ Tool, Path string }{
 	{"Kilo Code", ".kilocode"},
 	{"Kiro", ".kiro"},
 	{"Junie", ".junie"},
-	{"Qwen Code", ".qwen"},
 	{"Goose", ".goosehints"},
 }
 

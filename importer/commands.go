@@ -3,9 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -29,15 +27,7 @@ func (p *Plan) scanCommands(a *agent) error {
 	if l == nil {
 		return nil
 	}
-	dir := filepath.Join(p.root, filepath.FromSlash(l.Dir))
-	ents, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		p.leave(Item{Backend: a.b.Name, Kind: "command", Path: l.Dir}, "cannot read the directory (%v)", err)
-		return nil
-	}
+	ents := p.readDir(a, "command", l.Dir)
 	ext := ".md"
 	switch {
 	case l.Ext != "":
@@ -91,7 +81,7 @@ func (p *Plan) command(a *agent, it Item) {
 		p.leave(it, "%v", err)
 		return
 	case !bytes.Equal(want, text):
-		p.leave(it, "not byte for byte what apply writes for it (apply writes the description and the prompt only, its own way)")
+		p.leave(it, "not byte for byte what apply writes for it (apply writes the description and the prompt only, its own way): %s", firstDiff(text, want))
 		return
 	}
 	if prev, ok := p.commands[it.Name]; ok && prev.c != c {

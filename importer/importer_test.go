@@ -11,7 +11,8 @@ import (
 )
 
 // TestWrapKeepsEveryByte: the text goes into the block as apply renders
-// it, and taking the block's lines away gives the file back.
+// it with heading: false (the text alone), and taking the two marker
+// lines away gives the file back.
 func TestWrapKeepsEveryByte(t *testing.T) {
 	for _, c := range []struct{ name, in, prompt string }{
 		{"plain", "# Rules\n\nBe brief.\n", "# Rules\n\nBe brief."},
@@ -28,14 +29,14 @@ func TestWrapKeepsEveryByte(t *testing.T) {
 				t.Fatalf("prompt %q, %v; want %q", prompt, err, c.prompt)
 			}
 			body, ok, err := block.Find(out, "a", block.StyleHTML)
-			if want := "## a\n\n" + c.prompt + "\n"; err != nil || !ok || string(body) != want {
+			if want := c.prompt + "\n"; err != nil || !ok || string(body) != want {
 				t.Errorf("block body %q, %v, %v; want %q", body, ok, err, want)
 			}
 			nl := "\n"
 			if strings.Contains(c.in, "\r\n") {
 				nl = "\r\n"
 			}
-			back := strings.NewReplacer("<!-- BEGIN actctl agent=a -->"+nl+"## a"+nl+nl, "", "<!-- END actctl agent=a -->"+nl, "").Replace(string(out))
+			back := strings.NewReplacer("<!-- BEGIN actctl agent=a -->"+nl, "", "<!-- END actctl agent=a -->"+nl, "").Replace(string(out))
 			want := c.in
 			if !strings.HasSuffix(want, "\n") {
 				want += nl

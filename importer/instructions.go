@@ -46,6 +46,9 @@ func (p *Plan) instructions(b Backend) []*agent {
 	switch {
 	case os.IsNotExist(err):
 		return own
+	case errors.As(err, new(*linkError)):
+		p.leave(it, "%v; backend %s not imported", err, b.Name)
+		return nil
 	case err != nil:
 		p.leave(it, "cannot read it (%v); backend %s not imported", err, b.Name)
 		return nil
@@ -60,7 +63,7 @@ func (p *Plan) instructions(b Backend) []*agent {
 	if prompt == "" {
 		return own
 	}
-	own[0].prompt = prompt
+	own[0].prompt, own[0].noHeading = prompt, true
 	p.Edits = append(p.Edits, Edit{Path: f, Agent: name, Old: old, New: out})
 	p.take(it)
 	p.noteVars(f, prompt)
@@ -90,6 +93,7 @@ func (p *Plan) blocks(b Backend, content []byte) []*agent {
 		it := Item{Backend: b.Name, Kind: "instructions", Name: name, Path: f}
 		body, ok, err := block.Find(content, name, block.StyleHTML)
 		head := "## " + name + "\n\n"
+		headed := strings.HasPrefix(string(body), head)
 		prompt := strings.TrimSuffix(strings.TrimPrefix(string(body), head), "\n")
 		switch {
 		case err != nil || !ok:
@@ -98,8 +102,8 @@ func (p *Plan) blocks(b Backend, content []byte) []*agent {
 		case !nameRe.MatchString(name) || slices.ContainsFunc(p.agents, func(a *agent) bool { return a.name == name }):
 			p.leave(it, "block %q: not a valid actctl name, or one already taken; backend %s not imported", name, b.Name)
 			return nil
-		case !strings.HasPrefix(string(body), head) || prompt != strings.Trim(prompt, "\r\n") || strings.TrimSpace(prompt) == "":
-			p.leave(it, "block %q is not one apply writes (\"## %s\", a blank line, the text); backend %s not imported", name, name, b.Name)
+		case prompt != strings.Trim(prompt, "\r\n") || strings.TrimSpace(prompt) == "":
+			p.leave(it, "block %q is not one apply writes (\"## %s\" and a blank line or not, then the text); backend %s not imported", name, name, b.Name)
 			return nil
 		}
 		rest, err = block.Remove(rest, name, block.StyleHTML, nil)
@@ -107,7 +111,7 @@ func (p *Plan) blocks(b Backend, content []byte) []*agent {
 			p.leave(it, "%v; backend %s not imported", err, b.Name)
 			return nil
 		}
-		out = append(out, &agent{name: name, b: b, prompt: prompt})
+		out = append(out, &agent{name: name, b: b, prompt: prompt, noHeading: !headed})
 		p.take(it)
 		p.noteVars(f, prompt)
 	}
@@ -123,9 +127,10 @@ func (p *Plan) blocks(b Backend, content []byte) []*agent {
 
 // wrap returns content with its text inside name's block, whose body is
 // what materialize renders for a prompt of that text in an agent named
-// name with no description ("## name", a blank line, the text). Leading
-// and trailing line endings stay outside the block; every other byte is
-// kept. prompt is the text ("" when there is none: nothing to wrap).
+// name with no description and heading: false: the text alone, so only
+// the two marker lines are added. Leading and trailing line endings stay
+// outside the block; every other byte is kept. prompt is the text (""
+// when there is none: nothing to wrap).
 func wrap(name string, content []byte) (out []byte, prompt string, err error) {
 	if !utf8.Valid(content) {
 		return nil, "", errNotUTF8
@@ -150,7 +155,7 @@ func wrap(name string, content []byte) (out []byte, prompt string, err error) {
 	prefix, rest := s[:i], s[i+len(core):]
 	rest = strings.TrimPrefix(rest, nl)
 	prompt = strings.ReplaceAll(core, "\r\n", "\n")
-	body := "## " + name + "\n\n" + prompt + "\n"
+	body := prompt + "\n"
 	var b bytes.Buffer
 	b.WriteString(prefix)
 	b.WriteString(begin + nl)

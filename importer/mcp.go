@@ -115,11 +115,9 @@ func (p *Plan) server(a *agent, name string, v any) {
 	case schema.DialectOpenCode:
 		in = openCodeBack(obj)
 	case schema.DialectAntigravity:
-		if u, ok := obj["serverUrl"]; ok { // Antigravity's remote url
-			in = maps.Clone(obj)
-			in["url"] = u
-			delete(in, "serverUrl")
-		}
+		in = renamed(obj, "serverUrl", "url") // Antigravity's remote url
+	case schema.DialectQwen:
+		in = renamed(obj, "httpUrl", "url") // Qwen Code's streamable HTTP url
 	}
 	s, why := serverOf(in, f.Dialect)
 	if why != "" {
@@ -148,6 +146,18 @@ func (p *Plan) server(a *agent, name string, v any) {
 	}
 	a.mcp = append(a.mcp, name)
 	p.take(it)
+}
+
+// renamed is obj with key from renamed to, when it has it.
+func renamed(obj map[string]any, from, to string) map[string]any {
+	u, ok := obj[from]
+	if !ok {
+		return obj
+	}
+	out := maps.Clone(obj)
+	out[to] = u
+	delete(out, from)
+	return out
 }
 
 // envColonRef is Cursor's and VS Code's ${env:NAME}, and openCodeRef
@@ -189,6 +199,9 @@ func serverOf(obj map[string]any, dialect string) (schema.MCPServer, string) {
 		return out, true
 	}
 	var ok1, ok2, ok3, ok4, ok5 bool
+	if t, _ := obj["type"].(string); t == "stdio" && dialect == schema.DialectClaude {
+		s.Type = t // as `claude mcp add` writes it
+	}
 	s.Command, ok1 = str("command")
 	s.URL, ok2 = str("url")
 	s.Env, ok3 = strMap("env")
@@ -197,6 +210,7 @@ func serverOf(obj map[string]any, dialect string) (schema.MCPServer, string) {
 	if x, present := obj["args"]; present {
 		list, ok := x.([]any)
 		ok5 = ok
+		s.Args = []string{} // given, even empty
 		for _, e := range list {
 			v, ok := e.(string)
 			ok5 = ok5 && ok

@@ -69,6 +69,8 @@ type Plan struct {
 	subAgents map[string]*subAgentSrc
 	mcp       map[string]*mcpSrc
 	claims    map[string]claim // real path -> who takes what is there
+	// resolvedRoot is root with links resolved (realRoot).
+	resolvedRoot string
 }
 
 // claim is an agent taking a path apply will write (or adopt) for it.
@@ -76,12 +78,15 @@ type claim struct{ agent, path string }
 
 // agent is one imported backend's agent (and template, and prompt).
 type agent struct {
-	name     string
-	b        Backend
-	prompt   string
-	also     []string // other agents' prompts it reads (Backend.Fallback)
-	skills   []string
-	commands []string
+	name   string
+	b      Backend
+	prompt string
+	// noHeading: its block holds its text without the "## <agent>"
+	// heading (the template's heading: false).
+	noHeading bool
+	also      []string // other agents' prompts it reads (Backend.Fallback)
+	skills    []string
+	commands  []string
 	// subAgents are the sub-agent templates its template lists.
 	subAgents []string
 	mcp       []string
@@ -148,6 +153,24 @@ func checkFresh(root string) error {
 		return fmt.Errorf("%s is a CUE file of this directory, which actctl would load with the imported actant.cue: move it away to import here", filepath.Base(cues[0]))
 	}
 	return nil
+}
+
+// Present are the agent files of root import looks for that are there
+// (importer.Backends' paths, then NotRead's), each once: what `actctl init`
+// names when it suggests import instead.
+func Present(root string) []string {
+	var out []string
+	for _, rel := range lookedFor(Backends) {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+			out = append(out, rel)
+		}
+	}
+	for _, n := range NotRead {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(n.Path))); err == nil && !slices.Contains(out, n.Path) {
+			out = append(out, n.Path)
+		}
+	}
+	return out
 }
 
 // notRead lists the files of tools without a built-in backend as left.
@@ -352,20 +375,6 @@ func markerLine(text, marker string) bool {
 		}
 	}
 	return false
-}
-
-// read reads the file rel under the root, refusing anything but a regular
-// file (after links): a named pipe would block import for ever.
-func (p *Plan) read(rel string) ([]byte, error) {
-	path := filepath.Join(p.root, filepath.FromSlash(rel))
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	return os.ReadFile(path)
 }
 
 // claimFor records that agent a takes rel (a file or directory apply

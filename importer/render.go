@@ -6,14 +6,33 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
+	"cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/literal"
 
 	"github.com/actctl/actctl/schema"
 )
 
-// render writes the plan's actant.cue.
+// render writes the plan's actant.cue, formatted as `cue fmt --simplify`
+// would (labels unquoted where CUE allows, one-field structs on one line).
 func (p *Plan) render() []byte {
+	return formatCUE(p.renderText())
+}
+
+// formatCUE is src formatted by CUE's formatter, or src as it is should
+// the formatter refuse it (the config is valid CUE either way: the load
+// after writing checks it).
+func formatCUE(src []byte) []byte {
+	out, err := format.Source(src, format.Simplify())
+	if err != nil {
+		return src
+	}
+	return out
+}
+
+// renderText writes the plan's actant.cue, the values as JSON (CUE too).
+func (p *Plan) renderText() []byte {
 	var b bytes.Buffer
 	b.WriteString("// Written by `actctl import` from this repository's agent files\n")
 	b.WriteString("// (docs/import.md). Each agent is one tool as it was configured here.\n")
@@ -34,7 +53,7 @@ func (p *Plan) render() []byte {
 	if len(p.mcp) > 0 {
 		b.WriteString("\nmcpServers: {\n")
 		for _, n := range slices.Sorted(maps.Keys(p.mcp)) {
-			fmt.Fprintf(&b, "\t%s: %s\n", jsonText(n), jsonText(p.mcp[n].s))
+			fmt.Fprintf(&b, "\t%s: %s\n", jsonText(n), serverText(p.mcp[n].s))
 		}
 		b.WriteString("}\n")
 	}
@@ -92,6 +111,9 @@ func (p *Plan) template(b *bytes.Buffer, a *agent) {
 	if prompts = append(prompts, a.also...); len(prompts) > 0 {
 		fmt.Fprintf(b, "\t\tprompts: %s\n", jsonText(prompts))
 	}
+	if a.noHeading {
+		b.WriteString("\t\theading: false\n")
+	}
 	if len(a.skills) > 0 {
 		fmt.Fprintf(b, "\t\tskills: %s\n", jsonText(a.skills))
 	}
@@ -105,10 +127,10 @@ func (p *Plan) template(b *bytes.Buffer, a *agent) {
 		fmt.Fprintf(b, "\t\tmcpServers: %s\n", jsonText(a.mcp))
 	}
 	if a.perms != nil {
-		fmt.Fprintf(b, "\t\tpermissions: %s\n", indent(jsonText(permsValue(a.perms)), "\t\t"))
+		fmt.Fprintf(b, "\t\tpermissions: %s\n", jsonText(permsValue(a.perms)))
 	}
 	if a.settings != nil {
-		fmt.Fprintf(b, "\t\tsettings: %s: %s\n", jsonText(a.b.Name), indent(jsonText(a.settings), "\t\t"))
+		fmt.Fprintf(b, "\t\tsettings: %s: %s\n", jsonText(a.b.Name), jsonText(a.settings))
 	}
 	b.WriteString("\t}\n")
 }
@@ -129,9 +151,30 @@ func subAgentTemplate(b *bytes.Buffer, n string, s *subAgentSrc) {
 		if s.model != "" {
 			sa["model"] = s.model
 		}
-		fmt.Fprintf(b, "\t\tsubAgent: %s\n", indent(jsonText(sa), "\t\t"))
+		fmt.Fprintf(b, "\t\tsubAgent: %s\n", jsonText(sa))
 	}
 	b.WriteString("\t}\n")
+}
+
+// serverText is s as actant.cue spells it, in the order a server is read
+// (type, command, args, env, url, headers), an empty args or env given
+// kept (apply writes it back in Claude Code's .mcp.json).
+func serverText(s schema.MCPServer) string {
+	var fields []string
+	add := func(k string, v any, present bool) {
+		if present {
+			fields = append(fields, jsonText(k)+": "+jsonText(v))
+		}
+	}
+	add("type", s.Type, s.Type != "")
+	add("command", s.Command, s.Command != "")
+	add("args", s.Args, s.Args != nil)
+	add("env", s.Env, s.Env != nil)
+	add("url", s.URL, s.URL != "")
+	add("headers", s.Headers, s.Headers != nil)
+	// A field a line: the formatter closes an empty struct last on a
+	// line of its own only then.
+	return "{\n" + strings.Join(fields, "\n") + "\n}"
 }
 
 // permsValue is p as actant.cue spells it.
@@ -152,16 +195,9 @@ func permsValue(p *schema.Permissions) map[string]any {
 func jsonText(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if _, ok := v.(map[string]any); ok {
-		enc.SetIndent("", "\t")
-	}
+	enc.SetEscapeHTML(false) // compact: the formatter puts each field on its line
 	if err := enc.Encode(v); err != nil {
 		panic(fmt.Sprintf("importer: encode %T: %v", v, err)) // only JSON-decoded values and strings
 	}
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-}
-
-func indent(s, prefix string) string {
-	return string(bytes.ReplaceAll([]byte(s), []byte("\n"), []byte("\n"+prefix)))
 }

@@ -2,9 +2,7 @@ package importer
 
 import (
 	"bytes"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,15 +27,7 @@ func (p *Plan) scanRules(a *agent) error {
 // item of kind; a directory, another kind of file and an unreadable
 // directory are left, said why.
 func (p *Plan) scanFiles(a *agent, l *schema.DirLayout, kind, ext string, take func(*agent, Item)) {
-	ents, err := os.ReadDir(filepath.Join(p.root, filepath.FromSlash(l.Dir)))
-	if os.IsNotExist(err) {
-		return
-	}
-	if err != nil {
-		p.leave(Item{Backend: a.b.Name, Kind: kind, Path: l.Dir}, "cannot read the directory (%v)", err)
-		return
-	}
-	for _, e := range ents {
+	for _, e := range p.readDir(a, kind, l.Dir) {
 		name := strings.TrimSuffix(e.Name(), ext)
 		it := Item{Backend: a.b.Name, Kind: kind, Name: name, Path: path.Join(l.Dir, e.Name())}
 		switch {
@@ -88,8 +78,13 @@ func (p *Plan) rule(a *agent, it Item) {
 		p.leave(it, "%s", why)
 		return
 	}
-	if _, want, err := materialize.RuleFile(a.b.Rules, it.Name, &s); err != nil || !bytes.Equal(want, text) {
-		p.leave(it, "not byte for byte what apply writes for it (its frontmatter, then the text, as apply spells them)")
+	_, want, err := materialize.RuleFile(a.b.Rules, it.Name, &s)
+	switch {
+	case err != nil:
+		p.leave(it, "%v", err)
+		return
+	case !bytes.Equal(want, text):
+		p.leave(it, "not byte for byte what apply writes for it (its frontmatter, then the text, as apply spells them): %s", firstDiff(text, want))
 		return
 	}
 	if prev, ok := p.skills[it.Name]; ok {

@@ -3,7 +3,6 @@ package importer
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 
@@ -26,18 +25,13 @@ func (p *Plan) scanSkills(a *agent) error {
 	if a.b.Skills == "" {
 		return nil
 	}
-	dir := filepath.Join(p.root, filepath.FromSlash(a.b.Skills))
-	ents, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		p.leave(Item{Backend: a.b.Name, Kind: "skill", Path: a.b.Skills}, "cannot read the directory (%v)", err)
-		return nil
-	}
-	for _, e := range ents {
+	for _, e := range p.readDir(a, "skill", a.b.Skills) {
 		rel := path.Join(a.b.Skills, e.Name())
 		it := Item{Backend: a.b.Name, Kind: "skill", Name: e.Name(), Path: rel}
+		if err := p.confined(rel); err != nil {
+			p.leave(it, "%v", err)
+			continue
+		}
 		if !e.IsDir() {
 			p.leave(it, "not a skill directory (<name>/SKILL.md); left as it is")
 			continue
@@ -58,8 +52,7 @@ func (p *Plan) skill(a *agent, it Item) {
 		p.leave(it, "holds %s, which is not a regular file (apply refuses symlinks and special files in a skill directory)", odd)
 		return
 	}
-	md := filepath.Join(p.root, filepath.FromSlash(rel), "SKILL.md")
-	text, err := os.ReadFile(md)
+	text, err := p.read(path.Join(rel, "SKILL.md"))
 	if err != nil {
 		p.leave(it, "no readable SKILL.md (%v)", err)
 		return
@@ -73,7 +66,8 @@ func (p *Plan) skill(a *agent, it Item) {
 		p.leave(it, "%s", sameAs(other))
 		return
 	}
-	exact := bytes.Equal(materialize.SkillFile(name, &s), text)
+	want := materialize.SkillFile(name, &s)
+	exact := bytes.Equal(want, text)
 	if prev, ok := p.skills[name]; ok {
 		if !exact || !sameTree(filepath.Join(p.root, prev.found), filepath.Join(p.root, rel)) {
 			p.leave(it, "a different skill of the same name was taken from %s", prev.found)
@@ -91,10 +85,14 @@ func (p *Plan) skill(a *agent, it Item) {
 			p.leave(it, "--move: %s already exists", to)
 			return
 		}
+		if err := p.confined(to); err != nil {
+			p.leave(it, "--move: %v", err)
+			return
+		}
 		src.dir = to
 		p.Moves = append(p.Moves, Move{From: rel, To: to})
 	case !exact:
-		p.leave(it, "SKILL.md is not byte for byte what apply writes for it (apply sets name and description in the frontmatter its own way); --move keeps it under skills/%s and lets apply write this copy", name)
+		p.leave(it, "SKILL.md is not byte for byte what apply writes for it (apply sets name and description in the frontmatter its own way: %s); --move keeps it under skills/%s and lets apply write this copy", firstDiff(text, want), name)
 		return
 	}
 	p.skills[name] = src
@@ -111,7 +109,7 @@ func sameTree(a, b string) bool {
 			if err != nil || d.IsDir() {
 				return err
 			}
-			data, err := os.ReadFile(p)
+			data, err := schema.ReadRegular(p, MaxFileSize)
 			rel, _ := filepath.Rel(root, p)
 			m[rel] = data
 			return err

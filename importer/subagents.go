@@ -96,8 +96,12 @@ func (p *Plan) subAgent(a *agent, it Item) {
 	}
 	s.backend, s.found = a.b.Name, it.Path
 	_, want, err := materialize.SubAgentFile(a.b.SubAgents, a.b.Name, it.Name, s.desc, s.prompt, s.subAgent())
-	if err != nil || !bytes.Equal(want, text) {
-		p.leave(it, "not byte for byte what apply writes for it (name, description, tools, model, then the prompt, its own way)")
+	switch {
+	case err != nil:
+		p.leave(it, "%v", err)
+		return
+	case !bytes.Equal(want, text):
+		p.leave(it, "not byte for byte what apply writes for it (name, description, tools, model, then the prompt, its own way): %s", firstDiff(text, want))
 		return
 	}
 	p.subAgents[it.Name] = s

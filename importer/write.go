@@ -87,6 +87,11 @@ func (p *Plan) move(m Move) (func() error, error) {
 }
 
 func (p *Plan) edit(e Edit) (func() error, error) {
+	// Scan read e.Path inside the root; a link put there since is not
+	// written through.
+	if err := p.confined(e.Path); err != nil {
+		return nil, fmt.Errorf("rewrite %s: %w", e.Path, err)
+	}
 	path := filepath.Join(p.root, filepath.FromSlash(e.Path))
 	fi, err := os.Stat(path)
 	if err != nil {

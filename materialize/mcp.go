@@ -322,10 +322,29 @@ func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, 
 	if len(env) > 0 {
 		v["env"] = env
 	}
+	if d == dialectClaude {
+		claudeAsGiven(v, s)
+	}
 	if len(s.Headers) > 0 {
 		warns = append(warns, fmt.Sprintf("mcp server %q: headers are ignored for a stdio server", name))
 	}
 	return v, warns
+}
+
+// claudeAsGiven adds to Claude Code's stdio entry v what the config gives
+// as `claude mcp add` writes it: "type": "stdio", and an empty args or env
+// (given, not absent), so an entry the tool wrote is written back as it is
+// (docs/import.md).
+func claudeAsGiven(v map[string]any, s schema.MCPServer) {
+	if s.Type != "" {
+		v["type"] = s.Type
+	}
+	if s.Args != nil && len(s.Args) == 0 {
+		v["args"] = []string{}
+	}
+	if s.Env != nil && len(s.Env) == 0 {
+		v["env"] = map[string]string{}
+	}
 }
 
 // remoteValue is a remote server in the dialect's shape.

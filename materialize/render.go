@@ -329,13 +329,17 @@ func canonicalJSON(v any) json.RawMessage {
 // --- instructions --------------------------------------------------------
 
 // instructionBody is the agent's managed block: a heading with the agent
-// name, the template description, then every prompt in template order.
+// name (unless the template's heading is false and the block has other
+// text), the template description, then every prompt in template order.
 // When the backend has no skills layout the skills are inlined too: a
 // skill the tool never reads is as useless as an unread prompt.
 func (rd *renderer) instructionBody(f schema.Files) string {
 	r := rd.r
 	parts := []string{"## " + r.Name, r.Template.Description}
 	parts = append(parts, rd.prompts...)
+	if h := r.Template.Heading; h != nil && !*h && joinParagraphs(parts[1:]...) != "" {
+		parts = parts[1:]
+	}
 	if f.Skills == nil {
 		for _, ref := range r.Template.Skills {
 			s := rd.cfg.Skills[ref]
@@ -555,13 +559,23 @@ func skillDescription(name string, s *schema.Skill) string {
 // renderSkill renders one skill file in the given layout format. An Agent
 // Skills SKILL.md keeps every frontmatter field of the source (license,
 // allowed-tools, metadata, ...) in the source's order; name is the
-// skill's directory name and description the config's (docs/formats.md).
+// skill's directory name and description the config's (docs/formats.md);
+// a source that already says both is kept byte for byte.
 func renderSkill(format, name, desc string, s *schema.Skill, vars map[string]string) rendered {
 	body, missing := fillVars(s.Content, vars)
 	var out []byte
 	switch format {
 	case schema.FormatSkillDir:
-		out = frontmatter.Render(s.Meta, []frontmatter.Field{{Key: "name", Value: name}, {Key: "description", Value: desc}}, body)
+		// A SKILL.md whose frontmatter already names the skill and holds
+		// its description, with no variable filled, is written as it is
+		// (no blank line added after the frontmatter where it has none):
+		// import takes such a file as it is (docs/import.md).
+		set := []frontmatter.Field{{Key: "name", Value: name}, {Key: "description", Value: desc}}
+		if raw, ok := s.Meta.Source(set, body); ok && body == s.Content {
+			out = []byte(raw)
+		} else {
+			out = frontmatter.Render(s.Meta, set, body)
+		}
 	case schema.FormatCursorMDC:
 		// Cursor rule types (cursor.com/docs/context/rules): alwaysApply
 		// false plus a description is an "Agent Requested" rule, the same

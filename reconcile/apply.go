@@ -88,9 +88,23 @@ type Result struct {
 	// Notes say what the user must do before a tool reads the files this
 	// run wrote (trust gates), each once; empty on a dry run.
 	Notes []string `json:"notes,omitempty"`
+	// brief: see Brief.
+	brief map[string]briefNote
 	left  leftState
 	// prunedDirs: see PrunedDir.
 	prunedDirs map[string]string
+}
+
+// Brief is note (one of Notes) as a person reads it, and whether to say it
+// at all: a note about more than a few files names the first ones and how
+// many more there are, and of many notes that differ only in their
+// workspace the first stands for the rest (Notes, which -o json prints,
+// has them all). Any other note is returned as it is.
+func (r *Result) Brief(note string) (string, bool) {
+	if b, ok := r.brief[note]; ok {
+		return b.text, !b.hidden
+	}
+	return note, true
 }
 
 // Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",
@@ -469,7 +483,7 @@ func (r *run) result(dry bool) *Result {
 	sort.SliceStable(res.Items, func(i, j int) bool { return res.Items[i].Path < res.Items[j].Path })
 	res.Counts.Warnings += len(res.Warnings) // the count covers the list too (docs/json.md)
 	if !dry {
-		res.Notes = trustNotes(r.targets, r.plan.Ops)
+		res.Notes, res.brief = trustNotes(r.targets, r.plan.Ops)
 	}
 	return res
 }

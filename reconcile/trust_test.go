@@ -31,8 +31,68 @@ func TestTrustNotes(t *testing.T) {
 		{"another agent's directory", []*Op{op("/ws/.codex/config.toml", ActCreate, "cx2")}, nil},
 	}
 	for _, c := range cases {
-		if got := trustNotes(targets, c.ops); !reflect.DeepEqual(got, c.want) {
+		if got, _ := trustNotes(targets, c.ops); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestTrustNoteBrief: a note about more than briefFiles files has a short
+// form naming the first ones and how many more; the note itself names
+// every file, each once; a note about fewer has none.
+func TestTrustNoteBrief(t *testing.T) {
+	var targets []*materialize.Target
+	var ops []*Op
+	for _, a := range []string{"a", "b", "c", "d", "e"} {
+		targets = append(targets, &materialize.Target{Agent: a, Dir: "/" + a, TrustPaths: []string{"m.json"}, TrustNotes: map[string]string{"m.json": "m in {files}."}})
+		ops = append(ops, &Op{Path: "/" + a + "/m.json", Action: ActCreate, Agents: []string{a, a}})
+	}
+	notes, brief := trustNotes(targets, ops)
+	full := "m in /a/m.json, /b/m.json, /c/m.json, /d/m.json, /e/m.json."
+	if !reflect.DeepEqual(notes, []string{full}) {
+		t.Fatalf("notes %q", notes)
+	}
+	res := &Result{Notes: notes, brief: brief}
+	if got, ok := res.Brief(full); !ok || got != "m in /a/m.json, /b/m.json, /c/m.json and 2 more (apply -o json names every one)." {
+		t.Errorf("brief %q, %v", got, ok)
+	}
+	if got, ok := res.Brief("another note"); !ok || got != "another note" {
+		t.Errorf("another note: %q, %v", got, ok)
+	}
+	notes, brief = trustNotes(targets[:3], ops[:3])
+	if len(brief) != 0 || !reflect.DeepEqual(notes, []string{"m in /a/m.json, /b/m.json, /c/m.json."}) {
+		t.Errorf("three files: %q, %v", notes, brief)
+	}
+}
+
+// TestTrustNoteSameButDir: of more than briefFiles notes that differ only
+// in their workspace (Codex's {dir}), the first stands for the others on
+// stderr, naming the next few directories and how many more; Notes keeps
+// every one. Fewer are each said.
+func TestTrustNoteSameButDir(t *testing.T) {
+	var targets []*materialize.Target
+	var ops []*Op
+	for _, a := range []string{"a", "b", "c", "d", "e"} {
+		targets = append(targets, &materialize.Target{Agent: a, Dir: "/w/" + a, TrustPaths: []string{".codex/"}, TrustNotes: map[string]string{".codex/": "trust /w/" + a + ":\n  [projects.\"/w/" + a + "\"]"}})
+		ops = append(ops, &Op{Path: "/w/" + a + "/.codex/config.toml", Action: ActCreate, Agents: []string{a}})
+	}
+	notes, brief := trustNotes(targets, ops)
+	res := &Result{Notes: notes, brief: brief}
+	var said []string
+	for _, n := range res.Notes {
+		if b, ok := res.Brief(n); ok {
+			said = append(said, b)
+		}
+	}
+	want := []string{"trust /w/a:\n  [projects.\"/w/a\"]\n(the same for 4 more workspaces: /w/b, /w/c, /w/d and 1 more; apply -o json names every one)"}
+	if len(notes) != 5 || !reflect.DeepEqual(said, want) {
+		t.Errorf("notes %q\nsaid %q\nwant %q", notes, said, want)
+	}
+	notes, brief = trustNotes(targets[:3], ops[:3])
+	res = &Result{Notes: notes, brief: brief}
+	for _, n := range notes {
+		if b, ok := res.Brief(n); !ok || b != n {
+			t.Errorf("three workspaces: %q said as %q, %v", n, b, ok)
 		}
 	}
 }

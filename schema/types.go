@@ -448,6 +448,9 @@ type Prompt struct {
 
 // MCPServer is either a stdio server (Command) or a remote one (URL).
 type MCPServer struct {
+	// Type is "stdio" for a local server whose Claude Code entry carries
+	// "type": "stdio" (as `claude mcp add` writes it), else "".
+	Type    string            `json:"type,omitempty"`
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
@@ -550,6 +553,9 @@ type Template struct {
 	Vars     map[string]string         `json:"vars,omitempty"`
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`
+	// Heading false leaves the "## <agent>" heading out of the agent's
+	// instruction block; nil or true writes it.
+	Heading *bool `json:"heading,omitempty"`
 }
 
 // SubAgent is how a template is described when rendered as another

@@ -66,6 +66,8 @@ func (c *Config) Validate() Diagnostics {
 		}
 		if (s.Command == "") == (s.URL == "") {
 			add(c.Diag(Path("mcpServers", name), "an MCP server needs exactly one of command (local) or url (remote)"))
+		} else if s.Type == "stdio" && s.Command == "" {
+			add(c.Diag(Path("mcpServers", name, "type"), "type \"stdio\" is a local server's: it needs a command, not a url"))
 		}
 	}
 

@@ -254,7 +254,9 @@ func printResult(g *globals, res *reconcile.Result, err error) error {
 			if err == nil {
 				fmt.Fprintln(g.Stdout, res.Summary())
 				for _, n := range res.Notes {
-					fmt.Fprintf(g.Stderr, "actctl: note: %s\n", n)
+					if b, ok := res.Brief(n); ok {
+						fmt.Fprintf(g.Stderr, "actctl: note: %s\n", b)
+					}
 				}
 			}
 		}

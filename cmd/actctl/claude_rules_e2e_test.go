@@ -70,7 +70,7 @@ func TestImportClaudeRules(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	if s := `paths: ["**/*.go","go.mod"]`; !strings.Contains(out.Config, s) {
+	if s := `paths: ["**/*.go", "go.mod"]`; !strings.Contains(out.Config, s) {
 		t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 	}
 }

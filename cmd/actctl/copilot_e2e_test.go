@@ -166,7 +166,7 @@ func TestImportPathRules(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	for _, s := range []string{`paths: ["**/*.go","go.mod"]`, `paths: ["src/**/*.ts"]`} {
+	for _, s := range []string{`paths: ["**/*.go", "go.mod"]`, `paths: ["src/**/*.ts"]`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -200,7 +200,7 @@ func TestImportClaudeSubAgents(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	for _, s := range []string{`subAgents: ["plain","tester"]`, `"tools": [`, `"model": "sonnet"`} {
+	for _, s := range []string{`subAgents: ["plain", "tester"]`, `tools: [`, `model: "sonnet"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}

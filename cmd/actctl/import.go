@@ -11,6 +11,7 @@ import (
 
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/importer"
+	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/reconcile"
 )
 
@@ -103,7 +104,9 @@ func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
 	return res, nil
 }
 
-// printImport prints what import took and left, and what it wrote.
+// printImport prints what import took and left, and what it wrote. Names
+// and paths come from the repository: their control characters are
+// escaped (internal/termsafe).
 func printImport(g *globals, out importOutput) error {
 	if g.JSON() {
 		if out.Apply != nil && out.Apply.Items == nil {
@@ -114,21 +117,21 @@ func printImport(g *globals, out importOutput) error {
 	p := out.Plan
 	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 	for _, it := range p.Taken {
-		fmt.Fprintf(tw, "  take\t%s\t%s\t%s\n", it.Backend, what(it), it.Path)
+		fmt.Fprintf(tw, "  take\t%s\t%s\t%s\n", it.Backend, termsafe.Line(what(it)), termsafe.Line(it.Path))
 	}
 	for _, it := range p.Left {
-		fmt.Fprintf(tw, "  left\t%s\t%s\t%s: %s\n", it.Backend, what(it), it.Path, it.Reason)
+		fmt.Fprintf(tw, "  left\t%s\t%s\t%s: %s\n", it.Backend, termsafe.Line(what(it)), termsafe.Line(it.Path), termsafe.Line(it.Reason))
 	}
 	tw.Flush()
 	for _, n := range p.Notes {
-		fmt.Fprintf(g.Stderr, "actctl: note: %s\n", n)
+		fmt.Fprintf(g.Stderr, "actctl: note: %s\n", termsafe.Line(n))
 	}
 	verb := map[bool]string{true: "would ", false: ""}[out.DryRun]
 	for _, m := range p.Moves {
-		fmt.Fprintf(g.Stdout, "%smove %s to %s\n", verb, m.From, m.To)
+		fmt.Fprintf(g.Stdout, "%smove %s to %s\n", verb, termsafe.Line(m.From), termsafe.Line(m.To))
 	}
 	for _, e := range p.Edits {
-		fmt.Fprintf(g.Stdout, "%sput the text of %s in its agent's block (every byte kept)\n", verb, e.Path)
+		fmt.Fprintf(g.Stdout, "%sput the text of %s in its agent's block (every byte kept)\n", verb, termsafe.Line(e.Path))
 	}
 	fmt.Fprintf(g.Stdout, "%swrite %s: agents %s; %d taken, %d left\n", verb, "actant.cue", strings.Join(p.Agents, ", "), len(p.Taken), len(p.Left))
 	if out.DryRun {

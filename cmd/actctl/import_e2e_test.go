@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -69,8 +71,8 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 var otherBlockRe = regexp.MustCompile(`(?s)\r?\n<!-- BEGIN actctl agent=(\S+) -->\r?\n.*?<!-- END actctl agent=\S+ -->\r?\n`)
 
 // unwrap removes from an instruction file the blocks apply appended for
-// other agents, then the lines import put around agent's text: the BEGIN
-// marker with the agent's heading and a blank line, and the END marker.
+// other agents, then the two marker lines import put around agent's text
+// (its text goes back exactly, with no heading: docs/import.md).
 func unwrap(content, agent string) string {
 	content = otherBlockRe.ReplaceAllStringFunc(content, func(b string) string {
 		if otherBlockRe.FindStringSubmatch(b)[1] == agent {
@@ -79,7 +81,7 @@ func unwrap(content, agent string) string {
 		return ""
 	})
 	q := regexp.QuoteMeta(agent)
-	re := regexp.MustCompile(`(?m)^<!-- BEGIN actctl agent=` + q + ` -->\r?\n## ` + q + `\r?\n\r?\n|^<!-- END actctl agent=` + q + ` -->\r?\n`)
+	re := regexp.MustCompile(`(?m)^<!-- BEGIN actctl agent=` + q + ` -->\r?\n|^<!-- END actctl agent=` + q + ` -->\r?\n`)
 	return re.ReplaceAllString(content, "")
 }
 
@@ -187,9 +189,11 @@ func TestImportRoundTrip(t *testing.T) {
 	}{
 		{"mcp-typescript-sdk", "", false, []string{"claude-code instructions claude-code"}, []string{}},
 		{"playwright-mcp", "", false, []string{"claude-code instructions claude-code"}, []string{"claude-code skill release.md"}},
-		{"posthog", "", false, []string{"claude-code mcp phrocs", "claude-code settings hooks"}, []string{"claude-code skill hogli"}},
+		// Standard SKILL.md files (name and description in the frontmatter)
+		// are taken as they are, --move or not.
+		{"posthog", "", false, []string{"claude-code mcp phrocs", "claude-code settings hooks", "claude-code skill hogli"}, []string{}},
 		{"posthog", "", true, []string{"claude-code mcp phrocs", "claude-code settings hooks", "claude-code skill hogli"}, []string{}},
-		{"gemini-cli", "", false, []string{"gemini instructions gemini", "gemini settings experimental", "gemini settings general"}, []string{"gemini skill code-reviewer", "gemini skill docs-changelog"}},
+		{"gemini-cli", "", false, []string{"gemini instructions gemini", "gemini settings experimental", "gemini settings general", "gemini skill code-reviewer", "gemini skill docs-changelog"}, []string{}},
 		{"gemini-cli", "", true, []string{"gemini instructions gemini", "gemini settings experimental", "gemini settings general", "gemini skill code-reviewer", "gemini skill docs-changelog"}, []string{}},
 		{"actctl", own, false, []string{"claude-code instructions maintainer", "claude-code permissions", "claude-code skill actctl-dev", "codex instructions maintainer-codex", "codex permissions", "codex skill actctl-dev"}, []string{}},
 	}
@@ -292,10 +296,10 @@ func TestImportRefuses(t *testing.T) {
 		// AGENTS.md is codex's (first in the table); the cursor block in
 		// it was copied from elsewhere.
 		{"copied markers in a shared instruction file", map[string]string{
-			"AGENTS.md":          "<!-- BEGIN actctl agent=codex -->\n## codex\n\nText.\n<!-- END actctl agent=codex -->\n\n<!-- BEGIN actctl agent=cursor -->\nx\n<!-- END actctl agent=cursor -->\n",
+			"AGENTS.md":          "<!-- BEGIN actctl agent=codex -->\n## codex\n\nText.\n<!-- END actctl agent=codex -->\n\n<!-- BEGIN actctl agent=cursor -->\n\nx\n<!-- END actctl agent=cursor -->\n",
 			".cursor/mcp.json":   `{"mcpServers": {}}`,
 			".codex/config.toml": "",
-		}, nil, 1, `AGENTS.md: block "cursor" is not one apply writes ("## cursor", a blank line, the text); backend codex not imported`},
+		}, nil, 1, `AGENTS.md: block "cursor" is not one apply writes ("## cursor" and a blank line or not, then the text); backend codex not imported`},
 		// The same with cursor's block as apply writes it: cursor's agent
 		// is imported from it, codex's from its own block.
 		{"copied markers for an agent of another backend", map[string]string{
@@ -304,7 +308,7 @@ func TestImportRefuses(t *testing.T) {
 			".cursor/mcp.json":   `{"mcpServers": {}}`,
 			".codex/config.toml": "",
 		}, nil, 1, ".gitignore holds a block of actctl markers for agent cursor"},
-		{"a block apply does not write", map[string]string{"CLAUDE.md": "<!-- BEGIN actctl agent=mine -->\nno heading\n<!-- END actctl agent=mine -->\n"}, nil, 1, "CLAUDE.md: block \"mine\" is not one apply writes"},
+		{"a block apply does not write", map[string]string{"CLAUDE.md": "<!-- BEGIN actctl agent=mine -->\n\na blank line first\n<!-- END actctl agent=mine -->\n"}, nil, 1, "CLAUDE.md: block \"mine\" is not one apply writes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -332,7 +336,7 @@ func TestImportDryRun(t *testing.T) {
 	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".mcp.json": `{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}}`})
 	before := stamps(t, dir)
 	r := actctl(t, t.TempDir(), "", "-C", dir, "import", "--dry-run") // from elsewhere, with -C
-	if r.Code != 0 || !strings.Contains(r.Stdout, "would write actant.cue: agents claude-code; 2 taken, 0 left") || !strings.Contains(r.Stdout, `"TOKEN":"${GH_TOKEN}"`) {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "would write actant.cue: agents claude-code; 2 taken, 0 left") || !strings.Contains(r.Stdout, `TOKEN: "${GH_TOKEN}"`) {
 		t.Errorf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	if after := stamps(t, dir); !equalStamps(before, after) {
@@ -392,7 +396,7 @@ func TestImportLeaves(t *testing.T) {
 	if got := items(out.Left); !slices.Equal(got, wantLeft) {
 		t.Errorf("left %q\nwant %q", got, wantLeft)
 	}
-	for _, s := range []string{`"Authorization":"Bearer ${GH_TOKEN}"`, `"KEY":"${API_KEY}"`} {
+	for _, s := range []string{`Authorization: "Bearer ${GH_TOKEN}"`, `KEY: "${API_KEY}"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -441,7 +445,7 @@ func TestImportLinkAndComments(t *testing.T) {
 	if fi, err := os.Lstat(filepath.Join(dir, "CLAUDE.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("CLAUDE.md is no longer a link: %v %v", fi, err)
 	}
-	if !strings.Contains(out.Config, `"defaultMode": "dontAsk"`) {
+	if !strings.Contains(out.Config, `defaultMode: "dontAsk"`) {
 		t.Errorf("codex's read-only, never-ask keys are not read as dontAsk:\n%s", out.Config)
 	}
 }
@@ -539,5 +543,65 @@ func TestImportKeepsWhatClaudeRead(t *testing.T) {
 	}
 	if !strings.Contains(out.Config, `prompts: ["codex"]`) || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "claude-code has no CLAUDE.md, so it read AGENTS.md") {
 		t.Errorf("notes %q\n%s", out.Notes, out.Config)
+	}
+}
+
+// TestImportFileSizeLimit: import reads no file over importer.MaxFileSize
+// (an actant.cue holding a 100 MB CLAUDE.md would make every later command
+// slow): the instruction file is refused, naming it, its size and the
+// limit, and nothing is written; any other file over it is left.
+func TestImportFileSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	big := func(rel string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("Be brief.\n")
+		if err := errors.Join(f.Truncate(importer.MaxFileSize+1), f.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big("CLAUDE.md")
+	before := stamps(t, dir)
+	r := actctl(t, dir, "", "import")
+	want := fmt.Sprintf("CLAUDE.md: cannot read it (CLAUDE.md is %d bytes, over the %d byte (1 MiB) limit of a file import reads); backend claude-code not imported", importer.MaxFileSize+1, importer.MaxFileSize)
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("exit %d, want %q in\n%s", r.Code, want, r.Stderr)
+	}
+	if after := stamps(t, dir); !equalStamps(before, after) {
+		t.Errorf("wrote:\n%s", diffStamps(before, after))
+	}
+
+	dir = t.TempDir()
+	writeTree(t, dir, map[string]string{"AGENTS.md": "Be brief.\n"})
+	big(".cursor/commands/c.md")
+	big(".cursor/skills/s/SKILL.md")
+	big(".cursor/mcp.json")
+	r = actctl(t, dir, "", "-o", "json", "import", "--dry-run")
+	var got importJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &got); r.Code != 0 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", r.Code, err, r.Stderr)
+	}
+	left := map[string]string{}
+	for _, it := range got.Left {
+		left[it.Path] = it.Reason
+	}
+	over := func(rel string) string {
+		return fmt.Sprintf("%s is %d bytes, over the %d byte (1 MiB) limit of a file import reads", rel, importer.MaxFileSize+1, importer.MaxFileSize)
+	}
+	for p, want := range map[string]string{
+		".cursor/commands/c.md": "cannot read it (" + over(".cursor/commands/c.md") + ")",
+		".cursor/skills/s":      "no readable SKILL.md (" + over(".cursor/skills/s/SKILL.md") + ")",
+		".cursor/mcp.json":      over(".cursor/mcp.json"),
+	} {
+		if left[p] != want {
+			t.Errorf("left %s: %q, want %q", p, left[p], want)
+		}
 	}
 }

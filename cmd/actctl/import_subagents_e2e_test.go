@@ -33,7 +33,7 @@ func TestImportCursorSubAgents(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	for _, s := range []string{`subAgents: ["plain","tester"]`, "\"tester\": {\n\t\tbackend: \"cursor\"", `"model": "gpt-5"`} {
+	for _, s := range []string{`subAgents: ["plain", "tester"]`, "tester: {\n\t\tbackend:     \"cursor\"", `model: "gpt-5"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -67,7 +67,7 @@ func TestImportGeminiSubAgents(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	for _, s := range []string{`subAgents: ["plain","tester"]`, `"tools": [`, `"read_file"`, `"model": "gemini-2.5-pro"`, `"backends": {`} {
+	for _, s := range []string{`subAgents: ["plain", "tester"]`, `backends: gemini: tools: [`, `"read_file"`, `model: "gemini-2.5-pro"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -101,7 +101,7 @@ func TestImportCopilotSubAgents(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	for _, s := range []string{`subAgents: ["plain","tester"]`, `"copilot": {`, `"execute"`, `"model": "GPT-5"`} {
+	for _, s := range []string{`subAgents: ["plain", "tester"]`, `backends: copilot: tools: [`, `"execute"`, `model: "GPT-5"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -132,7 +132,7 @@ func TestImportCodexSubAgents(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	for _, s := range []string{`subAgents: ["tester"]`, `"model": "gpt-5-codex"`, "\"tester\": {\n\t\tbackend: \"codex\""} {
+	for _, s := range []string{`subAgents: ["tester"]`, `model: "gpt-5-codex"`, "tester: {\n\t\tbackend:     \"codex\""} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -166,7 +166,7 @@ func TestImportOpenCodeSubAgents(t *testing.T) {
 			t.Errorf("left %q, want %q", items(out.Left), want)
 		}
 	}
-	for _, s := range []string{`subAgents: ["plain","tester"]`, `"model": "anthropic/claude-sonnet-4"`} {
+	for _, s := range []string{`subAgents: ["plain", "tester"]`, `model: "anthropic/claude-sonnet-4"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}
@@ -195,7 +195,7 @@ func TestImportAntigravityAgents(t *testing.T) {
 	if !slices.Contains(items(out.Left), "antigravity sub-agent colourful") {
 		t.Errorf("left %q, want antigravity sub-agent colourful", items(out.Left))
 	}
-	for _, s := range []string{`subAgents: ["tester"]`, `"antigravity": {`, `"run_command"`} {
+	for _, s := range []string{`subAgents: ["tester"]`, `backends: antigravity: tools: [`, `"run_command"`} {
 		if !strings.Contains(out.Config, s) {
 			t.Errorf("actant.cue lacks %s:\n%s", s, out.Config)
 		}

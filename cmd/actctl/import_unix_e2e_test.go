@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io/fs"
 	"maps"
 	"os"
@@ -118,4 +119,123 @@ func readTreeNoPipes(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestImportLinksOut: import applies apply's link rule before it reads or
+// writes anything. A file or directory that is a symbolic link out of the
+// repository (or to nothing) is left with the reason; the file outside is
+// neither read into actant.cue nor rewritten, not even for a moment.
+func TestImportLinksOut(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir()) // the messages name resolved targets
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, repo := filepath.Join(base, "out"), filepath.Join(base, "repo")
+	writeTree(t, out, map[string]string{
+		"notes.md":               "My private notes.\n",
+		"mcp.json":               `{"mcpServers": {"x": {"command": "x"}}}` + "\n",
+		"settings.json":          `{"permissions": {"allow": ["Bash(ls)"]}}` + "\n",
+		"skills/s/SKILL.md":      "---\nname: s\ndescription: d\n---\n\nbody\n",
+		"commands/c.md":          "Do it.\n",
+		"gemini/commands/g.toml": "prompt = \"g\"\n",
+	})
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := func(target, name string) {
+		t.Helper()
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link("../out/notes.md", "CLAUDE.md")
+	outStamps, outFiles := stamps(t, out), readTree(t, out)
+	repoStamps := stamps(t, repo)
+	checkUntouched := func() {
+		t.Helper()
+		if now := stamps(t, out); !equalStamps(outStamps, now) {
+			t.Errorf("import wrote outside the repository:\n%s", diffStamps(outStamps, now))
+		}
+		if now := readTree(t, out); !maps.Equal(now, outFiles) {
+			t.Errorf("the files outside changed:\n%v", now)
+		}
+	}
+
+	r := actctl(t, repo, "", "import")
+	if want := "CLAUDE.md: CLAUDE.md is a symbolic link to " + filepath.Join(out, "notes.md") + ", outside the repository: import reads and writes nothing outside it (apply refuses to write through it); backend claude-code not imported"; r.Code != 1 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("exit %d, want %q in\n%s", r.Code, want, r.Stderr)
+	}
+	checkUntouched()
+	if now := stamps(t, repo); !equalStamps(repoStamps, now) {
+		t.Errorf("import wrote in the repository:\n%s", diffStamps(repoStamps, now))
+	}
+
+	// Every other kind of file, a directory on the way, and a link to
+	// nothing: each is left, the rest imported.
+	if err := os.Remove(filepath.Join(repo, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, repo, map[string]string{"AGENTS.md": "Be brief.\n", "GEMINI.md": "Be kind.\n"})
+	link("../out/mcp.json", ".mcp.json")
+	link("../../out/settings.json", ".claude/settings.json")
+	link("../../out/skills", ".claude/skills")
+	link("../../out/commands", ".claude/commands")
+	link("../out/gemini", ".gemini")
+	link("../nowhere.json", ".cursor/mcp.json")
+	r = actctl(t, repo, "", "-o", "json", "import")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var got importJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	left := map[string]string{}
+	for _, it := range got.Left {
+		left[it.Path] = it.Reason
+	}
+	outside := func(link, target string) string {
+		return link + " is a symbolic link to " + filepath.Join(out, target) + ", outside the repository: import reads and writes nothing outside it (apply refuses to write through it)"
+	}
+	for p, want := range map[string]string{
+		".mcp.json":             outside(".mcp.json", "mcp.json"),
+		".claude/settings.json": outside(".claude/settings.json", "settings.json"),
+		".claude/skills":        outside(".claude/skills", "skills"),
+		".claude/commands":      outside(".claude/commands", "commands"),
+		".gemini/commands":      outside(".gemini", "gemini"),
+		".cursor/mcp.json":      ".cursor/mcp.json is a symbolic link that leads nowhere (apply refuses to write through it)",
+	} {
+		if left[p] != want {
+			t.Errorf("left %s: %q, want %q", p, left[p], want)
+		}
+	}
+	if strings.Contains(got.Config, "Bash(ls)") || strings.Contains(got.Config, "My private") || strings.Contains(got.Config, "Do it") {
+		t.Errorf("actant.cue holds text from outside:\n%s", got.Config)
+	}
+	checkUntouched()
+}
+
+// TestImportEscapesNames: a name from the repository is printed with its
+// control characters escaped (a skill directory named with an escape
+// sequence would clear the screen).
+func TestImportEscapesNames(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"CLAUDE.md": "Be brief.\n",
+		".claude/skills/\x1b[2J\x1b[Hgone/SKILL.md": "---\nname: x\ndescription: d\n---\n\nbody\n",
+		".claude/commands/\x1b]0;title\x07.md":      "Do it.\n",
+	})
+	r := actctl(t, dir, "", "import", "--dry-run")
+	if r.Code != 0 || strings.ContainsAny(r.Stdout+r.Stderr, "\x1b\x07") {
+		t.Errorf("exit %d, raw control characters in\n%q\n%q", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{`skill \x1b[2J\x1b[Hgone`, `command \x1b]0;title\x07`} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("want %s in\n%s", want, r.Stdout)
+		}
+	}
 }

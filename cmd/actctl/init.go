@@ -6,9 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/importer"
+	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -45,11 +48,26 @@ func initCmd(c *cli.Context) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("init: write %s: %w", path, err)
 	}
+	importNote(g, dir)
 	if g.JSON() {
 		return g.PrintJSON(initJSON{Wrote: path, Next: initNext})
 	}
 	fmt.Fprintf(g.Stdout, "wrote %s\nnext: %s\n", path, initNext)
 	return nil
+}
+
+// importNote tells, on stderr, that dir already has agent files, which
+// `actctl import` would take into actant.cue as they are (docs/import.md).
+func importNote(g *globals, dir string) {
+	found := importer.Present(dir)
+	if len(found) == 0 {
+		return
+	}
+	names := strings.Join(found, ", ")
+	if len(found) > 3 {
+		names = fmt.Sprintf("%s and %d more", strings.Join(found[:3], ", "), len(found)-3)
+	}
+	fmt.Fprintf(g.Stderr, "actctl: note: this directory already has agent files (%s): `actctl import` writes an actant.cue from them instead, which apply adopts as they are; to use it, remove the starter actant.cue and run actctl import\n", termsafe.Line(names))
 }
 
 // initNext is what init suggests running next.

@@ -30,6 +30,10 @@ type Doc struct {
 	// Head is the text from the opening fence to the closing one, for
 	// the positions of Text's errors.
 	Head string
+	// Fence is the closing fence line and the blank lines after it, as
+	// the source has them: Head + Fence + body is the text Split read
+	// (see Source).
+	Fence string
 }
 
 // Error is invalid frontmatter, positioned in the whole text.
@@ -75,7 +79,30 @@ func Split(text string) (doc *Doc, body string, err error) {
 	if err != nil {
 		return nil, text, err
 	}
+	d.Fence = text[end : len(text)-len(body)]
 	return d, body, nil
+}
+
+// Source is the text Split read d and body from, byte for byte (a blank
+// line after the closing fence or none, CRLF line endings, the YAML as
+// written), when d came from Split and every field of set is in it as
+// that very string, so that Render would change no field; ok is false
+// otherwise.
+func (d *Doc) Source(set []Field, body string) (text string, ok bool) {
+	m := d.mapping()
+	if m == nil || d.Fence == "" {
+		return "", false
+	}
+	for _, f := range set {
+		i := indexOf(m, f.Key)
+		if i < 0 {
+			return "", false
+		}
+		if v := m.Content[i+1]; v.Kind != yaml.ScalarNode || v.Tag != "!!str" || v.Value != f.Value {
+			return "", false
+		}
+	}
+	return d.Head + d.Fence + body, true
 }
 
 // cutLine returns the first line of s (without "\n"), the rest after it,
