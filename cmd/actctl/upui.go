@@ -15,6 +15,7 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/dashboard"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
@@ -80,7 +81,8 @@ func (u *upRun) startUI(p *uiPlan, root string) (stop func(), err error) {
 		return nil, err
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(p.host, port), tok)
-	if _, err := control.WriteUI(root, control.UI{URL: url, Pid: os.Getpid()}); err != nil {
+	start, _ := launch.StartTime(os.Getpid())
+	if _, err := control.WriteUI(root, control.UI{URL: url, Pid: os.Getpid(), Start: start}); err != nil {
 		ln.Close()
 		return nil, err
 	}
