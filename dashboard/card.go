@@ -24,6 +24,10 @@ type card struct {
 	Queued     int    `json:"queued"`
 	Running    uint64 `json:"running,omitempty"`
 	Employee   bool   `json:"employee"`
+	// Up is whether up holds a process for the agent or is bringing one
+	// up (running, starting, backoff, stopping): Start is offered when
+	// it is not, Stop when it is.
+	Up bool `json:"up"`
 }
 
 // stamp is how a time is written on the server's pages: the zone of up.
@@ -33,6 +37,10 @@ func cardOf(a Agent, now time.Time) card {
 	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, State: string(a.State), Pid: a.Pid,
 		Restarts: a.Restarts, Queued: a.Queued, Running: a.Running, Employee: a.Archetype == "employee"}
 	c.StateText, c.Class = stateWords(a)
+	switch a.State {
+	case "running", "starting", "backoff", "stopping":
+		c.Up = true
+	}
 	if a.StartedAt != nil {
 		c.StartedAt = a.StartedAt.Format(time.RFC3339)
 		c.Uptime = now.Sub(*a.StartedAt).Round(time.Second).String()
