@@ -11,6 +11,7 @@ type card struct {
 	Name       string `json:"name"`
 	Archetype  string `json:"archetype"`
 	Backend    string `json:"backend"`
+	Template   string `json:"template,omitempty"`
 	State      string `json:"state"`
 	StateText  string `json:"stateText"`
 	Class      string `json:"class"` // ok, wait, bad, off
@@ -28,13 +29,16 @@ type card struct {
 	// up (running, starting, backoff, stopping): Start is offered when
 	// it is not, Stop when it is.
 	Up bool `json:"up"`
+	// Select puts a box on the card to choose it for a bulk action (the
+	// agents page).
+	Select bool `json:"-"`
 }
 
 // stamp is how a time is written on the server's pages: the zone of up.
 const stamp = "2006-01-02 15:04:05 MST"
 
 func cardOf(a Agent, now time.Time) card {
-	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, State: string(a.State), Pid: a.Pid,
+	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, Template: a.Template, State: string(a.State), Pid: a.Pid,
 		Restarts: a.Restarts, Queued: a.Queued, Running: a.Running, Employee: a.Archetype == "employee"}
 	c.StateText, c.Class = stateWords(a)
 	switch a.State {

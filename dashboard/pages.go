@@ -22,7 +22,7 @@ var assetFS embed.FS
 // pages are the parsed templates, one set per page.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, p := range []string{"agents", "agent", "task", "events"} {
+	for _, p := range []string{"agents", "agent", "task", "events", "bulk"} {
 		out[p] = template.Must(template.ParseFS(templateFS, "templates/base.html", "templates/"+p+".html"))
 	}
 	return out
@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /agents/{name}/tasks/{id}", s.taskPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}/live", s.serveTaskLive)
 	m.HandleFunc("GET /agents/{name}/canvas", s.canvas)
+	m.HandleFunc("POST /bulk", s.bulk)
 	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
 	m.HandleFunc("POST /agents/{name}/{op}", s.control)
 	s.mux = m
@@ -85,10 +86,7 @@ func (s *Server) cards() []card {
 }
 
 func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request) {
-	render(w, "agents", struct {
-		page
-		Cards []card
-	}{s.page("Agents", "agents", ""), s.cards()})
+	render(w, "agents", s.agentsView(filterOf(r.URL.Query())))
 }
 
 func (s *Server) agentsJSON(w http.ResponseWriter, r *http.Request) {

@@ -60,7 +60,7 @@ func serve(s *Server, r *http.Request) *httptest.ResponseRecorder {
 var routes = []struct{ method, path string }{
 	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/api/instance"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/agents/bot"},
 	{"GET", "/agents/bot/tasks/1"}, {"GET", "/agents/bot/canvas"}, {"GET", "/static/app.js"},
-	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"},
+	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"}, {"POST", "/bulk"},
 }
 
 func TestUnauthorized(t *testing.T) {

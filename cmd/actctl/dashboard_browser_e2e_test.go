@@ -153,6 +153,7 @@ func TestDashboardBrowser(t *testing.T) {
 	if js("window.__marker") != "1" {
 		t.Fatal("the page reloaded")
 	}
+	cdp(t, ctx, "counts by state", until(`document.querySelector('#counts [data-n="running"]').textContent === "2"`))
 	states := value(t, ctx, "states", chromedp.Evaluate[[]string]("window.__states"))
 	if !slices.ContainsFunc(states, func(s string) bool { return strings.HasPrefix(s, "backoff: next restart at ") }) || states[len(states)-1] != "running" {
 		t.Fatalf("states shown: %q, want a backoff then running", states)

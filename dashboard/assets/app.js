@@ -31,9 +31,10 @@
 	function updateCard(c) {
 		const li = document.querySelector('li.card[data-name="' + CSS.escape(c.name) + '"]');
 		if (!li) {
-			if (page === "agents") location.reload();
+			if (page === "agents" && !filtered()) location.reload();
 			return;
 		}
+		li.dataset.state = c.state;
 		for (const el of li.querySelectorAll("[data-f]")) {
 			const f = el.dataset.f;
 			if (f === "uptime") { el.dataset.since = c.startedAt || ""; continue; }
@@ -47,10 +48,44 @@
 			if (f === "nextTickText") el.setAttribute("datetime", c.nextTick || "");
 		}
 		tickUptimes();
+		if (page === "agents") recount();
 		if (page === "agent" && c.name === agent) {
 			followState(c.up);
 			followTask(c.running);
 		}
+	}
+
+	// filtered says whether the agents page shows only some agents.
+	function filtered() {
+		const f = document.getElementById("filter");
+		return !!(f && f.dataset.on);
+	}
+
+	// recount draws the counts by state again from the cards (all of
+	// them: a filtered page keeps the counts it was served).
+	const rank = { crashed: 0, fatal: 0, backoff: 1, starting: 2, stopping: 2, running: 3, stopped: 4 };
+	function recount() {
+		const ul = document.getElementById("counts");
+		if (!ul || filtered()) return;
+		const n = new Map(), cls = new Map();
+		for (const li of document.querySelectorAll("li.card[data-state]")) {
+			n.set(li.dataset.state, (n.get(li.dataset.state) || 0) + 1);
+			cls.set(li.dataset.state, li.querySelector("[data-f=stateText]").dataset.class);
+		}
+		const states = [...n.keys()].sort((a, b) => (rank[a] ?? 5) - (rank[b] ?? 5) || a.localeCompare(b));
+		const items = [ul.firstElementChild];
+		for (const st of states) {
+			const li = document.createElement("li");
+			const a = link("/?state=" + encodeURIComponent(st), st + " ");
+			a.className = "state " + cls.get(st);
+			const span = document.createElement("span");
+			span.dataset.n = st;
+			span.textContent = String(n.get(st));
+			a.append(span);
+			li.append(a);
+			items.push(li);
+		}
+		ul.replaceChildren(...items);
 	}
 
 	// followState offers what the agent's state allows: Start when up
@@ -244,7 +279,7 @@
 		};
 		es.addEventListener("hello", function (m) { if (JSON.parse(m.data).instance !== document.body.dataset.instance) lost(); });
 		es.addEventListener("agent", function (m) { updateCard(JSON.parse(m.data)); });
-		es.addEventListener("gone", function () { if (page === "agents") location.reload(); });
+		es.addEventListener("gone", function () { if (page === "agents" && !filtered()) location.reload(); });
 		es.addEventListener("entry", function (m) { addEntry(JSON.parse(m.data)); });
 		es.addEventListener("canvas", function (m) { reloadCanvas(JSON.parse(m.data).name); });
 		es.addEventListener("task", function (m) {
