@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -69,10 +70,14 @@ func stateWords(a Agent) (string, string) {
 	case "starting":
 		return "starting", "wait"
 	case "backoff":
+		words := "backoff"
 		if a.NextStart != nil {
-			return "backoff: next restart at " + a.NextStart.Local().Format(stamp), "wait"
+			words += ": next restart at " + a.NextStart.Local().Format(stamp)
 		}
-		return "backoff", "wait"
+		if l, _, _ := strings.Cut(strings.TrimSpace(a.LastError), "\n"); l != "" {
+			words += " (last error: " + l + ")"
+		}
+		return words, "wait"
 	case "crashed", "fatal":
 		if a.LastError != "" {
 			return string(a.State) + ": " + a.LastError, "bad"

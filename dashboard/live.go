@@ -373,20 +373,11 @@ func (s *Server) serveTaskLive(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
 		return
 	}
-	release, ok := s.acquireLive(r)
+	fl, release, ok := s.openStream(w, r)
 	if !ok {
-		http.Error(w, fmt.Sprintf("dashboard: too many live connections from this client (at most %d)", s.opts.MaxLive), http.StatusTooManyRequests)
 		return
 	}
 	defer release()
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "dashboard: streaming unsupported", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	fmt.Fprint(w, ": live\n\n")
-	fl.Flush()
 	var lr LogReader
 	_ = tasklog.Follow(r.Context(), path, 0, func(line []byte) {
 		for _, it := range lr.Line(line) {
@@ -394,4 +385,25 @@ func (s *Server) serveTaskLive(w http.ResponseWriter, r *http.Request) {
 		}
 		fl.Flush()
 	})
+}
+
+// openStream starts a file's live stream (server-sent events) for r,
+// counted against its client's bound (MaxLivePerClient); when it
+// cannot, it answers why and ok is false. release ends the count.
+func (s *Server) openStream(w http.ResponseWriter, r *http.Request) (fl http.Flusher, release func(), ok bool) {
+	release, ok = s.acquireLive(r)
+	if !ok {
+		http.Error(w, fmt.Sprintf("dashboard: too many live connections from this client (at most %d)", s.opts.MaxLive), http.StatusTooManyRequests)
+		return nil, nil, false
+	}
+	fl, ok = w.(http.Flusher)
+	if !ok {
+		release()
+		http.Error(w, "dashboard: streaming unsupported", http.StatusInternalServerError)
+		return nil, nil, false
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, ": live\n\n")
+	fl.Flush()
+	return fl, release, true
 }

@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /agents/{name}/tasks/{id}", s.taskPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}/live", s.serveTaskLive)
 	m.HandleFunc("GET /agents/{name}/canvas", s.canvas)
+	m.HandleFunc("GET /agents/{name}/stderr/live", s.serveStderrLive)
 	m.HandleFunc("POST /bulk", s.bulk)
 	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
 	m.HandleFunc("POST /agents/{name}/{op}", s.control)
@@ -109,13 +110,20 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	if d.Archetype == "employee" {
 		canvas, _ = s.src.Canvas(name)
 	}
+	var stderr []string
+	var from int64
+	if p, err := s.src.StderrPath(name); err == nil {
+		stderr, from = stderrTail(p)
+	}
 	render(w, "agent", struct {
 		page
-		D      Detail
-		Card   card
-		Tasks  []taskRow
-		Canvas bool
-	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvas != ""})
+		D          Detail
+		Card       card
+		Tasks      []taskRow
+		Canvas     bool
+		Stderr     []string
+		StderrFrom int64
+	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvas != "", stderr, from})
 }
 
 // taskRows are the last TaskRows tasks, newest first, with their

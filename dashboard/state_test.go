@@ -40,12 +40,7 @@ func TestControlsFollowState(t *testing.T) {
 // token itself is never shown). (issue #35 item 3)
 func TestInstance(t *testing.T) {
 	s, ts := liveServer(t, newFake(testAgents()...), 0)
-	get := func(path string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("GET", path, nil)
-		r.Host = ts.Listener.Addr().String()
-		r.AddCookie(liveCookie(ts))
-		return serve(s, r)
-	}
+	get := func(path string) *httptest.ResponseRecorder { return getLive(s, ts, path) }
 	page := get("/").Body.String()
 	m := regexp.MustCompile(`data-instance="([0-9a-f]{16})"`).FindStringSubmatch(page)
 	if m == nil || strings.Contains(page, testToken) {
@@ -66,4 +61,12 @@ func TestInstance(t *testing.T) {
 	if other := newTestServer(t, newFake(testAgents()...)); other.instance == s.instance {
 		t.Fatal("two servers share an instance")
 	}
+}
+
+// getLive is a GET to s as a logged-in page of its live server ts.
+func getLive(s *Server, ts *httptest.Server, path string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("GET", path, nil)
+	r.Host = ts.Listener.Addr().String()
+	r.AddCookie(liveCookie(ts))
+	return serve(s, r)
 }

@@ -161,8 +161,11 @@ func TestDashboardBrowser(t *testing.T) {
 
 	// A prompt streams its reply into the page.
 	cdp(t, ctx, "prompt", chromedp.Navigate(base+"/agents/api"), until(`document.body.dataset.live === "1"`),
+		eval(`window.__stderrN = document.querySelectorAll("#stderr div").length`),
 		chromedp.SendKeys(css(`#prompt-text`), "chunks 5"), chromedp.Click(css(`#prompt-form button`)),
 		chromedp.WaitVisible(css(`#reply[data-state="done"]`)))
+	// The agent's stderr follows live: the session's line comes in.
+	cdp(t, ctx, "stderr", until(`[...document.querySelectorAll("#stderr div")].slice(window.__stderrN).some(d => d.textContent.startsWith("test agent: session/new cwd="))`))
 	if reply := text(`#reply .msg`); reply != "chunk 1 chunk 2 chunk 3 chunk 4 chunk 5 end" {
 		t.Fatalf("reply %q", reply)
 	}

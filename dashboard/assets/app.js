@@ -246,6 +246,7 @@
 		if (document.body.dataset.lost) return;
 		if (es) es.close();
 		if (taskES) taskES.close();
+		if (stderrES) stderrES.close();
 		document.body.dataset.lost = "1";
 		document.body.dataset.live = "";
 		live.textContent = "lost its actctl up";
@@ -364,6 +365,23 @@
 		taskES.addEventListener("item", function (m) { show(JSON.parse(m.data)); });
 	}
 
+	// The process's stderr, live from where the page's copy ends; the
+	// page keeps its last 500 lines.
+	let stderrES = null;
+	function followStderr() {
+		const box = document.getElementById("stderr");
+		if (!box) return;
+		stderrES = new EventSource("/agents/" + encodeURIComponent(agent) + "/stderr/live?from=" + encodeURIComponent(box.dataset.from || "0"));
+		stderrES.addEventListener("line", function (m) {
+			const div = document.createElement("div");
+			div.textContent = JSON.parse(m.data);
+			box.appendChild(div);
+			while (box.childElementCount > 500) box.firstElementChild.remove();
+			const none = document.getElementById("no-stderr");
+			if (none) none.remove();
+		});
+	}
+
 	// The prompt box: the reply streams in as JSON lines of items.
 	function promptBox() {
 		const form = document.getElementById("prompt-form");
@@ -419,5 +437,6 @@
 	controls();
 	const live0 = document.getElementById("livelog");
 	if (live0 && live0.dataset.task) followTask(live0.dataset.task);
+	followStderr();
 	connect();
 })();
