@@ -76,6 +76,10 @@ func (o *Owner) claim() error {
 	return nil
 }
 
+// HolderPid is the pid the workspace's running actctl up wrote into
+// up.lock; 0 when there is none.
+func HolderPid(root string) int { return readPid(LockPath(root)) }
+
 // readPid reads the pid in a lock file; 0 when there is none.
 func readPid(path string) int {
 	b, err := os.ReadFile(path)

@@ -20,6 +20,9 @@ const UIFile = "ui.json"
 type UI struct {
 	URL string `json:"url"` // with the token: http://127.0.0.1:PORT/?token=...
 	Pid int    `json:"pid"`
+	// Start is the up's start time (launch.StartTime; 0 where unknown):
+	// with Pid it names the up that wrote the record, and no other.
+	Start uint64 `json:"start,omitempty"`
 }
 
 // WriteUI records ui in the workspace's run directory, mode 0600,

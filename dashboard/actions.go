@@ -55,12 +55,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 // also as the "stop" item of the turn's answer.
 func (s *Server) prompt(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	var mbe *http.MaxBytesError
-	if err := r.ParseForm(); errors.As(err, &mbe) {
-		http.Error(w, fmt.Sprintf("dashboard: the prompt is over %d bytes", MaxBody), http.StatusRequestEntityTooLarge)
-		return
-	} else if err != nil {
-		http.Error(w, "dashboard: "+err.Error(), http.StatusBadRequest)
+	if !parseForm(w, r, "the prompt") {
 		return
 	}
 	text := strings.TrimSpace(r.PostForm.Get("text"))
@@ -113,6 +108,20 @@ func (s *Server) prompt(w http.ResponseWriter, r *http.Request) {
 	items <- last // the reader is draining: there is room soon
 	close(items)
 	<-done
+}
+
+// parseForm reads r's form; when it cannot (over MaxBody, malformed) it
+// answers why, naming what the form carries, and returns false.
+func parseForm(w http.ResponseWriter, r *http.Request, what string) bool {
+	var mbe *http.MaxBytesError
+	if err := r.ParseForm(); errors.As(err, &mbe) {
+		http.Error(w, fmt.Sprintf("dashboard: %s is over %d bytes", what, MaxBody), http.StatusRequestEntityTooLarge)
+		return false
+	} else if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
 }
 
 // canvas serves an employee's canvas, in a sandbox of its own: no

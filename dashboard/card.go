@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -11,6 +12,7 @@ type card struct {
 	Name       string `json:"name"`
 	Archetype  string `json:"archetype"`
 	Backend    string `json:"backend"`
+	Template   string `json:"template,omitempty"`
 	State      string `json:"state"`
 	StateText  string `json:"stateText"`
 	Class      string `json:"class"` // ok, wait, bad, off
@@ -24,15 +26,26 @@ type card struct {
 	Queued     int    `json:"queued"`
 	Running    uint64 `json:"running,omitempty"`
 	Employee   bool   `json:"employee"`
+	// Up is whether up holds a process for the agent or is bringing one
+	// up (running, starting, backoff, stopping): Start is offered when
+	// it is not, Stop when it is.
+	Up bool `json:"up"`
+	// Select puts a box on the card to choose it for a bulk action (the
+	// agents page).
+	Select bool `json:"-"`
 }
 
 // stamp is how a time is written on the server's pages: the zone of up.
 const stamp = "2006-01-02 15:04:05 MST"
 
 func cardOf(a Agent, now time.Time) card {
-	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, State: string(a.State), Pid: a.Pid,
+	c := card{Name: a.Name, Archetype: a.Archetype, Backend: a.Backend, Template: a.Template, State: string(a.State), Pid: a.Pid,
 		Restarts: a.Restarts, Queued: a.Queued, Running: a.Running, Employee: a.Archetype == "employee"}
 	c.StateText, c.Class = stateWords(a)
+	switch a.State {
+	case "running", "starting", "backoff", "stopping":
+		c.Up = true
+	}
 	if a.StartedAt != nil {
 		c.StartedAt = a.StartedAt.Format(time.RFC3339)
 		c.Uptime = now.Sub(*a.StartedAt).Round(time.Second).String()
@@ -57,10 +70,14 @@ func stateWords(a Agent) (string, string) {
 	case "starting":
 		return "starting", "wait"
 	case "backoff":
+		words := "backoff"
 		if a.NextStart != nil {
-			return "backoff: next restart at " + a.NextStart.Local().Format(stamp), "wait"
+			words += ": next restart at " + a.NextStart.Local().Format(stamp)
 		}
-		return "backoff", "wait"
+		if l, _, _ := strings.Cut(strings.TrimSpace(a.LastError), "\n"); l != "" {
+			words += " (last error: " + l + ")"
+		}
+		return words, "wait"
 	case "crashed", "fatal":
 		if a.LastError != "" {
 			return string(a.State) + ": " + a.LastError, "bad"

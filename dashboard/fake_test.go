@@ -23,6 +23,7 @@ type fake struct {
 	queueN   int // calls of Queue
 	hooks    []Hook
 	ticks    map[string][]time.Time
+	stderr   map[string]string // agent -> its stderr log
 	prompts  []string
 	controls []string
 	// reply is what a prompt streams (ACP message lines).
@@ -104,6 +105,16 @@ func (f *fake) TaskLogPath(name string, task uint64) (string, error) {
 	p, ok := f.paths[fmt.Sprintf("%s/%d", name, task)]
 	if !ok {
 		return "", fmt.Errorf("agent %s has no task %d", name, task)
+	}
+	return p, nil
+}
+
+func (f *fake) StderrPath(name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.stderr[name]
+	if !ok {
+		return "", fmt.Errorf("agent %s has no log", name)
 	}
 	return p, nil
 }

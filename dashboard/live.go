@@ -43,6 +43,13 @@ type Entry struct {
 	Outcome    string    `json:"outcome,omitempty"` // a hook's: "ok", "failed: ...", "dropped: ..."
 	DurationMs int64     `json:"durationMs,omitempty"`
 	Data       string    `json:"data,omitempty"` // the event's data, as JSON (cut at DataMax)
+	// Task is the task the event is about (its data's "task"), 0 when none.
+	Task uint64 `json:"task,omitempty"`
+	// Of is, on a hook run, the Seq of its event's entry (the delivery
+	// it ran for), 0 when that entry is gone or was never kept.
+	Of uint64 `json:"of,omitempty"`
+	// at is a hook run's event's time, which finds that event's entry.
+	at time.Time
 }
 
 // entryOverhead is what an entry costs besides its strings' bytes.
@@ -168,7 +175,7 @@ func (s *Server) Dropped() uint64 { return s.live.dropped.Load() }
 // run, so its event's time plus its duration may be earlier than its end.
 func entryOf(ob hooks.Observation, now time.Time) Entry {
 	ev := ob.Event
-	e := Entry{Time: ev.Time, Event: ev.Name, Agent: ev.Agent}
+	e := Entry{Time: ev.Time, Event: ev.Name, Agent: ev.Agent, Task: taskOf(ev.Data)}
 	r := ob.Hook
 	if r == nil {
 		if len(ev.Data) > 0 {
@@ -177,7 +184,7 @@ func entryOf(ob hooks.Observation, now time.Time) Entry {
 		return e
 	}
 	e.Hook, e.DurationMs, e.Outcome = r.Hook, r.Duration.Milliseconds(), "ok"
-	e.Time = now
+	e.Time, e.at = now, ev.Time
 	switch {
 	case r.Dropped:
 		e.Outcome = "dropped: " + r.Err.Error()
@@ -186,6 +193,23 @@ func entryOf(ob hooks.Observation, now time.Time) Entry {
 	}
 	e.Outcome = cut(e.Outcome, DataMax)
 	return e
+}
+
+// taskOf is the task an event's data names ("task"), 0 when none.
+func taskOf(data map[string]any) uint64 {
+	switch v := data["task"].(type) {
+	case uint64:
+		return v
+	case int:
+		return uint64(max(v, 0))
+	case int64:
+		return uint64(max(v, 0))
+	case float64:
+		if v > 0 && v == float64(uint64(v)) {
+			return uint64(v)
+		}
+	}
+	return 0
 }
 
 // dataJSON is an event's data as JSON, escaped for nothing but JSON: the
@@ -221,6 +245,9 @@ func (h *hub) add(e Entry) {
 	h.mu.Lock()
 	h.seq++
 	e.Seq = h.seq
+	if e.Hook != "" {
+		e.Of = h.eventOf(e)
+	}
 	h.entries = append(h.entries, e)
 	i := len(h.entries) - 1
 	for ; i > 0 && h.entries[i-1].Time.After(e.Time); i-- {
@@ -235,6 +262,17 @@ func (h *hub) add(e Entry) {
 	}
 	h.mu.Unlock()
 	h.send(message{event: "entry", data: mustJSON(e)})
+}
+
+// eventOf is the Seq of the entry of run's event (its name, agent and
+// time), 0 when none is kept. Its caller holds h.mu.
+func (h *hub) eventOf(run Entry) uint64 {
+	for _, e := range slices.Backward(h.entries) {
+		if e.Hook == "" && e.Event == run.Event && e.Agent == run.Agent && e.Time.Equal(run.at) {
+			return e.Seq
+		}
+	}
+	return 0
 }
 
 // timeline returns the entries kept, oldest first.
@@ -295,7 +333,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	sb := s.live.subscribe()
 	defer s.live.unsubscribe(sb)
 	w.Header().Set("Content-Type", "text/event-stream")
-	fmt.Fprint(w, ": live\n\n")
+	fmt.Fprintf(w, "event: hello\ndata: %s\n\n", mustJSON(map[string]string{"instance": s.instance}))
 	fl.Flush()
 	for {
 		select {
@@ -335,20 +373,11 @@ func (s *Server) serveTaskLive(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
 		return
 	}
-	release, ok := s.acquireLive(r)
+	fl, release, ok := s.openStream(w, r)
 	if !ok {
-		http.Error(w, fmt.Sprintf("dashboard: too many live connections from this client (at most %d)", s.opts.MaxLive), http.StatusTooManyRequests)
 		return
 	}
 	defer release()
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "dashboard: streaming unsupported", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	fmt.Fprint(w, ": live\n\n")
-	fl.Flush()
 	var lr LogReader
 	_ = tasklog.Follow(r.Context(), path, 0, func(line []byte) {
 		for _, it := range lr.Line(line) {
@@ -356,4 +385,25 @@ func (s *Server) serveTaskLive(w http.ResponseWriter, r *http.Request) {
 		}
 		fl.Flush()
 	})
+}
+
+// openStream starts a file's live stream (server-sent events) for r,
+// counted against its client's bound (MaxLivePerClient); when it
+// cannot, it answers why and ok is false. release ends the count.
+func (s *Server) openStream(w http.ResponseWriter, r *http.Request) (fl http.Flusher, release func(), ok bool) {
+	release, ok = s.acquireLive(r)
+	if !ok {
+		http.Error(w, fmt.Sprintf("dashboard: too many live connections from this client (at most %d)", s.opts.MaxLive), http.StatusTooManyRequests)
+		return nil, nil, false
+	}
+	fl, ok = w.(http.Flusher)
+	if !ok {
+		release()
+		http.Error(w, "dashboard: streaming unsupported", http.StatusInternalServerError)
+		return nil, nil, false
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, ": live\n\n")
+	fl.Flush()
+	return fl, release, true
 }

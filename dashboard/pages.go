@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/actctl/actctl/tasklog"
@@ -21,7 +22,7 @@ var assetFS embed.FS
 // pages are the parsed templates, one set per page.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, p := range []string{"agents", "agent", "task", "events"} {
+	for _, p := range []string{"agents", "agent", "task", "events", "bulk"} {
 		out[p] = template.Must(template.ParseFS(templateFS, "templates/base.html", "templates/"+p+".html"))
 	}
 	return out
@@ -36,20 +37,36 @@ func (s *Server) routes() {
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	m.HandleFunc("GET /{$}", s.agentsPage)
 	m.HandleFunc("GET /api/agents", s.agentsJSON)
+	m.HandleFunc("GET /api/instance", s.instanceJSON)
 	m.HandleFunc("GET /live", s.serveLive)
 	m.HandleFunc("GET /events", s.eventsPage)
 	m.HandleFunc("GET /agents/{name}", s.agentPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}", s.taskPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}/live", s.serveTaskLive)
 	m.HandleFunc("GET /agents/{name}/canvas", s.canvas)
+	m.HandleFunc("GET /agents/{name}/stderr/live", s.serveStderrLive)
+	m.HandleFunc("POST /bulk", s.bulk)
 	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
 	m.HandleFunc("POST /agents/{name}/{op}", s.control)
 	s.mux = m
 }
 
-// page is what every template gets beside its own data.
+// page is what every template gets beside its own data: Instance
+// names this run of up, so that a page left open sees when its up is
+// gone (docs/dashboard.md, "Live updates").
 type page struct {
-	Title, Page, Agent string
+	Title, Page, Agent, Instance string
+}
+
+func (s *Server) page(title, name, agent string) page {
+	return page{Title: title, Page: name, Agent: agent, Instance: s.instance}
+}
+
+// instanceJSON says which run of up answers (GET /api/instance): a page
+// whose stream failed asks it whether its up is still there.
+func (s *Server) instanceJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(mustJSON(map[string]string{"instance": s.instance}))
 }
 
 func render(w http.ResponseWriter, name string, data any) {
@@ -70,10 +87,7 @@ func (s *Server) cards() []card {
 }
 
 func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request) {
-	render(w, "agents", struct {
-		page
-		Cards []card
-	}{page{Title: "Agents", Page: "agents"}, s.cards()})
+	render(w, "agents", s.agentsView(filterOf(r.URL.Query())))
 }
 
 func (s *Server) agentsJSON(w http.ResponseWriter, r *http.Request) {
@@ -96,13 +110,20 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	if d.Archetype == "employee" {
 		canvas, _ = s.src.Canvas(name)
 	}
+	var stderr []string
+	var from int64
+	if p, err := s.src.StderrPath(name); err == nil {
+		stderr, from = stderrTail(p)
+	}
 	render(w, "agent", struct {
 		page
-		D      Detail
-		Card   card
-		Tasks  []taskRow
-		Canvas bool
-	}{page{Title: name, Page: "agent", Agent: name}, d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvas != ""})
+		D          Detail
+		Card       card
+		Tasks      []taskRow
+		Canvas     bool
+		Stderr     []string
+		StderrFrom int64
+	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvas != "", stderr, from})
 }
 
 // taskRows are the last TaskRows tasks, newest first, with their
@@ -136,17 +157,18 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 		Task  uint64
 		Items []Item
 		Perms Permissions
-	}{page{Title: name + " task " + strconv.FormatUint(id, 10), Page: "task", Agent: name}, id, items, perms})
+	}{s.page(name+" task "+strconv.FormatUint(id, 10), "task", name), id, items, perms})
 }
 
 func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {
 	fa, fe := r.URL.Query().Get("agent"), r.URL.Query().Get("event")
 	var entries []Entry
 	for _, e := range slices.Backward(s.live.timeline()) {
-		if (fa == "" || e.Agent == fa) && (fe == "" || e.Event == fe) {
+		if (fa == "" || e.Agent == fa) && strings.HasPrefix(e.Event, fe) {
 			entries = append(entries, e)
 		}
 	}
+	entries = grouped(entries)
 	var names []string
 	for _, a := range s.src.Agents() {
 		names = append(names, a.Name)
@@ -158,5 +180,30 @@ func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {
 		Entries        []Entry
 		Hooks          []Hook
 		Max            int
-	}{page{Title: "Events", Page: "events"}, fa, fe, names, entries, s.src.Hooks(), TimelineMax})
+	}{s.page("Events", "events", ""), fa, fe, names, entries, s.src.Hooks(), TimelineMax})
+}
+
+// grouped puts each hook run right under its event's entry (the
+// delivery it ran for), when that entry is in entries; the rest keep
+// their order (newest first).
+func grouped(entries []Entry) []Entry {
+	shown := map[uint64]bool{}
+	runs := map[uint64][]Entry{}
+	for _, e := range entries {
+		shown[e.Seq] = true
+	}
+	for _, e := range entries {
+		if e.Of != 0 && shown[e.Of] {
+			runs[e.Of] = append(runs[e.Of], e)
+		}
+	}
+	out := make([]Entry, 0, len(entries))
+	for _, e := range entries {
+		if e.Of != 0 && shown[e.Of] {
+			continue
+		}
+		out = append(out, e)
+		out = append(out, runs[e.Seq]...)
+	}
+	return out
 }

@@ -47,6 +47,9 @@ type Server struct {
 	cookie string // CookieName-port
 	mux    *http.ServeMux
 	live   *hub
+	// instance names this Server (a run of up) to its pages; it is not
+	// the token.
+	instance string
 
 	mu      sync.Mutex
 	clients map[string]int // live connections per client address
@@ -71,7 +74,7 @@ func New(src Source, opts Options) (*Server, error) {
 	if opts.MaxLive <= 0 {
 		opts.MaxLive = MaxLivePerClient
 	}
-	s := &Server{src: src, opts: opts, port: port, cookie: CookieName + "-" + port, clients: map[string]int{}, live: newHub(src)}
+	s := &Server{src: src, opts: opts, port: port, cookie: CookieName + "-" + port, clients: map[string]int{}, live: newHub(src), instance: NewToken()[:16]}
 	s.routes()
 	return s, nil
 }

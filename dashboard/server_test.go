@@ -58,9 +58,9 @@ func serve(s *Server, r *http.Request) *httptest.ResponseRecorder {
 }
 
 var routes = []struct{ method, path string }{
-	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/agents/bot"},
-	{"GET", "/agents/bot/tasks/1"}, {"GET", "/agents/bot/canvas"}, {"GET", "/static/app.js"},
-	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"},
+	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/api/instance"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/agents/bot"},
+	{"GET", "/agents/bot/tasks/1"}, {"GET", "/agents/bot/canvas"}, {"GET", "/agents/bot/stderr/live?from=0"}, {"GET", "/static/app.js"},
+	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"}, {"POST", "/bulk"},
 }
 
 func TestUnauthorized(t *testing.T) {
@@ -470,10 +470,11 @@ func TestLiveCardOfEvent(t *testing.T) {
 	defer res.Body.Close()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	s.Observe(hooks.Observation{Event: hooks.Event{Name: "process:crash", Agent: "bot", Time: at,
-		Data: map[string]any{"state": "backoff", "backoff": "1s", "pid": 41, "error": "exit status 3"}}})
+		Data: map[string]any{"state": "backoff", "backoff": "1s", "pid": 41, "error": "exit status 3\nstderr: panic: boom"}}})
 	sc := bufio.NewScanner(res.Body)
 	c := nextEvent(t, sc, "agent")
-	want := `"stateText":"backoff: next restart at ` + at.Add(time.Second).Local().Format(stamp) + `"`
+	// A backing-off card says its last error's first line. (issue #35 item 11)
+	want := `"stateText":"backoff: next restart at ` + at.Add(time.Second).Local().Format(stamp) + ` (last error: exit status 3)"`
 	if !strings.Contains(c, want) || strings.Contains(c, `"pid"`) {
 		t.Fatalf("card %s, want %s and no pid", c, want)
 	}

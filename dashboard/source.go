@@ -22,6 +22,9 @@ type Source interface {
 	// TaskLogPath returns the file of one task's log, which grows while
 	// the task runs (the live log).
 	TaskLogPath(name string, task uint64) (string, error)
+	// StderrPath returns the file the agent's process writes its stderr
+	// to (its log, which grows while it runs).
+	StderrPath(name string) (string, error)
 	// Prompt gives agent a person's prompt (an employee: a queued task; a
 	// service: a new session) and streams its output to sink as up.Sink.
 	Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error)

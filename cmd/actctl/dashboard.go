@@ -11,6 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/launch"
 )
 
 func init() {
@@ -49,10 +51,13 @@ func dashboardCmd(c *cli.Context) error {
 	cl.Close()
 	ui, err := control.ReadUI(root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return errors.New("dashboard: the running actctl up serves no dashboard (it was started with --ui off): stop it and start `actctl up` without --ui off")
+		return errors.New(noDashboard)
 	}
 	if err != nil {
 		return err
+	}
+	if !writtenByUp(root, ui) {
+		return fmt.Errorf("%s (%s was not written by it, pid %d)", noDashboard, layout.Path(root, layout.Run, control.UIFile), control.HolderPid(root))
 	}
 	out := dashboardJSON{URL: ui.URL, Pid: ui.Pid}
 	if !c.Bool("print") && !g.JSON() {
@@ -67,6 +72,25 @@ func dashboardCmd(c *cli.Context) error {
 	}
 	fmt.Fprintln(g.Stdout, ui.URL)
 	return nil
+}
+
+// noDashboard is what `actctl dashboard` says of an up without one.
+const noDashboard = "dashboard: the running actctl up serves no dashboard (it was started with --ui off): stop it and start `actctl up` without --ui off"
+
+// writtenByUp says whether ui was written by the up that holds up.lock:
+// its pid is the one up.lock names and, where the system says when a
+// process started, its start time that process's. A record another
+// process wrote (a committed one, one a killed up left) is not a URL to
+// open.
+func writtenByUp(root string, ui control.UI) bool {
+	if ui.Pid <= 0 || ui.Pid != control.HolderPid(root) {
+		return false
+	}
+	start, err := launch.StartTime(ui.Pid)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return true // the pid is all there is to compare
+	}
+	return err == nil && start == ui.Start
 }
 
 // openBrowser opens url in the desktop's browser, detached. An error

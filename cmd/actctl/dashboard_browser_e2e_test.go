@@ -153,6 +153,7 @@ func TestDashboardBrowser(t *testing.T) {
 	if js("window.__marker") != "1" {
 		t.Fatal("the page reloaded")
 	}
+	cdp(t, ctx, "counts by state", until(`document.querySelector('#counts [data-n="running"]').textContent === "2"`))
 	states := value(t, ctx, "states", chromedp.Evaluate[[]string]("window.__states"))
 	if !slices.ContainsFunc(states, func(s string) bool { return strings.HasPrefix(s, "backoff: next restart at ") }) || states[len(states)-1] != "running" {
 		t.Fatalf("states shown: %q, want a backoff then running", states)
@@ -160,8 +161,11 @@ func TestDashboardBrowser(t *testing.T) {
 
 	// A prompt streams its reply into the page.
 	cdp(t, ctx, "prompt", chromedp.Navigate(base+"/agents/api"), until(`document.body.dataset.live === "1"`),
+		eval(`window.__stderrN = document.querySelectorAll("#stderr div").length`),
 		chromedp.SendKeys(css(`#prompt-text`), "chunks 5"), chromedp.Click(css(`#prompt-form button`)),
 		chromedp.WaitVisible(css(`#reply[data-state="done"]`)))
+	// The agent's stderr follows live: the session's line comes in.
+	cdp(t, ctx, "stderr", until(`[...document.querySelectorAll("#stderr div")].slice(window.__stderrN).some(d => d.textContent.startsWith("test agent: session/new cwd="))`))
 	if reply := text(`#reply .msg`); reply != "chunk 1 chunk 2 chunk 3 chunk 4 chunk 5 end" {
 		t.Fatalf("reply %q", reply)
 	}
@@ -189,6 +193,19 @@ func TestDashboardBrowser(t *testing.T) {
 		chromedp.Click(css(`form.ctl[action$="/restart"] button`)))
 	restarted := p.started("api")
 	cdp(t, ctx, "restarted", pidIs(restarted), until(`document.getElementById("ctl-result").textContent === "restart api: done"`))
+
+	// Controls follow the state: a running agent's Start is disabled; a
+	// stopped one's prompt box offers Start, which starts it.
+	if js(`document.querySelector('form.inline.ctl[action$="/start"] button').disabled`) != "true" {
+		t.Fatal("Start is enabled on a running agent")
+	}
+	cdp(t, ctx, "stop", chromedp.Click(css(`form.inline.ctl[action$="/stop"] button`)),
+		until(`document.getElementById("prompt-form").hidden && !document.getElementById("prompt-down").hidden`),
+		until(`!document.querySelector('form.inline.ctl[action$="/start"] button').disabled`),
+		chromedp.Click(css(`#prompt-down button`)))
+	started := p.started("api")
+	cdp(t, ctx, "started from the prompt box", pidIs(started), until(`!document.getElementById("prompt-form").hidden`),
+		until(`document.querySelector('form.inline.ctl[action$="/start"] button').disabled`))
 
 	// An employee's canvas, updated live by canvas_update, in a sandbox
 	// without the dashboard's origin (no cookie).
@@ -243,6 +260,30 @@ func TestDashboardBrowser(t *testing.T) {
 	cdp(t, ctx, "events page", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(css(`#timeline tbody tr`)))
 	screenshot(t, ctx, "events.png")
 
+	// At phone width (390 px) no page scrolls sideways, and the events
+	// page grows by a bounded height per event (each row a block, its
+	// data collapsed).
+	cdp(t, ctx, "phone width", chromedp.EmulateViewport(390, 844))
+	for _, path := range []string{"/events", "/", "/agents/api", "/agents/triage", "/agents/api/tasks/" + task} {
+		cdp(t, ctx, "phone "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(css(`main`)))
+		if w := js(`document.documentElement.scrollWidth`); w != "390" {
+			t.Errorf("%s at 390 px is %s px wide", path, w)
+		}
+		if path == "/events" {
+			rows, _ := strconv.Atoi(js(`document.querySelectorAll("#timeline tbody tr").length`))
+			height, _ := strconv.Atoi(js(`document.documentElement.scrollHeight`))
+			if rows < 10 || height > 1500+rows*160 {
+				t.Errorf("the events page at 390 px: %d px for %d events", height, rows)
+			}
+			screenshot(t, ctx, "events-phone.png")
+		}
+	}
+	cdp(t, ctx, "desktop width", chromedp.EmulateViewport(1100, 800))
+
+	// A page left open across a restart of up says it lost its up, greys
+	// its cards and says how to get the new URL.
+	cdp(t, ctx, "page before the restart", chromedp.Navigate(base+"/agents/api"), until(`document.body.dataset.live === "1"`))
+
 	// The canvas survives a restart of up.
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -250,6 +291,12 @@ func TestDashboardBrowser(t *testing.T) {
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("up: %v", err)
 	}
+	cdp(t, ctx, "lost up", until(`document.body.dataset.lost === "1"`))
+	if msg := text(`#lost`); !strings.Contains(msg, "lost its actctl up") || !strings.Contains(msg, "actctl dashboard") ||
+		!strings.Contains(js(`getComputedStyle(document.querySelector("li.card")).filter`), "grayscale") {
+		t.Fatalf("a page whose up stopped says %q", msg)
+	}
+	screenshot(t, ctx, "lost.png")
 	p = startUp(t, root, home)
 	u = p.waitLine(`up: dashboard (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64})$`)[1]
 	p.waitLine(`up: triage: process:start`)

@@ -12,11 +12,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/launch"
 )
 
 // noRedirect is an HTTP client that shows redirects instead of
@@ -164,5 +166,22 @@ func TestUpDashboardFlags(t *testing.T) {
 	}
 	if strings.Contains(p.stderr(), "dashboard") {
 		t.Fatalf("--ui off printed a dashboard:\n%s", p.stderr())
+	}
+	// A record written while this up runs, not by it (a committed one, a
+	// checkout), is not opened: neither another pid's nor one naming this
+	// up's pid without its start time.
+	forged := []control.UI{{URL: "http://127.0.0.1:1/?token=forged", Pid: p.cmd.Process.Pid + 1}}
+	if start, err := launch.StartTime(p.cmd.Process.Pid); err == nil {
+		forged = append(forged, control.UI{URL: "http://127.0.0.1:1/?token=forged", Pid: p.cmd.Process.Pid, Start: start + 1})
+	}
+	for _, ui := range forged {
+		if _, err := control.WriteUI(root, ui); err != nil {
+			t.Fatal(err)
+		}
+		r := actctl(t, root, home, "dashboard", "--print")
+		if r.Code != 1 || strings.Contains(r.Stdout+r.Stderr, "forged") || !strings.Contains(r.Stderr, "serves no dashboard (it was started with --ui off)") ||
+			!strings.Contains(r.Stderr, "ui.json was not written by it, pid "+strconv.Itoa(p.cmd.Process.Pid)) {
+			t.Fatalf("dashboard with a forged ui.json %+v: %d %q %s", ui, r.Code, r.Stdout, r.Stderr)
+		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/dashboard"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/launch"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
@@ -80,7 +82,8 @@ func (u *upRun) startUI(p *uiPlan, root string) (stop func(), err error) {
 		return nil, err
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(p.host, port), tok)
-	if _, err := control.WriteUI(root, control.UI{URL: url, Pid: os.Getpid()}); err != nil {
+	start, _ := launch.StartTime(os.Getpid())
+	if _, err := control.WriteUI(root, control.UI{URL: url, Pid: os.Getpid(), Start: start}); err != nil {
 		ln.Close()
 		return nil, err
 	}
@@ -259,6 +262,16 @@ func (s upSource) TaskLogPath(name string, task uint64) (string, error) {
 		return "", err
 	}
 	return tasklog.TaskFile(tasklog.Dir(r), task)
+}
+
+// StderrPath is the agent's log, where its backend's stderr goes
+// (agentprep.OpenLog).
+func (s upSource) StderrPath(name string) (string, error) {
+	r, err := s.u.cfg.Load().Resolve(name)
+	if err != nil {
+		return "", err
+	}
+	return runrecord.LogPath(r), nil
 }
 
 // TaskLog is one task's log.

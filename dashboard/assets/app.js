@@ -21,6 +21,7 @@
 	}
 
 	function tickUptimes() {
+		if (document.body.dataset.lost) return;
 		for (const dd of document.querySelectorAll("[data-f=uptime]")) {
 			const since = dd.dataset.since;
 			dd.textContent = since ? fmtUptime(Date.now() - Date.parse(since)) : "";
@@ -30,9 +31,10 @@
 	function updateCard(c) {
 		const li = document.querySelector('li.card[data-name="' + CSS.escape(c.name) + '"]');
 		if (!li) {
-			if (page === "agents") location.reload();
+			if (page === "agents" && !filtered()) location.reload();
 			return;
 		}
+		li.dataset.state = c.state;
 		for (const el of li.querySelectorAll("[data-f]")) {
 			const f = el.dataset.f;
 			if (f === "uptime") { el.dataset.since = c.startedAt || ""; continue; }
@@ -46,28 +48,112 @@
 			if (f === "nextTickText") el.setAttribute("datetime", c.nextTick || "");
 		}
 		tickUptimes();
-		if (page === "agent" && c.name === agent) followTask(c.running);
+		if (page === "agents") recount();
+		if (page === "agent" && c.name === agent) {
+			followState(c.up);
+			followTask(c.running);
+		}
+	}
+
+	// filtered says whether the agents page shows only some agents.
+	function filtered() {
+		const f = document.getElementById("filter");
+		return !!(f && f.dataset.on);
+	}
+
+	// recount draws the counts by state again from the cards (all of
+	// them: a filtered page keeps the counts it was served).
+	const rank = { crashed: 0, fatal: 0, backoff: 1, starting: 2, stopping: 2, running: 3, stopped: 4 };
+	function recount() {
+		const ul = document.getElementById("counts");
+		if (!ul || filtered()) return;
+		const n = new Map(), cls = new Map();
+		for (const li of document.querySelectorAll("li.card[data-state]")) {
+			n.set(li.dataset.state, (n.get(li.dataset.state) || 0) + 1);
+			cls.set(li.dataset.state, li.querySelector("[data-f=stateText]").dataset.class);
+		}
+		const states = [...n.keys()].sort((a, b) => (rank[a] ?? 5) - (rank[b] ?? 5) || a.localeCompare(b));
+		const items = [ul.firstElementChild];
+		for (const st of states) {
+			const li = document.createElement("li");
+			const a = link("/?state=" + encodeURIComponent(st), st + " ");
+			a.className = "state " + cls.get(st);
+			const span = document.createElement("span");
+			span.dataset.n = st;
+			span.textContent = String(n.get(st));
+			a.append(span);
+			li.append(a);
+			items.push(li);
+		}
+		ul.replaceChildren(...items);
+	}
+
+	// followState offers what the agent's state allows: Start when up
+	// holds no process for it, Stop when it does; the prompt box of an
+	// agent that is not running offers Start instead.
+	function followState(up) {
+		for (const b of document.querySelectorAll("button[data-when]")) b.disabled = (b.dataset.when === "up") !== up;
+		const down = document.getElementById("prompt-down"), form = document.getElementById("prompt-form");
+		if (down) down.hidden = up;
+		if (form) form.hidden = !up;
+	}
+
+	// link is an <a> to href saying text.
+	function link(href, text) {
+		const a = document.createElement("a");
+		a.href = href;
+		a.textContent = text;
+		return a;
+	}
+
+	// entryRow is a timeline row as the server draws it (events.html's
+	// "entry"): the agent and task as links, the data collapsed.
+	function entryRow(e, when) {
+		const tr = document.createElement("tr");
+		tr.dataset.t = String(when.getTime());
+		tr.dataset.seq = String(e.seq);
+		if (e.of) { tr.dataset.of = String(e.of); tr.className = "run"; }
+		const agentURL = e.agent ? "/agents/" + encodeURIComponent(e.agent) : "";
+		const data = document.createDocumentFragment();
+		if (e.task && e.agent) data.append(link(agentURL + "/tasks/" + e.task, "task #" + e.task), " ");
+		if (e.data) {
+			const d = document.createElement("details"); d.className = "data";
+			const sum = document.createElement("summary"); sum.textContent = "data (" + new TextEncoder().encode(e.data).length + " bytes)";
+			const code = document.createElement("code"); code.textContent = e.data;
+			d.append(sum, code);
+			data.append(d);
+		}
+		const cells = [["", when.toLocaleTimeString()], ["", e.event], ["agent", e.agent ? link(agentURL, e.agent) : ""], ["hook", e.hook || ""],
+			["outcome", e.outcome || ""], ["duration", e.hook ? e.durationMs + " ms" : ""], ["", data]];
+		for (const [label, v] of cells) {
+			const td = document.createElement("td");
+			if (label) td.dataset.l = label;
+			td.append(v);
+			tr.appendChild(td);
+		}
+		return tr;
 	}
 
 	function addEntry(e) {
 		const table = document.getElementById("timeline");
 		if (!table) return;
-		if ((table.dataset.agent && table.dataset.agent !== e.agent) || (table.dataset.event && table.dataset.event !== e.event)) return;
-		const tr = document.createElement("tr");
+		if ((table.dataset.agent && table.dataset.agent !== e.agent) || !e.event.startsWith(table.dataset.event || "")) return;
 		const when = new Date(e.time);
-		tr.dataset.t = String(when.getTime());
-		const cells = [when.toLocaleTimeString(), e.event, e.agent || "", e.hook || "", e.outcome || "", e.hook ? e.durationMs + " ms" : "", e.data || ""];
-		for (const v of cells) {
-			const td = document.createElement("td");
-			td.textContent = v;
-			tr.appendChild(td);
+		const tr = entryRow(e, when);
+		const body = table.tBodies[0];
+		// A hook run goes under its event's row (after its other runs);
+		// the rest newest first, in time order: before the first row not later.
+		let at = e.of ? body.querySelector('tr[data-seq="' + e.of + '"]') : null;
+		if (at) {
+			at = at.nextElementSibling;
+			while (at && at.dataset.of === String(e.of)) at = at.nextElementSibling;
+		} else {
+			at = body.firstElementChild;
+			while (at && (at.dataset.of || Number(at.dataset.t) > when.getTime())) at = at.nextElementSibling;
 		}
-		// Newest first, in time order: before the first row not later.
-		let at = table.tBodies[0].firstElementChild;
-		while (at && Number(at.dataset.t) > when.getTime()) at = at.nextElementSibling;
-		table.tBodies[0].insertBefore(tr, at);
+		body.insertBefore(tr, at);
 		const max = Number(table.dataset.max) || 1000; // the server's bound: a page left open keeps no more
-		while (table.tBodies[0].rows.length > max) table.tBodies[0].lastElementChild.remove();
+		while (body.rows.length > max) body.lastElementChild.remove();
 		const none = document.getElementById("no-entries");
 		if (none) none.remove();
 	}
@@ -152,12 +238,49 @@
 		if (none) none.remove();
 	}
 
+	// lost says that the page's up is gone (it stopped, or another one
+	// took its place): nothing on the page is live any more, and only a
+	// new URL (each up has its own token) opens the new one's pages.
+	let es = null;
+	function lost() {
+		if (document.body.dataset.lost) return;
+		if (es) es.close();
+		if (taskES) taskES.close();
+		if (stderrES) stderrES.close();
+		document.body.dataset.lost = "1";
+		document.body.dataset.live = "";
+		live.textContent = "lost its actctl up";
+		const p = document.createElement("p");
+		p.id = "lost"; p.className = "lost"; p.setAttribute("role", "alert");
+		const code = document.createElement("code"); code.textContent = "actctl dashboard";
+		p.append("This page lost its actctl up: it stopped or was restarted, and what the page shows is no longer live. Run ", code,
+			" in the workspace for the new URL (each actctl up has its own).");
+		document.querySelector("main").prepend(p);
+		for (const b of document.querySelectorAll("main button")) b.disabled = true;
+	}
+
+	// check asks the server which up answers: none, or another one, is a
+	// lost page; the same one means the stream comes back by itself.
+	async function check() {
+		try {
+			const res = await fetch("/api/instance", { headers: { "X-Requested-With": "dashboard" } });
+			if (!res.ok || (await res.json()).instance !== document.body.dataset.instance) lost();
+		} catch (e) {
+			lost();
+		}
+	}
+
 	function connect() {
-		const es = new EventSource("/live");
+		es = new EventSource("/live");
 		es.onopen = function () { live.textContent = "live"; document.body.dataset.live = "1"; };
-		es.onerror = function () { live.textContent = "reconnecting"; document.body.dataset.live = ""; };
+		es.onerror = function () {
+			if (document.body.dataset.lost) return;
+			live.textContent = "reconnecting"; document.body.dataset.live = "";
+			check();
+		};
+		es.addEventListener("hello", function (m) { if (JSON.parse(m.data).instance !== document.body.dataset.instance) lost(); });
 		es.addEventListener("agent", function (m) { updateCard(JSON.parse(m.data)); });
-		es.addEventListener("gone", function () { if (page === "agents") location.reload(); });
+		es.addEventListener("gone", function () { if (page === "agents" && !filtered()) location.reload(); });
 		es.addEventListener("entry", function (m) { addEntry(JSON.parse(m.data)); });
 		es.addEventListener("canvas", function (m) { reloadCanvas(JSON.parse(m.data).name); });
 		es.addEventListener("task", function (m) {
@@ -242,6 +365,23 @@
 		taskES.addEventListener("item", function (m) { show(JSON.parse(m.data)); });
 	}
 
+	// The process's stderr, live from where the page's copy ends; the
+	// page keeps its last 500 lines.
+	let stderrES = null;
+	function followStderr() {
+		const box = document.getElementById("stderr");
+		if (!box) return;
+		stderrES = new EventSource("/agents/" + encodeURIComponent(agent) + "/stderr/live?from=" + encodeURIComponent(box.dataset.from || "0"));
+		stderrES.addEventListener("line", function (m) {
+			const div = document.createElement("div");
+			div.textContent = JSON.parse(m.data);
+			box.appendChild(div);
+			while (box.childElementCount > 500) box.firstElementChild.remove();
+			const none = document.getElementById("no-stderr");
+			if (none) none.remove();
+		});
+	}
+
 	// The prompt box: the reply streams in as JSON lines of items.
 	function promptBox() {
 		const form = document.getElementById("prompt-form");
@@ -297,5 +437,6 @@
 	controls();
 	const live0 = document.getElementById("livelog");
 	if (live0 && live0.dataset.task) followTask(live0.dataset.task);
+	followStderr();
 	connect();
 })();
