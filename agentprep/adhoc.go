@@ -3,7 +3,6 @@ package agentprep
 import (
 	"context"
 
-	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
@@ -17,14 +16,6 @@ func RecordAdhoc(ctx context.Context, root, name string, a *schema.Agent) error 
 }
 
 // Applied reports whether the state or the journal of a failed or killed
-// apply of the workspace at root holds agent name: whether an apply has
-// files of it to prune.
-func Applied(root, name string) bool {
-	for _, f := range []string{reconcile.StateFile, reconcile.PendingFile} {
-		st, _, err := reconcile.ReadState(layout.Path(root, f))
-		if err == nil && st.Agents[name] != nil {
-			return true
-		}
-	}
-	return false
-}
+// apply of the workspace at root (actctl home home) holds agent name:
+// whether an apply has files of it to prune.
+func Applied(root, home, name string) bool { return reconcile.Applied(root, home, name) }

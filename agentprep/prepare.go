@@ -208,7 +208,7 @@ func (p *Prepared) release() {
 func (p *Prepared) discard() {
 	name := p.Agent.Name
 	delete(p.Config.Agents, name)
-	if Applied(p.Config.Root, name) {
+	if Applied(p.Config.Root, p.Config.Home, name) {
 		// A fresh context: the client's may be cancelled already.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -230,6 +230,9 @@ func (r *run) execute(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("apply: %w", err)
 	}
 	x := &executor{ctx: ctx, p: r.plan, oldState: r.stateData, recovering: r.recovering, crash: r.crash}
+	if home := r.cfg.Home; home != "" {
+		x.makeKey = func() []byte { return RecordKey(home, true) }
+	}
 	return x.run()
 }
 
@@ -249,28 +252,39 @@ type run struct {
 	owned *ownedRecord
 	// crash is Options.crash.
 	crash func(step string) bool
+	// key seals the state and the journal written (nil: unsealed).
+	key []byte
 }
 
 // prepareRun does everything before the first write: render, read state (recovering a killed run), snapshot and plan.
 func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	// The recorded state (and a killed run's journal) is read and decoded
 	// while the targets render: neither depends on the other.
+	// Only records this user's actctl sealed are trusted (records.go);
+	// a missing key is made when there is something to write.
+	key := RecordKey(cfg.Home, false)
 	type recorded struct {
 		st, pending *State
 		data        []byte
 		owned       *ownedRecord
+		ignored     []string
 		err         error
 	}
 	stateCh := make(chan recorded, 1)
 	go func() {
 		var rec recorded
-		rec.st, rec.data, rec.err = ReadState(metaPath(cfg.Root, StateFile))
+		tracked := metaTracked(cfg.Root)
+		var why string
+		rec.st, rec.data, why, rec.err = readTrusted(cfg.Root, StateFile, key, tracked)
+		rec.ignored = appendNonEmpty(rec.ignored, why)
+		if rec.st == nil {
+			rec.st = NewState()
+		}
 		pendingOwned := ""
 		if rec.err == nil {
-			rec.pending, _, rec.err = ReadState(metaPath(cfg.Root, PendingFile))
-			if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); err != nil {
-				rec.pending = nil
-			} else if rec.pending != nil {
+			rec.pending, _, why, rec.err = readTrusted(cfg.Root, PendingFile, key, tracked)
+			rec.ignored = appendNonEmpty(rec.ignored, why)
+			if rec.pending != nil {
 				pendingOwned = rec.pending.Owned
 			}
 		}
@@ -289,7 +303,8 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		return nil, derr
 	}
 	targets = append(targets, deployed...)
-	r := &run{cfg: cfg, targets: targets, crash: o.crash}
+	r := &run{cfg: cfg, targets: targets, crash: o.crash, key: key}
+	r.warnings = rec.ignored
 	for _, d := range diags {
 		if d.Warning {
 			r.warnings = append(r.warnings, d.String())
@@ -421,8 +436,17 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 		// replaces the killed run's (see Plan.recovered).
 		plan.recovered, plan.orphans = st, orphans
 	}
+	plan.key = r.key
 	r.snap, r.state, r.stateData, r.plan = snap, st, data, plan
 	return nil
+}
+
+// appendNonEmpty appends s to list unless it is empty.
+func appendNonEmpty(list []string, s string) []string {
+	if s == "" {
+		return list
+	}
+	return append(list, s)
 }
 
 func (r *run) result(dry bool) *Result {

@@ -43,7 +43,7 @@ func deleteCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := reconcile.WorkspaceState(cfg.Root)
+	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func deletions(cfg *schema.Config, st *reconcile.State, names []string) (forget,
 			return nil, nil, fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, p.PID, p.Ownership)
 		}
 		forget = append(forget, n)
-		if agentprep.Applied(cfg.Root, n) {
+		if agentprep.Applied(cfg.Root, cfg.Home, n) {
 			prune = append(prune, n)
 		}
 	}
