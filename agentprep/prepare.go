@@ -117,7 +117,7 @@ func (p *Prepared) materialize(ctx context.Context, materialized func()) error {
 		return fmt.Errorf("materialize %s: %w", p.Agent.Name, err)
 	}
 	if u := p.Adhoc; u != nil {
-		if err := RecordAdhoc(ctx, p.Config.Root, u.Name, &u.Agent); err != nil {
+		if err := RecordAdhoc(ctx, p.Config.Root, p.Config.Home, u.Name, &u.Agent); err != nil {
 			return fmt.Errorf("materialize %s: record the agent: %w", u.Name, err)
 		}
 		p.Adhoc = nil
@@ -158,7 +158,7 @@ func (p *Prepared) Cleanup() {
 		_ = os.Remove(filepath.Dir(p.Agent.Dir))
 	}
 	if p.Ephemeral && p.FromTemplate {
-		if err := RecordAdhoc(context.Background(), p.Config.Root, p.Agent.Name, nil); err != nil {
+		if err := RecordAdhoc(context.Background(), p.Config.Root, p.Config.Home, p.Agent.Name, nil); err != nil {
 			fmt.Fprintf(p.stderr, "actctl: %s: remove ephemeral %s: %v\n", p.verb, p.Agent.Name, err)
 		}
 	}

@@ -1,19 +1,33 @@
 package schema
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/userkey"
 )
 
 // Ad-hoc agents are part of the configuration though no file declares
 // them: the loader merges them in (MergeAdhoc) once the hub has resolved
 // the declared ones, so a caller gets every agent of the workspace.
+//
+// Because actant.cue does not show them, adhoc.json is trusted only when
+// this user's actctl wrote it for this workspace (sealed with the user's
+// key, internal/userkey), and even then an agent in it is only one
+// actctl itself makes: a copy of a declared agent or a template's agent
+// as declared (no other permissions, checkout or vars), in the root, the
+// instance area, or the client project a per-project copy is named after
+// (docs/design.md, "What actctl trusts").
 
 // AdhocFile holds the agents that `actctl proxy -t TEMPLATE` created on
 // the fly, in the workspace's .actant directory. They are part of the
@@ -25,48 +39,143 @@ type adhocDoc struct {
 	Agents map[string]Agent `json:"agents"`
 }
 
-// AdhocAgents reads the ad-hoc agents of the workspace at root.
-func AdhocAgents(root string) (map[string]Agent, error) {
+// adhocKind is what the seal of root's adhoc.json is for: the file is
+// bound to its workspace.
+func adhocKind(root string) string { return "actctl adhoc " + root }
+
+// AdhocAgents reads the ad-hoc agents of the workspace at root, trusted
+// with the key of the actctl home home; a file that is not sealed with it
+// gives none, and why it was ignored.
+func AdhocAgents(root, home string) (agents map[string]Agent, ignored string, err error) {
 	p := layout.Path(root, AdhocFile)
 	b, err := ReadRegular(p, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, layout.NotDir(filepath.Dir(p), fmt.Errorf("read %s: %w", p, err))
+		return nil, "", layout.NotDir(filepath.Dir(p), fmt.Errorf("read %s: %w", p, err))
+	}
+	key, _ := userkey.Key(home, false)
+	body, _, ok := userkey.UnsealJSON(key, adhocKind(root), b)
+	if !ok {
+		return nil, p + " is not sealed by this user's actctl (written elsewhere, or by an earlier actctl): its agents are ignored", nil
 	}
 	var d adhocDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+	if err := json.Unmarshal(body, &d); err != nil {
+		return nil, "", fmt.Errorf("read %s: %w", p, err)
 	}
-	return d.Agents, nil
+	return d.Agents, "", nil
 }
 
 // MergeAdhoc adds the workspace's ad-hoc agents to cfg; a declared agent of
-// the same name wins. It returns the names it added.
-func MergeAdhoc(cfg *Config) ([]string, error) {
-	agents, err := AdhocAgents(cfg.Root)
-	if err != nil {
-		return nil, err
+// the same name wins. It returns what it ignored and why: the file, or
+// each agent actctl would not have made (adhocRefused).
+func MergeAdhoc(cfg *Config) (ignored []string, err error) {
+	agents, why, err := AdhocAgents(cfg.Root, cfg.Home)
+	if err != nil || why != "" {
+		return appendWhy(nil, why), err
 	}
-	var added []string
-	for name, a := range agents {
+	names := make([]string, 0, len(agents))
+	for name := range agents {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
 		if _, ok := cfg.Agents[name]; ok {
+			continue
+		}
+		if msg := cfg.adhocRefused(name, agents[name]); msg != "" {
+			ignored = append(ignored, fmt.Sprintf("ad-hoc agent %q in %s ignored: %s", name, layout.Path(cfg.Root, AdhocFile), msg))
 			continue
 		}
 		if cfg.Agents == nil {
 			cfg.Agents = map[string]Agent{}
 		}
+		a := agents[name]
 		a.Adhoc = true
 		cfg.Agents[name] = a
-		added = append(added, name)
 	}
-	return added, nil
+	return ignored, nil
 }
 
-// RecordAdhoc adds (or replaces) an ad-hoc agent; a nil agent removes it.
-func RecordAdhoc(root, name string, a *Agent) error {
-	agents, err := AdhocAgents(root)
+func appendWhy(list []string, why string) []string {
+	if why == "" {
+		return list
+	}
+	return append(list, why)
+}
+
+// adhocRefused says why a is not an ad-hoc agent actctl makes, "" when it
+// is: it must be a declared template's agent or a copy of a declared
+// agent, changed only in where it lives (so it raises no preset and adds
+// no checkout), and live in the root, the instance area, or the client
+// project its per-project copy's name was made from.
+func (c *Config) adhocRefused(name string, a Agent) string {
+	shape := a
+	shape.WorkDir, shape.WorkDirConflict = "", ""
+	if !c.adhocShape(shape) {
+		return "not a copy of a declared agent nor a declared template's agent as declared"
+	}
+	c.Agents[name] = a
+	r, err := c.Resolve(name)
+	delete(c.Agents, name)
+	if err != nil {
+		return err.Error()
+	}
+	if Within(c.Root, r.Dir) || Within(filepath.Join(c.Home, "instances"), r.Dir) || c.projectCopyFor(name, a.WorkDir) {
+		return ""
+	}
+	return fmt.Sprintf("its workspace %s is outside the workspace root %s", r.Dir, c.Root)
+}
+
+// adhocShape reports whether shape (an ad-hoc agent without its workDir)
+// is a declared template's bare agent or a declared agent's.
+func (c *Config) adhocShape(shape Agent) bool {
+	if _, ok := c.Templates[shape.Template]; ok && reflect.DeepEqual(shape, Agent{Template: shape.Template}) {
+		return true
+	}
+	for _, d := range c.Agents {
+		if d.Adhoc {
+			continue
+		}
+		d.WorkDir, d.WorkDirConflict = "", ""
+		if reflect.DeepEqual(shape, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// projectCopyFor reports whether name is the per-project copy name of a
+// declared agent for the client project dir (package proxy,
+// ProjectCopyName: "<agent>-p<8 hex digits of dir's SHA-256>").
+func (c *Config) projectCopyFor(name, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	sum := sha256.Sum256([]byte(dir))
+	prefix, ok := strings.CutSuffix(name, "-p"+hex.EncodeToString(sum[:])[:8])
+	if !ok {
+		return false
+	}
+	for d, a := range c.Agents {
+		if !a.Adhoc && (d == prefix || len(prefix) == projectCopyBase && strings.HasPrefix(d, prefix)) {
+			return true
+		}
+	}
+	return false
+}
+
+// projectCopyBase is the length a per-project copy's agent name is cut to
+// (package proxy).
+const projectCopyBase = 52
+
+// RecordAdhoc adds (or replaces) an ad-hoc agent of the workspace at root;
+// a nil agent removes it. The file is sealed with the key of the actctl
+// home home (made if missing); agents of a file not sealed with it are
+// dropped.
+func RecordAdhoc(root, home, name string, a *Agent) error {
+	agents, _, err := AdhocAgents(root, home)
 	if err != nil {
 		return err
 	}
@@ -85,6 +194,9 @@ func RecordAdhoc(root, name string, a *Agent) error {
 	b, err := json.MarshalIndent(adhocDoc{Agents: agents}, "", "  ")
 	if err != nil {
 		return err
+	}
+	if key, err := userkey.Key(home, true); err == nil {
+		b = userkey.SealJSON(key, adhocKind(root), b)
 	}
 	if _, err := atomicfile.MkdirAll(filepath.Dir(p)); err != nil {
 		return err

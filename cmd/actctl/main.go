@@ -449,8 +449,12 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		}
 	}
 	// Agents created by `proxy -t` belong to the workspace too.
-	if _, err := schema.MergeAdhoc(cfg); err != nil {
+	ignored, err := schema.MergeAdhoc(cfg)
+	if err != nil {
 		return nil, rep, err
+	}
+	for _, s := range ignored {
+		g.Warn("%s", s)
 	}
 	return cfg, rep, nil
 }
