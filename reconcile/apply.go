@@ -273,7 +273,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	stateCh := make(chan recorded, 1)
 	go func() {
 		var rec recorded
-		tracked := metaTracked(cfg.Root)
+		tracked := MetaTracked(cfg.Root)
 		var why string
 		rec.st, rec.data, why, rec.err = readTrusted(cfg.Root, StateFile, key, tracked)
 		rec.ignored = appendNonEmpty(rec.ignored, why)

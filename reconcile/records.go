@@ -75,7 +75,7 @@ func readTrusted(root, name string, key []byte, tracked func(string) bool) (st *
 // readTrusted says with the key of the actctl home home; none is an
 // empty state.
 func WorkspaceState(root, home string) (*State, error) {
-	st, _, _, err := readTrusted(root, StateFile, RecordKey(home, false), metaTracked(root))
+	st, _, _, err := readTrusted(root, StateFile, RecordKey(home, false), MetaTracked(root))
 	if st == nil && err == nil {
 		st = NewState()
 	}
@@ -86,7 +86,7 @@ func WorkspaceState(root, home string) (*State, error) {
 // at root (actctl home home) holds agent name: whether an apply has files
 // of it to prune.
 func Applied(root, home, name string) bool {
-	key, tracked := RecordKey(home, false), metaTracked(root)
+	key, tracked := RecordKey(home, false), MetaTracked(root)
 	for _, f := range []string{StateFile, PendingFile} {
 		st, _, _, err := readTrusted(root, f, key, tracked)
 		if err == nil && st != nil && st.Agents[name] != nil {
@@ -96,10 +96,11 @@ func Applied(root, home, name string) bool {
 	return false
 }
 
-// metaTracked returns whether git tracks a path under the .actant
-// directory of the workspace at root (slash-separated, relative to root). The index is read once,
-// on the first question; without a repository nothing is tracked.
-func metaTracked(root string) func(rel string) bool {
+// MetaTracked returns whether git tracks a path under the .actant
+// directory of the workspace at root (slash-separated, relative to root,
+// ".actant/adhoc.json"). The index is read once, on the first question;
+// without a repository nothing is tracked.
+func MetaTracked(root string) func(rel string) bool {
 	var names map[string]bool
 	loaded := false
 	return func(rel string) bool {

@@ -47,6 +47,12 @@ func adhocKind(root string) string { return "actctl adhoc " + root }
 // with the key of the actctl home home; a file that is not sealed with it
 // gives none, and why it was ignored.
 func AdhocAgents(root, home string) (agents map[string]Agent, ignored string, err error) {
+	return adhocAgents(root, home, nil)
+}
+
+// adhocAgents is AdhocAgents where a file tracked says git tracks (a
+// path relative to root, nil: none) is ignored too.
+func adhocAgents(root, home string, tracked func(rel string) bool) (agents map[string]Agent, ignored string, err error) {
 	p := layout.Path(root, AdhocFile)
 	b, err := ReadRegular(p, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -60,6 +66,9 @@ func AdhocAgents(root, home string) (agents map[string]Agent, ignored string, er
 	if !ok {
 		return nil, p + " is not sealed by this user's actctl (written elsewhere, or by an earlier actctl): its agents are ignored", nil
 	}
+	if tracked != nil && tracked(layout.Dir+"/"+AdhocFile) {
+		return nil, p + " is tracked by git, so it may come from another machine: its agents are ignored (git rm --cached it)", nil
+	}
 	var d adhocDoc
 	if err := json.Unmarshal(body, &d); err != nil {
 		return nil, "", fmt.Errorf("read %s: %w", p, err)
@@ -68,10 +77,12 @@ func AdhocAgents(root, home string) (agents map[string]Agent, ignored string, er
 }
 
 // MergeAdhoc adds the workspace's ad-hoc agents to cfg; a declared agent of
-// the same name wins. It returns what it ignored and why: the file, or
-// each agent actctl would not have made (adhocRefused).
-func MergeAdhoc(cfg *Config) (ignored []string, err error) {
-	agents, why, err := AdhocAgents(cfg.Root, cfg.Home)
+// the same name wins. It returns what it ignored and why: the file (not
+// sealed by this user, or tracked by git as tracked says: a path relative
+// to the root, nil: nothing is), or each agent actctl would not have made
+// (adhocRefused).
+func MergeAdhoc(cfg *Config, tracked func(rel string) bool) (ignored []string, err error) {
+	agents, why, err := adhocAgents(cfg.Root, cfg.Home, tracked)
 	if err != nil || why != "" {
 		return appendWhy(nil, why), err
 	}

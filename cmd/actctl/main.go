@@ -24,6 +24,7 @@ import (
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -449,7 +450,7 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		}
 	}
 	// Agents created by `proxy -t` belong to the workspace too.
-	ignored, err := schema.MergeAdhoc(cfg)
+	ignored, err := schema.MergeAdhoc(cfg, reconcile.MetaTracked(cfg.Root))
 	if err != nil {
 		return nil, rep, err
 	}
