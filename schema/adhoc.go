@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
@@ -26,8 +23,8 @@ import (
 // key, internal/userkey), and even then an agent in it is only one
 // actctl itself makes: a copy of a declared agent or a template's agent
 // as declared (no other permissions, checkout or vars), in the root, the
-// instance area, or the client project a per-project copy is named after
-// (docs/design.md, "What actctl trusts").
+// instance area, or a client's project as proxy records it (docs/design.md,
+// "What actctl trusts").
 
 // AdhocFile holds the agents that `actctl proxy -t TEMPLATE` created on
 // the fly, in the workspace's .actant directory. They are part of the
@@ -119,8 +116,8 @@ func appendWhy(list []string, why string) []string {
 // adhocRefused says why a is not an ad-hoc agent actctl makes, "" when it
 // is: it must be a declared template's agent or a copy of a declared
 // agent, changed only in where it lives (so it raises no preset and adds
-// no checkout), and live in the root, the instance area, or the client
-// project its per-project copy's name was made from.
+// no checkout), and live in the root, the instance area, or a client's
+// project as proxy records it (an absolute directory CheckWorkDir takes).
 func (c *Config) adhocRefused(name string, a Agent) string {
 	shape := a
 	shape.WorkDir, shape.WorkDirConflict = "", ""
@@ -133,10 +130,15 @@ func (c *Config) adhocRefused(name string, a Agent) string {
 	if err != nil {
 		return err.Error()
 	}
-	if Within(c.Root, r.Dir) || Within(filepath.Join(c.Home, "instances"), r.Dir) || c.projectCopyFor(name, a.WorkDir) {
+	if Within(c.Root, r.Dir) || Within(filepath.Join(c.Home, "instances"), r.Dir) {
 		return ""
 	}
-	return fmt.Sprintf("its workspace %s is outside the workspace root %s", r.Dir, c.Root)
+	// A client's project: proxy records the editor's directory as it is,
+	// absolute, never a path relative to the root that climbs out.
+	if !filepath.IsAbs(a.WorkDir) {
+		return fmt.Sprintf("its workspace %s is outside the workspace root %s", r.Dir, c.Root)
+	}
+	return CheckWorkDir(r.Dir, c.Home)
 }
 
 // adhocShape reports whether shape (an ad-hoc agent without its workDir)
@@ -156,30 +158,6 @@ func (c *Config) adhocShape(shape Agent) bool {
 	}
 	return false
 }
-
-// projectCopyFor reports whether name is the per-project copy name of a
-// declared agent for the client project dir (package proxy,
-// ProjectCopyName: "<agent>-p<8 hex digits of dir's SHA-256>").
-func (c *Config) projectCopyFor(name, dir string) bool {
-	if dir == "" {
-		return false
-	}
-	sum := sha256.Sum256([]byte(dir))
-	prefix, ok := strings.CutSuffix(name, "-p"+hex.EncodeToString(sum[:])[:8])
-	if !ok {
-		return false
-	}
-	for d, a := range c.Agents {
-		if !a.Adhoc && (d == prefix || len(prefix) == projectCopyBase && strings.HasPrefix(d, prefix)) {
-			return true
-		}
-	}
-	return false
-}
-
-// projectCopyBase is the length a per-project copy's agent name is cut to
-// (package proxy).
-const projectCopyBase = 52
 
 // RecordAdhoc adds (or replaces) an ad-hoc agent of the workspace at root;
 // a nil agent removes it. The file is sealed with the key of the actctl

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/actctl/actctl/internal/jsonkeys"
 	"github.com/actctl/actctl/internal/userkey"
 	"github.com/actctl/actctl/reconcile"
 )
@@ -26,6 +27,9 @@ type forgedRecord struct {
 	// content is the forged file for the workspace at root, sealed (where
 	// the file has a seal) with key; pid is a process the test started.
 	content func(root string, key []byte, pid int) string
+	// also is a command that reads the file besides apply, diff, status
+	// and get (its exit code is not checked: refusing is fine).
+	also func(root string) []string
 }
 
 // wideState is a state that would widen apply: an undeclared agent
@@ -43,8 +47,22 @@ func wideState(root string) []byte {
 	return b
 }
 
-// otherProj is the project next to the workspace.
-var otherProj = map[string]string{"main.go": "package main\n"}
+// otherProj is the project next to the workspace, with Zed settings
+// holding the user's own entry "lead".
+var otherProj = map[string]string{"main.go": "package main\n", "zed.json": `{"agent_servers": {"lead": {"command": "mine"}}}`}
+
+// zedSettings is otherProj's Zed settings file for the workspace at root.
+func zedSettings(root string) string { return filepath.Join(filepath.Dir(root), "otherproj", "zed.json") }
+
+// zedClaim is a record claiming the user's Zed entry "lead" as actctl's
+// for the workspace at root (its digest, an empty receipt).
+func zedClaim(root string) []byte {
+	canon, _ := jsonkeys.Canonical([]byte(`{"command": "mine"}`))
+	b, _ := json.Marshal(map[string]any{"settings": map[string]any{
+		zedSettings(root): map[string]any{"lead": map[string]any{"workspace": root, "sha256": hexSum(canon), "receipt": map[string]any{}}},
+	}})
+	return b
+}
 
 // wideAdhoc adds agents actant.cue does not show, one of them as actctl
 // itself would make it (a template's agent in sub/).
@@ -85,9 +103,9 @@ var forgedRecords = []forgedRecord{
 	{path: ".actant/run/up.lock", content: func(_ string, _ []byte, pid int) string { return fmt.Sprintf("%d\n", pid) }},
 	{path: ".actant/run/1-1.procs", skip: "ledger: see launch tests"},
 	{path: userkey.File, home: true, content: func(string, []byte, int) string { return strings.Repeat("k", userkey.Size) }},
-	{path: "zed.json", home: true, content: func(root string, _ []byte, _ int) string {
-		return `{"settings": {"` + filepath.Join(filepath.Dir(root), "otherproj", "main.go") + `": {"lead": {"workspace": "` + root + `", "sha256": "x"}}}}`
-	}},
+	{path: "zed.json", home: true, content: func(root string, key []byte, _ int) string {
+		return string(userkey.SealJSON(key, "actctl zed", zedClaim(root)))
+	}, also: func(root string) []string { return []string{"zed", "--write", "--settings", zedSettings(root)} }},
 	{path: "instances/lead/.actant.json", home: true, content: func(_ string, _ []byte, pid int) string {
 		return fmt.Sprintf(`{"name": "lead", "status": "running", "pid": %d}`, pid)
 	}},
@@ -121,7 +139,11 @@ func TestForgedRecordsWidenNothing(t *testing.T) {
 					t.Skip("no clone brings $ACTANT_HOME")
 				}
 				root, home := forgeWorkspace(t, rec, committed, pid)
-				checkWidensNothing(t, root, home, pid)
+				var also []string
+				if rec.also != nil {
+					also = rec.also(root)
+				}
+				checkWidensNothing(t, root, home, pid, also)
 			})
 		}
 	}
@@ -185,11 +207,11 @@ func forge(t *testing.T, dir, home string, rec forgedRecord, root string, key []
 	}
 }
 
-// checkWidensNothing runs apply, diff, status and get in root and fails
-// when the workspace's files (outside .actant/ and .git/) or the project
-// next door changed, an agent other than lead appears, or pid was
-// signalled.
-func checkWidensNothing(t *testing.T, root, home string, pid int) {
+// checkWidensNothing runs apply, diff, status and get in root (and also,
+// when set) and fails when the workspace's files (outside .actant/ and
+// .git/) or the project next door changed, an agent other than lead
+// appears, or pid was signalled.
+func checkWidensNothing(t *testing.T, root, home string, pid int, also []string) {
 	t.Helper()
 	other := filepath.Join(filepath.Dir(root), "otherproj")
 	before, beforeOther := userTree(t, root), userTree(t, other)
@@ -197,6 +219,9 @@ func checkWidensNothing(t *testing.T, root, home string, pid int) {
 		if r := actctl(t, root, home, args...); r.Code != 0 {
 			t.Errorf("%s: exit %d\n%s%s", args[0], r.Code, r.Stdout, r.Stderr)
 		}
+	}
+	if also != nil {
+		actctl(t, root, home, also...)
 	}
 	sameTree(t, root, before, userTree(t, root))
 	sameTree(t, other, beforeOther, userTree(t, other))

@@ -130,9 +130,9 @@ const forgedAdhoc = `{"agents": {
 // TestAdhocFromElsewhereAddsNoAgent: a committed .actant/adhoc.json adds
 // no agent (apply says it ignores the file, writes nothing into the
 // project next door and no bypassPermissions); even sealed with this
-// user's key, an ad-hoc agent that lives outside the root or raises a
-// template's preset is ignored and said, and a declared agent of the
-// same name wins. (issue #30 item 2)
+// user's key, an ad-hoc agent whose workDir climbs out of the root or
+// that raises a template's preset is ignored and said, and a declared
+// agent of the same name wins. (issue #30 item 2)
 func TestAdhocFromElsewhereAddsNoAgent(t *testing.T) {
 	base := t.TempDir()
 	origin, clone, other := filepath.Join(base, "origin"), filepath.Join(base, "clone"), filepath.Join(base, "otherproj")
@@ -153,7 +153,9 @@ func TestAdhocFromElsewhereAddsNoAgent(t *testing.T) {
 	}
 	checkNoAdhocEffect(t, clone, other, home)
 
-	// Sealed with this user's key: each agent is still checked.
+	// Sealed with this user's key, and no longer tracked: each agent is
+	// still checked.
+	hubGit(t, clone, "rm", "-q", "--cached", ".actant/adhoc.json")
 	key, err := os.ReadFile(filepath.Join(home, userkey.File))
 	if err != nil {
 		t.Fatal(err)
