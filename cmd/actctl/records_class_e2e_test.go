@@ -52,7 +52,9 @@ func wideState(root string) []byte {
 var otherProj = map[string]string{"main.go": "package main\n", "zed.json": `{"agent_servers": {"lead": {"command": "mine"}}}`}
 
 // zedSettings is otherProj's Zed settings file for the workspace at root.
-func zedSettings(root string) string { return filepath.Join(filepath.Dir(root), "otherproj", "zed.json") }
+func zedSettings(root string) string {
+	return filepath.Join(filepath.Dir(root), "otherproj", "zed.json")
+}
 
 // zedClaim is a record claiming the user's Zed entry "lead" as actctl's
 // for the workspace at root (its digest, an empty receipt).
