@@ -23,6 +23,11 @@
 //	    actctl.log        one summary line per task
 //	    tasks/            one file of ACP messages per task
 //
+// state.json, state.pending.json and adhoc.json are sealed with this
+// user's key, inputs.rec and config.cache end with its seal (package
+// internal/userkey): a file that is not, or that git tracks, is not
+// trusted (docs/design.md, "What actctl trusts").
+//
 // An instance workspace (one agent per directory) keeps its runtime record
 // in .actant.json and its logs in logs/ instead (Actant-compatible): there
 // logs/actctl.log and logs/tasks/ hold its task logs.
