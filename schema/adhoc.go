@@ -118,7 +118,14 @@ func appendWhy(list []string, why string) []string {
 // agent, changed only in where it lives (so it raises no preset and adds
 // no checkout), and live in the root, the instance area, or a client's
 // project as proxy records it (an absolute directory CheckWorkDir takes).
+//
+// One that cannot resolve (its template removed since) is not refused:
+// it can write nothing, and the load reports it as a broken record, which
+// `actctl delete` removes.
 func (c *Config) adhocRefused(name string, a Agent) string {
+	if _, ok := c.Templates[a.Template]; !ok {
+		return ""
+	}
 	shape := a
 	shape.WorkDir, shape.WorkDirConflict = "", ""
 	if !c.adhocShape(shape) {
@@ -128,7 +135,7 @@ func (c *Config) adhocRefused(name string, a Agent) string {
 	r, err := c.Resolve(name)
 	delete(c.Agents, name)
 	if err != nil {
-		return err.Error()
+		return ""
 	}
 	if Within(c.Root, r.Dir) || Within(filepath.Join(c.Home, "instances"), r.Dir) {
 		return ""

@@ -11,6 +11,17 @@ import (
 	"github.com/actctl/actctl/reconcile"
 )
 
+// sealRecord seals the JSON record b of kind for the user whose actctl
+// home is home, as that user's actctl does (internal/userkey).
+func sealRecord(t *testing.T, home, kind string, b []byte) []byte {
+	t.Helper()
+	key, err := os.ReadFile(filepath.Join(home, userkey.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return userkey.SealJSON(key, kind, b)
+}
+
 // forgedState is a state.json as a hostile commit would hold it, for a
 // workspace at root: an undeclared agent, evil, "created" config.yml
 // with config.example.yml's digest, so that its prune would delete the
