@@ -118,7 +118,7 @@ var forgedRecords = []forgedRecord{
 // reads from .actant/ and $ACTANT_HOME: committed in a clone (sealed with
 // this very user's key, so that only git tracking it keeps it from being
 // trusted), and forged in place, untracked, with a seal of another key.
-// Then apply, diff, status and get run: none of them changes a file of
+// Then apply, diff, status, run and get run: none of them changes a file of
 // the workspace (no user file deleted, restored over or emptied, no
 // preset raised), writes next door, adds an agent or signals the process
 // a record names. (issue #30 item 4)
@@ -151,6 +151,15 @@ func TestForgedRecordsWidenNothing(t *testing.T) {
 	}
 }
 
+// classConfig is claimConfig with a readonly agent that `run` can run
+// (the scripted ACP agent).
+func classConfig(t *testing.T) string {
+	return claimConfig + scriptedBackend(t, "") + `
+templates: helper: {backend: "scripted", permissions: "readonly"}
+agents: helper: template: "helper"
+`
+}
+
 // forgeWorkspace makes a workspace holding rec's forged file and the
 // user's untracked config.yml, next to otherproj. committed: a clone of a
 // repository that committed the file (sealed with this user's key) with
@@ -165,7 +174,7 @@ func forgeWorkspace(t *testing.T, rec forgedRecord, committed bool, pid int) (ro
 	origin := filepath.Join(base, "origin")
 	writeFiles(t, origin, claimRepo)
 	writeFiles(t, origin, map[string]string{"sub/README.md": "sub\n"})
-	writeConfig(t, origin, claimConfig)
+	writeConfig(t, origin, classConfig(t))
 	if !committed {
 		mustApply(t, origin, home)
 		forge(t, origin, home, rec, origin, make([]byte, userkey.Size), pid)
@@ -209,15 +218,15 @@ func forge(t *testing.T, dir, home string, rec forgedRecord, root string, key []
 	}
 }
 
-// checkWidensNothing runs apply, diff, status and get in root (and also,
-// when set) and fails when the workspace's files (outside .actant/ and
-// .git/) or the project next door changed, an agent other than lead
-// appears, or pid was signalled.
+// checkWidensNothing runs apply, diff, status, run and get in root (and
+// also, when set) and fails when the workspace's files (outside .actant/
+// and .git/) or the project next door changed, an agent other than the
+// declared lead and helper appears, or pid was signalled.
 func checkWidensNothing(t *testing.T, root, home string, pid int, also []string) {
 	t.Helper()
 	other := filepath.Join(filepath.Dir(root), "otherproj")
 	before, beforeOther := userTree(t, root), userTree(t, other)
-	for _, args := range [][]string{{"apply"}, {"diff"}, {"status"}, {"apply"}} {
+	for _, args := range [][]string{{"apply"}, {"diff"}, {"status"}, {"run", "helper", "-p", "hi"}, {"apply"}} {
 		if r := actctl(t, root, home, args...); r.Code != 0 {
 			t.Errorf("%s: exit %d\n%s%s", args[0], r.Code, r.Stdout, r.Stderr)
 		}
@@ -229,7 +238,7 @@ func checkWidensNothing(t *testing.T, root, home string, pid int, also []string)
 	sameTree(t, other, beforeOther, userTree(t, other))
 	r := actctl(t, root, home, "get", "agents", "-o", "json")
 	var agents []struct{ Name string }
-	if err := json.Unmarshal([]byte(r.Stdout), &agents); err != nil || len(agents) != 1 || agents[0].Name != "lead" {
+	if err := json.Unmarshal([]byte(r.Stdout), &agents); err != nil || len(agents) != 2 || agents[0].Name != "helper" || agents[1].Name != "lead" {
 		t.Errorf("agents: %v %s%s", err, r.Stdout, r.Stderr)
 	}
 	if err := syscall.Kill(pid, 0); err != nil {
