@@ -38,8 +38,9 @@ func forgedState(root string) string {
 // TestCommittedStateIsNotTrusted: a state.json that arrives in a commit
 // (naming the clone's path, and an agent that "created" config.yml) is
 // not this machine's record: apply in the clone says it ignores it and
-// the user's untracked config.yml stays. The same file forged in place
-// (untracked, with no or a wrong seal) is ignored too. (issue #30 item 3)
+// the user's untracked config.yml stays; so is one sealed with the user's
+// own key that git tracks. The same file forged in place (untracked, with
+// no or a wrong seal) is ignored too. (issue #30 item 3)
 func TestCommittedStateIsNotTrusted(t *testing.T) {
 	origin := t.TempDir()
 	clone := filepath.Join(t.TempDir(), "clone")
@@ -63,6 +64,19 @@ func TestCommittedStateIsNotTrusted(t *testing.T) {
 	}
 	if n := strings.Count(r.Stdout+r.Stderr, "state.json"); n != 1 || !strings.Contains(r.Stderr, "state.json is not sealed by this user's actctl") {
 		t.Errorf("want the ignored state.json named once:\n%s%s", r.Stdout, r.Stderr)
+	}
+
+	// Committed, and sealed with this very user's key (the user committed
+	// .actant/): git tracks it, so it is not trusted either, said once.
+	writeFiles(t, clone, map[string]string{".actant/state.json": string(sealRecord(t, home, "actctl state", []byte(forgedState(clone))))})
+	hubGit(t, clone, "add", "-f", ".actant/state.json")
+	hubGit(t, clone, "commit", "-q", "-m", "sealed state")
+	r = actctl(t, clone, home, "apply")
+	if r.Code != 0 || strings.Count(r.Stderr, "state.json is tracked by git") != 1 {
+		t.Errorf("apply over a committed sealed state: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(clone, "config.yml")); err != nil || string(got) != claimRepo["config.example.yml"] {
+		t.Fatalf("the user's config.yml: %v %q", err, got)
 	}
 
 	// Forged in place, untracked: unsealed, or sealed with another key.
