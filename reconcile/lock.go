@@ -54,9 +54,13 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*WorkspaceLock,
 	case err == nil:
 		return l, nil
 	case errors.Is(err, lockedfile.ErrWouldBlock):
+		// The file's text is printed only as a pid: it may come from
+		// elsewhere (docs/design.md, "What actctl trusts").
 		pid := "unknown"
-		if b, rerr := os.ReadFile(path); rerr == nil && strings.TrimSpace(string(b)) != "" {
-			pid = strings.TrimSpace(string(b))
+		if b, rerr := os.ReadFile(path); rerr == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+				pid = strconv.Itoa(n)
+			}
 		}
 		return nil, fmt.Errorf("%w by pid %s (another actctl apply?): %s", ErrLocked, pid, path)
 	default:
