@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/internal/par"
 )
 
@@ -185,6 +186,9 @@ func (x *executor) backups() error {
 			continue
 		}
 		b := filepath.Join(x.p.Root, filepath.FromSlash(op.BackupTo))
+		if err := layout.NoLinks(x.p.Root, b); err != nil {
+			return fmt.Errorf("apply: backup %s: %w", op.Rel, err)
+		}
 		if _, err := x.dirs.MkdirAll(filepath.Dir(b)); err != nil {
 			return fmt.Errorf("apply: backup %s: %w", op.Rel, err)
 		}

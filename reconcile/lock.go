@@ -41,6 +41,9 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*WorkspaceLock,
 		wait = DefaultLockWait
 	}
 	dir := filepath.Join(root, MetaDir)
+	if err := layout.NoLinks(root, filepath.Join(dir, LockFile)); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, layout.NotDir(dir, fmt.Errorf("lock %s: %w", dir, err))
 	}

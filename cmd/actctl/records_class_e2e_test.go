@@ -30,6 +30,9 @@ type forgedRecord struct {
 	// also is a command that reads the file besides apply, diff, status
 	// and get (its exit code is not checked: refusing is fine).
 	also func(root string) []string
+	// link, when set, makes the file a symbolic link to link (relative
+	// to its directory) in place of content; commands may refuse it.
+	link string
 }
 
 // wideState is a state that would widen apply: an undeclared agent
@@ -104,6 +107,10 @@ var forgedRecords = []forgedRecord{
 	{path: ".actant/logs/lead/tasks/forged.jsonl", content: func(string, []byte, int) string { return "{}\n" }},
 	{path: ".actant/run/up.lock", content: func(_ string, _ []byte, pid int) string { return fmt.Sprintf("%d\n", pid) }},
 	{path: ".actant/run/1-1.procs", skip: "ledger: see launch tests"},
+	{path: ".actant", link: "../otherproj"},
+	{path: ".actant/logs", link: "../../otherproj"},
+	{path: ".actant/logs/helper.log", link: "../../../otherproj/main.go"},
+	{path: ".actant/agents/helper.json", link: "/dev/zero"},
 	{path: userkey.File, home: true, content: func(string, []byte, int) string { return strings.Repeat("k", userkey.Size) }},
 	{path: "zed.json", home: true, content: func(root string, key []byte, _ int) string {
 		return string(userkey.SealJSON(key, "actctl zed", zedClaim(root)))
@@ -145,7 +152,7 @@ func TestForgedRecordsWidenNothing(t *testing.T) {
 				if rec.also != nil {
 					also = rec.also(root)
 				}
-				checkWidensNothing(t, root, home, pid, also)
+				checkWidensNothing(t, root, home, pid, also, rec.link != "")
 			})
 		}
 	}
@@ -187,17 +194,33 @@ func forgeWorkspace(t *testing.T, rec forgedRecord, committed bool, pid int) (ro
 		t.Fatal(err)
 	}
 	// Committed before the apply, so that apply ignores no tracked path
-	// in .gitignore; forged again after it (apply rewrites a state).
-	forge(t, origin, home, rec, root, key, pid)
+	// in .gitignore; forged again after it (apply rewrites a state). A
+	// link only after it: apply refuses one.
+	if rec.link == "" {
+		forge(t, origin, home, rec, root, key, pid)
+	}
 	hubGit(t, origin, "init", "-q")
 	hubGit(t, origin, "add", "-A")
-	hubGit(t, origin, "add", "-f", rec.path)
+	if rec.link == "" {
+		hubGit(t, origin, "add", "-f", rec.path)
+	}
 	hubGit(t, origin, "commit", "-q", "-m", "agents")
 	mustApply(t, origin, home)
 	forge(t, origin, home, rec, root, key, pid)
-	hubGit(t, origin, "add", "-A", "--", ".", ":!.actant") // only the forged file of .actant
+	if rec.link != "" {
+		hubGit(t, origin, "add", "-A") // .actant is ignored now
+	} else {
+		hubGit(t, origin, "add", "-A", "--", ".", ":!.actant") // only the forged file of .actant
+	}
 	hubGit(t, origin, "add", "-f", rec.path)
 	hubGit(t, origin, "commit", "-q", "-m", "applied")
+	if rec.link != "" {
+		// What apply writes with the link tracked (.gitignore lists no
+		// tracked path), committed too; apply may refuse the link.
+		actctl(t, origin, home, "apply")
+		hubGit(t, origin, "add", "-A")
+		hubGit(t, origin, "commit", "-q", "--allow-empty", "-m", "applied again")
+	}
 	hubGit(t, origin, "clone", "-q", origin, root)
 	writeFiles(t, root, map[string]string{"config.yml": claimRepo["config.example.yml"]})
 	return root, home
@@ -209,6 +232,19 @@ func forge(t *testing.T, dir, home string, rec forgedRecord, root string, key []
 	t.Helper()
 	if rec.home {
 		dir = home
+	}
+	if rec.link != "" {
+		p := filepath.Join(dir, rec.path)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(rec.link, p); err != nil {
+			t.Fatal(err)
+		}
+		return
 	}
 	writeFiles(t, dir, map[string]string{rec.path: rec.content(root, key, pid)})
 	if rec.path == userkey.File {
@@ -222,12 +258,12 @@ func forge(t *testing.T, dir, home string, rec forgedRecord, root string, key []
 // also, when set) and fails when the workspace's files (outside .actant/
 // and .git/) or the project next door changed, an agent other than the
 // declared lead and helper appears, or pid was signalled.
-func checkWidensNothing(t *testing.T, root, home string, pid int, also []string) {
+func checkWidensNothing(t *testing.T, root, home string, pid int, also []string, linked bool) {
 	t.Helper()
 	other := filepath.Join(filepath.Dir(root), "otherproj")
 	before, beforeOther := userTree(t, root), userTree(t, other)
 	for _, args := range [][]string{{"apply"}, {"diff"}, {"status"}, {"run", "helper", "-p", "hi"}, {"apply"}} {
-		if r := actctl(t, root, home, args...); r.Code != 0 {
+		if r := actctl(t, root, home, args...); r.Code != 0 && !linked {
 			t.Errorf("%s: exit %d\n%s%s", args[0], r.Code, r.Stdout, r.Stderr)
 		}
 	}
@@ -252,7 +288,7 @@ func userTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, f := range listFiles(t, dir) {
-		if !strings.HasPrefix(f, reconcile.MetaDir+"/") && !strings.HasPrefix(f, ".git/") {
+		if f != reconcile.MetaDir && !strings.HasPrefix(f, reconcile.MetaDir+"/") && !strings.HasPrefix(f, ".git/") {
 			out[f] = read(t, filepath.Join(dir, f))
 		}
 	}

@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // The names, relative to a workspace root or to the .actant directory.
@@ -88,6 +89,34 @@ const (
 // Path joins root, the .actant directory and elem.
 func Path(root string, elem ...string) string {
 	return filepath.Join(append([]string{root, Dir}, elem...)...)
+}
+
+// NoLinks refuses a symbolic link at the .actant directory of the
+// workspace at root or at any directory below it on the way to p (a path
+// under it): a checkout can bring links, and one there would carry
+// actctl's records and logs, and what it writes into them, out of the
+// workspace. Directories that do not exist yet are fine (actctl makes
+// them). p itself is the caller's to open without following a link.
+func NoLinks(root, p string) error {
+	dir := filepath.Join(root, Dir)
+	rel, err := filepath.Rel(dir, filepath.Dir(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil // not under .actant
+	}
+	for _, part := range append([]string{"."}, strings.Split(rel, string(filepath.Separator))...) {
+		if part != "." {
+			dir = filepath.Join(dir, part)
+		}
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return nil // missing: made as a directory
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(dir)
+			return fmt.Errorf("%s is a symbolic link (to %s): actctl keeps its records only in a directory of the workspace, never through a link a checkout may bring; remove it and run actctl again", dir, to)
+		}
+	}
+	return nil
 }
 
 // NotDir turns err into a plain explanation when dir, a workspace's .actant
