@@ -119,6 +119,17 @@ func NoLinks(root, p string) error {
 	return nil
 }
 
+// NoLinksIn is NoLinks for a path p that names its workspace only by
+// the .actant directory in it (the last one): a path with none is fine.
+func NoLinksIn(p string) error {
+	sep := string(filepath.Separator)
+	i := strings.LastIndex(p, sep+Dir+sep)
+	if i < 0 {
+		return nil
+	}
+	return NoLinks(p[:i], p)
+}
+
 // NotDir turns err into a plain explanation when dir, a workspace's .actant
 // directory, exists as something other than a directory; otherwise it
 // returns err.

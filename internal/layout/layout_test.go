@@ -39,9 +39,10 @@ func TestNoLinks(t *testing.T) {
 		{linked, Path(linked, State), filepath.Join(linked, Dir)},
 		{linked, Path(linked, Logs, "a.log"), filepath.Join(linked, Dir)},
 	} {
-		err := NoLinks(tc.root, tc.p)
-		if (err == nil) != (tc.bad == "") || err != nil && !strings.Contains(err.Error(), tc.bad+" is a symbolic link") {
-			t.Errorf("%s: %v, want %q refused", tc.p, err, tc.bad)
+		for _, err := range []error{NoLinks(tc.root, tc.p), NoLinksIn(tc.p)} {
+			if (err == nil) != (tc.bad == "") || err != nil && !strings.Contains(err.Error(), tc.bad+" is a symbolic link") {
+				t.Errorf("%s: %v, want %q refused", tc.p, err, tc.bad)
+			}
 		}
 	}
 }
