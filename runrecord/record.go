@@ -248,11 +248,16 @@ const lockWait = 10 * time.Second
 // it cannot carry the lock). Where file locks are not supported, writes
 // go unlocked as before.
 func lockRecord(path string) (func(), error) {
+	// Every write of a record starts here: never through a link under
+	// .actant (a checkout may bring one).
+	if err := layout.NoLinksIn(path); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
 	if _, err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	p := LockPath(path)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|layout.NoFollow, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

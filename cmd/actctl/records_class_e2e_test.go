@@ -111,6 +111,8 @@ var forgedRecords = []forgedRecord{
 	{path: ".actant/logs", link: "../../otherproj"},
 	{path: ".actant/logs/helper.log", link: "../../../otherproj/main.go"},
 	{path: ".actant/agents/helper.json", link: "/dev/zero"},
+	{path: ".actant/agents", link: "../../otherproj"},
+	{path: ".actant/backup", link: "../../otherproj"},
 	{path: userkey.File, home: true, content: func(string, []byte, int) string { return strings.Repeat("k", userkey.Size) }},
 	{path: "zed.json", home: true, content: func(root string, key []byte, _ int) string {
 		return string(userkey.SealJSON(key, "actctl zed", zedClaim(root)))
