@@ -113,6 +113,7 @@ var forgedRecords = []forgedRecord{
 	{path: ".actant/agents/helper.json", link: "/dev/zero"},
 	{path: ".actant/agents", link: "../../otherproj"},
 	{path: ".actant/backup", link: "../../otherproj"},
+	{path: ".actant/run", link: "../../otherproj"},
 	{path: userkey.File, home: true, content: func(string, []byte, int) string { return strings.Repeat("k", userkey.Size) }},
 	{path: "zed.json", home: true, content: func(root string, key []byte, _ int) string {
 		return string(userkey.SealJSON(key, "actctl zed", zedClaim(root)))
