@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/actctl/actctl/internal/layout"
@@ -59,15 +62,43 @@ func readTrusted(root, name string, key []byte, tracked func(string) bool) (st *
 	}
 	body, _, ok := userkey.UnsealJSON(key, stateKind, data)
 	if !ok {
-		return nil, nil, fmt.Sprintf("%s is not sealed by this user's actctl (written elsewhere, or by an earlier actctl): ignored, as in a fresh clone", p), nil
+		return nil, nil, fmt.Sprintf("%s is not sealed by this user's actctl (written elsewhere, or by an earlier actctl): ignored, as in a fresh clone%s", p, backupsNamed(root, body)), nil
 	}
 	if tracked != nil && tracked(filepath.ToSlash(filepath.Join(MetaDir, name))) {
-		return nil, nil, fmt.Sprintf("%s is tracked by git, so it may come from another machine: ignored, as in a fresh clone (git rm --cached it)", p), nil
+		return nil, nil, fmt.Sprintf("%s is tracked by git, so it may come from another machine: ignored, as in a fresh clone (git rm --cached it)%s", p, backupsNamed(root, body)), nil
 	}
 	if st, err = parseState(body); err != nil {
 		return nil, nil, "", damagedState(p, err)
 	}
 	return st, data, "", nil
+}
+
+// backupsNamed says which backups in .actant/backup/ the state body
+// (not trusted: only read to say so) names that exist, "" when none:
+// actctl no longer puts them back on prune, so the user knows where they
+// are.
+func backupsNamed(root string, body []byte) string {
+	st, err := parseState(body)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, a := range st.Agents {
+		for _, e := range a.Entries {
+			b := filepath.Clean(filepath.FromSlash(e.Backup))
+			if e.Backup == "" || !strings.HasPrefix(b, filepath.Join(MetaDir, BackupDir)+string(filepath.Separator)) {
+				continue
+			}
+			if fi, err := os.Lstat(filepath.Join(root, b)); err == nil && fi.Mode().IsRegular() {
+				names = append(names, strconv.Quote(filepath.ToSlash(b))) // a name from elsewhere, escaped
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("; the copies of your files it names stay where they are, for you to put back by hand if you remove their agents: %s", strings.Join(names, ", "))
 }
 
 // WorkspaceState reads the state the last apply recorded in the workspace
