@@ -88,7 +88,12 @@ type Result struct {
 	// Notes say what the user must do before a tool reads the files this
 	// run wrote (trust gates), each once; empty on a dry run.
 	Notes []string `json:"notes,omitempty"`
-	left  leftState
+	// Distrusted: a record of the workspace (the state, the journal) was
+	// ignored, and said among Warnings: the next run, finding the record
+	// this one wrote, will not say it again (so it is not one of the
+	// warnings the inputs alone cause).
+	Distrusted bool `json:"-"`
+	left       leftState
 	// prunedDirs: see PrunedDir.
 	prunedDirs map[string]string
 }
@@ -254,6 +259,8 @@ type run struct {
 	crash func(step string) bool
 	// key seals the state and the journal written (nil: unsealed).
 	key []byte
+	// distrusted: a record was ignored (Result.Distrusted).
+	distrusted bool
 }
 
 // prepareRun does everything before the first write: render, read state (recovering a killed run), snapshot and plan.
@@ -304,7 +311,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	}
 	targets = append(targets, deployed...)
 	r := &run{cfg: cfg, targets: targets, crash: o.crash, key: key}
-	r.warnings = rec.ignored
+	r.warnings, r.distrusted = rec.ignored, len(rec.ignored) > 0
 	for _, d := range diags {
 		if d.Warning {
 			r.warnings = append(r.warnings, d.String())
@@ -450,7 +457,7 @@ func appendNonEmpty(list []string, s string) []string {
 }
 
 func (r *run) result(dry bool) *Result {
-	res := &Result{Root: r.cfg.Root, DryRun: dry, Pruned: r.plan.Pruned, Warnings: r.warnings, Recovered: r.recovering}
+	res := &Result{Root: r.cfg.Root, DryRun: dry, Pruned: r.plan.Pruned, Warnings: r.warnings, Recovered: r.recovering, Distrusted: r.distrusted}
 	res.Counts.Pruned = len(r.plan.Pruned)
 	ops := r.plan.Ops
 	if len(r.plan.Conflicts()) > 0 {
