@@ -27,7 +27,7 @@ func TestRecordAdhocWaitsForTheLock(t *testing.T) {
 	defer l.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = RecordAdhoc(ctx, root, "x", &schema.Agent{Template: "t"})
+	err = RecordAdhoc(ctx, root, t.TempDir(), "x", &schema.Agent{Template: "t"})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("recordAdhoc with the lock held elsewhere: %v, want the wait given up", err)
 	}
@@ -40,7 +40,7 @@ func TestRecordAdhocWaitsForTheLock(t *testing.T) {
 // are all kept; forgetting the last one leaves no trace of actctl in a
 // workspace it never applied.
 func TestRecordAdhocConcurrent(t *testing.T) {
-	root := t.TempDir()
+	root, home := t.TempDir(), t.TempDir()
 	const n = 12
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -48,22 +48,22 @@ func TestRecordAdhocConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = RecordAdhoc(context.Background(), root, fmt.Sprintf("a%d", i), &schema.Agent{Template: "t"})
+			errs[i] = RecordAdhoc(context.Background(), root, home, fmt.Sprintf("a%d", i), &schema.Agent{Template: "t"})
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	agents, err := schema.AdhocAgents(root)
-	if err != nil {
-		t.Fatal(err)
+	agents, why, err := schema.AdhocAgents(root, home)
+	if err != nil || why != "" {
+		t.Fatal(err, why)
 	}
 	if len(agents) != n {
 		t.Fatalf("%d ad-hoc agents recorded, want %d: %v", len(agents), n, agents)
 	}
 	for name := range agents {
-		if err := RecordAdhoc(context.Background(), root, name, nil); err != nil {
+		if err := RecordAdhoc(context.Background(), root, home, name, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

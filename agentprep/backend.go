@@ -8,6 +8,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/employee"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
@@ -75,10 +76,15 @@ func SyncCheckout(ctx context.Context, cfg *schema.Config, r *schema.Resolved) e
 // backend's stderr (proxy sessions log there too).
 func OpenLog(r *schema.Resolved) (*os.File, error) {
 	p := runrecord.LogPath(r)
+	if err := layout.NoLinks(r.Dir, p); err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	// Never through a link (a checkout may bring one): the agent's
+	// stderr would land in the file it names.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND|layout.NoFollow, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
 	}

@@ -121,7 +121,7 @@ func (p *Prepared) materialize(ctx context.Context, materialized func()) error {
 		return fmt.Errorf("materialize %s: %w", p.Agent.Name, err)
 	}
 	if u := p.Adhoc; u != nil {
-		if err := RecordAdhoc(ctx, p.Config.Root, u.Name, &u.Agent); err != nil {
+		if err := RecordAdhoc(ctx, p.Config.Root, p.Config.Home, u.Name, &u.Agent); err != nil {
 			return fmt.Errorf("materialize %s: record the agent: %w", u.Name, err)
 		}
 		p.Adhoc = nil
@@ -162,7 +162,7 @@ func (p *Prepared) Cleanup() {
 		_ = os.Remove(filepath.Dir(p.Agent.Dir))
 	}
 	if p.Ephemeral && p.FromTemplate {
-		if err := RecordAdhoc(context.Background(), p.Config.Root, p.Agent.Name, nil); err != nil {
+		if err := RecordAdhoc(context.Background(), p.Config.Root, p.Config.Home, p.Agent.Name, nil); err != nil {
 			fmt.Fprintf(p.stderr, "actctl: %s: remove ephemeral %s: %v\n", p.verb, p.Agent.Name, err)
 		}
 	}
@@ -212,7 +212,7 @@ func (p *Prepared) release() {
 func (p *Prepared) discard() {
 	name := p.Agent.Name
 	delete(p.Config.Agents, name)
-	if Applied(p.Config.Root, name) {
+	if Applied(p.Config.Root, p.Config.Home, name) {
 		// A fresh context: the client's may be cancelled already.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,12 +27,13 @@ func live(names ...string) func(*schema.Resolved) (bool, error) {
 	}
 }
 
-// recorded reports whether name is an ad-hoc agent recorded in root.
-func recorded(t *testing.T, root, name string) bool {
+// recorded reports whether name is an ad-hoc agent recorded in root
+// (sealed with the key of the actctl home home).
+func recorded(t *testing.T, root, home, name string) bool {
 	t.Helper()
-	m, err := schema.AdhocAgents(root)
-	if err != nil {
-		t.Fatal(err)
+	m, why, err := schema.AdhocAgents(root, home)
+	if err != nil || why != "" {
+		t.Fatal(err, why)
 	}
 	_, ok := m[name]
 	return ok
@@ -80,14 +82,14 @@ func TestPrepareAndCleanup(t *testing.T) {
 			if got := len(files(t, dir)) > 1; got == tc.shared {
 				t.Errorf("%s materialized in %s: %v, want %v", name, dir, got, !tc.shared)
 			}
-			if got := recorded(t, root, name); got != tc.adhoc {
+			if got := recorded(t, root, home, name); got != tc.adhoc {
 				t.Errorf("%s recorded: %v, want %v", name, got, tc.adhoc)
 			}
 			if want := map[bool]int{true: 1}[tc.lasting]; saved != want {
 				t.Errorf("Materialized called %d times, want %d", saved, want)
 			}
 			p.Cleanup()
-			if got := recorded(t, root, name); got != (tc.adhoc && tc.lasting) {
+			if got := recorded(t, root, home, name); got != (tc.adhoc && tc.lasting) {
 				t.Errorf("%s recorded after Cleanup: %v, want %v", name, got, tc.adhoc && tc.lasting)
 			}
 			if !tc.lasting && dir != root && exists(dir) {
@@ -116,7 +118,10 @@ func TestPrepareFailedCopyLeavesNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "materialize helper-p") {
 		t.Fatalf("Prepare: %v, %v; want the materialize error", p, err)
 	}
-	if got := files(t, root, home); len(got) != 1 || filepath.Base(got[0]) != "actant.cue" {
+	// This user's key (internal/userkey), made to seal the journal, is
+	// the user's, not the copy's.
+	got := slices.DeleteFunc(files(t, root, home), func(p string) bool { return p == filepath.Join(home, "cache.key") })
+	if len(got) != 1 || filepath.Base(got[0]) != "actant.cue" {
 		t.Errorf("the failed copy left %v", got)
 	}
 	if exists(filepath.Join(root, ".actant")) {

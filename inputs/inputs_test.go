@@ -17,6 +17,7 @@ import (
 
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/userkey"
 	"github.com/actctl/actctl/materialize"
 	"github.com/actctl/actctl/reconcile"
 )
@@ -692,7 +693,7 @@ func TestCheckDamagedRecord(t *testing.T) {
 var damages = map[string]func([]byte) []byte{
 	"empty":       func([]byte) []byte { return nil },
 	"truncated":   func(b []byte) []byte { return b[:len(b)/2] },
-	"no trailer":  func(b []byte) []byte { return b[:len(b)-trailerLen] },
+	"no trailer":  func(b []byte) []byte { return b[:len(b)-userkey.TrailerLen] },
 	"zero-filled": func(b []byte) []byte { return make([]byte, len(b)) },
 	"bit flipped in the head": func(b []byte) []byte {
 		c := slices.Clone(b)
@@ -701,7 +702,7 @@ var damages = map[string]func([]byte) []byte{
 	},
 	"bit flipped in a table": func(b []byte) []byte {
 		c := slices.Clone(b)
-		c[len(c)-trailerLen-20] ^= 4
+		c[len(c)-userkey.TrailerLen-20] ^= 4
 		return c
 	},
 	"bit flipped in the trailer": func(b []byte) []byte {

@@ -2,7 +2,6 @@ package inputs
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 )
 
@@ -20,9 +19,3 @@ const statComplete = true
 // fsClock: the clock files are stamped with is not known here; settleMeta
 // falls back to the racy rule of markRacy.
 func fsClock() (int64, bool) { return 0, false }
-
-// ownedByMe reports whether fi belongs to this process's user.
-func ownedByMe(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
-}

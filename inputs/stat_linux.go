@@ -2,7 +2,6 @@ package inputs
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -29,10 +28,4 @@ func fsClock() (int64, bool) {
 		return 0, false
 	}
 	return ts.Nano(), true
-}
-
-// ownedByMe reports whether fi belongs to this process's user.
-func ownedByMe(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
 }

@@ -15,7 +15,3 @@ const statComplete = false
 // fsClock: the clock files are stamped with is not known here; settleMeta
 // falls back to the racy rule of markRacy.
 func fsClock() (int64, bool) { return 0, false }
-
-// ownedByMe: the owner is not read here (nothing is cached anyway: see
-// statComplete).
-func ownedByMe(fs.FileInfo) bool { return true }

@@ -33,6 +33,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
@@ -213,10 +214,14 @@ func Run(ctx context.Context, o Options) error {
 	}
 	logs := o.Log
 	if o.LogFile != "" {
+		if err := layout.NoLinksIn(o.LogFile); err != nil {
+			return fmt.Errorf("proxy: log file: %w", err)
+		}
 		if err := os.MkdirAll(filepath.Dir(o.LogFile), 0o755); err != nil {
 			return fmt.Errorf("proxy: log file: %w", err)
 		}
-		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		// Never through a link (a checkout may bring one).
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND|layout.NoFollow, 0o644)
 		if err != nil {
 			return fmt.Errorf("proxy: log file: %w", err)
 		}

@@ -88,6 +88,11 @@ type Result struct {
 	// Notes say what the user must do before a tool reads the files this
 	// run wrote (trust gates), each once; empty on a dry run.
 	Notes []string `json:"notes,omitempty"`
+	// Distrusted: a record of the workspace (the state, the journal) was
+	// ignored, and said among Warnings: the next run, finding the record
+	// this one wrote, will not say it again (so it is not one of the
+	// warnings the inputs alone cause).
+	Distrusted bool `json:"-"`
 	// brief: see Brief.
 	brief map[string]briefNote
 	left  leftState
@@ -244,6 +249,9 @@ func (r *run) execute(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("apply: %w", err)
 	}
 	x := &executor{ctx: ctx, p: r.plan, oldState: r.stateData, recovering: r.recovering, crash: r.crash}
+	if home := r.cfg.Home; home != "" {
+		x.makeKey = func() []byte { return RecordKey(home, true) }
+	}
 	return x.run()
 }
 
@@ -263,28 +271,41 @@ type run struct {
 	owned *ownedRecord
 	// crash is Options.crash.
 	crash func(step string) bool
+	// key seals the state and the journal written (nil: unsealed).
+	key []byte
+	// distrusted: a record was ignored (Result.Distrusted).
+	distrusted bool
 }
 
 // prepareRun does everything before the first write: render, read state (recovering a killed run), snapshot and plan.
 func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	// The recorded state (and a killed run's journal) is read and decoded
 	// while the targets render: neither depends on the other.
+	// Only records this user's actctl sealed are trusted (records.go);
+	// a missing key is made when there is something to write.
+	key := RecordKey(cfg.Home, false)
 	type recorded struct {
 		st, pending *State
 		data        []byte
 		owned       *ownedRecord
+		ignored     []string
 		err         error
 	}
 	stateCh := make(chan recorded, 1)
 	go func() {
 		var rec recorded
-		rec.st, rec.data, rec.err = ReadState(metaPath(cfg.Root, StateFile))
+		tracked := MetaTracked(cfg.Root)
+		var why string
+		rec.st, rec.data, why, rec.err = readTrusted(cfg.Root, StateFile, key, tracked)
+		rec.ignored = appendNonEmpty(rec.ignored, why)
+		if rec.st == nil {
+			rec.st = NewState()
+		}
 		pendingOwned := ""
 		if rec.err == nil {
-			rec.pending, _, rec.err = ReadState(metaPath(cfg.Root, PendingFile))
-			if _, err := os.Stat(metaPath(cfg.Root, PendingFile)); err != nil {
-				rec.pending = nil
-			} else if rec.pending != nil {
+			rec.pending, _, why, rec.err = readTrusted(cfg.Root, PendingFile, key, tracked)
+			rec.ignored = appendNonEmpty(rec.ignored, why)
+			if rec.pending != nil {
 				pendingOwned = rec.pending.Owned
 			}
 		}
@@ -303,7 +324,8 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		return nil, derr
 	}
 	targets = append(targets, deployed...)
-	r := &run{cfg: cfg, targets: targets, crash: o.crash}
+	r := &run{cfg: cfg, targets: targets, crash: o.crash, key: key}
+	r.warnings, r.distrusted = rec.ignored, len(rec.ignored) > 0
 	for _, d := range diags {
 		if d.Warning {
 			r.warnings = append(r.warnings, d.String())
@@ -435,12 +457,21 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 		// replaces the killed run's (see Plan.recovered).
 		plan.recovered, plan.orphans = st, orphans
 	}
+	plan.key = r.key
 	r.snap, r.state, r.stateData, r.plan = snap, st, data, plan
 	return nil
 }
 
+// appendNonEmpty appends s to list unless it is empty.
+func appendNonEmpty(list []string, s string) []string {
+	if s == "" {
+		return list
+	}
+	return append(list, s)
+}
+
 func (r *run) result(dry bool) *Result {
-	res := &Result{Root: r.cfg.Root, DryRun: dry, Pruned: r.plan.Pruned, Warnings: r.warnings, Recovered: r.recovering}
+	res := &Result{Root: r.cfg.Root, DryRun: dry, Pruned: r.plan.Pruned, Warnings: r.warnings, Recovered: r.recovering, Distrusted: r.distrusted}
 	res.Counts.Pruned = len(r.plan.Pruned)
 	ops := r.plan.Ops
 	if len(r.plan.Conflicts()) > 0 {

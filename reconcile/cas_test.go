@@ -27,7 +27,7 @@ func casApply(t *testing.T, root, cfg string, edit func(rel string)) *Result {
 	if err := os.WriteFile(filepath.Join(root, "actant.cue"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := schema.LoadDir(root, t.TempDir())
+	c, err := schema.LoadDir(root, root+".home") // one machine: one home
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/internal/par"
 )
 
@@ -71,6 +72,10 @@ type executor struct {
 	// repeatably. Every other step is sequential anyway.
 	crash func(step string) bool
 
+	// makeKey makes the key the records are sealed with, when the plan
+	// has none and there is something to write (nil: none is made).
+	makeKey func() []byte
+
 	meta, pending, stateFile string
 	// stateChanged: the state must be written (or removed, when empty).
 	stateChanged, empty bool
@@ -92,6 +97,9 @@ func (x *executor) crashed(step string) bool { return x.crash != nil && x.crash(
 func (x *executor) run() (stateWritten bool, err error) {
 	if !x.needed() {
 		return false, nil
+	}
+	if x.p.key == nil && x.makeKey != nil {
+		x.p.key, x.p.StateData = x.makeKey(), nil
 	}
 	if err := interrupted(x.ctx, "nothing was written"); err != nil {
 		return false, err
@@ -152,7 +160,7 @@ func (x *executor) journal() error {
 		if x.crashed("recovered") {
 			return errCrashed
 		}
-		if err := atomicfile.Write(x.stateFile, p.recovered.Encode(), 0o644); err != nil {
+		if err := atomicfile.Write(x.stateFile, sealState(p.key, p.recovered.Encode()), 0o644); err != nil {
 			return fmt.Errorf("apply: state: %w", err)
 		}
 	}
@@ -178,6 +186,9 @@ func (x *executor) backups() error {
 			continue
 		}
 		b := filepath.Join(x.p.Root, filepath.FromSlash(op.BackupTo))
+		if err := layout.NoLinks(x.p.Root, b); err != nil {
+			return fmt.Errorf("apply: backup %s: %w", op.Rel, err)
+		}
 		if _, err := x.dirs.MkdirAll(filepath.Dir(b)); err != nil {
 			return fmt.Errorf("apply: backup %s: %w", op.Rel, err)
 		}

@@ -41,6 +41,9 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*WorkspaceLock,
 		wait = DefaultLockWait
 	}
 	dir := filepath.Join(root, MetaDir)
+	if err := layout.NoLinks(root, filepath.Join(dir, LockFile)); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, layout.NotDir(dir, fmt.Errorf("lock %s: %w", dir, err))
 	}
@@ -54,9 +57,13 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*WorkspaceLock,
 	case err == nil:
 		return l, nil
 	case errors.Is(err, lockedfile.ErrWouldBlock):
+		// The file's text is printed only as a pid: it may come from
+		// elsewhere (docs/design.md, "What actctl trusts").
 		pid := "unknown"
-		if b, rerr := os.ReadFile(path); rerr == nil && strings.TrimSpace(string(b)) != "" {
-			pid = strings.TrimSpace(string(b))
+		if b, rerr := os.ReadFile(path); rerr == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+				pid = strconv.Itoa(n)
+			}
 		}
 		return nil, fmt.Errorf("%w by pid %s (another actctl apply?): %s", ErrLocked, pid, path)
 	default:

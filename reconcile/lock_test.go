@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,5 +42,27 @@ func TestLockPidUnchanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		take()
+	}
+}
+
+// TestLockMessageShowsOnlyAPid: while the lock is held, the message
+// names the pid the lock file holds, and only a number: text put there
+// by something else (escape sequences) is never printed.
+func TestLockMessageShowsOnlyAPid(t *testing.T) {
+	root := t.TempDir()
+	l, err := Lock(context.Background(), root, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	path := filepath.Join(root, MetaDir, LockFile)
+	for content, want := range map[string]string{"4242\n": "by pid 4242 ", "\x1b[2J4242\n": "by pid unknown ", "-1\n": "by pid unknown "} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Lock(context.Background(), root, time.Nanosecond)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("lock file %q: %v, want %q", content, err, want)
+		}
 	}
 }

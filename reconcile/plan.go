@@ -130,12 +130,16 @@ type Plan struct {
 	ownedNew  []byte
 	// localAgents are left out of actant.owned (see ownedOf).
 	localAgents map[string]bool
+	// key seals the state and journal this plan writes (RecordKey; nil:
+	// they are written unsealed, and not trusted when read).
+	key []byte
 }
 
-// StateBytes returns the encoded State (StateData), encoding it once.
+// StateBytes returns the encoded State (StateData), sealed with the
+// plan's key, encoding it once.
 func (p *Plan) StateBytes() []byte {
 	if p.StateData == nil {
-		p.StateData = p.State.Encode()
+		p.StateData = sealState(p.key, p.State.Encode())
 	}
 	return p.StateData
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/internal/par"
+	"github.com/actctl/actctl/internal/userkey"
 	"github.com/actctl/actctl/materialize"
 )
 
@@ -149,9 +150,11 @@ func NewState() *State { return &State{Version: StateVersion, Agents: map[string
 
 func metaPath(root, name string) string { return layout.Path(root, name) }
 
-// ReadState reads the state file at path; a missing file is an empty state.
-// The bytes it returns must not be changed: the state's strings share
-// their memory (see decodeStateFast).
+// ReadState reads the state file at path, its seal (if any) left
+// unchecked; a missing file is an empty state. It is for tests and tools:
+// apply trusts a state only as readTrusted says. The bytes it returns
+// must not be changed: the state's strings share their memory (see
+// decodeStateFast).
 func ReadState(path string) (*State, []byte, error) {
 	data, err := readRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -160,19 +163,12 @@ func ReadState(path string) (*State, []byte, error) {
 	if err != nil {
 		return nil, nil, layout.NotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
 	}
-	st, err := parseState(data)
+	body, _ := userkey.SplitJSON(data)
+	st, err := parseState(body)
 	if err != nil {
 		return nil, nil, damagedState(path, err)
 	}
 	return st, data, nil
-}
-
-// WorkspaceState reads the state the last apply recorded in the workspace
-// at root (.actant/state.json, see internal/layout); none is an empty
-// state.
-func WorkspaceState(root string) (*State, error) {
-	st, _, err := ReadState(metaPath(root, StateFile))
-	return st, err
 }
 
 // damagedState says what a state file that does not parse is, and what

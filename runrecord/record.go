@@ -121,7 +121,7 @@ func clearRecord(path string) error {
 	if err := Update(path, set); err != nil {
 		return err
 	}
-	b, err := os.ReadFile(path)
+	b, err := readRecord(path)
 	if err != nil {
 		return fmt.Errorf("clear %s: %w", path, err)
 	}
@@ -137,7 +137,7 @@ var runtimeKeys = []string{"processOwnership", "status", "pid", "pidStart", "cre
 // Read reads the runtime keys of the record at path; a missing file
 // is an empty record.
 func Read(path string) (Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := readRecord(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, nil
 	}
@@ -150,6 +150,15 @@ func Read(path string) (Record, error) {
 	}
 	return rec, nil
 }
+
+// maxRecord bounds a runtime record's size: one is a few hundred bytes.
+const maxRecord = 1 << 20
+
+// readRecord reads the record at path: a regular file of at most
+// maxRecord bytes. Anything else (a named pipe, a link to a device, from
+// a checkout or another program) is refused without blocking, so a record
+// cannot hang or exhaust actctl (docs/design.md, "What actctl trusts").
+func readRecord(path string) ([]byte, error) { return schema.ReadRegular(path, maxRecord) }
 
 // decodeRecord decodes the runtime keys of a record's bytes.
 func decodeRecord(b []byte) (Record, error) {
@@ -257,7 +266,7 @@ func withRecord(path string, change func(b []byte) (map[string]any, error)) erro
 		return err
 	}
 	defer unlock()
-	b, err := os.ReadFile(path)
+	b, err := readRecord(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("update %s: %w", path, err)
 	}
@@ -277,11 +286,16 @@ const lockWait = 10 * time.Second
 // it cannot carry the lock). Where file locks are not supported, writes
 // go unlocked as before.
 func lockRecord(path string) (func(), error) {
+	// Every write of a record starts here: never through a link under
+	// .actant (a checkout may bring one).
+	if err := layout.NoLinksIn(path); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
 	if _, err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	p := LockPath(path)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|layout.NoFollow, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

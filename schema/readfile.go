@@ -18,7 +18,7 @@ import (
 // blocking: the file is opened non-blocking and checked before a single
 // byte is read, so a FIFO left in a workspace cannot hang actctl.
 func ReadRegular(p string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
@@ -27,13 +27,31 @@ func ReadRegular(p string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: notRegular(fi.Mode())}
-	}
 	if limit > 0 && fi.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes is over the %d byte limit", p, fi.Size(), limit)
 	}
 	return io.ReadAll(f)
+}
+
+// OpenRegular opens p for reading if it is a regular file (after links):
+// it is opened non-blocking and checked before a byte is read, so a named
+// pipe or a device (a link to /dev/zero a checkout brought) is refused
+// at once, never read without end.
+func OpenRegular(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "read", Path: p, Err: notRegular(fi.Mode())}
+	}
+	return f, nil
 }
 
 // notRegular names the kind of a non-regular file for messages.

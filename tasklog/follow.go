@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/actctl/actctl/schema"
 )
 
 // Follow emits each complete line of the file at path from byte offset
@@ -118,7 +120,7 @@ func (f *follower) removed(ev fsnotify.Event) {
 // drain emits the complete lines appended since the last call.
 func (f *follower) drain() error {
 	if f.file == nil {
-		file, err := os.Open(f.path)
+		file, err := schema.OpenRegular(f.path) // never a pipe or a device
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

@@ -2,7 +2,8 @@ package tasklog
 
 import (
 	"bytes"
-	"os"
+
+	"github.com/actctl/actctl/schema"
 )
 
 // lastTail is how much of the end of actctl.log Last reads: a summary
@@ -13,7 +14,7 @@ const lastTail = 16 << 10
 // the end of its actctl.log (a dashboard card is drawn for every agent on
 // every page); nil when there is none or it cannot be read.
 func Last(dir string) *Summary {
-	f, err := os.Open(SummaryPath(dir))
+	f, err := schema.OpenRegular(SummaryPath(dir))
 	if err != nil {
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/actctl/actctl/schema"
 )
 
 // Summaries reads actctl.log of the logs directory dir, oldest first. A
@@ -19,7 +21,7 @@ import (
 // out.
 func Summaries(dir string) ([]Summary, error) {
 	p := SummaryPath(dir)
-	data, err := os.ReadFile(p)
+	data, err := schema.ReadRegular(p, 0) // never a pipe or a device
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -267,5 +268,83 @@ func writeFile(t *testing.T, p, s string) {
 	}
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLogsNotThroughLinks: a task log is never written through a link a
+// checkout may bring: .actant/logs linked elsewhere refuses the task, and
+// an actctl.log linked to another file is not appended to.
+func TestLogsNotThroughLinks(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	victim := filepath.Join(elsewhere, "victim")
+	if err := os.WriteFile(victim, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".actant"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, ".actant", "logs")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Begin(filepath.Join(root, ".actant", "logs", "a"), Task{ID: 1, Kind: "prompt"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Begin under a linked .actant/logs: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), ".actant", "logs", "a")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, SummaryPath(dir)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Begin(dir, Task{ID: 2, Kind: "prompt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(Summary{}); err == nil {
+		t.Error("summary appended through a link")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine\n" || len(mustList(t, elsewhere)) != 1 {
+		t.Errorf("written elsewhere: %q %v", b, mustList(t, elsewhere))
+	}
+}
+
+// mustList is the names in dir.
+func mustList(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestLogsReadOnlyRegular: an actctl.log that is a named pipe or a link
+// to a device (a checkout can bring a link) is refused at once by
+// Summaries and Last, never read without end.
+func TestLogsReadOnlyRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "logs")
+	zero := filepath.Join(t.TempDir(), "logs")
+	for _, d := range []string{fifo, zero} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(SummaryPath(fifo), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	if err := os.Symlink("/dev/zero", SummaryPath(zero)); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{fifo, zero} {
+		if _, err := Summaries(dir); err == nil || !strings.Contains(err.Error(), "task summaries") {
+			t.Errorf("Summaries: %v", err)
+		}
+		if s := Last(dir); s != nil {
+			t.Errorf("Last: %+v", s)
+		}
 	}
 }

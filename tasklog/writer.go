@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/actctl/actctl/internal/layout"
 )
 
 // PromptMax is how many characters of a task's prompt its summary keeps.
@@ -60,6 +62,9 @@ func Begin(dir string, t Task) (*Writer, error) {
 		t.Started = time.Now()
 	}
 	name := fileName(t.Started, t.ID)
+	if err := layout.NoLinksIn(filepath.Join(TasksDir(dir), name)); err != nil {
+		return nil, fmt.Errorf("task log: %w", err)
+	}
 	if err := os.MkdirAll(TasksDir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("task log: %w", err)
 	}
@@ -131,7 +136,8 @@ func appendSummary(dir string, s Summary) error {
 		return fmt.Errorf("task summary: %w", err)
 	}
 	p := SummaryPath(dir)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	// Never through a link (a checkout may bring one).
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND|layout.NoFollow, 0o644)
 	if err != nil {
 		return fmt.Errorf("task summary: %w", err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/actctl/actctl/internal/atomicfile"
 	"github.com/actctl/actctl/internal/jsonkeys"
+	"github.com/actctl/actctl/internal/userkey"
 )
 
 // Entry is one Zed agent_servers entry (a custom ACP agent server).
@@ -55,10 +56,21 @@ type Written struct {
 // "Editors: ACP proxy and Zed").
 type Record struct {
 	Settings map[string]map[string]Written `json:"settings"`
+	// Ignored says why the record found was not trusted ("" when it
+	// was, or when there was none).
+	Ignored string `json:"-"`
 }
 
+// RecordFile is the record's name in the actctl home.
 const RecordFile = "zed.json"
 
+// recordKind is what the record's seal is for (internal/userkey).
+const recordKind = "actctl zed"
+
+// ReadRecord reads the record in home. It is trusted only when sealed
+// with this user's key (docs/design.md, "What actctl trusts"): any other
+// is an empty record, with why in Ignored, so that no file but one this
+// user's actctl wrote can make it replace or remove an entry.
 func ReadRecord(home string) (*Record, error) {
 	p := filepath.Join(home, RecordFile)
 	rec := &Record{}
@@ -67,7 +79,10 @@ func ReadRecord(home string) (*Record, error) {
 		return nil, fmt.Errorf("zed: read %s: %w", p, err)
 	}
 	if err == nil {
-		if err := json.Unmarshal(b, rec); err != nil {
+		key, _ := userkey.Key(home, false)
+		if body, _, ok := userkey.UnsealJSON(key, recordKind, b); !ok {
+			rec.Ignored = p + " is not sealed by this user's actctl (written elsewhere, or by an earlier actctl): ignored: the entries it names are taken as yours (remove those actctl wrote before from Zed's settings, or use --prefix, and write again)"
+		} else if err := json.Unmarshal(body, rec); err != nil {
 			return nil, fmt.Errorf("zed: read %s: %w", p, err)
 		}
 	}
@@ -77,11 +92,16 @@ func ReadRecord(home string) (*Record, error) {
 	return rec, nil
 }
 
+// Write writes the record into home, sealed with this user's key (made
+// if missing).
 func (r *Record) Write(home string) error {
 	p := filepath.Join(home, RecordFile)
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
+	}
+	if key, err := userkey.Key(home, true); err == nil {
+		b = userkey.SealJSON(key, recordKind, b)
 	}
 	if _, err := atomicfile.MkdirAll(home); err != nil {
 		return fmt.Errorf("zed: %w", err)

@@ -203,7 +203,7 @@ func fastApply(g *globals, start time.Time) *reconcile.Result {
 // those warnings and "no changes", as the fast path does.
 func quiet(res *reconcile.Result) bool {
 	c := res.Counts
-	return !res.Recovered && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == len(res.Warnings)
+	return !res.Recovered && !res.Distrusted && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == len(res.Warnings)
 }
 
 // said are the warnings an apply of cfg that gave res printed that the

@@ -304,7 +304,7 @@ func names(st cmdState, kind string) []string {
 	}
 	switch kind {
 	case "AGENT":
-		if _, err := schema.MergeAdhoc(cfg); err != nil {
+		if _, err := schema.MergeAdhoc(cfg, nil); err != nil {
 			return nil
 		}
 		return slices.Sorted(maps.Keys(cfg.Agents))

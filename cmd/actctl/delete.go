@@ -43,7 +43,7 @@ func deleteCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := reconcile.WorkspaceState(cfg.Root)
+	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func deletions(cfg *schema.Config, st *reconcile.State, names []string) (forget,
 			return nil, nil, fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, p.PID, p.Ownership)
 		}
 		forget = append(forget, n)
-		if agentprep.Applied(cfg.Root, n) {
+		if agentprep.Applied(cfg.Root, cfg.Home, n) {
 			prune = append(prune, n)
 		}
 	}
@@ -130,7 +130,7 @@ func deletions(cfg *schema.Config, st *reconcile.State, names []string) (forget,
 func forgetAdhoc(ctx context.Context, cfg *schema.Config, names []string) error {
 	for _, n := range names {
 		a := schema.Agent{}
-		if rec, _ := schema.AdhocAgents(cfg.Root); rec != nil {
+		if rec, _, _ := schema.AdhocAgents(cfg.Root, cfg.Home); rec != nil {
 			a = rec[n]
 		}
 		var err error
@@ -138,7 +138,7 @@ func forgetAdhoc(ctx context.Context, cfg *schema.Config, names []string) error 
 			err = runrecord.RemoveRuntime(r)
 		}
 		if err == nil {
-			err = agentprep.RecordAdhoc(ctx, cfg.Root, n, nil)
+			err = agentprep.RecordAdhoc(ctx, cfg.Root, cfg.Home, n, nil)
 		}
 		if err != nil {
 			return fmt.Errorf("delete %s: files pruned, but forgetting the agent failed: %w", n, err)

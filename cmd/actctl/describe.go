@@ -108,7 +108,7 @@ func describe(g *globals, cfg *schema.Config, name string) (*describeJSON, error
 // agentFiles lists the files the last apply recorded for the agent and
 // those apply would now change, each with its state.
 func agentFiles(cfg *schema.Config, name string) ([]describeFile, error) {
-	st, err := reconcile.WorkspaceState(cfg.Root)
+	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func TestGitignoreBlocksMigrate(t *testing.T) {
 			old := "node_modules/\n\n# BEGIN actctl agent=a\n/.actant/\n/CLAUDE.md\n# END actctl agent=a\nmine/\n\n" +
 				"# BEGIN actctl agent=b\n" + tc.bBody + "# END actctl agent=b\n"
 			writeFiles(t, dir, map[string]string{".gitignore": old})
-			oldBlocks(t, dir, map[string]string{"a": "/.actant/\n/CLAUDE.md\n", "b": "/.actant/\n/AGENTS.md\n"})
+			oldBlocks(t, dir, home, map[string]string{"a": "/.actant/\n/CLAUDE.md\n", "b": "/.actant/\n/AGENTS.md\n"})
 
 			res, r := applyJSON(t, dir, home)
 			if r.Code != 0 || res.Counts.Conflicts != 0 {
@@ -131,7 +131,7 @@ func TestGitignoreBlocksMigrate(t *testing.T) {
 // oldBlocks rewrites the state of the workspace at dir as an actctl that
 // wrote one .gitignore block per agent recorded it: each agent's block
 // (bodies by agent), its separator a blank line, no file digest.
-func oldBlocks(t *testing.T, dir string, bodies map[string]string) {
+func oldBlocks(t *testing.T, dir, home string, bodies map[string]string) {
 	t.Helper()
 	p := filepath.Join(dir, ".actant", "state.json")
 	st, _, err := reconcile.ReadState(p)
@@ -157,7 +157,7 @@ func oldBlocks(t *testing.T, dir string, bodies map[string]string) {
 			t.Fatalf("agent %s records no .gitignore block", agent)
 		}
 	}
-	if err := os.WriteFile(p, st.Encode(), 0o644); err != nil {
+	if err := os.WriteFile(p, sealRecord(t, home, "actctl state", st.Encode()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -31,7 +31,7 @@ func newApplyEvents(ctx context.Context, g *globals, cfg *schema.Config) *applyE
 	if bus == nil {
 		return nil
 	}
-	st, err := reconcile.WorkspaceState(cfg.Root)
+	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
 	if err != nil {
 		g.Warn("hooks: %v", err)
 		return nil

@@ -24,6 +24,7 @@ import (
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -449,8 +450,12 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		}
 	}
 	// Agents created by `proxy -t` belong to the workspace too.
-	if _, err := schema.MergeAdhoc(cfg); err != nil {
+	ignored, err := schema.MergeAdhoc(cfg, reconcile.MetaTracked(cfg.Root))
+	if err != nil {
 		return nil, rep, err
+	}
+	for _, s := range ignored {
+		g.Warn("%s", s)
 	}
 	return cfg, rep, nil
 }

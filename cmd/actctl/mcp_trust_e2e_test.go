@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/actctl/actctl/internal/userkey"
 	"github.com/actctl/actctl/launch"
 )
 
@@ -259,8 +260,9 @@ func TestDeleteBrokenRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	broken := strings.Replace(string(b), `"agents": {`, `"agents": {"helper-pdeadbeef": {"template": "std", "workDir": "`+filepath.Join(t.TempDir(), "gone")+`", "workDirConflict": "append"}, "orphan-x": {"template": "gone"},`, 1)
-	if err := os.WriteFile(adhoc, []byte(broken), 0o644); err != nil {
+	body, _ := userkey.SplitJSON(b)
+	broken := strings.Replace(string(body), `"agents": {`, `"agents": {"helper-pdeadbeef": {"template": "std", "workDir": "`+filepath.Join(t.TempDir(), "gone")+`", "workDirConflict": "append"}, "orphan-x": {"template": "gone"},`, 1)
+	if err := os.WriteFile(adhoc, sealRecord(t, home, "actctl adhoc "+root, []byte(broken)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if r := actctl(t, root, home, "apply"); r.Code != 1 {
@@ -280,7 +282,7 @@ func TestDeleteBrokenRecord(t *testing.T) {
 		t.Errorf("apply after delete: %+v", r)
 	}
 	// Records with no files at all are deleted alone too, saying so.
-	if err := os.WriteFile(adhoc, []byte(`{"agents": {"orphan-y": {"template": "gone"}}}`), 0o644); err != nil {
+	if err := os.WriteFile(adhoc, sealRecord(t, home, "actctl adhoc "+root, []byte(`{"agents": {"orphan-y": {"template": "gone"}}}`)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if r := actctl(t, root, home, "delete", "orphan-y"); r.Code != 0 || r.Stdout != "deleted orphan-y (it had no files to prune)\n" {

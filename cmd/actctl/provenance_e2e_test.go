@@ -174,20 +174,22 @@ func TestKeptBlockStaysTheUsers(t *testing.T) {
 	}
 }
 
-// TestDamagedStateSaysWhatToDo: a state.json that does not parse is
-// named, with what it is and what deleting it means; nothing is written.
+// TestDamagedStateSaysWhatToDo: a state.json of this user's (sealed)
+// that does not parse is named, with what it is and what deleting it
+// means; nothing is written.
 func TestDamagedStateSaysWhatToDo(t *testing.T) {
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeConfig(t, dir, leadOnly)
 	mustApply(t, dir, home)
 	state := filepath.Join(dir, ".actant", "state.json")
-	writeFiles(t, dir, map[string]string{".actant/state.json": "{not json", "CLAUDE.md": "mine\n"})
+	damaged := string(sealRecord(t, home, "actctl state", []byte("{not json}")))
+	writeFiles(t, dir, map[string]string{".actant/state.json": damaged, "CLAUDE.md": "mine\n"})
 	r := actctl(t, dir, home, "apply")
 	if r.Code != 1 || !strings.Contains(r.Stderr, state+" is damaged") || !strings.Contains(r.Stderr, "delete it and apply again") ||
 		!strings.Contains(r.Stderr, "treated as yours") {
 		t.Fatalf("apply with a damaged state: %d\n%s", r.Code, r.Stderr)
 	}
-	if read(t, filepath.Join(dir, "CLAUDE.md")) != "mine\n" || read(t, state) != "{not json" {
+	if read(t, filepath.Join(dir, "CLAUDE.md")) != "mine\n" || read(t, state) != damaged {
 		t.Errorf("something was written")
 	}
 	// The committed record, damaged (a bad merge): restore it from git.

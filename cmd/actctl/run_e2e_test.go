@@ -15,6 +15,7 @@ import (
 
 	"github.com/actctl/actctl/internal/acptestagent"
 	"github.com/actctl/actctl/internal/testutil"
+	"github.com/actctl/actctl/internal/userkey"
 	"github.com/actctl/actctl/launch"
 )
 
@@ -234,7 +235,9 @@ func snapshot(t *testing.T, dirs ...string) string {
 	var b strings.Builder
 	for _, d := range dirs {
 		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && p != filepath.Join(dirs[0], ".actant") && p != filepath.Join(dirs[0], ".actant", "lock") {
+			// The user's key (internal/userkey), made by the first
+			// write of a record, is the user's, not the run's.
+			if err == nil && p != filepath.Join(dirs[0], ".actant") && p != filepath.Join(dirs[0], ".actant", "lock") && p != filepath.Join(d, userkey.File) {
 				b.WriteString(p + " " + strconv.FormatInt(fi.Size(), 10) + "\n")
 			}
 			return nil

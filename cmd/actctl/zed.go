@@ -125,6 +125,9 @@ func writeZed(g *globals, cfg *schema.Config, path, prefix string, entries map[s
 	if err != nil {
 		return err
 	}
+	if rec.Ignored != "" {
+		g.Warn("%s", rec.Ignored)
+	}
 	raw := map[string]json.RawMessage{}
 	for name, e := range entries {
 		raw[name], _ = json.Marshal(e)

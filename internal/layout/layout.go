@@ -29,6 +29,11 @@
 //	                      process ledgers of the actctl processes running
 //	                      there (packages launch, control)
 //
+// state.json, state.pending.json and adhoc.json are sealed with this
+// user's key, inputs.rec and config.cache end with its seal (package
+// internal/userkey): a file that is not, or that git tracks, is not
+// trusted (docs/design.md, "What actctl trusts").
+//
 // An instance workspace (one agent per directory) keeps its runtime record
 // in .actant.json and its logs in logs/ instead (Actant-compatible): there
 // logs/actctl.log and logs/tasks/ hold its task logs.
@@ -38,6 +43,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // The names, relative to a workspace root or to the .actant directory.
@@ -93,6 +99,45 @@ const (
 // Path joins root, the .actant directory and elem.
 func Path(root string, elem ...string) string {
 	return filepath.Join(append([]string{root, Dir}, elem...)...)
+}
+
+// NoLinks refuses a symbolic link at the .actant directory of the
+// workspace at root or at any directory below it on the way to p (a path
+// under it): a checkout can bring links, and one there would carry
+// actctl's records and logs, and what it writes into them, out of the
+// workspace. Directories that do not exist yet are fine (actctl makes
+// them). p itself is the caller's to open without following a link.
+func NoLinks(root, p string) error {
+	dir := filepath.Join(root, Dir)
+	rel, err := filepath.Rel(dir, filepath.Dir(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil // not under .actant
+	}
+	for _, part := range append([]string{"."}, strings.Split(rel, string(filepath.Separator))...) {
+		if part != "." {
+			dir = filepath.Join(dir, part)
+		}
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return nil // missing: made as a directory
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(dir)
+			return fmt.Errorf("%s is a symbolic link (to %s): actctl keeps its records only in a directory of the workspace, never through a link a checkout may bring; remove it and run actctl again", dir, to)
+		}
+	}
+	return nil
+}
+
+// NoLinksIn is NoLinks for a path p that names its workspace only by
+// the .actant directory in it (the last one): a path with none is fine.
+func NoLinksIn(p string) error {
+	sep := string(filepath.Separator)
+	i := strings.LastIndex(p, sep+Dir+sep)
+	if i < 0 {
+		return nil
+	}
+	return NoLinks(p[:i], p)
 }
 
 // NotDir turns err into a plain explanation when dir, a workspace's .actant
