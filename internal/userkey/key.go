@@ -86,11 +86,11 @@ func readKey(p string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", p)
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("%s: mode %v: others may read or write it", p, fi.Mode().Perm())
-	}
 	if !ownedByMe(fi) {
 		return nil, fmt.Errorf("%s: owned by another user", p)
+	}
+	if err := groupOpened(f, p, fi.Mode().Perm(), fi); err != nil {
+		return nil, err
 	}
 	var b [Size + 1]byte
 	n, err := io.ReadFull(f, b[:])
@@ -98,6 +98,21 @@ func readKey(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a key of %d bytes", p, Size)
 	}
 	return b[:Size], nil
+}
+
+// groupOpened refuses a key others may read or write, but keeps one that
+// only this process's own group may (and closes it to the group again):
+// what a Kubernetes volume's fsGroup walk does to every file at each mount
+// (docs/deploy.md, "Kubernetes"), which would otherwise make a new key,
+// and so distrust every sealed record, at every start of the pod.
+func groupOpened(f *os.File, p string, perm fs.FileMode, fi fs.FileInfo) error {
+	if perm&0o007 != 0 || (perm&0o070 != 0 && !inOurGroup(fi)) {
+		return fmt.Errorf("%s: mode %v: others may read or write it", p, perm)
+	}
+	if perm&0o070 != 0 {
+		_ = f.Chmod(perm &^ 0o070)
+	}
+	return nil
 }
 
 // makeKey creates the key p in home: written whole to a temporary file of

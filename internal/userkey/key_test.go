@@ -60,6 +60,22 @@ func TestKey(t *testing.T) {
 		}
 	}
 
+	// The kubelet's fsGroup walk (group rw, our own group): the same key,
+	// closed to the group again.
+	forgetKeys(t)
+	k, _ = Key(home, true)
+	forgetKeys(t)
+	if err := os.Chown(p, -1, os.Getgid()); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o660)
+	if k2, err := Key(home, false); string(k2) != string(k) {
+		t.Errorf("key after the volume walk: %x, want %x: %v", k2, k, err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("key after the volume walk: %v %v", fi, err)
+	}
+
 	forgetKeys(t)
 	// A home below a file cannot be made, whoever runs the test (root
 	// writes a directory of mode 0500).

@@ -5,6 +5,7 @@ package userkey
 import (
 	"io/fs"
 	"os"
+	"slices"
 	"syscall"
 )
 
@@ -12,4 +13,18 @@ import (
 func ownedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
+}
+
+// inOurGroup reports whether fi's group is one of this process's groups
+// (primary or supplementary: a pod's fsGroup is one of them).
+func inOurGroup(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return false
+	}
+	if int(st.Gid) == os.Getgid() {
+		return true
+	}
+	gs, _ := os.Getgroups()
+	return slices.Contains(gs, int(st.Gid))
 }
