@@ -158,8 +158,10 @@ func startHelper(s Spec) (*Process, error) {
 }
 
 // reap waits for the leader, then kills what is left of its group (the
-// group outlives its leader), unless the spec keeps it.
+// group outlives its leader), unless the spec keeps it. It waits in the
+// poller (awaitExit) so that a thousand children hold no thread each.
 func (p *Proc) reap() {
+	awaitExit(p.Cmd.Process)
 	p.err = p.Cmd.Wait()
 	if !p.spec.KeepGroup {
 		_ = KillGroup(p.Pid())
