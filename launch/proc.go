@@ -111,8 +111,12 @@ type Proc struct {
 	err        error // Cmd.Wait's, valid after done
 }
 
-// Supervise starts s. Its error is a *StartError.
+// Supervise starts s. Its error is a *StartError, wrapping a *LimitError
+// when the start would cross (or crossed) a resource limit.
 func Supervise(s Spec) (*Proc, error) {
+	if err := checkLimits(); err != nil {
+		return nil, &StartError{Command: s.Command, Err: err}
+	}
 	var pr *Process
 	var err error
 	if s.Output == nil {
@@ -121,7 +125,7 @@ func Supervise(s Spec) (*Proc, error) {
 		pr, err = startHelper(s)
 	}
 	if err != nil {
-		return nil, &StartError{Command: s.Command, Install: s.Install, Err: err}
+		return nil, startError(s, err)
 	}
 	p := &Proc{Process: *pr, spec: s, tail: NewTail(s.TailSize), done: make(chan struct{}), stderrDone: make(chan struct{})}
 	if p.Stderr != nil {
@@ -131,6 +135,15 @@ func Supervise(s Spec) (*Proc, error) {
 	}
 	go p.reap()
 	return p, nil
+}
+
+// startError is the StartError of s's failed start: a limit it hit is
+// named, and then no install hint given (the command exists).
+func startError(s Spec, err error) *StartError {
+	if lim := limitError(err); lim != err {
+		return &StartError{Command: s.Command, Err: lim}
+	}
+	return &StartError{Command: s.Command, Install: s.Install, Err: err}
 }
 
 // startHelper starts a helper whose output goes to s.Output.
