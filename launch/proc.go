@@ -140,7 +140,7 @@ func Supervise(s Spec) (*Proc, error) {
 // startError is the StartError of s's failed start: a limit it hit is
 // named, and then no install hint given (the command exists).
 func startError(s Spec, err error) *StartError {
-	if lim := limitError(err); lim != err {
+	if lim := HitLimit(err); lim != nil {
 		return &StartError{Command: s.Command, Err: lim}
 	}
 	return &StartError{Command: s.Command, Install: s.Install, Err: err}

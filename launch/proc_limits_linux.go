@@ -43,7 +43,9 @@ func checkFiles() error {
 		return nil
 	}
 	d, err := os.Open("/proc/self/fd")
-	if err != nil {
+	if lim := HitLimit(err); lim != nil {
+		return lim // not even one more descriptor
+	} else if err != nil {
 		return nil
 	}
 	names, _ := d.Readdirnames(-1)
@@ -106,16 +108,19 @@ func readCount(path string) (uint64, error) {
 	return strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
 }
 
-// limitError names the limit a failed start hit: fork's EAGAIN is
-// RLIMIT_NPROC or the cgroup's pids.max (not checked before: counting a
-// user's processes costs a scan of /proc), EMFILE and ENFILE the open
-// files limits.
-func limitError(err error) error {
+// HitLimit is the limit err (of a start, or of opening a file) says was
+// hit, or nil: fork's EAGAIN is RLIMIT_NPROC or the cgroup's pids.max
+// (not checked before a start: counting a user's processes costs a scan
+// of /proc), EMFILE and ENFILE the open files limits.
+func HitLimit(err error) *LimitError {
+	if err == nil {
+		return nil
+	}
 	switch {
 	case errors.Is(err, syscall.EAGAIN):
 		return &LimitError{Limit: "the process limit (RLIMIT_NPROC or the cgroup's pids.max)", Need: 1, Raise: "ulimit -u, TasksMax= in a systemd unit"}
 	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
 		return &LimitError{Limit: "the open files limit (RLIMIT_NOFILE, or the system's fs.file-max)", Need: filesPerStart, Raise: "ulimit -n, LimitNOFILE= in a systemd unit"}
 	}
-	return err
+	return nil
 }
