@@ -20,7 +20,9 @@ import (
 // process's OS threads (Threads: in /proc/self/status; docs/runtime.md,
 // "Limits": independent of the number of agents); KB-rss/agent, the
 // growth of this process's resident memory per agent; fds/agent, its
-// open file descriptors per agent. Sizes: 200 and 1000 agents.
+// open file descriptors per agent. Sizes: 200 and 1000 agents. Run one
+// size once per process (-count 1): the runtime keeps the threads it
+// made, and RSS is the process's (docs/benchmarks.md, "Threads at scale").
 //
 //	go test ./up/ -run '^$' -bench 'UpThreads/agents=200' -benchtime 1x
 func BenchmarkUpThreads(b *testing.B) {
