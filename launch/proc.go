@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -114,6 +115,28 @@ type Proc struct {
 // Supervise starts s. Its error is a *StartError, wrapping a *LimitError
 // when the start would cross (or crossed) a resource limit.
 func Supervise(s Spec) (*Proc, error) {
+	pr, err := start(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proc{Process: *pr, spec: s, tail: NewTail(s.TailSize), done: make(chan struct{}), stderrDone: make(chan struct{})}
+	if p.Stderr != nil {
+		go p.copyStderr()
+	} else {
+		close(p.stderrDone)
+	}
+	go p.reap()
+	return p, nil
+}
+
+// startMu makes a start's limit check and the start one step: starts
+// checked at once would each find the room that only one of them has.
+var startMu sync.Mutex
+
+// start checks the limits (checkLimits), then starts s.
+func start(s Spec) (*Process, error) {
+	startMu.Lock()
+	defer startMu.Unlock()
 	if err := checkLimits(); err != nil {
 		return nil, &StartError{Command: s.Command, Err: err}
 	}
@@ -127,14 +150,7 @@ func Supervise(s Spec) (*Proc, error) {
 	if err != nil {
 		return nil, startError(s, err)
 	}
-	p := &Proc{Process: *pr, spec: s, tail: NewTail(s.TailSize), done: make(chan struct{}), stderrDone: make(chan struct{})}
-	if p.Stderr != nil {
-		go p.copyStderr()
-	} else {
-		close(p.stderrDone)
-	}
-	go p.reap()
-	return p, nil
+	return pr, nil
 }
 
 // startError is the StartError of s's failed start: a limit it hit is
