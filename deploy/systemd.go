@@ -20,6 +20,27 @@ const UnitName = "actctl-up@.service"
 // graceSeconds).
 const stopSeconds = graceSeconds
 
+// The unit's task and descriptor limits, sized from the agents up runs
+// (docs/runtime.md, "Limits"). Tasks count threads: up's own (a constant
+// number since it waits for its children in the poller) and, per agent,
+// its backend's with what the backend starts (terminals, MCP servers,
+// language servers). Descriptors: up holds about five per agent (three
+// pipes, two pidfds) besides its lock, logs and sockets; the hard limit
+// never goes below systemd's default, and the soft limit stays 1024,
+// which up raises for itself and its agents inherit.
+const (
+	tasksBase     = 256
+	tasksPerAgent = 64
+	filesBase     = 1024
+	filesPerAgent = 16
+	filesHardMin  = 524288
+)
+
+// unitLimits are TasksMax and LimitNOFILE's hard limit for n agents.
+func unitLimits(n int) (tasks, files int) {
+	return tasksBase + tasksPerAgent*n, max(filesHardMin, filesBase+filesPerAgent*n)
+}
+
 // renderSystemd renders the one template unit. It runs `up` itself, so
 // the schedules are actctl's own (no timers: docs/deploy.md). The
 // secrets file is named by %f, the instance unescaped (the workspace's
@@ -31,6 +52,7 @@ func renderSystemd(cfg *schema.Config) []File {
 	if s.Scope == "system" {
 		target, conf = "multi-user.target", "/etc"
 	}
+	tasks, files := unitLimits(len(agents(cfg)))
 	lines := []string{
 		"# " + Header,
 		"# Scope " + s.Scope + ": " + oneLine(enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName))),
@@ -50,6 +72,8 @@ func renderSystemd(cfg *schema.Config) []File {
 		"RestartSec=5s",
 		"KillMode=mixed",
 		"TimeoutStopSec=" + strconv.Itoa(stopSeconds) + "s",
+		"TasksMax=" + strconv.Itoa(tasks),
+		"LimitNOFILE=" + strconv.Itoa(filesBase) + ":" + strconv.Itoa(files),
 		"",
 		"[Install]",
 		"WantedBy=" + target,

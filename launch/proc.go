@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -111,17 +112,12 @@ type Proc struct {
 	err        error // Cmd.Wait's, valid after done
 }
 
-// Supervise starts s. Its error is a *StartError.
+// Supervise starts s. Its error is a *StartError, wrapping a *LimitError
+// when the start would cross (or crossed) a resource limit.
 func Supervise(s Spec) (*Proc, error) {
-	var pr *Process
-	var err error
-	if s.Output == nil {
-		pr, err = Start(s.Command, s.Args, s.Env, s.Dir)
-	} else {
-		pr, err = startHelper(s)
-	}
+	pr, err := start(s)
 	if err != nil {
-		return nil, &StartError{Command: s.Command, Install: s.Install, Err: err}
+		return nil, err
 	}
 	p := &Proc{Process: *pr, spec: s, tail: NewTail(s.TailSize), done: make(chan struct{}), stderrDone: make(chan struct{})}
 	if p.Stderr != nil {
@@ -131,6 +127,39 @@ func Supervise(s Spec) (*Proc, error) {
 	}
 	go p.reap()
 	return p, nil
+}
+
+// startMu makes a start's limit check and the start one step: starts
+// checked at once would each find the room that only one of them has.
+var startMu sync.Mutex
+
+// start checks the limits (checkLimits), then starts s.
+func start(s Spec) (*Process, error) {
+	startMu.Lock()
+	defer startMu.Unlock()
+	if err := checkLimits(); err != nil {
+		return nil, &StartError{Command: s.Command, Err: err}
+	}
+	var pr *Process
+	var err error
+	if s.Output == nil {
+		pr, err = Start(s.Command, s.Args, s.Env, s.Dir)
+	} else {
+		pr, err = startHelper(s)
+	}
+	if err != nil {
+		return nil, startError(s, err)
+	}
+	return pr, nil
+}
+
+// startError is the StartError of s's failed start: a limit it hit is
+// named, and then no install hint given (the command exists).
+func startError(s Spec, err error) *StartError {
+	if lim := HitLimit(err); lim != nil {
+		return &StartError{Command: s.Command, Err: lim}
+	}
+	return &StartError{Command: s.Command, Install: s.Install, Err: err}
 }
 
 // startHelper starts a helper whose output goes to s.Output.
@@ -158,8 +187,10 @@ func startHelper(s Spec) (*Process, error) {
 }
 
 // reap waits for the leader, then kills what is left of its group (the
-// group outlives its leader), unless the spec keeps it.
+// group outlives its leader), unless the spec keeps it. It waits in the
+// poller (awaitExit) so that a thousand children hold no thread each.
 func (p *Proc) reap() {
+	awaitExit(p.Cmd.Process)
 	p.err = p.Cmd.Wait()
 	if !p.spec.KeepGroup {
 		_ = KillGroup(p.Pid())

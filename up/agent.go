@@ -8,6 +8,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/supervise"
@@ -45,6 +46,7 @@ type agent struct {
 	turns     map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
 
 	unlockTask func() // releases the agent's lock (takeLock)
+	lockLater  bool   // a limit kept newAgent from taking it (lockAtStart)
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
@@ -57,7 +59,9 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 		policy.StartTimeout = m.opts.StartTimeout
 	}
 	a.sup = supervise.New(s.Name, a, policy, m.opts.Clock, a.observe)
-	if err := a.takeLock(); err != nil {
+	if err := a.takeLock(); errors.As(err, new(*launch.LimitError)) {
+		a.lockLater = true // taken at its start, retried with the backoff
+	} else if err != nil {
 		return nil, err
 	}
 	if s.employee() {
@@ -211,6 +215,9 @@ func (a *agent) remove() {
 // Start launches a process for the supervisor; it is up once the ACP
 // connection is initialized and the primary session open.
 func (a *agent) Start(ctx context.Context) (supervise.Process, error) {
+	if err := a.lockAtStart(); err != nil {
+		return nil, err
+	}
 	c, err := a.m.opts.Launch(ctx, a.name, &a.route)
 	if err != nil {
 		return nil, err

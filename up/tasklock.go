@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/launch"
 )
 
 // takeLock takes the agent's lock (an employee's task lock) for as long
@@ -13,17 +14,40 @@ import (
 // up dies): an `actctl task`, `attach` or `detach` of the agent is
 // refused meanwhile, naming up's pid, and up does not start an employee
 // whose task is running (docs/runtime.md, "actctl task", "One agent, one
-// process").
+// process"). Out of file handles it names the limit (a *launch.LimitError):
+// newAgent then leaves the lock to the agent's start (lockAtStart), retried
+// with its backoff.
 func (a *agent) takeLock() error {
 	if a.spec.Root == "" {
 		return nil
 	}
 	release, err := heldLocks.take(a.spec.Root, a.name)
+	if lim := launch.HitLimit(err); lim != nil {
+		return fmt.Errorf("agent %s's lock: %w", a.name, lim)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: up does not run it (restart up once that task ended)", err)
 	}
 	a.mu.Lock()
 	a.unlockTask = release
+	a.mu.Unlock()
+	return nil
+}
+
+// lockAtStart takes the lock that a limit kept newAgent from taking (see
+// takeLock); its error fails the start.
+func (a *agent) lockAtStart() error {
+	a.mu.Lock()
+	later := a.lockLater
+	a.mu.Unlock()
+	if !later {
+		return nil
+	}
+	if err := a.takeLock(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.lockLater = false
 	a.mu.Unlock()
 	return nil
 }

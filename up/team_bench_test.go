@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -292,23 +291,7 @@ func reportSpreadUp(b *testing.B, unit string, ds []time.Duration) {
 }
 
 // rssKB is this process's resident memory (VmRSS).
-func rssKB(b *testing.B) int {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			return kb
-		}
-	}
-	b.Fatal("no VmRSS in /proc/self/status")
-	return 0
-}
+func rssKB(b *testing.B) int { return statusField(b, "VmRSS:") }
 
 // cpuTime is this process's user and system time so far.
 func cpuTime(b *testing.B) time.Duration {

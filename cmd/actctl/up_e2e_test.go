@@ -55,7 +55,13 @@ type upProc struct {
 
 func startUp(t testing.TB, root, home string, args ...string) *upProc {
 	t.Helper()
-	cmd := exec.Command(actctlBin, append([]string{"up", "--grace", "2s"}, args...)...)
+	return runUp(t, exec.Command(actctlBin, append([]string{"up", "--grace", "2s"}, args...)...), root, home)
+}
+
+// runUp starts cmd, an `actctl up` (or a command that execs one), in
+// root with home as ACTANT_HOME, and collects its stderr.
+func runUp(t testing.TB, cmd *exec.Cmd, root, home string) *upProc {
+	t.Helper()
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
 	stderr, err := cmd.StderrPipe()

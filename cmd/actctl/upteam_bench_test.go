@@ -22,7 +22,8 @@ import (
 // once):
 //
 //   - KB-rss/agent: up's resident memory with all 220 agents started, per
-//     agent (the agents are other processes);
+//     agent (the agents are other processes); threads, up's OS threads
+//     then (docs/runtime.md, "Limits");
 //   - %cpu-idle: up's CPU over 10 s with every agent warm and nothing due
 //     (target < 1% of a core);
 //   - ms-status(p50/p99): `actctl status` while the team runs (b.N runs);
@@ -42,7 +43,7 @@ func BenchmarkUpTeamBinary(b *testing.B) {
 		p.waitLine(`: process:start pid \d+`)
 	}
 	pid := p.cmd.Process.Pid
-	rss := procRSSKB(b, pid)
+	rss, threads := procRSSKB(b, pid), procStatus(b, pid, "Threads:")
 
 	cpu0, wall0 := procCPU(b, pid), time.Now()
 	<-time.After(10 * time.Second) // a measuring window, not a wait for an event
@@ -81,6 +82,7 @@ func BenchmarkUpTeamBinary(b *testing.B) {
 	b.Run("team", func(b *testing.B) {
 		b.ReportMetric(float64(prompt50.Microseconds())/1000, "ms-prompt50-all")
 		b.ReportMetric(float64(rss)/220, "KB-rss/agent")
+		b.ReportMetric(float64(threads), "threads")
 		b.ReportMetric(idle, "%cpu-idle")
 		reportQuantiles(b, "ms-prompt50", prompts)
 	})
@@ -112,21 +114,25 @@ func teamWorkspace(b *testing.B, employees, services int) (root, home string) {
 }
 
 // procRSSKB is the resident memory of process pid (VmRSS).
-func procRSSKB(b *testing.B, pid int) int {
+func procRSSKB(b *testing.B, pid int) int { return procStatus(b, pid, "VmRSS:") }
+
+// procStatus is a numeric field of /proc/PID/status (in kB where it has
+// that unit).
+func procStatus(b *testing.B, pid int, name string) int {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+		if v, ok := strings.CutPrefix(l, name); ok {
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
 			if err != nil {
 				b.Fatal(err)
 			}
-			return kb
+			return n
 		}
 	}
-	b.Fatalf("no VmRSS for pid %d", pid)
+	b.Fatalf("no %s for pid %d", name, pid)
 	return 0
 }
 
