@@ -36,3 +36,20 @@ agents: nightlly: deploy: github: false
 	}
 	assertNotWritten(t, dir, "apply", "actant.lock", "CLAUDE.md", ".claude/settings.json")
 }
+
+// TestFirstDayCronDayName: a misspelled day name in a cron pattern is
+// reported at the pattern with the names to choose from, not in the
+// parser's words (strconv.Atoi).
+func TestFirstDayCronDayName(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"actant.cue": `package actant
+
+templates: nightly: {backend: "claude-code", archetype: "employee", schedule: cron: [{pattern: "0 9 * * MOM", prompt: "x"}]}
+agents: nightly: template: "nightly"
+`})
+	r := actctl(t, dir, "", "validate")
+	want := `actant.cue:3:96: templates.nightly.schedule.cron[0].pattern: invalid cron pattern "0 9 * * MOM": "MOM" is not a day of week: the names are SUN MON TUE WED THU FRI SAT`
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stderr, "strconv") {
+		t.Fatalf("validate: exit %d, want 1 and %q:\n%s", r.Code, want, r.Stderr)
+	}
+}
