@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,5 +53,55 @@ agents: nightly: template: "nightly"
 	want := `actant.cue:3:96: templates.nightly.schedule.cron[0].pattern: invalid cron pattern "0 9 * * MOM": "MOM" is not a day of week: the names are SUN MON TUE WED THU FRI SAT`
 	if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stderr, "strconv") {
 		t.Fatalf("validate: exit %d, want 1 and %q:\n%s", r.Code, want, r.Stderr)
+	}
+}
+
+// TestFirstDayHubTagNotFound: a hub tag the remote does not have is
+// reported at the source's ref in the user's file, with the tags the
+// remote has, the nearest first; nothing is written.
+func TestFirstDayHubTagNotFound(t *testing.T) {
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"README.md": "hub\n"})
+	hubGit(t, repo, "init", "-q")
+	hubGit(t, repo, "add", ".")
+	hubGit(t, repo, "commit", "-qm", "init")
+	for _, tag := range []string{"v0.9.0", "v1.0.0", "v1.1.0"} {
+		hubGit(t, repo, "tag", tag)
+	}
+	dir := t.TempDir()
+	line := `hub: shared: {url: "` + filepath.ToSlash(repo) + `", ref: tag: "v1.0.1"}`
+	writeFiles(t, dir, map[string]string{"actant.cue": "package actant\n\n" + line + "\n"})
+	r := actctl(t, dir, "", "hub", "sync")
+	want := fmt.Sprintf(`actant.cue:3:%d: hub source "shared"`, strings.Index(line, "ref:")+1)
+	tags := `the remote has no tag v1.0.1; its tags, nearest first: v1.0.0, v1.1.0, v0.9.0`
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) || !strings.Contains(r.Stderr, tags) {
+		t.Fatalf("hub sync: exit %d, want 1, %q and %q:\n%s", r.Code, want, tags, r.Stderr)
+	}
+	assertNotWritten(t, dir, "hub sync", "actant.lock")
+}
+
+// TestFirstDayClaudeModeNoteOnlyWhenDropped: Claude's note on the
+// permission modes it drops from a committed settings file is said only
+// for the files that set one of them, never for plan (readonly).
+func TestFirstDayClaudeModeNoteOnlyWhenDropped(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": `package actant
+templates: ro: {backend: "claude-code", permissions: "readonly"}
+templates: pl: {backend: "claude-code", permissions: defaultMode: "plan"}
+templates: rw: {backend: "claude-code", permissions: "standard"}
+agents: {a: template: "ro", b: {template: "pl", workDir: "b"}, c: {template: "rw", workDir: "c"}}
+`, "b/.keep": "", "c/.keep": ""})
+	r := actctl(t, dir, home, "apply")
+	want := `note: Claude does not take permissions.defaultMode "acceptEdits", "auto" or "bypassPermissions" from the committed ` + dir + `/c/.claude/settings.json (`
+	if r.Code != 0 || !strings.Contains(r.Stderr, want) || strings.Count(r.Stderr, "--permission-mode") != 1 {
+		t.Fatalf("apply: exit %d, want the note for c alone %q:\n%s", r.Code, want, r.Stderr)
+	}
+	dir2 := t.TempDir()
+	writeFiles(t, dir2, map[string]string{"actant.cue": `package actant
+templates: ro: {backend: "claude-code", permissions: "readonly"}
+agents: a: template: "ro"
+`})
+	if r := actctl(t, dir2, home, "apply"); r.Code != 0 || strings.Contains(r.Stderr, "permission-mode") {
+		t.Errorf("apply of a readonly agent: exit %d, want no mode note:\n%s", r.Code, r.Stderr)
 	}
 }
