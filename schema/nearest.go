@@ -2,6 +2,8 @@ package schema
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"slices"
 )
 
@@ -18,4 +20,15 @@ func Nearest(s string, candidates []string) []string {
 		return cmp.Or(cmp.Compare(dist[a], dist[b]), cmp.Compare(a, b))
 	})
 	return out
+}
+
+// UnknownAgent is the one error every command gives for a name that is
+// none of the agents known (declared, or applied where the command
+// also takes those): `unknown agent "dve" (did you mean "dev"?)`.
+func UnknownAgent(name string, known []string) error {
+	msg := fmt.Sprintf("unknown agent %q", name)
+	if s := suggest(name, known); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return errors.New(msg)
 }

@@ -60,14 +60,7 @@ agents: nightly: template: "nightly"
 // reported at the source's ref in the user's file, with the tags the
 // remote has, the nearest first; nothing is written.
 func TestFirstDayHubTagNotFound(t *testing.T) {
-	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{"README.md": "hub\n"})
-	hubGit(t, repo, "init", "-q")
-	hubGit(t, repo, "add", ".")
-	hubGit(t, repo, "commit", "-qm", "init")
-	for _, tag := range []string{"v0.9.0", "v1.0.0", "v1.1.0"} {
-		hubGit(t, repo, "tag", tag)
-	}
+	repo := taggedRepo(t, "v0.9.0", "v1.0.0", "v1.1.0")
 	dir := t.TempDir()
 	line := `hub: shared: {url: "` + filepath.ToSlash(repo) + `", ref: tag: "v1.0.1"}`
 	writeFiles(t, dir, map[string]string{"actant.cue": "package actant\n\n" + line + "\n"})
@@ -103,5 +96,45 @@ agents: a: template: "ro"
 `})
 	if r := actctl(t, dir2, home, "apply"); r.Code != 0 || strings.Contains(r.Stderr, "permission-mode") {
 		t.Errorf("apply of a readonly agent: exit %d, want no mode note:\n%s", r.Code, r.Stderr)
+	}
+}
+
+// taggedRepo is a git repository of one commit that carries tags.
+func taggedRepo(t *testing.T, tags ...string) string {
+	t.Helper()
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"README.md": "hub\n"})
+	hubGit(t, repo, "init", "-q")
+	hubGit(t, repo, "add", ".")
+	hubGit(t, repo, "commit", "-qm", "init")
+	for _, tag := range tags {
+		hubGit(t, repo, "tag", tag)
+	}
+	return repo
+}
+
+// TestFirstDayWarningsWhereTheyBelong: deploy and schedule warnings are
+// printed by validate, apply and diff, not by every status, get,
+// describe and logs.
+func TestFirstDayWarningsWhereTheyBelong(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": `package actant
+
+deploy: github: actctl: "latest"
+templates: nightly: {backend: "claude-code", archetype: "employee", schedule: cron: [{pattern: "30 2 * * *", prompt: "x", timezone: "America/New_York"}]}
+agents: nightly: {template: "nightly", deploy: github: true}
+`})
+	const deployWarning, scheduleWarning = "warning: deploy.github: the workflows install actctl@latest", "warning: templates.nightly.schedule.cron[0].pattern"
+	for _, args := range [][]string{{"validate"}, {"diff"}, {"apply"}} {
+		r := actctl(t, dir, home, args...)
+		if !strings.Contains(r.Stderr, deployWarning) || !strings.Contains(r.Stderr, scheduleWarning) {
+			t.Errorf("%v: exit %d, want both warnings:\n%s", args, r.Code, r.Stderr)
+		}
+	}
+	for _, args := range [][]string{{"status"}, {"get", "agents"}, {"describe", "nightly"}, {"logs", "nightly"}} {
+		r := actctl(t, dir, home, args...)
+		if r.Code != 0 || strings.Contains(r.Stderr, "warning:") {
+			t.Errorf("%v: exit %d, want no warning:\n%s", args, r.Code, r.Stderr)
+		}
 	}
 }
