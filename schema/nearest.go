@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Nearest returns candidates ordered by their edit distance to s, the
@@ -22,6 +23,10 @@ func Nearest(s string, candidates []string) []string {
 	return out
 }
 
+// maxListedAgents bounds the agents an unknown-agent error lists when
+// none is near the name.
+const maxListedAgents = 8
+
 // UnknownAgent is the one error every command gives for a name that is
 // none of the agents known (declared, or applied where the command
 // also takes those): `unknown agent "dve" (did you mean "dev"?)`.
@@ -29,6 +34,8 @@ func UnknownAgent(name string, known []string) error {
 	msg := fmt.Sprintf("unknown agent %q", name)
 	if s := suggest(name, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	} else if len(known) > 0 && len(known) <= maxListedAgents {
+		msg += " (there are " + strings.Join(known, ", ") + ")"
 	}
 	return errors.New(msg)
 }

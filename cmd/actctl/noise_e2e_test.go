@@ -121,8 +121,8 @@ backends: mine: {modes: ["open"], open: command: "x", files: instructions: ["`+n
 			t.Errorf("complete get templates: %q %q", r.Stdout, r.Stderr)
 		}
 		for _, tc := range []struct{ args, want string }{
-			{"agents helpr", `actctl: get agents: no agent "helpr" (did you mean "helper"?)` + "\n"},
-			{"agents claude", `actctl: get agents: no agent "claude" (there are helper, worker)` + "\n"},
+			{"agents helpr", `actctl: unknown agent "helpr" (did you mean "helper"?)` + "\n"},
+			{"agents claude", `actctl: unknown agent "claude" (there are helper, worker)` + "\n"},
 			{"mcp x", `actctl: get mcp: no MCP server "x"` + "\n"},
 		} {
 			r := actctl(t, dir, home, append([]string{"get"}, strings.Fields(tc.args)...)...)

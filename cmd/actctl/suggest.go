@@ -148,7 +148,7 @@ func agentArg(args []string) []string {
 // runArgsError is run's usage error; a prompt typed after AGENT is told
 // where it goes.
 func runArgsError(c *cli.Context) error {
-	if c.NArg() > 1 {
+	if c.NArg() > 1 && !c.IsSet("prompt") {
 		return usageError("run: the prompt goes in -p: actctl run %s -p %q", c.Args().First(), strings.Join(c.Args().Tail(), " "))
 	}
 	return usageError("run: want AGENT, or -t TEMPLATE [AGENT]")
