@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -135,6 +137,55 @@ agents: nightly: {template: "nightly", deploy: github: true}
 		r := actctl(t, dir, home, args...)
 		if r.Code != 0 || strings.Contains(r.Stderr, "warning:") {
 			t.Errorf("%v: exit %d, want no warning:\n%s", args, r.Code, r.Stderr)
+		}
+	}
+}
+
+// TestReadmeLeadSnippetValidates: the README's snippet that gives an
+// employee actctl's MCP server is a valid config as written, and its
+// apply seeds the employee's .heartbeat as docs/runtime.md says.
+func TestReadmeLeadSnippetValidates(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snippet string
+	for _, b := range regexp.MustCompile("(?s)```cue\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		if strings.HasPrefix(b[1], "templates: lead:") {
+			snippet = b[1]
+		}
+	}
+	if snippet == "" {
+		t.Fatal("README has no `templates: lead:` snippet")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"actant.cue": "package actant\n\n" + snippet})
+	if r := actctl(t, dir, "", "validate"); r.Code != 0 {
+		t.Errorf("the README's lead snippet does not validate: exit %d\n%s", r.Code, r.Stderr)
+	}
+	// docs/runtime.md: apply seeds the employee's .heartbeat.
+	home := filepath.Join(t.TempDir(), "home")
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "instances", "lead", ".heartbeat")); err != nil || !strings.Contains(string(b), "Check the open reviews.") {
+		t.Errorf("apply did not seed .heartbeat: %q %v", b, err)
+	}
+}
+
+// TestDocsRunTakesPrompt: the docs write run's prompt with -p, as run
+// takes it.
+func TestDocsRunTakesPrompt(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	bad := regexp.MustCompile(`actctl run [a-z][a-z0-9._-]* "`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := bad.Find(b); m != nil {
+			t.Errorf("%s: %q: the prompt goes in -p", f, m)
 		}
 	}
 }
