@@ -64,7 +64,11 @@ func TestFirstDayKubectlHabits(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s%s\nwant\n%s", args, r.Code, r.Stdout, r.Stderr, one.Stdout)
 		}
 	}
-	r := actctl(t, dir, home, "run", "dev", "fix the tests")
+	r := actctl(t, dir, home, "attach", "dev")
+	if want := `actctl: required flag "pid" not set`; r.Code != 2 || strings.TrimSpace(r.Stderr) != want {
+		t.Errorf("attach without --pid: exit %d %q, want 2 and %q", r.Code, r.Stderr, want)
+	}
+	r = actctl(t, dir, home, "run", "dev", "fix the tests")
 	if want := `actctl: run: the prompt goes in -p: actctl run dev -p "fix the tests"`; r.Code != 2 || strings.TrimSpace(r.Stderr) != want {
 		t.Errorf("run dev PROMPT: exit %d %q, want 2 and %q", r.Code, r.Stderr, want)
 	}

@@ -149,7 +149,7 @@ func usageError(format string, args ...any) error {
 // run executes actctl with args and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(normalizeArgs(app, versionFlag(app, args)))
+	err := requiredFlag(app.Run(normalizeArgs(app, versionFlag(app, args))))
 	if err == nil {
 		return exitOK
 	}

@@ -153,3 +153,12 @@ func runArgsError(c *cli.Context) error {
 	}
 	return usageError("run: want AGENT, or -t TEMPLATE [AGENT]")
 }
+
+// requiredFlag makes urfave/cli's `Required flag "pid" not set` the usage
+// mistake it is (exit 2); other errors pass unchanged.
+func requiredFlag(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "Required flag") {
+		return usageError("%s", strings.Replace(err.Error(), "Required flag", "required flag", 1))
+	}
+	return err
+}
