@@ -9,8 +9,10 @@ import (
 	"cuelang.org/go/cue/token"
 )
 
-// missingFields rewrites CUE's "incomplete value" errors on fields the
-// user never wrote (a required field left out: CUE places them in the
+// missingFields rewrites CUE's "incomplete value" errors, each at its
+// field in the user's files: on a field written without a complete value
+// (`ref: {}`), "incomplete: want" and the type; on fields the user never
+// wrote (a required field left out: CUE places them in the
 // embedded schema, a file the user does not have) in actctl's words, at
 // the nearest enclosing field of the user's files: `agents.nightlly:
 // missing required field "template"`. Where the entry missing a field
@@ -20,7 +22,16 @@ import (
 func (c *Config) missingFields(ds Diagnostics) Diagnostics {
 	out := slices.Clone(ds)
 	for i, d := range out {
-		if !strings.HasPrefix(d.Message, "incomplete value") || c.written(d.Path) {
+		want, ok := strings.CutPrefix(d.Message, "incomplete value ")
+		if !ok {
+			continue
+		}
+		if c.written(d.Path) {
+			// Written, but not a value: `ref: {}` for one of {tag}, ...
+			if !d.Pos.IsValid() || inSchema(d.Pos) {
+				out[i].Pos = c.Pos(d.Path)
+			}
+			out[i].Message = "incomplete: want " + want
 			continue
 		}
 		sel := cue.ParsePath(d.Path).Selectors()

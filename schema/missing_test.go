@@ -122,3 +122,17 @@ agents: nightlly: deploy: github: false
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 }
+
+// TestIncompleteValueInUserFile: a field written without a complete
+// value is reported at the field in the user's file, with what it wants.
+func TestIncompleteValueInUserFile(t *testing.T) {
+	dir := writeWorkspace(t, map[string]string{"actant.cue": `package actant
+
+hub: shared: {url: "https://example.com/hub.git", ref: {}}
+`})
+	_, err := LoadDir(dir, filepath.Join(t.TempDir(), "home"))
+	want := `actant.cue:3:51: hub.shared.ref: incomplete: want {branch:!=""} | {tag:!=""}`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
