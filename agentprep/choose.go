@@ -328,11 +328,7 @@ func (c *choosing) copyNote(name string) string {
 
 // UnknownAgent is the error for a name that is no agent of cfg.
 func UnknownAgent(cfg *schema.Config, name string) error {
-	msg := fmt.Sprintf("unknown agent %q", name)
-	if s := schema.Suggest(name, slices.Sorted(maps.Keys(cfg.Agents))); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return errors.New(msg)
+	return schema.UnknownAgent(name, slices.Sorted(maps.Keys(cfg.Agents)))
 }
 
 // UnknownTemplate is the error for `VERB -t TEMPLATE` naming no template.

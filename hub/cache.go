@@ -187,7 +187,7 @@ func resolveRemote(refs []*plumbing.Reference, ref refSpec) (resolved, error) {
 	target := func(name string) (resolved, error) {
 		r, ok := byName[name]
 		if !ok {
-			return resolved{}, fmt.Errorf("%s not found on the remote", name)
+			return resolved{}, notFound(name, byName)
 		}
 		h := r.Hash()
 		if p, ok := byName[name+"^{}"]; ok {

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"cuelang.org/go/cue/token"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -125,14 +126,26 @@ type Change struct {
 // Ref is the component's reference as used in the config: source@name.
 func (c Change) Ref() string { return c.Source + "@" + c.Name }
 
-// SourceError is a failure of one source; it names the source and its URL.
+// SourceError is a failure of one source; it names the source and its URL,
+// at the position of its declaration (its ref when it has one).
 type SourceError struct {
 	Source, URL string
+	Pos         token.Pos
 	Err         error
 }
 
 func (e *SourceError) Error() string {
-	return fmt.Sprintf("hub source %q (%s): %v", e.Source, redactURL(e.URL), e.Err)
+	at := ""
+	if e.Pos.IsValid() {
+		at = fmt.Sprintf("%s:%d:%d: ", e.Pos.Filename(), e.Pos.Line(), e.Pos.Column())
+	}
+	return fmt.Sprintf("%shub source %q (%s): %v", at, e.Source, redactURL(e.URL), e.Err)
+}
+
+// sourceError is a failure of source name of cfg.
+func sourceError(cfg *schema.Config, name string, err error) *SourceError {
+	pos := cfg.Pos(schema.Path("hub", name, "ref"))
+	return &SourceError{Source: name, URL: cfg.Hub[name].URL, Pos: pos, Err: err}
 }
 func (e *SourceError) Unwrap() error { return e.Err }
 
@@ -264,7 +277,7 @@ func (e *ensurer) gitURL(u string) string {
 func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource, prev *LockedSource) (SourceReport, LockedSource, error) {
 	u := e.gitURL(src.URL)
 	fail := func(err error) (SourceReport, LockedSource, error) {
-		return SourceReport{}, LockedSource{}, &SourceError{Source: name, URL: src.URL, Err: err}
+		return SourceReport{}, LockedSource{}, sourceError(e.cfg, name, err)
 	}
 	sub := cleanSub(src.Path)
 	if sub != "" {

@@ -18,7 +18,7 @@ func Poll(ctx context.Context, cfg *schema.Config, source string) (moved bool, e
 	if !ok {
 		return false, fmt.Errorf("hub source %q is not declared", source)
 	}
-	fail := func(err error) (bool, error) { return false, &SourceError{Source: source, URL: src.URL, Err: err} }
+	fail := func(err error) (bool, error) { return false, sourceError(cfg, source, err) }
 	ref := refOf(src.Ref)
 	if ref.Kind == "commit" {
 		return false, nil

@@ -165,7 +165,7 @@ func (rd *renderer) target() *Target {
 	if tr := rd.r.Backend.Trust; tr != nil {
 		t.TrustPaths, t.TrustNotes = tr.Paths, map[string]string{}
 		for _, p := range tr.Paths {
-			if n := tr.NoteFor(p); n != "" {
+			if n := tr.NoteFor(p); n != "" && rd.noteApplies(tr, p) {
 				t.TrustNotes[p] = strings.ReplaceAll(n, "{dir}", rd.r.Dir)
 			}
 		}

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,6 +95,8 @@ type Result struct {
 	// brief: see Brief.
 	brief map[string]briefNote
 	left  leftState
+	// lockUpdated: see LockUpdated.
+	lockUpdated bool
 	// prunedDirs: see PrunedDir.
 	prunedDirs map[string]string
 }
@@ -113,17 +114,20 @@ func (r *Result) Brief(note string) (string, bool) {
 }
 
 // Summary is the one-line report: "applied: 2 changed, 0 pruned in 9ms",
-// or "no changes" (watch mode prints it per cycle).
+// or "no changes" (watch mode prints it per cycle) when nothing was
+// written and nothing is left different: a rewritten actant.lock or a
+// drifted file kept is said instead.
 func (r *Result) Summary() string {
 	hub := ""
 	if r.Hub > 0 {
 		hub = fmt.Sprintf(" (hub fetch %s)", roundDuration(r.Hub))
 	}
 	if r.Counts.Changed == 0 && r.Counts.Pruned == 0 {
+		prefix := ""
 		if r.DryRun {
-			return "dry run: no changes" + hub
+			prefix = "dry run: "
 		}
-		return "no changes" + hub
+		return prefix + r.unchanged() + hub
 	}
 	verb := "applied"
 	if r.DryRun {
@@ -131,6 +135,29 @@ func (r *Result) Summary() string {
 	}
 	return fmt.Sprintf("%s: %d changed, %d pruned in %s%s", verb, r.Counts.Changed, r.Counts.Pruned, roundDuration(r.Duration), hub)
 }
+
+// unchanged is the summary of a run that changed no file of an agent:
+// "no changes", unless it rewrote actant.lock or kept drifted files.
+func (r *Result) unchanged() string {
+	var parts []string
+	if r.lockUpdated {
+		parts = append(parts, "actant.lock updated")
+	}
+	switch n := r.Counts.Drifted; {
+	case n == 1:
+		parts = append(parts, "1 drifted file kept (apply --force overwrites it, with a backup)")
+	case n > 1:
+		parts = append(parts, fmt.Sprintf("%d drifted files kept (apply --force overwrites them, with a backup)", n))
+	}
+	if len(parts) == 0 {
+		return "no changes"
+	}
+	return "no agent file changed; " + strings.Join(parts, "; ")
+}
+
+// LockUpdated records that the command rewrote actant.lock before the
+// run (hub.Report.LockChanged), for Summary.
+func (r *Result) LockUpdated(updated bool) { r.lockUpdated = updated }
 
 // Since makes the result's duration the time since start, when a command
 // did more than Apply before it (loading the config, fetching hub
@@ -356,11 +383,7 @@ func unknownOnly(name string, known map[string]bool) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	msg := fmt.Sprintf("agent %q is neither declared nor applied", name)
-	if s := schema.Suggest(name, names); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return errors.New(msg)
+	return schema.UnknownAgent(name, names)
 }
 
 // makePlan snapshots the disk for r's targets and the recorded state st

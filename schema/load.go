@@ -155,7 +155,7 @@ func evaluate(root, home string) (*Config, error) {
 		if verr := validateAll(v); verr != nil {
 			err = verr
 		}
-		return nil, cueDiagnostics(err)
+		return nil, cfg.missingFields(cueDiagnostics(err))
 	}
 	cfg.normalize()
 	cfg.evaluated = &evaluated{export: export, pos: maps.Clone(cfg.pos)}

@@ -118,6 +118,16 @@ type Trust struct {
 	Paths []string          `json:"paths"`
 	Note  string            `json:"note,omitempty"`
 	Notes map[string]string `json:"notes,omitempty"`
+	// When limits the note of a path to a file written under it that
+	// sets When[path].Key to one of When[path].Values.
+	When map[string]TrustWhen `json:"when,omitempty"`
+}
+
+// TrustWhen is the condition of a trust note: the key (a JSON path) of
+// a file written and the values that call for the note.
+type TrustWhen struct {
+	Key    []string `json:"key"`
+	Values []string `json:"values"`
 }
 
 // NoteFor is the note for the files under the trust path p.

@@ -40,7 +40,7 @@ func TestWebhooksInvalid(t *testing.T) {
 		{`webhooks: gh: {secretEnv: "", signature: "github"}`,
 			`webhooks.gh.secretEnv`},
 		{`webhooks: gh: {signature: "github"}`,
-			`webhooks.gh.secretEnv`},
+			`actant.cue:5:11: webhooks.gh: missing required field "secretEnv"`},
 		{`webhooks: gh: {secretEnv: "S", signature: "github", header: "X-Sig"}`,
 			`actant.cue:5:61: webhooks.gh.header: header is for signature "hmac-sha256"`},
 		{`webhooks: gh: {secretEnv: "S", signature: "github"}

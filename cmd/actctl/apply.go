@@ -82,6 +82,7 @@ func applyCmd(c *cli.Context) error {
 	}
 	if res != nil {
 		res.Since(start, hubTime(rep))
+		res.LockUpdated(rep != nil && rep.LockChanged)
 	}
 	err = interruptedError(ctx, printResult(g, res, err))
 	if err == nil && !c.Bool("dry-run") {

@@ -242,7 +242,7 @@ var placeholderRE = regexp.MustCompile("`([A-Z]+|[a-z]+(?:\\|[a-z]+)+)`")
 // `AGENT`), or the output formats.
 func flagValues(st cmdState, f cli.Flag) []string {
 	if slices.Contains(f.Names(), "output") {
-		return []string{"text", "json"}
+		return []string{"text", "json", "yaml"}
 	}
 	d, ok := f.(cli.DocGenerationFlag)
 	if !ok {

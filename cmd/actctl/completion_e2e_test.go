@@ -48,7 +48,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", "--template", "=", ""}, "helper reviewer"},
 		{[]string{"proxy", "-t", ""}, "helper reviewer"},
 		{[]string{"status", "reviewer", ""}, "release-bot reviewer"},
-		{[]string{"-o", ""}, "json text"},
+		{[]string{"-o", ""}, "json text yaml"},
 		{[]string{"get", "agents", "-o", "j"}, "json"},
 		{[]string{"get", "--"}, "--help --home --no-color --output"},
 		{[]string{"hub", ""}, "ls sync update"},

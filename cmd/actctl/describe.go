@@ -51,20 +51,17 @@ type describeFile struct {
 
 func describeCmd(c *cli.Context) error {
 	g := globalsOf(c)
-	if c.NArg() != 1 {
+	args := agentArg(c.Args().Slice())
+	if len(args) != 1 {
 		return usageError("describe: want one AGENT")
 	}
-	name := c.Args().First()
+	name := args[0]
 	cfg, err := g.Load()
 	if err != nil {
 		return err
 	}
 	if _, ok := cfg.Agents[name]; !ok {
-		msg := fmt.Sprintf("describe: agent %q is not declared", name)
-		if s := schema.Suggest(name, slices.Sorted(maps.Keys(cfg.Agents))); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		return fmt.Errorf("%s", msg)
+		return unknownAgent(cfg, name)
 	}
 	d, err := describe(g, cfg, name)
 	if err != nil {

@@ -137,7 +137,7 @@ Last task:  -
 
 	// An unknown agent.
 	r = actctl(t, dir, home, "describe", "devv")
-	if r.Code != 1 || r.Stderr != "actctl: describe: agent \"devv\" is not declared (did you mean \"dev\"?)\n" {
+	if r.Code != 1 || r.Stderr != "actctl: unknown agent \"devv\" (did you mean \"dev\"?)\n" {
 		t.Errorf("describe devv: exit %d %q", r.Code, r.Stderr)
 	}
 }

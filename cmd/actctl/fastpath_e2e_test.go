@@ -412,7 +412,7 @@ agents: a: {template: "t", workDir: "."}
 		t.Fatalf("the normal path did not restore the tree's marker: %v", err)
 	}
 	rm(filepath.Join(dir, "actant.lock"))
-	applyPath(t, dir, home, false, "actant.lock", "no changes")
+	applyPath(t, dir, home, false, "actant.lock", "no agent file changed; actant.lock updated")
 }
 
 // inputs.rec and config.cache are written without fsync and checked by

@@ -121,7 +121,8 @@ func TestNormalizeArgs(t *testing.T) {
 		{"attach x --pid 3 -o=json", "-o=json attach --pid 3 x"},
 		{"hub sync --frozen --no-color", "--no-color hub sync --frozen"},
 		{"hub ls src -C d", "-C d hub ls src"},
-		{"apply a --dry-run -- -o b", "apply --dry-run a -- -o b"},
+		// "--" ends the flags where it was typed, after an argument too.
+		{"apply a --dry-run -- -o b", "apply --dry-run -- a -o b"},
 		{"apply --nope x", "apply --nope x"},
 		{"nosuch -o json", "nosuch -o json"},
 		{"--nope get agents", "--nope get agents"},

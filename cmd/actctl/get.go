@@ -41,10 +41,11 @@ func getCmd(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageError("get: want one of %s", strings.Join(slices.Sorted(maps.Keys(getKinds)), ", "))
 	}
-	list, ok := getKinds[kind]
-	if !ok {
-		return usageError("get: unknown kind %q (want one of %s)", kind, strings.Join(slices.Sorted(maps.Keys(getKinds)), ", "))
+	kind, err := getKind(kind)
+	if err != nil {
+		return err
 	}
+	list := getKinds[kind]
 	cfg, err := g.Load()
 	if err != nil {
 		return err

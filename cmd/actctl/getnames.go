@@ -26,6 +26,9 @@ func onlyNamed(kind string, rows [][]string, js any, names []string) ([][]string
 		listed[i] = r[0]
 	}
 	for _, n := range names {
+		if !slices.Contains(listed, n) && kind == "agents" {
+			return nil, nil, schema.UnknownAgent(n, listed)
+		}
 		if !slices.Contains(listed, n) {
 			msg := fmt.Sprintf("get %s: no %s %q", kind, getSingular[kind], n)
 			if s := schema.Suggest(n, listed); s != "" {

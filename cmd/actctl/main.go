@@ -150,7 +150,7 @@ func usageError(format string, args ...any) error {
 // run executes actctl with args and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(normalizeArgs(app, args))
+	err := requiredFlag(app.Run(normalizeArgs(app, versionFlag(app, args))))
 	if err == nil {
 		return exitOK
 	}
@@ -194,22 +194,25 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR` (the workspace root)"},
 			&cli.StringFlag{Name: "home", Usage: "actctl home `DIR` (instances, hub cache)", EnvVars: []string{"ACTANT_HOME"}},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format: text or json"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format: text, json or yaml"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour output (also NO_COLOR)"},
 		}, kubeFlags...),
 		Before: func(c *cli.Context) error {
-			switch c.String("output") {
-			case "text", "json":
-				return checkKube(c)
+			if err := checkOutput(c.String("output"), c.Args().First()); err != nil {
+				return err
 			}
-			return usageError("-o: unknown output format %q (want text or json)", c.String("output"))
+			return checkKube(c)
 		},
-		Commands: cmds,
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return withCode(exitUsage, err)
-		},
+		Commands:     cmds,
+		OnUsageError: usageErrors,
 		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(stderr, "actctl: unknown command %q (see actctl help)\n", name)
+			if !isRoot(c) && !isGroup(c.Command) {
+				// urfave/cli shows help for a missing required flag, taking
+				// the command's argument for a sub-command: its own
+				// error ("Required flag ... not set") follows.
+				return
+			}
+			fmt.Fprintf(stderr, "actctl: %s\n", commandNotFound(c, name))
 			os.Exit(exitUsage)
 		},
 		// Errors are printed by run, once, in our format.
@@ -236,7 +239,9 @@ func normalizeArgs(app *cli.App, args []string) []string {
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]
 		if a == "--" {
-			pos = append(pos, rest[j:]...)
+			// It ends the flags where it was typed: what came before it
+			// and after it are arguments.
+			pos = append(append([]string{"--"}, pos...), rest[j+1:]...)
 			break
 		}
 		if !isFlagArg(a) {
@@ -313,7 +318,9 @@ func takesValue(f cli.Flag) bool {
 }
 
 // usageErrors is installed on every command so flag mistakes exit 2.
-func usageErrors(c *cli.Context, err error, _ bool) error { return withCode(exitUsage, err) }
+func usageErrors(c *cli.Context, err error, _ bool) error {
+	return withCode(exitUsage, flagHint(c, err))
+}
 
 func init() {
 	register(&cli.Command{
@@ -341,7 +348,8 @@ func init() {
 type globals struct {
 	Dir     string
 	Home    string
-	Output  string
+	Output  string // "text" or "json" (-o yaml is "json" with yaml set)
+	yaml    bool   // -o yaml: what -o json prints, in YAML
 	NoColor bool
 	Kube    kubeOpts // --kube: up is in a pod (kube.go)
 	Stdout  io.Writer
@@ -350,6 +358,8 @@ type globals struct {
 	// those about this agent or about no agent in particular (proxy
 	// serves one agent).
 	OnlyAgent string
+	// command is the name of the command run (see warnsAbout).
+	command string
 	// prompter receives prompt hooks: `actctl up`'s agents (nil without
 	// up: such hooks fail).
 	prompter hooks.Prompter
@@ -368,11 +378,13 @@ func globalsOf(c *cli.Context) *globals {
 	return &globals{
 		Dir:     c.String("C"),
 		Home:    c.String("home"),
-		Output:  c.String("output"),
+		Output:  structured(c.String("output")),
+		yaml:    c.String("output") == "yaml",
 		NoColor: c.Bool("no-color") || os.Getenv("NO_COLOR") != "",
 		Kube:    kubeOf(c),
 		Stdout:  c.App.Writer,
 		Stderr:  c.App.ErrWriter,
+		command: commandName(c),
 	}
 }
 
@@ -380,11 +392,15 @@ func globalsOf(c *cli.Context) *globals {
 // terminal and never with --no-color or NO_COLOR.
 func (g *globals) Color() palette { return colorFor(g.Stdout, g.NoColor, os.Getenv) }
 
-// JSON reports whether -o json was asked for.
+// JSON reports whether -o json (or yaml, its YAML form) was asked for.
 func (g *globals) JSON() bool { return g.Output == "json" }
 
-// PrintJSON writes v as indented JSON: the stable machine format.
+// PrintJSON writes v as indented JSON: the stable machine format (in
+// YAML with -o yaml).
 func (g *globals) PrintJSON(v any) error {
+	if g.yaml {
+		return writeYAML(g.Stdout, v, false)
+	}
 	enc := json.NewEncoder(g.Stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -394,6 +410,9 @@ func (g *globals) PrintJSON(v any) error {
 // PrintCompactJSON writes v as one line of JSON (a stream of objects, as
 // `apply --watch -o json` prints one per cycle).
 func (g *globals) PrintCompactJSON(v any) error {
+	if g.yaml {
+		return writeYAML(g.Stdout, v, true)
+	}
 	enc := json.NewEncoder(g.Stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
@@ -433,7 +452,7 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		return nil, nil, err
 	}
 	for _, w := range cfg.Warnings {
-		if g.concerns(w.Path) {
+		if g.concerns(w.Path) && g.warnsAbout(w.Path) {
 			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
 		}
 	}

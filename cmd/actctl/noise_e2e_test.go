@@ -99,7 +99,7 @@ backends: mine: {modes: ["open"], open: command: "x", files: instructions: ["`+n
 		dir, home := agentWorkspace(t)
 		for cmd, code := range map[string]int{"status": 1, "diff": 2, "apply": 1} {
 			r := actctl(t, dir, home, cmd, "helpr")
-			want := "actctl: agent \"helpr\" is neither declared nor applied (did you mean \"helper\"?)\n"
+			want := "actctl: unknown agent \"helpr\" (did you mean \"helper\"?)\n"
 			if r.Code != code || r.Stderr != want {
 				t.Errorf("%s helpr: exit %d\n%s\nwant %s", cmd, r.Code, r.Stderr, want)
 			}
@@ -121,8 +121,8 @@ backends: mine: {modes: ["open"], open: command: "x", files: instructions: ["`+n
 			t.Errorf("complete get templates: %q %q", r.Stdout, r.Stderr)
 		}
 		for _, tc := range []struct{ args, want string }{
-			{"agents helpr", `actctl: get agents: no agent "helpr" (did you mean "helper"?)` + "\n"},
-			{"agents claude", `actctl: get agents: no agent "claude" (there are helper, worker)` + "\n"},
+			{"agents helpr", `actctl: unknown agent "helpr" (did you mean "helper"?)` + "\n"},
+			{"agents claude", `actctl: unknown agent "claude" (there are helper, worker)` + "\n"},
 			{"mcp x", `actctl: get mcp: no MCP server "x"` + "\n"},
 		} {
 			r := actctl(t, dir, home, append([]string{"get"}, strings.Fields(tc.args)...)...)

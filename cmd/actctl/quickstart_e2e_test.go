@@ -80,7 +80,7 @@ func TestReadmeQuickStartInStep(t *testing.T) {
 		t.Errorf("README's first commands %q: want a user's path (actctl init, actctl apply)", user)
 	}
 	cmds := commands(blocks[1][1])
-	want := []string{"go run ./cmd/actctl -C examples/quickstart apply", "go vet ./... && go test ./..."}
+	want := []string{"go run -tags urfave_cli_no_docs ./cmd/actctl -C examples/quickstart apply", "go vet ./... && go test ./..."}
 	if len(cmds) < 2 || cmds[0] != want[0] || cmds[1] != want[1] {
 		t.Fatalf("README's commands in a clone %q, want %q", cmds, want)
 	}
@@ -89,5 +89,49 @@ func TestReadmeQuickStartInStep(t *testing.T) {
 	}
 	if !strings.Contains(string(ci), `-C "$qs" apply`) || !strings.Contains(string(ci), "examples/quickstart") {
 		t.Errorf(".ci/run does not run the README's quickstart apply")
+	}
+}
+
+// TestReadmeInstallFirstDay: the README's install line names the module
+// path (a newcomer has no clone yet) and is followed by the PATH line for
+// where go install puts actctl; every go build, install and run line of
+// the README and .ci/run's install build carry the same -tags, so
+// installing and then running from a clone does not compile twice.
+func TestReadmeInstallFirstDay(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const module = "github.com/actctl/actctl/cmd/actctl@"
+	if !regexp.MustCompile(`(?m)^go install .*` + regexp.QuoteMeta(module)).Match(readme) {
+		t.Errorf("README has no `go install ...%s` line", module)
+	}
+	if !regexp.MustCompile(`(?m)^export PATH="\$\(go env GOPATH\)/bin:\$PATH"`).Match(readme) {
+		t.Errorf("README has no PATH line for $(go env GOPATH)/bin")
+	}
+	goCmd := regexp.MustCompile(`(?m)^go (build|install|run)\b([^#\n]*)`)
+	tags := regexp.MustCompile(`-tags[ =](\S+)`)
+	var lines [][]byte
+	lines = append(lines, goCmd.FindAll(readme, -1)...)
+	lines = append(lines, goCmd.FindAll(ci, -1)...)
+	var seen []string
+	for _, l := range lines {
+		if strings.Contains(string(l), "cmd/actctl") {
+			tag := ""
+			if m := tags.FindSubmatch(l); m != nil {
+				tag = string(m[1])
+			}
+			seen = append(seen, tag)
+			if tag != seen[0] {
+				t.Errorf("%q builds actctl with tags %q, the README's first build with %q", l, tag, seen[0])
+			}
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("found %d lines building actctl in README and .ci/run, want the install, run and CI build", len(seen))
 	}
 }

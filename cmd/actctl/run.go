@@ -70,7 +70,7 @@ func ruleFlag(c *cli.Context) (acpclient.Rule, error) {
 
 func runCmd(c *cli.Context) error {
 	if c.NArg() > 1 || (c.NArg() == 0 && c.String("template") == "") {
-		return usageError("run: want AGENT, or -t TEMPLATE [AGENT]")
+		return runArgsError(c)
 	}
 	rule, err := ruleFlag(c)
 	if err != nil {

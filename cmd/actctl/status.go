@@ -87,7 +87,7 @@ func printStatuses(g *globals, out []agentStatusJSON) error {
 			proc += s.Process.upDetails()
 		}
 		// The process details may quote an agent (its last error).
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), termsafe.Line(proc), termsafe.Line(s.Dir), termsafe.Line(strings.Join(s.Details, "; ")))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), cellText(proc), termsafe.Line(s.Dir), cellList(s.Details))
 	}
 	return tw.Flush()
 }

@@ -146,7 +146,7 @@ func TestUnreadableConfig(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{{"get"}, {"get", "nonsense"}, {"-o", "yaml", "version"}, {"validate", "--bogus"}, {"frobnicate"}} {
+	for _, args := range [][]string{{"get"}, {"get", "nonsense"}, {"-o", "xml", "version"}, {"validate", "--bogus"}, {"frobnicate"}} {
 		r := actctl(t, dir, "", args...)
 		if r.Code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, r.Code, r.Stderr)

@@ -95,6 +95,9 @@ func ParseCron(pattern, timezone string) (Cron, error) {
 			// The library names its parser options; say it in cron terms.
 			return Cron{}, fmt.Errorf("%q: extensions such as L, W, # and H are not standard cron and are not supported", pattern)
 		}
+		if werr := wordError(p); werr != nil {
+			return Cron{}, werr
+		}
 		return Cron{}, fmt.Errorf("%q: %v", pattern, err)
 	}
 	spec, ok := s.(*cron.SpecSchedule)

@@ -151,3 +151,23 @@ func TestCronDayOfMonthOrWeek(t *testing.T) {
 		}
 	}
 }
+
+// TestCronWordsListNames: a misspelled month or day name lists the
+// names, and a word in a numbers-only field says so, in cron's terms
+// rather than the parser's (no strconv.Atoi).
+func TestCronWordsListNames(t *testing.T) {
+	for _, tc := range []struct{ pattern, want string }{
+		{"0 9 * * MOM", `"MOM" is not a day of week: the names are SUN MON TUE WED THU FRI SAT (or the numbers 0-7, 0 and 7 are Sunday)`},
+		{"0 9 * * mon-FRJ", `"FRJ" is not a day of week`},
+		{"0 9 1 JNA *", `"JNA" is not a month: the names are JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC (or the numbers 1-12)`},
+		{"0 nine * * *", `the hour field takes numbers (0-23), not "nine"`},
+	} {
+		_, err := ParseCron(tc.pattern, "UTC")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "strconv") {
+			t.Errorf("ParseCron(%q) = %v, want %q", tc.pattern, err, tc.want)
+		}
+	}
+	if _, err := ParseCron("0 9 * jan mon-fri", "UTC"); err != nil {
+		t.Errorf("lower-case names: %v", err)
+	}
+}

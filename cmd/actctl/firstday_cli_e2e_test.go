@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// firstDayWorkspace is a workspace with one tool agent, dev.
+func firstDayWorkspace(t *testing.T) (dir, home string) {
+	t.Helper()
+	dir, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFiles(t, dir, map[string]string{"actant.cue": `package actant
+templates: t: {backend: "claude-code", permissions: "readonly"}
+agents: dev: template: "t"
+`})
+	return dir, home
+}
+
+// TestFirstDayDidYouMean: a misspelled command, sub-command or flag is
+// answered with the near name, exit 2; a word near nothing says where
+// the list is.
+func TestFirstDayDidYouMean(t *testing.T) {
+	dir, home := firstDayWorkspace(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"aply"}, `actctl: unknown command "aply" (did you mean "apply"?)`},
+		{[]string{"hub", "snyc"}, `actctl: unknown command "hub snyc" (did you mean "hub sync"?)`},
+		{[]string{"xyzzy"}, `actctl: unknown command "xyzzy" (see actctl help)`},
+		{[]string{"apply", "--dry"}, `actctl: apply: unknown flag --dry (did you mean --dry-run?)`},
+		{[]string{"apply", "--forse"}, `actctl: apply: unknown flag --forse (did you mean --force?)`},
+		{[]string{"get", "agents", "--outptu", "json"}, `actctl: get: unknown flag --outptu (did you mean --output?)`},
+		{[]string{"get", "agnts"}, `actctl: get: unknown kind "agnts" (did you mean "agents"?)`},
+	} {
+		r := actctl(t, dir, home, tc.args...)
+		if r.Code != 2 || strings.TrimSpace(r.Stderr) != tc.want {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, r.Code, r.Stderr, tc.want)
+		}
+	}
+	assertNotWritten(t, dir, "mistyped commands", ".actant", "CLAUDE.md")
+}
+
+// TestFirstDayKubectlHabits: singular kinds, `describe agent NAME`, "--"
+// after a positional argument, and a prompt typed after AGENT.
+func TestFirstDayKubectlHabits(t *testing.T) {
+	dir, home := firstDayWorkspace(t)
+	plural := actctl(t, dir, home, "get", "agents")
+	for _, args := range [][]string{{"get", "agent"}, {"get", "agents", "--", "dev"}, {"get", "agent", "dev"}} {
+		if r := actctl(t, dir, home, args...); r.Code != 0 || r.Stdout != plural.Stdout {
+			t.Errorf("%v: exit %d\n%s%s\nwant\n%s", args, r.Code, r.Stdout, r.Stderr, plural.Stdout)
+		}
+	}
+	one := actctl(t, dir, home, "describe", "dev")
+	for _, args := range [][]string{{"describe", "agent", "dev"}, {"describe", "dev", "--"}, {"describe", "--", "dev"}} {
+		if r := actctl(t, dir, home, args...); r.Code != 0 || r.Stdout != one.Stdout {
+			t.Errorf("%v: exit %d\n%s%s\nwant\n%s", args, r.Code, r.Stdout, r.Stderr, one.Stdout)
+		}
+	}
+	r := actctl(t, dir, home, "attach", "dev")
+	if want := `actctl: required flag "pid" not set`; r.Code != 2 || strings.TrimSpace(r.Stderr) != want {
+		t.Errorf("attach without --pid: exit %d %q, want 2 and %q", r.Code, r.Stderr, want)
+	}
+	r = actctl(t, dir, home, "run", "dev", "fix the tests")
+	if want := `actctl: run: the prompt goes in -p: actctl run dev -p "fix the tests"`; r.Code != 2 || strings.TrimSpace(r.Stderr) != want {
+		t.Errorf("run dev PROMPT: exit %d %q, want 2 and %q", r.Code, r.Stderr, want)
+	}
+}
+
+// TestFirstDayOutputYAML: -o yaml is -o json in YAML (same fields, same
+// values) wherever -o json is objects; the JSON-lines streams refuse it.
+func TestFirstDayOutputYAML(t *testing.T) {
+	dir, home := firstDayWorkspace(t)
+	for _, args := range [][]string{{"get", "agents"}, {"describe", "dev"}, {"status"}, {"version"}, {"get", "templates"}} {
+		j := actctl(t, dir, home, append(args, "-o", "json")...)
+		y := actctl(t, dir, home, append(args, "-o", "yaml")...)
+		var fromJSON, fromYAML any
+		if err := json.Unmarshal([]byte(j.Stdout), &fromJSON); err != nil {
+			t.Fatalf("%v -o json: %v\n%s", args, err, j.Stdout)
+		}
+		if err := yaml.Unmarshal([]byte(y.Stdout), &fromYAML); err != nil || y.Code != j.Code {
+			t.Fatalf("%v -o yaml: exit %d, %v\n%s%s", args, y.Code, err, y.Stdout, y.Stderr)
+		}
+		if strings.HasPrefix(strings.TrimSpace(y.Stdout), "{") || strings.HasPrefix(strings.TrimSpace(y.Stdout), "[") {
+			t.Errorf("%v -o yaml is JSON:\n%s", args, y.Stdout)
+		}
+		if !reflect.DeepEqual(normalizeNumbers(fromJSON), normalizeNumbers(fromYAML)) {
+			t.Errorf("%v: -o yaml differs from -o json:\n%s\n%s", args, y.Stdout, j.Stdout)
+		}
+	}
+	r := actctl(t, dir, home, "run", "dev", "-p", "x", "-o", "yaml")
+	if want := "actctl: -o yaml: run prints a stream of JSON lines as received (docs/json.md): use -o json"; r.Code != 2 || strings.TrimSpace(r.Stderr) != want {
+		t.Errorf("run -o yaml: exit %d %q, want 2 and %q", r.Code, r.Stderr, want)
+	}
+}
+
+// normalizeNumbers makes the numbers of a decoded document comparable
+// across JSON (float64) and YAML (int), and YAML's maps JSON's.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	case int:
+		return float64(x)
+	}
+	return v
+}
+
+// TestFirstDayUnknownAgentSame: every command that takes an agent says
+// the same words for a name that is none.
+func TestFirstDayUnknownAgentSame(t *testing.T) {
+	dir, home := firstDayWorkspace(t)
+	want := `actctl: unknown agent "dve" (did you mean "dev"?)`
+	for _, args := range [][]string{
+		{"describe", "dve"}, {"status", "dve"}, {"apply", "dve"}, {"diff", "dve"}, {"get", "agents", "dve"},
+		{"logs", "dve"}, {"run", "dve", "-p", "x"}, {"resolve", "dve"}, {"open", "dve"},
+	} {
+		r := actctl(t, dir, home, args...)
+		if r.Code == 0 || strings.TrimSpace(r.Stderr) != want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", args, r.Code, r.Stderr, want)
+		}
+	}
+}
+
+// TestFirstDayApplyLastLine: apply's last line says "no changes" only
+// when nothing was written and nothing is left different: a kept drift
+// and a rewritten actant.lock are said.
+func TestFirstDayApplyLastLine(t *testing.T) {
+	dir, home := firstDayWorkspace(t)
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %s", r.Stderr)
+	}
+	p := filepath.Join(dir, ".claude", "settings.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{".claude/settings.json": strings.Replace(string(b), `"plan"`, `"default"`, 1)})
+	r := actctl(t, dir, home, "apply")
+	if want := "no agent file changed; 1 drifted file kept (apply --force overwrites it, with a backup)\n"; r.Code != 0 || !strings.HasSuffix(r.Stdout, want) {
+		t.Errorf("apply over drift: exit %d\n%s%s\nwant last line %q", r.Code, r.Stdout, r.Stderr, want)
+	}
+
+	repo := taggedRepo(t, "v1", "v2")
+	dir2, _ := firstDayWorkspace(t)
+	hubLine := func(tag string) string {
+		return fmt.Sprintf("hub: shared: {url: %q, ref: tag: %q}\n", filepath.ToSlash(repo), tag)
+	}
+	cue := "package actant\ntemplates: t: {backend: \"claude-code\", permissions: \"readonly\"}\nagents: dev: template: \"t\"\n"
+	writeFiles(t, dir2, map[string]string{"actant.cue": cue + hubLine("v1")})
+	if r := actctl(t, dir2, home, "apply"); r.Code != 0 {
+		t.Fatalf("apply: %s", r.Stderr)
+	}
+	writeFiles(t, dir2, map[string]string{"actant.cue": cue + hubLine("v2")})
+	r = actctl(t, dir2, home, "apply")
+	if want := "no agent file changed; actant.lock updated"; r.Code != 0 || !strings.Contains(r.Stdout, want) || strings.Contains(r.Stdout, "no changes") {
+		t.Errorf("apply of a new tag: exit %d\n%s%s\nwant %q", r.Code, r.Stdout, r.Stderr, want)
+	}
+}
+
+// TestFirstDayVersionFlag: `actctl --version` and `-v` print what
+// `actctl version` prints.
+func TestFirstDayVersionFlag(t *testing.T) {
+	dir := t.TempDir()
+	want := actctl(t, dir, "", "version")
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"--no-color", "--version"}} {
+		if r := actctl(t, dir, "", args...); r.Code != 0 || r.Stdout != want.Stdout || !strings.HasPrefix(r.Stdout, "actctl ") {
+			t.Errorf("%v: exit %d %q%s, want %q", args, r.Code, r.Stdout, r.Stderr, want.Stdout)
+		}
+	}
+}
