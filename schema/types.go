@@ -509,6 +509,9 @@ type Hook struct {
 	Agents []string    `json:"agents,omitempty"`
 	Run    *HookRun    `json:"run,omitempty"`
 	Prompt *HookPrompt `json:"prompt,omitempty"`
+	// Template is the hub template ("source@name") whose hooks this one
+	// maps (hub.Merge); empty for a hook of actant.cue.
+	Template string `json:"-"`
 }
 
 // HookRun is a command run with the event as JSON in $ACTCTL_EVENT.
@@ -550,6 +553,15 @@ type Template struct {
 	Vars     map[string]string         `json:"vars,omitempty"`
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`
+	// Hooks are a hub template's event hooks (Actant's schedule.hooks,
+	// mapped onto actctl's events by package hub): hub.Merge makes each a
+	// prompt hook of every agent of the template.
+	Hooks []TemplateHook `json:"-"`
+}
+
+// TemplateHook prompts the template's agent with Text on event On.
+type TemplateHook struct {
+	On, Text string
 }
 
 // SubAgent is how a template is described when rendered as another
