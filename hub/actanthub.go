@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -468,4 +469,60 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// actantEvents maps the Actant event names that actctl knows under
+// another name (docs/runtime.md, "Events", lists actctl's).
+var actantEvents = map[string]string{
+	"source:sync-complete": schema.EventSourceUpdated,
+	"agent:error":          schema.EventError,
+}
+
+// actantNoEvent says why an Actant event with no actctl equivalent is
+// dropped, where there is more to say than that it does not exist.
+var actantNoEvent = map[string]string{
+	"user:message": "a person's messages reach the agent itself (proxy, chat, actctl prompt); actctl's user:prompt is a prompt to one named agent, not a message to the system",
+}
+
+// templateHook maps one of template tmpl's Actant hooks (schedule.hooks:
+// prompt the template's agent on an event) onto actctl's events and adds
+// it to hs; one whose event actctl does not have is dropped, noted, and
+// recorded in Dropped for validate.
+func (r *reader) templateHook(f, tmpl string, hs []schema.TemplateHook, event, prompt string) []schema.TemplateHook {
+	on := event
+	if m, ok := actantEvents[event]; ok {
+		on = m
+	}
+	if slices.Contains(schema.HookEvents, on) && strings.TrimSpace(prompt) != "" {
+		return append(hs, schema.TemplateHook{On: on, Text: prompt})
+	}
+	why := firstNonEmpty(actantNoEvent[event], fmt.Sprintf("actctl has no event %q (an outside event can come as a webhook: declare webhooks: NAME and a hook on webhook:NAME)", event))
+	if strings.TrimSpace(prompt) == "" {
+		why = "it has no prompt"
+	}
+	r.drop(f, tmpl, "hook on %s dropped: %s", event, why)
+	return hs
+}
+
+// sandbox maps Actant's permissions.sandbox ({enabled, network: {...}}):
+// Claude Code reads the same object from its settings file, so a
+// claude-code template keeps it (Sandbox; Merge makes it its settings'
+// sandbox key); another backend has none, and it is dropped and noted.
+func (r *reader) sandbox(f, tmpl, backend string, raw json.RawMessage) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	if backend != "claude-code" || !json.Valid(raw) {
+		r.drop(f, tmpl, "permissions.sandbox dropped: backend %s has no sandbox setting actctl writes (Claude Code's settings sandbox is the only one)", backend)
+		return
+	}
+	r.c.Sandbox[tmpl] = string(raw)
+}
+
+// drop notes what template tmpl (in file f) lost and records it for the
+// template's agents.
+func (r *reader) drop(f, tmpl, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.note("%s: %s", r.display(f), msg)
+	r.c.Dropped[tmpl] = append(r.c.Dropped[tmpl], msg)
 }

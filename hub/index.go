@@ -39,7 +39,7 @@ import (
 // ReadTree can return something different for the same tree (a new field
 // read, a changed mapping), so that indexes written before are rebuilt.
 // Changes to the encoded Go types are detected on their own (stamp).
-const indexVersion = 2
+const indexVersion = 3
 
 const indexMagic = "actctl hub tree index\n"
 

@@ -65,6 +65,14 @@ type Components struct {
 	// Notes are fields the reader understood but has no place for (Actant's
 	// permissions.sandbox, schedule.hooks): reported by `hub ls`, never fatal.
 	Notes []string
+	// Dropped says, by template name, what of the template was dropped and
+	// why (also among Notes): `validate` reports it for the agents of the
+	// template.
+	Dropped map[string][]string
+	// Sandbox is, by template name, the Claude Code sandbox settings
+	// (JSON) of a claude-code template: Merge writes them into its
+	// settings (Actant's permissions.sandbox).
+	Sandbox map[string]string
 }
 
 // Preset is an actant-hub bundle of component names. actctl has no preset
@@ -131,6 +139,8 @@ func newComponents() *Components {
 		Backends:   map[string]schema.Backend{},
 		Presets:    map[string]Preset{},
 		Info:       map[string]Info{},
+		Dropped:    map[string][]string{},
+		Sandbox:    map[string]string{},
 	}
 }
 

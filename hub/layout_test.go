@@ -59,9 +59,11 @@ func TestReadTreeActantHub(t *testing.T) {
 	if _, ok := c.Presets["actant-lite"]; !ok {
 		t.Error("preset not read")
 	}
-	joined := strings.Join(c.Notes, "\n")
-	if !strings.Contains(joined, "sandbox") || !strings.Contains(joined, "schedule.hooks") {
-		t.Errorf("dropped fields must be noted: %v", c.Notes)
+	if h := c.Templates["actant-curator"].Hooks; len(h) != 1 || h[0] != (schema.TemplateHook{On: "session:end", Text: "archive"}) {
+		t.Errorf("curator's schedule.hooks: %+v", h)
+	}
+	if sb := c.Sandbox["actant-onboarder"]; sb != `{ "enabled": true }` {
+		t.Errorf("onboarder's sandbox: %q", sb)
 	}
 }
 
@@ -79,6 +81,41 @@ func TestReadTreeActantHubSnapshot(t *testing.T) {
 	}
 	if c.Templates["actant-researcher"].Schedule != nil {
 		t.Error("a service with only hooks must end up without a schedule")
+	}
+	if h := c.Templates["actant-updater"].Hooks; len(h) != 1 || h[0].On != "source:updated" {
+		t.Errorf("updater's hook on source:sync-complete: %+v", h)
+	}
+	if d := strings.Join(c.Dropped["actant-steward"], "\n"); !strings.Contains(d, "hook on user:message dropped") {
+		t.Errorf("steward's hook on user:message must be said dropped: %q", d)
+	}
+	if d := strings.Join(c.Dropped["actant-researcher"], "\n"); !strings.Contains(d, `actctl has no event "research:request"`) {
+		t.Errorf("researcher's hook on research:request: %q", d)
+	}
+	if c.Sandbox["actant-steward"] == "" || len(c.Dropped["actant-updater"]) != 0 {
+		t.Errorf("sandboxes: steward %q, updater dropped %q", c.Sandbox["actant-steward"], c.Dropped["actant-updater"])
+	}
+}
+
+// TestMergeTemplateHooks: a hub template's hooks become prompt hooks of
+// each agent of it; an event about an agent is heard for the others only
+// (never the agent itself: a loop), and none is made without another
+// agent; a workspace hook of the same name wins.
+func TestMergeTemplateHooks(t *testing.T) {
+	cfg := &schema.Config{Agents: map[string]schema.Agent{"cur": {Template: "h@cur"}, "dev": {Template: "local"}}}
+	c := newComponents()
+	c.Templates["cur"] = schema.Template{Backend: "claude-code", Hooks: []schema.TemplateHook{{On: "session:end", Text: "archive"}, {On: "source:updated", Text: "moved"}}}
+	Merge(cfg, "h", c)
+	se, su := cfg.Hooks["cur.session-end"], cfg.Hooks["cur.source-updated"]
+	if se.Prompt == nil || se.Prompt.Agent != "cur" || se.Prompt.Text != "archive" || strings.Join(se.Agents, ",") != "dev" || se.Template != "h@cur" {
+		t.Errorf("session:end hook: %+v %+v", se, se.Prompt)
+	}
+	if su.Prompt == nil || len(su.Agents) != 0 {
+		t.Errorf("source:updated hook: %+v", su)
+	}
+	alone := &schema.Config{Agents: map[string]schema.Agent{"cur": {Template: "h@cur"}}, Hooks: map[string]schema.Hook{"cur.source-updated": {On: "idle"}}}
+	Merge(alone, "h", c)
+	if _, ok := alone.Hooks["cur.session-end"]; ok || alone.Hooks["cur.source-updated"].On != "idle" {
+		t.Errorf("alone: %+v", alone.Hooks)
 	}
 }
 

@@ -1,11 +1,14 @@
 package hub
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+
+	"cuelang.org/go/cue/token"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -87,14 +90,78 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 		}
 		t.MCPServers = mcps
 		t.Commands = qs(t.Commands)
+		if sb, ok := c.Sandbox[n]; ok {
+			t.Settings = withSandbox(t.Settings, t.Backend, sb)
+		}
 		if !schema.IsHubRef(t.Backend) {
 			if _, local := cfg.Backends[t.Backend]; !local {
+				if s, ok := t.Settings[t.Backend]; ok {
+					t.Settings = map[string]map[string]any{key(t.Backend): s}
+				}
 				t.Backend = key(t.Backend)
 			}
 		}
 		t.Source = source
 		cfg.Templates[key(n)] = t
 		pos("templates", KindTemplate, n)
+		addTemplateHooks(cfg, key(n), t.Hooks, c.Info[KindTemplate+"/"+n].Pos)
+	}
+}
+
+// withSandbox is settings with backend's sandbox key set to the JSON sb.
+func withSandbox(settings map[string]map[string]any, backend, sb string) map[string]map[string]any {
+	var v any
+	if json.Unmarshal([]byte(sb), &v) != nil {
+		return settings
+	}
+	out := maps.Clone(settings)
+	if out == nil {
+		out = map[string]map[string]any{}
+	}
+	b := maps.Clone(out[backend])
+	if b == nil {
+		b = map[string]any{}
+	}
+	b["sandbox"] = v
+	out[backend] = b
+	return out
+}
+
+// addTemplateHooks makes each of a hub template's hooks a prompt hook of
+// every agent of the template, named AGENT.EVENT ("updater.source-updated"),
+// positioned at the template's file; a hook of the workspace of that name
+// wins. An event about an agent is heard for the workspace's other agents:
+// one about the agent itself would feed itself (docs/runtime.md, "Hooks").
+func addTemplateHooks(cfg *schema.Config, tmpl string, hs []schema.TemplateHook, at token.Pos) {
+	if len(hs) == 0 {
+		return
+	}
+	agents := slices.Sorted(maps.Keys(cfg.Agents))
+	for _, a := range agents {
+		if cfg.Agents[a].Template != tmpl {
+			continue
+		}
+		others := slices.DeleteFunc(slices.Clone(agents), func(o string) bool { return o == a })
+		for _, h := range hs {
+			hook := schema.Hook{On: h.On, Prompt: &schema.HookPrompt{Agent: a, Text: h.Text}, Template: tmpl}
+			if schema.EventHasAgent(h.On) {
+				if len(others) == 0 {
+					continue // no other agent to hear of
+				}
+				hook.Agents = others
+			}
+			name := a + "." + strings.ReplaceAll(h.On, ":", "-")
+			if _, ok := cfg.Hooks[name]; ok {
+				continue
+			}
+			if cfg.Hooks == nil {
+				cfg.Hooks = map[string]schema.Hook{}
+			}
+			cfg.Hooks[name] = hook
+			if at.IsValid() {
+				cfg.SetPos(schema.Path("hooks", name), at)
+			}
+		}
 	}
 }
 

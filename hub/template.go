@@ -43,7 +43,10 @@ type templateJSON struct {
 			Prompt   string `json:"prompt"`
 			Timezone string `json:"timezone"`
 		} `json:"cron"`
-		Hooks json.RawMessage `json:"hooks"`
+		Hooks []struct {
+			EventName string `json:"eventName"`
+			Prompt    string `json:"prompt"`
+		} `json:"hooks"`
 	} `json:"schedule"`
 	Vars map[string]string `json:"vars"`
 }
@@ -123,12 +126,13 @@ func (r *reader) readTemplate(f string) {
 	t.MCPServers = refs("mcpServers", tj.DomainContext.MCPServers, true)
 	t.SubAgents = refs("subAgents", tj.DomainContext.SubAgents, false)
 
-	perms, err := r.permissions(f, tj.Permissions)
+	perms, sandbox, err := r.permissions(f, tj.Permissions)
 	if err != nil {
 		bad("permissions", "%v", err)
 		ok = false
 	}
 	t.Permissions = perms
+	r.sandbox(f, name, t.Backend, sandbox)
 
 	if s := tj.Schedule; s != nil {
 		sch := &schema.Schedule{}
@@ -150,8 +154,8 @@ func (r *reader) readTemplate(f string) {
 			}
 			sch.Cron = append(sch.Cron, schema.Cron{Pattern: c.Pattern, Prompt: c.Prompt, Timezone: c.Timezone})
 		}
-		if len(s.Hooks) > 0 && string(s.Hooks) != "null" {
-			r.note("%s: schedule.hooks ignored (actctl schedules heartbeat and cron only)", r.display(f))
+		for _, h := range s.Hooks {
+			t.Hooks = r.templateHook(f, name, t.Hooks, h.EventName, h.Prompt)
 		}
 		for _, p := range schema.CheckSchedule(sch) {
 			bad("schedule", "schedule.%s: %s", p.Field, p.Message)
@@ -207,23 +211,25 @@ func (r *reader) inlineMCP(f, tmpl string, m mcpJSON) {
 }
 
 // permissions reads a preset name or {defaultMode, allow, deny, ask,
-// additionalDirectories}; other keys (Actant's sandbox) have no
-// equivalent and are noted.
-func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions, error) {
+// additionalDirectories}, and returns Actant's sandbox as given (see
+// sandbox); other keys have no equivalent and are noted.
+func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions, json.RawMessage, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return schema.Permissions{Preset: schema.PresetStandard}, nil
+		return schema.Permissions{Preset: schema.PresetStandard}, nil, nil
 	}
 	var preset string
 	if json.Unmarshal(raw, &preset) == nil {
 		if !slices.Contains(presets, preset) {
-			return schema.Permissions{}, fmt.Errorf("unknown permissions preset %q (want permissive, standard, restricted or readonly)", preset)
+			return schema.Permissions{}, nil, fmt.Errorf("unknown permissions preset %q (want permissive, standard, restricted or readonly)", preset)
 		}
-		return schema.Permissions{Preset: preset}, nil
+		return schema.Permissions{Preset: preset}, nil, nil
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return schema.Permissions{}, fmt.Errorf("permissions: want a preset name or an object: %w", err)
+		return schema.Permissions{}, nil, fmt.Errorf("permissions: want a preset name or an object: %w", err)
 	}
+	sandbox := m["sandbox"]
+	delete(m, "sandbox")
 	var p schema.Permissions
 	var dropped []string
 	for k, v := range m {
@@ -246,14 +252,14 @@ func (r *reader) permissions(f string, raw json.RawMessage) (schema.Permissions,
 			dropped = append(dropped, k)
 		}
 		if err != nil {
-			return schema.Permissions{}, fmt.Errorf("permissions.%s: %w", k, err)
+			return schema.Permissions{}, nil, fmt.Errorf("permissions.%s: %w", k, err)
 		}
 	}
 	if len(dropped) > 0 {
 		sort.Strings(dropped)
 		r.note("%s: permissions fields %v ignored (no equivalent in actctl)", r.display(f), dropped)
 	}
-	return p, nil
+	return p, sandbox, nil
 }
 
 // msInterval renders milliseconds as the largest exact unit: 120000 -> "2m".

@@ -522,6 +522,9 @@ type Hook struct {
 	Agents []string    `json:"agents,omitempty"`
 	Run    *HookRun    `json:"run,omitempty"`
 	Prompt *HookPrompt `json:"prompt,omitempty"`
+	// Template is the hub template ("source@name") whose hooks this one
+	// maps (hub.Merge); empty for a hook of actant.cue.
+	Template string `json:"-"`
 }
 
 // HookRun is a command run with the event as JSON in $ACTCTL_EVENT.
@@ -566,6 +569,15 @@ type Template struct {
 	// Heading false leaves the "## <agent>" heading out of the agent's
 	// instruction block; nil or true writes it.
 	Heading *bool `json:"heading,omitempty"`
+	// Hooks are a hub template's event hooks (Actant's schedule.hooks,
+	// mapped onto actctl's events by package hub): hub.Merge makes each a
+	// prompt hook of every agent of the template.
+	Hooks []TemplateHook `json:"-"`
+}
+
+// TemplateHook prompts the template's agent with Text on event On.
+type TemplateHook struct {
+	On, Text string
 }
 
 // SubAgent is how a template is described when rendered as another

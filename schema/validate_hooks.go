@@ -77,6 +77,8 @@ func (c *Config) validateHooks() Diagnostics {
 				ds = append(ds, d)
 			} else if feedsItself(h) {
 				ds = append(ds, c.Diag(p("on"), "prompting %q on %s about %q itself would loop (each task it queues ends in another %s); limit agents to others", h.Prompt.Agent, h.On, h.Prompt.Agent, h.On))
+			} else if d, ok := c.checkPromptable(p("prompt", "agent"), h.Prompt.Agent); !ok {
+				ds = append(ds, d)
 			}
 		}
 	}
@@ -103,4 +105,22 @@ func (c *Config) checkAgent(path, name string) (Diagnostic, bool) {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return c.Diag(path, "%s", msg), false
+}
+
+// HeldByUp reports whether `actctl up` holds r's process (launchMode
+// acp-service or acp-background); up prompts any other agent as `actctl
+// run` does (docs/runtime.md, "Hooks").
+func (r *Resolved) HeldByUp() bool {
+	return r.LaunchMode == LaunchACPService || r.LaunchMode == LaunchACPBackground
+}
+
+// checkPromptable checks that a prompt hook can reach agent name: up
+// holds it, or it offers run (an agent that does not resolve is reported
+// elsewhere).
+func (c *Config) checkPromptable(path, name string) (Diagnostic, bool) {
+	r, err := c.Resolve(name)
+	if err != nil || r.HeldByUp() || r.Offer(InteractRun) {
+		return Diagnostic{}, true
+	}
+	return c.Diag(path, "agent %q cannot be prompted by a hook: up does not hold it (launchMode %q) and it does not offer run (archetype %s's interactionModes); add run to them, or prompt an employee or service", name, r.LaunchMode, r.ArchetypeName), false
 }

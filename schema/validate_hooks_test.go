@@ -64,6 +64,9 @@ func TestHooksInvalid(t *testing.T) {
 			`hooks.x.run.timeout: invalid timeout "0s"`},
 		{`hooks: "../x": {on: "idle", run: command: "true"}`,
 			`invalid name "../x"`},
+		{"archetypes: repo: interactionModes: [\"chat\"]\ntemplates: rt: {backend: \"claude-code\", archetype: \"repo\"}\nagents: rp: template: \"rt\"\n" +
+			`hooks: x: {on: "task:done", agents: ["writer"], prompt: {agent: "rp", text: "t"}}`,
+			`actant.cue:8:65: hooks.x.prompt.agent: agent "rp" cannot be prompted by a hook: up does not hold it (launchMode "direct") and it does not offer run (archetype repo's interactionModes); add run to them`},
 		{`hooks: x: {on: "idle", run: {command: "true", timeout: "soon"}}`,
 			`hooks.x.run.timeout: want a duration such as "30s" or "5m", got "soon"`},
 	} {

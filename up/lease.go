@@ -33,9 +33,9 @@ const setModeWait = 60 * time.Second
 // Upgrade answers a lease request (docs/runtime.md, "Session leases"):
 // the connection becomes an ACP stream relayed to the agent's warm
 // process, and every session the client opens is a session on it. An
-// agent that is not running is refused at once. The client's identity,
-// req.Client and on Linux the socket peer's uid, is the only one that
-// may list and resume its idle sessions.
+// agent that is not running is refused at once. The client's identity
+// (leaseID: req.Client and on Linux the socket peer's uid) decides who
+// lists and resumes its idle sessions.
 func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(context.Context, io.Reader, io.Writer) error, error) {
 	a, err := m.agent(req.Agent)
 	if err != nil {
@@ -49,18 +49,15 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 	}
 	return func(ctx context.Context, r io.Reader, w io.Writer) error {
 		defer a.guardAgent("a lease connection")
-		client := req.Client
-		if uid, ok := peerUID(w); ok {
-			client = fmt.Sprintf("peer uid %d, %s", uid, client)
-		}
-		a.serveLease(ctx, c, client, r, w)
+		uid, ok := peerUID(w)
+		a.serveLease(ctx, c, newLeaseID(req.Client, uid, ok), r, w)
 		return nil
 	}, nil
 }
 
 // serveLease serves one lease client until it goes, the process ends, or
 // up stops; its sessions are then left idle for the lease TTL.
-func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client string, r io.Reader, w io.Writer) {
+func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leaseID, r io.Reader, w io.Writer) {
 	rl := c.Router(func() acpclient.Router { return &leaseRelay{a: a, c: c, calls: map[string]*call{}} }).(*leaseRelay)
 	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), asked: map[string]string{}}
 	// The writer is not waited for: one blocked on a client that stops
@@ -135,7 +132,7 @@ type leaseConn struct {
 	a      *agent
 	c      *acpclient.Client
 	rl     *leaseRelay
-	client string // its identity (control.Request.Client)
+	client leaseID // its identity
 	out    *outQueue
 
 	fail     chan struct{} // closed to end the connection (end)
@@ -152,7 +149,7 @@ type leased struct {
 	a       *agent
 	c       *acpclient.Client
 	sess    *acpclient.Session
-	ownerID string // the identity of the client that opened it
+	ownerID leaseID // the identity of the client that opened or last resumed it
 	cwd     string
 
 	mu    sync.Mutex
@@ -340,27 +337,36 @@ func (lc *leaseConn) answered(line []byte, m message) {
 }
 
 // session returns the leased session id, if it is this client's; with
-// take, an idle one of the same client identity becomes this
-// connection's (resume, load). Another identity's session is unknown.
+// take, an idle one the client's identity may resume (leaseID.resumes)
+// becomes this connection's (resume, load). A session the client could
+// not resume is unknown to it.
 func (lc *leaseConn) session(id string, take bool) (*leased, *acp.RequestError) {
 	lc.a.m.fault("session lookup")
 	lc.a.mu.Lock()
 	l := lc.a.leases[id]
 	lc.a.mu.Unlock()
-	if l == nil || l.c != lc.c || l.ownerID != lc.client {
-		return nil, acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "unknown session (it expired, was closed, ended with the agent's process, or is another client's)"})
+	unknown := acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "unknown session (it expired, was closed, ended with the agent's process, or is another client's)"})
+	if l == nil || l.c != lc.c {
+		return nil, unknown
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.owner == nil && take {
-		l.owner = lc
-		if l.idle != nil {
-			l.idle.stop()
-			l.idle = nil
-		}
+	if l.owner == lc {
+		return l, nil
 	}
-	if l.owner != lc {
+	if !l.ownerID.resumes(lc.client) {
+		return nil, unknown
+	}
+	switch {
+	case l.owner != nil:
 		return nil, acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "the session is leased by another client"})
+	case !take:
+		return nil, acp.NewInvalidParams(map[string]any{"sessionId": id, "error": "the session is idle: session/resume or session/load it first"})
+	}
+	l.owner, l.ownerID = lc, lc.client
+	if l.idle != nil {
+		l.idle.stop()
+		l.idle = nil
 	}
 	return l, nil
 }
@@ -397,7 +403,7 @@ func (lc *leaseConn) list(m message) {
 	defer lc.a.mu.Unlock()
 	for id, l := range lc.a.leases {
 		l.mu.Lock()
-		mine := l.c == lc.c && l.ownerID == lc.client && (l.owner == lc || l.owner == nil) && !l.setup
+		mine := l.c == lc.c && (l.owner == lc || l.owner == nil && l.ownerID.lists(lc.client)) && !l.setup
 		l.mu.Unlock()
 		if mine {
 			out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(id), Cwd: l.cwd})
@@ -686,19 +692,4 @@ func (a *agent) drop(l *leased) {
 	}
 	a.mu.Unlock()
 	l.sess.Close()
-}
-
-// LeaseClientVar, in the environment of `proxy --lease`, names its client
-// identity (docs/runtime.md, "Session leases").
-const LeaseClientVar = "ACTCTL_LEASE_CLIENT"
-
-// LeaseClient is the client identity `proxy --lease` presents to up: its
-// user and LeaseClientVar if set, else its parent process (the editor
-// that started it). Only a client of the same identity lists and resumes
-// the sessions one left idle.
-func LeaseClient() string {
-	if v := os.Getenv(LeaseClientVar); v != "" {
-		return fmt.Sprintf("uid %d name %s", os.Getuid(), v)
-	}
-	return fmt.Sprintf("uid %d parent %d", os.Getuid(), os.Getppid())
 }

@@ -127,7 +127,13 @@ func (h *harness) lease(agent, choose string) *leaseClient {
 // leaseWith is lease with the client capabilities sent in initialize.
 func (h *harness) leaseWith(agent, choose string, caps acp.ClientCapabilities) *leaseClient {
 	h.t.Helper()
-	serve, err := h.m.Upgrade(context.Background(), control.Request{Op: control.OpLease, Agent: agent})
+	return h.leaseAs(control.Request{Op: control.OpLease, Agent: agent}, choose, caps)
+}
+
+// leaseAs is lease with the request the proxy sends (its Client claim).
+func (h *harness) leaseAs(req control.Request, choose string, caps acp.ClientCapabilities) *leaseClient {
+	h.t.Helper()
+	serve, err := h.m.Upgrade(context.Background(), req)
 	if err != nil {
 		h.t.Fatal(err)
 	}

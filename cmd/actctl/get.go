@@ -257,7 +257,11 @@ func listHooks(cfg *schema.Config) ([]string, [][]string, any) {
 			run.Args = []string{} // a list, never null (docs/json.md)
 			h.Run = &run
 		}
-		out = append(out, hookJSON{Name: name, Hook: h, Origin: originConfig})
+		origin := originConfig
+		if h.Template != "" {
+			origin = "template " + h.Template + " (hub)"
+		}
+		out = append(out, hookJSON{Name: name, Hook: h, Origin: origin})
 		rows = append(rows, hookRow(out[len(out)-1]))
 	}
 	return []string{"NAME", "ON", "AGENTS", "ACTION", "ORIGIN"}, rows, out

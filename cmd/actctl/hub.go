@@ -187,6 +187,9 @@ func hubLsCmd(c *cli.Context) error {
 		if want != "" && s.Name != want {
 			continue
 		}
+		for _, n := range s.Components.Notes { // what the source's reader dropped, and why
+			fmt.Fprintf(g.Stderr, "actctl: note: hub %s: %s\n", s.Name, n)
+		}
 		for _, k := range slices.Sorted(maps.Keys(s.Components.Info)) {
 			in := s.Components.Info[k]
 			out = append(out, hubComponentJSON{Source: s.Name, Kind: in.Kind, Name: in.Name, Ref: s.Name + "@" + in.Name,

@@ -34,17 +34,7 @@ func TestHubCommands(t *testing.T) {
 		"skills/triage/SKILL.md":            "---\nname: triage\ndescription: Triage issues\nversion: 0.1.0\n---\nTriage.\n",
 		"skills/triage/references/guide.md": "guide",
 	}
-	for p, c := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(repo, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	hubGit(t, repo, "init", "-q", "-b", "main")
-	hubGit(t, repo, "add", "-A")
-	hubGit(t, repo, "commit", "-q", "-m", "one")
+	hubRepo(t, repo, files)
 
 	root, home := t.TempDir(), t.TempDir()
 	events := filepath.Join(t.TempDir(), "events.log")

@@ -169,7 +169,13 @@ agents: {a: template: "cl", b: {template: "cl", workDir: "sub"}}
 // startLease starts `actctl proxy AGENT --lease` with env added.
 func startLease(t *testing.T, root, home, agent string, env ...string) *acpClient {
 	t.Helper()
-	cmd := exec.Command(actctlBin, "proxy", agent, "--lease")
+	return startLeaseCmd(t, exec.Command(actctlBin, "proxy", agent, "--lease"), root, home, env...)
+}
+
+// startLeaseCmd is startLease with the command that runs the proxy given
+// (a shell that starts it, as a client's helper process does).
+func startLeaseCmd(t *testing.T, cmd *exec.Cmd, root, home string, env ...string) *acpClient {
+	t.Helper()
 	cmd.Dir = root
 	cmd.Env = append(append(os.Environ(), "ACTANT_HOME="+home), env...)
 	in, _ := cmd.StdinPipe()
@@ -179,7 +185,9 @@ func startLease(t *testing.T, root, home, agent string, env ...string) *acpClien
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// EOF first: a proxy the shell started ends with it (killing the
+	// shell alone would leave it holding stderr, and Wait with it).
+	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
 	c.initialize()
 	return c
 }

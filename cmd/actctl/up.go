@@ -139,7 +139,8 @@ func upCmd(c *cli.Context) error {
 	defer stopSignals()
 	u.ctx = ctx
 	u.guardStderr(g, cancel)
-	g.prompter = up.HookPrompter{M: u.m}
+	hookRuns := newHookPrompter(u) // up_hookrun.go
+	g.prompter = hookRuns
 	if err := control.RemoveUI(cfg.Root); err != nil { // a killed up's
 		return err
 	}
@@ -176,6 +177,7 @@ func upCmd(c *cli.Context) error {
 	}
 	bound := time.AfterFunc(shutdownHookGrace, endHooks)
 	u.wait()
+	hookRuns.wait()
 	bound.Stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
@@ -236,9 +238,7 @@ func (u *upRun) checkNames(cfg *schema.Config) error {
 	return nil
 }
 
-func upRunnable(r *schema.Resolved) bool {
-	return r.LaunchMode == schema.LaunchACPService || r.LaunchMode == schema.LaunchACPBackground
-}
+func upRunnable(r *schema.Resolved) bool { return r.HeldByUp() }
 
 // after is called after every watch cycle: the agents to run follow the
 // config, and those whose files or launch changed are restarted.
