@@ -16,7 +16,7 @@ import (
 // .claude/settings.json), so where actctl is the client it also puts every
 // session in the preset's ACP mode itself (docs/run.md, "Session mode").
 
-// ModeFor is the ACP session mode of an agent's permissions (seed 001's
+// ModeFor is the ACP session mode of an agent's permissions (docs/run.md, "Session mode";
 // mapping): readonly plan, restricted default, standard acceptEdits,
 // permissive bypassPermissions, an explicit rule set its defaultMode; ""
 // for no permissions at all (the tool's own settings stay in charge).

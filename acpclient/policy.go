@@ -21,7 +21,7 @@ const (
 	DenyAll Rule = "none"
 )
 
-// RuleFor maps an agent's permissions to a Rule (seed 001's mapping):
+// RuleFor maps an agent's permissions to a Rule (docs/run.md, "Permissions"):
 // readonly and restricted allow reads, standard edits, permissive all; an
 // explicit rule set goes by its defaultMode (default and plan: reads,
 // acceptEdits: edits, bypassPermissions: all); none at all as standard.

@@ -7,7 +7,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// State is the client's view of one tool call (seed 004): the agent's
+// State is the client's view of one tool call (docs/run.md, "Output"): the agent's
 // status plus the permission step the client took part in.
 type State string
 

@@ -220,7 +220,7 @@ func ensureSources(ctx context.Context, cfg *schema.Config, o Options) (*Report,
 		Merge(cfg, sr.Name, sr.Components)
 	}
 	// A config the hub's components leave invalid writes nothing, the
-	// lock included (SPEC 4: an error means zero writes).
+	// lock included (docs/design.md, "Plan, then execute": an error means zero writes).
 	ds := CheckRefs(cfg)
 	if old == nil || string(old.Marshal()) != string(next.Marshal()) {
 		e.rep.LockChanged = true

@@ -9,7 +9,7 @@ import (
 )
 
 // Claude Code permission modes (code.claude.com/docs/en/permission-modes).
-// They double as actctl's ACP mode vocabulary (seed 001).
+// They double as actctl's ACP mode vocabulary (docs/run.md, "Session mode").
 const (
 	claudeDefault     = "default"
 	claudeAcceptEdits = "acceptEdits"

@@ -253,7 +253,7 @@ func (p *Plan) ownedChanged() bool {
 //
 // An agent only the record has that is not declared either (declared)
 // is left out, and named in the result: it is not pruned on the
-// committed record's word alone (SPEC 4, "Records from elsewhere").
+// committed record's word alone (docs/design.md, "Ownership and provenance").
 func mergeOwned(st, owned *State, declared func(string) bool) (*State, []string) {
 	if owned == nil || len(owned.Agents) == 0 {
 		return st, nil

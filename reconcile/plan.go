@@ -1138,7 +1138,7 @@ func (e *EntryState) claimed(h string) bool { return e.Claim || e.SHA256 != h }
 // vouched reports whether git holds g's file exactly as it is now,
 // tracked at HEAD (PlanOptions.AtHead): only then may a removal that
 // rests on a claim alone go ahead, since git can give the file back
-// (SPEC 4, "Records from elsewhere"). Otherwise it notes that what of
+// (docs/design.md, "Ownership and provenance"). Otherwise it notes that what of
 // the file was claimed is kept as the user's.
 func (p *planner) vouched(g *fileGroup, agent, what string) bool {
 	if p.atHead(g) {

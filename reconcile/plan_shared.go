@@ -2,7 +2,7 @@ package reconcile
 
 // The shared block of a file (materialize.Entry.Shared, block.Shared): one
 // block per file, not one per agent, holding the union of the lines of
-// every declared agent that wants it there (the .gitignore block, SPEC 4;
+// every declared agent that wants it there (the .gitignore block, README "What apply writes";
 // docs/design.md). Each of those agents records the block, so prune of one
 // rewrites it without that agent's lines and prune of the last removes it.
 

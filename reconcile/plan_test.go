@@ -138,7 +138,7 @@ func TestPlanTable(t *testing.T) {
 		{"without it, the same files are drift", []*materialize.Target{target(root, "a", "append", skill2, blk2, keys2)},
 			written2, first.State, PlanOptions{},
 			[]string{"drift .mcp.json", "drift CLAUDE.md", "drift s/SKILL.md"}},
-		// A record from elsewhere is a claim (SPEC 4, "Records from
+		// A record from elsewhere is a claim (docs/design.md, "Ownership and provenance": "Records from
 		// elsewhere"): an agent neither declared nor applied here is
 		// not pruned on its word; a claimed entry is removed only where
 		// git holds the file as it is at HEAD.

@@ -212,7 +212,7 @@ func build(root string) (cue.Value, []string, []*ast.File, error) {
 		return cue.Value{}, nil, nil, err
 	}
 	overlay[filepath.Join(root, schemaFile)] = load.FromBytes(Source)
-	// The module root is the workspace root (SPEC: its *.cue files, plus
+	// The module root is the workspace root (README, "A tour of the config": its *.cue files, plus
 	// its cue.mod/): CUE would otherwise take the nearest cue.mod above it
 	// and load the package's files from every directory in between, which
 	// neither the special-file check nor the config cache's key covers.

@@ -32,7 +32,7 @@ agents: {
 }
 
 // TestGitignoreOneBlock: N agents writing into one directory give one
-// .gitignore block listing the union of their lines (SPEC 4), not one
+// .gitignore block listing the union of their lines (README, "What apply writes"), not one
 // block per agent; a second apply writes nothing; prune of one agent
 // rewrites the block without its lines, prune of the last removes it and
 // leaves the user's lines exactly as they were.

@@ -371,7 +371,7 @@ func TestSpecialFilesAsRecords(t *testing.T) {
 // TestWorkspaceInsideCUEModule: CUE took the nearest cue.mod above the
 // workspace as its module root and loaded package actant's files from
 // every directory in between: an agent declared there joined the config
-// (SPEC 3: the root's *.cue files, plus its cue.mod/), an edit there was
+// (README, "A tour of the config": the root's *.cue files, plus its cue.mod/), an edit there was
 // answered from the config cache, which does not track those files, and a
 // named pipe there hung every command. The workspace root is the module
 // root now: nothing above it is read.

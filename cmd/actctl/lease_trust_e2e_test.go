@@ -53,7 +53,7 @@ agents: {
 }
 
 // TestSessionModeFollowsPreset: where actctl is the client (run, chat, up,
-// a lease) every session is put in the preset's ACP mode (seed 001's
+// a lease) every session is put in the preset's ACP mode (docs/run.md, "Session mode";
 // mapping) when the agent offers it, as claude-agent-acp does not take it
 // from the project's settings file; a flag that narrows the preset narrows
 // the mode; without permissions the agent's own mode stays.

@@ -435,7 +435,7 @@ func (g *globals) LoadOptions() (schema.LoadOptions, error) {
 // Load finds and loads the workspace config, printing its warnings, and
 // makes its hub sources available (lock and cache satisfied: no network).
 // It never writes actant.lock: only apply and hub sync|update do, through
-// LoadWith (SPEC: read-only commands write nothing).
+// LoadWith (README, "Global flags and conventions": read-only commands write nothing).
 func (g *globals) Load() (*schema.Config, error) {
 	cfg, _, err := g.LoadWith(context.Background(), hub.Options{ReadOnly: true})
 	return cfg, err

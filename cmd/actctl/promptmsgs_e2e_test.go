@@ -189,7 +189,7 @@ func TestPromptLogsAnswer(t *testing.T) {
 
 // TestProxyCopyOfUpAgentSaysLease: `proxy api` without --lease while up
 // holds api still serves the editor (an ephemeral copy: its own process,
-// as SPEC section 7 has it), and says so in one stderr line naming
+// as docs/runtime.md, "Session leases", has it), and says so in one stderr line naming
 // `--lease`, which shares up's warm process instead; a copy of an agent
 // another proxy holds names no --lease, which could not serve it (issue
 // #22 item 16).

@@ -8,7 +8,7 @@ import (
 )
 
 // checkingCommands print every warning of the config: they check it or
-// write from it (SPEC "Commands and conventions"; README).
+// write from it (README, "Global flags and conventions").
 var checkingCommands = []string{"validate", "apply", "diff"}
 
 // warnsAbout reports whether the command prints the config warning at

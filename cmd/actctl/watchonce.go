@@ -9,7 +9,7 @@ import (
 
 // warnOnce passes stderr through, except a warning line (": warning: ")
 // printed in the previous cycle of a watch, so that `apply --watch` and
-// `up` say a warning when it appears, not again on every re-apply (SPEC 8:
+// `up` say a warning when it appears, not again on every re-apply (README, "Global flags and conventions":
 // a warning is printed once). A warning that went away and comes back is
 // printed again. Lines are written whole; it is safe for concurrent use
 // (hooks print from their own goroutines).
