@@ -326,8 +326,10 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error
 	if r.Archetype.LeaseTTL != "" {
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
 	}
+	live := r.Liveness()
 	return up.Spec{Root: cfg.Root, Checkout: co, LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
-		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: runrecord.Path(r), Digest: up.Digest(o, extra...)}, nil
+		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: runrecord.Path(r), Digest: up.Digest(o, extra...),
+		Restart: live.Restart, TurnTimeout: live.TurnTimeout, StallAfter: live.StallAfter}, nil
 }
 
 // once logs a message about an agent the first time only.
