@@ -74,6 +74,7 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 			}
 		}
 		a.queue = schedule.NewQueue(schedule.ExecutorFunc(a.execute), m.opts.Clock, a.taskEvent)
+		a.queue.OnDrop(a.dropped)
 	}
 	// Task ids continue after the last one logged, so that `actctl logs
 	// --task ID` names one task across restarts of up.
