@@ -101,3 +101,44 @@ func awaitPrompts(t *testing.T, root string, n int) {
 		}
 	}
 }
+
+// TestUpTurnDeadlineAndRestart: through the binary, an employee's turn
+// that never ends (the agent never answers and ignores session/cancel) is
+// reported stalled after stallAfter and ended at turnTimeout (here 1s and
+// 2s): the prompt fails saying so, the process is ended and restarted
+// (on-failure, the default), and the next prompt runs. A killed backend
+// is restarted too, and its next task runs. On the old code the prompt
+// waited forever and a killed employee stayed crashed (issue 32 items 1
+// and 2).
+func TestUpTurnDeadlineAndRestart(t *testing.T) {
+	root, home := livenessWorkspace(t, `, turnTimeout: "2s", stallAfter: "1s"`)
+	p := startUp(t, root, home, "triage")
+	first := p.started("triage")
+	stuck := startBgPrompt(t, root, home, "triage", "-p", "silent")
+	p.waitLine(`triage: task 1 stalled: no update from the agent`)
+	p.waitLine(`triage: task 1: the turn did not end within 2s \(turnTimeout\): cancelling it`)
+	const want = "ended by its deadline: the turn did not end within 2s (turnTimeout)"
+	if code := stuck.wait(t); code != 1 || !strings.Contains(stuck.stderr.String(), want) {
+		t.Errorf("the stuck prompt: exit %d, want 1 and %q:\n%s", code, want, stuck.stderr.String())
+	}
+	p.waitLine(`triage: process:crash \(backoff\)`)
+	second := p.started("triage")
+	if second == first {
+		t.Fatalf("restarted with the same pid %d", first)
+	}
+	if r := actctl(t, root, home, "prompt", "triage", "-p", "hello"); r.Code != 0 {
+		t.Fatalf("prompt after the restart: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if err := killProcess(second); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLine(`triage: process:crash \(backoff\)`)
+	third := p.started("triage")
+	if r := actctl(t, root, home, "prompt", "triage", "-p", "hello"); r.Code != 0 || third == second {
+		t.Fatalf("prompt after the killed backend's restart (pid %d): exit %d\n%s%s", third, r.Code, r.Stdout, r.Stderr)
+	}
+	st := upStatus(t, root, home)["triage"]
+	if st.Process == nil || st.Process.Up == nil || st.Process.Up.Restarts != 2 {
+		t.Errorf("status %+v, want 2 restarts", st.Process)
+	}
+}
