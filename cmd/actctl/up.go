@@ -231,13 +231,14 @@ func (u *upRun) checkNames(cfg *schema.Config) error {
 		if !upRunnable(r) {
 			return fmt.Errorf("up: agent %s has launchMode %q: up runs acp-service and acp-background agents", name, r.LaunchMode)
 		}
+		if !r.Offer(schema.InteractStart) {
+			return fmt.Errorf("up: %s", r.NotOffered(schema.InteractStart))
+		}
 	}
 	return nil
 }
 
-func upRunnable(r *schema.Resolved) bool {
-	return r.LaunchMode == schema.LaunchACPService || r.LaunchMode == schema.LaunchACPBackground
-}
+func upRunnable(r *schema.Resolved) bool { return schema.UpRuns(r.LaunchMode) }
 
 // after is called after every watch cycle: the agents to run follow the
 // config, and those whose files or launch changed are restarted.
@@ -292,6 +293,10 @@ func (u *upRun) specs(cfg *schema.Config, filesAt map[string]int) []up.Spec {
 		}
 		if !upRunnable(r) {
 			u.once(name, "%s: autoStart, but launchMode %q is not one up runs (acp-service, acp-background)", name, r.LaunchMode)
+			continue
+		}
+		if !r.Offer(schema.InteractStart) {
+			u.once(name, "%s: not started: %s", name, r.NotOffered(schema.InteractStart))
 			continue
 		}
 		s, err := upSpec(cfg, r, filesAt[name])
