@@ -90,6 +90,7 @@ type upRun struct {
 
 func upCmd(c *cli.Context) error {
 	g := globalsOf(c)
+	g.Acts = func(cfg *schema.Config) []string { return upActs(cfg, c.Args().Slice()) }
 	cfg, err := g.Load()
 	if err != nil {
 		return err
@@ -231,14 +232,26 @@ func (u *upRun) checkNames(cfg *schema.Config) error {
 		if !upRunnable(r) {
 			return fmt.Errorf("up: agent %s has launchMode %q: up runs acp-service and acp-background agents", name, r.LaunchMode)
 		}
-		if !r.Offer(schema.InteractStart) {
-			return fmt.Errorf("up: %s", r.NotOffered(schema.InteractStart))
-		}
 	}
 	return nil
 }
 
 func upRunnable(r *schema.Resolved) bool { return schema.UpRuns(r.LaunchMode) }
+
+// upActs is the agents of cfg that up acts on: those named, else every
+// autoStart agent it can start (its config warnings are about them).
+func upActs(cfg *schema.Config, names []string) []string {
+	if len(names) > 0 {
+		return names
+	}
+	var out []string
+	for name := range cfg.Agents {
+		if r, err := cfg.Resolve(name); err == nil && r.Archetype.AutoStart && upRunnable(r) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // after is called after every watch cycle: the agents to run follow the
 // config, and those whose files or launch changed are restarted.
@@ -293,10 +306,6 @@ func (u *upRun) specs(cfg *schema.Config, filesAt map[string]int) []up.Spec {
 		}
 		if !upRunnable(r) {
 			u.once(name, "%s: autoStart, but launchMode %q is not one up runs (acp-service, acp-background)", name, r.LaunchMode)
-			continue
-		}
-		if !r.Offer(schema.InteractStart) {
-			u.once(name, "%s: not started: %s", name, r.NotOffered(schema.InteractStart))
 			continue
 		}
 		s, err := upSpec(cfg, r, filesAt[name])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -141,41 +140,5 @@ func TestUpTurnDeadlineAndRestart(t *testing.T) {
 	st := upStatus(t, root, home)["triage"]
 	if st.Process == nil || st.Process.Up == nil || st.Process.Up.Restarts != 2 {
 		t.Errorf("status %+v, want 2 restarts", st.Process)
-	}
-}
-
-// TestUpChecksStart: an employee whose archetype does not allow start is
-// not started by up: named, up refuses it (writing nothing); by
-// autoStart, up says why once and leaves it. On the old code up started
-// it (issue 32 item 5).
-func TestUpChecksStart(t *testing.T) {
-	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
-	writeConfigTB(t, root, `package actant
-`+scriptedBackend(t, "")+`
-archetypes: employee: interactionModes: ["run", "proxy"]
-templates: emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check"}}
-agents: triage: template: "emp"
-`)
-	const why = `agent "triage" does not offer start: its archetype "employee" allows run, proxy`
-	r := actctl(t, root, home, "up", "triage")
-	if r.Code != 1 || !strings.Contains(r.Stderr, why) {
-		t.Fatalf("up triage: exit %d, want 1 and %q:\n%s", r.Code, why, r.Stderr)
-	}
-	if _, err := os.Stat(filepath.Join(root, ".actant")); !os.IsNotExist(err) {
-		t.Errorf("a refused up wrote .actant: %v", err)
-	}
-	p := startUp(t, root, home)
-	p.waitLine(`up: triage: not started: ` + regexp.QuoteMeta(why)) // after the socket's line
-	if st := upStatus(t, root, home)["triage"]; st.Process != nil && st.Process.Up != nil {
-		t.Errorf("up holds triage: %+v", st.Process.Up)
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Wait(); err != nil {
-		t.Errorf("up: %v\n%s", err, p.stderr())
-	}
-	if strings.Contains(p.stderr(), "process:start") {
-		t.Errorf("up started triage:\n%s", p.stderr())
 	}
 }
