@@ -3,6 +3,7 @@ package agentprep
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -20,10 +21,25 @@ func EmployeeAgent(cfg *schema.Config, name string) (*schema.Resolved, error) {
 		return nil, err
 	}
 	if r.ArchetypeName != "employee" {
-		return nil, &UsageError{fmt.Errorf("task: agent %s has archetype %q: task runs an employee's tasks; for one turn with it use `actctl run %s -p TEXT`",
-			name, r.ArchetypeName, name)}
+		return nil, &UsageError{fmt.Errorf("task: agent %s has archetype %q: task runs an employee's tasks; %s",
+			name, r.ArchetypeName, oneTurn(r))}
 	}
 	return r, nil
+}
+
+// oneTurn says how to have one turn with r, by what it offers: `run`,
+// else a prompt to the `up` that holds it (a service), else its modes.
+func oneTurn(r *schema.Resolved) string {
+	switch {
+	case r.Offer(schema.InteractRun):
+		return fmt.Sprintf("for one turn with it use `actctl run %s -p TEXT`", r.Name)
+	case r.LaunchMode == schema.LaunchACPService || r.LaunchMode == schema.LaunchACPBackground:
+		return fmt.Sprintf("it offers %s: for one turn with it use `actctl prompt %s -p TEXT` while `actctl up` runs it",
+			strings.Join(r.Offers(), ", "), r.Name)
+	case len(r.Offers()) > 0:
+		return fmt.Sprintf("it offers %s", strings.Join(r.Offers(), ", "))
+	}
+	return "it offers no interaction mode"
 }
 
 // Employee materializes the employee r (from EmployeeAgent) for `actctl

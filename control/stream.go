@@ -107,6 +107,12 @@ func (s *Stream) write(w wire) error {
 		s.queue = append(s.queue, line)
 		s.bytes += len(line)
 		s.done = w.Done
+		if w.Done && !s.closeBy.IsZero() {
+			// The answer of a handler that outlived the shutdown's
+			// grace (a turn cancelled, then killed at up's grace) still
+			// gets its own to reach the client.
+			s.closeBy = time.Now().Add(shutdownWriteGrace)
+		}
 		s.wake.Signal()
 	}
 	s.mu.Unlock()

@@ -93,6 +93,7 @@ type Queue struct {
 	running *Task
 	lastID  uint64
 	stopped bool
+	onDrop  func(Task) // told of each task dropped at the stop (OnDrop)
 	between []betweenReq
 	wake    chan struct{}
 }
@@ -294,14 +295,26 @@ func (q *Queue) finish(t Task, err error) {
 
 func (q *Queue) stop() {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	q.stopped = true
-	for _, e := range q.pending {
+	pending, between, drop := q.pending, q.between, q.onDrop
+	q.pending, q.between = nil, nil
+	q.mu.Unlock()
+	for _, e := range pending {
+		if drop != nil {
+			drop(e.task)
+		}
 		e.done <- ErrStopped
 	}
-	q.pending = nil
-	for _, r := range q.between {
+	for _, r := range between {
 		r.done <- ErrStopped
 	}
-	q.between = nil
+}
+
+// OnDrop sets f to be told of each task still waiting when the queue
+// stops, before its result (ErrStopped) is given: in up, the task log of
+// a task dropped at shutdown. Call it before Run.
+func (q *Queue) OnDrop(f func(Task)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.onDrop = f
 }

@@ -22,6 +22,8 @@ type Scheduler struct {
 
 	mu   sync.Mutex
 	next []time.Time // index 0: heartbeat (zero if none); 1+i: Cron[i]
+	// from, when set by Carry, are the next times Run starts from.
+	from []time.Time
 }
 
 // New returns a scheduler pushing spec's tasks onto q. notify, if not nil,
@@ -42,16 +44,27 @@ func (s *Scheduler) Next() time.Time {
 	return earliest(s.next)
 }
 
+// Carry makes Run go on from where prev stopped (prev has ended, and
+// had the same spec): each entry's next tick is prev's, so an entry that
+// came due while neither ran fires once when Run starts, however many of
+// its ticks were missed; the others keep their times. What up does when
+// an employee's process is restarted after a crash (docs/runtime.md,
+// "Supervision"). Without Carry (or when prev's entries differ), Run
+// computes every tick from now.
+func (s *Scheduler) Carry(prev *Scheduler) {
+	prev.mu.Lock()
+	from := append([]time.Time(nil), prev.next...)
+	prev.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(from) == 1+len(s.spec.Cron) && (from[0].IsZero() == (s.spec.Heartbeat == nil)) {
+		s.from = from
+	}
+}
+
 // Run queues ticks until ctx is done.
 func (s *Scheduler) Run(ctx context.Context) error {
-	now := s.clock.Now()
-	next := make([]time.Time, 1+len(s.spec.Cron))
-	if hb := s.spec.Heartbeat; hb != nil {
-		next[0] = now.Add(hb.Interval)
-	}
-	for i, c := range s.spec.Cron {
-		next[1+i] = c.Next(now)
-	}
+	next := s.first(s.clock.Now())
 	for {
 		s.setNext(next)
 		due := earliest(next)
@@ -95,6 +108,25 @@ func (s *Scheduler) tick(name string, t Task) {
 	queued, coalesced, release := s.queue.pushHeld(t)
 	defer release()
 	s.notify(Event{Name: name, Task: queued, Coalesced: coalesced})
+}
+
+// first is each entry's first tick: from Carry's, else the next after
+// now.
+func (s *Scheduler) first(now time.Time) []time.Time {
+	s.mu.Lock()
+	from := s.from
+	s.mu.Unlock()
+	if from != nil {
+		return from
+	}
+	next := make([]time.Time, 1+len(s.spec.Cron))
+	if hb := s.spec.Heartbeat; hb != nil {
+		next[0] = now.Add(hb.Interval)
+	}
+	for i, c := range s.spec.Cron {
+		next[1+i] = c.Next(now)
+	}
+	return next
 }
 
 func (s *Scheduler) setNext(next []time.Time) {

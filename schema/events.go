@@ -24,6 +24,7 @@ const (
 	EventPromptAfter    = "prompt:after"
 	EventTaskDone       = "task:done"
 	EventTaskFailed     = "task:failed"
+	EventTaskStalled    = "task:stalled"
 	EventHeartbeatTick  = "heartbeat:tick"
 	EventCronTick       = "cron:tick"
 	EventIdle           = "idle"
@@ -61,6 +62,7 @@ var Events = []EventSpec{
 	{EventPromptAfter, true, "up, task: a turn ended", "task, source, stopReason, error (when it failed)"},
 	{EventTaskDone, true, "up: an employee's task ended", "task, kind, source, coalesced"},
 	{EventTaskFailed, true, "up: an employee's task failed", "task, kind, source, error"},
+	{EventTaskStalled, true, "up: a running turn had no update from the agent for stallAfter (its deadline, turnTimeout, ends it)", "task, kind, source, since (the agent's last update)"},
 	{EventHeartbeatTick, true, "up: an employee's heartbeat queued a task", "task, kind, coalesced"},
 	{EventCronTick, true, "up: an employee's cron entry queued a task", "task, kind, coalesced"},
 	{EventIdle, true, "up: an employee's queue ran empty", "none"},

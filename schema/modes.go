@@ -71,8 +71,20 @@ func OfferedModes(arch Archetype, b Backend) []string {
 	return out
 }
 
-// Offers returns the interaction modes the agent offers (OfferedModes).
-func (r *Resolved) Offers() []string { return OfferedModes(r.Archetype, r.Backend) }
+// Offers returns the interaction modes the agent offers: OfferedModes,
+// less start when no command serves it for the agent (only `actctl up`
+// and `actctl start` do, for the launch modes up runs: UpRuns).
+func (r *Resolved) Offers() []string {
+	out := OfferedModes(r.Archetype, r.Backend)
+	if !UpRuns(r.LaunchMode) {
+		out = slices.DeleteFunc(out, func(m string) bool { return m == InteractStart })
+	}
+	return out
+}
+
+// UpRuns reports whether `actctl up` runs agents of launch mode m (and
+// so serves their start mode): acp-service and acp-background.
+func UpRuns(m string) bool { return m == LaunchACPService || m == LaunchACPBackground }
 
 // Offer reports whether the agent offers interaction mode m.
 func (r *Resolved) Offer(m string) bool { return slices.Contains(r.Offers(), m) }
@@ -97,6 +109,10 @@ func (r *Resolved) notOffered(subject, m string) string {
 	if !r.Archetype.Allows(m) {
 		return fmt.Sprintf("%s does not offer %s: its archetype %q allows %s, so it offers %s; to allow %s, add it to `archetypes: %s: interactionModes` in actant.cue",
 			subject, m, r.ArchetypeName, orNone(r.Archetype.InteractionModes), offers, m, r.ArchetypeName)
+	}
+	if m == InteractStart && !UpRuns(r.LaunchMode) {
+		return fmt.Sprintf("%s does not offer start: its launch mode %q is not one `actctl up` runs (acp-service, acp-background), so it offers %s; set launchMode to one of them in its template to start it with up",
+			subject, r.LaunchMode, offers)
 	}
 	need := interactionNeeds(m)
 	return fmt.Sprintf("%s does not offer %s: its backend %q has no %s command (it supports %s), so it offers %s; give backend %q an %s command (`backends: %s: %s: {command: ...}`), or use a backend that has one",

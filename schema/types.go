@@ -375,8 +375,8 @@ const (
 // docs/run.md); the CUE schema's #LaunchMode allows exactly these.
 const (
 	LaunchDirect        = "direct"         // by its client, when asked (open, run, chat, proxy)
-	LaunchACPBackground = "acp-background" // by up over ACP, never restarted (employee)
-	LaunchACPService    = "acp-service"    // by up over ACP, restarted with backoff (service)
+	LaunchACPBackground = "acp-background" // by up over ACP (employee; restarted by its restart policy)
+	LaunchACPService    = "acp-service"    // by up over ACP (service; restarted by its restart policy)
 	LaunchOneShot       = "one-shot"       // once per client, on an ephemeral copy
 )
 
@@ -397,6 +397,11 @@ type Archetype struct {
 	// LeaseTTL is how long a leased session outlives its client (a Go
 	// duration; "" means 30 minutes).
 	LeaseTTL string `json:"leaseTTL,omitempty"`
+	// Restart, TurnTimeout and StallAfter are the defaults of the
+	// templates' fields (Template; "" when the archetype sets none).
+	Restart     string `json:"restart,omitempty"`
+	TurnTimeout string `json:"turnTimeout,omitempty"`
+	StallAfter  string `json:"stallAfter,omitempty"`
 }
 
 // Allows reports whether the archetype allows interaction mode m.
@@ -564,6 +569,13 @@ type Template struct {
 	Settings map[string]map[string]any `json:"settings,omitempty"`
 	Schedule *Schedule                 `json:"schedule,omitempty"`
 	Vars     map[string]string         `json:"vars,omitempty"`
+
+	// Restart, TurnTimeout and StallAfter keep the agent alive under
+	// actctl up (Resolved.Liveness; "" takes the archetype's).
+	Restart     string `json:"restart,omitempty"`
+	TurnTimeout string `json:"turnTimeout,omitempty"`
+	StallAfter  string `json:"stallAfter,omitempty"`
+
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`
 	// Heading false leaves the "## <agent>" heading out of the agent's

@@ -57,6 +57,8 @@ func (c *Config) Validate() Diagnostics {
 				add(c.Diag(Path("archetypes", name, "leaseTTL"), "leaseTTL %q: want a positive duration such as \"30m\" or \"2h\"", ttl))
 			}
 		}
+		a := c.Archetypes[name]
+		ds = append(ds, c.checkLiveness("archetypes", name, a.TurnTimeout, a.StallAfter)...)
 	}
 	for _, name := range localKeys(c.MCPServers) {
 		s := c.MCPServers[name]
@@ -163,6 +165,7 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 		}
 	}
 	ds = append(ds, c.validateSchedule(name, t.Schedule)...)
+	ds = append(ds, c.checkLiveness("templates", name, t.TurnTimeout, t.StallAfter)...)
 	return append(ds, c.CheckLaunch(p("backend"), name, c.TemplateLaunchMode(t))...)
 }
 

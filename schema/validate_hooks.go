@@ -110,9 +110,7 @@ func (c *Config) checkAgent(path, name string) (Diagnostic, bool) {
 // HeldByUp reports whether `actctl up` holds r's process (launchMode
 // acp-service or acp-background); up prompts any other agent as `actctl
 // run` does (docs/runtime.md, "Hooks").
-func (r *Resolved) HeldByUp() bool {
-	return r.LaunchMode == LaunchACPService || r.LaunchMode == LaunchACPBackground
-}
+func (r *Resolved) HeldByUp() bool { return UpRuns(r.LaunchMode) }
 
 // checkPromptable checks that a prompt hook can reach agent name: up
 // holds it, or it offers run (an agent that does not resolve is reported

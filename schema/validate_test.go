@@ -173,9 +173,10 @@ agents: {
 		served []string
 	}{
 		{"cur", []string{"open"}, []string{"open"}},
-		{"cus", []string{"start", "chat", "run", "proxy"}, []string{"acp", "resolve"}},
-		{"cc", []string{"open", "start", "chat", "run", "proxy"}, []string{"acp", "open", "resolve"}},
-		{"nar", []string{"start", "chat", "run", "proxy"}, []string{"acp"}},
+		// start needs a launch mode up runs: a tool agent's is direct.
+		{"cus", []string{"chat", "run", "proxy"}, []string{"acp", "resolve"}},
+		{"cc", []string{"open", "chat", "run", "proxy"}, []string{"acp", "open", "resolve"}},
+		{"nar", []string{"chat", "run", "proxy"}, []string{"acp"}},
 		{"emp", []string{"start", "run", "proxy"}, []string{"acp", "open", "resolve"}},
 	}
 	for _, tt := range tests {
@@ -189,6 +190,9 @@ agents: {
 		if got := r.Backend.ServedModes(); strings.Join(got, ",") != strings.Join(tt.served, ",") {
 			t.Errorf("%s's backend serves %v, want %v", tt.agent, got, tt.served)
 		}
+	}
+	if r, _ := cfg.Resolve("cc"); !strings.Contains(r.NotOffered(InteractStart), `agent "cc" does not offer start: its launch mode "direct" is not one `+"`actctl up`"+` runs`) {
+		t.Errorf("NotOffered(start) = %s", r.NotOffered(InteractStart))
 	}
 	r, _ := cfg.Resolve("cur")
 	if msg := r.NotOffered(InteractProxy); !strings.Contains(msg, `agent "cur" does not offer proxy: its backend "cursor" has no acp command (it supports open), so it offers open; give backend "cursor" an acp command (`+"`backends: cursor: acp: {command: ...}`"+`)`) {

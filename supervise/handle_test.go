@@ -105,7 +105,7 @@ func where(m *Machine) string {
 func TestHandle(t *testing.T) {
 	var got []string
 	for _, r := range rows {
-		for in := InStart; in <= InTermFailed; in++ {
+		for in := InStart; in <= InExitOK; in++ {
 			m := machineIn(t, r)
 			st, a := m.Handle(in, t0.Add(2*time.Second))
 			if st != m.State() {
@@ -140,6 +140,7 @@ created                       start-failed  created                    -
 created                       exit          created                    -
 created                       timer         created                    -
 created                       term-failed   created                    -
+created                       exit-ok       created                    -
 starting                      start         starting                   -
 starting                      stop          stopping/cancelling-start  cancel-start
 starting                      restart       stopping/cancelling-start  cancel-start
@@ -150,6 +151,7 @@ starting                      start-failed  backoff                    disarm ar
 starting                      exit          starting                   -
 starting                      timer         starting                   cancel-start(timeout)
 starting                      term-failed   starting                   -
+starting                      exit-ok       starting                   -
 starting+draining             start         starting                   -
 starting+draining             stop          stopping/cancelling-start  cancel-start
 starting+draining             restart       stopping/cancelling-start  cancel-start
@@ -160,6 +162,7 @@ starting+draining             start-failed  stopped                    disarm pr
 starting+draining             exit          starting                   -
 starting+draining             timer         starting                   cancel-start(timeout)
 starting+draining             term-failed   starting                   -
+starting+draining             exit-ok       starting                   -
 running                       start         running                    -
 running                       stop          stopping/terminating       arm:grace/5s terminate
 running                       restart       stopping/terminating       arm:grace/5s terminate
@@ -170,6 +173,7 @@ running                       start-failed  running                    -
 running                       exit          backoff                    arm:backoff/1s process:crash(backoff,1s)
 running                       timer         running                    -
 running                       term-failed   running                    -
+running                       exit-ok       backoff                    arm:backoff/1s process:crash(backoff,1s)
 running+draining              start         running                    -
 running+draining              stop          stopping/terminating       arm:grace/5s terminate
 running+draining              restart       stopping/terminating       arm:grace/5s terminate
@@ -180,6 +184,7 @@ running+draining              start-failed  running                    -
 running+draining              exit          stopped                    process:stop(stopped) answer
 running+draining              timer         running                    -
 running+draining              term-failed   running                    -
+running+draining              exit-ok       stopped                    process:stop(stopped) answer
 stopping/cancelling-start     start         stopping/cancelling-start  refuse
 stopping/cancelling-start     stop          stopping/cancelling-start  -
 stopping/cancelling-start     restart       stopping/cancelling-start  -
@@ -190,6 +195,7 @@ stopping/cancelling-start     start-failed  stopped                    disarm pr
 stopping/cancelling-start     exit          stopping/cancelling-start  -
 stopping/cancelling-start     timer         stopping/cancelling-start  cancel-start(timeout)
 stopping/cancelling-start     term-failed   stopping/cancelling-start  -
+stopping/cancelling-start     exit-ok       stopping/cancelling-start  -
 stopping/terminating          start         stopping/terminating       refuse
 stopping/terminating          stop          stopping/terminating       -
 stopping/terminating          restart       stopping/terminating       -
@@ -200,6 +206,7 @@ stopping/terminating          start-failed  stopping/terminating       -
 stopping/terminating          exit          stopped                    disarm process:stop(stopped) answer
 stopping/terminating          timer         stopping/killing           kill
 stopping/terminating          term-failed   stopping/killing           disarm kill
+stopping/terminating          exit-ok       stopped                    disarm process:stop(stopped) answer
 stopping/terminating+restart  start         stopping/terminating       refuse
 stopping/terminating+restart  stop          stopping/terminating       -
 stopping/terminating+restart  restart       stopping/terminating       -
@@ -210,6 +217,7 @@ stopping/terminating+restart  start-failed  stopping/terminating       -
 stopping/terminating+restart  exit          starting                   disarm arm:start/1m0s process:stop(stopped,restarting) launch(restart) answer
 stopping/terminating+restart  timer         stopping/killing           kill
 stopping/terminating+restart  term-failed   stopping/killing           disarm kill
+stopping/terminating+restart  exit-ok       starting                   disarm arm:start/1m0s process:stop(stopped,restarting) launch(restart) answer
 stopping/killing              start         stopping/killing           refuse
 stopping/killing              stop          stopping/killing           -
 stopping/killing              restart       stopping/killing           -
@@ -220,6 +228,7 @@ stopping/killing              start-failed  stopping/killing           -
 stopping/killing              exit          stopped                    process:stop(stopped) answer
 stopping/killing              timer         stopping/killing           -
 stopping/killing              term-failed   stopping/killing           -
+stopping/killing              exit-ok       stopped                    process:stop(stopped) answer
 stopped                       start         starting                   arm:start/1m0s launch
 stopped                       stop          stopped                    answer
 stopped                       restart       starting                   arm:start/1m0s launch(restart) answer
@@ -230,6 +239,7 @@ stopped                       start-failed  stopped                    -
 stopped                       exit          stopped                    -
 stopped                       timer         stopped                    -
 stopped                       term-failed   stopped                    -
+stopped                       exit-ok       stopped                    -
 crashed                       start         starting                   arm:start/1m0s launch
 crashed                       stop          stopped                    answer
 crashed                       restart       starting                   arm:start/1m0s launch(restart) answer
@@ -240,6 +250,7 @@ crashed                       start-failed  crashed                    -
 crashed                       exit          crashed                    -
 crashed                       timer         crashed                    -
 crashed                       term-failed   crashed                    -
+crashed                       exit-ok       crashed                    -
 backoff                       start         starting                   disarm arm:start/1m0s launch
 backoff                       stop          stopped                    disarm answer
 backoff                       restart       starting                   disarm arm:start/1m0s launch(restart) answer
@@ -250,6 +261,7 @@ backoff                       start-failed  backoff                    -
 backoff                       exit          backoff                    -
 backoff                       timer         starting                   arm:start/1m0s launch(restart)
 backoff                       term-failed   backoff                    -
+backoff                       exit-ok       backoff                    -
 fatal                         start         starting                   arm:start/1m0s launch
 fatal                         stop          stopped                    answer
 fatal                         restart       starting                   arm:start/1m0s launch(restart) answer
@@ -260,4 +272,5 @@ fatal                         start-failed  fatal                      -
 fatal                         exit          fatal                      -
 fatal                         timer         fatal                      -
 fatal                         term-failed   fatal                      -
+fatal                         exit-ok       fatal                      -
 `

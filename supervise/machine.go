@@ -24,8 +24,8 @@ const (
 	Running  State = "running"
 	Stopping State = "stopping" // asked to stop, within its grace period
 	Stopped  State = "stopped"  // stopped on request
-	Crashed  State = "crashed"  // exited on its own, not restarted (acp-background)
-	Backoff  State = "backoff"  // exited on its own, waiting to be restarted (acp-service)
+	Crashed  State = "crashed"  // exited on its own, not restarted (its restart policy says so)
+	Backoff  State = "backoff"  // exited on its own, waiting to be restarted
 	Fatal    State = "fatal"    // failed too often; waits for a start or a config change
 )
 
@@ -35,8 +35,9 @@ var States = []State{Created, Starting, Running, Stopping, Stopped, Crashed, Bac
 
 // Policy says how failures are handled.
 type Policy struct {
-	// Restart: restart the process when it exits on its own.
-	Restart bool
+	// Restart: restart the process when it exits on its own; with
+	// OnFailure, not when it exited with status 0 (InExitOK).
+	Restart, OnFailure bool
 	// The first restart waits InitialBackoff; each further failure doubles
 	// the wait, up to MaxBackoff. A run of at least ResetAfter resets it.
 	InitialBackoff, MaxBackoff, ResetAfter time.Duration
@@ -56,25 +57,32 @@ type Policy struct {
 // DefaultStartTimeout is the start bound of both policies (SPEC 10.2).
 const DefaultStartTimeout = time.Minute
 
-// ServicePolicy is acp-service's: restart, 1 s doubling to 60 s, reset
-// after 60 s up, fatal after 5 failures started within 60 s.
+// ServicePolicy is restart "always"'s: restart, 1 s doubling to 60 s,
+// reset after 60 s up, fatal after 5 failures started within 60 s.
 func ServicePolicy() Policy {
 	return Policy{Restart: true, InitialBackoff: time.Second, MaxBackoff: time.Minute, ResetAfter: time.Minute,
 		MaxFailures: 5, FailureWindow: time.Minute, Grace: 5 * time.Second, StartTimeout: DefaultStartTimeout}
 }
 
-// BackgroundPolicy is acp-background's: never restarted.
+// BackgroundPolicy is restart "never"'s: never restarted.
 func BackgroundPolicy() Policy {
 	return Policy{Grace: 5 * time.Second, StartTimeout: DefaultStartTimeout}
 }
 
-// PolicyFor returns the policy of a launch mode: ServicePolicy for
-// acp-service, BackgroundPolicy otherwise.
-func PolicyFor(launchMode string) Policy {
-	if launchMode == schema.LaunchACPService {
+// PolicyFor returns the policy of a template's restart field
+// (docs/runtime.md, "Supervision"): "always" is ServicePolicy, "never"
+// BackgroundPolicy, and "on-failure" (and "", the default of employees
+// and services) ServicePolicy that leaves an exit with status 0 crashed.
+func PolicyFor(restart string) Policy {
+	switch restart {
+	case schema.RestartAlways:
 		return ServicePolicy()
+	case schema.RestartNever:
+		return BackgroundPolicy()
 	}
-	return BackgroundPolicy()
+	p := ServicePolicy()
+	p.OnFailure = true
+	return p
 }
 
 // Stop is where a stopping process is: the sub-states of Stopping.
@@ -120,9 +128,10 @@ const (
 	InExit                     // the process exited
 	InTimer                    // the armed timer fired
 	InTermFailed               // SIGTERM could not be sent
+	InExitOK                   // the process exited with status 0
 )
 
-var inputNames = [...]string{"start", "stop", "restart", "drain", "shutdown", "up", "start-failed", "exit", "timer", "term-failed"}
+var inputNames = [...]string{"start", "stop", "restart", "drain", "shutdown", "up", "start-failed", "exit", "timer", "term-failed", "exit-ok"}
 
 func (i Input) String() string { return inputNames[i] }
 
@@ -214,12 +223,12 @@ func (m *Machine) Handle(in Input, now time.Time) (State, Action) {
 		if m.starting {
 			m.starting = false
 			a = m.disarm(StartTimer)
-			m.ended(&a, now)
+			m.ended(&a, now, false)
 		}
-	case InExit:
+	case InExit, InExitOK:
 		if m.state == Running || m.state == Stopping && !m.starting {
 			a.Disarm, m.timer = m.timer != NoTimer, NoTimer
-			m.ended(&a, now)
+			m.ended(&a, now, in == InExitOK)
 		}
 	case InTimer:
 		a = m.onTimer(now)
@@ -343,15 +352,16 @@ func (m *Machine) launch(a *Action, restart bool, now time.Time) {
 }
 
 // ended takes the end of the process (or of its start): a stop when it
-// was asked to stop (or is draining), else a failure.
-func (m *Machine) ended(a *Action, now time.Time) {
+// was asked to stop (or is draining), else a failure; ok is an exit with
+// status 0.
+func (m *Machine) ended(a *Action, now time.Time, ok bool) {
 	if m.state == Stopping || m.draining && (m.state == Running || m.state == Starting) {
 		m.state, m.stop = Stopped, NotStopping
 		a.Emit = append(a.Emit, Emit{Name: EventStop, State: Stopped, Restarting: m.then})
 		m.stopped(a, now)
 		return
 	}
-	wait := m.failed(now)
+	wait := m.failed(now, ok)
 	if m.state == Backoff {
 		m.timer, a.Arm, a.Delay = BackoffTimer, BackoffTimer, wait
 	}
@@ -371,11 +381,11 @@ func (m *Machine) stopped(a *Action, now time.Time) {
 	a.Answer = true
 }
 
-// failed: the process ended on its own, or failed to start: crashed
-// without Restart, else backoff (returning the wait before the restart)
-// or fatal.
-func (m *Machine) failed(now time.Time) time.Duration {
-	if !m.policy.Restart {
+// failed: the process ended on its own (ok: with status 0), or failed to
+// start: crashed without Restart (or ok with OnFailure), else backoff
+// (returning the wait before the restart) or fatal.
+func (m *Machine) failed(now time.Time, ok bool) time.Duration {
+	if !m.policy.Restart || ok && m.policy.OnFailure {
 		m.state = Crashed
 		return 0
 	}

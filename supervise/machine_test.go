@@ -60,6 +60,16 @@ func TestMachine(t *testing.T) {
 			{"backoff", 7, Starting, 0}, {"exit", 7, Backoff, 8 * time.Second},
 			{"backoff", 15, Starting, 0}, {"exit", 15, Fatal, 0},
 		}},
+		// on-failure (the default of employees and services): a crash is
+		// restarted, an exit with status 0 is left crashed.
+		"on-failure": {PolicyFor("on-failure"), []step{
+			{"start", 0, Starting, 0}, {"up", 0, Running, 0}, {"exit", 5, Backoff, time.Second},
+			{"backoff", 6, Starting, 0}, {"up", 6, Running, 0}, {"exit-ok", 7, Crashed, 0},
+			{"backoff", 8, Crashed, 0}, {"start", 9, Starting, 0},
+		}},
+		"always restarts a clean exit": {PolicyFor("always"), []step{
+			{"start", 0, Starting, 0}, {"up", 0, Running, 0}, {"exit-ok", 5, Backoff, time.Second},
+		}},
 		"background is not restarted": {BackgroundPolicy(), []step{
 			{"start", 0, Starting, 0}, {"up", 0, Running, 0}, {"exit", 5, Crashed, 0},
 			{"backoff", 6, Crashed, 0}, {"start", 7, Starting, 0},
@@ -82,7 +92,7 @@ func TestMachine(t *testing.T) {
 			for i, s := range steps.steps {
 				now := base.Add(time.Duration(s.at * float64(time.Second)))
 				var wait time.Duration
-				in := map[string]Input{"start": InStart, "up": InUp, "exit": InExit, "backoff": InTimer, "stop": InStop}[s.op]
+				in := map[string]Input{"start": InStart, "up": InUp, "exit": InExit, "exit-ok": InExitOK, "backoff": InTimer, "stop": InStop}[s.op]
 				if s.op == "exit" && m.starting {
 					in = InStartFailed // an exit before it was up: the start failed
 				}
@@ -98,11 +108,20 @@ func TestMachine(t *testing.T) {
 	}
 }
 
+// TestPolicyFor: restart "on-failure" (and "", the default) and
+// "always" restart with the same backoff (1 s doubling to 60 s, 5
+// failures in 60 s -> fatal); "never" does not restart.
 func TestPolicyFor(t *testing.T) {
-	if p := PolicyFor("acp-service"); !p.Restart || p.InitialBackoff != time.Second || p.MaxBackoff != time.Minute || p.MaxFailures != 5 {
-		t.Errorf("service policy %+v", p)
+	for _, r := range []string{"", "on-failure", "always"} {
+		p := PolicyFor(r)
+		if !p.Restart || p.InitialBackoff != time.Second || p.MaxBackoff != time.Minute || p.ResetAfter != time.Minute || p.MaxFailures != 5 || p.FailureWindow != time.Minute {
+			t.Errorf("restart %q: policy %+v", r, p)
+		}
+		if p.OnFailure != (r != "always") {
+			t.Errorf("restart %q: OnFailure %v", r, p.OnFailure)
+		}
 	}
-	if PolicyFor("acp-background").Restart {
-		t.Error("acp-background restarts")
+	if PolicyFor("never").Restart {
+		t.Error("restart never restarts")
 	}
 }

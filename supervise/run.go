@@ -97,11 +97,11 @@ func (l *loop) onStarted(res startResult) {
 }
 
 func (l *loop) onExit() {
-	err := l.proc.Err()
+	err, in := l.proc.Err(), InExit
 	if err == nil {
-		err = errors.New("exited with status 0")
+		err, in = errors.New("exited with status 0"), InExitOK
 	}
-	l.handle(InExit, err)
+	l.handle(in, err)
 	l.proc = nil
 }
 

@@ -37,13 +37,19 @@ type agent struct {
 	schedEnd  context.CancelFunc
 	schedDone chan struct{} // closed when the schedule's Run returned
 	paused    bool          // the schedule waits for a start (pauseSchedule)
-	seq       uint64        // ids of service prompts
-	starts    int           // process:start events so far
-	fails     int           // process:crash events so far
-	stopSup   context.CancelFunc
-	stopQ     context.CancelFunc                   // ends the queue (employees)
-	leases    map[string]*leased                   // sessions held for lease clients, by id
-	turns     map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
+	// carry is the schedule that ended when the process crashed into
+	// backoff: the restart's schedule goes on from its ticks.
+	carry  *schedule.Scheduler
+	seq    uint64 // ids of service prompts
+	starts int    // process:start events so far
+	fails  int    // process:crash events so far
+	// startFails counts the crashes of starts (no process was up): a
+	// prompt waiting for the agent fails on one (running).
+	startFails int
+	stopSup    context.CancelFunc
+	stopQ      context.CancelFunc                   // ends the queue (employees)
+	leases     map[string]*leased                   // sessions held for lease clients, by id
+	turns      map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
 
 	unlockTask func() // releases the agent's lock (takeLock)
 	lockLater  bool   // a limit kept newAgent from taking it (lockAtStart)
@@ -51,7 +57,7 @@ type agent struct {
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
 	a := &agent{m: m, name: s.Name, spec: s, changed: make(chan struct{})}
-	policy := supervise.PolicyFor(s.LaunchMode)
+	policy := supervise.PolicyFor(s.Restart)
 	if m.opts.Grace > 0 {
 		policy.Grace = m.opts.Grace
 	}
@@ -72,6 +78,7 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 			}
 		}
 		a.queue = schedule.NewQueue(schedule.ExecutorFunc(a.execute), m.opts.Clock, a.taskEvent)
+		a.queue.OnDrop(a.dropped)
 	}
 	// Task ids continue after the last one logged, so that `actctl logs
 	// --task ID` names one task across restarts of up.
@@ -104,18 +111,22 @@ func (a *agent) run() {
 			defer m.tasks.Done()
 			_ = a.queue.Run(qctx)
 		}()
-		a.startScheduler(a.spec.Schedule)
+		a.startScheduler(a.spec.Schedule, nil)
 	}
 	_ = a.sup.Start(ctx)
 }
 
 // startScheduler (re)starts the employee's schedule; ticks are computed
-// from now, so nothing missed is replayed. The old schedule has ended
-// (its timer stopped, no tick of it to come) when it returns.
-func (a *agent) startScheduler(spec *schedule.Spec) {
+// from now, so nothing missed is replayed, unless it carries on from
+// the schedule carry (schedule.Carry). The old schedule has ended (its
+// timer stopped, no tick of it to come) when it returns.
+func (a *agent) startScheduler(spec *schedule.Spec, carry *schedule.Scheduler) {
 	m := a.m
 	ctx, cancel := context.WithCancel(m.taskCtx)
 	s, done := schedule.New(*spec, m.opts.Clock, a.queue, a.taskEvent), make(chan struct{})
+	if carry != nil {
+		s.Carry(carry)
+	}
 	a.mu.Lock()
 	if a.paused {
 		a.mu.Unlock()
@@ -143,12 +154,15 @@ func (a *agent) update(s Spec) {
 	a.mu.Lock()
 	old := a.spec
 	a.spec = s
+	if old.Digest != s.Digest {
+		a.carry = nil // a config change computes its ticks from now
+	}
 	a.mu.Unlock()
 	if old.Digest == s.Digest {
 		return
 	}
 	if s.employee() {
-		a.startScheduler(s.Schedule)
+		a.startScheduler(s.Schedule, nil)
 	}
 	restart := func() {
 		unlock, err := a.lockGate(a.m.procCtx, "config changed")
@@ -187,12 +201,14 @@ func (a *agent) update(s Spec) {
 	}()
 }
 
-// sameShape reports whether s can be taken by update: same launch mode,
-// and a task queue exactly when the agent has one.
+// sameShape reports whether s can be taken by update: same launch mode
+// and restart policy (the supervisor's), and a task queue exactly when
+// the agent has one. A new turnTimeout or stallAfter needs neither: the
+// next turn takes it.
 func (a *agent) sameShape(s Spec) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.spec.LaunchMode == s.LaunchMode && a.spec.employee() == s.employee()
+	return a.spec.LaunchMode == s.LaunchMode && a.spec.Restart == s.Restart && a.spec.employee() == s.employee()
 }
 
 // remove stops the agent for good (it left the config).
@@ -245,6 +261,9 @@ func (a *agent) observe(ev supervise.Event) {
 		a.starts++
 	case supervise.EventCrash:
 		a.fails++
+		if ev.Pid == 0 {
+			a.startFails++
+		}
 	}
 	close(a.changed)
 	a.changed = make(chan struct{})
@@ -287,18 +306,23 @@ func (a *agent) observe(ev supervise.Event) {
 	}
 }
 
-// followState pauses an employee's schedule while its process is down
-// until a person (or a config change) starts it: stopped, crashed or
-// fatal, where every tick would only log a failed task. A start resumes
-// it, with ticks computed from then (docs/runtime.md, "Supervision").
+// followState pauses an employee's schedule while its process is down:
+// stopped, crashed or fatal (until a person or a config change starts
+// it), where every tick would only log a failed task, and in backoff
+// (until the restart). A start resumes it: after a restart from backoff
+// it goes on from the paused schedule's ticks, so those missed meanwhile
+// run once (schedule.Carry); after any other start, ticks are computed
+// from then (docs/runtime.md, "Supervision").
 func (a *agent) followState(ev supervise.Event) {
 	if a.queue == nil || a.m.taskCtx.Err() != nil {
 		return // no schedule, or up is shutting down
 	}
 	switch ev.State {
+	case supervise.Backoff:
+		a.pauseSchedule(ev.State, true)
 	case supervise.Stopped, supervise.Crashed, supervise.Fatal:
 		if !ev.Restarting {
-			a.pauseSchedule(ev.State)
+			a.pauseSchedule(ev.State, false)
 		}
 	case supervise.Running:
 		if ev.Name == supervise.EventStart {
@@ -308,22 +332,40 @@ func (a *agent) followState(ev supervise.Event) {
 }
 
 // pauseSchedule ends the running schedule, if any, and waits for it:
-// once it returns no tick of it is to come.
-func (a *agent) pauseSchedule(st supervise.State) {
+// once it returns no tick of it is to come. restarting (backoff) keeps
+// it to carry on from; a pause for good drops what was kept.
+func (a *agent) pauseSchedule(st supervise.State, restarting bool) {
 	a.mu.Lock()
 	end, ended, was := a.schedEnd, a.schedDone, a.sched
-	if a.paused || was == nil {
+	if was == nil {
+		// Paused already (or removed): a restart that failed for good
+		// (fatal) says so and keeps no tick.
+		kept := a.carry != nil && !restarting
+		if !restarting {
+			a.carry = nil
+		}
 		a.mu.Unlock()
+		if kept {
+			a.m.opts.Logf("%s: schedule paused: the agent is %s (no tick until it starts again)", a.name, st)
+		}
 		return
 	}
 	a.sched, a.schedEnd, a.schedDone, a.paused = nil, nil, nil, true
+	if restarting {
+		a.carry = was
+	}
 	a.mu.Unlock()
 	end()
 	<-ended
+	if restarting {
+		a.m.opts.Logf("%s: schedule paused: the agent is restarting (ticks due meanwhile run once after the restart)", a.name)
+		return
+	}
 	a.m.opts.Logf("%s: schedule paused: the agent is %s (no tick until it starts again)", a.name, st)
 }
 
-// resumeSchedule starts the paused schedule again from now.
+// resumeSchedule starts the paused schedule again: from the kept one's
+// ticks after a restart from backoff, else from now.
 func (a *agent) resumeSchedule() {
 	a.mu.Lock()
 	if !a.paused || a.sched != nil {
@@ -331,9 +373,14 @@ func (a *agent) resumeSchedule() {
 		return
 	}
 	a.paused = false
-	spec := a.spec.Schedule
+	spec, carry := a.spec.Schedule, a.carry
+	a.carry = nil
 	a.mu.Unlock()
-	a.startScheduler(spec)
+	a.startScheduler(spec, carry)
+	if carry != nil {
+		a.m.opts.Logf("%s: schedule resumed after the restart", a.name)
+		return
+	}
 	a.m.opts.Logf("%s: schedule resumed", a.name)
 }
 
@@ -355,13 +402,16 @@ func (a *agent) writeRecord(path string, ev supervise.Event) {
 
 // running waits until the agent has a live process and returns its
 // client; an agent that is stopped, crashed or fatal is an error at once,
-// and so is a crash while it waits (a start that failed, bounded by the
-// start timeout): a prompt never waits for an agent that cannot start.
+// and so is a start that fails while it waits (bounded by the start
+// timeout): a prompt never waits for an agent that cannot start. A
+// process that ended meanwhile (its restart to come) is waited for.
 func (a *agent) running(ctx context.Context) (*acpclient.Client, error) {
-	_, fails := a.counts()
+	a.mu.Lock()
+	fails := a.startFails
+	a.mu.Unlock()
 	for {
 		a.mu.Lock()
-		c, ch, f := a.client, a.changed, a.fails
+		c, ch, f := a.client, a.changed, a.startFails
 		a.mu.Unlock()
 		st := a.sup.Status()
 		switch st.State {

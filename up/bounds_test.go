@@ -93,9 +93,9 @@ func TestRestartBound(t *testing.T) {
 		_, err := h.m.Restart(context.Background(), "worker")
 		restarted <- err
 	}()
-	pending(t, h.clk, 1)            // the turn grace
+	pending(t, h.clk, 2)            // the turn's watchdog and the turn grace
 	h.clk.Advance(30 * time.Second) // DefaultTurnGrace
-	pending(t, h.clk, 1)            // the grace after the cancel
+	pending(t, h.clk, 2)            // the watchdog and the grace after the cancel
 	h.clk.Advance(5 * time.Second)
 	if err := <-turned; err == nil || !strings.Contains(err.Error(), "restart: the turn did not end within 30s") {
 		t.Errorf("turn: %v", err)

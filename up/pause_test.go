@@ -69,15 +69,16 @@ func TestStoppedEmployeePausesSchedule(t *testing.T) {
 }
 
 // TestDeadEmployeePausesSchedule: an employee whose process is down for
-// good, crashed (acp-background) or fatal (acp-service), ticks no more.
+// good, crashed (restart "never") or fatal (restart "on-failure", the
+// default, after its crash loop), ticks no more.
 func TestDeadEmployeePausesSchedule(t *testing.T) {
-	for _, mode := range []string{"acp-background", "acp-service"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, restart := range []string{"never", "on-failure"} {
+		t.Run(restart, func(t *testing.T) {
 			h := newHarness(t, map[string]string{"ACTCTL_TEST_CRASH_AFTER": "0s"})
 			s := employee(t, "triage", schedule.Spec{Heartbeat: &schedule.Heartbeat{Interval: 10 * time.Minute, Seed: "x"}})
-			s.LaunchMode = mode
+			s.Restart = restart
 			want := "crashed"
-			if mode == "acp-service" {
+			if restart == "on-failure" {
 				want = "fatal"
 			}
 			h.m.Sync([]Spec{s})
@@ -89,7 +90,7 @@ func TestDeadEmployeePausesSchedule(t *testing.T) {
 				if i > 10 {
 					t.Fatalf("never %s", want)
 				}
-				h.clk.WaitPending(2) // the backoff and the schedule's tick
+				h.clk.WaitPending(1) // the backoff (the schedule waits for the restart)
 				d, _ := h.clk.NextDue()
 				h.clk.Set(d)
 			}

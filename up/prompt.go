@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/control"
+	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/schedule"
 )
 
@@ -75,9 +77,35 @@ func (a *agent) promptQueued(ctx context.Context, text string, wait bool, run *t
 // queuedEnd is the outcome of a queued prompt's task that ended with err.
 func queuedEnd(agent string, t schedule.Task, run *taskRun, err error) (Outcome, error) {
 	if errors.Is(err, schedule.ErrStopped) {
+		if o := run.outcome(); o.Error != "" { // logged as dropped
+			return o, errors.New(o.Error)
+		}
 		return Outcome{Agent: agent, Task: t.ID}, fmt.Errorf("%w: the task did not run", control.ErrShuttingDown)
 	}
 	return run.outcome(), err
+}
+
+// dropped logs a task the queue dropped when it stopped (up shutting
+// down, the agent removed): a summary line saying it did not run, so
+// that `actctl logs` shows what became of it (docs/runtime.md).
+func (a *agent) dropped(t schedule.Task) {
+	run, _ := t.Data.(*taskRun)
+	if run == nil {
+		run = &taskRun{}
+	}
+	err := errors.New("the agent was removed from the config: the task did not run")
+	if a.m.taskCtx.Err() != nil {
+		err = fmt.Errorf("%w: the task did not run", control.ErrShuttingDown)
+	}
+	a.mu.Lock()
+	dir := a.spec.LogsDir
+	a.mu.Unlock()
+	turn := emp.Turn{Agent: a.name, LogsDir: dir, Task: t, Source: taskSource(t, run), Clock: a.m.opts.Clock, Logf: a.m.opts.Logf}
+	out, _, _ := turn.Run(context.Background(), func(context.Context) (acpclient.Result, error) { return acpclient.Result{}, err })
+	run.mu.Lock()
+	run.out = out
+	run.mu.Unlock()
+	a.m.opts.Logf("%s: task %d dropped: %v", a.name, t.ID, err)
 }
 
 func (a *agent) promptService(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {

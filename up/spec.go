@@ -40,6 +40,14 @@ type Spec struct {
 	// LeaseTTL is how long a leased session outlives its client
 	// (0: DefaultLeaseTTL).
 	LeaseTTL time.Duration
+	// Restart is the template's restart policy ("always", "on-failure",
+	// "never"; "": on-failure): what the supervisor does when the process
+	// exits unasked (supervise.PolicyFor).
+	Restart string
+	// TurnTimeout is each turn's deadline, StallAfter how long a turn may
+	// go without an update from the agent before it is shown as stalled
+	// (0: schema.DefaultTurnTimeout, schema.DefaultStallAfter).
+	TurnTimeout, StallAfter time.Duration
 }
 
 // employee reports whether the agent runs a task queue.

@@ -23,6 +23,25 @@ type AgentStatus struct {
 	NextTick   *time.Time      `json:"nextTick,omitempty"`  // employees
 	Queued     int             `json:"queued,omitempty"`
 	Running    uint64          `json:"runningTask,omitempty"`
+	// Turn is the turn running (an employee's task; of a service's
+	// prompts, the one running longest).
+	Turn *TurnStatus `json:"turn,omitempty"`
+}
+
+// TurnStatus is a running turn, for `actctl status` (docs/runtime.md,
+// "Turns").
+type TurnStatus struct {
+	Task      uint64    `json:"task"`
+	Kind      string    `json:"kind"`
+	Source    string    `json:"source,omitempty"`
+	Started   time.Time `json:"started"`
+	ElapsedMs int64     `json:"elapsedMs"`
+	// LastUpdate is the agent's last message in the turn (its start
+	// until one came); Stalled when that is stallAfter or more ago.
+	LastUpdate time.Time `json:"lastUpdate"`
+	Stalled    bool      `json:"stalled,omitempty"`
+	// Deadline is when the turn is cancelled (its start + turnTimeout).
+	Deadline time.Time `json:"deadline"`
 }
 
 // Status returns every agent's state, by name.
@@ -66,7 +85,26 @@ func (a *agent) status() AgentStatus {
 			s.Running = t.ID
 		}
 	}
+	s.Turn = a.currentTurn()
 	return s
+}
+
+// currentTurn is the agent's running turn that started first, nil when
+// none runs.
+func (a *agent) currentTurn() *TurnStatus {
+	a.mu.Lock()
+	runs := make([]*taskRun, 0, len(a.turns))
+	for r := range a.turns {
+		runs = append(runs, r)
+	}
+	a.mu.Unlock()
+	var cur *TurnStatus
+	for _, r := range runs {
+		if t, ok := r.status(); ok && (cur == nil || t.Started.Before(cur.Started)) {
+			cur = &t
+		}
+	}
+	return cur
 }
 
 // Start starts agent (a stopped, crashed or fatal one too) and waits

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/actctl/actctl/control"
 	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
@@ -42,6 +44,45 @@ type taskRun struct {
 	// source is who prompted ("cli", "mcp", "hook"): the task log's
 	// source of a prompt (docs/json.md, "actctl logs -o json").
 	source string
+
+	// Set by begin once the turn runs (under mu): what `actctl status`
+	// shows of it; last is the agent's last update (Message).
+	clk          clock.Clock
+	cur          TurnStatus
+	last         time.Time
+	limit, stall time.Duration
+}
+
+// begin marks the turn of t as running from now: its start counts as
+// the agent's last update.
+func (r *taskRun) begin(clk clock.Clock, t schedule.Task, source string, limit, stall time.Duration) {
+	now := clk.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clk, r.last, r.limit, r.stall = clk, now, limit, stall
+	r.cur = TurnStatus{Task: t.ID, Kind: string(t.Kind), Source: source, Started: now}
+}
+
+// status is the running turn as `actctl status` shows it; false before
+// begin.
+func (r *taskRun) status() (TurnStatus, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.clk == nil {
+		return TurnStatus{}, false
+	}
+	now, t := r.clk.Now(), r.cur
+	t.ElapsedMs = now.Sub(t.Started).Milliseconds()
+	t.LastUpdate, t.Stalled = r.last, now.Sub(r.last) >= r.stall
+	t.Deadline = t.Started.Add(r.limit)
+	return t, true
+}
+
+// lastUpdate is when the agent last sent something in the turn.
+func (r *taskRun) lastUpdate() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
 }
 
 // taskSource is the source the task log records for t: its schedule
@@ -56,6 +97,9 @@ func taskSource(t schedule.Task, run *taskRun) string {
 func (r *taskRun) Message(line []byte) {
 	r.mu.Lock()
 	w := r.w
+	if r.clk != nil {
+		r.last = r.clk.Now()
+	}
 	r.mu.Unlock()
 	if w != nil {
 		w.Message(line)
@@ -157,6 +201,7 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	dir := a.spec.LogsDir
 	a.mu.Unlock()
 	source := taskSource(t, run)
+	defer a.watch(t, source, run, cancel)()
 	turn := emp.Turn{Agent: a.name, LogsDir: dir, Task: t, Source: source, Clock: a.m.opts.Clock, Logf: a.m.opts.Logf,
 		Writer: func(w *tasklog.Writer) {
 			run.mu.Lock()
@@ -168,13 +213,18 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 		},
 		Ended: a.turnEnded}
 	a.promptBefore(t, source, run)
+	var used *acpclient.Client
 	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
 		c, err := a.running(ctx)
 		if err != nil {
 			return acpclient.Result{}, err
 		}
+		used = c
 		return prompt(ctx, c)
 	})
+	if _, ok := context.Cause(ctx).(*deadlineError); ok && used != nil {
+		a.settle(used)
+	}
 	a.promptAfter(t, source, run, res, err)
 	run.mu.Lock()
 	run.out = out
@@ -190,7 +240,10 @@ func (a *agent) turnEnded(ctx context.Context, r acp.StopReason, err error) erro
 	if err == nil && r == acp.StopReasonEndTurn {
 		return nil
 	}
-	if cause := a.cutBy(ctx); cause != nil {
+	var deadline *deadlineError
+	if cause := a.cutBy(ctx); errors.As(cause, &deadline) {
+		return deadline // the turn's deadline says what it did
+	} else if cause != nil {
 		return fmt.Errorf("%w: the turn was cancelled", cause)
 	}
 	switch {

@@ -146,15 +146,19 @@ func (h *harness) promptLines() [][2]string {
 	return out
 }
 
+// employee and service are agents whose turns have a deadline and a
+// stall time far beyond what the tests move the clock by (a day), but
+// for the tests of those (turnwatch_test.go).
 func employee(t testing.TB, name string, sched schedule.Spec) Spec {
 	dir := t.TempDir()
 	return Spec{Name: name, Archetype: "employee", LaunchMode: "acp-background", Schedule: &sched,
-		Workspace: dir, LogsDir: filepath.Join(dir, "logs"), Digest: "1"}
+		Workspace: dir, LogsDir: filepath.Join(dir, "logs"), Digest: "1", TurnTimeout: 24 * time.Hour, StallAfter: 24 * time.Hour}
 }
 
 func service(t testing.TB, name string) Spec {
 	dir := t.TempDir()
-	return Spec{Name: name, Archetype: "service", LaunchMode: "acp-service", Workspace: dir, LogsDir: filepath.Join(dir, "logs"), Digest: "1"}
+	return Spec{Name: name, Archetype: "service", LaunchMode: "acp-service", Workspace: dir, LogsDir: filepath.Join(dir, "logs"), Digest: "1",
+		TurnTimeout: 24 * time.Hour, StallAfter: 24 * time.Hour}
 }
 
 // TestEmployeeHeartbeats: .heartbeat is seeded once and never

@@ -213,7 +213,7 @@ func quiet(res *reconcile.Result) bool {
 func said(g *globals, cfg *schema.Config, res *reconcile.Result) inputs.Said {
 	var s inputs.Said
 	for _, w := range cfg.Warnings {
-		if g.concerns(w.Path) {
+		if g.concerns(cfg, w.Path) {
 			s.Config = append(s.Config, w.String())
 		}
 	}

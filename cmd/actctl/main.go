@@ -355,11 +355,14 @@ type globals struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	// OnlyAgent, when set, limits the config warnings Load prints to
-	// those about this agent or about no agent in particular (proxy
-	// serves one agent).
+	// those about this agent (its template's included) or about no agent
+	// in particular (proxy serves one agent).
 	OnlyAgent string
 	// command is the name of the command run (see warnsAbout).
 	command string
+	// Acts, when set, names the agents of the loaded config this run acts
+	// on, as OnlyAgent does for one (up: those it runs).
+	Acts func(*schema.Config) []string
 	// prompter receives prompt hooks: `actctl up`'s agents (nil without
 	// up: such hooks fail).
 	prompter hooks.Prompter
@@ -452,7 +455,7 @@ func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config,
 		return nil, nil, err
 	}
 	for _, w := range cfg.Warnings {
-		if g.concerns(w.Path) && g.warnsAbout(w.Path) {
+		if g.concerns(cfg, w.Path) && g.warnsAbout(w.Path) {
 			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
 		}
 	}
@@ -533,14 +536,35 @@ func (g *globals) debug(area, format string, args ...any) {
 }
 
 // concerns reports whether a warning at config path is for this run
-// (see OnlyAgent).
-func (g *globals) concerns(path string) bool {
-	if g.OnlyAgent == "" || !strings.HasPrefix(path, "agents.") {
+// (see OnlyAgent and Acts): about one of its agents, or their templates
+// (and those rendered as their sub-agents), or about no agent.
+func (g *globals) concerns(cfg *schema.Config, path string) bool {
+	acts := []string{g.OnlyAgent}
+	switch {
+	case g.Acts != nil:
+		acts = g.Acts(cfg)
+	case g.OnlyAgent == "":
 		return true
 	}
-	own := schema.Path("agents", g.OnlyAgent)
-	return path == own || strings.HasPrefix(path, own+".")
+	for _, name := range acts {
+		if under(path, schema.Path("agents", name)) {
+			return true
+		}
+		a, ok := cfg.Agents[name]
+		if !ok {
+			continue
+		}
+		for _, t := range append([]string{a.Template}, cfg.Templates[a.Template].SubAgents...) {
+			if under(path, schema.Path("templates", t)) {
+				return true
+			}
+		}
+	}
+	return !strings.HasPrefix(path, "agents.") && !strings.HasPrefix(path, "templates.")
 }
+
+// under reports whether config path is at or below prefix.
+func under(path, prefix string) bool { return path == prefix || strings.HasPrefix(path, prefix+".") }
 
 // isTerminal reports whether w is a terminal (for progress output).
 func isTerminal(w io.Writer) bool {

@@ -156,9 +156,9 @@ func TestMCPListAndStatus(t *testing.T) {
 		got[a.Name] = strings.Join([]string{a.Template, a.Backend, a.Archetype, strings.Join(a.Modes, "+")}, " ")
 	}
 	want := map[string]string{
-		"helper":  "std scripted tool start+chat+run+proxy",
-		"reader":  "ro scripted tool start+chat+run+proxy",
-		"builder": "inst scripted repo start+chat+run+proxy",
+		"helper":  "std scripted tool chat+run+proxy",
+		"reader":  "ro scripted tool chat+run+proxy",
+		"builder": "inst scripted repo chat+run+proxy",
 		"server":  "svc scripted service proxy",
 		"worker":  "emp scripted employee start+run+proxy",
 	}

@@ -25,6 +25,7 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "the prompt `TEXT`"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "return once the prompt is queued; print its task id"},
+			&cli.DurationFlag{Name: "timeout", Usage: "stop waiting after `D` (exit 124); the task's own deadline is the template's turnTimeout"},
 		},
 		OnUsageError: usageErrors,
 		Action:       promptCmd,
@@ -41,7 +42,7 @@ func promptCmd(c *cli.Context) error {
 		return err
 	}
 	// As run's: a signal ends it with 128+n and says so.
-	ctx, cancel := runContext(0)
+	ctx, cancel := runContext(c.Duration("timeout"))
 	defer cancel()
 	out := newRunObserver(g)
 	var res up.Outcome

@@ -161,6 +161,12 @@ func (p *processJSON) upDetails() string {
 	if s.UptimeMs > 0 {
 		parts = append(parts, "up "+(time.Duration(s.UptimeMs)*time.Millisecond).Round(time.Second).String())
 	}
+	if t := s.Turn; t != nil {
+		parts = append(parts, turnDetails(*t))
+	}
+	if s.Queued > 0 {
+		parts = append(parts, fmt.Sprintf("%d queued", s.Queued))
+	}
 	if s.Restarts > 0 {
 		parts = append(parts, fmt.Sprintf("restarts %d", s.Restarts))
 	}
@@ -171,12 +177,28 @@ func (p *processJSON) upDetails() string {
 		parts = append(parts, "next tick "+s.NextTick.Local().Format(time.DateTime))
 	}
 	if s.LastError != "" && s.State != supervise.Running {
-		parts = append(parts, "last error: "+s.LastError)
+		first, _, _ := strings.Cut(s.LastError, "\n") // the stderr tail is in the agent's log
+		parts = append(parts, "last error: "+first)
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return ", " + strings.Join(parts, ", ")
+}
+
+// turnDetails is a running turn in the PROCESS column: "task 3
+// (heartbeat) running 2m10s", and "stalled 10m0s" when the agent has sent
+// nothing for stallAfter.
+func turnDetails(t up.TurnStatus) string {
+	src := t.Kind
+	if t.Source != "" && t.Source != t.Kind {
+		src += " " + t.Source
+	}
+	msg := fmt.Sprintf("task %d (%s) running %s", t.Task, src, (time.Duration(t.ElapsedMs) * time.Millisecond).Round(time.Second))
+	if t.Stalled {
+		msg += fmt.Sprintf(", stalled: no update since %s", t.LastUpdate.Local().Format(time.TimeOnly))
+	}
+	return msg
 }
 
 // processState reads the agent's runtime record: which process serves it.

@@ -90,6 +90,7 @@ type upRun struct {
 
 func upCmd(c *cli.Context) error {
 	g := globalsOf(c)
+	g.Acts = func(cfg *schema.Config) []string { return upActs(cfg, c.Args().Slice()) }
 	cfg, err := g.Load()
 	if err != nil {
 		return err
@@ -240,6 +241,21 @@ func (u *upRun) checkNames(cfg *schema.Config) error {
 
 func upRunnable(r *schema.Resolved) bool { return r.HeldByUp() }
 
+// upActs is the agents of cfg that up acts on: those named, else every
+// autoStart agent it can start (its config warnings are about them).
+func upActs(cfg *schema.Config, names []string) []string {
+	if len(names) > 0 {
+		return names
+	}
+	var out []string
+	for name := range cfg.Agents {
+		if r, err := cfg.Resolve(name); err == nil && r.Archetype.AutoStart && upRunnable(r) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // after is called after every watch cycle: the agents to run follow the
 // config, and those whose files or launch changed are restarted.
 func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
@@ -327,8 +343,10 @@ func upSpec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error
 	if r.Archetype.LeaseTTL != "" {
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
 	}
+	live := r.Liveness()
 	return up.Spec{Root: cfg.Root, Checkout: co, LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
-		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: runrecord.Path(r), Digest: up.Digest(o, extra...)}, nil
+		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: runrecord.Path(r), Digest: up.Digest(o, extra...),
+		Restart: live.Restart, TurnTimeout: live.TurnTimeout, StallAfter: live.StallAfter}, nil
 }
 
 // once logs a message about an agent the first time only.

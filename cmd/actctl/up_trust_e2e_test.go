@@ -256,7 +256,7 @@ func TestUpStartBound(t *testing.T) {
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeConfigTB(t, root, `package actant
 `+scriptedBackend(t, `ACTCTL_TEST_HANG: "initialize"`)+`
-templates: svc: {backend: "scripted", archetype: "service", launchMode: "acp-background"}
+templates: svc: {backend: "scripted", archetype: "service", launchMode: "acp-background", restart: "never"}
 agents: api: template: "svc"
 `)
 	p := startUp(t, root, home, "--start-timeout", "1s")
