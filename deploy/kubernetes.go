@@ -39,12 +39,10 @@ const (
 	// (actctl never replays missed ticks) and it never stops scheduling
 	// after 100 misses.
 	startingDeadline = 300
-	// turnTimeout is `actctl task`'s --timeout default, in seconds: its
-	// turn is cancelled, then killed, after it.
-	turnTimeout = 30 * 60
-	// taskSeconds is one task's time in its Job: the turn, its cancel
-	// and kill grace, the clone and the backend's start (5 minutes).
-	taskSeconds = turnTimeout + 5*60
+	// taskOverhead is what one task takes in its Job beside its turn
+	// (the agent's turnTimeout, `actctl task`'s default --timeout): the
+	// cancel and kill grace, the clone and the backend's start.
+	taskOverhead = 5 * 60
 	// maxCronJobName is Kubernetes' limit for a CronJob's name (its Jobs
 	// append 11 characters).
 	maxCronJobName = 52
@@ -230,7 +228,7 @@ func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
 		spec := cronJobSpec{
 			Schedule: e.Pattern, TimeZone: e.Timezone, ConcurrencyPolicy: "Forbid", StartingDeadlineSeconds: startingDeadline,
 			SuccessfulJobsHistoryLimit: 3, FailedJobsHistoryLimit: 3,
-			JobTemplate: jobTemplate{Metadata: pm, Spec: jobSpec{BackoffLimit: 0, ActiveDeadlineSeconds: jobDeadline(len(entries)),
+			JobTemplate: jobTemplate{Metadata: pm, Spec: jobSpec{BackoffLimit: 0, ActiveDeadlineSeconds: jobDeadline(len(entries), r.Liveness().TurnTimeout),
 				TTLSecondsAfterFinished: 86400, Template: podTemplate{Metadata: pm, Spec: pod}}},
 		}
 		name := kname(maxCronJobName, kb.name(), r.Name, strings.ReplaceAll(e.Source, ":", "-"))
@@ -243,8 +241,8 @@ func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
 // pod may wait Pending for the shared ReadWriteOncePod claim while the
 // task of each other entry runs (at most one each: Forbid), then runs
 // its own; a Job stuck longer (a claim never bound, a node gone) fails,
-// and its CronJob's next tick runs.
-func jobDeadline(n int) int { return n * taskSeconds }
+// and its CronJob's next tick runs. turn is the agent's turn deadline.
+func jobDeadline(n int, turn time.Duration) int { return n * (int(turn.Seconds()) + taskOverhead) }
 
 // containerResourcesOf is r as a container's resources; a field r does
 // not give is left out.

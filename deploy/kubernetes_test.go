@@ -245,3 +245,24 @@ func TestKubernetesNoRepo(t *testing.T) {
 		t.Fatalf("with a remote: %v", err)
 	}
 }
+
+// TestJobDeadlineFollowsTurnTimeout: a cron Job's activeDeadlineSeconds
+// is, per schedule entry, the agent's turn deadline (`actctl task`'s
+// default --timeout) plus the task's overhead, so a Job is never ended
+// by Kubernetes while its turn may still run, nor left Pending forever.
+func TestJobDeadlineFollowsTurnTimeout(t *testing.T) {
+	for _, c := range []struct {
+		entries int
+		turn    time.Duration
+		want    int
+	}{
+		{1, 30 * time.Minute, 35 * 60},
+		{2, 30 * time.Minute, 2 * 35 * 60},
+		{1, 2 * time.Hour, 125 * 60},
+		{3, 10 * time.Minute, 3 * 15 * 60},
+	} {
+		if got := jobDeadline(c.entries, c.turn); got != c.want {
+			t.Errorf("jobDeadline(%d, %v) = %d, want %d", c.entries, c.turn, got, c.want)
+		}
+	}
+}

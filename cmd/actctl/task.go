@@ -33,7 +33,7 @@ func init() {
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "a manual task's prompt `TEXT`"},
 			&cli.StringFlag{Name: "prompt-file", Usage: "read a manual task's prompt from `FILE` (- for stdin)"},
 			&cli.StringFlag{Name: "if-busy", Value: "wait", Usage: "when another task of AGENT runs: `wait|skip` (wait for it, or skip it and exit 0)"},
-			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Minute, Usage: "cancel, then kill, after `D` (0: never)"},
+			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Minute, Usage: "cancel, then kill, after `D` (0: never; default: the agent's turnTimeout)"},
 			&cli.BoolFlag{Name: "frozen", Usage: "fail instead of changing actant.lock"},
 			// How long a cancelled turn may take before the backend's group is
 			// killed (tests shorten it).
@@ -81,7 +81,11 @@ func taskCmd(c *cli.Context) error {
 		return err
 	}
 	warnMissingSecrets(g, cfg, []string{name})
-	ctx, stop := runContext(c.Duration("timeout"))
+	timeout := r.Liveness().TurnTimeout // as up's turns (docs/runtime.md, "Turns")
+	if c.IsSet("timeout") {
+		timeout = c.Duration("timeout")
+	}
+	ctx, stop := runContext(timeout)
 	defer stop()
 	lock, err := employee.Acquire(ctx, cfg.Root, name, ifBusy == "wait", func(b *control.AgentBusyError) {
 		fmt.Fprintf(g.Stderr, "actctl: task: %v: waiting for its task to end (--if-busy wait)\n", b)
