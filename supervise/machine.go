@@ -54,7 +54,7 @@ type Policy struct {
 	StartTimeout time.Duration
 }
 
-// DefaultStartTimeout is the start bound of both policies (SPEC 10.2).
+// DefaultStartTimeout is the start bound of both policies (docs/runtime.md, "Supervision").
 const DefaultStartTimeout = time.Minute
 
 // ServicePolicy is restart "always"'s: restart, 1 s doubling to 60 s,

@@ -93,5 +93,5 @@ type Options struct {
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config
-// change's) waits for the running turn before it cancels it (SPEC 10.2).
+// change's) waits for the running turn before it cancels it (docs/runtime.md, "Turns").
 const DefaultTurnGrace = 30 * time.Second

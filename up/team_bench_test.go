@@ -24,7 +24,7 @@ import (
 	"github.com/actctl/actctl/schedule"
 )
 
-// Team size of SPEC 10's runtime at scale (issue #21 item 7).
+// Team size of the runtime at scale (docs/benchmarks.md; issue #21 item 7).
 const (
 	teamEmployees = 200
 	teamServices  = 20

@@ -43,7 +43,7 @@ func init() {
 			// How long a stopping agent gets before its group is killed
 			// (tests shorten it).
 			&cli.DurationFlag{Name: "grace", Value: acpclient.DefaultGrace, Hidden: true},
-			// The start bound and the turn grace of a restart (SPEC 10.2;
+			// The start bound and the turn grace of a restart (docs/runtime.md, "Supervision";
 			// tests shorten them).
 			&cli.DurationFlag{Name: "start-timeout", Value: supervise.DefaultStartTimeout, Hidden: true},
 			&cli.DurationFlag{Name: "turn-grace", Value: up.DefaultTurnGrace, Hidden: true},
