@@ -315,7 +315,8 @@ agents: triage: template: "emp"
 
 // runWorkflow runs the workflow's `run:` steps in a fresh clone of origin
 // (what actions/checkout gives) and returns the files of the state branch
-// it pushed, which must be one commit without parent.
+// it pushed, which must be one commit without parent; the task's summary
+// is in $GITHUB_STEP_SUMMARY.
 func runWorkflow(t *testing.T, ctx context.Context, file, origin, actctl string) []string {
 	t.Helper()
 	jobEnv, steps := readWorkflow(t, file)
@@ -331,6 +332,9 @@ func runWorkflow(t *testing.T, ctx context.Context, file, origin, actctl string)
 		if err != nil {
 			t.Fatalf("step %q: %v\n%s\n%s", s.Name, err, s.Run, out)
 		}
+	}
+	if b, err := os.ReadFile(r.env["GITHUB_STEP_SUMMARY"]); err != nil || len(b) == 0 {
+		t.Errorf("the task wrote no step summary (%v)", err)
 	}
 	branch := "refs/heads/actctl/state/triage"
 	if n := strings.TrimSpace(run(t, ctx, "", gitEnv, "git", "--git-dir", origin, "rev-list", "--count", branch)); n != "1" {
