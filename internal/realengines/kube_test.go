@@ -49,7 +49,9 @@ func TestKubernetesControlPlane(t *testing.T) {
 			t.Errorf("the first pod of namespace %s is %s, not one of the StatefulSet %s", ns, pod, name)
 		}
 	}
+	t.Logf("%v: the examples applied", time.Since(start).Round(time.Second))
 	cronDir := cronWorkspace(t, ctx, bin)
+	t.Logf("%v: the cron workspace rendered", time.Since(start).Round(time.Second))
 	objects += applyTarget(t, ctx, c, cronDir)
 	ns := kustomizeNamespace(t, cronDir)
 	job := firstCreated(t, ctx, c, "-n", ns, "get", "jobs", "--watch", "-o", "name")
@@ -192,7 +194,7 @@ func firstCreated(t *testing.T, ctx context.Context, c *cluster, args ...string)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
+	defer func() { cancel(); cmd.Wait() }()
 	sc := bufio.NewScanner(out)
 	if sc.Scan() {
 		return strings.TrimSpace(sc.Text())
