@@ -174,7 +174,7 @@ func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) ([]
 		steps = append(steps, step{Name: "Restore " + r.Name + "'s state", Run: branchRestore(r.Name)})
 	} else {
 		steps = append(steps, step{Name: "Restore " + r.Name + "'s state", Uses: uses("actions/cache/restore"),
-			With: map[string]string{"path": inst, "key": "actctl-" + r.Name + "-${{ github.run_id }}", "restore-keys": "actctl-" + r.Name + "-"}})
+			With: map[string]string{"path": statePaths(inst), "key": "actctl-" + r.Name + "-${{ github.run_id }}", "restore-keys": "actctl-" + r.Name + "-"}})
 	}
 	steps = append(steps, step{Name: "Run the task",
 		Env: map[string]string{"PROMPT": "${{ inputs.prompt }}", "SCHEDULE": "${{ github.event.schedule }}"},
@@ -183,7 +183,7 @@ func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) ([]
 		steps = append(steps, step{Name: "Save " + r.Name + "'s state", If: "always()", Run: branchSave(r.Name)})
 	} else {
 		steps = append(steps, step{Name: "Save " + r.Name + "'s state", If: "always()", Uses: uses("actions/cache/save"),
-			With: map[string]string{"path": inst, "key": "actctl-" + r.Name + "-${{ github.run_id }}"}})
+			With: map[string]string{"path": statePaths(inst), "key": "actctl-" + r.Name + "-${{ github.run_id }}"}})
 	}
 	return append(steps, step{Name: "Upload the task log", If: "always()", Uses: uses("actions/upload-artifact"),
 		With: map[string]string{"name": "actctl-" + r.Name + "-${{ github.run_id }}", "path": inst + "/logs", "if-no-files-found": "ignore"}}), nil
@@ -230,15 +230,32 @@ func branchRestore(name string) string {
 	}, "\n") + "\n"
 }
 
-// branchSave commits the instance directory, as one commit with no
-// parent, to the state branch (force-pushed: the branch never grows).
+// stateFiles are what an employee's instance carries between runs: the
+// agent's .heartbeat and its task logs. The rest of the instance is
+// apply's, written again by the next run's task (carried, it would be
+// files actctl finds and does not own, which task refuses).
+var stateFiles = []string{".heartbeat", "logs"}
+
+// statePaths is stateFiles in the instance inst, one a line (the cache
+// actions' path list).
+func statePaths(inst string) string {
+	var b strings.Builder
+	for _, f := range stateFiles {
+		b.WriteString(inst + "/" + f + "\n")
+	}
+	return b.String()
+}
+
+// branchSave commits the instance's state (stateFiles), as one commit
+// with no parent, to the state branch (force-pushed: the branch never
+// grows).
 func branchSave(name string) string {
 	return strings.Join([]string{
 		`dir="$ACTANT_HOME/instances/` + name + `"`,
 		`[ -d "$dir" ] || exit 0`,
 		`export GIT_DIR="$GITHUB_WORKSPACE/.git" GIT_WORK_TREE="$dir" GIT_INDEX_FILE="$RUNNER_TEMP/actctl-state.index"`,
 		`cd "$dir"`,
-		`git add -A .`,
+		`for p in ` + strings.Join(stateFiles, " ") + `; do [ ! -e "$p" ] || git add -A -- "$p"; done`,
 		`tree=$(git write-tree)`,
 		`commit=$(git -c user.name=actctl -c user.email=actctl@users.noreply.github.com commit-tree "$tree" -m "actctl: ` + name + `'s state after run $GITHUB_RUN_ID")`,
 		`git push --force origin "$commit:refs/heads/` + stateBranch(name) + `"`,

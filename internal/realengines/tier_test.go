@@ -114,6 +114,7 @@ func scriptedBackend(t *testing.T) string {
 	}
 	return `backends: scripted: {
 	modes: ["acp"]
+	install: "true"
 	acp: {command: "` + self + `", env: {` + acptestagent.Var + `: "1"}}
 	files: instructions: ["SCRIPTED.md"]
 }
