@@ -247,16 +247,16 @@ func reportPodTemplates(t *testing.T, ctx context.Context, c *cluster) {
 			spec, deadline = it.Spec.JobTemplate.Spec.Template.Spec, it.Spec.JobTemplate.Spec.ActiveDeadlineSeconds
 		}
 		if it.Kind != "StatefulSet" && deadline == nil {
-			t.Logf("not yet guaranteed: %s: Jobs without activeDeadlineSeconds", name)
+			t.Errorf("%s: Jobs without activeDeadlineSeconds", name)
 		}
 		for _, ctr := range append(spec.InitContainers, spec.Containers...) {
 			if len(ctr.Resources.Requests) == 0 || len(ctr.Resources.Limits) == 0 {
-				t.Logf("not yet guaranteed: %s: container %s without requests and limits (%v, %v)", name, ctr.Name, ctr.Resources.Requests, ctr.Resources.Limits)
+				t.Errorf("%s: container %s without requests and limits (%v, %v)", name, ctr.Name, ctr.Resources.Requests, ctr.Resources.Limits)
 			}
 		}
 		for _, ctr := range spec.Containers {
 			if it.Kind == "StatefulSet" && ctr.ReadinessProbe == nil {
-				t.Logf("not yet guaranteed: %s: container %s without a readiness probe", name, ctr.Name)
+				t.Errorf("%s: container %s without a readiness probe", name, ctr.Name)
 			}
 		}
 	}
