@@ -13,6 +13,7 @@ func TestFewerCollections(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "")
+	runtime.GC() // what earlier tests left is not this test's heap
 	settle := fewerCollections()
 	if got := debug.SetGCPercent(oneShotGCPercent); got != oneShotGCPercent {
 		t.Errorf("GOGC unset: percent %d, want %d", got, oneShotGCPercent)
@@ -34,6 +35,7 @@ func TestFewerCollectionsLargeHeap(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "")
+	runtime.GC()
 	settle := fewerCollections()
 	big := make([]byte, 2*largeHeap)
 	settle()
