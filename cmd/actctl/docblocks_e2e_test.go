@@ -31,8 +31,8 @@ import (
 //     environment variable); any other error (syntax, an unknown field, a
 //     wrong value) fails.
 //   - In a ```sh block or a block with no language, every line that starts
-//     with `actctl ` (after environment assignments, or after a `|`) is a
-//     command: actctl's own command line (newApp, normalizeArgs) parses
+//     with `actctl ` (after environment assignments, or after a `|` or a
+//     wrapper's `--`) is a command: actctl's own command line (newApp, normalizeArgs) parses
 //     it with every action replaced by a recorder, so a command or flag
 //     that does not exist fails, and nothing runs. A line that is a
 //     synopsis (it holds `[`, `|` or `...`) is checked only for its
@@ -168,20 +168,25 @@ func parseBlockCommands(text string) (int, error) {
 }
 
 // commandLine splits the actctl command of a shell line into words (the
-// words after "actctl"): environment assignments before it, a pipe into
-// it, a pipe out of it and a comment after it are dropped.
+// words after "actctl"): environment assignments before it, a pipe or a
+// wrapper's "--" (kubectl exec ... -- actctl) into it, a pipe out of it
+// and a comment after it are dropped.
 func commandLine(line string) ([]string, bool) {
 	words := shellWords(line)
 	for len(words) > 0 && regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`).MatchString(words[0]) {
 		words = words[1:]
 	}
-	if i := slices.Index(words, "|"); i >= 0 && i+1 < len(words) && words[i+1] == "actctl" {
-		words = words[i+1:]
+	start := -1
+	for i, w := range words {
+		if w == "actctl" && (i == 0 || words[i-1] == "|" || words[i-1] == "--") {
+			start = i
+			break
+		}
 	}
-	if len(words) == 0 || words[0] != "actctl" {
+	if start < 0 {
 		return nil, false
 	}
-	words = words[1:]
+	words = words[start+1:]
 	if i := slices.Index(words, "|"); i >= 0 && !synopsis(words[:i]) && !strings.Contains(line, "[") {
 		words = words[:i]
 	}
