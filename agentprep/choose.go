@@ -128,10 +128,17 @@ func (c *choosing) proxied() error {
 	if err != nil {
 		return err
 	}
-	if live {
-		return c.ephemeralCopy()
+	if live || perClient(r) {
+		return c.ephemeralCopy(live)
 	}
 	return nil
+}
+
+// perClient reports whether every client of r gets a copy of its own,
+// removed after: a template with workspacePolicy "ephemeral" or launch
+// mode one-shot (docs/run.md).
+func perClient(r *schema.Resolved) bool {
+	return r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == schema.LaunchOneShot
 }
 
 // declared picks a declared agent for run or chat; a busy or one-shot one
@@ -156,8 +163,8 @@ func (c *choosing) declared() error {
 	if err != nil {
 		return err
 	}
-	if live || r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == schema.LaunchOneShot {
-		return c.ephemeralCopy()
+	if live || perClient(r) {
+		return c.ephemeralCopy(live)
 	}
 	return nil
 }
@@ -285,18 +292,19 @@ func (c *choosing) adhoc(name string, a schema.Agent) (*schema.Resolved, error) 
 	return r, nil
 }
 
-// ephemeralCopy switches the choice to a fresh copy of a busy agent,
-// "<agent>-eph-<id>", removed when the client goes away. An instance
-// agent's copy gets its own instance directory; a project agent's copy
-// shares the project's files and only has its own process record.
-func (c *choosing) ephemeralCopy() error {
+// ephemeralCopy switches the choice to a fresh copy of a busy (live) or
+// per-client agent, "<agent>-eph-<id>", removed when the client goes
+// away. An instance agent's copy gets its own instance directory; a
+// project agent's copy shares the project's files and only has its own
+// process record.
+func (c *choosing) ephemeralCopy(live bool) error {
 	name := proxy.EphemeralName(c.Agent.Name)
 	a := c.Agent.Agent
 	r, err := c.cfg.ResolveAgent(name, a)
 	if err != nil {
 		return err
 	}
-	c.Note = c.copyNote(name)
+	c.Note = c.copyNote(name, live)
 	// A busy per-project copy is its own session's to record.
 	c.Adhoc = nil
 	c.Ephemeral = true
@@ -309,9 +317,16 @@ func (c *choosing) ephemeralCopy() error {
 }
 
 // copyNote is the line saying the client gets the ephemeral copy name of
-// the live agent: who holds it and what the client could do instead,
-// when Request.Holder knows.
-func (c *choosing) copyNote(name string) string {
+// the agent: why (its policy, or who holds the live agent and what the
+// client could do instead, when Request.Holder knows).
+func (c *choosing) copyNote(name string, live bool) string {
+	if !live {
+		why := `workspacePolicy "ephemeral"`
+		if c.Agent.LaunchMode == schema.LaunchOneShot {
+			why = `launchMode "one-shot"`
+		}
+		return fmt.Sprintf("%s: %s has %s; using the ephemeral copy %s (removed when the client goes away)", c.req.Verb, c.Agent.Name, why, name)
+	}
 	var who, instead string
 	if c.req.Holder != nil {
 		who, instead = c.req.Holder(c.Agent)
