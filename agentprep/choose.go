@@ -141,6 +141,14 @@ func perClient(r *schema.Resolved) bool {
 	return r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == schema.LaunchOneShot
 }
 
+// perClientWhy is the setting that makes r a per-client agent.
+func perClientWhy(r *schema.Resolved) string {
+	if r.LaunchMode == schema.LaunchOneShot {
+		return `launchMode "one-shot"`
+	}
+	return `workspacePolicy "ephemeral"`
+}
+
 // declared picks a declared agent for run or chat; a busy or one-shot one
 // runs as a copy.
 func (c *choosing) declared() error {
@@ -321,11 +329,7 @@ func (c *choosing) ephemeralCopy(live bool) error {
 // client could do instead, when Request.Holder knows).
 func (c *choosing) copyNote(name string, live bool) string {
 	if !live {
-		why := `workspacePolicy "ephemeral"`
-		if c.Agent.LaunchMode == schema.LaunchOneShot {
-			why = `launchMode "one-shot"`
-		}
-		return fmt.Sprintf("%s: %s has %s; using the ephemeral copy %s (removed when the client goes away)", c.req.Verb, c.Agent.Name, why, name)
+		return fmt.Sprintf("%s: %s has %s; using the ephemeral copy %s (removed when the client goes away)", c.req.Verb, c.Agent.Name, perClientWhy(c.Agent), name)
 	}
 	var who, instead string
 	if c.req.Holder != nil {
