@@ -58,7 +58,7 @@ type Choice struct {
 	Origin string
 	// Ephemeral copies are removed when the client goes away.
 	Ephemeral bool
-	// Shared is an ephemeral copy of a project agent: it shares the live
+	// Shared is an ephemeral copy of a live project agent: it shares the live
 	// agent's files, so nothing is materialized.
 	Shared bool
 	// FromTemplate is an agent run or chat made with -t: it is recorded
@@ -302,9 +302,9 @@ func (c *choosing) adhoc(name string, a schema.Agent) (*schema.Resolved, error) 
 
 // ephemeralCopy switches the choice to a fresh copy of a busy (live) or
 // per-client agent, "<agent>-eph-<id>", removed when the client goes
-// away. An instance agent's copy gets its own instance directory; a
-// project agent's copy shares the project's files and only has its own
-// process record.
+// away. An instance agent's copy gets its own instance directory; a copy
+// of a live project agent shares the project's files and only has its
+// own process record.
 func (c *choosing) ephemeralCopy(live bool) error {
 	name := proxy.EphemeralName(c.Agent.Name)
 	a := c.Agent.Agent
@@ -316,7 +316,9 @@ func (c *choosing) ephemeralCopy(live bool) error {
 	// A busy per-project copy is its own session's to record.
 	c.Adhoc = nil
 	c.Ephemeral = true
-	c.Shared = r.Archetype.Workspace != schema.WorkspaceInstance
+	// A per-client copy of a project agent is its own: its files are
+	// written for the client and pruned after it.
+	c.Shared = live && r.Archetype.Workspace != schema.WorkspaceInstance
 	if !c.Shared {
 		c.cfg.Agents[name] = a
 	}

@@ -45,3 +45,37 @@ func TestProxyEphemeralPolicy(t *testing.T) {
 		t.Errorf("stderr %q, want %q", c.stderr, want)
 	}
 }
+
+// TestProxyEphemeralToolAgent: a tool agent with workspacePolicy
+// "ephemeral" served through proxy in another project gets a copy of its
+// own there: its files are written for the session and pruned when the
+// client disconnects, leaving the project as it was.
+func TestProxyEphemeralToolAgent(t *testing.T) {
+	root, home, out := proxyWorkspace(t)
+	cue := filepath.Join(root, "actant.cue")
+	b, err := os.ReadFile(cue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "templates: {", `templates: {
+	tscratch: {backend: "fake", prompts: ["p"], workspacePolicy: "ephemeral"}`, 1)
+	src = strings.Replace(src, "agents: {", "agents: {\n\ttpad: template: \"tscratch\"", 1)
+	writeFiles(t, root, map[string]string{"actant.cue": src})
+	project := t.TempDir()
+	c := startProxy(t, project, home, "tpad", "-C", root)
+	c.initialize()
+	c.newSession(1, project)
+	if _, err := os.Stat(filepath.Join(project, "FAKE.md")); err != nil {
+		t.Errorf("the copy's files are not in the project during the session: %v\nstderr: %s", err, c.stderr)
+	}
+	c.close()
+	if got := agentLog(t, out); len(got) < 1 || got[0] != "process "+project {
+		t.Errorf("backend saw %v, want it in %s", got, project)
+	}
+	if left, _ := os.ReadDir(project); len(left) != 0 {
+		t.Errorf("the copy left %v in the project\nstderr: %s", left, c.stderr)
+	}
+	if !strings.Contains(c.stderr.String(), `tpad-p`) || !strings.Contains(c.stderr.String(), `has workspacePolicy "ephemeral"; using the ephemeral copy`) {
+		t.Errorf("stderr: %s", c.stderr)
+	}
+}
