@@ -58,7 +58,7 @@ type Choice struct {
 	Origin string
 	// Ephemeral copies are removed when the client goes away.
 	Ephemeral bool
-	// Shared is an ephemeral copy of a project agent: it shares the live
+	// Shared is an ephemeral copy of a live project agent: it shares the live
 	// agent's files, so nothing is materialized.
 	Shared bool
 	// FromTemplate is an agent run or chat made with -t: it is recorded
@@ -128,10 +128,25 @@ func (c *choosing) proxied() error {
 	if err != nil {
 		return err
 	}
-	if live {
-		return c.ephemeralCopy()
+	if live || perClient(r) {
+		return c.ephemeralCopy(live)
 	}
 	return nil
+}
+
+// perClient reports whether every client of r gets a copy of its own,
+// removed after: a template with workspacePolicy "ephemeral" or launch
+// mode one-shot (docs/run.md).
+func perClient(r *schema.Resolved) bool {
+	return r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == schema.LaunchOneShot
+}
+
+// perClientWhy is the setting that makes r a per-client agent.
+func perClientWhy(r *schema.Resolved) string {
+	if r.LaunchMode == schema.LaunchOneShot {
+		return `launchMode "one-shot"`
+	}
+	return `workspacePolicy "ephemeral"`
 }
 
 // declared picks a declared agent for run or chat; a busy or one-shot one
@@ -156,8 +171,8 @@ func (c *choosing) declared() error {
 	if err != nil {
 		return err
 	}
-	if live || r.Template.WorkspacePolicy == "ephemeral" || r.LaunchMode == schema.LaunchOneShot {
-		return c.ephemeralCopy()
+	if live || perClient(r) {
+		return c.ephemeralCopy(live)
 	}
 	return nil
 }
@@ -285,22 +300,25 @@ func (c *choosing) adhoc(name string, a schema.Agent) (*schema.Resolved, error) 
 	return r, nil
 }
 
-// ephemeralCopy switches the choice to a fresh copy of a busy agent,
-// "<agent>-eph-<id>", removed when the client goes away. An instance
-// agent's copy gets its own instance directory; a project agent's copy
-// shares the project's files and only has its own process record.
-func (c *choosing) ephemeralCopy() error {
+// ephemeralCopy switches the choice to a fresh copy of a busy (live) or
+// per-client agent, "<agent>-eph-<id>", removed when the client goes
+// away. An instance agent's copy gets its own instance directory; a copy
+// of a live project agent shares the project's files and only has its
+// own process record.
+func (c *choosing) ephemeralCopy(live bool) error {
 	name := proxy.EphemeralName(c.Agent.Name)
 	a := c.Agent.Agent
 	r, err := c.cfg.ResolveAgent(name, a)
 	if err != nil {
 		return err
 	}
-	c.Note = c.copyNote(name)
+	c.Note = c.copyNote(name, live)
 	// A busy per-project copy is its own session's to record.
 	c.Adhoc = nil
 	c.Ephemeral = true
-	c.Shared = r.Archetype.Workspace != schema.WorkspaceInstance
+	// A per-client copy of a project agent is its own: its files are
+	// written for the client and pruned after it.
+	c.Shared = live && r.Archetype.Workspace != schema.WorkspaceInstance
 	if !c.Shared {
 		c.cfg.Agents[name] = a
 	}
@@ -309,9 +327,12 @@ func (c *choosing) ephemeralCopy() error {
 }
 
 // copyNote is the line saying the client gets the ephemeral copy name of
-// the live agent: who holds it and what the client could do instead,
-// when Request.Holder knows.
-func (c *choosing) copyNote(name string) string {
+// the agent: why (its policy, or who holds the live agent and what the
+// client could do instead, when Request.Holder knows).
+func (c *choosing) copyNote(name string, live bool) string {
+	if !live {
+		return fmt.Sprintf("%s: %s has %s; using the ephemeral copy %s (removed when the client goes away)", c.req.Verb, c.Agent.Name, perClientWhy(c.Agent), name)
+	}
 	var who, instead string
 	if c.req.Holder != nil {
 		who, instead = c.req.Holder(c.Agent)

@@ -76,6 +76,20 @@ func Prepare(ctx context.Context, cfg *schema.Config, req Request, o Options) (*
 	return p, nil
 }
 
+// Materialize prepares the declared agent r for a client that starts its
+// backend itself (`actctl resolve`): its files are applied under the
+// workspace lock, as a proxy's agent is, so that the directory printed
+// for it exists and holds them. An agent whose every client gets a copy
+// of its own is refused with the reason: only a proxy makes and removes
+// that copy (docs/run.md).
+func Materialize(ctx context.Context, cfg *schema.Config, r *schema.Resolved, verb Verb, stderr io.Writer) error {
+	if perClient(r) {
+		return fmt.Errorf("%s: %s has %s: each client gets a copy of its own, which only `actctl proxy %s` makes and removes; start it through proxy", verb, r.Name, perClientWhy(r), r.Name)
+	}
+	p := &Prepared{Choice: &Choice{Agent: r, Origin: schema.Path("agents", r.Name)}, Config: cfg, verb: verb, stderr: stderr}
+	return p.materialize(ctx, nil)
+}
+
 // RecordLive is the Request.Live of Prepare by default: whether agent r's
 // runtime record names a live process (docs/design.md, "The records").
 func RecordLive(r *schema.Resolved) (bool, error) {

@@ -13,6 +13,9 @@ const (
 	VerbRun   Verb = "run"
 	VerbChat  Verb = "chat"
 	VerbTask  Verb = "task"
+	// VerbResolve prepares the declared agent whose launch `actctl
+	// resolve` prints (Materialize); the client then starts it itself.
+	VerbResolve Verb = "resolve"
 )
 
 // keepsAgent reports whether the client leaves its agent as it found it

@@ -48,6 +48,7 @@ templates: reviewer: {
 		{"name too long", base + "agents: \"" + strings.Repeat("a", 70) + "\": template: \"reviewer\"\n", []string{`invalid name "` + strings.Repeat("a", 70) + `"`}, ""},
 		{"employee without schedule", "templates: e: {backend: \"claude-code\", archetype: \"employee\"}\n", []string{"an employee needs a schedule"}, ""},
 		{"service with schedule", "templates: s: {backend: \"claude-code\", archetype: \"service\", schedule: heartbeat: {interval: \"5m\", prompt: \"check\"}}\n", []string{"a service must not have a schedule"}, ""},
+		{"ephemeral service", "templates: s: {backend: \"claude-code\", archetype: \"service\", workspacePolicy: \"ephemeral\"}\n", []string{"templates.s.workspacePolicy: a service must be persistent"}, "3:79"},
 		{"service without acp", "templates: c: {backend: \"cursor\", archetype: \"service\"}\n", []string{`templates.c.backend: backend "cursor" has no acp command, but launchMode "acp-service"`, `give "cursor" an acp command`}, "3:25"},
 		{"missing import", "import \"example.com/foo\"\n\nx: foo.y\n", []string{`import "example.com/foo" failed: imports are unavailable because there is no cue.mod/module.cue file`}, "3:8"},
 		{"workDir is the root", base + "agents: a: {template: \"reviewer\", workDir: \"/\"}\n", []string{"agents.a.workDir: workDir / is the root of the file system"}, "13:44"},

@@ -163,6 +163,9 @@ func (c *Config) validateTemplate(name string, t Template) Diagnostics {
 		if t.Schedule != nil {
 			ds = append(ds, c.Diag(p("schedule"), "a service must not have a schedule: it only answers requests (use archetype \"employee\" for scheduled work)"))
 		}
+		if t.WorkspacePolicy == "ephemeral" {
+			ds = append(ds, c.Diag(p("workspacePolicy"), "a service must be persistent: up holds one process that serves every client over time (drop workspacePolicy, or use archetype \"repo\" or \"tool\" for a copy per client)"))
+		}
 	}
 	ds = append(ds, c.validateSchedule(name, t.Schedule)...)
 	ds = append(ds, c.checkLiveness("templates", name, t.TurnTimeout, t.StallAfter)...)

@@ -259,11 +259,16 @@ agents: {` + agents + `}
 			if out := r.Stdout + r.Stderr; !strings.Contains(out, "Antigravity's tool names are not known to actctl; tools Read are not written") {
 				t.Errorf("warnings:\n%s", out)
 			}
-			if r := actctl(t, dir, "", "resolve", "agy"); r.Code != 0 || !strings.Contains(r.Stdout, "agy_acp_server") {
-				t.Errorf("resolve: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
-			}
 		},
 	})
+	// resolve prepares the agent it prints, so it runs in a workspace of
+	// its own: in runArtifact's, its apply would not leave the second
+	// apply a no-op.
+	ws := t.TempDir()
+	writeConfig(t, ws, cfg(`agy: template: "agy"`))
+	if r := actctl(t, ws, "", "resolve", "agy"); r.Code != 0 || !strings.Contains(r.Stdout, "agy_acp_server") {
+		t.Errorf("resolve: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 }
 
 // TestCodexRulesE2E: a Codex agent's rules about shell commands reach

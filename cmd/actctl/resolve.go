@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/schema"
 )
@@ -12,7 +13,7 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:         "resolve",
-		Usage:        "print how to start AGENT's ACP backend: {command, args, env, cwd, workspace}",
+		Usage:        "prepare AGENT (apply its files) and print how to start its ACP backend: {command, args, env, cwd, workspace}",
 		ArgsUsage:    "AGENT",
 		OnUsageError: usageErrors,
 		Action:       resolveCmd,
@@ -20,12 +21,15 @@ func init() {
 }
 
 func resolveCmd(c *cli.Context) error {
-	g, _, r, err := oneAgent(c)
+	g, cfg, r, err := oneAgent(c)
 	if err != nil {
 		return err
 	}
 	l, err := proxy.Resolve(r, schema.ModeACP)
 	if err != nil {
+		return err
+	}
+	if err := agentprep.Materialize(c.Context, cfg, r, agentprep.VerbResolve, g.Stderr); err != nil {
 		return err
 	}
 	if g.JSON() {
