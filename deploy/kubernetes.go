@@ -92,7 +92,7 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		"app.kubernetes.io/instance":   kb.ws,
 		"app.kubernetes.io/managed-by": "actctl",
 	}
-	all := agents(cfg)
+	all, some := agentsOn(cfg, schema.TargetKubernetes)
 	kb.keys = secretKeys(cfg, all)
 	var resident, cron []*schema.Resolved
 	for _, r := range all {
@@ -102,7 +102,7 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 			resident = append(resident, r)
 		}
 	}
-	ws, err := kb.workspace(resident, len(cron) > 0)
+	ws, err := kb.workspace(resident, len(cron) > 0 || some)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,8 @@ func (kb *kube) meta(name string, extra map[string]string) meta {
 
 // workspace renders the ServiceAccount, and for resident agents the
 // headless Service and the StatefulSet running `actctl up --frozen`
-// (naming the resident agents when some others run as CronJobs).
+// (naming the resident agents when some others run as CronJobs or on
+// another engine).
 func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, error) {
 	no := false
 	docs := []any{object{APIVersion: "v1", Kind: "ServiceAccount", Metadata: kb.meta(kb.name(), nil), AutomountServiceAccountToken: &no}}

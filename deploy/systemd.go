@@ -45,14 +45,22 @@ func unitLimits(n int) (tasks, files int) {
 // the schedules are actctl's own (no timers: docs/deploy.md). The
 // secrets file is named by %f, the instance unescaped (the workspace's
 // path): %i is the escaped name ("srv-my\x2dagents"), a name nobody
-// writes for a path holding "-", a space or a non-ASCII letter.
+// writes for a path holding "-", a space or a non-ASCII letter. When
+// some agents choose other engines, up names those it runs.
 func renderSystemd(cfg *schema.Config) []File {
 	s := cfg.Deploy.Systemd
 	target, conf := "default.target", "~/.config"
 	if s.Scope == "system" {
 		target, conf = "multi-user.target", "/etc"
 	}
-	tasks, files := unitLimits(len(agents(cfg)))
+	on, some := agentsOn(cfg, schema.TargetSystemd)
+	tasks, files := unitLimits(len(on))
+	exec := "ExecStart=/usr/bin/env actctl -C %f up"
+	if some {
+		for _, r := range on {
+			exec += " " + r.Name
+		}
+	}
 	lines := []string{
 		"# " + Header,
 		"# Scope " + s.Scope + ": " + oneLine(enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName))),
@@ -67,7 +75,7 @@ func renderSystemd(cfg *schema.Config) []File {
 		"Type=simple",
 		"Environment=PATH=%h/go/bin:%h/.local/bin:/usr/local/bin:/usr/bin:/bin",
 		"EnvironmentFile=-%E/actctl%f.env",
-		"ExecStart=/usr/bin/env actctl -C %f up",
+		exec,
 		"Restart=on-failure",
 		"RestartSec=5s",
 		"KillMode=mixed",

@@ -1,5 +1,7 @@
 package schema
 
+import "slices"
+
 // Deploy is the deploy: block of actant.cue (#Deploy): the engines that
 // run the workspace beyond one machine, whose files apply renders
 // (docs/deploy.md).
@@ -102,6 +104,9 @@ type AgentDeploy struct {
 	// GitHub: false leaves an employee out of GitHub Actions; nil is the
 	// default (employees in, others out).
 	GitHub *bool `json:"github,omitempty"`
+	// Engines are the targets that run the agent, chosen explicitly;
+	// nil is every declared one (GitHub for employees only).
+	Engines []string `json:"engines,omitempty"`
 }
 
 // AgentKubernetes: Shape is ShapeResident or ShapeCron.
@@ -127,10 +132,27 @@ func (a Agent) KubeShape() string {
 }
 
 // OnGitHub reports whether agent a, of archetype arch, gets a GitHub
-// Actions workflow: employees unless they say github: false.
+// Actions workflow: employees unless they say github: false or choose
+// engines without it.
 func (a Agent) OnGitHub(arch string) bool {
+	if a.Deploy != nil && a.Deploy.Engines != nil {
+		return slices.Contains(a.Deploy.Engines, TargetGitHub) && arch == ArchEmployee
+	}
 	if a.Deploy != nil && a.Deploy.GitHub != nil {
 		return *a.Deploy.GitHub && arch == ArchEmployee
 	}
 	return arch == ArchEmployee
+}
+
+// RunsOn reports whether target (TargetKubernetes, TargetGitHub or
+// TargetSystemd) runs agent a, of archetype arch, when it is declared:
+// the engines a chooses, else every target (GitHub: employees only).
+func (a Agent) RunsOn(target, arch string) bool {
+	if target == TargetGitHub {
+		return a.OnGitHub(arch)
+	}
+	if a.Deploy != nil && a.Deploy.Engines != nil {
+		return slices.Contains(a.Deploy.Engines, target)
+	}
+	return true
 }

@@ -22,7 +22,7 @@ templates: emp: {
 	}
 }
 templates: svc: {backend: "claude-code", archetype: "service"}
-agents: e: {template: "emp", deploy: kubernetes: shape: "SHAPE"}
+agents: e: {template: "emp", deploy: {kubernetes: shape: "SHAPE", engines: ["kubernetes", "github"]}}
 agents: s: {template: "svc"SVC}
 `
 
@@ -78,10 +78,52 @@ func TestDeployInvalid(t *testing.T) {
 	}
 }
 
+// TestDeployEngines: an employee that several declared targets would
+// run is refused at its position, naming them and how to choose; a
+// choice (one engine, or several on purpose) is accepted, one naming an
+// undeclared target is refused at its element.
+func TestDeployEngines(t *testing.T) {
+	const base = `package actant
+deploy: {
+	kubernetes: {namespace: "agents", image: "ghcr.io/acme/agents@sha256:0123", secret: "actctl-agents"}
+	DEPLOY
+}
+templates: emp: {backend: "claude-code", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
+templates: svc: {backend: "claude-code", archetype: "service"}
+agents: s: template: "svc"
+agents: e: {template: "emp"AGENT}
+`
+	for _, tc := range []struct{ deploy, agent, want string }{
+		{`github: {}`, ``, `actant.cue:9:9: agents.e: employee "e" is rendered by kubernetes, github at once: each would run its schedule (every task twice, its state split); choose with agents.e.deploy.engines: ["kubernetes"]`},
+		{`github: {}, systemd: {}`, `, deploy: github: false`, `agents.e: employee "e" is rendered by kubernetes, systemd at once`},
+		{`systemd: {}`, `, deploy: engines: ["github"]`, `actant.cue:9:48: agents.e.deploy.engines[0]: agent "e" chooses github, which deploy: does not declare (it declares: kubernetes, systemd)`},
+		{`github: {}, systemd: {}`, `, deploy: engines: ["systemd"]`, ``},
+		{`github: {}`, `, deploy: engines: ["kubernetes", "github"]`, ``},
+		{`github: {}`, `, deploy: github: false`, ``},
+		{`secretKeys: []`, ``, ``},
+		{`systemd: {}`, `, deploy: engines: ["kubernetes"]}
+agents: s: {deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`},
+	} {
+		src := strings.NewReplacer("DEPLOY", tc.deploy, "AGENT", tc.agent).Replace(base)
+		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		var ds Diagnostics
+		errors.As(err, &ds)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", tc, err)
+			}
+			continue
+		}
+		if len(ds.Errors()) != 1 || !strings.Contains(ds.Errors()[0].String(), tc.want) {
+			t.Errorf("%+v:\ngot  %v\nwant %s", tc, err, tc.want)
+		}
+	}
+}
+
 // TestDeployKubernetesInterval: an interval that is no cron is refused
 // for a cron-shaped employee only; a resident one keeps actctl's clock.
 func TestDeployKubernetesInterval(t *testing.T) {
-	src := strings.Replace(deployBase, "\tgithub: {}\n", "", 1)
+	src := strings.NewReplacer("\tgithub: {}\n", "", `, "github"]`, `]`).Replace(deployBase)
 	for _, shape := range []string{"cron", "resident"} {
 		s := strings.NewReplacer("INTERVAL", "45m", "PATTERN", "0 9 * * 1", "SHAPE", shape, "SVC", "").Replace(src)
 		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": s}), filepath.Join(t.TempDir(), "home"))
