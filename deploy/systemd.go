@@ -82,11 +82,60 @@ func renderSystemd(cfg *schema.Config) []File {
 		"TimeoutStopSec=" + strconv.Itoa(stopSeconds) + "s",
 		"TasksMax=" + strconv.Itoa(tasks),
 		"LimitNOFILE=" + strconv.Itoa(filesBase) + ":" + strconv.Itoa(files),
+	}
+	lines = append(lines, hardening(s)...)
+	lines = append(lines,
 		"",
 		"[Install]",
-		"WantedBy=" + target,
-	}
+		"WantedBy="+target,
+	)
 	return []File{{Path: path.Join(path.Clean(s.Dir), UnitName), Content: []byte(strings.Join(lines, "\n") + "\n")}}
+}
+
+// hardening is the unit's sandbox (docs/deploy.md, "systemd"). Both
+// scopes: no privilege gained through setuid or file capabilities, no
+// setuid file made, seccomp's cheap restrictions, files not readable by
+// others. A system unit also runs as deploy.systemd.user, sees the file
+// system read-only but for the workspace (%f) and that user's home (%h),
+// and gets its own /tmp and /dev; a user manager can apply these only
+// with user namespaces, so a user unit goes without. Namespaces and
+// mount stay allowed (a backend's own sandbox, bubblewrap, uses them),
+// W^X memory too (Node's JIT needs it), and all of /proc (Node reads
+// /proc/cpuinfo).
+func hardening(s *schema.DeploySystemd) []string {
+	lines := []string{
+		"UMask=0027",
+		"NoNewPrivileges=yes",
+		"RestrictSUIDSGID=yes",
+		"LockPersonality=yes",
+		"RestrictRealtime=yes",
+		"SystemCallArchitectures=native",
+		"SystemCallFilter=~@clock @cpu-emulation @module @obsolete @raw-io @reboot @swap",
+		"RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK",
+	}
+	if s.Scope != "system" {
+		return lines
+	}
+	account := []string{"User=" + s.User}
+	if s.Group != "" {
+		account = append(account, "Group="+s.Group)
+	}
+	return append(append(account, lines...),
+		"CapabilityBoundingSet=",
+		"ProtectSystem=strict",
+		"ProtectHome=read-only",
+		"ReadWritePaths=%f -%h",
+		"PrivateTmp=yes",
+		"PrivateDevices=yes",
+		"ProtectKernelTunables=yes",
+		"ProtectKernelModules=yes",
+		"ProtectKernelLogs=yes",
+		"ProtectControlGroups=yes",
+		"ProtectClock=yes",
+		"ProtectHostname=yes",
+		"ProtectProc=invisible",
+		"RemoveIPC=yes",
+	)
 }
 
 // oneLine is s with each control character (a line or paragraph

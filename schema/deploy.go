@@ -96,6 +96,11 @@ type DeploySystemd struct {
 	Dir string `json:"dir"`
 	// Scope is "user" or "system".
 	Scope string `json:"scope"`
+	// User is the account a system-scope unit runs as (never root);
+	// required there, refused for a user unit (it runs as its owner).
+	User string `json:"user,omitempty"`
+	// Group is the system-scope unit's group; "" is User's login group.
+	Group string `json:"group,omitempty"`
 }
 
 // AgentDeploy is an agent's place on the deploy targets (#AgentDeploy).

@@ -159,7 +159,24 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		ds = append(ds, c.validateAgentDeploy(name, now)...)
 	}
+	ds = append(ds, c.checkSystemdUser()...)
 	return append(ds, c.checkSystemdRuns()...)
+}
+
+// checkSystemdUser asks a system-scope unit for the account it runs as
+// (without one systemd runs it as root), and refuses one for a user
+// unit (a user manager runs its units as its owner).
+func (c *Config) checkSystemdUser() Diagnostics {
+	s := c.Deploy.Systemd
+	switch {
+	case s == nil:
+		return nil
+	case s.Scope == "system" && s.User == "":
+		return Diagnostics{c.Diag(Path("deploy", "systemd", "scope"), "a system unit without a user runs actctl and every agent as root: give deploy.systemd.user, the account that owns the workspace")}
+	case s.Scope != "system" && (s.User != "" || s.Group != ""):
+		return Diagnostics{c.Diag(Path("deploy", "systemd", "user"), "a user unit runs as the user whose manager starts it: user and group are for scope \"system\"")}
+	}
+	return nil
 }
 
 // checkSystemdRuns refuses deploy: systemd when every employee and

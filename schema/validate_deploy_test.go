@@ -101,6 +101,9 @@ agents: e: {template: "emp"AGENT}
 		{`github: {}`, `, deploy: engines: ["kubernetes", "github"]`, ``},
 		{`github: {}`, `, deploy: github: false`, ``},
 		{`secretKeys: []`, ``, ``},
+		{`systemd: scope: "system"`, `, deploy: engines: ["systemd"]`, `deploy.systemd.scope: a system unit without a user runs actctl and every agent as root: give deploy.systemd.user`},
+		{`systemd: {scope: "system", user: "agents"}`, `, deploy: engines: ["systemd"]`, ``},
+		{`systemd: {user: "agents"}`, `, deploy: engines: ["systemd"]`, `deploy.systemd.user: a user unit runs as the user whose manager starts it`},
 		{`systemd: {}`, `, deploy: engines: ["kubernetes"]}
 agents: s: {deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`},
 	} {
