@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,6 +143,8 @@ func (kb *kube) meta(name string, extra map[string]string) meta {
 
 // workspace renders the ServiceAccount, and for resident agents the
 // headless Service and the StatefulSet running `actctl up --frozen`
+// (serving the workspace's webhooks on WebhookPort, exposed by the
+// Service, their secrets from the Secret, when it declares some)
 // (naming the resident agents when some others run as CronJobs or on
 // another engine).
 func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, error) {
@@ -150,6 +154,13 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 		return yamlDocs(docs...)
 	}
 	args := []string{"-C", WorkspaceDir, "up", "--frozen"}
+	keys, svc, ports := kb.keys, serviceSpec{ClusterIP: "None"}, []containerPort(nil)
+	if hooks := kb.cfg.Webhooks; len(hooks) > 0 {
+		args = append(args, "--webhooks", "0.0.0.0:"+strconv.Itoa(WebhookPort))
+		ports = []containerPort{{Name: "webhooks", ContainerPort: WebhookPort}}
+		svc.Ports = []servicePort{{Name: "webhooks", Port: WebhookPort, TargetPort: "webhooks"}}
+		keys = webhookKeys(keys, hooks)
+	}
 	if named {
 		for _, r := range resident {
 			args = append(args, r.Name)
@@ -157,23 +168,40 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 	}
 	sel := map[string]string{"app.kubernetes.io/name": "actctl", "app.kubernetes.io/instance": kb.ws}
 	pm := meta{Labels: kb.labels, Annotations: map[string]string{"actctl.dev/config-digest": ConfigDigest(kb.cfg)}}
-	if len(kb.keys) > 0 {
-		pm.Annotations["actctl.dev/secret-keys"] = strings.Join(kb.keys, ",")
+	if len(keys) > 0 {
+		pm.Annotations["actctl.dev/secret-keys"] = strings.Join(keys, ",")
 	}
 	up := container{Name: "up", Command: []string{"actctl"}, Args: args, ReadinessProbe: &probe{
 		Exec:          execAction{Command: []string{"actctl", "-C", WorkspaceDir, ReadyCommand}},
 		PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
 	}}
-	pod := kb.pod(up, kb.keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
+	up.Ports = ports
+	pod := kb.pod(up, keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
 	sts := statefulSetSpec{
 		ServiceName: kb.name(), Replicas: 1, Selector: selector{MatchLabels: sel},
 		Template:             podTemplate{Metadata: pm, Spec: pod},
 		VolumeClaimTemplates: []claimObject{{Metadata: meta{Name: "data"}, Spec: kb.claim("ReadWriteOnce")}},
 	}
 	docs = append(docs,
-		object{APIVersion: "v1", Kind: "Service", Metadata: kb.meta(kb.name(), nil), Spec: serviceSpec{ClusterIP: "None", Selector: sel}},
+		object{APIVersion: "v1", Kind: "Service", Metadata: kb.meta(kb.name(), nil), Spec: serviceSpec{ClusterIP: svc.ClusterIP, Selector: sel, Ports: svc.Ports}},
 		object{APIVersion: "apps/v1", Kind: "StatefulSet", Metadata: kb.meta(kb.name(), nil), Spec: sts})
 	return yamlDocs(docs...)
+}
+
+// WebhookPort is the port the pod's `up --webhooks` listens on and its
+// Service exposes (docs/deploy.md, "Kubernetes").
+const WebhookPort = 8787
+
+// webhookKeys is keys with each webhook's secretEnv added, sorted.
+func webhookKeys(keys []string, hooks map[string]schema.Webhook) []string {
+	out := slices.Clone(keys)
+	for _, h := range hooks {
+		if !slices.Contains(out, h.SecretEnv) {
+			out = append(out, h.SecretEnv)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (kb *kube) claim(mode string) claimSpec {

@@ -110,9 +110,10 @@ func TestKubernetesDecode(t *testing.T) {
 	if d.services[0].Spec.ClusterIP != corev1.ClusterIPNone {
 		t.Error("the Service is not headless")
 	}
-	if got := strings.Join(set.Spec.Template.Spec.Containers[0].Args, " "); got != "-C /data/workspace up --frozen report review" {
+	if got := strings.Join(set.Spec.Template.Spec.Containers[0].Args, " "); got != "-C /data/workspace up --frozen --webhooks 0.0.0.0:8787 report review" {
 		t.Errorf("up args %q", got)
 	}
+	checkWebhooks(t, d.services[0], set.Spec.Template.Spec.Containers[0], "actctl-team")
 	if set.Spec.Template.Annotations["actctl.dev/config-digest"] == "" {
 		t.Error("no config digest")
 	}
@@ -265,4 +266,26 @@ func TestJobDeadlineFollowsTurnTimeout(t *testing.T) {
 			t.Errorf("jobDeadline(%d, %v) = %d, want %d", c.entries, c.turn, got, c.want)
 		}
 	}
+}
+
+// checkWebhooks: the workspace declares a webhook, so up serves it on
+// WebhookPort, the container names the port, the Service exposes it,
+// and the webhook's secret comes from the Secret by reference.
+func checkWebhooks(t *testing.T, svc corev1.Service, up corev1.Container, secret string) {
+	t.Helper()
+	if len(up.Ports) != 1 || up.Ports[0].Name != "webhooks" || up.Ports[0].ContainerPort != WebhookPort {
+		t.Errorf("up's ports %+v, want webhooks %d", up.Ports, WebhookPort)
+	}
+	if p := svc.Spec.Ports; len(p) != 1 || p[0].Port != WebhookPort || p[0].TargetPort.String() != "webhooks" {
+		t.Errorf("the Service's ports %+v, want %d to webhooks", p, WebhookPort)
+	}
+	for _, e := range up.Env {
+		if e.Name == "ISSUES_WEBHOOK_SECRET" {
+			if e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != secret || e.ValueFrom.SecretKeyRef.Key != e.Name {
+				t.Errorf("the webhook's secret is not from the Secret %s by reference: %+v", secret, e)
+			}
+			return
+		}
+	}
+	t.Errorf("up's env lacks the webhook's secret ISSUES_WEBHOOK_SECRET: %+v", up.Env)
 }

@@ -45,7 +45,7 @@ func TestDeployApply(t *testing.T) {
 	// Each employee chooses its engines (validate refuses one on several
 	// without a choice).
 	cfg = strings.NewReplacer(`deploy: kubernetes: shape: "cron"}`, `deploy: {kubernetes: shape: "cron", engines: ["kubernetes"]}}`,
-		`day: template: "emp"`, `day: {template: "emp", deploy: engines: ["kubernetes", "github"]}`).Replace(cfg)
+		`day: template: "emp"`, `day: {template: "emp", deploy: engines: ["kubernetes", "systemd"]}`).Replace(cfg)
 	writeFiles(t, dir, map[string]string{"actant.cue": cfg + hook})
 	r := actctl(t, dir, home, "apply")
 	if r.Code != 0 {
