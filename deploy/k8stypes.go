@@ -160,12 +160,19 @@ type secretKeyRef struct {
 type volumeMount struct {
 	Name      string `yaml:"name"`
 	MountPath string `yaml:"mountPath"`
+	ReadOnly  bool   `yaml:"readOnly,omitempty"`
 }
 
 type volume struct {
-	Name                  string    `yaml:"name"`
-	EmptyDir              *struct{} `yaml:"emptyDir,omitempty"`
-	PersistentVolumeClaim *claimRef `yaml:"persistentVolumeClaim,omitempty"`
+	Name                  string        `yaml:"name"`
+	EmptyDir              *struct{}     `yaml:"emptyDir,omitempty"`
+	PersistentVolumeClaim *claimRef     `yaml:"persistentVolumeClaim,omitempty"`
+	Secret                *secretVolume `yaml:"secret,omitempty"`
+}
+
+type secretVolume struct {
+	SecretName  string `yaml:"secretName"`
+	DefaultMode int    `yaml:"defaultMode"`
 }
 
 type claimRef struct {

@@ -53,9 +53,18 @@ const (
 // cloneScript checks the repository out at $ACTCTL_REF into the
 // workspace directory: a clone the first time, a fetch after. The URL and
 // the ref come in the environment, after "--": git never reads them as
-// options, whatever they hold.
+// options, whatever they hold. Over SSH ($ACTCTL_SSH_DIR, the mounted
+// sshSecret) ssh takes a private copy of the key (the kubelet makes the
+// mounted one readable by the pod's group, which ssh refuses), removed
+// on exit, and trusts only the Secret's known_hosts.
 const cloneScript = `set -eu
 w=` + WorkspaceDir + `
+if [ -n "${ACTCTL_SSH_DIR:-}" ]; then
+  k=$(mktemp)
+  trap 'rm -f "$k"' EXIT
+  cat "$ACTCTL_SSH_DIR/ssh-privatekey" > "$k"
+  export GIT_SSH_COMMAND="ssh -i $k -o IdentitiesOnly=yes -o UserKnownHostsFile=$ACTCTL_SSH_DIR/known_hosts -o StrictHostKeyChecking=yes"
+fi
 if [ -d "$w/.git" ]; then
   git -C "$w" fetch --depth 1 origin -- "$ACTCTL_REF"
   git -C "$w" checkout --force --detach FETCH_HEAD
@@ -85,6 +94,9 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		kb.repo = *o.Repo
 	default:
 		return nil, errors.New("no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")
+	}
+	if schema.IsSSHURL(kb.repo.URL) && kb.repo.SSHSecret == "" {
+		return nil, fmt.Errorf("the pods would clone %q over SSH with no key and no known_hosts: give deploy.kubernetes.repo {url, ref, sshSecret} (docs/deploy.md), or an https URL", kb.repo.URL)
 	}
 	if kb.ws = WorkspaceName(k.Name, kb.repo.URL); kb.ws == "" {
 		return nil, fmt.Errorf("no name for the workspace in the cluster in the repository URL %q: give deploy.kubernetes.name", kb.repo.URL)
@@ -188,6 +200,10 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 	return yamlDocs(docs...)
 }
 
+// sshDir is where the clone container mounts deploy.kubernetes.repo's
+// sshSecret; the main container never sees the key.
+const sshDir = "/etc/actctl/ssh"
+
 // WebhookPort is the port the pod's `up --webhooks` listens on and its
 // Service exposes (docs/deploy.md, "Kubernetes").
 const WebhookPort = 8787
@@ -222,6 +238,11 @@ func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ..
 		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript},
 		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
 		VolumeMounts: mounts, SecurityContext: sec,
+	}
+	if sec := kb.repo.SSHSecret; sec != "" {
+		clone.Env = append(clone.Env, envVar{Name: "ACTCTL_SSH_DIR", Value: sshDir})
+		clone.VolumeMounts = append(slices.Clone(mounts), volumeMount{Name: "ssh", MountPath: sshDir, ReadOnly: true})
+		vols = append(vols, volume{Name: "ssh", Secret: &secretVolume{SecretName: sec, DefaultMode: 0o400}})
 	}
 	clone.Resources = containerResourcesOf(res)
 	main.Image, main.VolumeMounts, main.SecurityContext, main.Resources = kb.k.Image, mounts, sec, clone.Resources

@@ -289,3 +289,67 @@ func checkWebhooks(t *testing.T, svc corev1.Service, up corev1.Container, secret
 	}
 	t.Errorf("up's env lacks the webhook's secret ISSUES_WEBHOOK_SECRET: %+v", up.Env)
 }
+
+// TestKubernetesSSHClone: a repository cloned over SSH mounts the
+// sshSecret, read-only and 0400, in the clone container only, which the
+// script reads through $ACTCTL_SSH_DIR (key and known_hosts); an SSH
+// origin with no Secret to give is refused at render, saying how.
+func TestKubernetesSSHClone(t *testing.T) {
+	cfg := loadTeam(t)
+	cfg.Deploy.Kubernetes.Repo = &schema.DeployRepo{URL: "git@github.com:acme/team.git", Ref: "main", SSHSecret: "team-deploy-key"}
+	outs, err := Render(cfg, Options{Now: goldenNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decodeKube(t, outs[0])
+	pods := []corev1.PodSpec{d.sets[0].Spec.Template.Spec}
+	for _, c := range d.crons {
+		pods = append(pods, c.Spec.JobTemplate.Spec.Template.Spec)
+	}
+	for _, p := range pods {
+		var vol *corev1.Volume
+		for i := range p.Volumes {
+			if p.Volumes[i].Secret != nil {
+				vol = &p.Volumes[i]
+			}
+		}
+		if vol == nil || vol.Secret.SecretName != "team-deploy-key" || vol.Secret.DefaultMode == nil || *vol.Secret.DefaultMode != 0o400 {
+			t.Fatalf("no secret volume of team-deploy-key, mode 0400: %+v", p.Volumes)
+		}
+		clone := p.InitContainers[0]
+		if !mounts(clone, vol.Name, "/etc/actctl/ssh", true) || !hasEnv(clone, "ACTCTL_SSH_DIR", "/etc/actctl/ssh") {
+			t.Errorf("the clone does not read the key: %+v %+v", clone.VolumeMounts, clone.Env)
+		}
+		if mounts(p.Containers[0], vol.Name, "/etc/actctl/ssh", true) {
+			t.Error("the main container sees the clone's key")
+		}
+	}
+	for _, want := range []string{`UserKnownHostsFile=$ACTCTL_SSH_DIR/known_hosts`, `StrictHostKeyChecking=yes`, `"$ACTCTL_SSH_DIR/ssh-privatekey"`, `trap 'rm -f "$k"' EXIT`} {
+		if !strings.Contains(cloneScript, want) {
+			t.Errorf("the clone script lacks %s", want)
+		}
+	}
+	cfg.Deploy.Kubernetes.Repo = nil
+	_, err = Render(cfg, Options{Repo: &schema.DeployRepo{URL: "ssh://git@github.com/acme/team.git", Ref: "main"}, Now: goldenNow})
+	if err == nil || !strings.Contains(err.Error(), `the pods would clone "ssh://git@github.com/acme/team.git" over SSH with no key and no known_hosts: give deploy.kubernetes.repo {url, ref, sshSecret}`) {
+		t.Errorf("an SSH origin without a Secret: %v", err)
+	}
+}
+
+func mounts(c corev1.Container, vol, at string, readOnly bool) bool {
+	for _, m := range c.VolumeMounts {
+		if m.Name == vol && m.MountPath == at && m.ReadOnly == readOnly {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEnv(c corev1.Container, name, value string) bool {
+	for _, e := range c.Env {
+		if e.Name == name && e.Value == value {
+			return true
+		}
+	}
+	return false
+}

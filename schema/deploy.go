@@ -1,6 +1,9 @@
 package schema
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Deploy is the deploy: block of actant.cue (#Deploy): the engines that
 // run the workspace beyond one machine, whose files apply renders
@@ -68,6 +71,22 @@ func (k *DeployKubernetes) ResourcesFor(a Agent) Resources {
 type DeployRepo struct {
 	URL string `json:"url"`
 	Ref string `json:"ref"`
+	// SSHSecret names the Secret holding the key (ssh-privatekey) and
+	// the host keys (known_hosts) for a clone over SSH.
+	SSHSecret string `json:"sshSecret,omitempty"`
+}
+
+// IsSSHURL reports whether git clones url over SSH: ssh:// (or
+// git+ssh://), or the scp-like user@host:path form.
+func IsSSHURL(url string) bool {
+	if strings.HasPrefix(url, "ssh://") || strings.HasPrefix(url, "git+ssh://") {
+		return true
+	}
+	if strings.Contains(url, "://") {
+		return false
+	}
+	colon := strings.Index(url, ":")
+	return colon > 0 && !strings.Contains(url[:colon], "/")
 }
 
 // Storage is a volume claim's size and storage class.

@@ -160,7 +160,19 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 		ds = append(ds, c.validateAgentDeploy(name, now)...)
 	}
 	ds = append(ds, c.checkSystemdUser()...)
+	ds = append(ds, c.checkRepoSSH()...)
 	return append(ds, c.checkSystemdRuns()...)
+}
+
+// checkRepoSSH refuses a repository cloned over SSH without the Secret
+// holding its key and host keys: the clone would have neither, and
+// fail in every pod.
+func (c *Config) checkRepoSSH() Diagnostics {
+	k := c.Deploy.kubernetes()
+	if k == nil || k.Repo == nil || !IsSSHURL(k.Repo.URL) || k.Repo.SSHSecret != "" {
+		return nil
+	}
+	return Diagnostics{c.Diag(Path("deploy", "kubernetes", "repo", "url"), "%q is cloned over SSH, and a pod has no key and no known_hosts: give deploy.kubernetes.repo.sshSecret, a Secret with the keys ssh-privatekey and known_hosts (docs/deploy.md), or an https URL", k.Repo.URL)}
 }
 
 // checkSystemdUser asks a system-scope unit for the account it runs as

@@ -185,3 +185,50 @@ func TestDeployDirs(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployRepoSSH: a repository URL cloned over SSH without
+// deploy.kubernetes.repo.sshSecret is refused at the URL, saying why and
+// how; with the Secret, or over https, it loads.
+func TestDeployRepoSSH(t *testing.T) {
+	const base = `package actant
+deploy: kubernetes: {namespace: "agents", image: "ghcr.io/acme/agents@sha256:0123", secret: "actctl-agents", repo: REPO}
+`
+	for repo, want := range map[string]string{
+		`{url: "git@github.com:acme/team.git"}`:                               `actant.cue:2:122: deploy.kubernetes.repo.url: "git@github.com:acme/team.git" is cloned over SSH, and a pod has no key and no known_hosts: give deploy.kubernetes.repo.sshSecret`,
+		`{url: "ssh://git@github.com/acme/team.git"}`:                         `deploy.kubernetes.repo.url: "ssh://git@github.com/acme/team.git" is cloned over SSH`,
+		`{url: "git@github.com:acme/team.git", sshSecret: "team-deploy-key"}`: ``,
+		`{url: "https://github.com/acme/team.git"}`:                           ``,
+	} {
+		src := strings.Replace(base, "REPO", repo, 1)
+		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		var ds Diagnostics
+		errors.As(err, &ds)
+		if want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", repo, err)
+			}
+			continue
+		}
+		if len(ds.Errors()) != 1 || !strings.Contains(ds.Errors()[0].String(), want) {
+			t.Errorf("%s:\ngot  %v\nwant %s", repo, err, want)
+		}
+	}
+}
+
+// TestIsSSHURL: the URL forms git clones over SSH.
+func TestIsSSHURL(t *testing.T) {
+	for u, want := range map[string]bool{
+		"git@github.com:acme/team.git":       true,
+		"github.com:acme/team":               true,
+		"ssh://git@github.com/acme/team.git": true,
+		"git+ssh://host/team":                true,
+		"https://github.com/acme/team.git":   false,
+		"file:///srv/git/team":               false,
+		"/srv/git/team":                      false,
+		"./a:b":                              false,
+	} {
+		if got := IsSSHURL(u); got != want {
+			t.Errorf("IsSSHURL(%q) = %v, want %v", u, got, want)
+		}
+	}
+}
