@@ -157,6 +157,19 @@ func agents(cfg *schema.Config) []*schema.Resolved {
 	return out
 }
 
+// agentsOn lists the agents of agents(cfg) that target runs
+// (schema.Agent.RunsOn); some reports that it leaves others out, whence
+// its `up` must name those it runs.
+func agentsOn(cfg *schema.Config, target string) (on []*schema.Resolved, some bool) {
+	all := agents(cfg)
+	for _, r := range all {
+		if r.Agent.RunsOn(target, r.ArchetypeName) {
+			on = append(on, r)
+		}
+	}
+	return on, len(on) < len(all)
+}
+
 // envRef finds the variables a value reads: ${NAME}, and ${NAME:-default}
 // (its second group then not empty: the variable may be unset).
 var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?`) })

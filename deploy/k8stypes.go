@@ -29,6 +29,18 @@ type kustomization struct {
 type serviceSpec struct {
 	ClusterIP string            `yaml:"clusterIP"`
 	Selector  map[string]string `yaml:"selector"`
+	Ports     []servicePort     `yaml:"ports,omitempty"`
+}
+
+type servicePort struct {
+	Name       string `yaml:"name"`
+	Port       int    `yaml:"port"`
+	TargetPort string `yaml:"targetPort"`
+}
+
+type containerPort struct {
+	Name          string `yaml:"name"`
+	ContainerPort int    `yaml:"containerPort"`
 }
 
 type selector struct {
@@ -95,6 +107,7 @@ type container struct {
 	Image                    string             `yaml:"image"`
 	Command                  []string           `yaml:"command"`
 	Args                     []string           `yaml:"args,omitempty"`
+	Ports                    []containerPort    `yaml:"ports,omitempty"`
 	Env                      []envVar           `yaml:"env"`
 	VolumeMounts             []volumeMount      `yaml:"volumeMounts"`
 	TerminationMessagePolicy string             `yaml:"terminationMessagePolicy,omitempty"`
@@ -147,12 +160,19 @@ type secretKeyRef struct {
 type volumeMount struct {
 	Name      string `yaml:"name"`
 	MountPath string `yaml:"mountPath"`
+	ReadOnly  bool   `yaml:"readOnly,omitempty"`
 }
 
 type volume struct {
-	Name                  string    `yaml:"name"`
-	EmptyDir              *struct{} `yaml:"emptyDir,omitempty"`
-	PersistentVolumeClaim *claimRef `yaml:"persistentVolumeClaim,omitempty"`
+	Name                  string        `yaml:"name"`
+	EmptyDir              *struct{}     `yaml:"emptyDir,omitempty"`
+	PersistentVolumeClaim *claimRef     `yaml:"persistentVolumeClaim,omitempty"`
+	Secret                *secretVolume `yaml:"secret,omitempty"`
+}
+
+type secretVolume struct {
+	SecretName  string `yaml:"secretName"`
+	DefaultMode int    `yaml:"defaultMode"`
 }
 
 type claimRef struct {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,9 +53,18 @@ const (
 // cloneScript checks the repository out at $ACTCTL_REF into the
 // workspace directory: a clone the first time, a fetch after. The URL and
 // the ref come in the environment, after "--": git never reads them as
-// options, whatever they hold.
+// options, whatever they hold. Over SSH ($ACTCTL_SSH_DIR, the mounted
+// sshSecret) ssh takes a private copy of the key (the kubelet makes the
+// mounted one readable by the pod's group, which ssh refuses), removed
+// on exit, and trusts only the Secret's known_hosts.
 const cloneScript = `set -eu
 w=` + WorkspaceDir + `
+if [ -n "${ACTCTL_SSH_DIR:-}" ]; then
+  k=$(mktemp)
+  trap 'rm -f "$k"' EXIT
+  cat "$ACTCTL_SSH_DIR/ssh-privatekey" > "$k"
+  export GIT_SSH_COMMAND="ssh -i $k -o IdentitiesOnly=yes -o UserKnownHostsFile=$ACTCTL_SSH_DIR/known_hosts -o StrictHostKeyChecking=yes"
+fi
 if [ -d "$w/.git" ]; then
   git -C "$w" fetch --depth 1 origin -- "$ACTCTL_REF"
   git -C "$w" checkout --force --detach FETCH_HEAD
@@ -84,6 +95,9 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 	default:
 		return nil, errors.New("no repository for the pods to clone: give deploy.kubernetes.repo {url, ref}, or add a git remote \"origin\" to the workspace's repository")
 	}
+	if schema.IsSSHURL(kb.repo.URL) && kb.repo.SSHSecret == "" {
+		return nil, fmt.Errorf("the pods would clone %q over SSH with no key and no known_hosts: give deploy.kubernetes.repo {url, ref, sshSecret} (docs/deploy.md), or an https URL", kb.repo.URL)
+	}
 	if kb.ws = WorkspaceName(k.Name, kb.repo.URL); kb.ws == "" {
 		return nil, fmt.Errorf("no name for the workspace in the cluster in the repository URL %q: give deploy.kubernetes.name", kb.repo.URL)
 	}
@@ -92,7 +106,7 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		"app.kubernetes.io/instance":   kb.ws,
 		"app.kubernetes.io/managed-by": "actctl",
 	}
-	all := agents(cfg)
+	all, some := agentsOn(cfg, schema.TargetKubernetes)
 	kb.keys = secretKeys(cfg, all)
 	var resident, cron []*schema.Resolved
 	for _, r := range all {
@@ -102,7 +116,7 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 			resident = append(resident, r)
 		}
 	}
-	ws, err := kb.workspace(resident, len(cron) > 0)
+	ws, err := kb.workspace(resident, len(cron) > 0 || some)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +155,10 @@ func (kb *kube) meta(name string, extra map[string]string) meta {
 
 // workspace renders the ServiceAccount, and for resident agents the
 // headless Service and the StatefulSet running `actctl up --frozen`
-// (naming the resident agents when some others run as CronJobs).
+// (serving the workspace's webhooks on WebhookPort, exposed by the
+// Service, their secrets from the Secret, when it declares some)
+// (naming the resident agents when some others run as CronJobs or on
+// another engine).
 func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, error) {
 	no := false
 	docs := []any{object{APIVersion: "v1", Kind: "ServiceAccount", Metadata: kb.meta(kb.name(), nil), AutomountServiceAccountToken: &no}}
@@ -149,6 +166,13 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 		return yamlDocs(docs...)
 	}
 	args := []string{"-C", WorkspaceDir, "up", "--frozen"}
+	keys, svc, ports := kb.keys, serviceSpec{ClusterIP: "None"}, []containerPort(nil)
+	if hooks := kb.cfg.Webhooks; len(hooks) > 0 {
+		args = append(args, "--webhooks", "0.0.0.0:"+strconv.Itoa(WebhookPort))
+		ports = []containerPort{{Name: "webhooks", ContainerPort: WebhookPort}}
+		svc.Ports = []servicePort{{Name: "webhooks", Port: WebhookPort, TargetPort: "webhooks"}}
+		keys = webhookKeys(keys, hooks)
+	}
 	if named {
 		for _, r := range resident {
 			args = append(args, r.Name)
@@ -156,23 +180,44 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 	}
 	sel := map[string]string{"app.kubernetes.io/name": "actctl", "app.kubernetes.io/instance": kb.ws}
 	pm := meta{Labels: kb.labels, Annotations: map[string]string{"actctl.dev/config-digest": ConfigDigest(kb.cfg)}}
-	if len(kb.keys) > 0 {
-		pm.Annotations["actctl.dev/secret-keys"] = strings.Join(kb.keys, ",")
+	if len(keys) > 0 {
+		pm.Annotations["actctl.dev/secret-keys"] = strings.Join(keys, ",")
 	}
 	up := container{Name: "up", Command: []string{"actctl"}, Args: args, ReadinessProbe: &probe{
 		Exec:          execAction{Command: []string{"actctl", "-C", WorkspaceDir, ReadyCommand}},
 		PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
 	}}
-	pod := kb.pod(up, kb.keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
+	up.Ports = ports
+	pod := kb.pod(up, keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
 	sts := statefulSetSpec{
 		ServiceName: kb.name(), Replicas: 1, Selector: selector{MatchLabels: sel},
 		Template:             podTemplate{Metadata: pm, Spec: pod},
 		VolumeClaimTemplates: []claimObject{{Metadata: meta{Name: "data"}, Spec: kb.claim("ReadWriteOnce")}},
 	}
 	docs = append(docs,
-		object{APIVersion: "v1", Kind: "Service", Metadata: kb.meta(kb.name(), nil), Spec: serviceSpec{ClusterIP: "None", Selector: sel}},
+		object{APIVersion: "v1", Kind: "Service", Metadata: kb.meta(kb.name(), nil), Spec: serviceSpec{ClusterIP: svc.ClusterIP, Selector: sel, Ports: svc.Ports}},
 		object{APIVersion: "apps/v1", Kind: "StatefulSet", Metadata: kb.meta(kb.name(), nil), Spec: sts})
 	return yamlDocs(docs...)
+}
+
+// sshDir is where the clone container mounts deploy.kubernetes.repo's
+// sshSecret; the main container never sees the key.
+const sshDir = "/etc/actctl/ssh"
+
+// WebhookPort is the port the pod's `up --webhooks` listens on and its
+// Service exposes (docs/deploy.md, "Kubernetes").
+const WebhookPort = 8787
+
+// webhookKeys is keys with each webhook's secretEnv added, sorted.
+func webhookKeys(keys []string, hooks map[string]schema.Webhook) []string {
+	out := slices.Clone(keys)
+	for _, h := range hooks {
+		if !slices.Contains(out, h.SecretEnv) {
+			out = append(out, h.SecretEnv)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (kb *kube) claim(mode string) claimSpec {
@@ -193,6 +238,11 @@ func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ..
 		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript},
 		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
 		VolumeMounts: mounts, SecurityContext: sec,
+	}
+	if sec := kb.repo.SSHSecret; sec != "" {
+		clone.Env = append(clone.Env, envVar{Name: "ACTCTL_SSH_DIR", Value: sshDir})
+		clone.VolumeMounts = append(slices.Clone(mounts), volumeMount{Name: "ssh", MountPath: sshDir, ReadOnly: true})
+		vols = append(vols, volume{Name: "ssh", Secret: &secretVolume{SecretName: sec, DefaultMode: 0o400}})
 	}
 	clone.Resources = containerResourcesOf(res)
 	main.Image, main.VolumeMounts, main.SecurityContext, main.Resources = kb.k.Image, mounts, sec, clone.Resources

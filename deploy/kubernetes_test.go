@@ -110,9 +110,10 @@ func TestKubernetesDecode(t *testing.T) {
 	if d.services[0].Spec.ClusterIP != corev1.ClusterIPNone {
 		t.Error("the Service is not headless")
 	}
-	if got := strings.Join(set.Spec.Template.Spec.Containers[0].Args, " "); got != "-C /data/workspace up --frozen report review" {
+	if got := strings.Join(set.Spec.Template.Spec.Containers[0].Args, " "); got != "-C /data/workspace up --frozen --webhooks 0.0.0.0:8787 report review" {
 		t.Errorf("up args %q", got)
 	}
+	checkWebhooks(t, d.services[0], set.Spec.Template.Spec.Containers[0], "actctl-team")
 	if set.Spec.Template.Annotations["actctl.dev/config-digest"] == "" {
 		t.Error("no config digest")
 	}
@@ -265,4 +266,90 @@ func TestJobDeadlineFollowsTurnTimeout(t *testing.T) {
 			t.Errorf("jobDeadline(%d, %v) = %d, want %d", c.entries, c.turn, got, c.want)
 		}
 	}
+}
+
+// checkWebhooks: the workspace declares a webhook, so up serves it on
+// WebhookPort, the container names the port, the Service exposes it,
+// and the webhook's secret comes from the Secret by reference.
+func checkWebhooks(t *testing.T, svc corev1.Service, up corev1.Container, secret string) {
+	t.Helper()
+	if len(up.Ports) != 1 || up.Ports[0].Name != "webhooks" || up.Ports[0].ContainerPort != WebhookPort {
+		t.Errorf("up's ports %+v, want webhooks %d", up.Ports, WebhookPort)
+	}
+	if p := svc.Spec.Ports; len(p) != 1 || p[0].Port != WebhookPort || p[0].TargetPort.String() != "webhooks" {
+		t.Errorf("the Service's ports %+v, want %d to webhooks", p, WebhookPort)
+	}
+	for _, e := range up.Env {
+		if e.Name == "ISSUES_WEBHOOK_SECRET" {
+			if e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != secret || e.ValueFrom.SecretKeyRef.Key != e.Name {
+				t.Errorf("the webhook's secret is not from the Secret %s by reference: %+v", secret, e)
+			}
+			return
+		}
+	}
+	t.Errorf("up's env lacks the webhook's secret ISSUES_WEBHOOK_SECRET: %+v", up.Env)
+}
+
+// TestKubernetesSSHClone: a repository cloned over SSH mounts the
+// sshSecret, read-only and 0400, in the clone container only, which the
+// script reads through $ACTCTL_SSH_DIR (key and known_hosts); an SSH
+// origin with no Secret to give is refused at render, saying how.
+func TestKubernetesSSHClone(t *testing.T) {
+	cfg := loadTeam(t)
+	cfg.Deploy.Kubernetes.Repo = &schema.DeployRepo{URL: "git@github.com:acme/team.git", Ref: "main", SSHSecret: "team-deploy-key"}
+	outs, err := Render(cfg, Options{Now: goldenNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decodeKube(t, outs[0])
+	pods := []corev1.PodSpec{d.sets[0].Spec.Template.Spec}
+	for _, c := range d.crons {
+		pods = append(pods, c.Spec.JobTemplate.Spec.Template.Spec)
+	}
+	for _, p := range pods {
+		var vol *corev1.Volume
+		for i := range p.Volumes {
+			if p.Volumes[i].Secret != nil {
+				vol = &p.Volumes[i]
+			}
+		}
+		if vol == nil || vol.Secret.SecretName != "team-deploy-key" || vol.Secret.DefaultMode == nil || *vol.Secret.DefaultMode != 0o400 {
+			t.Fatalf("no secret volume of team-deploy-key, mode 0400: %+v", p.Volumes)
+		}
+		clone := p.InitContainers[0]
+		if !mounts(clone, vol.Name, "/etc/actctl/ssh", true) || !hasEnv(clone, "ACTCTL_SSH_DIR", "/etc/actctl/ssh") {
+			t.Errorf("the clone does not read the key: %+v %+v", clone.VolumeMounts, clone.Env)
+		}
+		if mounts(p.Containers[0], vol.Name, "/etc/actctl/ssh", true) {
+			t.Error("the main container sees the clone's key")
+		}
+	}
+	for _, want := range []string{`UserKnownHostsFile=$ACTCTL_SSH_DIR/known_hosts`, `StrictHostKeyChecking=yes`, `"$ACTCTL_SSH_DIR/ssh-privatekey"`, `trap 'rm -f "$k"' EXIT`} {
+		if !strings.Contains(cloneScript, want) {
+			t.Errorf("the clone script lacks %s", want)
+		}
+	}
+	cfg.Deploy.Kubernetes.Repo = nil
+	_, err = Render(cfg, Options{Repo: &schema.DeployRepo{URL: "ssh://git@github.com/acme/team.git", Ref: "main"}, Now: goldenNow})
+	if err == nil || !strings.Contains(err.Error(), `the pods would clone "ssh://git@github.com/acme/team.git" over SSH with no key and no known_hosts: give deploy.kubernetes.repo {url, ref, sshSecret}`) {
+		t.Errorf("an SSH origin without a Secret: %v", err)
+	}
+}
+
+func mounts(c corev1.Container, vol, at string, readOnly bool) bool {
+	for _, m := range c.VolumeMounts {
+		if m.Name == vol && m.MountPath == at && m.ReadOnly == readOnly {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEnv(c corev1.Container, name, value string) bool {
+	for _, e := range c.Env {
+		if e.Name == name && e.Value == value {
+			return true
+		}
+	}
+	return false
 }

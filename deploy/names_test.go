@@ -24,7 +24,7 @@ func TestNamesFollowTheRepository(t *testing.T) {
 	if noName == string(src) || noRepo == noName {
 		t.Fatal("testdata/team/actant.cue changed: update this test")
 	}
-	origin := &schema.DeployRepo{URL: "git@github.com:acme/team.git", Ref: "main"}
+	origin := &schema.DeployRepo{URL: "https://github.com/acme/team", Ref: "main"}
 	for _, tc := range []struct {
 		cfg  string
 		repo *schema.DeployRepo

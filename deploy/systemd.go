@@ -45,14 +45,22 @@ func unitLimits(n int) (tasks, files int) {
 // the schedules are actctl's own (no timers: docs/deploy.md). The
 // secrets file is named by %f, the instance unescaped (the workspace's
 // path): %i is the escaped name ("srv-my\x2dagents"), a name nobody
-// writes for a path holding "-", a space or a non-ASCII letter.
+// writes for a path holding "-", a space or a non-ASCII letter. When
+// some agents choose other engines, up names those it runs.
 func renderSystemd(cfg *schema.Config) []File {
 	s := cfg.Deploy.Systemd
 	target, conf := "default.target", "~/.config"
 	if s.Scope == "system" {
 		target, conf = "multi-user.target", "/etc"
 	}
-	tasks, files := unitLimits(len(agents(cfg)))
+	on, some := agentsOn(cfg, schema.TargetSystemd)
+	tasks, files := unitLimits(len(on))
+	exec := "ExecStart=/usr/bin/env actctl -C %f up"
+	if some {
+		for _, r := range on {
+			exec += " " + r.Name
+		}
+	}
 	lines := []string{
 		"# " + Header,
 		"# Scope " + s.Scope + ": " + oneLine(enableHint(s.Scope, path.Join(path.Clean(s.Dir), UnitName))),
@@ -67,18 +75,67 @@ func renderSystemd(cfg *schema.Config) []File {
 		"Type=simple",
 		"Environment=PATH=%h/go/bin:%h/.local/bin:/usr/local/bin:/usr/bin:/bin",
 		"EnvironmentFile=-%E/actctl%f.env",
-		"ExecStart=/usr/bin/env actctl -C %f up",
+		exec,
 		"Restart=on-failure",
 		"RestartSec=5s",
 		"KillMode=mixed",
 		"TimeoutStopSec=" + strconv.Itoa(stopSeconds) + "s",
 		"TasksMax=" + strconv.Itoa(tasks),
 		"LimitNOFILE=" + strconv.Itoa(filesBase) + ":" + strconv.Itoa(files),
+	}
+	lines = append(lines, hardening(s)...)
+	lines = append(lines,
 		"",
 		"[Install]",
-		"WantedBy=" + target,
-	}
+		"WantedBy="+target,
+	)
 	return []File{{Path: path.Join(path.Clean(s.Dir), UnitName), Content: []byte(strings.Join(lines, "\n") + "\n")}}
+}
+
+// hardening is the unit's sandbox (docs/deploy.md, "systemd"). Both
+// scopes: no privilege gained through setuid or file capabilities, no
+// setuid file made, seccomp's cheap restrictions, files not readable by
+// others. A system unit also runs as deploy.systemd.user, sees the file
+// system read-only but for the workspace (%f) and that user's home (%h),
+// and gets its own /tmp and /dev; a user manager can apply these only
+// with user namespaces, so a user unit goes without. Namespaces and
+// mount stay allowed (a backend's own sandbox, bubblewrap, uses them),
+// W^X memory too (Node's JIT needs it), and all of /proc (Node reads
+// /proc/cpuinfo).
+func hardening(s *schema.DeploySystemd) []string {
+	lines := []string{
+		"UMask=0027",
+		"NoNewPrivileges=yes",
+		"RestrictSUIDSGID=yes",
+		"LockPersonality=yes",
+		"RestrictRealtime=yes",
+		"SystemCallArchitectures=native",
+		"SystemCallFilter=~@clock @cpu-emulation @module @obsolete @raw-io @reboot @swap",
+		"RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK",
+	}
+	if s.Scope != "system" {
+		return lines
+	}
+	account := []string{"User=" + s.User}
+	if s.Group != "" {
+		account = append(account, "Group="+s.Group)
+	}
+	return append(append(account, lines...),
+		"CapabilityBoundingSet=",
+		"ProtectSystem=strict",
+		"ProtectHome=read-only",
+		"ReadWritePaths=%f -%h",
+		"PrivateTmp=yes",
+		"PrivateDevices=yes",
+		"ProtectKernelTunables=yes",
+		"ProtectKernelModules=yes",
+		"ProtectKernelLogs=yes",
+		"ProtectControlGroups=yes",
+		"ProtectClock=yes",
+		"ProtectHostname=yes",
+		"ProtectProc=invisible",
+		"RemoveIPC=yes",
+	)
 }
 
 // oneLine is s with each control character (a line or paragraph

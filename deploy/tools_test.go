@@ -135,3 +135,46 @@ func TestSystemdWeekly(t *testing.T) {
 		t.Errorf("cron's @weekly: %q, want Sunday", p)
 	}
 }
+
+// TestSystemdSecurity: the system-scope unit runs as deploy.systemd.user
+// in a sandbox (systemd-analyze security --offline scores it at most 3.0;
+// without User= and the sandbox it scored 9.6 UNSAFE), and both scopes'
+// units verify; the check is not blind: the unit without its sandbox
+// fails the threshold.
+func TestSystemdSecurity(t *testing.T) {
+	bin := tool(t, "systemd-analyze", false)
+	cfg := loadTeam(t)
+	cfg.Deploy.Systemd.Scope, cfg.Deploy.Systemd.User = "system", "agents"
+	unit := string(renderSystemd(cfg)[0].Content)
+	for _, want := range []string{"\nUser=agents\n", "\nNoNewPrivileges=yes\n", "\nProtectSystem=strict\n", "\nReadWritePaths=%f -%h\n", "\nPrivateTmp=yes\n", "\nProtectHome=read-only\n", "\nRestrictSUIDSGID=yes\n"} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("the system unit lacks %q:\n%s", want, unit)
+		}
+	}
+	dir := t.TempDir()
+	run := func(content string, args ...string) (string, error) {
+		p := filepath.Join(dir, "actctl-up@srv-ws.service")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, append(args, p)...)
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(unit, "verify"); err != nil || strings.Contains(out, "actctl-up@") {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+	if out, err := run(unit, "security", "--offline=true", "--threshold=30"); err != nil {
+		t.Errorf("system unit above exposure 3.0: %v\n%s", err, out)
+	}
+	bare := unit[:strings.Index(unit, "UMask=")] + unit[strings.Index(unit, "\n[Install]"):]
+	bare = strings.Replace(bare, "User=agents\n", "", 1)
+	if out, err := run(bare, "security", "--offline=true", "--threshold=30"); err == nil {
+		t.Errorf("the unsandboxed unit passes the threshold:\n%s", out)
+	}
+	cfg.Deploy.Systemd.Scope, cfg.Deploy.Systemd.User = "user", ""
+	if out, err := run(string(renderSystemd(cfg)[0].Content), "verify"); err != nil || strings.Contains(out, "actctl-up@") {
+		t.Errorf("systemd-analyze verify (user): %v\n%s", err, out)
+	}
+}

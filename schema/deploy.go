@@ -1,5 +1,10 @@
 package schema
 
+import (
+	"slices"
+	"strings"
+)
+
 // Deploy is the deploy: block of actant.cue (#Deploy): the engines that
 // run the workspace beyond one machine, whose files apply renders
 // (docs/deploy.md).
@@ -66,6 +71,22 @@ func (k *DeployKubernetes) ResourcesFor(a Agent) Resources {
 type DeployRepo struct {
 	URL string `json:"url"`
 	Ref string `json:"ref"`
+	// SSHSecret names the Secret holding the key (ssh-privatekey) and
+	// the host keys (known_hosts) for a clone over SSH.
+	SSHSecret string `json:"sshSecret,omitempty"`
+}
+
+// IsSSHURL reports whether git clones url over SSH: ssh:// (or
+// git+ssh://), or the scp-like user@host:path form.
+func IsSSHURL(url string) bool {
+	if strings.HasPrefix(url, "ssh://") || strings.HasPrefix(url, "git+ssh://") {
+		return true
+	}
+	if strings.Contains(url, "://") {
+		return false
+	}
+	colon := strings.Index(url, ":")
+	return colon > 0 && !strings.Contains(url[:colon], "/")
 }
 
 // Storage is a volume claim's size and storage class.
@@ -94,6 +115,11 @@ type DeploySystemd struct {
 	Dir string `json:"dir"`
 	// Scope is "user" or "system".
 	Scope string `json:"scope"`
+	// User is the account a system-scope unit runs as (never root);
+	// required there, refused for a user unit (it runs as its owner).
+	User string `json:"user,omitempty"`
+	// Group is the system-scope unit's group; "" is User's login group.
+	Group string `json:"group,omitempty"`
 }
 
 // AgentDeploy is an agent's place on the deploy targets (#AgentDeploy).
@@ -102,6 +128,9 @@ type AgentDeploy struct {
 	// GitHub: false leaves an employee out of GitHub Actions; nil is the
 	// default (employees in, others out).
 	GitHub *bool `json:"github,omitempty"`
+	// Engines are the targets that run the agent, chosen explicitly;
+	// nil is every declared one (GitHub for employees only).
+	Engines []string `json:"engines,omitempty"`
 }
 
 // AgentKubernetes: Shape is ShapeResident or ShapeCron.
@@ -127,10 +156,27 @@ func (a Agent) KubeShape() string {
 }
 
 // OnGitHub reports whether agent a, of archetype arch, gets a GitHub
-// Actions workflow: employees unless they say github: false.
+// Actions workflow: employees unless they say github: false or choose
+// engines without it.
 func (a Agent) OnGitHub(arch string) bool {
+	if a.Deploy != nil && a.Deploy.Engines != nil {
+		return slices.Contains(a.Deploy.Engines, TargetGitHub) && arch == ArchEmployee
+	}
 	if a.Deploy != nil && a.Deploy.GitHub != nil {
 		return *a.Deploy.GitHub && arch == ArchEmployee
 	}
 	return arch == ArchEmployee
+}
+
+// RunsOn reports whether target (TargetKubernetes, TargetGitHub or
+// TargetSystemd) runs agent a, of archetype arch, when it is declared:
+// the engines a chooses, else every target (GitHub: employees only).
+func (a Agent) RunsOn(target, arch string) bool {
+	if target == TargetGitHub {
+		return a.OnGitHub(arch)
+	}
+	if a.Deploy != nil && a.Deploy.Engines != nil {
+		return slices.Contains(a.Deploy.Engines, target)
+	}
+	return true
 }

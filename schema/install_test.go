@@ -61,7 +61,7 @@ func TestGitHubInstallRefused(t *testing.T) {
 			t.Errorf("%s: %v, want one error %s", tc.new, err, tc.want)
 		}
 	}
-	off := strings.Replace(strings.Replace(base, `backend:   "claude-code"`, `backend:   "pi"`, 1), `deploy: kubernetes: shape: "resident"`, `deploy: {kubernetes: shape: "resident", github: false}`, 1)
+	off := strings.Replace(strings.Replace(base, `backend:   "claude-code"`, `backend:   "pi"`, 1), `engines: ["kubernetes", "github"]`, `engines: ["kubernetes"]`, 1)
 	if _, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": off}), filepath.Join(t.TempDir(), "home")); err != nil {
 		t.Errorf("pi off GitHub: %v", err)
 	}

@@ -159,7 +159,59 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		ds = append(ds, c.validateAgentDeploy(name, now)...)
 	}
-	return ds
+	ds = append(ds, c.checkSystemdUser()...)
+	ds = append(ds, c.checkRepoSSH()...)
+	return append(ds, c.checkSystemdRuns()...)
+}
+
+// checkRepoSSH refuses a repository cloned over SSH without the Secret
+// holding its key and host keys: the clone would have neither, and
+// fail in every pod.
+func (c *Config) checkRepoSSH() Diagnostics {
+	k := c.Deploy.kubernetes()
+	if k == nil || k.Repo == nil || !IsSSHURL(k.Repo.URL) || k.Repo.SSHSecret != "" {
+		return nil
+	}
+	return Diagnostics{c.Diag(Path("deploy", "kubernetes", "repo", "url"), "%q is cloned over SSH, and a pod has no key and no known_hosts: give deploy.kubernetes.repo.sshSecret, a Secret with the keys ssh-privatekey and known_hosts (docs/deploy.md), or an https URL", k.Repo.URL)}
+}
+
+// checkSystemdUser asks a system-scope unit for the account it runs as
+// (without one systemd runs it as root), and refuses one for a user
+// unit (a user manager runs its units as its owner).
+func (c *Config) checkSystemdUser() Diagnostics {
+	s := c.Deploy.Systemd
+	switch {
+	case s == nil:
+		return nil
+	case s.Scope == "system" && s.User == "":
+		return Diagnostics{c.Diag(Path("deploy", "systemd", "scope"), "a system unit without a user runs actctl and every agent as root: give deploy.systemd.user, the account that owns the workspace")}
+	case s.Scope != "system" && (s.User != "" || s.Group != ""):
+		return Diagnostics{c.Diag(Path("deploy", "systemd", "user"), "a user unit runs as the user whose manager starts it: user and group are for scope \"system\"")}
+	}
+	return nil
+}
+
+// checkSystemdRuns refuses deploy: systemd when every employee and
+// service chooses other engines: its `up`, naming none, would run them all.
+func (c *Config) checkSystemdRuns() Diagnostics {
+	if c.Deploy.Systemd == nil {
+		return nil
+	}
+	some := false
+	for _, a := range c.Agents {
+		t, ok := c.Templates[a.Template]
+		if !ok || a.Adhoc || (t.Archetype != ArchEmployee && t.Archetype != ArchService) {
+			continue
+		}
+		if a.RunsOn(TargetSystemd, t.Archetype) {
+			return nil
+		}
+		some = true
+	}
+	if !some {
+		return nil
+	}
+	return Diagnostics{c.Diag(Path("deploy", "systemd"), "every employee and service chooses other engines (deploy: engines): the unit would run none of them; remove deploy.systemd or choose it for an agent")}
 }
 
 // validateDeployDirs refuses a target directory outside the workspace
@@ -218,6 +270,7 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 	if a.Deploy != nil && a.Deploy.GitHub != nil && *a.Deploy.GitHub && t.Archetype != ArchEmployee {
 		ds = append(ds, c.Diag(Path("agents", name, "deploy", "github"), "agent %q is a %s: GitHub Actions runs scheduled tasks only (jobs end, nothing can connect to them); run it on kubernetes or systemd", name, t.Archetype))
 	}
+	ds = append(ds, c.checkEngines(name, t.Archetype)...)
 	if t.Archetype != ArchEmployee {
 		return ds
 	}
@@ -231,6 +284,48 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		ds = append(ds, c.checkGitHubInstall(name, t.Backend)...)
 	}
 	return ds
+}
+
+// declared lists the targets the deploy: block declares, in order.
+func (d *Deploy) declared() []string {
+	var ts []string
+	if d.kubernetes() != nil {
+		ts = append(ts, TargetKubernetes)
+	}
+	if d.github() != nil {
+		ts = append(ts, TargetGitHub)
+	}
+	if d != nil && d.Systemd != nil {
+		ts = append(ts, TargetSystemd)
+	}
+	return ts
+}
+
+// checkEngines refuses an engine agent name chooses that deploy: does
+// not declare, and an employee that several declared targets would run
+// without choosing them: each would run its schedule (every task twice,
+// .heartbeat and logs split between them).
+func (c *Config) checkEngines(name, arch string) Diagnostics {
+	a, declared := c.Agents[name], c.Deploy.declared()
+	if a.Deploy != nil && a.Deploy.Engines != nil {
+		var ds Diagnostics
+		for i, e := range a.Deploy.Engines {
+			if !slices.Contains(declared, e) {
+				ds = append(ds, c.Diag(Path("agents", name, "deploy", "engines")+fmt.Sprintf("[%d]", i), "agent %q chooses %s, which deploy: does not declare (it declares: %s)", name, e, strings.Join(declared, ", ")))
+			}
+		}
+		return ds
+	}
+	var on []string
+	for _, t := range declared {
+		if a.RunsOn(t, arch) {
+			on = append(on, t)
+		}
+	}
+	if arch != ArchEmployee || len(on) < 2 || CheckName(name) != "" {
+		return nil // an invalid name is reported as such
+	}
+	return Diagnostics{c.Diag(Path("agents", name), "employee %q is rendered by %s at once: each would run its schedule (every task twice, its state split); choose with agents.%s.deploy.engines: [%q] (one of them), or list several on purpose", name, strings.Join(on, ", "), name, on[0])}
 }
 
 // validateAgentResources checks agent name's own Kubernetes resources:

@@ -22,7 +22,7 @@ templates: emp: {
 	}
 }
 templates: svc: {backend: "claude-code", archetype: "service"}
-agents: e: {template: "emp", deploy: kubernetes: shape: "SHAPE"}
+agents: e: {template: "emp", deploy: {kubernetes: shape: "SHAPE", engines: ["kubernetes", "github"]}}
 agents: s: {template: "svc"SVC}
 `
 
@@ -78,10 +78,55 @@ func TestDeployInvalid(t *testing.T) {
 	}
 }
 
+// TestDeployEngines: an employee that several declared targets would
+// run is refused at its position, naming them and how to choose; a
+// choice (one engine, or several on purpose) is accepted, one naming an
+// undeclared target is refused at its element.
+func TestDeployEngines(t *testing.T) {
+	const base = `package actant
+deploy: {
+	kubernetes: {namespace: "agents", image: "ghcr.io/acme/agents@sha256:0123", secret: "actctl-agents"}
+	DEPLOY
+}
+templates: emp: {backend: "claude-code", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
+templates: svc: {backend: "claude-code", archetype: "service"}
+agents: s: template: "svc"
+agents: e: {template: "emp"AGENT}
+`
+	for _, tc := range []struct{ deploy, agent, want string }{
+		{`github: {}`, ``, `actant.cue:9:9: agents.e: employee "e" is rendered by kubernetes, github at once: each would run its schedule (every task twice, its state split); choose with agents.e.deploy.engines: ["kubernetes"]`},
+		{`github: {}, systemd: {}`, `, deploy: github: false`, `agents.e: employee "e" is rendered by kubernetes, systemd at once`},
+		{`systemd: {}`, `, deploy: engines: ["github"]`, `actant.cue:9:48: agents.e.deploy.engines[0]: agent "e" chooses github, which deploy: does not declare (it declares: kubernetes, systemd)`},
+		{`github: {}, systemd: {}`, `, deploy: engines: ["systemd"]`, ``},
+		{`github: {}`, `, deploy: engines: ["kubernetes", "github"]`, ``},
+		{`github: {}`, `, deploy: github: false`, ``},
+		{`secretKeys: []`, ``, ``},
+		{`systemd: scope: "system"`, `, deploy: engines: ["systemd"]`, `deploy.systemd.scope: a system unit without a user runs actctl and every agent as root: give deploy.systemd.user`},
+		{`systemd: {scope: "system", user: "agents"}`, `, deploy: engines: ["systemd"]`, ``},
+		{`systemd: {user: "agents"}`, `, deploy: engines: ["systemd"]`, `deploy.systemd.user: a user unit runs as the user whose manager starts it`},
+		{`systemd: {}`, `, deploy: engines: ["kubernetes"]}
+agents: s: {deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`},
+	} {
+		src := strings.NewReplacer("DEPLOY", tc.deploy, "AGENT", tc.agent).Replace(base)
+		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		var ds Diagnostics
+		errors.As(err, &ds)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", tc, err)
+			}
+			continue
+		}
+		if len(ds.Errors()) != 1 || !strings.Contains(ds.Errors()[0].String(), tc.want) {
+			t.Errorf("%+v:\ngot  %v\nwant %s", tc, err, tc.want)
+		}
+	}
+}
+
 // TestDeployKubernetesInterval: an interval that is no cron is refused
 // for a cron-shaped employee only; a resident one keeps actctl's clock.
 func TestDeployKubernetesInterval(t *testing.T) {
-	src := strings.Replace(deployBase, "\tgithub: {}\n", "", 1)
+	src := strings.NewReplacer("\tgithub: {}\n", "", `, "github"]`, `]`).Replace(deployBase)
 	for _, shape := range []string{"cron", "resident"} {
 		s := strings.NewReplacer("INTERVAL", "45m", "PATTERN", "0 9 * * 1", "SHAPE", shape, "SVC", "").Replace(src)
 		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": s}), filepath.Join(t.TempDir(), "home"))
@@ -137,6 +182,53 @@ func TestDeployDirs(t *testing.T) {
 		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
 		if err == nil || !strings.Contains(err.Error(), `deploy.kubernetes.dir: dir "`+dir+`": `) {
 			t.Errorf("dir %q: %v", dir, err)
+		}
+	}
+}
+
+// TestDeployRepoSSH: a repository URL cloned over SSH without
+// deploy.kubernetes.repo.sshSecret is refused at the URL, saying why and
+// how; with the Secret, or over https, it loads.
+func TestDeployRepoSSH(t *testing.T) {
+	const base = `package actant
+deploy: kubernetes: {namespace: "agents", image: "ghcr.io/acme/agents@sha256:0123", secret: "actctl-agents", repo: REPO}
+`
+	for repo, want := range map[string]string{
+		`{url: "git@github.com:acme/team.git"}`:                               `actant.cue:2:122: deploy.kubernetes.repo.url: "git@github.com:acme/team.git" is cloned over SSH, and a pod has no key and no known_hosts: give deploy.kubernetes.repo.sshSecret`,
+		`{url: "ssh://git@github.com/acme/team.git"}`:                         `deploy.kubernetes.repo.url: "ssh://git@github.com/acme/team.git" is cloned over SSH`,
+		`{url: "git@github.com:acme/team.git", sshSecret: "team-deploy-key"}`: ``,
+		`{url: "https://github.com/acme/team.git"}`:                           ``,
+	} {
+		src := strings.Replace(base, "REPO", repo, 1)
+		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		var ds Diagnostics
+		errors.As(err, &ds)
+		if want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", repo, err)
+			}
+			continue
+		}
+		if len(ds.Errors()) != 1 || !strings.Contains(ds.Errors()[0].String(), want) {
+			t.Errorf("%s:\ngot  %v\nwant %s", repo, err, want)
+		}
+	}
+}
+
+// TestIsSSHURL: the URL forms git clones over SSH.
+func TestIsSSHURL(t *testing.T) {
+	for u, want := range map[string]bool{
+		"git@github.com:acme/team.git":       true,
+		"github.com:acme/team":               true,
+		"ssh://git@github.com/acme/team.git": true,
+		"git+ssh://host/team":                true,
+		"https://github.com/acme/team.git":   false,
+		"file:///srv/git/team":               false,
+		"/srv/git/team":                      false,
+		"./a:b":                              false,
+	} {
+		if got := IsSSHURL(u); got != want {
+			t.Errorf("IsSSHURL(%q) = %v, want %v", u, got, want)
 		}
 	}
 }

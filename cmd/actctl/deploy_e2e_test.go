@@ -41,7 +41,12 @@ func TestDeployApply(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")
 	hook := `hooks: log: {on: "agent:created", run: {command: "/bin/sh", args: ["-c", "echo \"$ACTCTL_EVENT\" >> events.log"]}}` + "\n"
-	writeFiles(t, dir, map[string]string{"actant.cue": deployConfig(kubeTarget+"\n"+githubTarget+"\n\tsystemd: {}") + hook})
+	cfg := deployConfig(kubeTarget + "\n" + githubTarget + "\n\tsystemd: {}")
+	// Each employee chooses its engines (validate refuses one on several
+	// without a choice).
+	cfg = strings.NewReplacer(`deploy: kubernetes: shape: "cron"}`, `deploy: {kubernetes: shape: "cron", engines: ["kubernetes"]}}`,
+		`day: template: "emp"`, `day: {template: "emp", deploy: engines: ["kubernetes", "systemd"]}`).Replace(cfg)
+	writeFiles(t, dir, map[string]string{"actant.cue": cfg + hook})
 	r := actctl(t, dir, home, "apply")
 	if r.Code != 0 {
 		t.Fatalf("apply: %d %s %s", r.Code, r.Stdout, r.Stderr)

@@ -204,7 +204,7 @@ func TestTeamExample(t *testing.T) {
 		}
 		writeFiles(t, dir, map[string]string{rel: string(b)})
 	}
-	for _, f := range []string{"deploy/k8s/workspace.yaml", "deploy/k8s/cron-triage.yaml", ".github/workflows/actctl-triage.yml", "deploy/systemd/actctl-up@.service"} {
+	for _, f := range []string{"deploy/k8s/workspace.yaml", "deploy/k8s/cron-triage.yaml", ".github/workflows/actctl-report.yml", "deploy/systemd/actctl-up@.service"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("the example does not commit %s", f)
 		}
