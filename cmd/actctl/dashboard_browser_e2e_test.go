@@ -238,10 +238,17 @@ func TestDashboardBrowser(t *testing.T) {
 		t.Fatalf("the queue has %s <b> elements", n)
 	}
 	queued := strings.TrimPrefix(strings.Fields(js(`[...document.querySelectorAll("#queue li")].pop().textContent`))[0], "#")
+	// The ended task's log shows its last line until the queued task,
+	// which starts at once, replaces it: watched as it happens, not
+	// polled (a loaded machine polled past that moment and failed).
+	cdp(t, ctx, "watch the live log", eval(`window.__waited = false; new MutationObserver(() => {
+		const b = document.getElementById("livelog"), m = b && b.querySelector(".msg");
+		if (b && b.dataset.task === "`+waiting+`" && m && m.textContent === "waiting\nwaited\n") window.__waited = true;
+	}).observe(document.body, {subtree: true, childList: true, characterData: true})`))
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cdp(t, ctx, "live log's end", until(`document.querySelector("#livelog .msg").textContent === "waiting\nwaited\n"`),
+	cdp(t, ctx, "live log's end", until(`window.__waited === true`),
 		until(`document.querySelector('#tasks tr[data-task="`+waiting+`"]') !== null`),
 		until(`document.querySelector('#tasks tr[data-task="`+queued+`"]') !== null`),
 		until(`document.getElementById("queue").textContent === "Empty."`))
