@@ -22,7 +22,7 @@ var assetFS embed.FS
 // pages are the parsed templates, one set per page.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, p := range []string{"agents", "agent", "task", "events", "bulk"} {
+	for _, p := range []string{"agents", "agent", "task", "events", "bulk", "canvases"} {
 		out[p] = template.Must(template.ParseFS(templateFS, "templates/base.html", "templates/"+p+".html"))
 	}
 	return out
@@ -40,6 +40,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/instance", s.instanceJSON)
 	m.HandleFunc("GET /live", s.serveLive)
 	m.HandleFunc("GET /events", s.eventsPage)
+	m.HandleFunc("GET /canvases", s.canvasesPage)
 	m.HandleFunc("GET /agents/{name}", s.agentPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}", s.taskPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}/live", s.serveTaskLive)
@@ -120,10 +121,34 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		D          Detail
 		Card       card
 		Tasks      []taskRow
-		Canvas     bool
+		Frame      canvasFrame
 		Stderr     []string
 		StderrFrom int64
-	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvas != "", stderr, from})
+	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvasFrame{name, canvas != ""}, stderr, from})
+}
+
+// canvasFrame is one employee's canvas frame (the template "canvas"):
+// Has says whether it drew one yet.
+type canvasFrame struct {
+	Name string
+	Has  bool
+}
+
+// canvasesPage is the canvas wall: every employee's canvas, each in
+// the sandboxed frame of its agent's page (GET /canvases).
+func (s *Server) canvasesPage(w http.ResponseWriter, r *http.Request) {
+	var frames []canvasFrame
+	for _, a := range s.src.Agents() {
+		if a.Archetype != "employee" {
+			continue
+		}
+		html, _ := s.src.Canvas(a.Name)
+		frames = append(frames, canvasFrame{a.Name, html != ""})
+	}
+	render(w, "canvases", struct {
+		page
+		Canvases []canvasFrame
+	}{s.page("Canvases", "canvases", ""), frames})
 }
 
 // taskRows are the last TaskRows tasks, newest first, with their

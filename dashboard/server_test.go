@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func serve(s *Server, r *http.Request) *httptest.ResponseRecorder {
 }
 
 var routes = []struct{ method, path string }{
-	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/api/instance"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/agents/bot"},
+	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/api/instance"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/canvases"}, {"GET", "/agents/bot"},
 	{"GET", "/agents/bot/tasks/1"}, {"GET", "/agents/bot/canvas"}, {"GET", "/agents/bot/stderr/live?from=0"}, {"GET", "/static/app.js"},
 	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"}, {"POST", "/bulk"},
 }
@@ -310,6 +311,31 @@ func TestCanvasRoute(t *testing.T) {
 	}
 	if page := serve(s, request("GET", "/agents/svc", "")).Body.String(); strings.Contains(page, "iframe") {
 		t.Fatalf("a service's page has a canvas frame")
+	}
+}
+
+// TestCanvasWall: the wall lists every employee's canvas frame, with
+// the agent page's sandbox, and no service's.
+func TestCanvasWall(t *testing.T) {
+	f := newFake(append(testAgents(), Agent{AgentStatus: up.AgentStatus{Name: "<b>x", Archetype: "employee"}})...)
+	f.canvas["bot"] = "<p>hi</p>"
+	s := newTestServer(t, f)
+	w := serve(s, request("GET", "/canvases", ""))
+	if w.Code != 200 {
+		t.Fatalf("wall: %d %q", w.Code, w.Body.String())
+	}
+	wall := w.Body.String()
+	frame := regexp.MustCompile(`<iframe [^>]*>`)
+	agentFrame := frame.FindString(serve(s, request("GET", "/agents/bot", "")).Body.String())
+	frames := frame.FindAllString(wall, -1)
+	if len(frames) != 2 || frames[1] != agentFrame || !strings.Contains(agentFrame, `sandbox="allow-scripts"`) || !strings.Contains(agentFrame, `src="/agents/bot/canvas"`) {
+		t.Fatalf("wall frames %q, want the agent page's %q and one for <b>x", frames, agentFrame)
+	}
+	if !strings.Contains(frames[0], `data-canvas="&lt;b&gt;x"`) || !strings.Contains(frames[0], "hidden") || strings.Contains(wall, "<b>x") {
+		t.Fatalf("an employee without a canvas: %q (escaped, hidden)", frames[0])
+	}
+	if strings.Contains(wall, "svc") {
+		t.Fatalf("a service on the wall:\n%s", wall)
 	}
 }
 
