@@ -171,7 +171,12 @@ func (s upSource) Detail(name string) (dashboard.Detail, error) {
 	g := *s.u.g
 	var buf bytes.Buffer
 	g.Stdout = &buf
-	if dj, err := describe(&g, cfg, name); err == nil {
+	withUp := func(sts []agentStatusJSON) {
+		for i := range sts {
+			sts[i].Process = upProcess(a.AgentStatus)
+		}
+	}
+	if dj, err := describe(&g, cfg, name, withUp); err == nil {
 		_ = printDescribe(&g, dj)
 		for _, f := range dj.Files {
 			d.Files = append(d.Files, dashboard.File{Path: f.Path, Mode: f.Mode, State: f.State})
