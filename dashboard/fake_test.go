@@ -99,6 +99,14 @@ func (f *fake) TaskLog(name string, task uint64) ([]byte, error) {
 	return b, nil
 }
 
+func (f *fake) Task(name string, task uint64) (tasklog.Summary, error) {
+	a, err := f.Agent(name)
+	if err != nil || a.LastTask == nil || a.LastTask.Task != task {
+		return tasklog.Summary{}, fmt.Errorf("agent %s: no ended task %d", name, task)
+	}
+	return *a.LastTask, nil
+}
+
 func (f *fake) TaskLogPath(name string, task uint64) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -177,12 +177,18 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	items, perms := ReadLog(data)
+	var row *taskRow // nil while the task runs
+	if sum, err := s.src.Task(name, id); err == nil {
+		r := summaryRow(sum)
+		row = &r
+	}
 	render(w, "task", struct {
 		page
 		Task  uint64
+		Row   *taskRow
 		Items []Item
 		Perms Permissions
-	}{s.page(name+" task "+strconv.FormatUint(id, 10), "task", name), id, items, perms})
+	}{s.page(name+" task "+strconv.FormatUint(id, 10), "task", name), id, row, items, perms})
 }
 
 func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {

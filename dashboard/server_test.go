@@ -237,6 +237,27 @@ func TestEscaping(t *testing.T) {
 	}
 }
 
+// TestTaskPageSummary: an ended task's page shows its prompt (as text),
+// source, start and duration; a running one's says they come at its end.
+func TestTaskPageSummary(t *testing.T) {
+	agents := testAgents()
+	end := time.Date(2026, 11, 29, 10, 0, 1, 500e6, time.UTC)
+	agents[0].LastTask = &tasklog.Summary{Task: 1, Source: "cron[0]", Prompt: "<b>triage</b> the queue", StopReason: "end_turn", DurationMs: 1500, Time: end}
+	f := newFake(agents...)
+	f.logs["bot/1"], f.logs["bot/2"] = []byte(hostileLog()), nil
+	s := newTestServer(t, f)
+	body := serve(s, request("GET", "/agents/bot/tasks/1", "")).Body.String()
+	for _, want := range []string{`<dd id="task-prompt">&lt;b&gt;triage&lt;/b&gt; the queue</dd>`, `<dd id="task-source">cron[0]</dd>`,
+		`<time id="task-start" datetime="2026-11-29T10:00:00Z">`, `<dd id="task-duration">1.5s</dd>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("task page lacks %s:\n%s", want, body)
+		}
+	}
+	if body := serve(s, request("GET", "/agents/bot/tasks/2", "")).Body.String(); !strings.Contains(body, "Running:") || strings.Contains(body, "task-prompt") {
+		t.Errorf("running task's page:\n%s", body)
+	}
+}
+
 func TestBodyBound(t *testing.T) {
 	f := newFake(testAgents()...)
 	s := newTestServer(t, f)

@@ -19,6 +19,9 @@ type Source interface {
 	Detail(name string) (Detail, error)
 	// TaskLog returns the ACP messages (JSON lines) of one task's log.
 	TaskLog(name string, task uint64) ([]byte, error)
+	// Task returns the summary of an ended task; an error when it has
+	// none (unknown, or still running).
+	Task(name string, task uint64) (tasklog.Summary, error)
 	// TaskLogPath returns the file of one task's log, which grows while
 	// the task runs (the live log).
 	TaskLogPath(name string, task uint64) (string, error)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -258,6 +259,24 @@ func (s upSource) Queue(name string) ([]dashboard.Queued, error) {
 		q = append(q, dashboard.Queued{ID: t.ID, Kind: string(t.Kind), Prompt: firstLine(t.Prompt)})
 	}
 	return q, nil
+}
+
+// Task is the summary of one ended task of the agent.
+func (s upSource) Task(name string, task uint64) (tasklog.Summary, error) {
+	r, err := s.u.cfg.Load().Resolve(name)
+	if err != nil {
+		return tasklog.Summary{}, err
+	}
+	sums, err := tasklog.Summaries(tasklog.Dir(r))
+	if err != nil {
+		return tasklog.Summary{}, err
+	}
+	for _, t := range slices.Backward(sums) {
+		if t.Task == task {
+			return t, nil
+		}
+	}
+	return tasklog.Summary{}, fmt.Errorf("agent %s: task %d has not ended", name, task)
 }
 
 // TaskLogPath is the file of one task's log.
