@@ -138,6 +138,13 @@ func (f *fake) Prompt(ctx context.Context, agent, text string, sink up.Sink) (up
 	return up.Outcome{Agent: agent, Task: 1, StopReason: "end_turn"}, nil
 }
 
+func (f *fake) Enqueue(ctx context.Context, agent, text string) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prompts = append(f.prompts, agent+": "+text)
+	return 7, nil
+}
+
 func (f *fake) Control(ctx context.Context, op, agent string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -48,6 +48,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /agents/{name}/stderr/live", s.serveStderrLive)
 	m.HandleFunc("POST /bulk", s.bulk)
 	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
+	m.HandleFunc("POST /agents/{name}/tasks/{id}/rerun", s.rerun)
 	m.HandleFunc("POST /agents/{name}/{op}", s.control)
 	s.mux = m
 }
@@ -164,11 +165,20 @@ func (s *Server) taskRows(name string, tasks []tasklog.Summary) []taskRow {
 	return out
 }
 
-func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+// taskID is the {id} of a task's route; when it is not a number it
+// answers so and returns false.
+func taskID(w http.ResponseWriter, r *http.Request) (uint64, bool) {
 	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
 	if err != nil {
 		http.Error(w, "dashboard: a task id is a number", http.StatusBadRequest)
+	}
+	return id, err == nil
+}
+
+func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	id, ok := taskID(w, r)
+	if !ok {
 		return
 	}
 	data, err := s.src.TaskLog(name, id)
@@ -178,17 +188,21 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 	}
 	items, perms := ReadLog(data)
 	var row *taskRow // nil while the task runs
+	rerun := false
 	if sum, err := s.src.Task(name, id); err == nil {
 		r := summaryRow(sum)
 		row = &r
+		a, _ := s.src.Agent(name)
+		rerun = rerunnable(a, sum) == nil
 	}
 	render(w, "task", struct {
 		page
 		Task  uint64
 		Row   *taskRow
+		Rerun bool
 		Items []Item
 		Perms Permissions
-	}{s.page(name+" task "+strconv.FormatUint(id, 10), "task", name), id, row, items, perms})
+	}{s.page(name+" task "+strconv.FormatUint(id, 10), "task", name), id, row, rerun, items, perms})
 }
 
 func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {

@@ -31,6 +31,9 @@ type Source interface {
 	// Prompt gives agent a person's prompt (an employee: a queued task; a
 	// service: a new session) and streams its output to sink as up.Sink.
 	Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error)
+	// Enqueue queues an employee's task of a person's prompt without
+	// waiting for it (the task's id).
+	Enqueue(ctx context.Context, agent, text string) (uint64, error)
 	// Control starts, stops or restarts agent (op: OpStart, ...).
 	Control(ctx context.Context, op, agent string) error
 	// Queue returns an employee's tasks waiting and running, in order

@@ -313,6 +313,13 @@ func (s upSource) Prompt(ctx context.Context, agent, text string, sink up.Sink) 
 	return s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, true, sink)
 }
 
+// Enqueue queues an employee's task of a person's prompt from the
+// dashboard, as actctl prompt --no-wait does.
+func (s upSource) Enqueue(ctx context.Context, agent, text string) (uint64, error) {
+	out, err := s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, false, nil)
+	return out.Task, err
+}
+
 // Control starts, stops or restarts an agent, as actctl start/stop/restart.
 func (s upSource) Control(ctx context.Context, op, agent string) error {
 	var err error
