@@ -306,6 +306,9 @@ type run struct {
 	owned *ownedRecord
 	// crash is Options.crash.
 	crash func(step string) bool
+	// others are the agents a scoped run left out (Options.Scoped):
+	// known names all the same, which an unknown one is compared with.
+	others []string
 	// key seals the state and the journal written (nil: unsealed).
 	key []byte
 	// distrusted: a record was ignored (Result.Distrusted).
@@ -349,7 +352,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		}
 		stateCh <- rec
 	}()
-	var scope []string // the declared agents a scoped run renders
+	var scope, others []string // the declared agents a scoped run renders; the rest
 	if o.Scoped && len(o.Only) > 0 {
 		scope = Scope(cfg, o.Only)
 	}
@@ -362,6 +365,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 			in[n] = true
 		}
 		deployed = slices.DeleteFunc(deployed, func(t *materialize.Target) bool { return !in[t.Agent] })
+		others = othersThan(in, cfg, rec.st, rec.pending)
 		rec.st, rec.pending = rec.st.scoped(in), rec.pending.scoped(in)
 	}
 	if rendered != nil {
@@ -374,7 +378,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		return nil, derr
 	}
 	targets = append(targets, deployed...)
-	r := &run{cfg: cfg, targets: targets, crash: o.crash, key: key}
+	r := &run{cfg: cfg, targets: targets, crash: o.crash, key: key, others: others}
 	r.warnings, r.distrusted = rec.ignored, len(rec.ignored) > 0
 	for _, d := range diags {
 		if d.Warning {
@@ -420,6 +424,9 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 			known[t.Agent] = true
 		}
 		for n := range st.Agents {
+			known[n] = true
+		}
+		for _, n := range r.others {
 			known[n] = true
 		}
 		if pending != nil {
@@ -774,6 +781,28 @@ func renderTargets(cfg *schema.Config, scope []string, scoped bool) ([]*material
 		return materialize.RenderAgents(cfg, scope, mo)
 	}
 	return materialize.RenderAll(cfg, mo)
+}
+
+// othersThan are the agents declared in cfg or recorded in states that
+// are not in in.
+func othersThan(in map[string]bool, cfg *schema.Config, states ...*State) []string {
+	var out []string
+	add := func(n string) {
+		if !in[n] {
+			out = append(out, n)
+		}
+	}
+	for n := range cfg.Agents {
+		add(n)
+	}
+	for _, st := range states {
+		if st != nil {
+			for n := range st.Agents {
+				add(n)
+			}
+		}
+	}
+	return out
 }
 
 // scoped is st with the agents in alone (nil for nil): a scoped run
