@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
 )
 
@@ -47,6 +49,50 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprintf(w, "%s %s: done", op, name)
+}
+
+// rerun queues an ended task's prompt again as a new task of its
+// employee (POST /agents/NAME/tasks/ID/rerun, a form) and sends the page
+// to the agent's. A prompt its summary may have cut (tasklog.PromptMax
+// characters) is refused: it would not be the same prompt.
+func (s *Server) rerun(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	id, ok := taskID(w, r)
+	if !ok {
+		return
+	}
+	a, err := s.src.Agent(name)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	sum, err := s.src.Task(name, id)
+	if err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	if err := rerunnable(a, sum); err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusConflict)
+		return
+	}
+	if _, err := s.src.Enqueue(r.Context(), name, sum.Prompt); err != nil {
+		http.Error(w, fmt.Sprintf("dashboard: run task %d again: %v", id, err), http.StatusConflict)
+		return
+	}
+	s.AgentChanged(name)
+	http.Redirect(w, r, "/agents/"+name, http.StatusSeeOther)
+}
+
+// rerunnable says why task sum of agent a cannot run again: a is not an
+// employee, or its summary may have cut its prompt.
+func rerunnable(a Agent, sum tasklog.Summary) error {
+	if a.Archetype != "employee" {
+		return fmt.Errorf("%s is a %s: only an employee's tasks are run again", a.Name, a.Archetype)
+	}
+	if utf8.RuneCountInString(sum.Prompt) >= tasklog.PromptMax || strings.TrimSpace(sum.Prompt) == "" {
+		return fmt.Errorf("task %d's prompt is not kept whole (its summary keeps %d characters): prompt it again from the agent's page", sum.Task, tasklog.PromptMax)
+	}
+	return nil
 }
 
 // prompt gives the agent a person's prompt and streams the reply as

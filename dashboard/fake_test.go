@@ -99,6 +99,14 @@ func (f *fake) TaskLog(name string, task uint64) ([]byte, error) {
 	return b, nil
 }
 
+func (f *fake) Task(name string, task uint64) (tasklog.Summary, error) {
+	a, err := f.Agent(name)
+	if err != nil || a.LastTask == nil || a.LastTask.Task != task {
+		return tasklog.Summary{}, fmt.Errorf("agent %s: no ended task %d", name, task)
+	}
+	return *a.LastTask, nil
+}
+
 func (f *fake) TaskLogPath(name string, task uint64) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -128,6 +136,13 @@ func (f *fake) Prompt(ctx context.Context, agent, text string, sink up.Sink) (up
 		sink("message", json.RawMessage(l))
 	}
 	return up.Outcome{Agent: agent, Task: 1, StopReason: "end_turn"}, nil
+}
+
+func (f *fake) Enqueue(ctx context.Context, agent, text string) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prompts = append(f.prompts, agent+": "+text)
+	return 7, nil
 }
 
 func (f *fake) Control(ctx context.Context, op, agent string) error {

@@ -36,18 +36,26 @@ type taskRow struct {
 	StopReason string      `json:"stopReason"`
 	Error      string      `json:"error,omitempty"`
 	Perms      Permissions `json:"perms"`
+	// Prompt is the task's prompt as its summary keeps it (its first
+	// tasklog.PromptMax characters): the task's page shows it.
+	Prompt string `json:"-"`
 }
 
 // rowOf is task t's row, its permission decisions read from its log.
 func (s *Server) rowOf(name string, t tasklog.Summary) taskRow {
-	d := time.Duration(t.DurationMs) * time.Millisecond
-	start := t.Time.Add(-d)
-	row := taskRow{Task: t.Task, Source: t.Source, Started: start.Local().Format(stamp), StartedISO: start.Format(time.RFC3339),
-		Duration: d.String(), StopReason: t.StopReason, Error: t.Error}
+	row := summaryRow(t)
 	if data, err := s.src.TaskLog(name, t.Task); err == nil {
 		_, row.Perms = ReadLog(data)
 	}
 	return row
+}
+
+// summaryRow is task t's row without its permission decisions.
+func summaryRow(t tasklog.Summary) taskRow {
+	d := time.Duration(t.DurationMs) * time.Millisecond
+	start := t.Time.Add(-d)
+	return taskRow{Task: t.Task, Source: t.Source, Started: start.Local().Format(stamp), StartedISO: start.Format(time.RFC3339),
+		Duration: d.String(), StopReason: t.StopReason, Error: t.Error, Prompt: t.Prompt}
 }
 
 // endsTask reports whether event name says that a task ended (its

@@ -22,7 +22,7 @@ var assetFS embed.FS
 // pages are the parsed templates, one set per page.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, p := range []string{"agents", "agent", "task", "events", "bulk"} {
+	for _, p := range []string{"agents", "agent", "task", "events", "bulk", "canvases"} {
 		out[p] = template.Must(template.ParseFS(templateFS, "templates/base.html", "templates/"+p+".html"))
 	}
 	return out
@@ -40,6 +40,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/instance", s.instanceJSON)
 	m.HandleFunc("GET /live", s.serveLive)
 	m.HandleFunc("GET /events", s.eventsPage)
+	m.HandleFunc("GET /canvases", s.canvasesPage)
 	m.HandleFunc("GET /agents/{name}", s.agentPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}", s.taskPage)
 	m.HandleFunc("GET /agents/{name}/tasks/{id}/live", s.serveTaskLive)
@@ -47,6 +48,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /agents/{name}/stderr/live", s.serveStderrLive)
 	m.HandleFunc("POST /bulk", s.bulk)
 	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
+	m.HandleFunc("POST /agents/{name}/tasks/{id}/rerun", s.rerun)
 	m.HandleFunc("POST /agents/{name}/{op}", s.control)
 	s.mux = m
 }
@@ -120,10 +122,34 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		D          Detail
 		Card       card
 		Tasks      []taskRow
-		Canvas     bool
+		Frame      canvasFrame
 		Stderr     []string
 		StderrFrom int64
-	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvas != "", stderr, from})
+	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvasFrame{name, canvas != ""}, stderr, from})
+}
+
+// canvasFrame is one employee's canvas frame (the template "canvas"):
+// Has says whether it drew one yet.
+type canvasFrame struct {
+	Name string
+	Has  bool
+}
+
+// canvasesPage is the canvas wall: every employee's canvas, each in
+// the sandboxed frame of its agent's page (GET /canvases).
+func (s *Server) canvasesPage(w http.ResponseWriter, r *http.Request) {
+	var frames []canvasFrame
+	for _, a := range s.src.Agents() {
+		if a.Archetype != "employee" {
+			continue
+		}
+		html, _ := s.src.Canvas(a.Name)
+		frames = append(frames, canvasFrame{a.Name, html != ""})
+	}
+	render(w, "canvases", struct {
+		page
+		Canvases []canvasFrame
+	}{s.page("Canvases", "canvases", ""), frames})
 }
 
 // taskRows are the last TaskRows tasks, newest first, with their
@@ -139,11 +165,20 @@ func (s *Server) taskRows(name string, tasks []tasklog.Summary) []taskRow {
 	return out
 }
 
-func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+// taskID is the {id} of a task's route; when it is not a number it
+// answers so and returns false.
+func taskID(w http.ResponseWriter, r *http.Request) (uint64, bool) {
 	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
 	if err != nil {
 		http.Error(w, "dashboard: a task id is a number", http.StatusBadRequest)
+	}
+	return id, err == nil
+}
+
+func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	id, ok := taskID(w, r)
+	if !ok {
 		return
 	}
 	data, err := s.src.TaskLog(name, id)
@@ -152,12 +187,22 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	items, perms := ReadLog(data)
+	var row *taskRow // nil while the task runs
+	rerun := false
+	if sum, err := s.src.Task(name, id); err == nil {
+		r := summaryRow(sum)
+		row = &r
+		a, _ := s.src.Agent(name)
+		rerun = rerunnable(a, sum) == nil
+	}
 	render(w, "task", struct {
 		page
 		Task  uint64
+		Row   *taskRow
+		Rerun bool
 		Items []Item
 		Perms Permissions
-	}{s.page(name+" task "+strconv.FormatUint(id, 10), "task", name), id, items, perms})
+	}{s.page(name+" task "+strconv.FormatUint(id, 10), "task", name), id, row, rerun, items, perms})
 }
 
 func (s *Server) eventsPage(w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,9 +59,9 @@ func serve(s *Server, r *http.Request) *httptest.ResponseRecorder {
 }
 
 var routes = []struct{ method, path string }{
-	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/api/instance"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/agents/bot"},
+	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/api/instance"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/canvases"}, {"GET", "/agents/bot"},
 	{"GET", "/agents/bot/tasks/1"}, {"GET", "/agents/bot/canvas"}, {"GET", "/agents/bot/stderr/live?from=0"}, {"GET", "/static/app.js"},
-	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"}, {"POST", "/bulk"},
+	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"}, {"POST", "/bulk"}, {"POST", "/agents/bot/tasks/1/rerun"},
 }
 
 func TestUnauthorized(t *testing.T) {
@@ -148,7 +149,7 @@ func TestOrigin(t *testing.T) {
 	f := newFake(testAgents()...)
 	s := newTestServer(t, f)
 	for _, origin := range []string{"", "null", "http://evil.example", "http://127.0.0.1:9999", "https://127.0.0.1:4321", "http://localhost:4321"} {
-		for _, path := range []string{"/agents/bot/restart", "/agents/bot/prompt"} {
+		for _, path := range []string{"/agents/bot/restart", "/agents/bot/prompt", "/agents/bot/tasks/1/rerun"} {
 			r := request("POST", path, "text=hi")
 			r.Header.Set("Origin", origin)
 			if origin == "" {
@@ -236,6 +237,73 @@ func TestEscaping(t *testing.T) {
 	}
 }
 
+// TestTaskPageSummary: an ended task's page shows its prompt (as text),
+// source, start and duration; a running one's says they come at its end.
+func TestTaskPageSummary(t *testing.T) {
+	agents := testAgents()
+	end := time.Date(2026, 11, 29, 10, 0, 1, 500e6, time.UTC)
+	agents[0].LastTask = &tasklog.Summary{Task: 1, Source: "cron[0]", Prompt: "<b>triage</b> the queue", StopReason: "end_turn", DurationMs: 1500, Time: end}
+	f := newFake(agents...)
+	f.logs["bot/1"], f.logs["bot/2"] = []byte(hostileLog()), nil
+	s := newTestServer(t, f)
+	body := serve(s, request("GET", "/agents/bot/tasks/1", "")).Body.String()
+	for _, want := range []string{`<dd id="task-prompt">&lt;b&gt;triage&lt;/b&gt; the queue</dd>`, `<dd id="task-source">cron[0]</dd>`,
+		`<time id="task-start" datetime="2026-11-29T10:00:00Z">`, `<dd id="task-duration">1.5s</dd>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("task page lacks %s:\n%s", want, body)
+		}
+	}
+	if body := serve(s, request("GET", "/agents/bot/tasks/2", "")).Body.String(); !strings.Contains(body, "Running:") || strings.Contains(body, "task-prompt") {
+		t.Errorf("running task's page:\n%s", body)
+	}
+}
+
+// TestRerun: an employee's ended task runs again with its prompt, from
+// its page's form; a prompt its summary may have cut, a running task
+// and a service's task are refused, and nothing is queued for them.
+func TestRerun(t *testing.T) {
+	agents := testAgents()
+	agents[0].LastTask = &tasklog.Summary{Task: 1, Source: "cli", Prompt: "triage <b>#12</b>", Time: time.Now()}
+	agents[1].LastTask = &tasklog.Summary{Task: 4, Source: "cli", Prompt: "hi", Time: time.Now()}
+	f := newFake(agents...)
+	f.logs["bot/1"], f.logs["svc/4"] = nil, nil
+	s := newTestServer(t, f)
+	if page := serve(s, request("GET", "/agents/bot/tasks/1", "")).Body.String(); !strings.Contains(page, `<form method="post" action="/agents/bot/tasks/1/rerun"`) {
+		t.Fatalf("no Run again form:\n%s", page)
+	}
+	for _, rt := range []struct{ method, path string }{{"POST", "/agents/bot/tasks/1/rerun"}, {"GET", "/canvases"}} {
+		r := request(rt.method, rt.path, "")
+		r.Host = "evil.example:4321"
+		if w := serve(s, r); w.Code != http.StatusMisdirectedRequest {
+			t.Fatalf("%s %s, another Host: %d, want 421", rt.method, rt.path, w.Code)
+		}
+	}
+	w := serve(s, request("POST", "/agents/bot/tasks/1/rerun", ""))
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/agents/bot" {
+		t.Fatalf("rerun: %d %q", w.Code, w.Body.String())
+	}
+	if p, _ := f.calls(); len(p) != 1 || p[0] != "bot: triage <b>#12</b>" {
+		t.Fatalf("queued %q", p)
+	}
+	for path, want := range map[string]string{"/agents/bot/tasks/2/rerun": "no ended task", "/agents/svc/tasks/4/rerun": "only an employee's",
+		"/agents/bot/tasks/x/rerun": "a number", "/agents/nobody/tasks/1/rerun": "nobody"} {
+		if w := serve(s, request("POST", path, "")); w.Code < 400 || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("%s: %d %q, want %q", path, w.Code, w.Body.String(), want)
+		}
+	}
+	if page := serve(s, request("GET", "/agents/svc/tasks/4", "")).Body.String(); strings.Contains(page, "/rerun") {
+		t.Errorf("a service's task offers Run again")
+	}
+	agents[0].LastTask.Prompt = strings.Repeat("é", tasklog.PromptMax)
+	f.set(agents[0])
+	if w := serve(s, request("POST", "/agents/bot/tasks/1/rerun", "")); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "not kept whole") {
+		t.Errorf("cut prompt: %d %q", w.Code, w.Body.String())
+	}
+	if p, _ := f.calls(); len(p) != 1 {
+		t.Fatalf("refused reruns queued %q", p)
+	}
+}
+
 func TestBodyBound(t *testing.T) {
 	f := newFake(testAgents()...)
 	s := newTestServer(t, f)
@@ -310,6 +378,31 @@ func TestCanvasRoute(t *testing.T) {
 	}
 	if page := serve(s, request("GET", "/agents/svc", "")).Body.String(); strings.Contains(page, "iframe") {
 		t.Fatalf("a service's page has a canvas frame")
+	}
+}
+
+// TestCanvasWall: the wall lists every employee's canvas frame, with
+// the agent page's sandbox, and no service's.
+func TestCanvasWall(t *testing.T) {
+	f := newFake(append(testAgents(), Agent{AgentStatus: up.AgentStatus{Name: "<b>x", Archetype: "employee"}})...)
+	f.canvas["bot"] = "<p>hi</p>"
+	s := newTestServer(t, f)
+	w := serve(s, request("GET", "/canvases", ""))
+	if w.Code != 200 {
+		t.Fatalf("wall: %d %q", w.Code, w.Body.String())
+	}
+	wall := w.Body.String()
+	frame := regexp.MustCompile(`<iframe [^>]*>`)
+	agentFrame := frame.FindString(serve(s, request("GET", "/agents/bot", "")).Body.String())
+	frames := frame.FindAllString(wall, -1)
+	if len(frames) != 2 || frames[1] != agentFrame || !strings.Contains(agentFrame, `sandbox="allow-scripts"`) || !strings.Contains(agentFrame, `src="/agents/bot/canvas"`) {
+		t.Fatalf("wall frames %q, want the agent page's %q and one for <b>x", frames, agentFrame)
+	}
+	if !strings.Contains(frames[0], `data-canvas="&lt;b&gt;x"`) || !strings.Contains(frames[0], "hidden") || strings.Contains(wall, "<b>x") {
+		t.Fatalf("an employee without a canvas: %q (escaped, hidden)", frames[0])
+	}
+	if strings.Contains(wall, "svc") {
+		t.Fatalf("a service on the wall:\n%s", wall)
 	}
 }
 

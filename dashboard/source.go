@@ -19,6 +19,9 @@ type Source interface {
 	Detail(name string) (Detail, error)
 	// TaskLog returns the ACP messages (JSON lines) of one task's log.
 	TaskLog(name string, task uint64) ([]byte, error)
+	// Task returns the summary of an ended task; an error when it has
+	// none (unknown, or still running).
+	Task(name string, task uint64) (tasklog.Summary, error)
 	// TaskLogPath returns the file of one task's log, which grows while
 	// the task runs (the live log).
 	TaskLogPath(name string, task uint64) (string, error)
@@ -28,6 +31,9 @@ type Source interface {
 	// Prompt gives agent a person's prompt (an employee: a queued task; a
 	// service: a new session) and streams its output to sink as up.Sink.
 	Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error)
+	// Enqueue queues an employee's task of a person's prompt without
+	// waiting for it (the task's id).
+	Enqueue(ctx context.Context, agent, text string) (uint64, error)
 	// Control starts, stops or restarts agent (op: OpStart, ...).
 	Control(ctx context.Context, op, agent string) error
 	// Queue returns an employee's tasks waiting and running, in order

@@ -20,7 +20,13 @@ import (
 // diagnostics at agents.<name> and left out of the result; target warnings are
 // returned as warning diagnostics too, so `actctl validate` shows them.
 func RenderAll(cfg *schema.Config, o Options) ([]*Target, schema.Diagnostics) {
-	names := slices.Sorted(maps.Keys(cfg.Agents))
+	return RenderAgents(cfg, slices.Sorted(maps.Keys(cfg.Agents)), o)
+}
+
+// RenderAgents is RenderAll for the declared agents names (sorted) only:
+// the checks between agents see only these (reconcile.Options.Scoped
+// passes an agent and those in its directory).
+func RenderAgents(cfg *schema.Config, names []string, o Options) ([]*Target, schema.Diagnostics) {
 
 	// Agents render independently (the shared cache is concurrency-safe),
 	// so spread them over the available cores; results keep name order.

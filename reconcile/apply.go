@@ -3,8 +3,10 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +30,12 @@ type Options struct {
 	NoPrune bool
 	// Only limits the run to these agents (declared or recorded).
 	Only []string
+	// Scoped, with Only, renders and reads only the Only agents and the
+	// agents in their directories (the only ones whose files they can
+	// share), not the whole workspace: one agent's Status or Diff (its
+	// dashboard page, describe) costs that agent, not the team. Status
+	// then reports the Only agents alone.
+	Scoped bool
 	// LockWait bounds the wait for another apply (DefaultLockWait if 0).
 	LockWait time.Duration
 	// LockDigest is recorded in the state (digest of actant.lock).
@@ -298,6 +306,9 @@ type run struct {
 	owned *ownedRecord
 	// crash is Options.crash.
 	crash func(step string) bool
+	// others are the agents a scoped run left out (Options.Scoped):
+	// known names all the same, which an unknown one is compared with.
+	others []string
 	// key seals the state and the journal written (nil: unsealed).
 	key []byte
 	// distrusted: a record was ignored (Result.Distrusted).
@@ -341,9 +352,25 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		}
 		stateCh <- rec
 	}()
-	targets, diags := materialize.RenderAll(cfg, materialize.Options{IsTracked: gitTracked(cfg), UserText: userText})
+	var scope, others []string // the declared agents a scoped run renders; the rest
+	if o.Scoped && len(o.Only) > 0 {
+		scope = Scope(cfg, o.Only)
+	}
+	targets, diags := renderTargets(cfg, scope, o.Scoped && len(o.Only) > 0)
 	deployed, derr := deployTargets(cfg)
 	rec := <-stateCh
+	if o.Scoped && len(o.Only) > 0 {
+		in := map[string]bool{}
+		for _, n := range append(scope, o.Only...) {
+			in[n] = true
+		}
+		deployed = slices.DeleteFunc(deployed, func(t *materialize.Target) bool { return !in[t.Agent] })
+		others = othersThan(in, cfg, rec.st, rec.pending)
+		rec.st, rec.pending = rec.st.scoped(in), rec.pending.scoped(in)
+	}
+	if rendered != nil {
+		rendered(targets, rec.st)
+	}
 	if errs := diags.Errors(); len(errs) > 0 {
 		return nil, errs
 	}
@@ -351,7 +378,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 		return nil, derr
 	}
 	targets = append(targets, deployed...)
-	r := &run{cfg: cfg, targets: targets, crash: o.crash, key: key}
+	r := &run{cfg: cfg, targets: targets, crash: o.crash, key: key, others: others}
 	r.warnings, r.distrusted = rec.ignored, len(rec.ignored) > 0
 	for _, d := range diags {
 		if d.Warning {
@@ -397,6 +424,9 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 			known[t.Agent] = true
 		}
 		for n := range st.Agents {
+			known[n] = true
+		}
+		for _, n := range r.others {
 			known[n] = true
 		}
 		if pending != nil {
@@ -731,7 +761,92 @@ func Status(cfg *schema.Config, o Options) ([]AgentStatus, error) {
 	sort.Strings(names)
 	out := make([]AgentStatus, 0, len(names))
 	for _, n := range names {
+		if o.Scoped && len(o.Only) > 0 && !slices.Contains(o.Only, n) {
+			continue // not rendered: its status is not known
+		}
 		out = append(out, *byName[n])
 	}
 	return out, nil
+}
+
+// rendered, set only by tests, sees the targets each run rendered and
+// the recorded state it reads the files of.
+var rendered func([]*materialize.Target, *State)
+
+// renderTargets renders the agents of a run: every declared one, or
+// when scoped those of scope (Options.Scoped).
+func renderTargets(cfg *schema.Config, scope []string, scoped bool) ([]*materialize.Target, schema.Diagnostics) {
+	mo := materialize.Options{IsTracked: gitTracked(cfg), UserText: userText}
+	if scoped {
+		return materialize.RenderAgents(cfg, scope, mo)
+	}
+	return materialize.RenderAll(cfg, mo)
+}
+
+// othersThan are the agents declared in cfg or recorded in states that
+// are not in in.
+func othersThan(in map[string]bool, cfg *schema.Config, states ...*State) []string {
+	var out []string
+	add := func(n string) {
+		if !in[n] {
+			out = append(out, n)
+		}
+	}
+	for n := range cfg.Agents {
+		add(n)
+	}
+	for _, st := range states {
+		if st != nil {
+			for n := range st.Agents {
+				add(n)
+			}
+		}
+	}
+	return out
+}
+
+// scoped is st with the agents in alone (nil for nil): a scoped run
+// reads and plans only their files.
+func (st *State) scoped(in map[string]bool) *State {
+	if st == nil {
+		return nil
+	}
+	out := *st
+	out.Agents = map[string]*AgentState{}
+	for n, a := range st.Agents {
+		if in[n] {
+			out.Agents[n] = a
+		}
+	}
+	return &out
+}
+
+// Scope is the declared agents of only and every declared agent whose
+// directory (symlinks resolved) is one of theirs, in name order: agents
+// share files (a .gitignore block, skill copies) only within a
+// directory.
+func Scope(cfg *schema.Config, only []string) []string {
+	dirOf := func(n string) string {
+		r, err := cfg.Resolve(n)
+		if err != nil {
+			return ""
+		}
+		if d, err := filepath.EvalSymlinks(r.Dir); err == nil {
+			return d
+		}
+		return filepath.Clean(r.Dir)
+	}
+	dirs := map[string]bool{}
+	for _, n := range only {
+		if d := dirOf(n); d != "" {
+			dirs[d] = true
+		}
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(cfg.Agents)) {
+		if slices.Contains(only, n) || dirs[dirOf(n)] {
+			out = append(out, n)
+		}
+	}
+	return out
 }

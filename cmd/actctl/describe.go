@@ -63,7 +63,7 @@ func describeCmd(c *cli.Context) error {
 	if _, ok := cfg.Agents[name]; !ok {
 		return unknownAgent(cfg, name)
 	}
-	d, err := describe(g, cfg, name)
+	d, err := describe(g, cfg, name, func(sts []agentStatusJSON) { addUpStatus(g, sts) })
 	if err != nil {
 		return err
 	}
@@ -73,8 +73,10 @@ func describeCmd(c *cli.Context) error {
 	return printDescribe(g, d)
 }
 
-// describe gathers what describe shows of agent name.
-func describe(g *globals, cfg *schema.Config, name string) (*describeJSON, error) {
+// describe gathers what describe shows of agent name; withUp adds what
+// the running up says of it (addUpStatus; up itself knows it in memory).
+// Only name's directory is rendered and read (reconcile.Options.Scoped).
+func describe(g *globals, cfg *schema.Config, name string, withUp func([]agentStatusJSON)) (*describeJSON, error) {
 	prov, err := cfg.Provenance(name)
 	if err != nil {
 		return nil, err
@@ -83,7 +85,7 @@ func describe(g *globals, cfg *schema.Config, name string) (*describeJSON, error
 	if err != nil {
 		return nil, err
 	}
-	addUpStatus(g, sts)
+	withUp(sts)
 	d := &describeJSON{Name: name, Resolved: prov, Details: []string{}}
 	if len(sts) == 1 {
 		d.Status, d.Dir, d.Process = sts[0].Status, sts[0].Dir, sts[0].Process
@@ -109,7 +111,7 @@ func agentFiles(cfg *schema.Config, name string) ([]describeFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, res, err := reconcile.Diff(cfg, reconcile.Options{Only: []string{name}})
+	_, res, err := reconcile.Diff(cfg, reconcile.Options{Only: []string{name}, Scoped: true})
 	if err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func printStatuses(g *globals, out []agentStatusJSON) error {
 // agentStatuses is what `status` reports for the agents named in only
 // (every agent when it is empty): sync status plus process record.
 func agentStatuses(cfg *schema.Config, only []string) ([]agentStatusJSON, error) {
-	sts, err := reconcile.Status(cfg, reconcile.Options{Only: only})
+	sts, err := reconcile.Status(cfg, reconcile.Options{Only: only, Scoped: len(only) > 0})
 	if err != nil {
 		return nil, err
 	}
@@ -147,8 +147,13 @@ func addUpStatus(g *globals, out []agentStatusJSON) {
 		if !ok {
 			continue
 		}
-		out[i].Process = &processJSON{Status: string(st.State), PID: st.Pid, Ownership: runrecord.OwnershipManaged, Up: &st}
+		out[i].Process = upProcess(st)
 	}
+}
+
+// upProcess is the PROCESS of an agent the running up holds.
+func upProcess(st up.AgentStatus) *processJSON {
+	return &processJSON{Status: string(st.State), PID: st.Pid, Ownership: runrecord.OwnershipManaged, Up: &st}
 }
 
 // upDetails is what up adds to the PROCESS column.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -171,7 +172,12 @@ func (s upSource) Detail(name string) (dashboard.Detail, error) {
 	g := *s.u.g
 	var buf bytes.Buffer
 	g.Stdout = &buf
-	if dj, err := describe(&g, cfg, name); err == nil {
+	withUp := func(sts []agentStatusJSON) {
+		for i := range sts {
+			sts[i].Process = upProcess(a.AgentStatus)
+		}
+	}
+	if dj, err := describe(&g, cfg, name, withUp); err == nil {
 		_ = printDescribe(&g, dj)
 		for _, f := range dj.Files {
 			d.Files = append(d.Files, dashboard.File{Path: f.Path, Mode: f.Mode, State: f.State})
@@ -255,6 +261,24 @@ func (s upSource) Queue(name string) ([]dashboard.Queued, error) {
 	return q, nil
 }
 
+// Task is the summary of one ended task of the agent.
+func (s upSource) Task(name string, task uint64) (tasklog.Summary, error) {
+	r, err := s.u.cfg.Load().Resolve(name)
+	if err != nil {
+		return tasklog.Summary{}, err
+	}
+	sums, err := tasklog.Summaries(tasklog.Dir(r))
+	if err != nil {
+		return tasklog.Summary{}, err
+	}
+	for _, t := range slices.Backward(sums) {
+		if t.Task == task {
+			return t, nil
+		}
+	}
+	return tasklog.Summary{}, fmt.Errorf("agent %s: task %d has not ended", name, task)
+}
+
 // TaskLogPath is the file of one task's log.
 func (s upSource) TaskLogPath(name string, task uint64) (string, error) {
 	r, err := s.u.cfg.Load().Resolve(name)
@@ -287,6 +311,13 @@ func (s upSource) TaskLog(name string, task uint64) ([]byte, error) {
 // user:prompt, then given to the agent as `actctl prompt` gives it.
 func (s upSource) Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error) {
 	return s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, true, sink)
+}
+
+// Enqueue queues an employee's task of a person's prompt from the
+// dashboard, as actctl prompt --no-wait does.
+func (s upSource) Enqueue(ctx context.Context, agent, text string) (uint64, error) {
+	out, err := s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, false, nil)
+	return out.Task, err
 }
 
 // Control starts, stops or restarts an agent, as actctl start/stop/restart.

@@ -229,13 +229,16 @@
 		if (none) none.remove();
 	}
 
+	// reloadCanvas reloads name's canvas frames (its page's, the wall's).
 	function reloadCanvas(name) {
-		const f = document.getElementById("canvas");
-		if (!f || name !== agent) return;
-		f.hidden = false;
-		f.src = "/agents/" + encodeURIComponent(agent) + "/canvas?v=" + Date.now();
-		const none = document.getElementById("no-canvas");
-		if (none) none.remove();
+		for (const f of document.querySelectorAll("iframe[data-canvas]")) {
+			if (f.dataset.canvas !== name) continue;
+			f.hidden = false;
+			f.src = "/agents/" + encodeURIComponent(name) + "/canvas?v=" + Date.now();
+		}
+		for (const p of document.querySelectorAll("[data-no-canvas]")) {
+			if (p.dataset.noCanvas === name) p.remove();
+		}
 	}
 
 	// lost says that the page's up is gone (it stopped, or another one
