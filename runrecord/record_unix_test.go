@@ -16,7 +16,7 @@ func TestReadRecordNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.json")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip("no named pipes here:", err)
+		t.Fatal(err)
 	}
 	zero := filepath.Join(dir, "zero.json")
 	if err := os.Symlink("/dev/zero", zero); err != nil {

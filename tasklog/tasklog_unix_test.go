@@ -22,7 +22,7 @@ func TestLogsReadOnlyRegular(t *testing.T) {
 		}
 	}
 	if err := syscall.Mkfifo(SummaryPath(fifo), 0o644); err != nil {
-		t.Skip("no named pipes here:", err)
+		t.Fatal(err)
 	}
 	if err := os.Symlink("/dev/zero", SummaryPath(zero)); err != nil {
 		t.Fatal(err)
