@@ -38,6 +38,12 @@ func (l *logLines) logf(format string, args ...any) {
 	l.lines = append(l.lines, fmt.Sprintf(format, args...))
 }
 
+func (l *logLines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
+}
+
 // testServer is a Server of the agents names, its log in log.
 func testServer(t *testing.T, names ...string) (*Server, *logLines) {
 	t.Helper()
