@@ -49,6 +49,8 @@ func init() {
 	})
 }
 
+// upCmd is `actctl up`: its flags, signals, log and exit code around
+// upserve, which runs the agents.
 func upCmd(c *cli.Context) error {
 	g := globalsOf(c)
 	names := c.Args().Slice()
@@ -90,26 +92,12 @@ func upCmd(c *cli.Context) error {
 		return err
 	}
 	defer untrack() // after the hooks (s.Run): their children go too
-	var forced atomic.Pointer[os.Signal]
-	stopping := func(sig os.Signal) {
-		logf("%s received: stopping every agent (send it again to kill them at once)", signalName(sig))
-		s.Stopping(signalName(sig))
-	}
-	force := func(sig os.Signal) {
-		forced.Store(&sig)
-		logf("%s received again: killing every agent's process group now", signalName(sig))
-		s.Force()
-	}
-	ctx, cancel, stopSignals := onSignals(gracefulPolicy(stopping, force))
+	policy, forced := upSignals(s, logf)
+	ctx, cancel, stopSignals := onSignals(policy)
 	defer stopSignals()
 	guardStderr(g, s, cancel)
 	g.prompter = s.Prompter()
-	watch := func(ctx context.Context, after func(*schema.Config, map[string][]string)) error {
-		return watchApply(ctx, c, g, cfg.Root, func(cfg *schema.Config, res *reconcile.Result, err error) {
-			after(cfg, cycleChanges(res, err))
-		})
-	}
-	err = s.Run(ctx, upserve.Serve{Config: cfg, Control: ln, Owner: owner, UI: ui, Watch: watch})
+	err = s.Run(ctx, upserve.Serve{Config: cfg, Control: ln, Owner: owner, UI: ui, Watch: upWatch(c, g, cfg.Root)})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
@@ -119,6 +107,34 @@ func upCmd(c *cli.Context) error {
 	}
 	logf("stopped")
 	return nil
+}
+
+// upSignals is up's signal policy: a first signal stops every agent
+// gracefully (turns get their grace, agents SIGTERM and theirs), a
+// second kills every agent's process group at once (docs/runtime.md,
+// "actctl up"); forced is that second signal, once it came.
+func upSignals(s *upserve.Server, logf func(string, ...any)) (policy signalPolicy, forced *atomic.Pointer[os.Signal]) {
+	forced = &atomic.Pointer[os.Signal]{}
+	stopping := func(sig os.Signal) {
+		logf("%s received: stopping every agent (send it again to kill them at once)", signalName(sig))
+		s.Stopping(signalName(sig))
+	}
+	force := func(sig os.Signal) {
+		forced.Store(&sig)
+		logf("%s received again: killing every agent's process group now", signalName(sig))
+		s.Force()
+	}
+	return gracefulPolicy(stopping, force), forced
+}
+
+// upWatch is up's watch loop: apply --watch's on root, each cycle's
+// config and changed files handed to up.
+func upWatch(c *cli.Context, g *globals, root string) upserve.WatchFunc {
+	return func(ctx context.Context, after func(*schema.Config, map[string][]string)) error {
+		return watchApply(ctx, c, g, root, func(cfg *schema.Config, res *reconcile.Result, err error) {
+			after(cfg, cycleChanges(res, err))
+		})
+	}
 }
 
 // upOptions are the parts of the other commands up shows: describe's
