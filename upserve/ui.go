@@ -41,7 +41,7 @@ func (s *Server) startUI(p *UIPlan, root string) (stop func(), err error) {
 	if p.Remote {
 		extra = p.Host
 	}
-	srv, err := dashboard.New(source{s}, dashboard.Options{Token: tok, Addr: ln.Addr().String(), Host: extra})
+	srv, err := dashboard.New(s.Source(), dashboard.Options{Token: tok, Addr: ln.Addr().String(), Host: extra})
 	if err != nil {
 		ln.Close()
 		return nil, err
