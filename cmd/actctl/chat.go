@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	acp "github.com/coder/acp-go-sdk"
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
@@ -43,7 +42,7 @@ func chatCmd(c *cli.Context) error {
 	var ask acpclient.AskFunc
 	if terminal && rule == "" {
 		// A person is there: ask them (flags still decide when given).
-		ask = (&asker{lines: lines, w: g.Stderr, always: map[acp.ToolKind]bool{}}).ask
+		ask = (&asker{lines: lines, w: g.Stderr, always: map[acpclient.ToolKind]bool{}}).ask
 	}
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
@@ -123,10 +122,10 @@ type asker struct {
 	lines  <-chan string
 	w      io.Writer
 	mu     sync.Mutex
-	always map[acp.ToolKind]bool
+	always map[acpclient.ToolKind]bool
 }
 
-func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (acpclient.Decision, error) {
+func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acpclient.PermissionOption) (acpclient.Decision, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.always[call.Kind] {
@@ -157,7 +156,7 @@ func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acp.
 	}
 }
 
-func kindName(k acp.ToolKind) string {
+func kindName(k acpclient.ToolKind) string {
 	if k == "" {
 		return "other"
 	}

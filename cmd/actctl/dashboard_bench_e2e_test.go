@@ -49,7 +49,7 @@ func idleCPU(b *testing.B, pid int, d time.Duration) float64 {
 }
 
 // BenchmarkDashboardUp measures the dashboard of a real `actctl up`
-// running 200 agents on the test agent (its real Source, upSource):
+// running 200 agents on the test agent (its real Source, upserve.Server.Source):
 // the server time of the agents page and of an employee's page (the
 // round trip over loopback, an upper bound), and the share of a core
 // `up` uses while idle, without a page open and with eight live pages

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/tasklog"
@@ -49,17 +47,9 @@ func (r *taskRenderer) line(l []byte) {
 		return
 	}
 	switch {
-	case m.Method == "session/update":
-		var n acp.SessionNotification
-		if json.Unmarshal(m.Params, &n) == nil {
-			r.update(n.Update)
-		}
-	case m.Method == "session/request_permission":
-		var req acp.RequestPermissionRequest
-		if json.Unmarshal(m.Params, &req) == nil {
-			c := r.merge(string(req.ToolCall.ToolCallId), req.ToolCall.Title, req.ToolCall.Kind, nil)
-			c.State = acpclient.StateAwaiting
-			r.printLine(toolCallLine(c))
+	case m.Method == "session/update" || m.Method == "session/request_permission":
+		if l, ok := acpclient.ParseLogged(m.Method, m.Params); ok {
+			r.logged(l)
 		}
 	case m.Method == tasklog.DecisionMethod:
 		if d, ok := tasklog.ParseDecision(m.Params); ok {
@@ -72,23 +62,21 @@ func (r *taskRenderer) line(l []byte) {
 	}
 }
 
-func (r *taskRenderer) update(u acp.SessionUpdate) {
+// logged renders the agent's text, a tool call's change or a permission
+// request.
+func (r *taskRenderer) logged(l acpclient.Logged) {
 	switch {
-	case u.AgentMessageChunk != nil:
-		if t := u.AgentMessageChunk.Content.Text; t != nil && t.Text != "" {
-			fmt.Fprint(r.w, termsafe.Text(t.Text))
-			r.lastNL = strings.HasSuffix(t.Text, "\n")
+	case l.Kind == acpclient.EventText:
+		if l.Text != "" {
+			fmt.Fprint(r.w, termsafe.Text(l.Text))
+			r.lastNL = strings.HasSuffix(l.Text, "\n")
 		}
-	case u.ToolCall != nil:
-		tc := u.ToolCall
-		status := tc.Status
-		if status == "" {
-			status = acp.ToolCallStatusPending
-		}
-		r.printLine(toolCallLine(r.merge(string(tc.ToolCallId), &tc.Title, &tc.Kind, &status)))
-	case u.ToolCallUpdate != nil:
-		tc := u.ToolCallUpdate
-		r.printLine(toolCallLine(r.merge(string(tc.ToolCallId), tc.Title, tc.Kind, tc.Status)))
+	case l.Permission:
+		c := r.merge(l.ID, l.Title, l.ToolKind, nil)
+		c.State = acpclient.StateAwaiting
+		r.printLine(toolCallLine(c))
+	case l.Kind == acpclient.EventToolCall:
+		r.printLine(toolCallLine(r.merge(l.ID, l.Title, l.ToolKind, l.Status)))
 	}
 }
 
@@ -99,9 +87,9 @@ func (r *taskRenderer) decision(d tasklog.Decision) {
 	if d.Title != "" {
 		title = &d.Title
 	}
-	var kind *acp.ToolKind
+	var kind *acpclient.ToolKind
 	if d.Kind != "" {
-		kind = (*acp.ToolKind)(&d.Kind)
+		kind = (*acpclient.ToolKind)(&d.Kind)
 	}
 	c := r.merge(d.ToolCallID, title, kind, nil)
 	c.State, c.OptionID = acpclient.State(d.Decision), d.OptionID
@@ -110,7 +98,7 @@ func (r *taskRenderer) decision(d tasklog.Decision) {
 
 // merge records what a message says of tool call id (the fields it has)
 // and returns the call as known so far.
-func (r *taskRenderer) merge(id string, title *string, kind *acp.ToolKind, status *acp.ToolCallStatus) acpclient.ToolCall {
+func (r *taskRenderer) merge(id string, title *string, kind *acpclient.ToolKind, state *acpclient.State) acpclient.ToolCall {
 	c, ok := r.calls[id]
 	if !ok {
 		c = acpclient.ToolCall{ID: id, State: acpclient.StatePending}
@@ -121,9 +109,8 @@ func (r *taskRenderer) merge(id string, title *string, kind *acp.ToolKind, statu
 	if kind != nil {
 		c.Kind = *kind
 	}
-	if status != nil {
-		// The agent's statuses are the client's states of the same name.
-		c.State = acpclient.State(*status)
+	if state != nil {
+		c.State = *state
 	}
 	r.calls[id] = c
 	return c

@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
@@ -69,7 +68,7 @@ func promptCmd(c *cli.Context) error {
 	if res.Agent == "" { // no turn ran: up refused or is not running
 		return err
 	}
-	ar := acpclient.Result{StopReason: acp.StopReason(res.StopReason), SessionID: res.SessionID,
+	ar := acpclient.Result{StopReason: acpclient.StopReason(res.StopReason), SessionID: res.SessionID,
 		Duration: time.Duration(res.DurationMs) * time.Millisecond, Permissions: res.Permissions}
 	code, err := turnCode(ar, upTurnErr(res, err), nil, ctx.Err() != nil)
 	out.summary(res.Agent, ar, code, err)
@@ -88,7 +87,7 @@ func upTurnErr(res up.Outcome, answer error) error {
 	switch {
 	case res.StopReason == "" && res.Error == "":
 		return answer
-	case res.StopReason == "" || res.StopReason == string(acp.StopReasonCancelled):
+	case res.StopReason == "" || res.StopReason == string(acpclient.StopReasonCancelled):
 		if res.Error != "" {
 			return errors.New(res.Error)
 		}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/actctl/actctl/deploy"
@@ -20,19 +18,4 @@ func warnMissingSecrets(g *globals, cfg *schema.Config, agents []string) {
 		g.Warn("not set in this environment: %s (actant.cue names them for %s: MCP servers, hub tokens or deploy.secretKeys); the agents start without them",
 			strings.Join(m, ", "), strings.Join(agents, ", "))
 	}
-}
-
-// upAgents are the agents up runs: those named, else every agent up can
-// run (upRunnable).
-func upAgents(cfg *schema.Config, names []string) []string {
-	if len(names) > 0 {
-		return names
-	}
-	var out []string
-	for _, n := range slices.Sorted(maps.Keys(cfg.Agents)) {
-		if r, err := cfg.Resolve(n); err == nil && upRunnable(r) {
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -3,16 +3,11 @@
 package main
 
 import (
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/actctl/actctl/hooks"
-	"github.com/actctl/actctl/schema"
 )
 
 // TestUpShutdownRunsStopHooks: the process:stop hooks of up's shutdown
@@ -54,29 +49,5 @@ hooks: "log-stop": {on: "process:stop", run: {command: "sh", args: ["-c", "print
 	}
 	if s := p.stderr(); strings.Contains(s, "log-stop") {
 		t.Errorf("up reported the hook:\n%s", s)
-	}
-}
-
-// TestUpOneHookBus: every config cycle sets the hooks of up's one bus
-// (it built a bus per cycle and kept them all to wait for).
-func TestUpOneHookBus(t *testing.T) {
-	u := &upRun{g: &globals{Stderr: io.Discard}, ctx: context.Background()}
-	cfg := func(on string) *schema.Config {
-		return &schema.Config{Root: t.TempDir(), Hooks: map[string]schema.Hook{"h": {On: on, Run: &schema.HookRun{Command: "true"}}}}
-	}
-	u.setBus(cfg("process:stop"))
-	first := u.bus.Load()
-	for range 3 {
-		u.setBus(cfg("process:stop"))
-	}
-	u.setBus(cfg("process:start"))
-	if u.bus.Load() != first {
-		t.Fatal("a new hooks bus for a config cycle")
-	}
-	if got := first.Matching(hooks.Event{Name: "process:start"}); len(got) != 1 {
-		t.Errorf("the bus runs %v for process:start, want the last cycle's hook", got)
-	}
-	if got := first.Matching(hooks.Event{Name: "process:stop"}); len(got) != 0 {
-		t.Errorf("the bus runs %v for process:stop, a hook of an earlier cycle", got)
 	}
 }

@@ -2,5 +2,7 @@
 
 package main
 
+import "github.com/actctl/actctl/upserve"
+
 // guardStderr: elsewhere a broken stderr pipe raises no signal.
-func (u *upRun) guardStderr(g *globals, stop func()) {}
+func guardStderr(g *globals, s *upserve.Server, stop func()) {}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"github.com/actctl/actctl/upserve"
 )
 
 // guardStderr sends up's log to a duplicate of its stderr when stderr is
@@ -16,7 +18,7 @@ import (
 // (Go raises it only for writes to descriptors 1 and 2), and up stops as
 // on SIGHUP: every agent gets its graceful stop, the socket is removed
 // (docs/runtime.md, "Stopping").
-func (u *upRun) guardStderr(g *globals, stop func()) {
+func guardStderr(g *globals, s *upserve.Server, stop func()) {
 	if g.Stderr != io.Writer(os.Stderr) {
 		return
 	}
@@ -26,9 +28,7 @@ func (u *upRun) guardStderr(g *globals, stop func()) {
 	}
 	syscall.CloseOnExec(fd)
 	g.Stderr = &pipeWatch{w: os.NewFile(uintptr(fd), "stderr"), broken: func() {
-		s := os.Signal(syscall.SIGPIPE)
-		u.signalled.Store(&s)
-		u.lastEvents()
+		s.Stopping(signalName(syscall.SIGPIPE))
 		stop()
 	}}
 }

@@ -1,7 +1,6 @@
-package main
+package upserve
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +8,8 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/dashboard"
@@ -23,66 +21,32 @@ import (
 	"github.com/actctl/actctl/up"
 )
 
-// uiFlags are up's dashboard flags (docs/dashboard.md).
-var uiFlags = []cli.Flag{
-	&cli.StringFlag{Name: "ui", Value: "127.0.0.1:0", Usage: "serve the dashboard on `ADDR` (a loopback address; port 0: a free one), or \"off\""},
-	&cli.BoolFlag{Name: "ui-allow-remote", Usage: "let --ui listen on an address other machines reach (the token in the URL is then the only guard)"},
-}
-
-// uiPlan is what --ui asks for: nil when off.
-type uiPlan struct {
-	addr   string
-	host   string // the host of the printed URL
-	remote bool
-}
-
-// parseUI checks --ui before anything runs: a non-loopback address
-// needs --ui-allow-remote.
-func parseUI(c *cli.Context) (*uiPlan, error) {
-	addr := c.String("ui")
-	if addr == "off" {
-		return nil, nil
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, usageError("up: --ui %q: want HOST:PORT (127.0.0.1:0) or off: %v", addr, err)
-	}
-	p := &uiPlan{addr: addr, host: host}
-	switch ip := net.ParseIP(host); {
-	case host == "localhost" || (ip != nil && ip.IsLoopback()):
-		if ip == nil {
-			p.host = "127.0.0.1"
-		}
-	case !c.Bool("ui-allow-remote"):
-		return nil, usageError("up: --ui %s is not a loopback address: other machines could reach the dashboard; add --ui-allow-remote to mean it (the token is then the only guard)", addr)
-	default:
-		p.remote = true
-		if host == "" || (ip != nil && ip.IsUnspecified()) {
-			p.host = "127.0.0.1"
-		}
-	}
-	return p, nil
+// UIPlan is the dashboard --ui asks for (docs/dashboard.md).
+type UIPlan struct {
+	Addr   string // where to listen
+	Host   string // the host of the printed URL
+	Remote bool   // other machines may reach Addr
 }
 
 // startUI serves the dashboard and records its URL in ui.json; stop
 // closes it and removes the record.
-func (u *upRun) startUI(p *uiPlan, root string) (stop func(), err error) {
-	ln, err := net.Listen("tcp", p.addr)
+func (s *Server) startUI(p *UIPlan, root string) (stop func(), err error) {
+	ln, err := net.Listen("tcp", p.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("up: dashboard: %w", err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	tok := dashboard.NewToken()
 	extra := ""
-	if p.remote {
-		extra = p.host
+	if p.Remote {
+		extra = p.Host
 	}
-	srv, err := dashboard.New(upSource{u}, dashboard.Options{Token: tok, Addr: ln.Addr().String(), Host: extra})
+	srv, err := dashboard.New(s.Source(), dashboard.Options{Token: tok, Addr: ln.Addr().String(), Host: extra})
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	url := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(p.host, port), tok)
+	url := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(p.Host, port), tok)
 	start, _ := launch.StartTime(os.Getpid())
 	if _, err := control.WriteUI(root, control.UI{URL: url, Pid: os.Getpid(), Start: start}); err != nil {
 		ln.Close()
@@ -90,44 +54,47 @@ func (u *upRun) startUI(p *uiPlan, root string) (stop func(), err error) {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
-	u.ui.Store(srv)
-	u.logf("dashboard %s", url)
-	if p.remote {
-		u.logf("dashboard: listening on %s, reachable from other machines: the token in its URL is the only guard", ln.Addr())
+	s.ui.Store(srv)
+	s.logf("dashboard %s", url)
+	if p.Remote {
+		s.logf("dashboard: listening on %s, reachable from other machines: the token in its URL is the only guard", ln.Addr())
 	}
 	return func() {
 		_ = hs.Close()
 		if err := control.RemoveUI(root); err != nil {
-			u.logf("%v", err)
+			s.logf("%v", err)
 		}
 	}, nil
 }
 
 // observe feeds the dashboard the events and hook runs of the bus b.
-func (u *upRun) observe(b *hooks.Bus) {
-	if s := u.ui.Load(); s != nil {
-		go s.Follow(u.ctx, b.Observe(1024).C)
+func (s *Server) observe(b *hooks.Bus) {
+	if d := s.ui.Load(); d != nil {
+		go d.Follow(s.ctx, b.Observe(1024).C)
 	}
 }
 
 // canvasChanged tells the dashboard that an employee's canvas changed.
-func (u *upRun) canvasChanged(agent string) {
-	if s := u.ui.Load(); s != nil {
-		s.CanvasUpdated(agent)
+func (s *Server) canvasChanged(agent string) {
+	if d := s.ui.Load(); d != nil {
+		d.CanvasUpdated(agent)
 	}
 }
 
 // taskStarted tells the dashboard that a task's log began.
-func (u *upRun) taskStarted(agent string, task uint64) {
-	if s := u.ui.Load(); s != nil {
-		s.TaskStarted(agent, task)
+func (s *Server) taskStarted(agent string, task uint64) {
+	if d := s.ui.Load(); d != nil {
+		d.TaskStarted(agent, task)
 	}
 }
 
-// upSource is what the dashboard knows of this up (dashboard.Source).
-type upSource struct{ u *upRun }
+// Source is what the dashboard knows of this up.
+func (s *Server) Source() dashboard.Source { return source{s} }
 
-func (s upSource) card(st up.AgentStatus) dashboard.Agent {
+// source is what the dashboard knows of an up (dashboard.Source).
+type source struct{ u *Server }
+
+func (s source) card(st up.AgentStatus) dashboard.Agent {
 	a := dashboard.Agent{AgentStatus: st}
 	if cfg := s.u.cfg.Load(); cfg != nil {
 		if r, err := cfg.Resolve(st.Name); err == nil {
@@ -139,7 +106,7 @@ func (s upSource) card(st up.AgentStatus) dashboard.Agent {
 }
 
 // Agents are the cards of every agent up runs.
-func (s upSource) Agents() []dashboard.Agent {
+func (s source) Agents() []dashboard.Agent {
 	var out []dashboard.Agent
 	for _, st := range s.u.m.Status() {
 		out = append(out, s.card(st))
@@ -148,7 +115,7 @@ func (s upSource) Agents() []dashboard.Agent {
 }
 
 // Agent is one agent's card.
-func (s upSource) Agent(name string) (dashboard.Agent, error) {
+func (s source) Agent(name string) (dashboard.Agent, error) {
 	st, err := s.u.m.StatusOf(name)
 	if err != nil {
 		return dashboard.Agent{}, err
@@ -158,7 +125,7 @@ func (s upSource) Agent(name string) (dashboard.Agent, error) {
 
 // Detail is an agent's page: its card, describe's text and files, its
 // tasks, schedule and queue.
-func (s upSource) Detail(name string) (dashboard.Detail, error) {
+func (s source) Detail(name string) (dashboard.Detail, error) {
 	a, err := s.Agent(name)
 	if err != nil {
 		return dashboard.Detail{}, err
@@ -169,30 +136,14 @@ func (s upSource) Detail(name string) (dashboard.Detail, error) {
 	if err != nil {
 		return d, err
 	}
-	g := *s.u.g
-	var buf bytes.Buffer
-	g.Stdout = &buf
-	withUp := func(sts []agentStatusJSON) {
-		for i := range sts {
-			sts[i].Process = upProcess(a.AgentStatus)
-		}
-	}
-	if dj, err := describe(&g, cfg, name, withUp); err == nil {
-		_ = printDescribe(&g, dj)
-		for _, f := range dj.Files {
-			d.Files = append(d.Files, dashboard.File{Path: f.Path, Mode: f.Mode, State: f.State})
-		}
-	} else {
-		fmt.Fprintf(&buf, "describe: %v\n", err)
-	}
-	d.Describe = buf.String()
+	d.Describe, d.Files = s.u.o.Describe(cfg, name, a.AgentStatus)
 	d.Tasks, _ = tasklog.Summaries(tasklog.Dir(r))
 	s.schedule(&d, r)
 	return d, nil
 }
 
 // schedule fills an employee's schedule, next ticks and queue.
-func (s upSource) schedule(d *dashboard.Detail, r *schema.Resolved) {
+func (s source) schedule(d *dashboard.Detail, r *schema.Resolved) {
 	spec, err := up.ScheduleOf(r.Template.Schedule)
 	if err != nil || spec == nil {
 		return
@@ -214,7 +165,7 @@ func (s upSource) schedule(d *dashboard.Detail, r *schema.Resolved) {
 }
 
 // ticks are an employee's next five ticks in zone.
-func (s upSource) ticks(name, zone string) []time.Time {
+func (s source) ticks(name, zone string) []time.Time {
 	loc, err := time.LoadLocation(zone)
 	if err != nil {
 		loc = time.Local
@@ -229,7 +180,7 @@ func (s upSource) ticks(name, zone string) []time.Time {
 
 // Ticks are an employee's next ticks in its schedule's zone (its first
 // cron entry's, else up's).
-func (s upSource) Ticks(name string) ([]time.Time, error) {
+func (s source) Ticks(name string) ([]time.Time, error) {
 	r, err := s.u.cfg.Load().Resolve(name)
 	if err != nil {
 		return nil, err
@@ -246,7 +197,7 @@ func (s upSource) Ticks(name string) ([]time.Time, error) {
 }
 
 // Queue is an employee's task running, then those waiting.
-func (s upSource) Queue(name string) ([]dashboard.Queued, error) {
+func (s source) Queue(name string) ([]dashboard.Queued, error) {
 	running, waiting, err := s.u.m.Queue(name)
 	if err != nil {
 		return nil, err
@@ -262,7 +213,7 @@ func (s upSource) Queue(name string) ([]dashboard.Queued, error) {
 }
 
 // Task is the summary of one ended task of the agent.
-func (s upSource) Task(name string, task uint64) (tasklog.Summary, error) {
+func (s source) Task(name string, task uint64) (tasklog.Summary, error) {
 	r, err := s.u.cfg.Load().Resolve(name)
 	if err != nil {
 		return tasklog.Summary{}, err
@@ -280,7 +231,7 @@ func (s upSource) Task(name string, task uint64) (tasklog.Summary, error) {
 }
 
 // TaskLogPath is the file of one task's log.
-func (s upSource) TaskLogPath(name string, task uint64) (string, error) {
+func (s source) TaskLogPath(name string, task uint64) (string, error) {
 	r, err := s.u.cfg.Load().Resolve(name)
 	if err != nil {
 		return "", err
@@ -290,7 +241,7 @@ func (s upSource) TaskLogPath(name string, task uint64) (string, error) {
 
 // StderrPath is the agent's log, where its backend's stderr goes
 // (agentprep.OpenLog).
-func (s upSource) StderrPath(name string) (string, error) {
+func (s source) StderrPath(name string) (string, error) {
 	r, err := s.u.cfg.Load().Resolve(name)
 	if err != nil {
 		return "", err
@@ -299,7 +250,7 @@ func (s upSource) StderrPath(name string) (string, error) {
 }
 
 // TaskLog is one task's log.
-func (s upSource) TaskLog(name string, task uint64) ([]byte, error) {
+func (s source) TaskLog(name string, task uint64) ([]byte, error) {
 	p, err := s.TaskLogPath(name, task)
 	if err != nil {
 		return nil, err
@@ -309,19 +260,19 @@ func (s upSource) TaskLog(name string, task uint64) ([]byte, error) {
 
 // Prompt is a person's prompt from the dashboard: published as
 // user:prompt, then given to the agent as `actctl prompt` gives it.
-func (s upSource) Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error) {
+func (s source) Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error) {
 	return s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, true, sink)
 }
 
 // Enqueue queues an employee's task of a person's prompt from the
 // dashboard, as actctl prompt --no-wait does.
-func (s upSource) Enqueue(ctx context.Context, agent, text string) (uint64, error) {
+func (s source) Enqueue(ctx context.Context, agent, text string) (uint64, error) {
 	out, err := s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, false, nil)
 	return out.Task, err
 }
 
 // Control starts, stops or restarts an agent, as actctl start/stop/restart.
-func (s upSource) Control(ctx context.Context, op, agent string) error {
+func (s source) Control(ctx context.Context, op, agent string) error {
 	var err error
 	switch op {
 	case dashboard.OpStart:
@@ -337,23 +288,21 @@ func (s upSource) Control(ctx context.Context, op, agent string) error {
 }
 
 // Canvas is an employee's canvas.
-func (s upSource) Canvas(agent string) (string, error) { return s.u.m.Canvas(agent) }
+func (s source) Canvas(agent string) (string, error) { return s.u.m.Canvas(agent) }
 
 // Hooks are the hooks up runs, as `actctl get hooks` lists them: the
 // config's, then the employees' subscriptions.
-func (s upSource) Hooks() []dashboard.Hook {
-	var rows [][]string
-	if cfg := s.u.cfg.Load(); cfg != nil {
-		_, rows, _ = listHooks(cfg)
-	}
-	if s.u.subs != nil {
-		for _, sub := range s.u.subs.List() {
-			rows = append(rows, hookRow(subscriptionJSON(sub)))
-		}
-	}
+func (s source) Hooks() []dashboard.Hook {
+	rows := s.u.o.HookRows(s.u.cfg.Load(), s.u.subs.List())
 	out := make([]dashboard.Hook, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, dashboard.Hook{Name: r[0], On: r[1], Agents: r[2], Action: r[3], Origin: r[4]})
 	}
 	return out
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }

@@ -1,4 +1,4 @@
-package main
+package upserve
 
 import (
 	"context"
@@ -12,23 +12,23 @@ import (
 
 // startEvent is actctl:start: up's pid, the agents it runs, and its
 // webhooks' address when it serves them (docs/runtime.md, "Events").
-func (u *upRun) startEvent(specs []up.Spec) hooks.Event {
+func (s *Server) startEvent(specs []up.Spec) hooks.Event {
 	agents := []string{}
-	for _, s := range specs {
-		agents = append(agents, s.Name)
+	for _, sp := range specs {
+		agents = append(agents, sp.Name)
 	}
 	data := map[string]any{"pid": os.Getpid(), "agents": agents}
-	if u.webhooks != nil {
-		data["webhooks"] = u.webhooks.ln.Addr().String()
+	if s.webhooks != nil {
+		data["webhooks"] = s.webhooks.ln.Addr().String()
 	}
 	return hooks.Event{Name: schema.EventActctlStart, Data: data}
 }
 
-// stopReason is actctl:stop's reason: the signal that stopped up, or
-// the error that ended its loop.
-func (u *upRun) stopReason(err error) string {
-	if s := u.signalled.Load(); s != nil {
-		return signalName(*s)
+// stopReason is actctl:stop's reason: the signal that stopped up (as
+// Stopping said it), or the error that ended its loop.
+func (s *Server) stopReason(err error) string {
+	if r := s.reason.Load(); r != nil {
+		return *r
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err.Error()

@@ -1,4 +1,4 @@
-package main
+package upserve
 
 import (
 	"context"
@@ -27,34 +27,29 @@ const hookTurnTimeout = 30 * time.Minute
 // backend of its own, its own cwd policy, the workspace root as the
 // client's project. Such turns are not waited for by the hook (they
 // outlive its timeout); one agent's run one after another; up waits for
-// them at its stop (wait), cancelling them with ctx.
+// them at its stop (wait), cancelling them with up's context.
 type hookPrompter struct {
-	u   *upRun
-	ctx context.Context
+	s *Server
 
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	busy map[string]*sync.Mutex // per agent: its hook turns run one at a time
 }
 
-func newHookPrompter(u *upRun) *hookPrompter {
-	return &hookPrompter{u: u, ctx: u.ctx, busy: map[string]*sync.Mutex{}}
-}
-
 // Prompt implements hooks.Prompter.
 func (p *hookPrompter) Prompt(ctx context.Context, agent, text string) error {
-	cfg := p.u.cfg.Load()
+	cfg := p.s.cfg.Load()
 	if cfg == nil {
-		return up.HookPrompter{M: p.u.m}.Prompt(ctx, agent, text)
+		return up.HookPrompter{M: p.s.m}.Prompt(ctx, agent, text)
 	}
 	r, err := cfg.Resolve(agent)
 	if err != nil || r.HeldByUp() {
-		return up.HookPrompter{M: p.u.m}.Prompt(ctx, agent, text)
+		return up.HookPrompter{M: p.s.m}.Prompt(ctx, agent, text)
 	}
 	if !r.Offer(schema.InteractRun) { // validation refuses it; an agent of an older config
 		return fmt.Errorf("agent %s is not one up holds (launchMode %q) and does not offer run", agent, r.LaunchMode)
 	}
-	if p.ctx.Err() != nil {
+	if p.s.ctx.Err() != nil {
 		return errors.New("up is stopping: no new turn starts")
 	}
 	chain := hooks.ChainOf(ctx)
@@ -78,24 +73,23 @@ func (p *hookPrompter) run(hook string, r *schema.Resolved, root, text string) {
 	mu := p.agentLock(agent)
 	mu.Lock()
 	defer mu.Unlock()
-	if p.ctx.Err() != nil {
-		p.u.logf("%s: %s: not run: up is stopping", hook, agent)
+	if p.s.ctx.Err() != nil {
+		p.s.logf("%s: %s: not run: up is stopping", hook, agent)
 		return
 	}
-	p.u.logf("%s: prompting %s (a %s agent up does not hold: one session, as actctl run; its reply in %s)", hook, agent, r.ArchetypeName, runrecord.LogPath(r))
+	p.s.logf("%s: prompting %s (a %s agent up does not hold: one session, as actctl run; its reply in %s)", hook, agent, r.ArchetypeName, runrecord.LogPath(r))
 	out := io.Discard
 	if f, err := agentprep.OpenLog(r); err == nil {
 		defer f.Close()
 		fmt.Fprintf(f, "actctl up: %s: prompt to %s at %s\n", hook, agent, time.Now().UTC().Format(time.RFC3339))
 		out = f
 	}
-	home := p.u.g.Home
-	res, err := mcpRunner{root: root, home: home}.Run(p.ctx, mcpserver.Turn{Agent: agent, Cwd: root, Prompt: text, Timeout: hookTurnTimeout}, out, out)
+	res, err := p.s.o.RunTurn(p.s.ctx, root, mcpserver.Turn{Agent: agent, Cwd: root, Prompt: text, Timeout: hookTurnTimeout}, out, out)
 	if err != nil {
-		p.u.logf("%s: %s: the turn failed: %v", hook, agent, err)
+		p.s.logf("%s: %s: the turn failed: %v", hook, agent, err)
 		return
 	}
-	p.u.logf("%s: %s: %s (session %s)", hook, agent, res.StopReason, res.SessionID)
+	p.s.logf("%s: %s: %s (session %s)", hook, agent, res.StopReason, res.SessionID)
 }
 
 func (p *hookPrompter) agentLock(agent string) *sync.Mutex {

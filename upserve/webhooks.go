@@ -1,4 +1,4 @@
-package main
+package upserve
 
 import (
 	"context"
@@ -14,46 +14,45 @@ import (
 	"github.com/actctl/actctl/webhook"
 )
 
-// upWebhooks is up's webhook listener (--webhooks ADDR; docs/runtime.md,
+// webhooks is up's webhook listener (--webhooks ADDR; docs/runtime.md,
 // "Webhooks"): a listener of its own, apart from the control socket.
-type upWebhooks struct {
+type webhooks struct {
 	ln   net.Listener
 	h    *webhook.Handler
 	done chan error
 }
 
-// listenWebhooks binds addr for cfg's webhooks before anything runs: no
-// webhook declared, a secret's variable unset or an address taken is the
-// command's error; an addr that is no HOST:PORT a usage error. An empty addr is no listener (nil).
-func listenWebhooks(addr string, cfg *schema.Config, publish func(webhook.Delivery)) (*upWebhooks, error) {
+// ListenWebhooks binds addr (HOST:PORT, as the caller checked) for cfg's
+// webhooks before anything runs: no webhook declared, a secret's variable
+// unset or an address taken is the error. An empty addr is no listener.
+// Run serves it; Close closes it.
+func (s *Server) ListenWebhooks(addr string, cfg *schema.Config) error {
 	if addr == "" {
-		return nil, nil
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, usageError("up: --webhooks %q: want HOST:PORT (127.0.0.1:8787, or 0.0.0.0:8787 for other machines): %v", addr, err)
+		return nil
 	}
 	if len(cfg.Webhooks) == 0 {
-		return nil, fmt.Errorf("up: --webhooks %s: actant.cue declares no webhooks (webhooks: NAME: {secretEnv: \"...\", signature: \"github\"})", addr)
+		return fmt.Errorf("up: --webhooks %s: actant.cue declares no webhooks (webhooks: NAME: {secretEnv: \"...\", signature: \"github\"})", addr)
 	}
 	eps, err := webhook.Endpoints(cfg.Webhooks, os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("up: --webhooks: %w", err)
+		return fmt.Errorf("up: --webhooks: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("up: --webhooks: %w", err)
+		return fmt.Errorf("up: --webhooks: %w", err)
 	}
-	return &upWebhooks{ln: ln, h: webhook.New(eps, webhook.Options{Publish: publish}), done: make(chan error, 1)}, nil
+	s.webhooks = &webhooks{ln: ln, h: webhook.New(eps, webhook.Options{Publish: s.delivered}), done: make(chan error, 1)}
+	return nil
 }
 
 // serve serves until ctx is done (wait returns then).
-func (w *upWebhooks) serve(ctx context.Context) {
+func (w *webhooks) serve(ctx context.Context) {
 	go func() { w.done <- webhook.Serve(ctx, w.ln, w.h) }()
 }
 
 // wait returns once the listener stopped and what it accepted was
 // published; its error, if it failed.
-func (w *upWebhooks) wait() error {
+func (w *webhooks) wait() error {
 	if w == nil {
 		return nil
 	}
@@ -62,7 +61,7 @@ func (w *upWebhooks) wait() error {
 
 // set takes a config cycle's webhooks; a secret now missing keeps the
 // webhooks as they were.
-func (w *upWebhooks) set(cfg *schema.Config, warn func(string, ...any)) {
+func (w *webhooks) set(cfg *schema.Config, warn func(string, ...any)) {
 	if w == nil {
 		return
 	}
