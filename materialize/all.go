@@ -69,6 +69,7 @@ func RenderAgents(cfg *schema.Config, names []string, o Options) ([]*Target, sch
 	diags = append(diags, shareSkills(cfg, targets)...)
 	diags = append(diags, checkOwnership(cfg, targets)...)
 	diags = append(diags, checkProtected(cfg, targets)...)
+	diags = append(diags, sharedInstructions(cfg, targets)...)
 	return targets, diags
 }
 

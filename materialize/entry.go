@@ -94,6 +94,11 @@ type Target struct {
 	// skillDirs are the skill directories the agent's tool reads: its own
 	// layout's dir, then the layout's reads.
 	skillDirs []string
+	// instructions are the instruction files the agent's blocks go into
+	// (Files.Instructions), and rules names its permissions in words
+	// (permissionsWord): sharedInstructions compares them across agents.
+	instructions []string
+	rules        string
 }
 
 // Find returns the target's entry at the slash-separated path, or nil.

@@ -159,6 +159,7 @@ func (rd *renderer) target() *Target {
 		Entries:  make([]Entry, len(paths)),
 		Warnings: rd.warns,
 	}
+	t.instructions, t.rules = rd.r.Backend.Files.Instructions, permissionsWord(rd.r.Template.Permissions)
 	if l := rd.r.Backend.Files.Skills; l != nil && l.Format == schema.FormatSkillDir {
 		t.skillDirs = append([]string{path.Clean(l.Dir)}, l.Reads...)
 	}
