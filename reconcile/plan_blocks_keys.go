@@ -208,6 +208,7 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 		}
 		it.des, it.policy, it.want, it.dir = d.e, d.policy, want, d.dir
 	}
+	items = p.renameBlocks(fs, items)
 	for _, it := range items {
 		if it.sharers != nil {
 			it.settleShared()
