@@ -387,6 +387,9 @@ func (rd *renderer) instructions(f schema.Files) error {
 		if err := rd.addBlock(p, StyleHTML, rd.imports(f, p)+m, "instructions"); err != nil {
 			return err
 		}
+		if src := rd.promptSource(); src != "" && normalizedEqual(rd.imports(f, p)+m, rd.prompts[0]) {
+			rd.slots[rd.byPath[p]].e.Source = src
+		}
 	}
 	return nil
 }
@@ -938,4 +941,25 @@ func (rd *renderer) instance() error {
 		return err
 	}
 	return rd.addDir(LogsDir, "logs")
+}
+
+// promptSource is the config path of the template's one prompt when its
+// text goes into the instructions unchanged (no {{variable}} in it), ""
+// otherwise (Entry.Source).
+func (rd *renderer) promptSource() string {
+	t := rd.r.Template
+	if len(t.Prompts) != 1 || len(rd.prompts) != 1 {
+		return ""
+	}
+	p, ok := rd.cfg.Prompts[t.Prompts[0]]
+	if !ok || p.Content != rd.prompts[0] || strings.Contains(p.Content, "{{") {
+		return ""
+	}
+	return schema.Path("prompts", t.Prompts[0], "content")
+}
+
+// normalizedEqual reports whether two texts are equal once each ends in
+// one newline (a block body always does).
+func normalizedEqual(a, b string) bool {
+	return strings.TrimRight(a, "\n") == strings.TrimRight(b, "\n")
 }
