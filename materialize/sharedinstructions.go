@@ -47,9 +47,9 @@ func sharedInstructions(cfg *schema.Config, targets []*Target) schema.Diagnostic
 				continue
 			}
 			first[abs] = writer{} // once per file
-			diags = append(diags, schema.Diagnostic{Pos: cfg.Pos("agents." + t.Agent), Path: "agents." + t.Agent, Warning: true,
-				Message: fmt.Sprintf("%s is shared by agents %q (permissions: %s) and %q (permissions: %s): every tool that reads it sees both agents' instructions; to keep them apart give agents.%s.workDir a directory of its own",
-					abs, w.agent, w.rules, t.Agent, t.rules, t.Agent)})
+			diags = append(diags, schema.Diagnostic{Pos: cfg.Pos(schema.Path("agents", t.Agent)), Path: schema.Path("agents", t.Agent), Warning: true,
+				Message: fmt.Sprintf("%s is shared by agents %q (permissions: %s) and %q (permissions: %s): every tool that reads it sees both agents' instructions; to keep them apart give %s a directory of its own",
+					abs, w.agent, w.rules, t.Agent, t.rules, schema.Path("agents", t.Agent, "workDir"))})
 		}
 	}
 	return diags

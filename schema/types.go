@@ -205,6 +205,7 @@ type SettingsFile struct {
 // IgnoredKeys are settings keys a tool does not read from a settings
 // file, and the note that says so (docs/formats.md, "Settings").
 type IgnoredKeys struct {
+	// Keys: the top-level keys; "*" is every key the file gets.
 	Keys []string `json:"keys"`
 	Note string   `json:"note"`
 }
