@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,12 +70,69 @@ func TestOpenCodePermissions(t *testing.T) {
 			t.Errorf("%s: %v = %v, want %s", preset, keys, got, want)
 		}
 	}
-	_, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
+	_, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := strings.Join(warns, "\n"); !strings.Contains(w, "cannot be expressed for opencode") || !strings.Contains(w, "additionalDirectories") || !strings.Contains(w, "approximated") {
+	if w := strings.Join(warns, "\n"); !strings.Contains(w, `"../x" is not written to OpenCode's permission.external_directory`) || !strings.Contains(w, "approximated") {
 		t.Errorf("warnings = %q", warns)
+	}
+}
+
+// TestOpenCodeRules: Claude Code rules become OpenCode pattern maps over
+// the mode's action (a deny beating an ask beating an allow for one
+// pattern), additional directories external_directory patterns (a
+// relative one only in an instance), and what OpenCode cannot say, or
+// where its last-match order would let a weaker rule win, is warned about
+// (issue #34 item 6).
+func TestOpenCodeRules(t *testing.T) {
+	cases := []struct {
+		name      string
+		committed bool
+		p         schema.Permissions
+		want      string // dotted key = value, one per line
+		warn      string // "" for none
+	}{
+		{"bash rules over the preset", true, schema.Permissions{Preset: schema.PresetStandard, Allow: []string{"Bash(go test:*)"}, Deny: []string{"Bash(git push:*)", "Bash(go test:*)"}},
+			`permission.edit = "allow"
+permission.bash = {"*":"ask","git push":"deny","git push *":"deny","go test":"deny","go test *":"deny"}
+permission.webfetch = "ask"`, ""},
+		{"edit and read patterns", true, schema.Permissions{Preset: schema.PresetReadonly, Allow: []string{"Edit(docs/**)", "Write(notes.md)"}, Deny: []string{"Read(.env)"}},
+			`permission.edit = {"*":"deny","docs/**":"allow","notes.md":"allow"}
+permission.bash = "ask"
+permission.webfetch = "ask"
+permission.read = {"*":"allow",".env":"deny"}`, ""},
+		{"directories in an instance", false, schema.Permissions{Preset: schema.PresetPermissive, AdditionalDirectories: []string{"/srv/data/", "~/notes", "../shared"}},
+			`permission.edit = "allow"
+permission.bash = "allow"
+permission.webfetch = "allow"
+permission.external_directory = {"/srv/data/**":"allow","/ws/shared/**":"allow","~/notes/**":"allow"}`, ""},
+		{"untranslatable rules", true, schema.Permissions{Allow: []string{"WebFetch(domain:go.dev)", "mcp__github__get_issue", "Bash(ls"}},
+			`permission.edit = "ask"
+permission.bash = "ask"
+permission.webfetch = "ask"`, `"WebFetch(domain:go.dev)" has no OpenCode form`},
+		{"order that lets an allow win", true, schema.Permissions{Allow: []string{"Bash(git*)"}, Deny: []string{"Bash(git push:*)"}},
+			`permission.edit = "ask"
+permission.bash = {"*":"ask","git push":"deny","git push *":"deny","git*":"allow"}
+permission.webfetch = "ask"`, `opencode permission.bash: "git push *" (deny) is written before "git*" (allow)`},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(testRoot+"/inst", c.committed, schema.DialectOpenCode, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, k := range keys {
+			got = append(got, dotted(k.Path)+" = "+string(k.Value))
+		}
+		want := strings.ReplaceAll(c.want, "/ws/shared", filepath.Join(testRoot, "shared"))
+		if g := strings.Join(got, "\n"); g != want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.name, g, want)
+		}
+		w := strings.Join(warns, "\n")
+		if (c.warn == "") != (w == "") || !strings.Contains(w, c.warn) {
+			t.Errorf("%s: warnings %q, want one containing %q", c.name, warns, c.warn)
+		}
 	}
 }
 
