@@ -138,6 +138,7 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:       skill(".agents/skills"),
 			Rules:        &schema.DirLayout{Dir: ".amp/rules", Format: schema.FormatGlobsRules, Mention: "@{path}"},
 			MCP:          &schema.MCPFile{Path: ".amp/settings.json", Format: schema.FormatJSON, Key: "amp.mcpServers", Dialect: schema.DialectGeneric},
+			Permissions:  &schema.PermissionsFile{Path: ".amp/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectAmp},
 			Settings:     &schema.SettingsFile{Path: ".amp/settings.json", Format: schema.FormatJSON},
 		}},
 		"qwen": {Files: schema.Files{

@@ -136,6 +136,46 @@ permission.webfetch = "ask"`, `opencode permission.bash: "git push *" (deny) is 
 	}
 }
 
+// TestAmpPermissions: Claude Code's Bash and mcp__ rules become Amp's
+// ordered amp.permissions (reject, then ask, then allow: the first match
+// wins), permissive a last rule allowing every tool; what Amp's settings
+// cannot say is warned about (issue #34 item 6).
+func TestAmpPermissions(t *testing.T) {
+	cases := []struct {
+		name string
+		p    schema.Permissions
+		want string // the amp.permissions value, "" for no key
+		warn string
+	}{
+		{"rules in precedence order", schema.Permissions{Allow: []string{"Bash(go test:*)", "mcp__github__*"}, Deny: []string{"Bash(git push:*)"}, Ask: []string{"Bash(make deploy)"}},
+			`[{"tool":"Bash","matches":{"cmd":"git push"},"action":"reject"},{"tool":"Bash","matches":{"cmd":"git push *"},"action":"reject"},{"tool":"Bash","matches":{"cmd":"make deploy"},"action":"ask"},{"tool":"Bash","matches":{"cmd":"go test"},"action":"allow"},{"tool":"Bash","matches":{"cmd":"go test *"},"action":"allow"},{"tool":"mcp__github__*","action":"allow"}]`, ""},
+		{"permissive", schema.Permissions{Preset: schema.PresetPermissive, Deny: []string{"Bash(rm:*)"}},
+			`[{"tool":"Bash","matches":{"cmd":"rm"},"action":"reject"},{"tool":"Bash","matches":{"cmd":"rm *"},"action":"reject"},{"tool":"*","action":"allow"}]`, ""},
+		{"restricted", schema.Permissions{Preset: schema.PresetRestricted}, "", ""},
+		{"readonly", schema.Permissions{Preset: schema.PresetReadonly}, "", "permission mode plan has no Amp setting"},
+		{"other tools", schema.Permissions{Allow: []string{"Read(src/**)"}, AdditionalDirectories: []string{"/x"}}, "", `"Read(src/**)" has no Amp form`},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(testRoot, true, schema.DialectAmp, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		if len(keys) == 1 && dotted(keys[0].Path) == "amp.permissions" {
+			got = string(keys[0].Value)
+		} else if len(keys) > 0 {
+			t.Errorf("%s: keys %v", c.name, keys)
+		}
+		if got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.name, got, c.want)
+		}
+		w := strings.Join(warns, "\n")
+		if (c.warn == "") != (w == "") || !strings.Contains(w, c.warn) {
+			t.Errorf("%s: warnings %q, want one containing %q", c.name, warns, c.warn)
+		}
+	}
+}
+
 // TestLayoutExt: a layout's ext names the files of the one-file formats
 // (Copilot's .prompt.md), the formats' own endings otherwise; a skill
 // directory takes none, and saying so is an error naming it.

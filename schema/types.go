@@ -314,6 +314,9 @@ const (
 	// DialectDevin: Devin .devin/config.json "permissions" in its scope
 	// matchers (Read(), Write(), Exec(), Fetch()) (permissions only)
 	DialectDevin = "devin"
+	// DialectAmp: Amp .amp/settings.json "amp.permissions", an ordered
+	// list of {tool, matches, action} rules (permissions only)
+	DialectAmp = "amp"
 	// DialectPi: Pi .pi/mcp.json "mcpServers" entries (MCP only; no SSE,
 	// names [A-Za-z0-9_-], ${NAME} expanded in env and headers only)
 	DialectPi = "pi"
