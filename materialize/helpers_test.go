@@ -91,6 +91,7 @@ func builtinBackends() map[string]schema.Backend {
 			SubAgents:     &schema.DirLayout{Dir: ".github/agents", Format: schema.FormatCopilotSub},
 			Rules:         &schema.DirLayout{Dir: ".github/instructions", Format: schema.FormatInstructions},
 			MCP:           &schema.MCPFile{Path: ".vscode/mcp.json", Format: schema.FormatJSON, Key: "servers", Dialect: schema.DialectVSCode},
+			Permissions:   &schema.PermissionsFile{Path: ".vscode/settings.json", Format: schema.FormatJSON, Dialect: schema.DialectVSCode},
 			MCPFiles:      []schema.MCPFile{{Path: ".github/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectCopilot}},
 			SettingsFiles: []schema.SettingsFile{{Path: ".github/hooks/actctl.json", Format: schema.FormatJSON, Keys: []string{"version", "hooks"}}},
 		}},

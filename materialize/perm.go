@@ -111,7 +111,7 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	if f.Dialect == schema.DialectCodex {
 		want = schema.FormatTOML
 	}
-	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode || f.Dialect == schema.DialectQwen || f.Dialect == schema.DialectDevin || f.Dialect == schema.DialectAmp) {
+	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode || f.Dialect == schema.DialectQwen || f.Dialect == schema.DialectDevin || f.Dialect == schema.DialectAmp || f.Dialect == schema.DialectVSCode) {
 		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
 	}
 	return nil
@@ -189,8 +189,11 @@ func permissionKeys(dir string, committed bool, dialect string, p schema.Permiss
 	case schema.DialectAmp:
 		keys, warns := ampPermissions(mode, p)
 		return keys, warns, nil
+	case schema.DialectVSCode:
+		keys, warns := vscodePermissions(mode, p)
+		return keys, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode, schema.DialectQwen, schema.DialectDevin, schema.DialectAmp)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q, %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode, schema.DialectQwen, schema.DialectDevin, schema.DialectAmp, schema.DialectVSCode)
 }
 
 // untranslated warns about the parts of p that only Claude Code's

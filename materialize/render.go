@@ -820,7 +820,11 @@ func (rd *renderer) permissions(f schema.Files) error {
 			return err
 		}
 	}
-	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, rd.withDenyExtra(keys), "permissions")
+	keys = rd.withDenyExtra(keys)
+	if len(keys) == 0 {
+		return nil // nothing to say in the file (Amp, VS Code without rules)
+	}
+	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, keys, "permissions")
 }
 
 // --- workspace kinds ---------------------------------------------------------

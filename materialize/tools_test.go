@@ -176,6 +176,45 @@ func TestAmpPermissions(t *testing.T) {
 	}
 }
 
+// TestVSCodePermissions: Claude Code's Bash rules become VS Code's
+// chat.tools.terminal.autoApprove (allow true; ask and deny false, deny
+// warned as VS Code cannot refuse); a mode and other rules are warned
+// about (issue #34 item 6).
+func TestVSCodePermissions(t *testing.T) {
+	cases := []struct {
+		name string
+		p    schema.Permissions
+		want string
+		warn string
+	}{
+		{"rules", schema.Permissions{Allow: []string{"Bash(go test:*)", "Bash(make lint)", "Bash(git push:*)"}, Ask: []string{"Bash(npm publish:*)"}},
+			`{"/^make lint$/":true,"git push":true,"go test":true,"npm publish":false}`, ""},
+		{"deny beats allow", schema.Permissions{Allow: []string{"Bash(rm:*)"}, Deny: []string{"Bash(rm:*)"}},
+			`{"rm":false}`, `VS Code cannot refuse a terminal command`},
+		{"preset", schema.Permissions{Preset: schema.PresetReadonly}, "", "permission mode plan has no VS Code workspace setting"},
+		{"other tools", schema.Permissions{Allow: []string{"Edit(src/**)"}}, "", `"Edit(src/**)" has no VS Code form`},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(testRoot, true, schema.DialectVSCode, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		if len(keys) == 1 && dotted(keys[0].Path) == "chat.tools.terminal.autoApprove" {
+			got = string(keys[0].Value)
+		} else if len(keys) > 0 {
+			t.Errorf("%s: keys %v", c.name, keys)
+		}
+		if got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+		w := strings.Join(warns, "\n")
+		if (c.warn == "") != (w == "") || !strings.Contains(w, c.warn) {
+			t.Errorf("%s: warnings %q, want one containing %q", c.name, warns, c.warn)
+		}
+	}
+}
+
 // TestLayoutExt: a layout's ext names the files of the one-file formats
 // (Copilot's .prompt.md), the formats' own endings otherwise; a skill
 // directory takes none, and saying so is an error naming it.

@@ -304,7 +304,8 @@ const (
 	// DialectAntigravity: Antigravity .agents/mcp_config.json (MCP only; remote servers use serverUrl)
 	DialectAntigravity = "antigravity"
 	DialectGeneric     = "generic" // the common mcpServers shape (MCP only); the default
-	// DialectVSCode: VS Code (GitHub Copilot) .vscode/mcp.json "servers" entries (MCP only)
+	// DialectVSCode: VS Code (GitHub Copilot) .vscode/mcp.json "servers"
+	// entries; .vscode/settings.json "chat.tools.terminal.autoApprove"
 	DialectVSCode = "vscode"
 	// DialectOpenCode: OpenCode opencode.json: "mcp" entries; "permission"
 	DialectOpenCode = "opencode"
