@@ -46,7 +46,7 @@ func oneTurn(r *schema.Resolved) string {
 // task`: the declared agent, never a copy (the task's lock keeps its
 // tasks apart), under the workspace lock. Cleanup marks it stopped.
 func Employee(ctx context.Context, cfg *schema.Config, r *schema.Resolved, o Options) (*Prepared, error) {
-	p := &Prepared{Choice: &Choice{Agent: r, Origin: "agents." + r.Name}, Config: cfg, ClientDir: r.Dir, verb: VerbTask, stderr: o.Stderr}
+	p := &Prepared{Choice: &Choice{Agent: r, Origin: schema.Path("agents", r.Name)}, Config: cfg, ClientDir: r.Dir, verb: VerbTask, stderr: o.Stderr}
 	if err := p.materialize(ctx, o.Materialized); err != nil {
 		p.release()
 		return nil, err

@@ -157,7 +157,7 @@ func (p *Prepared) warn(warnings []string) {
 	marker := "warning: agents." + p.Agent.Name + ": "
 	for _, w := range warnings {
 		if i := strings.Index(w, marker); i >= 0 {
-			d := schema.Diagnostic{Pos: p.Config.Pos(p.Origin), Path: "agents." + p.Agent.Name, Message: w[i+len(marker):], Warning: true}
+			d := schema.Diagnostic{Pos: p.Config.Pos(p.Origin), Path: schema.Path("agents", p.Agent.Name), Message: w[i+len(marker):], Warning: true}
 			fmt.Fprintf(p.stderr, "actctl: %s\n", d)
 		}
 	}

@@ -55,7 +55,7 @@ func RenderAgents(cfg *schema.Config, names []string, o Options) ([]*Target, sch
 		}
 		// Config.Pos is costly (it parses the CUE path); look it up once
 		// per agent, and only for agents with something to say.
-		at := "agents." + n
+		at := schema.Path("agents", n)
 		pos := cfg.Pos(at)
 		if res.err != nil {
 			diags = append(diags, schema.Diagnostic{Pos: pos, Path: at, Message: res.err.Error()})
@@ -69,6 +69,7 @@ func RenderAgents(cfg *schema.Config, names []string, o Options) ([]*Target, sch
 	diags = append(diags, shareSkills(cfg, targets)...)
 	diags = append(diags, checkOwnership(cfg, targets)...)
 	diags = append(diags, checkProtected(cfg, targets)...)
+	diags = append(diags, sharedInstructions(cfg, targets)...)
 	return targets, diags
 }
 
@@ -88,7 +89,7 @@ func checkProtected(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 	for _, t := range targets {
 		dir := filepath.Clean(t.Dir)
 		report := func(p, why string) {
-			diags = append(diags, cfg.Diag("agents."+t.Agent, "%s: agent %q may not write there: %s", p, t.Agent, why))
+			diags = append(diags, cfg.Diag(schema.Path("agents", t.Agent), "%s: agent %q may not write there: %s", p, t.Agent, why))
 		}
 		base, err := filepath.Rel(root, dir)
 		switch {
@@ -179,7 +180,7 @@ func checkOwnership(cfg *schema.Config, targets []*Target) schema.Diagnostics {
 			if real := strings.TrimSuffix(dir, string(filepath.Separator)); real != filepath.Clean(t.Dir) {
 				msg += fmt.Sprintf(" (workDir %s is %s)", t.Dir, real)
 			}
-			diags = append(diags, cfg.Diag("agents."+t.Agent, "%s", msg))
+			diags = append(diags, cfg.Diag(schema.Path("agents", t.Agent), "%s", msg))
 		}
 		for _, e := range t.Entries {
 			abs := dir + filepath.FromSlash(e.Path)
@@ -405,7 +406,7 @@ func aliasedDirs(cfg *schema.Config, targets []*Target, dirs []string) schema.Di
 		}
 		if filepath.Clean(o.Dir) != filepath.Clean(t.Dir) {
 			real := strings.TrimSuffix(dirs[i], string(filepath.Separator))
-			diags = append(diags, cfg.Diag("agents."+t.Agent, "workDir %s is %s, agent %s's workDir %s under another name: give both the same path", t.Dir, real, o.Agent, o.Dir))
+			diags = append(diags, cfg.Diag(schema.Path("agents", t.Agent), "workDir %s is %s, agent %s's workDir %s under another name: give both the same path", t.Dir, real, o.Agent, o.Dir))
 		}
 	}
 	return diags

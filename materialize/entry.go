@@ -60,6 +60,12 @@ type Entry struct {
 	Format string `json:"format,omitempty"`
 	// Keys: ModeKeys, the managed keys with their values.
 	Keys []Key `json:"keys,omitempty"`
+	// Source: a block whose body is exactly one prompt's text, verbatim
+	// (no variables filled in): that prompt's config path
+	// (prompts."NAME".content), so a hand edit of the block can name where
+	// its text lives and `actctl import --update` can take it back
+	// (docs/import.md, "Editing imported text").
+	Source string `json:"-"`
 	// skill: for a file of an Agent Skills directory, that directory
 	// (<dir>/<name>), so RenderAll can share skills between agents.
 	skill string
@@ -94,6 +100,11 @@ type Target struct {
 	// skillDirs are the skill directories the agent's tool reads: its own
 	// layout's dir, then the layout's reads.
 	skillDirs []string
+	// instructions are the instruction files the agent's blocks go into
+	// (Files.Instructions), and rules names its permissions in words
+	// (permissionsWord): sharedInstructions compares them across agents.
+	instructions []string
+	rules        string
 }
 
 // Find returns the target's entry at the slash-separated path, or nil.

@@ -111,7 +111,7 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	if f.Dialect == schema.DialectCodex {
 		want = schema.FormatTOML
 	}
-	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode || f.Dialect == schema.DialectQwen || f.Dialect == schema.DialectDevin) {
+	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode || f.Dialect == schema.DialectQwen || f.Dialect == schema.DialectDevin || f.Dialect == schema.DialectAmp || f.Dialect == schema.DialectVSCode) {
 		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
 	}
 	return nil
@@ -184,17 +184,16 @@ func permissionKeys(dir string, committed bool, dialect string, p schema.Permiss
 		keys, warns := devinPermissions(mode, p)
 		return keys, warns, nil
 	case schema.DialectOpenCode:
-		warns := untranslated("opencode", "permission.edit/bash/webfetch", p)
-		if mode == "" {
-			mode = claudeDefault
-		}
-		o := openCodeByMode[mode]
-		if o.approx {
-			warns = append(warns, fmt.Sprintf("permission mode %s has no OpenCode setting; approximated by edit %q, bash %q", mode, o.edit, o.bash))
-		}
-		return []Key{key(o.edit, "permission", "edit"), key(o.bash, "permission", "bash"), key(o.webfetch, "permission", "webfetch")}, warns, nil
+		keys, warns := openCodePermissions(dir, committed, mode, p)
+		return keys, warns, nil
+	case schema.DialectAmp:
+		keys, warns := ampPermissions(mode, p)
+		return keys, warns, nil
+	case schema.DialectVSCode:
+		keys, warns := vscodePermissions(mode, p)
+		return keys, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode, schema.DialectQwen, schema.DialectDevin)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q, %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode, schema.DialectQwen, schema.DialectDevin, schema.DialectAmp, schema.DialectVSCode)
 }
 
 // untranslated warns about the parts of p that only Claude Code's
@@ -232,19 +231,30 @@ func codexWritableRoots(dir string, committed bool, mode string, pol codexPolicy
 	if pol.Sandbox != "workspace-write" {
 		return nil, []string{fmt.Sprintf("permissions.additionalDirectories: codex's sandbox is %s under mode %s, and writable_roots only widen workspace-write; not written", pol.Sandbox, mode)}
 	}
-	var roots, warns []string
+	roots, warns := extraDirs(dir, committed, dirs, func(d string) string {
+		return fmt.Sprintf("permissions.additionalDirectories: %q is not written to codex's sandbox_workspace_write.writable_roots: Codex takes absolute paths there, and this directory's would tie the committed .codex/config.toml to this machine; give an absolute or ~/ path, or add it to writable_roots in your ~/.codex/config.toml", d)
+	})
+	if len(roots) == 0 {
+		return nil, warns
+	}
+	return []Key{key(roots, "sandbox_workspace_write", "writable_roots")}, warns
+}
+
+// extraDirs gives a tool the additional directories dirs of an agent
+// whose workspace is dir: absolute and ~/ paths as given; a relative one
+// made absolute from dir in an instance workspace, and in a committed
+// project workspace left out with the warning committedWarn(d) says (an
+// absolute path would tie the committed file to this machine).
+func extraDirs(dir string, committed bool, dirs []string, committedWarn func(string) string) (roots, warns []string) {
 	for _, d := range dirs {
 		switch {
 		case filepath.IsAbs(d) || d == "~" || strings.HasPrefix(d, "~/"):
 			roots = append(roots, d)
 		case committed:
-			warns = append(warns, fmt.Sprintf("permissions.additionalDirectories: %q is not written to codex's sandbox_workspace_write.writable_roots: Codex takes absolute paths there, and this directory's would tie the committed .codex/config.toml to this machine; give an absolute or ~/ path, or add it to writable_roots in your ~/.codex/config.toml", d))
+			warns = append(warns, committedWarn(d))
 		default:
 			roots = append(roots, filepath.Join(dir, filepath.FromSlash(d)))
 		}
 	}
-	if len(roots) == 0 {
-		return nil, warns
-	}
-	return []Key{key(roots, "sandbox_workspace_write", "writable_roots")}, warns
+	return roots, warns
 }

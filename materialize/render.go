@@ -159,6 +159,7 @@ func (rd *renderer) target() *Target {
 		Entries:  make([]Entry, len(paths)),
 		Warnings: rd.warns,
 	}
+	t.instructions, t.rules = rd.r.Backend.Files.Instructions, permissionsWord(rd.r.Template.Permissions)
 	if l := rd.r.Backend.Files.Skills; l != nil && l.Format == schema.FormatSkillDir {
 		t.skillDirs = append([]string{path.Clean(l.Dir)}, l.Reads...)
 	}
@@ -385,6 +386,9 @@ func (rd *renderer) instructions(f schema.Files) error {
 		}
 		if err := rd.addBlock(p, StyleHTML, rd.imports(f, p)+m, "instructions"); err != nil {
 			return err
+		}
+		if src := rd.promptSource(); src != "" && normalizedEqual(rd.imports(f, p)+m, rd.prompts[0]) {
+			rd.slots[rd.byPath[p]].e.Source = src
 		}
 	}
 	return nil
@@ -816,7 +820,11 @@ func (rd *renderer) permissions(f schema.Files) error {
 			return err
 		}
 	}
-	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, rd.withDenyExtra(keys), "permissions")
+	keys = rd.withDenyExtra(keys)
+	if len(keys) == 0 {
+		return nil // nothing to say in the file (Amp, VS Code without rules)
+	}
+	return rd.addKeys(f.Permissions.Path, f.Permissions.Format, keys, "permissions")
 }
 
 // --- workspace kinds ---------------------------------------------------------
@@ -937,4 +945,25 @@ func (rd *renderer) instance() error {
 		return err
 	}
 	return rd.addDir(LogsDir, "logs")
+}
+
+// promptSource is the config path of the template's one prompt when its
+// text goes into the instructions unchanged (no {{variable}} in it), ""
+// otherwise (Entry.Source).
+func (rd *renderer) promptSource() string {
+	t := rd.r.Template
+	if len(t.Prompts) != 1 || len(rd.prompts) != 1 {
+		return ""
+	}
+	p, ok := rd.cfg.Prompts[t.Prompts[0]]
+	if !ok || p.Content != rd.prompts[0] || strings.Contains(p.Content, "{{") {
+		return ""
+	}
+	return schema.Path("prompts", t.Prompts[0], "content")
+}
+
+// normalizedEqual reports whether two texts are equal once each ends in
+// one newline (a block body always does).
+func normalizedEqual(a, b string) bool {
+	return strings.TrimRight(a, "\n") == strings.TrimRight(b, "\n")
 }

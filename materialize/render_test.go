@@ -764,17 +764,17 @@ func TestRenderAllOwnership(t *testing.T) {
 	errs := diags.Errors()
 	joined := errs.Error()
 	for _, want := range []string{
-		`agents.b-second: /ws/.claude/agents/tester.md: file is owned by two agents (agent "a-first" owns it)`,
-		`agents.b-second: /ws/.mcp.json: key mcpServers.github is also managed by agent "a-first"`,
-		`agents.b-second: /ws/.claude/settings.json: key permissions.defaultMode is also managed by agent "a-first"`,
-		`agents.e-broken: agent "e-broken": template "missing" is not declared`,
+		`agents."b-second": /ws/.claude/agents/tester.md: file is owned by two agents (agent "a-first" owns it)`,
+		`agents."b-second": /ws/.mcp.json: key mcpServers.github is also managed by agent "a-first"`,
+		`agents."b-second": /ws/.claude/settings.json: key permissions.defaultMode is also managed by agent "a-first"`,
+		`agents."e-broken": agent "e-broken": template "missing" is not declared`,
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("missing diagnostic %q in:\n%s", want, joined)
 		}
 	}
 	for _, e := range errs {
-		if strings.HasPrefix(e.Path, "agents.c-plain") || strings.HasPrefix(e.Path, "agents.d-other") || strings.HasPrefix(e.Path, "agents.f-same") {
+		if strings.HasPrefix(e.Path, `agents."c-plain"`) || strings.HasPrefix(e.Path, `agents."d-other"`) || strings.HasPrefix(e.Path, `agents."f-same"`) {
 			t.Errorf("unexpected diagnostic for an agent in its own directory: %s", e)
 		}
 		// The same skill, byte for byte, in one directory is written once

@@ -51,6 +51,10 @@ func (rd *renderer) warnIgnored(sf schema.SettingsFile, m map[string]any) {
 	}
 	var set []string
 	for _, k := range sf.Ignored.Keys {
+		if k == "*" { // every key the file gets
+			set = slices.Sorted(maps.Keys(m))
+			break
+		}
 		if _, ok := m[k]; ok {
 			set = append(set, k)
 		}

@@ -9,7 +9,8 @@ import (
 // TestSettingsFiles: a backend may declare more than one structured
 // settings file: Cursor's .cursor/hooks.json takes the top-level keys
 // version and hooks, Cursor CLI's other keys go to .cursor/cli.json, and a
-// key no file takes is warned about by name (issue #23 item 7).
+// key no file takes is warned about by name (issue #23 item 7); a key
+// Cursor CLI ignores in .cursor/cli.json is warned about too.
 func TestSettingsFiles(t *testing.T) {
 	settings := map[string]any{
 		"version": 1.0,
@@ -36,6 +37,12 @@ func TestSettingsFiles(t *testing.T) {
 		}
 		if warned := hasWarning(tg, `backend "cursor" has no settings file for editor`); warned == c.cli {
 			t.Errorf("%s warnings: %q", c.backend, tg.Warnings)
+		}
+		// Cursor CLI reads only permissions from the project's cli.json:
+		// what else is written there is said to be ignored (issue #34 item 6).
+		ignored := `settings.cursor-agent (template "reviewer"): editor are written to .cursor/cli.json, but Cursor CLI reads only permissions from a project's .cursor/cli.json`
+		if warned := hasWarning(tg, ignored); warned != c.cli {
+			t.Errorf("%s: ignored-keys warning %v, want %v: %q", c.backend, warned, c.cli, tg.Warnings)
 		}
 	}
 }

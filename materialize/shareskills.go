@@ -166,7 +166,7 @@ func readers(group []*Target, part []int, dir string, served map[int]bool) (fres
 func twiceWarnings(cfg *schema.Config, group []*Target, copies []map[string]skillCopy, name string, kept map[int]bool) schema.Diagnostics {
 	var diags schema.Diagnostics
 	warn := func(i int, format string, args ...any) {
-		d := cfg.Diag("agents."+group[i].Agent, format, args...)
+		d := cfg.Diag(schema.Path("agents", group[i].Agent), format, args...)
 		d.Warning = true
 		diags = append(diags, d)
 	}

@@ -65,7 +65,7 @@ func TestShareSkills(t *testing.T) {
 	warned := false
 	for _, d := range diags {
 		if d.Warning && strings.Contains(d.Message, "the tool sees the skill twice") {
-			warned = warned || d.Path == "agents.f-pi" && strings.Contains(d.Message, `skill "code-review": agent "d-codex" writes it to .agents/skills,`)
+			warned = warned || d.Path == `agents."f-pi"` && strings.Contains(d.Message, `skill "code-review": agent "d-codex" writes it to .agents/skills,`)
 		}
 	}
 	if !warned {
@@ -121,7 +121,7 @@ func TestShareSkillsTwoReaders(t *testing.T) {
 	if got := fmt.Sprint(files); got != "map[a-claude-code:[.claude/skills/code-review/SKILL.md] a-codex:[.agents/skills/code-review/SKILL.md]]" {
 		t.Errorf("with claude-code: %s", got)
 	}
-	if got := fmt.Sprint(twice(diags)); got != "[agents.a-copilot agents.a-goose]" {
+	if got := fmt.Sprint(twice(diags)); got != `[agents."a-copilot" agents."a-goose"]` {
 		t.Errorf("twice warnings: %s in %+v", got, []schema.Diagnostic(diags))
 	}
 }

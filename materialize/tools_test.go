@@ -1,6 +1,7 @@
 package materialize
 
 import (
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,12 +70,148 @@ func TestOpenCodePermissions(t *testing.T) {
 			t.Errorf("%s: %v = %v, want %s", preset, keys, got, want)
 		}
 	}
-	_, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{Allow: []string{"Bash(go test:*)"}, AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
+	_, warns, err := permissionKeys(testRoot, true, schema.DialectOpenCode, schema.Permissions{AdditionalDirectories: []string{"../x"}, DefaultMode: "auto"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := strings.Join(warns, "\n"); !strings.Contains(w, "cannot be expressed for opencode") || !strings.Contains(w, "additionalDirectories") || !strings.Contains(w, "approximated") {
+	if w := strings.Join(warns, "\n"); !strings.Contains(w, `"../x" is not written to OpenCode's permission.external_directory`) || !strings.Contains(w, "approximated") {
 		t.Errorf("warnings = %q", warns)
+	}
+}
+
+// TestOpenCodeRules: Claude Code rules become OpenCode pattern maps over
+// the mode's action (a deny beating an ask beating an allow for one
+// pattern), additional directories external_directory patterns (a
+// relative one only in an instance), and what OpenCode cannot say, or
+// where its last-match order would let a weaker rule win, is warned about
+// (issue #34 item 6).
+func TestOpenCodeRules(t *testing.T) {
+	cases := []struct {
+		name      string
+		committed bool
+		p         schema.Permissions
+		want      string // dotted key = value, one per line
+		warn      string // "" for none
+	}{
+		{"bash rules over the preset", true, schema.Permissions{Preset: schema.PresetStandard, Allow: []string{"Bash(go test:*)"}, Deny: []string{"Bash(git push:*)", "Bash(go test:*)"}},
+			`permission.edit = "allow"
+permission.bash = {"*":"ask","git push":"deny","git push *":"deny","go test":"deny","go test *":"deny"}
+permission.webfetch = "ask"`, ""},
+		{"edit and read patterns", true, schema.Permissions{Preset: schema.PresetReadonly, Allow: []string{"Edit(docs/**)", "Write(notes.md)"}, Deny: []string{"Read(.env)"}},
+			`permission.edit = {"*":"deny","docs/**":"allow","notes.md":"allow"}
+permission.bash = "ask"
+permission.webfetch = "ask"
+permission.read = {"*":"allow",".env":"deny"}`, ""},
+		{"directories in an instance", false, schema.Permissions{Preset: schema.PresetPermissive, AdditionalDirectories: []string{"/srv/data/", "~/notes", "../shared"}},
+			`permission.edit = "allow"
+permission.bash = "allow"
+permission.webfetch = "allow"
+permission.external_directory = {"/srv/data/**":"allow","/ws/shared/**":"allow","~/notes/**":"allow"}`, ""},
+		{"untranslatable rules", true, schema.Permissions{Allow: []string{"WebFetch(domain:go.dev)", "mcp__github__get_issue", "Bash(ls"}},
+			`permission.edit = "ask"
+permission.bash = "ask"
+permission.webfetch = "ask"`, `"WebFetch(domain:go.dev)" has no OpenCode form`},
+		{"order that lets an allow win", true, schema.Permissions{Allow: []string{"Bash(git*)"}, Deny: []string{"Bash(git push:*)"}},
+			`permission.edit = "ask"
+permission.bash = {"*":"ask","git push":"deny","git push *":"deny","git*":"allow"}
+permission.webfetch = "ask"`, `opencode permission.bash: "git push *" (deny) is written before "git*" (allow)`},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(testRoot+"/inst", c.committed, schema.DialectOpenCode, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, k := range keys {
+			got = append(got, dotted(k.Path)+" = "+string(k.Value))
+		}
+		want := strings.ReplaceAll(c.want, "/ws/shared", filepath.Join(testRoot, "shared"))
+		if g := strings.Join(got, "\n"); g != want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.name, g, want)
+		}
+		w := strings.Join(warns, "\n")
+		if (c.warn == "") != (w == "") || !strings.Contains(w, c.warn) {
+			t.Errorf("%s: warnings %q, want one containing %q", c.name, warns, c.warn)
+		}
+	}
+}
+
+// TestAmpPermissions: Claude Code's Bash and mcp__ rules become Amp's
+// ordered amp.permissions (reject, then ask, then allow: the first match
+// wins), permissive a last rule allowing every tool; what Amp's settings
+// cannot say is warned about (issue #34 item 6).
+func TestAmpPermissions(t *testing.T) {
+	cases := []struct {
+		name string
+		p    schema.Permissions
+		want string // the amp.permissions value, "" for no key
+		warn string
+	}{
+		{"rules in precedence order", schema.Permissions{Allow: []string{"Bash(go test:*)", "mcp__github__*"}, Deny: []string{"Bash(git push:*)"}, Ask: []string{"Bash(make deploy)"}},
+			`[{"tool":"Bash","matches":{"cmd":"git push"},"action":"reject"},{"tool":"Bash","matches":{"cmd":"git push *"},"action":"reject"},{"tool":"Bash","matches":{"cmd":"make deploy"},"action":"ask"},{"tool":"Bash","matches":{"cmd":"go test"},"action":"allow"},{"tool":"Bash","matches":{"cmd":"go test *"},"action":"allow"},{"tool":"mcp__github__*","action":"allow"}]`, ""},
+		{"permissive", schema.Permissions{Preset: schema.PresetPermissive, Deny: []string{"Bash(rm:*)"}},
+			`[{"tool":"Bash","matches":{"cmd":"rm"},"action":"reject"},{"tool":"Bash","matches":{"cmd":"rm *"},"action":"reject"},{"tool":"*","action":"allow"}]`, ""},
+		{"restricted", schema.Permissions{Preset: schema.PresetRestricted}, "", ""},
+		{"readonly", schema.Permissions{Preset: schema.PresetReadonly}, "", "permission mode plan has no Amp setting"},
+		{"other tools", schema.Permissions{Allow: []string{"Read(src/**)"}, AdditionalDirectories: []string{"/x"}}, "", `"Read(src/**)" has no Amp form`},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(testRoot, true, schema.DialectAmp, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		if len(keys) == 1 && dotted(keys[0].Path) == "amp.permissions" {
+			got = string(keys[0].Value)
+		} else if len(keys) > 0 {
+			t.Errorf("%s: keys %v", c.name, keys)
+		}
+		if got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.name, got, c.want)
+		}
+		w := strings.Join(warns, "\n")
+		if (c.warn == "") != (w == "") || !strings.Contains(w, c.warn) {
+			t.Errorf("%s: warnings %q, want one containing %q", c.name, warns, c.warn)
+		}
+	}
+}
+
+// TestVSCodePermissions: Claude Code's Bash rules become VS Code's
+// chat.tools.terminal.autoApprove (allow true; ask and deny false, deny
+// warned as VS Code cannot refuse); a mode and other rules are warned
+// about (issue #34 item 6).
+func TestVSCodePermissions(t *testing.T) {
+	cases := []struct {
+		name string
+		p    schema.Permissions
+		want string
+		warn string
+	}{
+		{"rules", schema.Permissions{Allow: []string{"Bash(go test:*)", "Bash(make lint)", "Bash(git push:*)"}, Ask: []string{"Bash(npm publish:*)"}},
+			`{"/^make lint$/":true,"git push":true,"go test":true,"npm publish":false}`, ""},
+		{"deny beats allow", schema.Permissions{Allow: []string{"Bash(rm:*)"}, Deny: []string{"Bash(rm:*)"}},
+			`{"rm":false}`, `VS Code cannot refuse a terminal command`},
+		{"preset", schema.Permissions{Preset: schema.PresetReadonly}, "", "permission mode plan has no VS Code workspace setting"},
+		{"other tools", schema.Permissions{Allow: []string{"Edit(src/**)"}}, "", `"Edit(src/**)" has no VS Code form`},
+	}
+	for _, c := range cases {
+		keys, warns, err := permissionKeys(testRoot, true, schema.DialectVSCode, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		if len(keys) == 1 && dotted(keys[0].Path) == "chat.tools.terminal.autoApprove" {
+			got = string(keys[0].Value)
+		} else if len(keys) > 0 {
+			t.Errorf("%s: keys %v", c.name, keys)
+		}
+		if got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+		w := strings.Join(warns, "\n")
+		if (c.warn == "") != (w == "") || !strings.Contains(w, c.warn) {
+			t.Errorf("%s: warnings %q, want one containing %q", c.name, warns, c.warn)
+		}
 	}
 }
 

@@ -55,6 +55,9 @@ type Item struct {
 	Policy string   `json:"policy,omitempty"`
 	Reason string   `json:"reason,omitempty"`
 	Backup string   `json:"backup,omitempty"`
+	// Source: a drifted block whose text is one prompt of the config names
+	// that prompt's path (prompts."NAME".content; docs/json.md).
+	Source string `json:"source,omitempty"`
 }
 
 // Counts summarise a Result.
@@ -484,6 +487,7 @@ func (r *run) makePlan(st *State, data []byte, pending *State, o Options) error 
 		Force: o.Force, NoPrune: o.NoPrune, Only: o.Only, LockDigest: o.LockDigest,
 		Stamp:  now().UTC().Format("20060102T150405.000000000Z"),
 		AtHead: headChecker(cfg.Root),
+		Where:  cfg.Where,
 	})
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
@@ -548,7 +552,7 @@ func (r *run) result(dry bool) *Result {
 		}
 	}
 	for _, n := range r.plan.Notes {
-		it := Item{Path: n.Rel, Action: n.Action, Policy: n.Policy, Reason: n.Reason}
+		it := Item{Path: n.Rel, Action: n.Action, Policy: n.Policy, Reason: n.Reason, Source: n.Source}
 		if n.Agent != "" {
 			it.Agents = []string{n.Agent}
 		}

@@ -50,6 +50,10 @@ type PlanOptions struct {
 	// rests on a committed record from elsewhere alone (a claim, see
 	// EntryState.Claim) go ahead. Nil: git holds nothing.
 	AtHead func(abs string, data []byte) bool
+	// Where gives the position (file:line:col, relative to the root) of a
+	// config path, for the drift note of a block whose text is one prompt
+	// (materialize.Entry.Source). Nil: the note names the path alone.
+	Where func(path string) string
 }
 
 // Op is one file-system change.
@@ -87,6 +91,8 @@ type Note struct {
 	Agent  string `json:"agent,omitempty"`
 	Policy string `json:"policy,omitempty"`
 	Reason string `json:"reason"`
+	// Source: a drifted block's text is this config path (Entry.Source).
+	Source string `json:"-"`
 }
 
 // Plan is everything Execute will do, decided before the first write.

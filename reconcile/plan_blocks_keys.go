@@ -208,6 +208,7 @@ func (p *planner) blockItems(g *fileGroup, fs *fileState, des []desiredItem, rec
 		}
 		it.des, it.policy, it.want, it.dir = d.e, d.policy, want, d.dir
 	}
+	items = p.renameBlocks(fs, items)
 	for _, it := range items {
 		if it.sharers != nil {
 			it.settleShared()
@@ -504,6 +505,10 @@ func (p *planner) rewanted(g *fileGroup, fs *fileState, it *item, what string, o
 		it.insert, it.changed = it.want, true
 		fs.forcedBackup = true
 		fs.touch(it.agent, "forced over a hand edit of its "+what)
+	case it.des != nil && it.des.Source != "":
+		p.promptDrift(g, it, what)
+		it.insert, it.drifted = it.cur, true
+		fs.drifted = true
 	default:
 		p.note(g, ActDrift, it.agent, it.policy, "%s edited since the last apply; kept (use --force to overwrite it, with a backup)", what)
 		it.insert, it.drifted = it.cur, true
@@ -804,4 +809,19 @@ func keyRecords(items []*item, receipts map[*item]json.RawMessage, format string
 		kept = append(kept, *nr)
 	}
 	return kept
+}
+
+// promptDrift notes a hand edit of a block whose text is one prompt of
+// the config: it names where that text lives, and the two ways to settle
+// it (docs/import.md, "Editing imported text").
+func (p *planner) promptDrift(g *fileGroup, it *item, what string) {
+	src := it.des.Source
+	at := ""
+	if p.o.Where != nil {
+		if w := p.o.Where(src); w != "" {
+			at = " at " + w
+		}
+	}
+	p.note(g, ActDrift, it.agent, it.policy, "%s edited since the last apply; kept: its text is %s%s in the config; take this edit into the config with `actctl import --update`, or edit it there (--force overwrites the edit, with a backup)", what, src, at)
+	p.plan.Notes[len(p.plan.Notes)-1].Source = src
 }

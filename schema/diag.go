@@ -106,6 +106,21 @@ func (c *Config) Pos(path string) token.Pos {
 	return token.NoPos
 }
 
+// Where is the position of the field at path (Pos) as file:line:col,
+// the file relative to the root when it is inside it; "" when the config
+// holds no position for it.
+func (c *Config) Where(path string) string {
+	pos := c.Pos(path)
+	if !pos.IsValid() {
+		return ""
+	}
+	name := pos.Filename()
+	if rel, ok := RelWithin(c.Root, name); ok {
+		name = rel
+	}
+	return fmt.Sprintf("%s:%d:%d", name, pos.Line(), pos.Column())
+}
+
 // SetPos records the position of a field; used by the hub when it merges
 // components (pointing at the hub's source file). path must be in the
 // canonical form Path returns.

@@ -205,6 +205,7 @@ type SettingsFile struct {
 // IgnoredKeys are settings keys a tool does not read from a settings
 // file, and the note that says so (docs/formats.md, "Settings").
 type IgnoredKeys struct {
+	// Keys: the top-level keys; "*" is every key the file gets.
 	Keys []string `json:"keys"`
 	Note string   `json:"note"`
 }
@@ -303,7 +304,8 @@ const (
 	// DialectAntigravity: Antigravity .agents/mcp_config.json (MCP only; remote servers use serverUrl)
 	DialectAntigravity = "antigravity"
 	DialectGeneric     = "generic" // the common mcpServers shape (MCP only); the default
-	// DialectVSCode: VS Code (GitHub Copilot) .vscode/mcp.json "servers" entries (MCP only)
+	// DialectVSCode: VS Code (GitHub Copilot) .vscode/mcp.json "servers"
+	// entries; .vscode/settings.json "chat.tools.terminal.autoApprove"
 	DialectVSCode = "vscode"
 	// DialectOpenCode: OpenCode opencode.json: "mcp" entries; "permission"
 	DialectOpenCode = "opencode"
@@ -313,6 +315,9 @@ const (
 	// DialectDevin: Devin .devin/config.json "permissions" in its scope
 	// matchers (Read(), Write(), Exec(), Fetch()) (permissions only)
 	DialectDevin = "devin"
+	// DialectAmp: Amp .amp/settings.json "amp.permissions", an ordered
+	// list of {tool, matches, action} rules (permissions only)
+	DialectAmp = "amp"
 	// DialectPi: Pi .pi/mcp.json "mcpServers" entries (MCP only; no SSE,
 	// names [A-Za-z0-9_-], ${NAME} expanded in env and headers only)
 	DialectPi = "pi"

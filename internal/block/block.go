@@ -329,3 +329,38 @@ func newlines(s []byte) int {
 	}
 	return n
 }
+
+// Rename gives the block named from the name to, in place: its two marker
+// lines are rewritten (their indentation and line endings kept), its body
+// and everything outside stay byte for byte. It fails when from's block is
+// absent or malformed, or when to already has a block in content.
+func Rename(content []byte, from, to, style string) ([]byte, error) {
+	fb, fe, err := Markers(from, style)
+	if err != nil {
+		return nil, err
+	}
+	tb, te, err := Markers(to, style)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok, err := locate(content, tb, te); err != nil || ok {
+		if err == nil {
+			err = fmt.Errorf("already in the file")
+		}
+		return nil, fmt.Errorf("block %s: %w", to, err)
+	}
+	sp, ok, err := locate(content, fb, fe)
+	if err != nil {
+		return nil, fmt.Errorf("block %s: %w", from, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("block %s: not in the file", from)
+	}
+	out := make([]byte, 0, len(content)+2*(len(to)-len(from)))
+	out = append(out, content[:sp.beginStart]...)
+	out = append(out, bytes.Replace(content[sp.beginStart:sp.bodyStart], []byte(fb), []byte(tb), 1)...)
+	out = append(out, content[sp.bodyStart:sp.endStart]...)
+	out = append(out, bytes.Replace(content[sp.endStart:sp.endEnd], []byte(fe), []byte(te), 1)...)
+	out = append(out, content[sp.endEnd:]...)
+	return out, nil
+}

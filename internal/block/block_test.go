@@ -344,3 +344,60 @@ func FuzzNoPanic(f *testing.F) {
 		_, _ = Remove(content, "a", StyleHash, []byte("\n"))
 	})
 }
+
+// TestRenameErrors: a missing source block, a target already present and
+// malformed markers are refused, and nothing is returned.
+func TestRenameErrors(t *testing.T) {
+	both := "<!-- BEGIN actctl agent=a -->\nx\n<!-- END actctl agent=a -->\n<!-- BEGIN actctl agent=b -->\ny\n<!-- END actctl agent=b -->\n"
+	for _, c := range []struct{ content, want string }{
+		{"text\n", "block a: not in the file"},
+		{both, "block b: already in the file"},
+		{"<!-- BEGIN actctl agent=a -->\nx\n", "without a matching END"},
+	} {
+		out, err := Rename([]byte(c.content), "a", "b", StyleHTML)
+		if err == nil || !strings.Contains(err.Error(), c.want) || out != nil {
+			t.Errorf("Rename(%q) = %q, %v; want error containing %q", c.content, out, err, c.want)
+		}
+	}
+}
+
+// FuzzRename: renaming a block and back gives the original bytes; the
+// renamed block has the same body, and the old name no block.
+func FuzzRename(f *testing.F) {
+	f.Add([]byte("# T\n"), []byte("x\n"), []byte("after\n"), true)
+	f.Add([]byte("a\r\nb\r\n"), []byte("x\r\ny"), []byte(""), false)
+	f.Add([]byte(""), []byte(""), []byte("  indented? no\n"), true)
+	f.Fuzz(func(t *testing.T, prefix, body, suffix []byte, html bool) {
+		style := StyleHash
+		if html {
+			style = StyleHTML
+		}
+		c, _, err := Upsert(prefix, "old", style, body)
+		if err != nil {
+			return
+		}
+		c = append(c, suffix...)
+		want, ok, err := Find(c, "old", style)
+		if err != nil || !ok {
+			return // the suffix broke the block: nothing to rename
+		}
+		r, err := Rename(c, "old", "new-name", style)
+		if err != nil {
+			if _, ok, _ := Find(c, "new-name", style); ok {
+				return
+			}
+			t.Fatalf("Rename: %v", err)
+		}
+		got, ok, err := Find(r, "new-name", style)
+		if err != nil || !ok || !bytes.Equal(got, want) {
+			t.Fatalf("renamed body %q (%v, %v), want %q", got, ok, err, want)
+		}
+		if _, ok, _ := Find(r, "old", style); ok {
+			t.Fatalf("old block still present in %q", r)
+		}
+		back, err := Rename(r, "new-name", "old", style)
+		if err != nil || !bytes.Equal(back, c) {
+			t.Fatalf("rename back = %q, %v; want %q", back, err, c)
+		}
+	})
+}
