@@ -19,13 +19,6 @@ func (g *globals) warnsAbout(path string) bool {
 	return slices.Contains(checkingCommands, g.command) || !deployOrSchedule(path)
 }
 
-// deployOrSchedule reports whether a warning at path is about a deploy
-// target or a schedule.
-func deployOrSchedule(path string) bool {
-	return path == "deploy" || strings.HasPrefix(path, "deploy.") ||
-		strings.Contains(path, ".deploy") || strings.Contains(path, ".schedule")
-}
-
 // commandName is the name of the command c runs ("" at the top).
 func commandName(c *cli.Context) string {
 	if c.Command == nil {
