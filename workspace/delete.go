@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/reconcile"
@@ -14,71 +12,61 @@ import (
 	"github.com/actctl/actctl/schema"
 )
 
-func init() {
-	register(&cli.Command{
-		Name:      "delete",
-		Usage:     "remove agents that actctl proxy created (-t, per-project copies) and prune their files",
-		ArgsUsage: "AGENT...",
-		Description: "An agent declared in actant.cue is removed by deleting it there and running apply;\n" +
-			"delete is for the agents actctl proxy recorded in .actant/adhoc.json, which no file\n" +
-			"of yours declares. Their files are pruned exactly as apply prunes a removed agent.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
-			&cli.BoolFlag{Name: "force", Usage: "prune hand-edited files, blocks and keys too (backed up first)"},
-		},
-		OnUsageError: usageErrors,
-		Action:       deleteCmd,
-	})
+// DeleteOptions are delete's: the agents named and its flags, and how
+// the apply that prunes their files is printed.
+type DeleteOptions struct {
+	Options
+	Names  []string // the agents to delete
+	DryRun bool     // plan only; write nothing
+	Force  bool     // prune hand-edited files too (backed up first)
+	// Print prints the result of the apply that prunes the agents' files
+	// and its error, and returns the error Delete ends with; it is not
+	// called when no agent had files.
+	Print func(*Result, error) error
 }
 
-func deleteCmd(c *cli.Context) error {
-	g := globalsOf(c)
-	names := c.Args().Slice()
-	if len(names) == 0 {
-		return usageError("delete: name the agent(s) to delete")
-	}
-	ctx, _, cancel := onSignals(cancelPolicy)
-	defer cancel()
-	cfg, _, err := g.LoadWith(ctx, hub.Options{})
+// Delete removes agents that actctl proxy created (-t, per-project
+// copies): their files pruned as apply prunes a removed agent, then their
+// runtime records and their entries in .actant/adhoc.json; an agent
+// declared in the config is refused. It returns the agents it deleted
+// without an apply (none had files to prune); the others went to Print.
+func Delete(ctx context.Context, o DeleteOptions) (forgotten []string, err error) {
+	l, err := Load(ctx, o.Options, hub.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	cfg := l.Config
 	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	forget, prune, err := deletions(cfg, st, names)
+	forget, prune, err := deletions(cfg, st, o.Names)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	dry := c.Bool("dry-run")
-	events := newApplyEvents(ctx, g, cfg)
-	var res *reconcile.Result
+	events := newApplyEvents(ctx, o.Options, cfg)
+	var res *Result
 	if len(prune) > 0 {
 		res, err = applyPruning(ctx, cfg, reconcile.Options{
-			DryRun:     dry,
-			Force:      c.Bool("force"),
+			DryRun:     o.DryRun,
+			Force:      o.Force,
 			Only:       prune,
 			LockDigest: hub.LockDigest(cfg.Root),
 		})
 	}
-	if err == nil && !dry {
+	if err == nil && !o.DryRun {
 		// Forget the agents only once their files are pruned: a failed
 		// prune leaves everything as it was, ready for another try.
 		err = forgetAdhoc(ctx, cfg, forget)
 	}
 	if res == nil {
-		if err == nil {
-			printForgotten(g, forget, dry)
-		}
-		return err
+		return forget, err
 	}
-	err = printResult(g, res, err)
-	if err == nil {
+	if err = o.Print(res, err); err == nil {
 		events.fire(res)
 		events.wait()
 	}
-	return err
+	return nil, err
 }
 
 // deletions checks the names given to delete and removes the ad-hoc ones
@@ -110,8 +98,8 @@ func deletions(cfg *schema.Config, st *reconcile.State, names []string) (forget,
 		if !a.Adhoc {
 			return nil, nil, schema.Diagnostics{cfg.Diag(schema.Path("agents", n), "agent %q is declared here; delete removes only agents actctl proxy created: remove it from the config, then run actctl apply", n)}
 		}
-		if p := processState(cfg, n); p != nil && p.PID != 0 {
-			return nil, nil, fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, p.PID, p.Ownership)
+		if pid, owner := servedBy(cfg, n); pid != 0 {
+			return nil, nil, fmt.Errorf("delete %s: it is being served by pid %d (%s); stop that first", n, pid, owner)
 		}
 		forget = append(forget, n)
 		if agentprep.Applied(cfg.Root, cfg.Home, n) {
@@ -147,14 +135,16 @@ func forgetAdhoc(ctx context.Context, cfg *schema.Config, names []string) error 
 	return nil
 }
 
-// printForgotten reports agents deleted without an apply: they had no
-// files.
-func printForgotten(g *globals, names []string, dry bool) {
-	verb := "deleted"
-	if dry {
-		verb = "dry run: would delete"
+// servedBy is the process serving agent name by its runtime record, and
+// how it does (runrecord.Record.ProcessOwnership); 0 when none is alive.
+func servedBy(cfg *schema.Config, name string) (pid int, ownership string) {
+	r, err := cfg.Resolve(name)
+	if err != nil {
+		return 0, ""
 	}
-	for _, n := range names {
-		fmt.Fprintf(g.Stdout, "%s %s (it had no files to prune)\n", verb, n)
+	rec, err := runrecord.Read(runrecord.Path(r))
+	if err != nil || rec.PID == 0 || !rec.Live() {
+		return 0, ""
 	}
+	return rec.PID, rec.ProcessOwnership
 }

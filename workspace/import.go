@@ -1,13 +1,25 @@
 package workspace
 
-// adopt writes the plan and applies it; if apply would not adopt every
-// file as import left it, everything import wrote is undone.
-func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/importer"
+	"github.com/actctl/actctl/reconcile"
+)
+
+// Import writes the plan importer.Scan made and applies it (docs/import.md);
+// if apply would not adopt every file as import left it, everything import
+// wrote is undone.
+func Import(ctx context.Context, o Options, plan *importer.Plan) (*Result, error) {
 	undo, err := plan.Write()
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	fail := func(err error) (*reconcile.Result, error) {
+	fail := func(err error) (*Result, error) {
 		if uerr := undo(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("undoing the import failed: %w", uerr))
 		}
@@ -15,12 +27,11 @@ func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
 		// saying that the import was undone.
 		return nil, fmt.Errorf("import: %v (import undone: every file it changed holds its bytes again, and actant.cue is gone)", err)
 	}
-	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
-	defer stop()
-	cfg, _, err := g.LoadWith(ctx, hub.Options{ReadOnly: true})
+	l, err := Load(ctx, o, hub.Options{ReadOnly: true})
 	if err != nil {
 		return fail(fmt.Errorf("the imported actant.cue does not load: %w", err))
 	}
+	cfg := l.Config
 	dry, err := applyPruning(ctx, cfg, reconcile.Options{DryRun: true})
 	if err != nil {
 		return fail(err)

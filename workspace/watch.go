@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -12,41 +11,40 @@ import (
 	"sort"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/watch"
 )
 
-// applyWatch is `apply --watch`: apply, then re-apply on every change of
-// the config, a local component, or a polled hub source, until a signal.
-func applyWatch(c *cli.Context, g *globals) error {
-	opts, err := g.LoadOptions()
-	if err != nil {
-		return err
-	}
-	root, err := schema.Find(opts)
-	if err != nil {
-		return err
-	}
-	ctx, _, cancel := onSignals(cancelPolicy)
-	defer cancel()
-	err = watchApply(ctx, c, g, root, nil)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+// WatchOptions are a watch's: apply's flags, and what is done with each
+// cycle.
+type WatchOptions struct {
+	Options
+	// Root is the workspace root: every cycle loads it, wherever the
+	// working directory is.
+	Root    string
+	Force   bool // overwrite hand edits (backed up first)
+	NoPrune bool // keep the files of agents removed from the config
+	Frozen  bool // actant.lock must exist and match the hub sources
+	// Only are the agents applied: up AGENT... applies, as it runs, only
+	// the agents named (a pod holds those: docs/deploy.md); none: all.
+	Only     []string
+	Debounce time.Duration // the quiet window before a change is applied
+	// Once is Stderr saying each warning once; nil: Watch makes one over
+	// Stderr. Watch starts one of its cycles with each of its own.
+	Once *WarnOnce
+	// After, if set, gets each cycle's config and result (also a failed
+	// cycle's, with a nil result when the config did not load).
+	After func(*schema.Config, *Result, error)
+	// Report prints each cycle.
+	Report func(watch.Cycle)
 }
 
-// watchApply runs the watch loop of apply --watch on root until ctx ends;
-// after, if set, gets each cycle's config and result (also a failed
-// cycle's, with a nil result when the config did not load).
-func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, after func(*schema.Config, *reconcile.Result, error)) error {
-	applyOpts := reconcile.Options{Force: c.Bool("force"), NoPrune: c.Bool("no-prune"), Only: c.Args().Slice()}
-	// up AGENT... applies, as it runs, only the agents named (a pod
-	// holds those: docs/deploy.md); up with no names applies them all.
+// Watch is the loop of apply --watch and up: apply, then re-apply on
+// every change of the config, a local component, or a polled hub source,
+// until ctx ends.
+func Watch(ctx context.Context, o WatchOptions) error {
 	if os.Getenv("GOGC") == "" {
 		// A cycle allocates ~20 MB and keeps under 1 MB (100 agents): the
 		// default GOGC=100 collects about five times per cycle, which costs
@@ -54,92 +52,97 @@ func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, af
 		// of MB of heap for fewer collections (GOGC in the environment wins).
 		debug.SetGCPercent(400)
 	}
-	frozen := c.Bool("frozen")
-	g.Dir = root // every cycle loads this workspace, wherever cwd is
-	// Hooks run in the background across cycles; they end with the watch.
-	hookCtx, bg := ctx, &background{}
-	defer bg.wg.Wait()
-
-	once := newWarnOnce(g.Stderr)
-	g.Stderr = once
-	run := func(ctx context.Context, trigger []string) (watch.Result, error) {
-		once.cycle()
-		start := time.Now()
-		cfg, rep, err := g.LoadWith(ctx, hub.Options{Frozen: frozen})
-		if err != nil {
-			if after != nil {
-				after(nil, nil, err)
-			}
-			return watch.Result{}, err
-		}
-		o := applyOpts
-		o.LockDigest = hub.LockDigest(cfg.Root)
-		events := newApplyEvents(hookCtx, g, cfg)
-		res, err := applyPruning(ctx, cfg, o)
-		if res != nil {
-			res.Since(start, hubTime(rep)) // as apply's (apply.go)
-		}
-		if err == nil {
-			seedHeartbeats(g, cfg, o.Only)
-			g.saveConfig() // as apply's: status and get under up take it
-			events.fire(res)
-			bg.add(events)
-		}
-		if after != nil {
-			after(cfg, res, err)
-		}
-		dirs, files := cfg.LocalComponents()
-		wr := watch.Result{Spec: watch.Spec{Dirs: dirs, Files: files}}
-		if res != nil {
-			if res.Items == nil {
-				res.Items = []reconcile.Item{} // a list, never null (docs/json.md), as printResult's
-			}
-			wr.Summary, wr.JSON = res.Summary(), res
-			for _, it := range res.Items {
-				p := it.Path
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(res.Root, p)
-				}
-				wr.Written = append(wr.Written, p)
-			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
-			}
-		}
-		return wr, err
+	o.Dir = o.Root
+	if o.Once == nil {
+		o.Once = NewWarnOnce(o.Stderr)
 	}
-
-	pollers, err := hubPollers(hookCtx, g, root, bg)
+	o.Stderr = o.Once
+	// Hooks run in the background across cycles; they end with the watch.
+	w := &watcher{o: o, hookCtx: ctx, bg: &Background{}}
+	defer w.bg.Wait()
+	pollers, err := hubPollers(ctx, o.Options, o.Root, w.bg)
 	if err != nil {
 		return err
 	}
-	err = watch.Watch(ctx, watch.Options{
-		Debounce: c.Duration("debounce"),
-		Base:     watch.Workspace(root),
-		Run:      run,
+	return watch.Watch(ctx, watch.Options{
+		Debounce: o.Debounce,
+		Base:     watch.Workspace(o.Root),
+		Run:      w.run,
 		Pollers:  pollers,
-		Report: func(cy watch.Cycle) {
-			if g.JSON() {
-				g.PrintCompactJSON(cy)
-				return
-			}
-			if cy.Err != nil {
-				printError(g.Stderr, cy.Err)
-				return
-			}
-			if cy.Summary != "" {
-				fmt.Fprintln(g.Stdout, cy.Summary)
-			}
-		},
+		Report:   o.Report,
 	})
-	return err
+}
+
+// watcher is a running Watch.
+type watcher struct {
+	o       WatchOptions
+	hookCtx context.Context // the hooks' context: the watch's
+	bg      *Background
+}
+
+// run is one cycle: load, apply, and the rest of an apply's (heartbeats,
+// config cache, hooks in the background); what it read and wrote tells
+// the watch what to watch next.
+func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, error) {
+	w.o.Once.cycle()
+	start := time.Now()
+	l, err := Load(ctx, w.o.Options, hub.Options{Frozen: w.o.Frozen})
+	if err != nil {
+		if w.o.After != nil {
+			w.o.After(nil, nil, err)
+		}
+		return watch.Result{}, err
+	}
+	cfg := l.Config
+	events := newApplyEvents(w.hookCtx, w.o.Options, cfg)
+	res, err := applyPruning(ctx, cfg, reconcile.Options{Force: w.o.Force, NoPrune: w.o.NoPrune, Only: w.o.Only,
+		LockDigest: hub.LockDigest(cfg.Root)})
+	if res != nil {
+		res.Since(start, hubTime(l.Hub)) // as Apply's
+	}
+	if err == nil {
+		seedHeartbeats(w.o.Options, cfg, w.o.Only)
+		l.SaveConfig() // as Apply's: status and get under up take it
+		events.fire(res)
+		w.bg.add(events)
+	}
+	if w.o.After != nil {
+		w.o.After(cfg, res, err)
+	}
+	return w.result(cfg, res), err
+}
+
+// result is what the watch is told of a cycle that loaded cfg and gave
+// res (nil when the apply failed before one): what to watch, the summary
+// and the files written; res's warnings are printed.
+func (w *watcher) result(cfg *schema.Config, res *Result) watch.Result {
+	dirs, files := cfg.LocalComponents()
+	wr := watch.Result{Spec: watch.Spec{Dirs: dirs, Files: files}}
+	if res == nil {
+		return wr
+	}
+	if res.Items == nil {
+		res.Items = []Item{} // a list, never null (docs/json.md), as apply prints it
+	}
+	wr.Summary, wr.JSON = res.Summary(), res
+	for _, it := range res.Items {
+		p := it.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(res.Root, p)
+		}
+		wr.Written = append(wr.Written, p)
+	}
+	for _, warning := range res.Warnings {
+		fmt.Fprintf(w.o.Stderr, "actctl: %s\n", warning)
+	}
+	return wr
 }
 
 // hubPollers polls every hub source with an interval: when its ref moved,
 // the lock is updated for that source (fetching the new commit) and the
 // watch re-applies.
-func hubPollers(hookCtx context.Context, g *globals, root string, bg *background) ([]watch.Poller, error) {
-	cfg, err := schema.LoadDir(root, mustHome(g))
+func hubPollers(hookCtx context.Context, o Options, root string, bg *Background) ([]watch.Poller, error) {
+	cfg, err := schema.LoadDir(root, o.home())
 	if err != nil {
 		// A broken config is reported by the first cycle; poll nothing yet.
 		return nil, nil
@@ -159,7 +162,7 @@ func hubPollers(hookCtx context.Context, g *globals, root string, bg *background
 			Name:     name,
 			Interval: d,
 			Poll: func(ctx context.Context) (bool, error) {
-				cfg, err := schema.LoadDir(root, mustHome(g))
+				cfg, err := schema.LoadDir(root, o.home())
 				if err != nil {
 					return false, err
 				}
@@ -167,14 +170,14 @@ func hubPollers(hookCtx context.Context, g *globals, root string, bg *background
 				if err != nil || !moved {
 					return false, err
 				}
-				rep, err := hub.Ensure(ctx, cfg, hub.Options{Update: []string{name}, Warn: func(s string) { g.Warn("%s", s) }})
+				rep, err := hub.Ensure(ctx, cfg, hub.Options{Update: []string{name}, Warn: func(s string) { o.warn("%s", s) }})
 				if err != nil {
 					return false, err
 				}
 				for _, sr := range rep.Sources {
 					if sr.Name == name && sr.Previous != "" {
-						fmt.Fprintf(g.Stderr, "actctl: hub %s moved: %s -> %s\n", name, short(sr.Previous), short(sr.Commit))
-						sourceUpdated(hookCtx, g, cfg, bg, name, sr.Previous, sr.Commit)
+						fmt.Fprintf(o.Stderr, "actctl: hub %s moved: %s -> %s\n", name, short(sr.Previous), short(sr.Commit))
+						SourceUpdated(hookCtx, o, cfg, bg, name, sr.Previous, sr.Commit)
 					}
 				}
 				return true, nil
@@ -190,16 +193,4 @@ func short(commit string) string {
 		return commit[:12]
 	}
 	return commit
-}
-
-func mustHome(g *globals) string {
-	o, err := g.LoadOptions()
-	if err != nil {
-		return ""
-	}
-	h, err := o.HomeDir()
-	if err != nil {
-		return ""
-	}
-	return h
 }

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,13 +15,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/deploy"
-	"github.com/actctl/actctl/hub"
-	"github.com/actctl/actctl/inputs"
-	"github.com/actctl/actctl/internal/gitignored"
-	"github.com/actctl/actctl/materialize"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/watch"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -52,54 +48,74 @@ func applyCmd(c *cli.Context) error {
 	}
 	start := time.Now()
 	settleGC := fewerCollections()
-	plain := plainApply(c)
-	if plain {
-		if res := fastApply(g, start); res != nil {
-			return printResult(g, res, nil)
-		}
-	}
 	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
 	defer stop()
-	warned := false
-	cfg, rep, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen"), Warn: func(s string) {
-		warned = true
-		g.Warn("%s", s)
-	}})
-	if err != nil {
-		return interruptedError(ctx, err)
-	}
-	settleGC()
-	events := newApplyEvents(ctx, g, cfg)
-	res, err := applyPruning(ctx, cfg, reconcile.Options{
-		DryRun:     c.Bool("dry-run"),
-		Force:      c.Bool("force"),
-		NoPrune:    c.Bool("no-prune"),
-		Only:       c.Args().Slice(),
-		LockDigest: hub.LockDigest(cfg.Root),
+	err := workspace.Apply(ctx, workspace.ApplyOptions{
+		Options: g.workspace(),
+		DryRun:  c.Bool("dry-run"),
+		Force:   c.Bool("force"),
+		NoPrune: c.Bool("no-prune"),
+		Frozen:  c.Bool("frozen"),
+		Only:    c.Args().Slice(),
+		Plain:   plainApply(c),
+		Start:   start,
+		Loaded:  settleGC,
+		Print:   func(res *workspace.Result, err error) error { return printResult(g, res, err) },
 	})
-	if err == nil && !c.Bool("dry-run") {
-		res.Notes = append(res.Notes, ignoredNote(res)...)
+	return interruptedError(ctx, err)
+}
+
+// applyWatch is `apply --watch`: apply, then re-apply on every change of
+// the config, a local component, or a polled hub source, until a signal.
+func applyWatch(c *cli.Context, g *globals) error {
+	opts, err := g.LoadOptions()
+	if err != nil {
+		return err
 	}
-	if res != nil {
-		res.Since(start, hubTime(rep))
-		res.LockUpdated(rep != nil && rep.LockChanged)
+	root, err := schema.Find(opts)
+	if err != nil {
+		return err
 	}
-	err = interruptedError(ctx, printResult(g, res, err))
-	if err == nil && !c.Bool("dry-run") {
-		seedHeartbeats(g, cfg, c.Args().Slice())
-		g.saveConfig()
-	}
-	if err == nil {
-		if plain && !warned && quiet(res) {
-			st, sum := res.LeftState()
-			if err := inputs.Save(applySources(cfg, rep), said(g, cfg, res), start, st, sum); err != nil {
-				g.Warn("%v", err)
-			}
-		}
-		events.fire(res)
-		events.wait()
+	ctx, _, cancel := onSignals(cancelPolicy)
+	defer cancel()
+	err = watchApply(ctx, c, g, root, nil)
+	if errors.Is(err, context.Canceled) {
+		return nil
 	}
 	return err
+}
+
+// watchApply runs workspace.Watch on root with apply's flags until ctx
+// ends, printing each cycle; after, if set, gets each cycle's config and
+// result. From then on, g's stderr says each warning once.
+func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, after func(*schema.Config, *workspace.Result, error)) error {
+	g.Dir = root // every cycle loads this workspace, wherever cwd is
+	once := workspace.NewWarnOnce(g.Stderr)
+	g.Stderr = once
+	return workspace.Watch(ctx, workspace.WatchOptions{
+		Options:  g.workspace(),
+		Root:     root,
+		Force:    c.Bool("force"),
+		NoPrune:  c.Bool("no-prune"),
+		Frozen:   c.Bool("frozen"),
+		Only:     c.Args().Slice(),
+		Debounce: c.Duration("debounce"),
+		Once:     once,
+		After:    after,
+		Report: func(cy watch.Cycle) {
+			if g.JSON() {
+				g.PrintCompactJSON(cy)
+				return
+			}
+			if cy.Err != nil {
+				printError(g.Stderr, cy.Err)
+				return
+			}
+			if cy.Summary != "" {
+				fmt.Fprintln(g.Stdout, cy.Summary)
+			}
+		},
+	})
 }
 
 // oneShotGCPercent is the GOGC of an apply that is not --watch: it
@@ -159,14 +175,14 @@ func plainApply(c *cli.Context) bool {
 
 // printResult prints what an apply did (or, on a dry run, would do): its
 // warnings, then the items and a summary line, or the JSON result.
-func printResult(g *globals, res *reconcile.Result, err error) error {
+func printResult(g *globals, res *workspace.Result, err error) error {
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
 		}
 		if g.JSON() {
 			if res.Items == nil {
-				res.Items = []reconcile.Item{}
+				res.Items = []workspace.Item{}
 			}
 			if perr := g.PrintJSON(res); perr != nil {
 				return perr
@@ -183,7 +199,7 @@ func printResult(g *globals, res *reconcile.Result, err error) error {
 			}
 		}
 	}
-	var ce *reconcile.ConflictError
+	var ce *workspace.ConflictError
 	if errors.As(err, &ce) {
 		return fmt.Errorf("apply: %w", err)
 	}
@@ -193,7 +209,7 @@ func printResult(g *globals, res *reconcile.Result, err error) error {
 // printItems writes one line per file action or finding, after a line
 // naming the directory the paths are relative to when it is not the
 // current one (`actctl -C examples/quickstart apply`).
-func printItems(g *globals, res *reconcile.Result) {
+func printItems(g *globals, res *workspace.Result) {
 	if wd, err := os.Getwd(); err == nil && len(res.Items) > 0 && !sameDir(wd, res.Root) {
 		where := res.Root
 		if rel, err := filepath.Rel(wd, res.Root); err == nil && filepath.IsLocal(rel) {
@@ -211,7 +227,7 @@ func printItems(g *globals, res *reconcile.Result) {
 			}
 			extra = append(extra, owner+strings.Join(it.Agents, ","))
 		}
-		if it.Policy != "" && (it.Action == reconcile.ActConflict || it.Action == reconcile.ActSkip || it.Action == reconcile.ActWarning) {
+		if it.Policy != "" && (it.Action == workspace.ActConflict || it.Action == workspace.ActSkip || it.Action == workspace.ActWarning) {
 			extra = append(extra, "workDirConflict="+it.Policy)
 		}
 		if it.Reason != "" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,10 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/importer"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -34,7 +32,7 @@ type importOutput struct {
 	*importer.Plan
 	DryRun bool              `json:"dryRun"`
 	Config string            `json:"config"`
-	Apply  *reconcile.Result `json:"apply,omitempty"`
+	Apply  *workspace.Result `json:"apply,omitempty"`
 }
 
 func importCmd(c *cli.Context) error {
@@ -57,7 +55,9 @@ func importCmd(c *cli.Context) error {
 	if out.DryRun {
 		return printImport(g, out)
 	}
-	res, err := adopt(g, plan)
+	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
+	defer stop()
+	res, err := workspace.Import(ctx, g.workspace(), plan)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func importCmd(c *cli.Context) error {
 func printImport(g *globals, out importOutput) error {
 	if g.JSON() {
 		if out.Apply != nil && out.Apply.Items == nil {
-			out.Apply.Items = []reconcile.Item{}
+			out.Apply.Items = []workspace.Item{}
 		}
 		return g.PrintJSON(out)
 	}

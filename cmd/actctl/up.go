@@ -30,6 +30,7 @@ import (
 	"github.com/actctl/actctl/up"
 	"github.com/actctl/actctl/watch"
 	"github.com/actctl/actctl/webhook"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -281,7 +282,7 @@ func (u *upRun) cycleSpecs(cfg *schema.Config, res *reconcile.Result) []up.Spec 
 	u.mu.Lock()
 	u.cycle++
 	if res != nil {
-		for a := range changedFiles(res) {
+		for a := range workspace.ChangedFiles(res) {
 			u.filesAt[a] = u.cycle
 		}
 	}
