@@ -21,7 +21,6 @@ import (
 	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/schema"
@@ -259,7 +258,7 @@ func upActs(cfg *schema.Config, names []string) []string {
 
 // after is called after every watch cycle: the agents to run follow the
 // config, and those whose files or launch changed are restarted.
-func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
+func (u *upRun) after(cfg *schema.Config, res *workspace.Result, err error) {
 	if cfg == nil {
 		return // the config did not load: keep what runs
 	}
@@ -278,7 +277,7 @@ func (u *upRun) after(cfg *schema.Config, res *reconcile.Result, err error) {
 // names the last cycle that changed its files: a later cycle that
 // changes none of them keeps it (a mark of this cycle only restarted the
 // agent on the next cycle, whatever it changed).
-func (u *upRun) cycleSpecs(cfg *schema.Config, res *reconcile.Result) []up.Spec {
+func (u *upRun) cycleSpecs(cfg *schema.Config, res *workspace.Result) []up.Spec {
 	u.mu.Lock()
 	u.cycle++
 	if res != nil {
