@@ -13,6 +13,7 @@ import (
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/importer"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/watch"
 )
 
 // twoAgents declares two agents of a backend defined here, each in a
@@ -211,5 +212,41 @@ func TestDelete(t *testing.T) {
 	}
 	if rec, _, err := schema.AdhocAgents(o.Dir, o.Home); err != nil || len(rec) != 0 {
 		t.Errorf("ad-hoc agents left: %v, %v", rec, err)
+	}
+}
+
+// TestWatchAppliesChanges: Watch applies at once, then again when the
+// config changes (here: an agent removed, whose files the next cycle
+// prunes); After gets each cycle's config and result; the end of its
+// context ends it without an error.
+func TestWatchAppliesChanges(t *testing.T) {
+	o, _, _ := newWorkspace(t, map[string]string{"actant.cue": twoAgents})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cycles := make(chan *Result)
+	done := make(chan error, 1)
+	go func() {
+		done <- Watch(ctx, WatchOptions{Options: o, Root: o.Dir, Debounce: time.Millisecond,
+			After: func(cfg *schema.Config, res *Result, err error) {
+				if err != nil || cfg == nil {
+					t.Errorf("cycle: config %v, %v", cfg != nil, err)
+				}
+				cycles <- res
+			},
+			Report: func(watch.Cycle) {}})
+	}()
+	if first := <-cycles; first == nil || first.Counts.Changed == 0 {
+		t.Fatalf("first cycle: %v", first)
+	}
+	writeFiles(t, o.Dir, map[string]string{"actant.cue": strings.Replace(twoAgents, "\tother: {template: \"tool\", workDir: \"b\"}\n", "", 1)})
+	if next := <-cycles; next == nil || !slices.Equal(next.Pruned, []string{"other"}) {
+		t.Fatalf("cycle after the edit: %v", next)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("watch ended with %v, want nil once its context ends", err)
+	}
+	if exists(filepath.Join(o.Dir, "b", "FAKE.md")) {
+		t.Error("the removed agent's file is left")
 	}
 }
