@@ -36,7 +36,7 @@ func Delete(ctx context.Context, o DeleteOptions) (forgotten []string, err error
 		return nil, err
 	}
 	cfg := l.Config
-	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
+	st, err := RecordedState(cfg)
 	if err != nil {
 		return nil, err
 	}

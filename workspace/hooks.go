@@ -32,7 +32,7 @@ func newApplyEvents(ctx context.Context, o Options, cfg *schema.Config) *applyEv
 	if bus == nil {
 		return nil
 	}
-	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
+	st, err := RecordedState(cfg)
 	if err != nil {
 		o.warn("hooks: %v", err)
 		return nil
