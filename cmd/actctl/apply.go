@@ -1,13 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,13 +15,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/deploy"
-	"github.com/actctl/actctl/hub"
-	"github.com/actctl/actctl/inputs"
-	"github.com/actctl/actctl/internal/gitignored"
-	"github.com/actctl/actctl/materialize"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/watch"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -52,54 +48,74 @@ func applyCmd(c *cli.Context) error {
 	}
 	start := time.Now()
 	settleGC := fewerCollections()
-	plain := plainApply(c)
-	if plain {
-		if res := fastApply(g, start); res != nil {
-			return printResult(g, res, nil)
-		}
-	}
 	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
 	defer stop()
-	warned := false
-	cfg, rep, err := g.LoadWith(ctx, hub.Options{Frozen: c.Bool("frozen"), Warn: func(s string) {
-		warned = true
-		g.Warn("%s", s)
-	}})
-	if err != nil {
-		return interruptedError(ctx, err)
-	}
-	settleGC()
-	events := newApplyEvents(ctx, g, cfg)
-	res, err := applyPruning(ctx, cfg, reconcile.Options{
-		DryRun:     c.Bool("dry-run"),
-		Force:      c.Bool("force"),
-		NoPrune:    c.Bool("no-prune"),
-		Only:       c.Args().Slice(),
-		LockDigest: hub.LockDigest(cfg.Root),
+	err := workspace.Apply(ctx, workspace.ApplyOptions{
+		Options: g.workspace(),
+		DryRun:  c.Bool("dry-run"),
+		Force:   c.Bool("force"),
+		NoPrune: c.Bool("no-prune"),
+		Frozen:  c.Bool("frozen"),
+		Only:    c.Args().Slice(),
+		Plain:   plainApply(c),
+		Start:   start,
+		Loaded:  settleGC,
+		Print:   func(res *workspace.Result, err error) error { return printResult(g, res, err) },
 	})
-	if err == nil && !c.Bool("dry-run") {
-		res.Notes = append(res.Notes, ignoredNote(res)...)
+	return interruptedError(ctx, err)
+}
+
+// applyWatch is `apply --watch`: apply, then re-apply on every change of
+// the config, a local component, or a polled hub source, until a signal.
+func applyWatch(c *cli.Context, g *globals) error {
+	opts, err := g.LoadOptions()
+	if err != nil {
+		return err
 	}
-	if res != nil {
-		res.Since(start, hubTime(rep))
-		res.LockUpdated(rep != nil && rep.LockChanged)
+	root, err := schema.Find(opts)
+	if err != nil {
+		return err
 	}
-	err = interruptedError(ctx, printResult(g, res, err))
-	if err == nil && !c.Bool("dry-run") {
-		seedHeartbeats(g, cfg, c.Args().Slice())
-		g.saveConfig()
-	}
-	if err == nil {
-		if plain && !warned && quiet(res) {
-			st, sum := res.LeftState()
-			if err := inputs.Save(applySources(cfg, rep), said(g, cfg, res), start, st, sum); err != nil {
-				g.Warn("%v", err)
-			}
-		}
-		events.fire(res)
-		events.wait()
+	ctx, _, cancel := onSignals(cancelPolicy)
+	defer cancel()
+	err = watchApply(ctx, c, g, root, nil)
+	if errors.Is(err, context.Canceled) {
+		return nil
 	}
 	return err
+}
+
+// watchApply runs workspace.Watch on root with apply's flags until ctx
+// ends, printing each cycle; after, if set, gets each cycle's config and
+// result. From then on, g's stderr says each warning once.
+func watchApply(ctx context.Context, c *cli.Context, g *globals, root string, after func(*schema.Config, *workspace.Result, error)) error {
+	g.Dir = root // every cycle loads this workspace, wherever cwd is
+	once := workspace.NewWarnOnce(g.Stderr)
+	g.Stderr = once
+	return workspace.Watch(ctx, workspace.WatchOptions{
+		Options:  g.workspace(),
+		Root:     root,
+		Force:    c.Bool("force"),
+		NoPrune:  c.Bool("no-prune"),
+		Frozen:   c.Bool("frozen"),
+		Only:     c.Args().Slice(),
+		Debounce: c.Duration("debounce"),
+		Once:     once,
+		After:    after,
+		Report: func(cy watch.Cycle) {
+			if g.JSON() {
+				g.PrintCompactJSON(cy)
+				return
+			}
+			if cy.Err != nil {
+				printError(g.Stderr, cy.Err)
+				return
+			}
+			if cy.Summary != "" {
+				fmt.Fprintln(g.Stdout, cy.Summary)
+			}
+		},
+	})
 }
 
 // oneShotGCPercent is the GOGC of an apply that is not --watch: it
@@ -143,14 +159,6 @@ func heapBytes() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// hubTime is the time rep spent on the network, zero when it used none.
-func hubTime(rep *hub.Report) time.Duration {
-	if rep == nil || !rep.Fetched() {
-		return 0
-	}
-	return rep.Elapsed
-}
-
 // plainApply reports whether c is a plain `actctl apply`: no flag of its
 // own, no agent named. Only such an apply takes the fast path and records
 // its inputs (package inputs).
@@ -165,87 +173,16 @@ func plainApply(c *cli.Context) bool {
 	return c.Args().Len() == 0
 }
 
-// fastApply is apply's fast path (docs/design.md, "The apply fast path"):
-// when nothing the last plain apply read has changed and every file it
-// wrote is as it left it, the result is "no changes", found without
-// evaluating the config. It returns nil when the normal path must run.
-// With ACTCTL_DEBUG=1 it says on stderr which path runs and why.
-func fastApply(g *globals, start time.Time) *reconcile.Result {
-	debug := func(format string, args ...any) { g.debug("apply", format, args...) }
-	o, err := g.LoadOptions()
-	if err != nil {
-		return nil
-	}
-	root, rerr := schema.Find(o)
-	home, herr := o.HomeDir()
-	if rerr != nil || herr != nil {
-		debug("full path: %v", errors.Join(rerr, herr))
-		return nil
-	}
-	said, why := inputs.Check(root, home)
-	if why != "" {
-		debug("full path: %s", why)
-		return nil
-	}
-	debug("fast path: inputs and outputs unchanged")
-	for _, w := range said.Config {
-		fmt.Fprintf(g.Stderr, "actctl: %s\n", w) // as globals.LoadWith prints them
-	}
-	d := time.Since(start)
-	res := &reconcile.Result{Root: root, Warnings: said.Render, Duration: d, DurationMS: float64(d.Microseconds()) / 1000}
-	res.Counts.Warnings = len(said.Render) // as the normal path counts them
-	return res
-}
-
-// quiet reports whether an apply that gave res printed nothing but its
-// changes, its summary and the warnings its inputs alone cause (see said;
-// counts.warnings counts those too, so a warning action is one more):
-// only then does the next apply, with nothing changed, print exactly
-// those warnings and "no changes", as the fast path does.
-func quiet(res *reconcile.Result) bool {
-	c := res.Counts
-	return !res.Recovered && !res.Distrusted && c.Skipped == 0 && c.Drifted == 0 && c.Conflicts == 0 && c.Warnings == len(res.Warnings)
-}
-
-// said are the warnings an apply of cfg that gave res printed that the
-// same inputs print again: the config's (as globals.LoadWith selects
-// them) and the renderer's.
-func said(g *globals, cfg *schema.Config, res *reconcile.Result) inputs.Said {
-	var s inputs.Said
-	for _, w := range cfg.Warnings {
-		if g.concerns(cfg, w.Path) {
-			s.Config = append(s.Config, w.String())
-		}
-	}
-	s.Render = res.Warnings
-	return s
-}
-
-// applySources are the inputs of an apply of cfg that package inputs
-// cannot find itself: local components and the hub trees used (rep).
-func applySources(cfg *schema.Config, rep *hub.Report) inputs.Sources {
-	dirs, files := cfg.LocalComponents()
-	if rep != nil {
-		for _, s := range rep.Sources {
-			files = append(files, hub.TreeRecords(s.Dir)...)
-		}
-	}
-	// The files an agent's instructions shadow change what apply writes
-	// (docs/formats.md, "claude-code").
-	files = append(files, materialize.ShadowInputs(cfg)...)
-	return inputs.Sources{Root: cfg.Root, Home: cfg.Home, Trees: dirs, Files: files}
-}
-
 // printResult prints what an apply did (or, on a dry run, would do): its
 // warnings, then the items and a summary line, or the JSON result.
-func printResult(g *globals, res *reconcile.Result, err error) error {
+func printResult(g *globals, res *workspace.Result, err error) error {
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
 		}
 		if g.JSON() {
 			if res.Items == nil {
-				res.Items = []reconcile.Item{}
+				res.Items = []workspace.Item{}
 			}
 			if perr := g.PrintJSON(res); perr != nil {
 				return perr
@@ -262,7 +199,7 @@ func printResult(g *globals, res *reconcile.Result, err error) error {
 			}
 		}
 	}
-	var ce *reconcile.ConflictError
+	var ce *workspace.ConflictError
 	if errors.As(err, &ce) {
 		return fmt.Errorf("apply: %w", err)
 	}
@@ -272,7 +209,7 @@ func printResult(g *globals, res *reconcile.Result, err error) error {
 // printItems writes one line per file action or finding, after a line
 // naming the directory the paths are relative to when it is not the
 // current one (`actctl -C examples/quickstart apply`).
-func printItems(g *globals, res *reconcile.Result) {
+func printItems(g *globals, res *workspace.Result) {
 	if wd, err := os.Getwd(); err == nil && len(res.Items) > 0 && !sameDir(wd, res.Root) {
 		where := res.Root
 		if rel, err := filepath.Rel(wd, res.Root); err == nil && filepath.IsLocal(rel) {
@@ -290,7 +227,7 @@ func printItems(g *globals, res *reconcile.Result) {
 			}
 			extra = append(extra, owner+strings.Join(it.Agents, ","))
 		}
-		if it.Policy != "" && (it.Action == reconcile.ActConflict || it.Action == reconcile.ActSkip || it.Action == reconcile.ActWarning) {
+		if it.Policy != "" && (it.Action == workspace.ActConflict || it.Action == workspace.ActSkip || it.Action == workspace.ActWarning) {
 			extra = append(extra, "workDirConflict="+it.Policy)
 		}
 		if it.Reason != "" {
@@ -309,35 +246,4 @@ func sameDir(a, b string) bool {
 	ai, err1 := os.Stat(a)
 	bi, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
-}
-
-// ignoredNote says when what apply created in the workspace is ignored by
-// the .gitignore of a repository enclosing it (the repository's examples:
-// README, "Quick start"), so that git status not listing it surprises
-// no one.
-func ignoredNote(res *reconcile.Result) []string {
-	var created []string
-	for _, it := range res.Items {
-		if it.Action == reconcile.ActCreate && !filepath.IsAbs(it.Path) {
-			created = append(created, filepath.ToSlash(it.Path))
-		}
-	}
-	ignored, file := gitignored.Above(res.Root, created)
-	if len(ignored) == 0 {
-		return nil
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, file); err == nil && filepath.IsLocal(rel) {
-			file = rel
-		}
-	}
-	return []string{fmt.Sprintf("the repository's %s ignores %s of the files written here: git status does not list them", file, countOf(len(ignored), len(created)))}
-}
-
-// countOf is "all" when n is total, else "n".
-func countOf(n, total int) string {
-	if n == total {
-		return "all"
-	}
-	return strconv.Itoa(n)
 }

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/workspace"
 )
 
 // ANSI colours. Every code has the same length, so that columns lined up
@@ -39,14 +39,14 @@ func (p palette) paint(code, s string) string {
 }
 
 // action paints an apply/diff action by what it does to the user's files.
-func (p palette) action(a reconcile.Action) string {
+func (p palette) action(a workspace.Action) string {
 	code := ansiPlain
 	switch a {
-	case reconcile.ActCreate, reconcile.ActRestore:
+	case workspace.ActCreate, workspace.ActRestore:
 		code = ansiGreen
-	case reconcile.ActUpdate, reconcile.ActDrift, reconcile.ActWarning, reconcile.ActSkip:
+	case workspace.ActUpdate, workspace.ActDrift, workspace.ActWarning, workspace.ActSkip:
 		code = ansiYellow
-	case reconcile.ActDelete, reconcile.ActConflict:
+	case workspace.ActDelete, workspace.ActConflict:
 		code = ansiRed
 	}
 	return p.paint(code, string(a))
@@ -56,11 +56,11 @@ func (p palette) action(a reconcile.Action) string {
 func (p palette) status(s string) string {
 	code := ansiPlain
 	switch s {
-	case reconcile.Synced:
+	case workspace.Synced:
 		code = ansiGreen
-	case reconcile.OutOfSync:
+	case workspace.OutOfSync:
 		code = ansiYellow
-	case reconcile.Missing:
+	case workspace.Missing:
 		code = ansiRed
 	}
 	return p.paint(code, s)

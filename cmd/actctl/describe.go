@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -75,7 +75,7 @@ func describeCmd(c *cli.Context) error {
 
 // describe gathers what describe shows of agent name; withUp adds what
 // the running up says of it (addUpStatus; up itself knows it in memory).
-// Only name's directory is rendered and read (reconcile.Options.Scoped).
+// Only name's directory is rendered and read (workspace.Diff, scoped).
 func describe(g *globals, cfg *schema.Config, name string, withUp func([]agentStatusJSON)) (*describeJSON, error) {
 	prov, err := cfg.Provenance(name)
 	if err != nil {
@@ -107,11 +107,11 @@ func describe(g *globals, cfg *schema.Config, name string, withUp func([]agentSt
 // agentFiles lists the files the last apply recorded for the agent and
 // those apply would now change, each with its state.
 func agentFiles(cfg *schema.Config, name string) ([]describeFile, error) {
-	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
+	st, err := workspace.RecordedState(cfg)
 	if err != nil {
 		return nil, err
 	}
-	_, res, err := reconcile.Diff(cfg, reconcile.Options{Only: []string{name}, Scoped: true})
+	_, res, err := workspace.Diff(cfg, []string{name}, true)
 	if err != nil {
 		return nil, err
 	}

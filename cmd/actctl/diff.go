@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -25,16 +25,16 @@ func diffCmd(c *cli.Context) error {
 	if err != nil {
 		return withCode(2, err)
 	}
-	diffs, res, err := reconcile.Diff(cfg, reconcile.Options{Only: c.Args().Slice()})
+	diffs, res, err := workspace.Diff(cfg, c.Args().Slice(), false)
 	if err != nil {
-		var ce *reconcile.ConflictError
+		var ce *workspace.ConflictError
 		if !errors.As(err, &ce) {
 			return withCode(2, err)
 		}
 	}
 	if g.JSON() {
 		if diffs == nil {
-			diffs = []reconcile.FileDiff{}
+			diffs = []workspace.FileDiff{}
 		}
 		drifted := 0
 		for _, d := range diffs {
@@ -42,7 +42,7 @@ func diffCmd(c *cli.Context) error {
 				drifted++
 			}
 		}
-		out := map[string]any{"changes": len(diffs) > 0, "drifted": drifted, "files": diffs, "actions": []reconcile.Item{}}
+		out := map[string]any{"changes": len(diffs) > 0, "drifted": drifted, "files": diffs, "actions": []workspace.Item{}}
 		if res != nil && res.Items != nil {
 			out["actions"] = res.Items
 		}
@@ -63,9 +63,9 @@ func diffCmd(c *cli.Context) error {
 		}
 		if res != nil {
 			for _, it := range res.Items {
-				if it.Action == reconcile.ActDrift || it.Action == reconcile.ActConflict || it.Action == reconcile.ActWarning {
+				if it.Action == workspace.ActDrift || it.Action == workspace.ActConflict || it.Action == workspace.ActWarning {
 					more := ""
-					if it.Action == reconcile.ActDrift && shown[it.Path] {
+					if it.Action == workspace.ActDrift && shown[it.Path] {
 						more = "; the diff above is what apply --force restores"
 					}
 					fmt.Fprintf(g.Stderr, "actctl: %s: %s: %s%s\n", it.Action, it.Path, it.Reason, more)

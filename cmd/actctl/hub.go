@@ -12,6 +12,7 @@ import (
 
 	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -106,11 +107,11 @@ func hubUpdateCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	bg := &background{}
-	defer bg.wg.Wait() // the source:updated hooks, each bounded by its timeout
+	bg := &workspace.Background{}
+	defer bg.Wait() // the source:updated hooks, each bounded by its timeout
 	for _, s := range rep.Sources {
 		if s.Previous != "" {
-			sourceUpdated(context.Background(), g, cfg, bg, s.Name, s.Previous, s.Commit)
+			workspace.SourceUpdated(context.Background(), g.workspace(), cfg, bg, s.Name, s.Previous, s.Commit)
 		}
 	}
 	if g.JSON() {

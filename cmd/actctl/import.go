@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,10 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/actctl/actctl/hub"
 	"github.com/actctl/actctl/importer"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -34,7 +32,7 @@ type importOutput struct {
 	*importer.Plan
 	DryRun bool              `json:"dryRun"`
 	Config string            `json:"config"`
-	Apply  *reconcile.Result `json:"apply,omitempty"`
+	Apply  *workspace.Result `json:"apply,omitempty"`
 }
 
 func importCmd(c *cli.Context) error {
@@ -57,51 +55,14 @@ func importCmd(c *cli.Context) error {
 	if out.DryRun {
 		return printImport(g, out)
 	}
-	res, err := adopt(g, plan)
+	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
+	defer stop()
+	res, err := workspace.Import(ctx, g.workspace(), plan)
 	if err != nil {
 		return err
 	}
 	out.Apply = res
 	return printImport(g, out)
-}
-
-// adopt writes the plan and applies it; if apply would not adopt every
-// file as import left it, everything import wrote is undone.
-func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
-	undo, err := plan.Write()
-	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	fail := func(err error) (*reconcile.Result, error) {
-		if uerr := undo(); uerr != nil {
-			err = errors.Join(err, fmt.Errorf("undoing the import failed: %w", uerr))
-		}
-		// %v, not %w: a load's diagnostics would print alone, without
-		// saying that the import was undone.
-		return nil, fmt.Errorf("import: %v (import undone: every file it changed holds its bytes again, and actant.cue is gone)", err)
-	}
-	ctx, _, stop := onSignals(safePointPolicy(g.Stderr))
-	defer stop()
-	cfg, _, err := g.LoadWith(ctx, hub.Options{ReadOnly: true})
-	if err != nil {
-		return fail(fmt.Errorf("the imported actant.cue does not load: %w", err))
-	}
-	dry, err := applyPruning(ctx, cfg, reconcile.Options{DryRun: true})
-	if err != nil {
-		return fail(err)
-	}
-	if bad := importer.Refused(dry); len(bad) > 0 {
-		var lines []string
-		for _, it := range bad {
-			lines = append(lines, fmt.Sprintf("%s %s: %s", it.Action, it.Path, it.Reason))
-		}
-		return fail(fmt.Errorf("apply would not adopt the files as they are:\n  %s", strings.Join(lines, "\n  ")))
-	}
-	res, err := applyPruning(ctx, cfg, reconcile.Options{})
-	if err != nil {
-		return fail(err)
-	}
-	return res, nil
 }
 
 // printImport prints what import took and left, and what it wrote. Names
@@ -110,7 +71,7 @@ func adopt(g *globals, plan *importer.Plan) (*reconcile.Result, error) {
 func printImport(g *globals, out importOutput) error {
 	if g.JSON() {
 		if out.Apply != nil && out.Apply.Items == nil {
-			out.Apply.Items = []reconcile.Item{}
+			out.Apply.Items = []workspace.Item{}
 		}
 		return g.PrintJSON(out)
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/deploy"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/up"
+	"github.com/actctl/actctl/workspace"
 )
 
 // The --kube flags (docs/runtime.md, "Remote control"): --kube is a
@@ -127,7 +127,7 @@ func upTarget(g *globals) (control.Target, error) {
 
 // kubeDefaults fills the pod (and the namespace when not given) from the
 // workspace's deploy.kubernetes, as apply renders its StatefulSet
-// (reconcile.KubeWorkspaceName): named after deploy.kubernetes.name, else
+// (workspace.KubeWorkspaceName): named after deploy.kubernetes.name, else
 // the repository the pods clone (its repo, else the remote "origin"),
 // never the local directory; without that block, the namespace is the
 // context's.
@@ -150,7 +150,7 @@ func kubeDefaults(g *globals, k *control.Kube) error {
 		}
 	}
 	if k.Pod == "" {
-		ws := reconcile.KubeWorkspaceName(root, dk)
+		ws := workspace.KubeWorkspaceName(root, dk)
 		if ws == "" {
 			return usageError("--kube: the default pod is named after deploy.kubernetes.name, else the repository's remote \"origin\", and this workspace has neither: give --kube-pod")
 		}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,10 +23,9 @@ import (
 
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/hub"
-	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/workspace"
 )
 
 // version is set by the linker (-ldflags "-X main.version=v1.2.3"); when
@@ -358,7 +358,7 @@ type globals struct {
 	// those about this agent (its template's included) or about no agent
 	// in particular (proxy serves one agent).
 	OnlyAgent string
-	// command is the name of the command run (see warnsAbout).
+	// command is the name of the command run (see checkingCommands).
 	command string
 	// Acts, when set, names the agents of the loaded config this run acts
 	// on, as OnlyAgent does for one (up: those it runs).
@@ -369,10 +369,9 @@ type globals struct {
 	// loops drops prompts caused through too many hooks, one warning a
 	// chain (`actctl up`'s; nil elsewhere: each bus has its own).
 	loops *hooks.Guard
-	// configKey and evaluated are the config cache's key and the config
-	// this process evaluated from CUE under it (see loadConfig).
-	configKey *inputs.ConfigKey
-	evaluated *schema.Config
+	// loaded is the last config loaded, which saveConfig saves in the
+	// config cache.
+	loaded *workspace.Loaded
 }
 
 func globalsOf(c *cli.Context) *globals {
@@ -426,13 +425,27 @@ func (g *globals) Warn(format string, args ...any) {
 	fmt.Fprintf(g.Stderr, "actctl: warning: "+format+"\n", args...)
 }
 
+// workspace is the options of the workflows (package workspace) for
+// these flags: the hub's progress on a terminal, debug lines with
+// ACTCTL_DEBUG=1.
+func (g *globals) workspace() workspace.Options {
+	o := workspace.Options{Dir: g.Dir, Home: g.Home, Stderr: g.Stderr, OnlyAgent: g.OnlyAgent, Acts: g.Acts,
+		Checking: slices.Contains(checkingCommands, g.command), Prompter: g.prompter, Loops: g.loops}
+	if isTerminal(g.Stderr) && !g.JSON() {
+		o.Progress = g.Stderr
+	}
+	if os.Getenv("ACTCTL_DEBUG") == "1" {
+		o.Debug = g.Stderr
+	}
+	return o
+}
+
+// reportHook prints a failed hook as a warning (workspace.ReportHook).
+func reportHook(g *globals, r hooks.Result) { workspace.ReportHook(g.Stderr, r) }
+
 // LoadOptions returns the workspace discovery options from the flags.
 func (g *globals) LoadOptions() (schema.LoadOptions, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return schema.LoadOptions{}, err
-	}
-	return schema.LoadOptions{Dir: g.Dir, Cwd: cwd, Home: g.Home}, nil
+	return workspace.Options{Dir: g.Dir, Home: g.Home}.LoadOptions()
 }
 
 // Load finds and loads the workspace config, printing its warnings, and
@@ -444,127 +457,20 @@ func (g *globals) Load() (*schema.Config, error) {
 	return cfg, err
 }
 
-// LoadWith is Load with explicit hub options (apply --frozen, hub update).
+// LoadWith is Load with explicit hub options (apply --frozen, hub update):
+// workspace.Load, whose config saveConfig saves.
 func (g *globals) LoadWith(ctx context.Context, ho hub.Options) (*schema.Config, *hub.Report, error) {
-	o, err := g.LoadOptions()
+	l, err := workspace.Load(ctx, g.workspace(), ho)
+	g.loaded = l
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := g.loadConfig(o)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, w := range cfg.Warnings {
-		if g.concerns(cfg, w.Path) && g.warnsAbout(w.Path) {
-			fmt.Fprintf(g.Stderr, "actctl: %s\n", w)
-		}
-	}
-	var rep *hub.Report
-	if len(cfg.Hub) > 0 || ho.Frozen || ho.UpdateAll || len(ho.Update) > 0 {
-		if isTerminal(g.Stderr) && !g.JSON() {
-			ho.Progress = g.Stderr // go-git's sideband too: objects, bytes
-		}
-		if ho.Warn == nil {
-			ho.Warn = func(s string) { g.Warn("%s", s) }
-		}
-		if rep, err = hub.Ensure(ctx, cfg, ho); err != nil {
-			return nil, rep, err
-		}
-	}
-	// Agents created by `proxy -t` belong to the workspace too.
-	ignored, err := schema.MergeAdhoc(cfg, reconcile.MetaTracked(cfg.Root))
-	if err != nil {
-		return nil, rep, err
-	}
-	for _, s := range ignored {
-		g.Warn("%s", s)
-	}
-	return cfg, rep, nil
+	return l.Config, l.Hub, nil
 }
 
-// loadConfig is schema.Load through the config cache (docs/design.md,
-// "The config cache"): the snapshot of the last evaluation when none of
-// the files it read changed, else CUE. A snapshot that does not load is
-// ignored: the evaluation gives the authoritative answer, errors
-// included.
-func (g *globals) loadConfig(o schema.LoadOptions) (*schema.Config, error) {
-	root, err := schema.Find(o)
-	if err != nil {
-		return nil, err
-	}
-	home, err := o.HomeDir()
-	if err != nil {
-		return nil, err
-	}
-	g.configKey, g.evaluated = nil, nil
-	snap, key, why := inputs.ConfigSnapshot(root, home)
-	if snap != nil {
-		cfg, err := schema.LoadSnapshot(root, home, snap)
-		if err == nil {
-			g.debug("config", "from the cache")
-			return cfg, nil
-		}
-		why = err.Error()
-	}
-	g.debug("config", "evaluated: %s", why)
-	cfg, err := schema.LoadDir(root, home)
-	if err == nil {
-		g.configKey, g.evaluated = key, cfg
-	}
-	return cfg, err
-}
-
-// saveConfig saves the snapshot of the config this process evaluated in
-// the config cache; called once an apply succeeded, so that the cache is
-// only written where actctl keeps its state.
-func (g *globals) saveConfig() {
-	if g.evaluated == nil {
-		return
-	}
-	if err := g.configKey.Save(g.evaluated.Snapshot); err != nil {
-		g.debug("config", "%v", err)
-	}
-	g.configKey, g.evaluated = nil, nil
-}
-
-// debug prints a line on stderr with ACTCTL_DEBUG=1: which path a
-// command took and why.
-func (g *globals) debug(area, format string, args ...any) {
-	if os.Getenv("ACTCTL_DEBUG") == "1" {
-		fmt.Fprintf(g.Stderr, "actctl: debug: "+area+": "+format+"\n", args...)
-	}
-}
-
-// concerns reports whether a warning at config path is for this run
-// (see OnlyAgent and Acts): about one of its agents, or their templates
-// (and those rendered as their sub-agents), or about no agent.
-func (g *globals) concerns(cfg *schema.Config, path string) bool {
-	acts := []string{g.OnlyAgent}
-	switch {
-	case g.Acts != nil:
-		acts = g.Acts(cfg)
-	case g.OnlyAgent == "":
-		return true
-	}
-	for _, name := range acts {
-		if under(path, schema.Path("agents", name)) {
-			return true
-		}
-		a, ok := cfg.Agents[name]
-		if !ok {
-			continue
-		}
-		for _, t := range append([]string{a.Template}, cfg.Templates[a.Template].SubAgents...) {
-			if under(path, schema.Path("templates", t)) {
-				return true
-			}
-		}
-	}
-	return !strings.HasPrefix(path, "agents.") && !strings.HasPrefix(path, "templates.")
-}
-
-// under reports whether config path is at or below prefix.
-func under(path, prefix string) bool { return path == prefix || strings.HasPrefix(path, prefix+".") }
+// saveConfig saves the config this process evaluated in the config cache
+// (workspace.Loaded.SaveConfig); called once an agent is materialized.
+func (g *globals) saveConfig() { g.loaded.SaveConfig() }
 
 // isTerminal reports whether w is a terminal (for progress output).
 func isTerminal(w io.Writer) bool {

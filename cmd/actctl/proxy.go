@@ -16,7 +16,6 @@ import (
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/proxy"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/up"
@@ -149,24 +148,4 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 		return withCode(exitError, nil) // proxy.Run has reported it
 	}
 	return err
-}
-
-// applyPruning is reconcile.Apply that also removes the runtime record and
-// proxy log of every agent it prunes (runrecord.RemovePruned), as
-// delete does.
-func applyPruning(ctx context.Context, cfg *schema.Config, o reconcile.Options) (*reconcile.Result, error) {
-	res, err := reconcile.Apply(ctx, cfg, o)
-	if err != nil || o.DryRun || res == nil {
-		return res, err
-	}
-	for _, name := range res.Pruned {
-		dir := res.PrunedDir(name)
-		if dir == "" {
-			continue
-		}
-		if err := runrecord.RemovePruned(cfg.Home, name, dir); err != nil {
-			return res, fmt.Errorf("pruned %s, but removing its runtime record failed: %w", name, err)
-		}
-	}
-	return res, nil
 }

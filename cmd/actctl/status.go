@@ -12,11 +12,11 @@ import (
 
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/internal/termsafe"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/up"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -60,7 +60,7 @@ func statusCmd(c *cli.Context) error {
 	}
 	if c.Bool("exit-code") {
 		for _, s := range out {
-			if s.Status != reconcile.Synced {
+			if s.Status != workspace.Synced {
 				return withCode(1, nil)
 			}
 		}
@@ -95,7 +95,7 @@ func printStatuses(g *globals, out []agentStatusJSON) error {
 // agentStatuses is what `status` reports for the agents named in only
 // (every agent when it is empty): sync status plus process record.
 func agentStatuses(cfg *schema.Config, only []string) ([]agentStatusJSON, error) {
-	sts, err := reconcile.Status(cfg, reconcile.Options{Only: only, Scoped: len(only) > 0})
+	sts, err := workspace.Status(cfg, only)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func agentStatuses(cfg *schema.Config, only []string) ([]agentStatusJSON, error)
 
 // agentStatusJSON is one agent in `status -o json`.
 type agentStatusJSON struct {
-	reconcile.AgentStatus
+	workspace.AgentStatus
 	Process *processJSON `json:"process,omitempty"`
 }
 

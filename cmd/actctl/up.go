@@ -18,12 +18,12 @@ import (
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/mcpserver"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/up"
 	"github.com/actctl/actctl/upserve"
 	"github.com/actctl/actctl/watch"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -131,7 +131,7 @@ func upSignals(s *upserve.Server, logf func(string, ...any)) (policy signalPolic
 // config and changed files handed to up.
 func upWatch(c *cli.Context, g *globals, root string) upserve.WatchFunc {
 	return func(ctx context.Context, after func(*schema.Config, map[string][]string)) error {
-		return watchApply(ctx, c, g, root, func(cfg *schema.Config, res *reconcile.Result, err error) {
+		return watchApply(ctx, c, g, root, func(cfg *schema.Config, res *workspace.Result, err error) {
 			after(cfg, cycleChanges(res, err))
 		})
 	}
@@ -153,11 +153,11 @@ func upOptions(c *cli.Context, g *globals, names []string, logf func(string, ...
 
 // cycleChanges is, per agent, the files a watch cycle's apply changed
 // (nil when it failed).
-func cycleChanges(res *reconcile.Result, err error) map[string][]string {
+func cycleChanges(res *workspace.Result, err error) map[string][]string {
 	if err != nil || res == nil {
 		return nil
 	}
-	return changedFiles(res)
+	return workspace.ChangedFiles(res)
 }
 
 // upDescribe is describe's text of an agent up runs, with up's status,

@@ -11,8 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/hub"
-	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/workspace"
 )
 
 func init() {
@@ -36,7 +36,7 @@ func validateCmd(c *cli.Context) error {
 	if err := checkRender(g, cfg); err != nil {
 		return err
 	}
-	if err := reconcile.CheckDeploy(cfg); err != nil {
+	if err := workspace.CheckDeploy(cfg); err != nil {
 		return err
 	}
 	if g.JSON() {

@@ -1,30 +1,13 @@
 package main
 
-import (
-	"slices"
-	"strings"
-
-	"github.com/urfave/cli/v2"
-)
+import "github.com/urfave/cli/v2"
 
 // checkingCommands print every warning of the config: they check it or
-// write from it (README, "Global flags and conventions").
+// write from it (README, "Global flags and conventions"); the others leave
+// out deploy and schedule warnings (a deploy target, a template's
+// schedule): never on every status, get, describe or logs
+// (workspace.Options.Checking).
 var checkingCommands = []string{"validate", "apply", "diff"}
-
-// warnsAbout reports whether the command prints the config warning at
-// path: deploy and schedule warnings (a deploy target, a template's
-// schedule) only on validate, apply and diff, never on every status,
-// get, describe or logs.
-func (g *globals) warnsAbout(path string) bool {
-	return slices.Contains(checkingCommands, g.command) || !deployOrSchedule(path)
-}
-
-// deployOrSchedule reports whether a warning at path is about a deploy
-// target or a schedule.
-func deployOrSchedule(path string) bool {
-	return path == "deploy" || strings.HasPrefix(path, "deploy.") ||
-		strings.Contains(path, ".deploy") || strings.Contains(path, ".schedule")
-}
 
 // commandName is the name of the command c runs ("" at the top).
 func commandName(c *cli.Context) string {

@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"bytes"
@@ -7,31 +7,32 @@ import (
 	"sync"
 )
 
-// warnOnce passes stderr through, except a warning line (": warning: ")
+// WarnOnce passes stderr through, except a warning line (": warning: ")
 // printed in the previous cycle of a watch, so that `apply --watch` and
 // `up` say a warning when it appears, not again on every re-apply (README, "Global flags and conventions":
 // a warning is printed once). A warning that went away and comes back is
 // printed again. Lines are written whole; it is safe for concurrent use
 // (hooks print from their own goroutines).
-type warnOnce struct {
+type WarnOnce struct {
 	mu        sync.Mutex
 	w         io.Writer
 	buf       []byte
 	prev, cur map[string]bool
 }
 
-func newWarnOnce(w io.Writer) *warnOnce {
-	return &warnOnce{w: w, prev: map[string]bool{}, cur: map[string]bool{}}
+// NewWarnOnce is a WarnOnce writing to w.
+func NewWarnOnce(w io.Writer) *WarnOnce {
+	return &WarnOnce{w: w, prev: map[string]bool{}, cur: map[string]bool{}}
 }
 
 // cycle starts a new cycle: what the one before printed is not repeated.
-func (o *warnOnce) cycle() {
+func (o *WarnOnce) cycle() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.prev, o.cur = o.cur, map[string]bool{}
 }
 
-func (o *warnOnce) Write(p []byte) (int, error) {
+func (o *WarnOnce) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.buf = append(o.buf, p...)

@@ -1,7 +1,8 @@
-package main
+package workspace
 
 import (
 	"context"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -26,14 +27,14 @@ type applyEvents struct {
 // newApplyEvents returns nil when no hook listens to agent:* events, so
 // an apply without such hooks reads nothing more. Hooks still running
 // when ctx ends are killed.
-func newApplyEvents(ctx context.Context, g *globals, cfg *schema.Config) *applyEvents {
-	bus := hookBus(ctx, g, cfg, func(on string) bool { return strings.HasPrefix(on, "agent:") })
+func newApplyEvents(ctx context.Context, o Options, cfg *schema.Config) *applyEvents {
+	bus := hookBus(ctx, o, cfg, func(on string) bool { return strings.HasPrefix(on, "agent:") })
 	if bus == nil {
 		return nil
 	}
-	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
+	st, err := RecordedState(cfg)
 	if err != nil {
-		g.Warn("hooks: %v", err)
+		o.warn("hooks: %v", err)
 		return nil
 	}
 	return &applyEvents{bus: bus, known: st.Agents}
@@ -41,7 +42,7 @@ func newApplyEvents(ctx context.Context, g *globals, cfg *schema.Config) *applyE
 
 // hookBus returns a bus for the hooks whose event passes want, failures
 // reported as warnings; nil when there is none.
-func hookBus(ctx context.Context, g *globals, cfg *schema.Config, want func(on string) bool) *hooks.Bus {
+func hookBus(ctx context.Context, o Options, cfg *schema.Config, want func(on string) bool) *hooks.Bus {
 	listens := map[string]schema.Hook{}
 	for name, h := range cfg.Hooks {
 		if want(h.On) {
@@ -51,9 +52,9 @@ func hookBus(ctx context.Context, g *globals, cfg *schema.Config, want func(on s
 	if len(listens) == 0 {
 		return nil
 	}
-	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Prompter: g.prompter, Guard: g.loops, Report: func(r hooks.Result) { reportHook(g, r) }})
+	bus, err := hooks.New(listens, hooks.Options{Dir: cfg.Root, Context: ctx, Prompter: o.Prompter, Guard: o.Loops, Report: func(r hooks.Result) { ReportHook(o.Stderr, r) }})
 	if err != nil {
-		g.Warn("hooks: %v", err)
+		o.warn("hooks: %v", err)
 		return nil
 	}
 	return bus
@@ -61,11 +62,11 @@ func hookBus(ctx context.Context, g *globals, cfg *schema.Config, want func(on s
 
 // fire publishes one event per agent the apply changed; the hooks run in
 // the background (see wait).
-func (a *applyEvents) fire(res *reconcile.Result) {
+func (a *applyEvents) fire(res *Result) {
 	if a == nil || res == nil || res.DryRun {
 		return
 	}
-	files := changedFiles(res)
+	files := ChangedFiles(res)
 	now := time.Now()
 	pruned := map[string]bool{}
 	for _, name := range res.Pruned {
@@ -95,7 +96,9 @@ func (a *applyEvents) wait() {
 	}
 }
 
-func reportHook(g *globals, r hooks.Result) {
+// ReportHook prints a failed hook r as a warning on w; a hook that
+// succeeded, or was dropped as a loop, prints nothing.
+func ReportHook(w io.Writer, r hooks.Result) {
 	if r.Err == nil || r.Dropped {
 		return // a dropped loop: the guard warned once for its chain
 	}
@@ -103,14 +106,18 @@ func reportHook(g *globals, r hooks.Result) {
 	if r.Output != "" {
 		msg += ": " + r.Output
 	}
-	g.Warn("hook %s (%s %s): %s", r.Hook, r.Event.Name, r.Event.Agent, msg)
+	warnf(w, "hook %s (%s %s): %s", r.Hook, r.Event.Name, r.Event.Agent, msg)
 }
 
-// background tracks hooks still running after their cycle, for a watch
-// that must not wait for them between cycles but must before it exits.
-type background struct{ wg sync.WaitGroup }
+// Background tracks hooks still running after their cycle, for a watch
+// (or hub update) that must not wait for them between cycles but must
+// before it exits.
+type Background struct{ wg sync.WaitGroup }
 
-func (b *background) add(a *applyEvents) {
+// Wait blocks until every hook b tracks has ended.
+func (b *Background) Wait() { b.wg.Wait() }
+
+func (b *Background) add(a *applyEvents) {
 	if a == nil {
 		return
 	}
@@ -121,9 +128,10 @@ func (b *background) add(a *applyEvents) {
 	}()
 }
 
-// sourceUpdated fires source:updated hooks for a hub source that moved.
-func sourceUpdated(ctx context.Context, g *globals, cfg *schema.Config, bg *background, name, from, to string) {
-	bus := hookBus(ctx, g, cfg, func(on string) bool { return on == "source:updated" })
+// SourceUpdated fires source:updated hooks for a hub source that moved;
+// bg tracks them.
+func SourceUpdated(ctx context.Context, o Options, cfg *schema.Config, bg *Background, name, from, to string) {
+	bus := hookBus(ctx, o, cfg, func(on string) bool { return on == "source:updated" })
 	if bus == nil {
 		return
 	}
@@ -131,9 +139,9 @@ func sourceUpdated(ctx context.Context, g *globals, cfg *schema.Config, bg *back
 	bg.add(&applyEvents{bus: bus})
 }
 
-// changedFiles is, per agent, the files an apply created, updated,
+// ChangedFiles is, per agent, the files an apply created, updated,
 // deleted or restored.
-func changedFiles(res *reconcile.Result) map[string][]string {
+func ChangedFiles(res *Result) map[string][]string {
 	files := map[string][]string{}
 	for _, it := range res.Items {
 		switch it.Action {

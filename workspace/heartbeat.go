@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"maps"
@@ -13,7 +13,7 @@ import (
 // of them, or those in only): from schedule.heartbeat.prompt, when the
 // file does not exist, never over it (the agent owns it; docs/runtime.md).
 // `actctl up` seeds it too, for a workspace it finds without one.
-func seedHeartbeats(g *globals, cfg *schema.Config, only []string) {
+func seedHeartbeats(o Options, cfg *schema.Config, only []string) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
 		if len(only) > 0 && !slices.Contains(only, name) {
 			continue
@@ -23,7 +23,7 @@ func seedHeartbeats(g *globals, cfg *schema.Config, only []string) {
 			continue
 		}
 		if _, err := schedule.SeedHeartbeat(r.Dir, r.Template.Schedule.Heartbeat.Prompt); err != nil {
-			g.Warn("%s: %v", name, err)
+			o.warn("%s: %v", name, err)
 		}
 	}
 }
