@@ -173,7 +173,7 @@ func (e *Error) Unwrap() error { return e.Err }
 //   - client EOF (or a failed write to the client): the backend's stdin is
 //     closed, it gets Grace to exit, then its process group is killed; Run
 //     returns nil.
-//   - ctx cancelled (the CLI cancels it on Signals): the group is killed at
+//   - ctx cancelled (the CLI cancels it on launch.Signals): the group is killed at
 //     once, pending client requests get an error; Run returns an *Error of
 //     kind ErrInterrupted.
 //   - the backend exits or cannot be started: its remaining output is
