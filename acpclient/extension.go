@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"sync"
 
@@ -55,10 +54,6 @@ func (e *ExtensionNotes) Take(method string) bool {
 	}
 	return false
 }
-
-// TeeLines returns a reader passing r through unchanged that hands every
-// complete line to fn before the reader's caller sees it.
-func TeeLines(r io.Reader, fn func([]byte)) io.Reader { return &lineTee{r: r, fn: fn} }
 
 // Extension is what serves the agent's extension methods of one session:
 // a lease's editor. notify says whether the message is a notification.
