@@ -1,6 +1,7 @@
 package rpcpeer
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/actctl/actctl/internal/lineframe"
@@ -103,16 +104,6 @@ func (p *Pending[V]) Drain() []Entry[V] {
 	}
 	clear(p.m)
 	p.n = 0
-	slices.SortFunc(all, func(a, b Entry[V]) int { return cmpSeq(a.Seq, b.Seq) })
+	slices.SortFunc(all, func(a, b Entry[V]) int { return cmp.Compare(a.Seq, b.Seq) })
 	return all
-}
-
-func cmpSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

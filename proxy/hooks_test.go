@@ -1,0 +1,65 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/rpcpeer"
+)
+
+// TestPluginHooks: the session plugins' interception point. A client's
+// session/prompt reaches the backend as the Prompt hook returns it (or is
+// answered with the hook's error and never forwarded), and the backend's
+// session/update reaches the client as the Update hook returns it (none:
+// dropped); every other line passes untouched.
+func TestPluginHooks(t *testing.T) {
+	o, dir := agentOptions(t)
+	o.Hooks = &rpcpeer.Hooks{
+		Prompt: func(m rpcpeer.Message) ([]byte, *acp.RequestError) {
+			if bytes.Contains(m.Line, []byte(`"refuse"`)) {
+				return nil, &acp.RequestError{Code: rpcpeer.CodeInternal, Message: "plugin refused " + m.SessionID}
+			}
+			return bytes.Replace(m.Line, []byte(`"TURN"`), []byte(`"turn"`), 1), nil
+		},
+		Update: func(m rpcpeer.Message) [][]byte {
+			if bytes.Contains(m.Line, []byte(`x_future_kind`)) {
+				return nil
+			}
+			return [][]byte{bytes.Replace(m.Line, []byte(`"working"`), []byte(`"WORKING"`), 1)}
+		},
+	}
+	c := startClient(t, context.Background(), o, dir)
+	c.initSession("/tmp/project")
+	c.send(prompt("3", "TURN"))
+	var got []string
+	for {
+		m, l := c.recvMsg()
+		if m.Method == "session/request_permission" {
+			c.send(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`)
+			continue
+		}
+		if string(m.ID) == "3" {
+			break
+		}
+		got = append(got, string(l))
+	}
+	if len(got) != 3 || !bytes.Contains([]byte(got[0]), []byte(`"text":"WORKING"`)) {
+		t.Errorf("updates the client got (want the message chunk changed, x_future_kind dropped, the tool call's two):\n%q", got)
+	}
+	c.send(prompt("4", "refuse"))
+	if m, l := c.recvMsg(); string(m.ID) != "4" || m.Error == nil || m.Error.Message != "plugin refused sess-1" {
+		t.Errorf("a prompt the hook refuses: got %s", l)
+	}
+	c.in.Close()
+	if err := c.wait(); err != nil {
+		t.Fatal(err)
+	}
+	recv := bytes.Join(transcript(t, filepath.Join(dir, "recv.jsonl")), nil)
+	if !bytes.Contains(recv, []byte(`"text":"turn"`)) || bytes.Contains(recv, []byte("TURN")) || bytes.Contains(recv, []byte("refuse")) {
+		t.Errorf("the backend received:\n%s", recv)
+	}
+}
