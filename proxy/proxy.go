@@ -735,8 +735,8 @@ func (r *relay) fromClient(line []byte) ([]byte, bool) {
 				return nil, false
 			}
 		}
-		line, e := r.o.Hooks.Inbound(line, &env)
-		if e != nil {
+		var e *acp.RequestError
+		if line, e = r.o.Hooks.Inbound(line, &env); e != nil {
 			r.answer(env.ID, e)
 			return nil, false
 		}

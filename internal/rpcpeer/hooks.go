@@ -29,9 +29,9 @@ type Hooks struct {
 
 // Message is a line handed to a hook.
 type Message struct {
-	Line      []byte              // one JSON-RPC message, as it came
-	Env       *lineframe.Envelope // Line's envelope
-	SessionID string              // params.sessionId ("" when absent)
+	Line      []byte             // one JSON-RPC message, as it came
+	Env       lineframe.Envelope // Line's envelope (a copy: the relay's own does not escape to the heap)
+	SessionID string             // params.sessionId ("" when absent)
 }
 
 // Inbound applies Prompt to a client's line of envelope env: out is the
@@ -58,5 +58,5 @@ func (h *Hooks) Outbound(line []byte, env *lineframe.Envelope) (lines [][]byte, 
 
 func message(line []byte, env *lineframe.Envelope) Message {
 	sid, _ := lineframe.Unquote(lineframe.Member(line, env.Params, "sessionId"))
-	return Message{Line: line, Env: env, SessionID: string(sid)}
+	return Message{Line: line, Env: *env, SessionID: string(sid)}
 }
