@@ -3,8 +3,10 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"testing"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -61,5 +63,25 @@ func TestPluginHooks(t *testing.T) {
 	recv := bytes.Join(transcript(t, filepath.Join(dir, "recv.jsonl")), nil)
 	if !bytes.Contains(recv, []byte(`"text":"turn"`)) || bytes.Contains(recv, []byte("TURN")) || bytes.Contains(recv, []byte("refuse")) {
 		t.Errorf("the backend received:\n%s", recv)
+	}
+}
+
+// TestRelayAllocs: relaying a backend's notification or answer, and a
+// client's notification, allocates nothing when no plugin is declared
+// (the envelope stays on the stack whatever the hooks do with theirs).
+func TestRelayAllocs(t *testing.T) {
+	r := &relay{log: &logger{stderr: io.Discard, now: time.Now}}
+	r.out = newLockedWriter(io.Discard, func(error) {})
+	update := benchLine(1024)
+	answer := []byte(`{"jsonrpc":"2.0","id":"x","result":{}}` + "\n")
+	note := bytes.Replace(update, []byte(`"session/update"`), []byte(`"_bench/note0000"`), 1)
+	if n := testing.AllocsPerRun(100, func() {
+		r.fromBackend(update)
+		r.fromBackend(answer)
+		if _, ok := r.fromClient(note); !ok {
+			t.Fatal("a client's notification was not forwarded")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per relayed line, want 0", n)
 	}
 }
