@@ -333,7 +333,7 @@ func (r *relay) run(ctx context.Context) error {
 	if err != nil {
 		return r.startFailed(ctx, err)
 	}
-	exited := r.relay()
+	exited := r.started()
 	agentDone := make(chan struct{})
 	go r.agentLoop(agentDone)
 	go r.clientLoop()
@@ -362,9 +362,9 @@ func (r *relay) startFailed(ctx context.Context, err error) error {
 	return &Error{Kind: ErrStart, Command: r.o.Command, ExitCode: -1, Err: errors.Unwrap(err), msg: msg}
 }
 
-// relay reports the started backend and reaps it: the channel gets its
+// started reports the started backend and reaps it: the channel gets its
 // exit status (nil when it could not be read).
-func (r *relay) relay() <-chan *os.ProcessState {
+func (r *relay) started() <-chan *os.ProcessState {
 	pid := r.proc.Pid()
 	r.log.printf("started backend %q (pid %d, cwd %s, sessionCwd %s)", r.o.Command, pid, r.proc.Cmd.Dir, r.o.SessionCwd)
 	if r.o.OnStart != nil {
