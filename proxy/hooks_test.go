@@ -15,9 +15,10 @@ import (
 
 // TestPluginHooks: the session plugins' interception point. A client's
 // session/prompt reaches the backend as the Prompt hook returns it (or is
-// answered with the hook's error and never forwarded), and the backend's
+// answered with the hook's error and never forwarded), the backend's
 // session/update reaches the client as the Update hook returns it (none:
-// dropped); every other line passes untouched.
+// dropped), and what TurnEnd returns precedes the prompt's answer; every
+// other line passes untouched.
 func TestPluginHooks(t *testing.T) {
 	o, dir := agentOptions(t)
 	o.Hooks = &rpcpeer.Hooks{
@@ -32,6 +33,9 @@ func TestPluginHooks(t *testing.T) {
 				return nil
 			}
 			return [][]byte{bytes.Replace(m.Line, []byte(`"working"`), []byte(`"WORKING"`), 1)}
+		},
+		TurnEnd: func(m rpcpeer.Message) [][]byte {
+			return [][]byte{[]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"whole ` + string(m.Env.ID) + `"}}}}`)}
 		},
 	}
 	c := startClient(t, context.Background(), o, dir)
@@ -49,8 +53,8 @@ func TestPluginHooks(t *testing.T) {
 		}
 		got = append(got, string(l))
 	}
-	if len(got) != 3 || !bytes.Contains([]byte(got[0]), []byte(`"text":"WORKING"`)) {
-		t.Errorf("updates the client got (want the message chunk changed, x_future_kind dropped, the tool call's two):\n%q", got)
+	if len(got) != 4 || !bytes.Contains([]byte(got[0]), []byte(`"text":"WORKING"`)) || !bytes.Contains([]byte(got[3]), []byte(`"text":"whole 3"`)) {
+		t.Errorf("updates the client got (want the message chunk changed, x_future_kind dropped, the tool call's two, the turn end's):\n%q", got)
 	}
 	c.send(prompt("4", "refuse"))
 	if m, l := c.recvMsg(); string(m.ID) != "4" || m.Error == nil || m.Error.Message != "plugin refused sess-1" {

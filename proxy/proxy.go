@@ -129,8 +129,9 @@ type Options struct {
 	OnSession func(SessionEvent)
 	// Hooks, if set, is the session plugins' interception point
 	// (rpcpeer.Hooks): a client's session/prompt before the backend sees
-	// it, the backend's session/update before the client does. Without
-	// it every line not named above passes byte for byte.
+	// it, the backend's session/update and its answer to session/prompt
+	// before the client does. Without it every line not named above
+	// passes byte for byte.
 	Hooks *rpcpeer.Hooks
 }
 
@@ -647,13 +648,16 @@ func methodName(env *lineframe.Envelope) string {
 	return ""
 }
 
-// answered removes the client request a backend response answers.
-func (r *relay) answered(env *lineframe.Envelope) {
+// answered removes the client request a backend response answers, and
+// returns its method as the pending table keeps it (methodName).
+func (r *relay) answered(env *lineframe.Envelope) string {
 	r.mu.Lock()
-	if p, ok := r.pending.Take(env.ID); ok && p.Method == acp.AgentMethodInitialize && !env.IsError {
+	defer r.mu.Unlock()
+	p, ok := r.pending.Take(env.ID)
+	if ok && p.Method == acp.AgentMethodInitialize && !env.IsError {
 		r.initOK = true
 	}
-	r.mu.Unlock()
+	return p.Method
 }
 
 // isNewSession reports whether id is that of a client's session/new
@@ -786,8 +790,8 @@ func (r *relay) agentLoop(done chan<- struct{}) {
 
 // fromBackend relays a line of the backend's: not JSON-RPC, it is
 // dropped with a warning; an answer ends its request's wait (or is the
-// proxy's own: mode.go); a session/update goes through the plugins'
-// Update hook.
+// proxy's own: mode.go), and a session/prompt's passes the plugins'
+// TurnEnd hook; a session/update goes through their Update hook.
 func (r *relay) fromBackend(line []byte) {
 	env := lineframe.Parse(line)
 	switch env.Kind {
@@ -800,7 +804,9 @@ func (r *relay) fromBackend(line []byte) {
 		if r.modes != nil && r.modes.response(line, &env) {
 			return
 		}
-		r.answered(&env)
+		for _, l := range r.o.Hooks.Ended(line, &env, r.answered(&env)) {
+			r.out.writeLine(l, false)
+		}
 	case lineframe.KindRequest, lineframe.KindNotification:
 		if lines, hooked := r.o.Hooks.Outbound(line, &env); hooked {
 			for _, l := range lines {

@@ -17,7 +17,8 @@
 //     sessionCwd policy), every other byte of the line left as it is.
 //   - Hooks: the one interception point of ACP session traffic, for
 //     session plugins: a session/prompt request before it reaches the
-//     agent, a session/update notification before it reaches the client.
+//     agent, a session/update notification and the answer that ends the
+//     turn before they reach the client.
 //
 // Lines are never decoded whole: what is not rewritten passes byte for
 // byte.

@@ -9,9 +9,10 @@ import (
 // Hooks is the interception point of ACP session traffic in a relay, for
 // session plugins: Prompt sees every session/prompt request a client sends
 // before it reaches the agent, Update every session/update notification
-// the agent sends before it reaches the client. A nil *Hooks, or a nil
-// func, passes every line on untouched, so a relay without plugins keeps
-// its byte identity.
+// the agent sends before it reaches the client, and TurnEnd the agent's
+// answer to a session/prompt (the end of the turn) before the client gets
+// it. A nil *Hooks, or a nil func, passes every line on untouched, so a
+// relay without plugins keeps its byte identity.
 //
 // The funcs run on the relay's reader of that direction, one line at a
 // time and in order: while one runs, nothing more is read that way (the
@@ -25,6 +26,11 @@ type Hooks struct {
 	// Update returns the lines the client gets in place of m.Line: none
 	// drops it, m.Line alone passes it on unchanged.
 	Update func(m Message) [][]byte
+	// TurnEnd returns lines the client gets before m.Line, the answer to
+	// a session/prompt (a plugin that transforms a whole message sends it
+	// here). m.SessionID is empty (an answer names no session); m.Env.ID
+	// is the id Prompt saw.
+	TurnEnd func(m Message) [][]byte
 }
 
 // Message is a line handed to a hook.
@@ -59,4 +65,15 @@ func (h *Hooks) Outbound(line []byte, env *lineframe.Envelope) (lines [][]byte, 
 func message(line []byte, env *lineframe.Envelope) Message {
 	sid, _ := lineframe.Unquote(lineframe.Member(line, env.Params, "sessionId"))
 	return Message{Line: line, Env: *env, SessionID: string(sid)}
+}
+
+// Ended applies TurnEnd to an agent's answer of envelope env to a request
+// of method (the relay's pending table knows it): the lines to send
+// before the answer; none for every other answer, and when there is no
+// TurnEnd hook.
+func (h *Hooks) Ended(line []byte, env *lineframe.Envelope, method string) [][]byte {
+	if h == nil || h.TurnEnd == nil || method != acp.AgentMethodSessionPrompt {
+		return nil
+	}
+	return h.TurnEnd(message(line, env))
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // TestHooks: a hook sees only its method's messages (session/prompt
-// requests inbound, session/update notifications outbound), with the
-// session they name; without hooks every line passes as it is.
+// requests inbound, session/update notifications and the answers to
+// session/prompt outbound), with the session they name; without hooks
+// every line passes as it is.
 func TestHooks(t *testing.T) {
 	prompt := []byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}}`)
 	update := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}}`)
@@ -57,10 +58,22 @@ func TestHooks(t *testing.T) {
 			t.Errorf("hooks saw %q, want the prompt and the update", seen)
 		}
 	}
+	answer := []byte(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
+	env := lineframe.Parse(answer)
+	h.TurnEnd = func(m Message) [][]byte { return [][]byte{[]byte("before " + string(m.Env.ID))} }
+	if got := h.Ended(answer, &env, acp.AgentMethodSessionPrompt); len(got) != 1 || string(got[0]) != "before 3" {
+		t.Errorf("TurnEnd on the answer to a prompt: %q", got)
+	}
+	if got := h.Ended(answer, &env, acp.AgentMethodSessionNew); got != nil {
+		t.Errorf("TurnEnd on the answer to session/new: %q", got)
+	}
+	if got := (*Hooks)(nil).Ended(answer, &env, acp.AgentMethodSessionPrompt); got != nil {
+		t.Errorf("no hooks: %q", got)
+	}
 	refuse := &Hooks{Prompt: func(Message) ([]byte, *acp.RequestError) {
 		return nil, &acp.RequestError{Code: CodeInternal, Message: "plugin failed"}
 	}}
-	env := lineframe.Parse(prompt)
+	env = lineframe.Parse(prompt)
 	if _, e := refuse.Inbound(prompt, &env); e == nil || e.Message != "plugin failed" {
 		t.Errorf("a refusing hook: %v", e)
 	}
