@@ -170,7 +170,6 @@ type Client struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session // the open sessions by id
-	notes    ExtensionNotes      // never counts: notifications are handled as read (tee.go)
 	closed   bool
 	badLine  string // the first line that was not JSON: a protocol break
 	tooBig   bool   // a message over MaxMessage was read: a protocol break

@@ -7,7 +7,7 @@
 // beneath_*.go), terminal/* as real processes in their own groups (the
 // writes and terminals only as the agent's preset allows: guard.go), and
 // session/request_permission answered by a permission policy (policy.go).
-// It reads the agent's messages itself before the SDK (tee.go): each line
+// It reads the agent's messages itself before the SDK (stream.go): each line
 // goes to the observer of the session it names, on that one read
 // goroutine, so an observer must not block: a slow one slows this
 // backend's every session, and the agent's requests in flight are

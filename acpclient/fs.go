@@ -10,6 +10,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -77,7 +78,7 @@ func (rs roots) String() string {
 // happens beneath the root's directory.
 func (rs roots) locate(p string) (root, string, error) {
 	if !filepath.IsAbs(p) {
-		return root{}, "", fsError(codeInvalidParams, p, fmt.Sprintf("%s: the path must be absolute", p))
+		return root{}, "", fsError(rpcpeer.CodeInvalidParams, p, fmt.Sprintf("%s: the path must be absolute", p))
 	}
 	clean := filepath.Clean(p)
 	var best root
@@ -117,11 +118,11 @@ func within(base, p string) (string, bool) {
 // instead.
 func (rs roots) resolve(p string) (string, error) {
 	if !filepath.IsAbs(p) {
-		return "", fsError(codeInvalidParams, p, fmt.Sprintf("%s: the path must be absolute", p))
+		return "", fsError(rpcpeer.CodeInvalidParams, p, fmt.Sprintf("%s: the path must be absolute", p))
 	}
 	real, err := realPath(filepath.Clean(p))
 	if err != nil {
-		return "", fsError(codeInternal, p, fmt.Sprintf("resolve %s: %v", p, err))
+		return "", fsError(rpcpeer.CodeInternal, p, fmt.Sprintf("resolve %s: %v", p, err))
 	}
 	for _, r := range rs {
 		if _, ok := within(r.real, real); ok {
@@ -152,13 +153,9 @@ func realPath(p string) (string, error) {
 	}
 }
 
-// JSON-RPC error codes the fs methods answer with (ACP's
-// resource_not_found for a missing file).
-const (
-	codeInvalidParams = -32602
-	codeInternal      = -32603
-	codeNotFound      = -32002
-)
+// codeNotFound is ACP's resource_not_found, the error code of a missing
+// file (the others are JSON-RPC's: rpcpeer).
+const codeNotFound = -32002
 
 // fsError is the error an agent's fs request gets: its message says what
 // happened to which path (agents show the message, not the data).
@@ -179,7 +176,7 @@ func (rs roots) outside(p, why string) error {
 	if why != "" {
 		msg += ": " + why
 	}
-	return fsError(codeInvalidParams, p, msg)
+	return fsError(rpcpeer.CodeInvalidParams, p, msg)
 }
 
 // errProtected is a write refused because its target is one of the files
@@ -224,13 +221,13 @@ func (rs roots) requestError(verb, path string, err error) error {
 	case errors.As(err, &out):
 		return rs.outside(path, out.why)
 	case errors.As(err, &prot):
-		return fsError(codeInvalidParams, path, fmt.Sprintf("%s: actctl's client never writes there (under any preset): %s", path, prot.why))
+		return fsError(rpcpeer.CodeInvalidParams, path, fmt.Sprintf("%s: actctl's client never writes there (under any preset): %s", path, prot.why))
 	case errors.Is(err, fs.ErrNotExist):
 		return fsError(codeNotFound, path, fmt.Sprintf("%s %s: no such file or directory", verb, path))
 	case errors.Is(err, fs.ErrPermission):
-		return fsError(codeInvalidParams, path, fmt.Sprintf("%s %s: permission denied", verb, path))
+		return fsError(rpcpeer.CodeInvalidParams, path, fmt.Sprintf("%s %s: permission denied", verb, path))
 	}
-	return fsError(codeInternal, path, fmt.Sprintf("%s %s: %v", verb, path, err))
+	return fsError(rpcpeer.CodeInternal, path, fmt.Sprintf("%s %s: %v", verb, path, err))
 }
 
 // ReadTextFile reads a file in the roots of the session the request names.

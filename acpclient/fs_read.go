@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"unicode/utf8"
+
+	"github.com/actctl/actctl/internal/rpcpeer"
 )
 
 // MaxReadBytes bounds the text one fs/read_text_file answer carries,
@@ -45,11 +47,11 @@ func readTextFrom(r io.Reader, size int64, path string, line, limit *int, max in
 		return "", err
 	}
 	if !utf8.Valid(b) {
-		return "", fsError(codeInvalidParams, path, fmt.Sprintf("%s is not valid UTF-8 text (first invalid byte at offset %d of what was asked for): "+
+		return "", fsError(rpcpeer.CodeInvalidParams, path, fmt.Sprintf("%s is not valid UTF-8 text (first invalid byte at offset %d of what was asked for): "+
 			"actctl serves text unaltered or not at all", path, invalidAt(b)))
 	}
 	if n := jsonLen(b); n > max {
-		return "", fsError(codeInvalidParams, path, fmt.Sprintf("%s: the text asked for takes %d bytes escaped for JSON, more than the %d bytes one read may return: "+
+		return "", fsError(rpcpeer.CodeInvalidParams, path, fmt.Sprintf("%s: the text asked for takes %d bytes escaped for JSON, more than the %d bytes one read may return: "+
 			"ask for fewer lines with line and limit", path, n, max))
 	}
 	return string(b), nil
@@ -102,7 +104,7 @@ func tooBig(path string, size, max int64) error {
 	if size >= 0 {
 		what = fmt.Sprintf("%d bytes,", size)
 	}
-	return fsError(codeInvalidParams, path, fmt.Sprintf("%s is %s more than the %d bytes one read may return: "+
+	return fsError(rpcpeer.CodeInvalidParams, path, fmt.Sprintf("%s is %s more than the %d bytes one read may return: "+
 		"ask for part of it with line and limit", path, what, max))
 }
 
@@ -127,7 +129,7 @@ func readLines(r io.Reader, path string, line, limit *int, max int64) ([]byte, e
 			return nil, err
 		}
 		if int64(out.Len()) > max {
-			return nil, fsError(codeInvalidParams, path, fmt.Sprintf("%s: the lines asked for are more than the %d bytes one read may return: ask for fewer with limit", path, max))
+			return nil, fsError(rpcpeer.CodeInvalidParams, path, fmt.Sprintf("%s: the lines asked for are more than the %d bytes one read may return: ask for fewer with limit", path, max))
 		}
 		if !more {
 			break

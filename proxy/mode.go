@@ -12,6 +12,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
 )
 
 // A tool may not take the permission mode from the committed project file
@@ -38,22 +39,23 @@ type modeSetter struct {
 
 	mu     sync.Mutex
 	next   uint64
-	held   map[string]*heldNew // by the key of the set_mode request's id
-	sids   map[string]*heldNew // the same, by session id
+	held   rpcpeer.Pending[*heldNew] // by the id of the set_mode request
+	sids   map[string]*heldNew       // the same, by session id
 	warned bool
 }
 
 // heldNew is an answer to session/new held until its session is in the
 // mode.
 type heldNew struct {
-	key, sid, from string
-	resp           []byte   // the backend's answer
-	lines          [][]byte // what it sent about the session meanwhile
-	timer          *time.Timer
+	id        []byte // of the set_mode request
+	sid, from string
+	resp      []byte   // the backend's answer
+	lines     [][]byte // what it sent about the session meanwhile
+	timer     *time.Timer
 }
 
 func newModeSetter(r *relay, mode string) *modeSetter {
-	return &modeSetter{r: r, mode: mode, held: map[string]*heldNew{}, sids: map[string]*heldNew{}}
+	return &modeSetter{r: r, mode: mode, sids: map[string]*heldNew{}}
 }
 
 // sessionModes is what the proxy reads of an answer to session/new.
@@ -70,28 +72,23 @@ type sessionModes struct {
 // response looks at a response of the backend's (line, env) before it is
 // relayed; true if the proxy keeps it: the answer to its own set_mode (the
 // held answer is then released), or an answer to session/new it holds.
-func (m *modeSetter) response(line []byte, env *envelope) bool {
-	var kb [64]byte
-	key, ok := appendIDKey(kb[:0], env.id)
-	if !ok {
-		return false
-	}
+func (m *modeSetter) response(line []byte, env *lineframe.Envelope) bool {
 	m.mu.Lock()
-	h := m.held[string(key)]
+	h, ok := m.held.Peek(env.ID)
 	m.mu.Unlock()
-	if h != nil {
+	if ok {
 		why := ""
-		if env.isError {
-			why = string(line[env.result.start:env.result.end])
+		if env.IsError {
+			why = string(line[env.Error.Start:env.Error.End])
 		}
-		m.release(h, why)
+		m.release(h.Value, why)
 		return true
 	}
-	if env.isError || !m.r.isNewSession(env.id) {
+	if env.IsError || !m.r.isNewSession(env.ID) {
 		return false
 	}
 	var res sessionModes
-	if json.Unmarshal(line[env.result.start:env.result.end], &res) != nil || res.Modes == nil || res.SessionID == "" || res.Modes.CurrentModeID == m.mode {
+	if json.Unmarshal(line[env.Result.Start:env.Result.End], &res) != nil || res.Modes == nil || res.SessionID == "" || res.Modes.CurrentModeID == m.mode {
 		return false
 	}
 	offered := make([]string, len(res.Modes.AvailableModes))
@@ -113,9 +110,9 @@ func (m *modeSetter) hold(resp []byte, sid, from string) {
 	m.mu.Lock()
 	m.next++
 	id := fmt.Sprintf("actctl-proxy-set-mode-%d", m.next)
-	key, _ := appendIDKey(nil, jsonString(id))
-	h := &heldNew{key: string(key), sid: sid, from: from, resp: resp}
-	m.held[h.key], m.sids[sid] = h, h
+	h := &heldNew{id: rpcpeer.JSONString(id), sid: sid, from: from, resp: resp}
+	m.held.Add(h.id, acp.AgentMethodSessionSetMode, h)
+	m.sids[sid] = h
 	h.timer = time.AfterFunc(modeWait, func() { m.release(h, fmt.Sprintf("no answer within %s", modeWait)) })
 	m.mu.Unlock()
 	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": acp.AgentMethodSessionSetMode,
@@ -127,13 +124,13 @@ func (m *modeSetter) hold(resp []byte, sid, from string) {
 
 // holds keeps a line of the backend's (a notification or request, line
 // and env) that names a session whose answer is held; true if it did.
-func (m *modeSetter) holds(line []byte, env *envelope) bool {
+func (m *modeSetter) holds(line []byte, env *lineframe.Envelope) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.sids) == 0 {
 		return false
 	}
-	sid, ok := lineframe.Unquote(lineframe.Member(line, lineframe.Span{Start: env.params.start, End: env.params.end}, "sessionId"))
+	sid, ok := lineframe.Unquote(lineframe.Member(line, env.Params, "sessionId"))
 	if !ok {
 		return false
 	}
@@ -152,10 +149,10 @@ func (m *modeSetter) holds(line []byte, env *envelope) bool {
 func (m *modeSetter) release(h *heldNew, why string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.held[h.key] != h {
+	if e, ok := m.held.Peek(h.id); !ok || e.Value != h {
 		return
 	}
-	delete(m.held, h.key)
+	m.held.Take(h.id)
 	delete(m.sids, h.sid)
 	h.timer.Stop()
 	if m.r.isDead.Load() {
@@ -167,7 +164,7 @@ func (m *modeSetter) release(h *heldNew, why string) {
 	} else {
 		m.warnLocked(fmt.Sprintf("the agent did not take session mode %q (%s): its sessions run in its mode %q", m.mode, why, h.from))
 	}
-	env := parseEnvelope(h.resp)
+	env := lineframe.Parse(h.resp)
 	m.r.answered(&env)
 	m.r.out.writeLine(resp, false)
 	for _, l := range h.lines {
@@ -193,8 +190,8 @@ func (m *modeSetter) warnLocked(msg string) {
 // withCurrentMode is the answer resp with result.modes.currentModeId set
 // to mode; every other byte stays.
 func withCurrentMode(resp []byte, mode string) []byte {
-	env := parseEnvelope(resp)
-	modes, ok := memberSpan(resp, env.result, "modes")
+	env := lineframe.Parse(resp)
+	modes, ok := memberSpan(resp, env.Result, "modes")
 	if !ok {
 		return resp
 	}
@@ -203,21 +200,21 @@ func withCurrentMode(resp []byte, mode string) []byte {
 		return resp
 	}
 	out := make([]byte, 0, len(resp)+len(mode))
-	out = append(out, resp[:cur.start]...)
-	out = append(out, jsonString(mode)...)
-	return append(out, resp[cur.end:]...)
+	out = append(out, resp[:cur.Start]...)
+	out = append(out, rpcpeer.JSONString(mode)...)
+	return append(out, resp[cur.End:]...)
 }
 
 // memberSpan is the value range of member key of the object at obj in b.
-func memberSpan(b []byte, obj span, key string) (span, bool) {
-	if obj.start == obj.end || b[obj.start] != '{' {
-		return span{}, false
+func memberSpan(b []byte, obj lineframe.Span, key string) (lineframe.Span, bool) {
+	if obj.Empty() || b[obj.Start] != '{' {
+		return lineframe.Span{}, false
 	}
-	var s span
+	var s lineframe.Span
 	found := false
-	scanObject(b[:obj.end], obj.start, 0, func(k []byte, vs, ve int) {
+	lineframe.ScanObject(b[:obj.End], obj.Start, func(k []byte, vs, ve int) {
 		if string(k) == key {
-			s, found = span{vs, ve}, true
+			s, found = lineframe.Span{Start: vs, End: ve}, true
 		}
 	})
 	return s, found

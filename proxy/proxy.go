@@ -19,13 +19,11 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +32,8 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
@@ -127,6 +127,12 @@ type Options struct {
 	// fork request, and every session/list with a cwd filter, forwarded to
 	// the backend.
 	OnSession func(SessionEvent)
+	// Hooks, if set, is the session plugins' interception point
+	// (rpcpeer.Hooks): a client's session/prompt before the backend sees
+	// it, the backend's session/update and its answer to session/prompt
+	// before the client does. Without it every line not named above
+	// passes byte for byte.
+	Hooks *rpcpeer.Hooks
 }
 
 // SessionEvent describes a session request as it passed the proxy.
@@ -173,7 +179,7 @@ func (e *Error) Unwrap() error { return e.Err }
 //   - client EOF (or a failed write to the client): the backend's stdin is
 //     closed, it gets Grace to exit, then its process group is killed; Run
 //     returns nil.
-//   - ctx cancelled (the CLI cancels it on Signals): the group is killed at
+//   - ctx cancelled (the CLI cancels it on launch.Signals): the group is killed at
 //     once, pending client requests get an error; Run returns an *Error of
 //     kind ErrInterrupted.
 //   - the backend exits or cannot be started: its remaining output is
@@ -187,6 +193,32 @@ func (e *Error) Unwrap() error { return e.Err }
 // should ignore SIGPIPE so a vanished client is seen as a write error
 // instead of killing the proxy before it can kill the backend group.
 func Run(ctx context.Context, o Options) error {
+	if err := checkOptions(&o); err != nil {
+		return err
+	}
+	logs, closeLog, err := openLog(o)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	r := &relay{
+		o:            o,
+		log:          &logger{stderr: o.Stderr, file: logs, now: time.Now},
+		clientDone:   make(chan struct{}),
+		initAnswered: make(chan struct{}),
+		fatal:        make(chan error, 2),
+	}
+	r.out = newLockedWriter(o.Stdout, func(err error) { r.setClientGone() })
+	if o.SessionCwd == schema.CwdWorkspace {
+		r.cwd = rpcpeer.CwdPolicy{Workspace: o.Workspace}
+	}
+	defer r.out.close()
+	return r.run(ctx)
+}
+
+// checkOptions refuses options Run cannot serve and fills in the
+// defaults.
+func checkOptions(o *Options) error {
 	if o.Command == "" {
 		return errors.New("proxy: no backend command")
 	}
@@ -212,55 +244,38 @@ func Run(ctx context.Context, o Options) error {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	logs := o.Log
-	if o.LogFile != "" {
-		if err := layout.NoLinksIn(o.LogFile); err != nil {
-			return fmt.Errorf("proxy: log file: %w", err)
-		}
-		if err := os.MkdirAll(filepath.Dir(o.LogFile), 0o755); err != nil {
-			return fmt.Errorf("proxy: log file: %w", err)
-		}
-		// Never through a link (a checkout may bring one).
-		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND|layout.NoFollow, 0o644)
-		if err != nil {
-			return fmt.Errorf("proxy: log file: %w", err)
-		}
-		defer f.Close()
-		if logs != nil {
-			logs = io.MultiWriter(logs, f)
-		} else {
-			logs = f
-		}
-	}
-	r := &relay{
-		o:            o,
-		log:          &logger{stderr: o.Stderr, file: logs, now: time.Now},
-		pending:      make(map[string]*pendingReq),
-		clientDone:   make(chan struct{}),
-		initAnswered: make(chan struct{}),
-		fatal:        make(chan error, 2),
-	}
-	r.out = newLockedWriter(o.Stdout, func(err error) { r.setClientGone() })
-	if o.SessionCwd == schema.CwdWorkspace {
-		r.wsJSON = jsonString(o.Workspace)
-	}
-	defer r.out.close()
-	return r.run(ctx)
+	return nil
 }
 
-type pendingReq struct {
-	id   []byte // raw id as the client sent it
-	seq  uint64 // arrival order, to answer in order
-	n    int    // extra requests in flight under the same id
-	init bool   // an initialize request
-	new  bool   // a session/new request
+// openLog is where the proxy's timestamped log lines go: Options.Log and
+// the file Options.LogFile, opened for appending (never through a link: a
+// checkout may bring one), its directory created.
+func openLog(o Options) (io.Writer, func(), error) {
+	if o.LogFile == "" {
+		return o.Log, func() {}, nil
+	}
+	if err := layout.NoLinksIn(o.LogFile); err != nil {
+		return nil, nil, fmt.Errorf("proxy: log file: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(o.LogFile), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("proxy: log file: %w", err)
+	}
+	f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND|layout.NoFollow, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("proxy: log file: %w", err)
+	}
+	close := func() { f.Close() }
+	if o.Log != nil {
+		return io.MultiWriter(o.Log, f), close, nil
+	}
+	return f, close, nil
 }
 
 type relay struct {
-	o      Options
-	log    *logger
-	out    *lockedWriter
-	wsJSON []byte // Workspace as a JSON string token
+	o   Options
+	log *logger
+	out *lockedWriter
+	cwd rpcpeer.CwdPolicy // the archetype's sessionCwd
 
 	proc   *launch.Proc
 	stdinW *os.File   // backend stdin; closed by clientLoop
@@ -268,11 +283,10 @@ type relay struct {
 	modes  *modeSetter
 
 	mu       sync.Mutex
-	pending  map[string]*pendingReq
-	seq      uint64
-	dead     bool              // no backend to forward to: answer requests directly
-	deadErr  *acp.RequestError // the answer
-	initOK   bool              // the backend answered initialize successfully
+	pending  rpcpeer.Pending[struct{}] // the client's requests the backend has not answered
+	dead     bool                      // no backend to forward to: answer requests directly
+	deadErr  *acp.RequestError         // the answer
+	initOK   bool                      // the backend answered initialize successfully
 	isDead   atomic.Bool
 	initOnce sync.Once
 
@@ -290,27 +304,73 @@ func (r *relay) markInitAnswered() {
 	r.initOnce.Do(func() { close(r.initAnswered) })
 }
 
+// How a session ends (sessionEnd.why).
+const (
+	endClient = iota // the client left (EOF, or a failed write to it)
+	endCancel        // Run's context was cancelled
+	endExit          // the backend exited
+	endFatal         // a message over MaxMessageSize
+)
+
+// sessionEnd is how a session ended, and what is known of the backend's
+// exit.
+type sessionEnd struct {
+	why    int
+	st     *os.ProcessState // the backend's exit status, once reaped
+	reaped bool
+	fatal  error // for endFatal
+}
+
+// run is the session in its phases: start the backend (or answer the
+// client with why it could not), relay both ways until one side ends,
+// stop everything the backend started, relay what it still wrote, and
+// answer what the client still waits for.
 func (r *relay) run(ctx context.Context) error {
-	o := r.o
 	err := r.start()
 	r.in = newBackendIn(r)
-	if o.Mode != "" {
-		r.modes = newModeSetter(r, o.Mode)
+	if r.o.Mode != "" {
+		r.modes = newModeSetter(r, r.o.Mode)
 	}
 	if err != nil {
-		msg := err.Error() // a launch.StartError
-		r.log.printf("%s", msg)
-		r.die(&acp.RequestError{Code: -32603, Message: msg, Data: map[string]any{"command": o.Command}})
-		go r.clientLoop()
-		r.linger(ctx)
-		return &Error{Kind: ErrStart, Command: o.Command, ExitCode: -1, Err: errors.Unwrap(err), msg: msg}
+		return r.startFailed(ctx, err)
 	}
-	pid := r.proc.Pid()
-	r.log.printf("started backend %q (pid %d, cwd %s, sessionCwd %s)", o.Command, pid, r.proc.Cmd.Dir, o.SessionCwd)
-	if o.OnStart != nil {
-		o.OnStart(pid)
+	exited := r.started()
+	agentDone := make(chan struct{})
+	go r.agentLoop(agentDone)
+	go r.clientLoop()
+	end := r.awaitEnd(ctx, exited)
+	if end.why == endCancel {
+		r.log.printf("interrupted (%v); killing backend process group %d", context.Cause(ctx), r.proc.Pid())
 	}
+	r.stopBackend(&end, exited)
+	drained := r.drain(agentDone)
+	if end.why == endClient {
+		r.die(nil)
+		return nil
+	}
+	return r.fail(ctx, end, drained)
+}
 
+// startFailed answers the client, which has no backend, with the start
+// error: every request it sends, until its initialize (awaited for up to
+// InitWait).
+func (r *relay) startFailed(ctx context.Context, err error) error {
+	msg := err.Error() // a launch.StartError
+	r.log.printf("%s", msg)
+	r.die(&acp.RequestError{Code: rpcpeer.CodeInternal, Message: msg, Data: map[string]any{"command": r.o.Command}})
+	go r.clientLoop()
+	r.linger(ctx)
+	return &Error{Kind: ErrStart, Command: r.o.Command, ExitCode: -1, Err: errors.Unwrap(err), msg: msg}
+}
+
+// started reports the started backend and reaps it: the channel gets its
+// exit status (nil when it could not be read).
+func (r *relay) started() <-chan *os.ProcessState {
+	pid := r.proc.Pid()
+	r.log.printf("started backend %q (pid %d, cwd %s, sessionCwd %s)", r.o.Command, pid, r.proc.Cmd.Dir, r.o.SessionCwd)
+	if r.o.OnStart != nil {
+		r.o.OnStart(pid)
+	}
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
 		err := r.proc.Wait()
@@ -320,73 +380,72 @@ func (r *relay) run(ctx context.Context) error {
 		}
 		exited <- st
 	}()
-	agentDone := make(chan struct{})
-	go r.agentLoop(agentDone)
-	go r.clientLoop()
+	return exited
+}
 
-	const (
-		endClient = iota
-		endCancel
-		endExit
-		endFatal
-	)
-	var (
-		end     int
-		st      *os.ProcessState
-		gotExit bool
-		fatal   error
-	)
+// awaitEnd waits for the first end of the session. A client that left
+// first (its EOF closed the backend's stdin) gives the backend Grace to
+// exit by itself.
+func (r *relay) awaitEnd(ctx context.Context, exited <-chan *os.ProcessState) sessionEnd {
+	var end sessionEnd
 	select {
 	case <-ctx.Done():
-		end = endCancel
-	case fatal = <-r.fatal:
-		end = endFatal
-	case st = <-exited:
-		end, gotExit = endExit, true
+		end.why = endCancel
+	case end.fatal = <-r.fatal:
+		end.why = endFatal
+	case end.st = <-exited:
+		end.why, end.reaped = endExit, true
 		select {
 		case <-r.clientDone:
 			// Both were ready: the client left first and the backend
 			// exited on the EOF it was given.
-			end = endClient
+			end.why = endClient
 		default:
 		}
 	case <-r.clientDone:
-		end = endClient
+		end.why = endClient
 		select {
-		case fatal = <-r.fatal:
+		case end.fatal = <-r.fatal:
 			// The client loop ends after reporting an oversized message;
 			// that is a protocol failure, not a disconnect.
-			end = endFatal
+			end.why = endFatal
 		default:
 		}
-		if end == endClient && o.Grace > 0 {
-			r.log.printf("client disconnected; closed backend stdin, waiting up to %s for it to exit", o.Grace)
-			// The client loop closed stdin: the backend was asked.
-			if r.proc.Await(ctx, launch.StopPolicy{Ask: launch.Asked, Grace: o.Grace}) {
-				st, gotExit = <-exited, true
-			} else if ctx.Err() == nil {
-				r.log.printf("backend still running after %s; killing its process group", o.Grace)
-			}
+		if end.why == endClient && r.o.Grace > 0 {
+			r.graceExit(ctx, &end, exited)
 		}
 	}
-	if end == endCancel {
-		r.log.printf("interrupted (%v); killing backend process group %d", context.Cause(ctx), pid)
+	return end
+}
+
+// graceExit waits up to Grace for the backend to exit on the EOF of its
+// stdin, which the client loop closed.
+func (r *relay) graceExit(ctx context.Context, end *sessionEnd, exited <-chan *os.ProcessState) {
+	r.log.printf("client disconnected; closed backend stdin, waiting up to %s for it to exit", r.o.Grace)
+	if r.proc.Await(ctx, launch.StopPolicy{Ask: launch.Asked, Grace: r.o.Grace}) {
+		end.st, end.reaped = <-exited, true
+	} else if ctx.Err() == nil {
+		r.log.printf("backend still running after %s; killing its process group", r.o.Grace)
 	}
-	// Kill the group before and after reaping the leader: before, so a
-	// leader that ignores its stdin dies; after, for children a leader that
-	// exited by itself left behind (the group outlives its leader).
-	if !gotExit {
+}
+
+// stopBackend kills the backend's process group before and after reaping
+// the leader: before, so a leader that ignores its stdin dies; after, for
+// children a leader that exited by itself left behind (the group outlives
+// its leader). Descendants that left the group (setsid, daemonizing
+// double forks) still carry the session mark in their environment.
+func (r *relay) stopBackend(end *sessionEnd, exited <-chan *os.ProcessState) {
+	pid := r.proc.Pid()
+	if !end.reaped {
 		if err := r.proc.KillGroup(); err != nil {
 			r.log.printf("killing process group %d: %v", pid, err)
 			_ = r.proc.Cmd.Process.Kill()
 		}
-		st = <-exited
+		end.st, end.reaped = <-exited, true
 	}
 	if err := r.proc.KillGroup(); err != nil {
 		r.log.printf("killing process group %d: %v", pid, err)
 	}
-	// Descendants that left the group (setsid, daemonizing double forks)
-	// still carry the session mark in their environment.
 	n, err := r.proc.KillMarked()
 	if n > 0 {
 		r.log.printf("killed %d process(es) that had left the backend's process group", n)
@@ -394,62 +453,50 @@ func (r *relay) run(ctx context.Context) error {
 	if err != nil {
 		r.log.printf("killing the processes that had left the backend's process group: %v", err)
 	}
-	exitCode, exitText := -1, "unknown exit status"
-	if st != nil {
-		exitCode, exitText = st.ExitCode(), st.String()
-	}
-	r.log.printf("backend exited (%s)", exitText)
+	r.log.printf("backend exited (%s)", end.exitText())
+}
 
-	// Relay what the backend wrote before it died, so answers it did send
-	// are not replaced by errors.
+// exitText and exitCode say how the backend exited (unknown: -1).
+func (end sessionEnd) exitText() string {
+	if end.st == nil {
+		return "unknown exit status"
+	}
+	return end.st.String()
+}
+
+func (end sessionEnd) exitCode() int {
+	if end.st == nil {
+		return -1
+	}
+	return end.st.ExitCode()
+}
+
+// drain relays what the backend wrote before it died, so answers it did
+// send are not replaced by errors; false if that did not end in time.
+func (r *relay) drain(agentDone <-chan struct{}) bool {
 	deadline := time.Now().Add(drainTimeout)
 	r.proc.Drain(deadline)
 	drained := waitUntil(agentDone, deadline)
 	r.proc.Stdout.Close()
 	r.proc.Stderr.Close()
+	return drained
+}
 
-	if end == endClient {
-		r.die(nil)
-		return nil
+// fail ends a session that did not end with the client: every request
+// the client still waits for is answered with the reason (once the
+// backend's output was relayed), which is logged once and returned.
+func (r *relay) fail(ctx context.Context, end sessionEnd, drained bool) error {
+	e := r.endError(ctx, end)
+	data := map[string]any{"command": r.o.Command, "exitCode": e.ExitCode}
+	if tail := r.proc.Tail().String(); tail != "" && end.why == endExit {
+		data["stderr"] = tail
 	}
-
-	var (
-		kind ErrorKind
-		msg  string
-		data = map[string]any{"command": o.Command, "exitCode": exitCode}
-		cerr error
-	)
-	r.mu.Lock()
-	initOK := r.initOK
-	r.mu.Unlock()
-	switch end {
-	case endCancel:
-		kind, cerr = ErrInterrupted, context.Cause(ctx)
-		msg = fmt.Sprintf("actctl proxy was interrupted (%v); backend %q stopped", cerr, o.Command)
-	case endFatal:
-		kind, cerr = ErrProtocol, fatal
-		msg = fmt.Sprintf("actctl proxy: %v; backend %q stopped", fatal, o.Command)
-	default:
-		if tail := r.proc.Tail().String(); tail != "" {
-			data["stderr"] = tail
-		}
-		if initOK {
-			kind = ErrCrash
-			msg = fmt.Sprintf("backend %q exited unexpectedly (%s)", o.Command, exitText)
-		} else {
-			kind = ErrStart
-			msg = fmt.Sprintf("backend %q exited during start (%s)", o.Command, exitText) + launch.InstallHint(o.InstallHint)
-		}
-		cerr = errors.New(exitText)
-	}
-	resp := &acp.RequestError{Code: -32603, Message: msg, Data: data}
+	resp := &acp.RequestError{Code: rpcpeer.CodeInternal, Message: e.msg, Data: data}
 	pend := r.die(resp)
 	if drained {
 		for _, p := range pend {
-			for i := 0; i <= p.n; i++ {
-				r.answer(p.id, resp)
-			}
-			if p.init {
+			r.answer(p.ID, resp)
+			if p.Method == acp.AgentMethodInitialize {
 				r.markInitAnswered()
 			}
 		}
@@ -458,11 +505,38 @@ func (r *relay) run(ctx context.Context) error {
 		r.log.printf("answered %d pending request(s) with an error", len(pend))
 	}
 	// Logged here, once: the CLI does not print an *Error again.
-	r.log.printf("%s", strings.TrimPrefix(strings.TrimPrefix(msg, "actctl proxy: "), "actctl proxy "))
-	if kind == ErrStart {
+	r.log.printf("%s", strings.TrimPrefix(strings.TrimPrefix(e.msg, "actctl proxy: "), "actctl proxy "))
+	if e.Kind == ErrStart {
 		r.linger(ctx)
 	}
-	return &Error{Kind: kind, Command: o.Command, ExitCode: exitCode, Err: cerr, msg: msg}
+	return e
+}
+
+// endError is the error Run returns for a session that ended other than
+// with its client.
+func (r *relay) endError(ctx context.Context, end sessionEnd) *Error {
+	e := &Error{Command: r.o.Command, ExitCode: end.exitCode()}
+	switch end.why {
+	case endCancel:
+		e.Kind, e.Err = ErrInterrupted, context.Cause(ctx)
+		e.msg = fmt.Sprintf("actctl proxy was interrupted (%v); backend %q stopped", e.Err, r.o.Command)
+	case endFatal:
+		e.Kind, e.Err = ErrProtocol, end.fatal
+		e.msg = fmt.Sprintf("actctl proxy: %v; backend %q stopped", end.fatal, r.o.Command)
+	default:
+		r.mu.Lock()
+		initOK := r.initOK
+		r.mu.Unlock()
+		e.Err = errors.New(end.exitText())
+		if initOK {
+			e.Kind = ErrCrash
+			e.msg = fmt.Sprintf("backend %q exited unexpectedly (%s)", r.o.Command, end.exitText())
+		} else {
+			e.Kind = ErrStart
+			e.msg = fmt.Sprintf("backend %q exited during start (%s)", r.o.Command, end.exitText()) + launch.InstallHint(r.o.InstallHint)
+		}
+	}
+	return e
 }
 
 // linger waits (bounded by InitWait) for the client's initialize so that
@@ -523,102 +597,76 @@ func (r *relay) start() error {
 	return nil
 }
 
-func (r *relay) die(resp *acp.RequestError) []*pendingReq {
+// die marks the backend gone: from now on the client's requests are
+// answered with resp (nil: not at all). It returns the requests the
+// backend did not answer, in the order they came.
+func (r *relay) die(resp *acp.RequestError) []rpcpeer.Entry[struct{}] {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.dead, r.deadErr = true, resp
 	r.isDead.Store(true)
-	pend := make([]*pendingReq, 0, len(r.pending))
-	for _, p := range r.pending {
-		pend = append(pend, p)
-	}
-	clear(r.pending)
-	sort.Slice(pend, func(i, j int) bool { return pend[i].seq < pend[j].seq })
-	return pend
+	return r.pending.Drain()
 }
 
 // answer writes a JSON-RPC error response with the client's raw id.
 func (r *relay) answer(id []byte, e *acp.RequestError) {
-	body, err := json.Marshal(e)
-	if err != nil {
-		body, _ = json.Marshal(acp.NewInternalError(nil))
-	}
-	line := make([]byte, 0, len(id)+len(body)+40)
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
-	line = append(line, id...)
-	line = append(line, `,"error":`...)
-	line = append(line, body...)
-	line = append(line, "}\n"...)
-	r.out.writeLine(line, true)
+	r.out.writeLine(append(rpcpeer.AppendError(make([]byte, 0, len(id)+128), id, e), '\n'), true)
 }
 
 // track records a client request before it is forwarded, or answers it at
 // once when there is no backend. It returns whether it answered.
-func (r *relay) track(env *envelope) bool {
-	var kb [64]byte
-	key, ok := appendIDKey(kb[:0], env.id)
+func (r *relay) track(env *lineframe.Envelope) bool {
 	r.mu.Lock()
 	if r.dead {
 		resp := r.deadErr
 		r.mu.Unlock()
 		if resp != nil {
-			r.answer(env.id, resp)
-			if env.methodIs(acp.AgentMethodInitialize) {
+			r.answer(env.ID, resp)
+			if env.MethodIs(acp.AgentMethodInitialize) {
 				r.markInitAnswered()
 			}
 		}
 		return true
 	}
-	if ok {
-		if p := r.pending[string(key)]; p != nil {
-			p.n++
-		} else {
-			r.seq++
-			r.pending[string(key)] = &pendingReq{
-				id:   append([]byte(nil), env.id...),
-				seq:  r.seq,
-				init: env.methodIs(acp.AgentMethodInitialize),
-				new:  env.methodIs(acp.AgentMethodSessionNew),
-			}
-		}
-	}
+	r.pending.Add(env.ID, methodName(env), struct{}{})
 	r.mu.Unlock()
 	return false
 }
 
-// answered removes the client request a backend response answers.
-func (r *relay) answered(env *envelope) {
-	var kb [64]byte
-	key, ok := appendIDKey(kb[:0], env.id)
-	if !ok {
-		return
+// methodName is the envelope's method as the pending table keeps it: one
+// the relay asks about (the answer to initialize, to session/new; a
+// session/prompt's answer ends a turn), without a copy; "" for others.
+func methodName(env *lineframe.Envelope) string {
+	switch {
+	case env.MethodIs(acp.AgentMethodInitialize):
+		return acp.AgentMethodInitialize
+	case env.MethodIs(acp.AgentMethodSessionNew):
+		return acp.AgentMethodSessionNew
+	case env.MethodIs(acp.AgentMethodSessionPrompt):
+		return acp.AgentMethodSessionPrompt
 	}
+	return ""
+}
+
+// answered removes the client request a backend response answers, and
+// returns its method as the pending table keeps it (methodName).
+func (r *relay) answered(env *lineframe.Envelope) string {
 	r.mu.Lock()
-	if p := r.pending[string(key)]; p != nil {
-		if p.n > 0 {
-			p.n--
-		} else {
-			delete(r.pending, string(key))
-		}
-		if p.init && !env.isError {
-			r.initOK = true
-		}
+	defer r.mu.Unlock()
+	p, ok := r.pending.Take(env.ID)
+	if ok && p.Method == acp.AgentMethodInitialize && !env.IsError {
+		r.initOK = true
 	}
-	r.mu.Unlock()
+	return p.Method
 }
 
 // isNewSession reports whether id is that of a client's session/new
 // waiting for its answer.
 func (r *relay) isNewSession(id []byte) bool {
-	var kb [64]byte
-	key, ok := appendIDKey(kb[:0], id)
-	if !ok {
-		return false
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p := r.pending[string(key)]
-	return p != nil && p.new
+	p, ok := r.pending.Peek(id)
+	return ok && p.Method == acp.AgentMethodSessionNew
 }
 
 // testHookStdinClosed, when set by a test, runs right after the backend's
@@ -650,123 +698,76 @@ func (r *relay) clientLoop() {
 		}
 		line, err := lr.next()
 		if err != nil {
-			switch {
-			case errors.Is(err, errTooLong):
-				r.log.printf("client sent a message larger than %d bytes; ending the session", r.o.MaxMessageSize)
-				r.fatal <- fmt.Errorf("client sent a message larger than %d bytes", r.o.MaxMessageSize)
-			case err != io.EOF:
-				r.log.printf("reading from client: %v", err)
-			}
+			r.readEnded("client", err)
 			return
 		}
-		env := parseEnvelope(line)
-		switch env.kind {
-		case kindNone:
-			if skipWS(line, 0) == len(line) {
-				continue
-			}
-			// Lossless for the client too: the backend answers a parse
-			// error the way it would without the proxy.
-			r.log.printf("warning: client sent a line that is not JSON-RPC; forwarding it unchanged")
-		case kindRequest:
-			if need, ok := cwdMethod(&env); ok {
-				if line, ok = r.sessionCwd(line, &env, need); !ok {
-					continue
-				}
-			}
-			if r.track(&env) {
-				continue
-			}
+		if line, ok := r.fromClient(line); ok {
+			in.write(line, false)
 		}
-		in.write(line, false)
 	}
 }
 
-// cwdMethod reports whether a request carries a session cwd the proxy
-// must check (and, under sessionCwd "workspace", rewrite), and whether that
-// cwd is required. session/new, load and resume and the unstable
-// session/fork require one; session/list takes an optional cwd filter,
-// rewritten too so that a client listing its project's sessions finds the
-// ones the backend ran in the workspace.
-func cwdMethod(env *envelope) (required, ok bool) {
+// readEnded logs why reading from the client or the backend (from) ended;
+// a message over MaxMessageSize ends the session.
+func (r *relay) readEnded(from string, err error) {
 	switch {
-	case env.methodIs(acp.AgentMethodSessionNew), env.methodIs(acp.AgentMethodSessionLoad),
-		env.methodIs(acp.AgentMethodSessionResume), env.methodIs(acp.AgentMethodSessionFork):
-		return true, true
-	case env.methodIs(acp.AgentMethodSessionList):
-		return false, true
+	case errors.Is(err, errTooLong):
+		r.log.printf("%s sent a message larger than %d bytes; ending the session", from, r.o.MaxMessageSize)
+		r.fatal <- fmt.Errorf("%s sent a message larger than %d bytes", from, r.o.MaxMessageSize)
+	case err != io.EOF && !errors.Is(err, os.ErrDeadlineExceeded):
+		r.log.printf("reading from %s: %v", from, err)
 	}
-	return false, false
 }
 
-// sessionCwd checks the cwd of a request named by cwdMethod and, for
-// sessionCwd "workspace", replaces its value. Only the bytes of the cwd
-// value change. A missing (when required), non-string or relative cwd is
-// answered with -32602 and not forwarded (ACP requires an absolute path; a
-// backend given a relative one would resolve it against processCwd, a
-// directory the client never chose).
-func (r *relay) sessionCwd(line []byte, env *envelope, required bool) ([]byte, bool) {
-	method := string(env.method[1 : len(env.method)-1])
-	var (
-		spans     []span
-		clientCwd string
-		problem   string
-	)
-	p := env.params
-	if p.start == p.end || line[p.start] != '{' {
-		if required || p.start != p.end {
-			problem = "params must be an object with an absolute cwd"
+// fromClient is what the backend gets of a client's line (ok false:
+// nothing): a request is checked against the session cwd rule, given to
+// the plugins' Prompt hook and tracked until its answer, or answered by
+// the proxy itself; every other line passes as it is.
+func (r *relay) fromClient(line []byte) ([]byte, bool) {
+	env := lineframe.Parse(line)
+	switch env.Kind {
+	case lineframe.KindNone:
+		if lineframe.SkipWS(line, 0) == len(line) {
+			return nil, false
 		}
-	} else {
-		scanObject(line, p.start, 0, func(key []byte, vs, ve int) {
-			if string(key) != "cwd" || problem != "" {
-				return
+		// Lossless for the client too: the backend answers a parse
+		// error the way it would without the proxy.
+		r.log.printf("warning: client sent a line that is not JSON-RPC; forwarding it unchanged")
+	case lineframe.KindRequest:
+		if required, ok := rpcpeer.CwdMethod(&env); ok {
+			if line, ok = r.sessionCwd(line, &env, required); !ok {
+				return nil, false
 			}
-			if !required && string(line[vs:ve]) == "null" {
-				return // an optional filter, explicitly absent
-			}
-			var s string
-			if line[vs] != '"' || json.Unmarshal(line[vs:ve], &s) != nil {
-				problem = "cwd must be a string holding an absolute path"
-				return
-			}
-			if !filepath.IsAbs(s) {
-				problem = fmt.Sprintf("cwd must be an absolute path, got %q", s)
-				return
-			}
-			spans = append(spans, span{vs, ve})
-			clientCwd = s
-		})
-		if problem == "" && len(spans) == 0 && required {
-			problem = "cwd is required and must be an absolute path"
 		}
-	}
-	if problem == "" && len(spans) == 0 {
-		return line, true // an optional filter left out: nothing to do
-	}
-	if problem != "" {
-		r.log.printf("rejected %s: %s", method, problem)
-		e := acp.NewInvalidParams(map[string]any{"method": method, "reason": problem})
-		e.Message = "Invalid params: " + problem
-		r.answer(env.id, e)
-		return nil, false
-	}
-	backendCwd := clientCwd
-	if r.o.SessionCwd == schema.CwdWorkspace {
-		out := make([]byte, 0, len(line)+len(r.wsJSON))
-		prev := 0
-		for _, s := range spans {
-			out = append(out, line[prev:s.start]...)
-			out = append(out, r.wsJSON...)
-			prev = s.end
+		var e *acp.RequestError
+		if line, e = r.o.Hooks.Inbound(line, &env); e != nil {
+			r.answer(env.ID, e)
+			return nil, false
 		}
-		line = append(out, line[prev:]...)
-		backendCwd = r.o.Workspace
-	}
-	if r.o.OnSession != nil {
-		r.o.OnSession(SessionEvent{Method: method, ClientCwd: clientCwd, BackendCwd: backendCwd})
+		return line, !r.track(&env)
 	}
 	return line, true
+}
+
+// sessionCwd applies the session cwd rule (rpcpeer.ReadCwd) to a request
+// that carries one, and the archetype's sessionCwd policy: only the bytes
+// of the cwd value change. A request that breaks the rule is answered
+// with -32602 and not forwarded.
+func (r *relay) sessionCwd(line []byte, env *lineframe.Envelope, required bool) ([]byte, bool) {
+	method, _ := lineframe.Unquote(env.Method)
+	c, problem := rpcpeer.ReadCwd(line, env, required)
+	if problem != "" {
+		r.log.printf("rejected %s: %s", method, problem)
+		r.answer(env.ID, rpcpeer.InvalidParams(string(method), problem))
+		return nil, false
+	}
+	if c.Path == "" {
+		return line, true // an optional filter left out: nothing to do
+	}
+	if r.o.OnSession != nil {
+		r.o.OnSession(SessionEvent{Method: string(method), ClientCwd: c.Path, BackendCwd: r.cwd.Session(c.Path)})
+	}
+	return r.cwd.Apply(line, c), true
 }
 
 // agentLoop relays backend -> client until the backend's stdout ends.
@@ -780,42 +781,52 @@ func (r *relay) agentLoop(done chan<- struct{}) {
 		}
 		line, err := lr.next()
 		if err != nil {
-			switch {
-			case errors.Is(err, errTooLong):
-				r.log.printf("backend sent a message larger than %d bytes; ending the session", r.o.MaxMessageSize)
-				r.fatal <- fmt.Errorf("backend sent a message larger than %d bytes", r.o.MaxMessageSize)
-			case err != io.EOF && !errors.Is(err, os.ErrDeadlineExceeded):
-				r.log.printf("reading from backend: %v", err)
-			}
+			r.readEnded("backend", err)
 			return
 		}
-		env := parseEnvelope(line)
-		switch env.kind {
-		case kindNone:
-			if skipWS(line, 0) != len(line) {
-				r.log.noise(line)
-			}
-			continue
-		case kindResponse:
-			if r.modes != nil && r.modes.response(line, &env) {
-				continue
-			}
-			r.answered(&env)
-		case kindRequest, kindNotification:
-			if r.modes != nil && r.modes.holds(line, &env) {
-				continue
-			}
-		}
-		r.out.writeLine(line, false)
+		r.fromBackend(line)
 	}
 }
 
-// jsonString encodes s as a JSON string token without HTML escaping (a
-// path with & or < stays readable in logs and transcripts).
-func jsonString(s string) []byte {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return []byte(strings.TrimSuffix(b.String(), "\n"))
+// fromBackend relays a line of the backend's: not JSON-RPC, it is
+// dropped with a warning; an answer ends its request's wait (or is the
+// proxy's own: mode.go), and a session/prompt's passes the plugins'
+// TurnEnd hook; a session/update goes through their Update hook.
+func (r *relay) fromBackend(line []byte) {
+	env := lineframe.Parse(line)
+	switch env.Kind {
+	case lineframe.KindNone:
+		if lineframe.SkipWS(line, 0) != len(line) {
+			r.log.noise(line)
+		}
+		return
+	case lineframe.KindResponse:
+		if r.modes != nil && r.modes.response(line, &env) {
+			return
+		}
+		for _, l := range r.o.Hooks.Ended(line, &env, r.answered(&env)) {
+			r.out.writeLine(l, false)
+		}
+	case lineframe.KindRequest, lineframe.KindNotification:
+		if lines, hooked := r.o.Hooks.Outbound(line, &env); hooked {
+			for _, l := range lines {
+				le := lineframe.Parse(l)
+				r.toClient(l, &le)
+			}
+			return
+		}
+		r.toClient(line, &env)
+		return
+	}
+	r.out.writeLine(line, false)
+}
+
+// toClient writes a request or notification of the backend's to the
+// client, unless it names a session whose answer to session/new is held
+// (mode.go).
+func (r *relay) toClient(line []byte, env *lineframe.Envelope) {
+	if r.modes != nil && r.modes.holds(line, env) {
+		return
+	}
+	r.out.writeLine(line, false)
 }

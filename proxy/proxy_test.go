@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -174,7 +175,7 @@ func TestSessionCwdPolicy(t *testing.T) {
 				wantCwd, wantLine := clientCwd, c.sent[0]
 				if policy == schema.CwdWorkspace {
 					wantCwd = ws
-					wantLine = []byte(head + ` ` + string(jsonString(ws)) + tail + "\n")
+					wantLine = []byte(head + ` ` + string(rpcpeer.JSONString(ws)) + tail + "\n")
 				}
 				if res.Meta.SessionCwd != wantCwd {
 					t.Errorf("backend saw cwd %q, want %q", res.Meta.SessionCwd, wantCwd)

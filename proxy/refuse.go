@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -58,7 +59,7 @@ func Refuse(ctx context.Context, c Refused, msg string) {
 			}
 		}
 	}()
-	body, _ := json.Marshal(&acp.RequestError{Code: -32603, Message: msg})
+	answer := &acp.RequestError{Code: rpcpeer.CodeInternal, Message: msg}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -71,18 +72,14 @@ func Refuse(ctx context.Context, c Refused, msg string) {
 			if !ok {
 				return
 			}
-			env := parseEnvelope(line)
-			if env.kind != kindRequest {
+			env := lineframe.Parse(line)
+			if env.Kind != lineframe.KindRequest {
 				continue
 			}
-			out := append([]byte(`{"jsonrpc":"2.0","id":`), env.id...)
-			out = append(out, `,"error":`...)
-			out = append(out, body...)
-			out = append(out, "}\n"...)
-			if _, err := stdout.Write(out); err != nil {
+			if _, err := stdout.Write(append(rpcpeer.AppendError(nil, env.ID, answer), '\n')); err != nil {
 				return
 			}
-			if env.methodIs(acp.AgentMethodInitialize) {
+			if env.MethodIs(acp.AgentMethodInitialize) {
 				return
 			}
 		}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/testutil"
+	"github.com/actctl/actctl/launch"
 )
 
 const (
@@ -65,7 +66,7 @@ func runProxyRole() int {
 		return 2
 	}
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), Signals...)
+	ctx, stop := signal.NotifyContext(context.Background(), launch.Signals...)
 	defer stop()
 	err := Run(ctx, Options{
 		Command: po.Command, Args: po.Args, Env: po.Env,

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/supervise"
 )
 
@@ -58,8 +58,10 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 // serveLease serves one lease client until it goes, the process ends, or
 // up stops; its sessions are then left idle for the lease TTL.
 func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leaseID, r io.Reader, w io.Writer) {
-	rl := c.Router(func() acpclient.Router { return &leaseRelay{a: a, c: c, calls: map[string]*call{}} }).(*leaseRelay)
-	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), asked: map[string]string{}}
+	rl := c.Router(func() acpclient.Router {
+		return &leaseRelay{a: a, c: c, calls: rpcpeer.Forwarder[*call]{Prefix: leaseIDPrefix}}
+	}).(*leaseRelay)
+	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{})}
 	// The writer is not waited for: one blocked on a client that stops
 	// reading ends when the connection is closed, after serveLease.
 	stop := make(chan struct{})
@@ -111,13 +113,13 @@ func (t toClient) Write(p []byte) (int, error) {
 // answers to their requests and what the agent sends about their
 // sessions. One per acpclient.Client (its Router).
 type leaseRelay struct {
-	a *agent
-	c *acpclient.Client
-
-	mu    sync.Mutex
-	next  uint64
-	calls map[string]*call // clients' requests at the agent, by the id they carry there
+	a     *agent
+	c     *acpclient.Client
+	calls rpcpeer.Forwarder[*call] // clients' requests at the agent, under ids of up's
 }
+
+// leaseIDPrefix starts the ids of the clients' requests at the agent.
+const leaseIDPrefix = "actctl-lease-"
 
 // call is a client's request relayed to the agent.
 type call struct {
@@ -139,8 +141,8 @@ type leaseConn struct {
 	failOnce sync.Once
 
 	mu    sync.Mutex
-	caps  acp.ClientCapabilities // what the client said it serves
-	asked map[string]string      // the agent's requests it is to answer: method by id
+	caps  acp.ClientCapabilities    // what the client said it serves
+	asked rpcpeer.Pending[struct{}] // the agent's requests it is to answer
 	gone  bool
 }
 
@@ -189,7 +191,7 @@ func (lc *leaseConn) handle(line []byte) {
 	defer lc.guard(where, m)
 	switch {
 	case !ok:
-		lc.replyErr(json.RawMessage("null"), &acp.RequestError{Code: -32700, Message: "Parse error"})
+		lc.replyErr(nil, &acp.RequestError{Code: rpcpeer.CodeParseError, Message: "Parse error"})
 	case m.response():
 		lc.answered(line, m)
 	case m.Method == acp.AgentMethodInitialize && m.request():
@@ -197,7 +199,7 @@ func (lc *leaseConn) handle(line []byte) {
 	case m.Method == acp.AgentMethodSessionNew && m.request():
 		lc.newSession(line, m)
 	case (m.Method == acp.AgentMethodSessionLoad || m.Method == acp.AgentMethodSessionResume) && m.request():
-		lc.resume(m)
+		lc.resume(line, m)
 	case m.Method == acp.AgentMethodSessionList && m.request():
 		lc.list(m)
 	case m.Method == acp.AgentMethodSessionClose && m.request():
@@ -243,39 +245,25 @@ func (lc *leaseConn) serves(method string) bool {
 	return true
 }
 
-// cwdParam is params.cwd, checked: an absolute path to a directory (ACP
-// requires an absolute path; a relative one would be resolved against the
-// agent's processCwd, a directory the client never chose). required: the
-// request must carry one.
-func cwdParam(params json.RawMessage, required bool) (string, *acp.RequestError) {
-	var p struct {
-		Cwd *string `json:"cwd"`
+// cwdParam is the request's params.cwd, checked by the session cwd rule
+// (rpcpeer.ReadCwd); required: the request must carry one, and it must
+// be a directory.
+func cwdParam(line []byte, m message, required bool) (string, *acp.RequestError) {
+	env := lineframe.Parse(line)
+	c, problem := rpcpeer.ReadCwd(line, &env, required)
+	if problem != "" {
+		return "", rpcpeer.InvalidParams(m.Method, problem)
 	}
-	if json.Unmarshal(params, &p) != nil || (p.Cwd == nil && required) {
-		return "", invalid("params must be an object with an absolute cwd")
+	if fi, err := os.Stat(c.Path); required && (err != nil || !fi.IsDir()) {
+		return "", rpcpeer.InvalidParams(m.Method, fmt.Sprintf("cwd %s is not a directory", c.Path))
 	}
-	if p.Cwd == nil {
-		return "", nil
-	}
-	if !filepath.IsAbs(*p.Cwd) {
-		return "", invalid(fmt.Sprintf("cwd must be an absolute path, got %q", *p.Cwd))
-	}
-	if fi, err := os.Stat(*p.Cwd); required && (err != nil || !fi.IsDir()) {
-		return "", invalid(fmt.Sprintf("cwd %s is not a directory", *p.Cwd))
-	}
-	return *p.Cwd, nil
-}
-
-func invalid(reason string) *acp.RequestError {
-	e := acp.NewInvalidParams(map[string]any{"reason": reason})
-	e.Message = "Invalid params: " + reason
-	return e
+	return c.Path, nil
 }
 
 // newSession relays session/new as the client sent it (_meta and all);
 // the answer registers the session (opened).
 func (lc *leaseConn) newSession(line []byte, m message) {
-	cwd, e := cwdParam(m.Params, true)
+	cwd, e := cwdParam(line, m, true)
 	if e != nil {
 		lc.replyErr(m.ID, e)
 		return
@@ -285,23 +273,13 @@ func (lc *leaseConn) newSession(line []byte, m message) {
 
 // call relays a client's request to the agent under an id of up's.
 func (lc *leaseConn) call(line []byte, m message, cwd string) {
-	rl := lc.rl
-	rl.mu.Lock()
-	rl.next++
-	key := fmt.Sprintf(`"actctl-lease-%d"`, rl.next)
-	rl.mu.Unlock()
-	out, err := withID(line, []byte(key))
+	out, id, err := lc.rl.calls.Out(line, m.ID, m.Method, &call{lc: lc, id: m.ID, method: m.Method, cwd: cwd})
 	if err != nil {
 		lc.replyErr(m.ID, acp.NewInvalidRequest(map[string]any{"error": err.Error()}))
 		return
 	}
-	rl.mu.Lock()
-	rl.calls[key] = &call{lc: lc, id: m.ID, method: m.Method, cwd: cwd}
-	rl.mu.Unlock()
 	if err := lc.c.WriteRaw(out); err != nil {
-		rl.mu.Lock()
-		delete(rl.calls, key)
-		rl.mu.Unlock()
+		lc.rl.calls.Back(id)
 		lc.replyErr(m.ID, acp.NewInternalError(map[string]any{"error": err.Error()}))
 	}
 }
@@ -328,8 +306,7 @@ func (lc *leaseConn) forward(line []byte, m message) {
 // sent; any other answer is dropped.
 func (lc *leaseConn) answered(line []byte, m message) {
 	lc.mu.Lock()
-	_, ok := lc.asked[string(m.ID)]
-	delete(lc.asked, string(m.ID))
+	_, ok := lc.asked.Take(m.ID)
 	lc.mu.Unlock()
 	if ok {
 		_ = lc.c.WriteRaw(line)
@@ -373,8 +350,8 @@ func (lc *leaseConn) session(id string, take bool) (*leased, *acp.RequestError) 
 
 // resume answers session/load and session/resume: the session is still
 // open on the warm process.
-func (lc *leaseConn) resume(m message) {
-	if _, e := cwdParam(m.Params, false); e != nil {
+func (lc *leaseConn) resume(line []byte, m message) {
+	if _, e := cwdParam(line, m, false); e != nil {
 		lc.replyErr(m.ID, e)
 		return
 	}
@@ -417,7 +394,7 @@ func (lc *leaseConn) list(m message) {
 func (rl *leaseRelay) Route(line []byte) (keep bool) {
 	keep = true
 	defer rl.a.guardAgent("routing the agent's lines")
-	if !bytes.Contains(line, []byte(`"sessionId"`)) && !bytes.Contains(line, []byte(`"actctl-lease-`)) {
+	if !bytes.Contains(line, []byte(`"sessionId"`)) && !bytes.Contains(line, []byte(`"`+leaseIDPrefix)) {
 		return true
 	}
 	m, ok := parse(line)
@@ -441,18 +418,16 @@ func (rl *leaseRelay) Route(line []byte) (keep bool) {
 // answer relays the agent's answer to a client's request with the
 // client's id; false (the SDK does not see it) if it is one.
 func (rl *leaseRelay) answer(line []byte, m message) bool {
-	rl.mu.Lock()
-	cl := rl.calls[string(m.ID)]
-	delete(rl.calls, string(m.ID))
-	rl.mu.Unlock()
-	if cl == nil {
+	e, ok := rl.calls.Back(m.ID)
+	if !ok {
 		return true
 	}
+	cl := e.Value
 	if cl.method == acp.AgentMethodSessionNew && m.Error == nil {
 		rl.opened(cl, line, m)
 		return false
 	}
-	if out, err := withID(line, cl.id); err == nil {
+	if out, err := rpcpeer.WithID(line, cl.id); err == nil {
 		cl.lc.send(out)
 	}
 	return false
@@ -467,7 +442,7 @@ func (rl *leaseRelay) opened(cl *call, line []byte, m message) {
 		Modes     *acp.SessionModeState `json:"modes"`
 	}
 	if json.Unmarshal(m.Result, &r) != nil || r.SessionID == "" {
-		if out, err := withID(line, cl.id); err == nil {
+		if out, err := rpcpeer.WithID(line, cl.id); err == nil {
 			cl.lc.send(out)
 		}
 		return
@@ -496,7 +471,7 @@ func (l *leased) ready(cl *call, line []byte, result json.RawMessage, modes *acp
 	ctx, cancel := context.WithTimeout(context.Background(), setModeWait)
 	mode, _ := l.sess.ApplyMode(ctx, modes)
 	cancel()
-	out, err := withID(line, cl.id)
+	out, err := rpcpeer.WithID(line, cl.id)
 	if modes != nil && mode != string(modes.CurrentModeId) {
 		out = response(cl.id, withMode(result, mode), nil)
 	}
@@ -577,7 +552,7 @@ func (lc *leaseConn) expect(id json.RawMessage, method string) bool {
 	if lc.gone {
 		return false
 	}
-	lc.asked[string(id)] = method
+	lc.asked.Add(id, method, struct{}{})
 	return true
 }
 
@@ -607,19 +582,14 @@ func (l *leased) ask(context.Context, acpclient.ToolCall, []acp.PermissionOption
 func (a *agent) detach(lc *leaseConn) {
 	lc.mu.Lock()
 	lc.gone = true
-	asked := lc.asked
-	lc.asked = map[string]string{}
+	asked := lc.asked.Drain()
 	lc.mu.Unlock()
-	for id, method := range asked {
-		_ = lc.c.WriteRaw(unanswered(json.RawMessage(id), method))
+	for _, e := range asked {
+		_ = lc.c.WriteRaw(unanswered(e.ID, e.Method))
 	}
-	lc.rl.mu.Lock()
-	for k, cl := range lc.rl.calls {
-		if cl.lc == lc && cl.method != acp.AgentMethodSessionNew {
-			delete(lc.rl.calls, k)
-		}
-	}
-	lc.rl.mu.Unlock()
+	lc.rl.calls.DeleteFunc(func(e rpcpeer.Entry[*call]) bool {
+		return e.Value.lc == lc && e.Method != acp.AgentMethodSessionNew
+	})
 	a.mu.Lock()
 	ttl := a.spec.LeaseTTL
 	var mine []*leased

@@ -3,12 +3,12 @@ package up
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
 )
 
 // The lease relays JSON-RPC lines as they are (docs/runtime.md, "Session
@@ -76,68 +76,13 @@ func compact(v json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// withID is line with the value of its top-level "id" replaced by id; the
-// other bytes stay as they are.
-func withID(line []byte, id []byte) ([]byte, error) {
-	start, end, err := idSpan(line)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(line)-(end-start)+len(id))
-	out = append(out, line[:start]...)
-	out = append(out, id...)
-	return append(out, line[end:]...), nil
-}
-
-// idSpan is where the value of line's top-level "id" is (the last one, as
-// encoding/json reads it).
-func idSpan(line []byte) (start, end int, err error) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return 0, 0, errors.New("not a JSON object")
-	}
-	start = -1
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return 0, 0, err
-		}
-		after := int(dec.InputOffset())
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return 0, 0, err
-		}
-		if k == "id" {
-			end = int(dec.InputOffset())
-			start = after + bytes.IndexFunc(line[after:end], func(r rune) bool { return r != ':' && r != ' ' && r != '\t' && r != '\n' && r != '\r' })
-		}
-	}
-	if start < 0 {
-		return 0, 0, errors.New("no id")
-	}
-	return start, end, nil
-}
-
-// response is a JSON-RPC answer to id, with result or, if e is set, e.
+// response is a JSON-RPC answer to id, with result or, if e is set, e
+// (rpcpeer's layout).
 func response(id json.RawMessage, result any, e *acp.RequestError) []byte {
-	msg := struct {
-		JSONRPC string            `json:"jsonrpc"`
-		ID      json.RawMessage   `json:"id"`
-		Result  any               `json:"result,omitempty"`
-		Error   *acp.RequestError `json:"error,omitempty"`
-	}{JSONRPC: "2.0", ID: id, Result: result, Error: e}
-	if e == nil && result == nil {
-		msg.Result = struct{}{}
+	if e != nil {
+		return rpcpeer.AppendError(nil, id, e)
 	}
-	b, err := json.Marshal(msg)
-	if err != nil {
-		b, _ = json.Marshal(struct {
-			JSONRPC string            `json:"jsonrpc"`
-			ID      json.RawMessage   `json:"id"`
-			Error   *acp.RequestError `json:"error"`
-		}{"2.0", id, acp.NewInternalError(map[string]any{"error": err.Error()})})
-	}
-	return b
+	return rpcpeer.AppendResult(nil, id, result)
 }
 
 // maxQueued bounds what waits to be written to one lease client: a client

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/agentprep"
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -31,7 +31,7 @@ func openCmd(c *cli.Context) error {
 	if err := agentprep.Offers(r, "open"); err != nil {
 		return err
 	}
-	l, err := proxy.Resolve(r, schema.ModeOpen)
+	l, err := launch.Resolve(r, schema.ModeOpen)
 	if err != nil {
 		return err
 	}

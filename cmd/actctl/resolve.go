@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/agentprep"
-	"github.com/actctl/actctl/proxy"
+	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -25,7 +25,7 @@ func resolveCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	l, err := proxy.Resolve(r, schema.ModeACP)
+	l, err := launch.Resolve(r, schema.ModeACP)
 	if err != nil {
 		return err
 	}

@@ -8,23 +8,32 @@ import (
 	"testing"
 )
 
-// TestAnswerID: the answers the SDK writes are recognised with their id
-// in the spelling admission used (a string id re-encoded with its HTML
-// escapes, a number), the client's own requests are not answers.
-// (issue #20 item 14)
+// TestAnswerID: the answers the SDK writes are recognised, and end the
+// wait of the request admitted under the id in the spelling the agent
+// used (a string id re-encoded with its HTML escapes, a number); the
+// client's own requests are not answers. (issue #20 item 14)
 func TestAnswerID(t *testing.T) {
 	for _, tc := range []struct {
-		line, key string
-		ok        bool
+		line, admitted string
+		ok             bool
 	}{
-		{`{"jsonrpc":"2.0","id":7,"result":{"content":"x"}}`, idKey([]byte("7")), true},
-		{`{"jsonrpc":"2.0","id":"a\u003cb","error":{"code":-32602,"message":"no"}}`, idKey([]byte(`"a<b"`)), true},
+		{`{"jsonrpc":"2.0","id":7,"result":{"content":"x"}}`, `7`, true},
+		{`{"jsonrpc":"2.0","id":"a\u003cb","error":{"code":-32602,"message":"no"}}`, `"a<b"`, true},
 		{`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{}}`, "", false},
 		{`{"jsonrpc":"2.0","method":"session/cancel","params":{}}`, "", false},
 	} {
-		key, ok := answerID([]byte(tc.line + "\n"))
-		if ok != tc.ok || key != tc.key {
-			t.Errorf("answerID(%s) = %q %v, want %q %v", tc.line, key, ok, tc.key, tc.ok)
+		id, ok := answerID([]byte(tc.line + "\n"))
+		if ok != tc.ok {
+			t.Errorf("answerID(%s) = %s %v, want %v", tc.line, id, ok, tc.ok)
+		}
+		if !ok {
+			continue
+		}
+		var p pending
+		p.admit([]byte(tc.admitted), "fs/read_text_file", 10)
+		p.done(id)
+		if p.reqs.Len() != 0 || p.bytes != 0 {
+			t.Errorf("the answer %s did not end the wait of request %s", tc.line, tc.admitted)
 		}
 	}
 }

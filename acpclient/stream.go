@@ -12,34 +12,8 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
 )
-
-// lineTee passes the backend's stdout to the SDK unchanged and hands every
-// complete line (one JSON-RPC message) to fn first.
-type lineTee struct {
-	r   io.Reader
-	fn  func([]byte)
-	buf []byte
-}
-
-func (t *lineTee) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	data := p[:n]
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			t.buf = append(t.buf, data...)
-			break
-		}
-		line := append(t.buf, data[:i]...)
-		t.buf = nil
-		if len(bytes.TrimSpace(line)) > 0 {
-			t.fn(bytes.TrimRight(line, "\r"))
-		}
-		data = data[i+1:]
-	}
-	return n, err
-}
 
 // Gate returns a reader that reads nothing from r until open is closed:
 // an SDK connection starts reading at once, and its reader must not race
@@ -164,7 +138,7 @@ func (c *Client) dispatch(line []byte, env *lineframe.Envelope) bool {
 		c.notification(method, paramsOf(line, env))
 		return false
 	}
-	if c.pending.admit(idKey(env.ID), len(line)) {
+	if c.pending.admit(env.ID, string(method), len(line)) {
 		return true
 	}
 	c.out.writeBusy(env.ID)
@@ -206,60 +180,35 @@ func (c *Client) notification(method []byte, params json.RawMessage) {
 	}
 }
 
-// idKey is a JSON-RPC id in one spelling: the SDK echoes an id re-encoded.
-func idKey(raw []byte) string {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return string(raw)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return string(raw)
-	}
-	return string(b)
-}
-
-// pending counts the agent's requests admitted and not yet answered.
+// pending counts the agent's requests admitted and not yet answered, by
+// id (rpcpeer.Pending: the SDK echoes an id re-encoded).
 type pending struct {
 	mu    sync.Mutex
-	sizes map[string][]int // id -> the sizes of the requests in flight with it
-	n     int
+	reqs  rpcpeer.Pending[int] // the size of each
 	bytes int
 }
 
 // admit takes a request of size bytes in, unless that would pass the
 // bounds (one request is always admitted when none is in flight).
-func (p *pending) admit(key string, size int) bool {
+func (p *pending) admit(id []byte, method string, size int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.n >= MaxPendingRequests || p.n > 0 && p.bytes+size > maxPendingBytes {
+	n := p.reqs.Len()
+	if n >= MaxPendingRequests || n > 0 && p.bytes+size > maxPendingBytes {
 		return false
 	}
-	if p.sizes == nil {
-		p.sizes = map[string][]int{}
+	if p.reqs.Add(id, method, size) {
+		p.bytes += size
 	}
-	p.sizes[key] = append(p.sizes[key], size)
-	p.n++
-	p.bytes += size
 	return true
 }
 
-// done counts the answer to request key written.
-func (p *pending) done(key string) {
+// done counts the answer to request id written.
+func (p *pending) done(id []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := p.sizes[key]
-	if len(s) == 0 {
-		return
-	}
-	p.n--
-	p.bytes -= s[0]
-	if len(s) == 1 {
-		delete(p.sizes, key)
-	} else {
-		p.sizes[key] = s[1:]
+	if e, ok := p.reqs.Take(id); ok {
+		p.bytes -= e.Value
 	}
 }
 
@@ -280,8 +229,8 @@ func (o *outbound) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	n, err := o.w.Write(p)
 	o.mu.Unlock()
-	if key, ok := answerID(p); ok {
-		o.pending.done(key)
+	if id, ok := answerID(p); ok {
+		o.pending.done(id)
 	}
 	return n, err
 }
@@ -298,42 +247,17 @@ func (o *outbound) writeRaw(line []byte) error {
 // writeBusy answers request id with the error of a request over the
 // bound; it waits while the agent does not read (backpressure).
 func (o *outbound) writeBusy(id json.RawMessage) {
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": &acp.RequestError{Code: -32603,
+	msg := rpcpeer.AppendError(nil, id, &acp.RequestError{Code: rpcpeer.CodeInternal,
 		Message: fmt.Sprintf("actctl refuses the request: too many of this agent's requests are in flight (at most %d, of %d MiB in all); retry when earlier ones are answered",
-			MaxPendingRequests, maxPendingBytes>>20)}})
+			MaxPendingRequests, maxPendingBytes>>20)})
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	_, _ = o.w.Write(append(msg, '\n'))
 }
 
-// answerID is the id key of an answer the SDK wrote (an id, then result or
-// error, before any method: the SDK writes its fields in that order).
-func answerID(p []byte) (string, bool) {
-	d := json.NewDecoder(bytes.NewReader(p))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return "", false
-	}
-	var id json.RawMessage
-	for d.More() {
-		k, err := d.Token()
-		if err != nil {
-			return "", false
-		}
-		switch k {
-		case "id":
-			if d.Decode(&id) != nil {
-				return "", false
-			}
-		case "result", "error":
-			return idKey(id), id != nil
-		case "method":
-			return "", false
-		default:
-			var skip json.RawMessage
-			if d.Decode(&skip) != nil {
-				return "", false
-			}
-		}
-	}
-	return "", false
+// answerID is the id of an answer the SDK wrote (one whole message per
+// Write); false for the client's own requests and notifications.
+func answerID(p []byte) ([]byte, bool) {
+	env := lineframe.Parse(p)
+	return env.ID, env.Kind == lineframe.KindResponse
 }

@@ -1,0 +1,80 @@
+package rpcpeer
+
+import (
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/lineframe"
+)
+
+// TestHooks: a hook sees only its method's messages (session/prompt
+// requests inbound, session/update notifications and the answers to
+// session/prompt outbound), with the session they name; without hooks
+// every line passes as it is.
+func TestHooks(t *testing.T) {
+	prompt := []byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}}`)
+	update := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}}`)
+	other := []byte(`{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":"/p"}}`)
+	var seen []string
+	h := &Hooks{
+		Prompt: func(m Message) ([]byte, *acp.RequestError) {
+			seen = append(seen, "prompt "+m.SessionID)
+			if m.Env.Kind != lineframe.KindRequest {
+				t.Errorf("Prompt given a %v", m.Env.Kind)
+			}
+			return []byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`), nil
+		},
+		Update: func(m Message) [][]byte {
+			seen = append(seen, "update "+m.SessionID)
+			return [][]byte{m.Line, m.Line}
+		},
+	}
+	for _, hooks := range []*Hooks{nil, {}, h} {
+		seen = nil
+		for _, line := range [][]byte{prompt, update, other} {
+			env := lineframe.Parse(line)
+			out, e := hooks.Inbound(line, &env)
+			if e != nil {
+				t.Fatalf("Inbound answered %v", e)
+			}
+			lines, hooked := hooks.Outbound(line, &env)
+			switch {
+			case hooks == h && string(line) == string(prompt):
+				if string(out) == string(line) || hooked {
+					t.Errorf("prompt: not transformed inbound (%s) or hooked outbound", out)
+				}
+			case hooks == h && string(line) == string(update):
+				if string(out) != string(line) || !hooked || len(lines) != 2 {
+					t.Errorf("update: inbound %s, outbound %v %d lines", out, hooked, len(lines))
+				}
+			default:
+				if string(out) != string(line) || hooked {
+					t.Errorf("%s passed a hook (out %s, hooked %v)", line, out, hooked)
+				}
+			}
+		}
+		if want := 2; hooks == h && len(seen) != want {
+			t.Errorf("hooks saw %q, want the prompt and the update", seen)
+		}
+	}
+	answer := []byte(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
+	env := lineframe.Parse(answer)
+	h.TurnEnd = func(m Message) [][]byte { return [][]byte{[]byte("before " + string(m.Env.ID))} }
+	if got := h.Ended(answer, &env, acp.AgentMethodSessionPrompt); len(got) != 1 || string(got[0]) != "before 3" {
+		t.Errorf("TurnEnd on the answer to a prompt: %q", got)
+	}
+	if got := h.Ended(answer, &env, acp.AgentMethodSessionNew); got != nil {
+		t.Errorf("TurnEnd on the answer to session/new: %q", got)
+	}
+	if got := (*Hooks)(nil).Ended(answer, &env, acp.AgentMethodSessionPrompt); got != nil {
+		t.Errorf("no hooks: %q", got)
+	}
+	refuse := &Hooks{Prompt: func(Message) ([]byte, *acp.RequestError) {
+		return nil, &acp.RequestError{Code: CodeInternal, Message: "plugin failed"}
+	}}
+	env = lineframe.Parse(prompt)
+	if _, e := refuse.Inbound(prompt, &env); e == nil || e.Message != "plugin failed" {
+		t.Errorf("a refusing hook: %v", e)
+	}
+}
