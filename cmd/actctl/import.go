@@ -21,6 +21,7 @@ func init() {
 			&cli.StringSliceFlag{Name: "backend", Usage: "import only this backend's files (repeatable)"},
 			&cli.BoolFlag{Name: "move", Usage: "move skill directories into skills/<name>; apply writes the tool's copy"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be taken and left, and the actant.cue; write nothing"},
+			&cli.BoolFlag{Name: "update", Usage: "take hand edits of imported text back into actant.cue (docs/import.md, \"Editing imported text\"), then apply"},
 		},
 		OnUsageError: usageErrors,
 		Action:       importCmd,
@@ -39,6 +40,9 @@ func importCmd(c *cli.Context) error {
 	g := globalsOf(c)
 	if c.Args().Len() > 0 {
 		return usageError("import takes no arguments")
+	}
+	if c.Bool("update") {
+		return importUpdate(c, g)
 	}
 	root := g.Dir
 	if root == "" {
