@@ -124,7 +124,7 @@ func table(t *testing.T) map[string]row {
 
 // TestPackageTable checks docs/design.md's table against the tree: a row
 // for every package, no row for a package that does not exist, and no
-// import beyond a package's row.
+// import beyond a package's row, nor up the table.
 func TestPackageTable(t *testing.T) {
 	pkgs, rows := packages(t), table(t)
 	for _, p := range sortedKeys(pkgs) {
@@ -136,6 +136,9 @@ func TestPackageTable(t *testing.T) {
 		for _, dep := range pkgs[p] {
 			if !r.allowAll && !r.allowed[dep] {
 				t.Errorf("%s imports %s, which its row (docs/design.md:%d) does not allow: add it there if the import is right", p, dep, r.line)
+			}
+			if d, ok := rows[dep]; ok && d.line < r.line {
+				t.Errorf("%s (docs/design.md:%d) imports %s, whose row is above it (line %d): imports only go down the table; move one of the rows", p, r.line, dep, d.line)
 			}
 		}
 	}
