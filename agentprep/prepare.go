@@ -154,7 +154,7 @@ func (p *Prepared) materialize(ctx context.Context, materialized func()) error {
 // declaration, the declared agent of a per-project copy, the template of
 // a -t agent.
 func (p *Prepared) warn(warnings []string) {
-	marker := "warning: agents." + p.Agent.Name + ": "
+	marker := "warning: " + schema.Path("agents", p.Agent.Name) + ": "
 	for _, w := range warnings {
 		if i := strings.Index(w, marker); i >= 0 {
 			d := schema.Diagnostic{Pos: p.Config.Pos(p.Origin), Path: schema.Path("agents", p.Agent.Name), Message: w[i+len(marker):], Warning: true}

@@ -228,12 +228,12 @@ func checkOptions(o *Options) error {
 	switch o.SessionCwd {
 	case "", schema.CwdClient:
 		o.SessionCwd = schema.CwdClient
-	case schema.CwdWorkspace:
+	case schema.CwdWorkspace, schema.CwdWorkspaceClient:
 		if !filepath.IsAbs(o.Workspace) {
 			return fmt.Errorf("proxy: sessionCwd %q needs an absolute workspace directory, got %q", o.SessionCwd, o.Workspace)
 		}
 	default:
-		return fmt.Errorf("proxy: unknown sessionCwd %q (want %q or %q)", o.SessionCwd, schema.CwdClient, schema.CwdWorkspace)
+		return fmt.Errorf("proxy: unknown sessionCwd %q (want %q, %q or %q)", o.SessionCwd, schema.CwdClient, schema.CwdWorkspace, schema.CwdWorkspaceClient)
 	}
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace
@@ -275,7 +275,10 @@ type relay struct {
 	o   Options
 	log *logger
 	out *lockedWriter
-	cwd rpcpeer.CwdPolicy // the archetype's sessionCwd
+	// cwd is the archetype's sessionCwd as applied; under
+	// "workspace+client" it is set (under mu) once the backend's answer
+	// to initialize says whether it takes additionalDirectories.
+	cwd rpcpeer.CwdPolicy
 
 	proc   *launch.Proc
 	stdinW *os.File   // backend stdin; closed by clientLoop
@@ -765,9 +768,9 @@ func (r *relay) sessionCwd(line []byte, env *lineframe.Envelope, required bool) 
 		return line, true // an optional filter left out: nothing to do
 	}
 	if r.o.OnSession != nil {
-		r.o.OnSession(SessionEvent{Method: string(method), ClientCwd: c.Path, BackendCwd: r.cwd.Session(c.Path)})
+		r.o.OnSession(SessionEvent{Method: string(method), ClientCwd: c.Path, BackendCwd: r.cwdPolicy().Session(c.Path)})
 	}
-	return r.cwd.Apply(line, c), true
+	return r.cwdPolicy().Apply(line, c), true
 }
 
 // agentLoop relays backend -> client until the backend's stdout ends.
@@ -804,6 +807,7 @@ func (r *relay) fromBackend(line []byte) {
 		if r.modes != nil && r.modes.response(line, &env) {
 			return
 		}
+		r.learnDirectories(line, &env)
 		for _, l := range r.o.Hooks.Ended(line, &env, r.answered(&env)) {
 			r.out.writeLine(l, false)
 		}
@@ -829,4 +833,51 @@ func (r *relay) toClient(line []byte, env *lineframe.Envelope) {
 		return
 	}
 	r.out.writeLine(line, false)
+}
+
+// cwdPolicy is the session cwd policy in force (see relay.cwd).
+func (r *relay) cwdPolicy() rpcpeer.CwdPolicy {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cwd
+}
+
+// learnDirectories reads, under sessionCwd "workspace+client", the
+// backend's answer to initialize: an agent that takes
+// additionalDirectories (agentCapabilities.sessionCapabilities) gets its
+// workspace as the session cwd and the client's project among them, so
+// that it reads its own instructions and settings there; one that does
+// not keeps the client's cwd, which the log says once (docs/runtime.md,
+// "An employee reached from an editor").
+func (r *relay) learnDirectories(line []byte, env *lineframe.Envelope) {
+	if r.o.SessionCwd != schema.CwdWorkspaceClient || env.IsError {
+		return
+	}
+	r.mu.Lock()
+	p, ok := r.pending.Peek(env.ID)
+	if !ok || p.Method != acp.AgentMethodInitialize {
+		r.mu.Unlock()
+		return
+	}
+	caps := lineframe.Member(line, env.Result, "agentCapabilities")
+	var dirs []byte
+	if sc := member(caps, "sessionCapabilities"); sc != nil {
+		dirs = member(sc, "additionalDirectories")
+	}
+	takes := dirs != nil && string(dirs) != "null"
+	if takes {
+		r.cwd = rpcpeer.CwdPolicy{Workspace: r.o.Workspace, AddClient: true}
+	}
+	r.mu.Unlock()
+	if !takes {
+		r.log.printf("note: the backend does not take additionalDirectories: its sessions work in the client's project, where it may not read the agent's own instructions and settings (sessionCwd %q)", schema.CwdWorkspaceClient)
+	}
+}
+
+// member is the value of key in the JSON object obj (nil: none).
+func member(obj []byte, key string) []byte {
+	if len(obj) == 0 {
+		return nil
+	}
+	return lineframe.Member(obj, lineframe.Span{Start: 0, End: len(obj)}, key)
 }

@@ -600,3 +600,48 @@ func TestCancelKillsGroup(t *testing.T) {
 	asError(t, c.wait(), ErrInterrupted)
 	requireGone(t, append(pids, backend)...)
 }
+
+// TestSessionCwdWorkspaceClient: under "workspace+client" (an employee
+// reached from an editor) a backend that takes additionalDirectories gets
+// its workspace as the session cwd and the client's project among them,
+// on every method carrying a cwd; one that does not keeps the client's
+// cwd, byte for byte, and the log says so (issue #32 item 9).
+func TestSessionCwdWorkspaceClient(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "instances", "dev")
+	const clientCwd = "/home/user/project"
+	for _, takes := range []bool{true, false} {
+		for _, method := range []string{"session/new", "session/load", "session/resume"} {
+			t.Run(fmt.Sprintf("%s/takes=%v", method, takes), func(t *testing.T) {
+				var o Options
+				var dir string
+				if takes {
+					o, dir = agentOptions(t, "extra-dirs")
+				} else {
+					o, dir = agentOptions(t)
+				}
+				o.SessionCwd, o.Workspace = schema.CwdWorkspaceClient, ws
+				c := startClient(t, context.Background(), o, dir)
+				c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+				c.recvMsg()
+				line := `{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":{"sessionId":"s","cwd":"` + clientCwd + `","mcpServers":[]}}`
+				c.send(line)
+				c.recvMsg()
+				c.in.Close()
+				if err := c.wait(); err != nil {
+					t.Fatal(err)
+				}
+				recv := transcript(t, filepath.Join(dir, "recv.jsonl"))
+				want := line + "\n"
+				if takes {
+					want = `{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":{"additionalDirectories":["` + clientCwd + `"],"sessionId":"s","cwd":` + string(rpcpeer.JSONString(ws)) + `,"mcpServers":[]}}` + "\n"
+				}
+				if len(recv) != 2 || string(recv[1]) != want {
+					t.Errorf("backend received\n%s\nwant\n%s", bytes.Join(recv, nil), want)
+				}
+				if note := "the backend does not take additionalDirectories"; strings.Contains(c.stderr.String(), note) == takes {
+					t.Errorf("stderr %q: note %q present: %v, want %v", c.stderr.String(), note, !takes, !takes)
+				}
+			})
+		}
+	}
+}

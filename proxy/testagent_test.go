@@ -224,7 +224,11 @@ func (a *testAgent) handle(m agentMsg) {
 	wd, _ := os.Getwd()
 	switch m.Method {
 	case "initialize":
-		a.result(m.ID, `{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"_meta":{"processCwd":`+jsonStr(wd)+`}}`)
+		caps := `{"loadSession":true}`
+		if a.modes["extra-dirs"] { // takes additionalDirectories
+			caps = `{"loadSession":true,"sessionCapabilities":{"additionalDirectories":{}}}`
+		}
+		a.result(m.ID, `{"protocolVersion":1,"agentCapabilities":`+caps+`,"_meta":{"processCwd":`+jsonStr(wd)+`}}`)
 	case "session/new", "session/load", "session/resume", "session/fork", "session/list":
 		var p struct {
 			Cwd string `json:"cwd"`

@@ -366,6 +366,12 @@ const (
 
 	CwdClient    = "client"
 	CwdWorkspace = "workspace"
+	// CwdWorkspaceClient: the agent's workspace is the session cwd and the
+	// client's project one of its additionalDirectories, where the agent
+	// takes them (an employee reached from an editor stays itself:
+	// docs/runtime.md, "An employee reached from an editor"); the client's
+	// cwd as it is where it does not.
+	CwdWorkspaceClient = "workspace+client"
 
 	ConflictAppend    = "append"
 	ConflictOverwrite = "overwrite"

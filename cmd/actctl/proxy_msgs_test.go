@@ -31,7 +31,7 @@ func TestProxyWarnsOnce(t *testing.T) {
 		want string // regexp of the one warning
 	}{
 		{root, []string{"helper", "-C", root}, `^actctl: .*/actant\.cue:23:2: warning: agents\.helper: permissions`},
-		{project, []string{"helper", "-C", root}, `^actctl: .*/actant\.cue:23:2: warning: agents\.helper-p[0-9a-f]{8}: permissions`},
+		{project, []string{"helper", "-C", root}, `^actctl: .*/actant\.cue:23:2: warning: agents\."helper-p[0-9a-f]{8}": permissions`},
 		{project, []string{"scratch", "-t", "tool", "-C", root}, `^actctl: .*/actant\.cue:16:2: warning: agents\.scratch: permissions`},
 		{project, []string{"builder", "-C", root}, `^actctl: .*/actant\.cue:24:2: warning: agents\.builder: permissions`},
 	} {

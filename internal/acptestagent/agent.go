@@ -17,6 +17,8 @@
 //	                  wait for exit; "terminal: exit N truncated B: <output>"
 //	session           "session <id> cwd <cwd> turn <n> mcp [<kind:name:command|url>,...]"
 //	                  (cwd, turn count and MCP servers are the session's own)
+//	dirs              "dirs cwd <cwd> [<dir>,...]": the session's cwd and the
+//	                  additionalDirectories of its session/new
 //	sessions          "sessions <n>": how many sessions are open
 //	notes             "notes <n>": extension notifications "_test/note"
 //	                  received ("_test/echo" requests are answered with
@@ -89,6 +91,9 @@ const (
 	CrashAfterVar = "ACTCTL_TEST_CRASH_AFTER"
 	NoCloseVar    = "ACTCTL_TEST_NO_SESSION_CLOSE"
 	HangVar       = "ACTCTL_TEST_HANG"
+	// ExtraDirsVar=1 makes the agent advertise additionalDirectories
+	// (sessionCapabilities); the op "dirs" says what a session got.
+	ExtraDirsVar = "ACTCTL_TEST_EXTRA_DIRS"
 )
 
 // Turn is what a named op sees of the prompt it handles.
@@ -185,6 +190,7 @@ type session struct {
 	mode   string // the session mode (offeredModes)
 	cwd    string
 	mcp    []string
+	dirs   []string // additionalDirectories of session/new
 	turns  int
 	cancel context.CancelFunc // the running turn's
 }
@@ -224,6 +230,9 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 	if os.Getenv(NoCloseVar) == "" {
 		r.AgentCapabilities.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
 	}
+	if os.Getenv(ExtraDirsVar) == "1" {
+		r.AgentCapabilities.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
+	}
 	return r, nil
 }
 
@@ -235,7 +244,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	hang("session/new")
 	holdNewSession(ctx) // hold-new (holdnew.go)
 	modes := offeredModes()
-	s := &session{cwd: p.Cwd, mode: string(modes.CurrentModeId)}
+	s := &session{cwd: p.Cwd, mode: string(modes.CurrentModeId), dirs: p.AdditionalDirectories}
 	for _, m := range p.McpServers {
 		switch {
 		case m.Stdio != nil:
@@ -376,6 +385,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say(ctx, sid, fmt.Sprintf("clock %d\n", time.Now().UnixNano()))
 	case "session":
 		a.say(ctx, sid, fmt.Sprintf("session %s cwd %s turn %d mcp [%s]\n", sid, cwd, turn, mcp))
+	case "dirs":
+		a.say(ctx, sid, fmt.Sprintf("dirs cwd %s [%s]\n", cwd, strings.Join(a.dirsOf(sid), ",")))
 	case "sessions":
 		a.say(ctx, sid, fmt.Sprintf("sessions %d\n", open))
 	case "notes":
@@ -580,4 +591,14 @@ func (a *agent) waitFor(ctx, tctx context.Context, sid acp.SessionId, path strin
 			return end("cancelled", acp.StopReasonCancelled)
 		}
 	}
+}
+
+// dirsOf is the additionalDirectories session id was opened with.
+func (a *agent) dirsOf(id acp.SessionId) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[string(id)]; s != nil {
+		return s.dirs
+	}
+	return nil
 }

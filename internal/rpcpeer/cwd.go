@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -41,6 +42,10 @@ type Cwd struct {
 	// Path is the client's cwd; "" when an optional one is absent.
 	Path  string
 	spans []lineframe.Span // every "cwd" member of params (duplicates too)
+	// params is where the params object starts; dirs the last
+	// "additionalDirectories" member's value, when there is one.
+	params int
+	dirs   lineframe.Span
 }
 
 // ReadCwd checks params.cwd of a request line (env its envelope):
@@ -54,7 +59,11 @@ func ReadCwd(line []byte, env *lineframe.Envelope, required bool) (c Cwd, proble
 		}
 		return c, ""
 	}
+	c.params = p.Start
 	lineframe.ScanObject(line, p.Start, func(key []byte, vs, ve int) {
+		if string(key) == "additionalDirectories" {
+			c.dirs = lineframe.Span{Start: vs, End: ve}
+		}
 		if string(key) != "cwd" || problem != "" {
 			return
 		}
@@ -85,8 +94,14 @@ func ReadCwd(line []byte, env *lineframe.Envelope, required bool) (c Cwd, proble
 // CwdPolicy is the archetype's sessionCwd policy as a relay applies it:
 // with Workspace "" ("client") the client's cwd reaches the agent as it
 // is; else ("workspace") every session cwd becomes Workspace, an absolute
-// directory.
-type CwdPolicy struct{ Workspace string }
+// directory, and with AddClient ("workspace+client", where the agent takes
+// additionalDirectories) the client's cwd joins the request's
+// additionalDirectories: the agent works as itself in its workspace on
+// the client's project.
+type CwdPolicy struct {
+	Workspace string
+	AddClient bool
+}
 
 // Session is the cwd the agent gets for the client's cwd.
 func (p CwdPolicy) Session(client string) string {
@@ -97,20 +112,64 @@ func (p CwdPolicy) Session(client string) string {
 }
 
 // Apply is line, whose cwd ReadCwd read as c, with the cwd the agent gets
-// (line itself when that is the client's).
+// (line itself when that is the client's). Only the bytes of the cwd
+// values change, and with AddClient those of additionalDirectories: the
+// client's cwd appended to its array (unless listed already, or it is
+// the workspace), or the member added first in params.
 func (p CwdPolicy) Apply(line []byte, c Cwd) []byte {
 	if p.Workspace == "" || len(c.spans) == 0 {
 		return line
 	}
 	ws := JSONString(p.Workspace)
-	out := make([]byte, 0, len(line)+len(ws))
-	prev := 0
+	edits := make([]edit, 0, len(c.spans)+1)
 	for _, s := range c.spans {
-		out = append(out, line[prev:s.Start]...)
-		out = append(out, ws...)
-		prev = s.End
+		edits = append(edits, edit{s, ws})
+	}
+	if p.AddClient && c.Path != p.Workspace {
+		if e, ok := addDirectory(line, c, c.Path); ok {
+			edits = append(edits, e)
+		}
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.at.Start - b.at.Start })
+	out := make([]byte, 0, len(line)+len(ws)+len(c.Path)+32)
+	prev := 0
+	for _, e := range edits {
+		out = append(out, line[prev:e.at.Start]...)
+		out = append(out, e.text...)
+		prev = e.at.End
 	}
 	return append(out, line[prev:]...)
+}
+
+// edit replaces the bytes at with text.
+type edit struct {
+	at   lineframe.Span
+	text []byte
+}
+
+// addDirectory is the edit that puts dir into the request's
+// additionalDirectories: before the closing bracket of its array, or a
+// new member right after the params' opening brace. ok is false when
+// dir is listed already or the member is not an array (the request is
+// then left to the agent as it is).
+func addDirectory(line []byte, c Cwd, dir string) (edit, bool) {
+	d := JSONString(dir)
+	if c.dirs.Empty() {
+		text := append(append([]byte(`"additionalDirectories":[`), d...), ']')
+		if next := lineframe.SkipWS(line, c.params+1); next < len(line) && line[next] != '}' {
+			text = append(text, ',')
+		}
+		return edit{lineframe.Span{Start: c.params + 1, End: c.params + 1}, text}, true
+	}
+	var dirs []string
+	if line[c.dirs.Start] != '[' || json.Unmarshal(line[c.dirs.Start:c.dirs.End], &dirs) != nil || slices.Contains(dirs, dir) {
+		return edit{}, false
+	}
+	end := c.dirs.End - 1 // the closing bracket
+	if len(dirs) > 0 {
+		d = append([]byte{','}, d...)
+	}
+	return edit{lineframe.Span{Start: end, End: end}, d}, true
 }
 
 // JSONString encodes s as a JSON string token without HTML escaping (a

@@ -2,6 +2,8 @@ package rpcpeer
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/actctl/actctl/internal/lineframe"
@@ -101,5 +103,71 @@ func FuzzCwdPolicy(f *testing.F) {
 				t.Fatalf("Apply(%q) = %q: a cwd %s left", line, out, v)
 			}
 		})
+	})
+}
+
+// TestCwdPolicyAddClient: under "workspace+client" the session cwd
+// becomes the workspace and the client's cwd joins additionalDirectories
+// (appended to the request's own, added when absent, never twice); every
+// other byte stays (issue #32 item 9).
+func TestCwdPolicyAddClient(t *testing.T) {
+	p := CwdPolicy{Workspace: "/inst/dev", AddClient: true}
+	for _, c := range []struct{ in, want string }{
+		{`{"id":1,"method":"session/new","params":{"cwd":"/p","mcpServers":[]}}`,
+			`{"id":1,"method":"session/new","params":{"additionalDirectories":["/p"],"cwd":"/inst/dev","mcpServers":[]}}`},
+		{`{"id":1,"method":"session/new","params":{ "cwd" : "/p", "additionalDirectories": ["/x"] }}`,
+			`{"id":1,"method":"session/new","params":{ "cwd" : "/inst/dev", "additionalDirectories": ["/x","/p"] }}`},
+		{`{"id":1,"method":"session/new","params":{"additionalDirectories":[],"cwd":"/p"}}`,
+			`{"id":1,"method":"session/new","params":{"additionalDirectories":["/p"],"cwd":"/inst/dev"}}`},
+		{`{"id":1,"method":"session/load","params":{"sessionId":"s","cwd":"/p","additionalDirectories":["/p"]}}`,
+			`{"id":1,"method":"session/load","params":{"sessionId":"s","cwd":"/inst/dev","additionalDirectories":["/p"]}}`},
+		{`{"id":1,"method":"session/new","params":{"cwd":"/inst/dev"}}`,
+			`{"id":1,"method":"session/new","params":{"cwd":"/inst/dev"}}`},
+		{`{"id":1,"method":"session/new","params":{"cwd":"/p","additionalDirectories":"odd"}}`,
+			`{"id":1,"method":"session/new","params":{"cwd":"/inst/dev","additionalDirectories":"odd"}}`},
+	} {
+		line := []byte(c.in)
+		env := lineframe.Parse(line)
+		cwd, problem := ReadCwd(line, &env, true)
+		if problem != "" {
+			t.Fatalf("%s: %s", c.in, problem)
+		}
+		if got := string(p.Apply(line, cwd)); got != c.want {
+			t.Errorf("Apply(%s)\n = %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzCwdPolicyAddClient: whatever the request, the rewritten one is the
+// same request, still valid JSON, with the workspace as cwd and the
+// client's cwd among additionalDirectories when that member is an array.
+func FuzzCwdPolicyAddClient(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p","mcpServers":[]}}`))
+	f.Add([]byte(`{"id":2,"method":"session/new","params":{"additionalDirectories":["/a"],"cwd":"/p"}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		env := lineframe.Parse(line)
+		if !env.Valid || env.Kind != lineframe.KindRequest {
+			return
+		}
+		c, problem := ReadCwd(line, &env, true)
+		if problem != "" {
+			return
+		}
+		out := (CwdPolicy{Workspace: "/ws", AddClient: true}).Apply(line, c)
+		oenv := lineframe.Parse(out)
+		if !oenv.Valid || oenv.Kind != lineframe.KindRequest || !bytes.Equal(oenv.ID, env.ID) || !json.Valid(out) {
+			t.Fatalf("Apply(%q) = %q: not the same valid request", line, out)
+		}
+		var params struct {
+			Cwd  string          `json:"cwd"`
+			Dirs json.RawMessage `json:"additionalDirectories"`
+		}
+		if json.Unmarshal(out[oenv.Params.Start:oenv.Params.End], &params) != nil || params.Cwd != "/ws" {
+			t.Fatalf("Apply(%q) = %q: cwd %q", line, out, params.Cwd)
+		}
+		var dirs []string
+		if json.Unmarshal(params.Dirs, &dirs) == nil && c.Path != "/ws" && !slices.Contains(dirs, c.Path) {
+			t.Fatalf("Apply(%q) = %q: %s not among additionalDirectories", line, out, c.Path)
+		}
 	})
 }
