@@ -3,7 +3,8 @@
 // inbound chain (the prompt's content blocks, in declared order, before
 // the agent sees them) and an outbound chain (the agent's session/update
 // notifications, in reverse declared order, before the client sees
-// them), as an acpclient.Filter per session. A step is built in (prefix,
+// them), the redact plugins first in both, as an acpclient.Filter per
+// session. A step is built in (prefix,
 // suffix, redact), a command (JSON on stdin and stdout) or an agent of
 // the workspace asked through a Runner, so that the package runs no agent
 // itself and is tested with a function. Every call is bounded (timeout,

@@ -283,3 +283,26 @@ func TestOutboundFail(t *testing.T) {
 		t.Errorf("%s, %v", texts(t, out), err)
 	}
 }
+
+// TestRedactFirst: redact plugins run first in both chains wherever they
+// are listed, so that no sub-agent sees what they name.
+func TestRedactFirst(t *testing.T) {
+	var seen []string
+	plugins := map[string]schema.Plugin{
+		"tr":      {Kind: schema.PluginAgent, Agent: "x", On: schema.OnBoth, Stream: schema.StreamChunk},
+		"secrets": {Kind: schema.PluginRedact, Patterns: []string{`tok-[0-9]+`}},
+	}
+	f, _ := newSession(t, plugins, []string{"tr", "secrets"}, func(_ context.Context, tt AgentTurn) (string, error) {
+		seen = append(seen, tt.Prompt)
+		return tt.Prompt, nil
+	})
+	if got, err := promptText(t, f, "in tok-1"); err != nil || got != "in [REDACTED]" {
+		t.Errorf("inbound %q, %v", got, err)
+	}
+	if got := texts(t, f.Update(context.Background(), chunk("out tok-2"))); got != "out [REDACTED]" {
+		t.Errorf("outbound %q", got)
+	}
+	if strings.Contains(strings.Join(seen, " "), "tok-") {
+		t.Errorf("the sub-agent saw a secret: %q", seen)
+	}
+}

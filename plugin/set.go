@@ -47,8 +47,8 @@ type step struct {
 // Set is an agent's plugins, built once; Filter makes a session's.
 type Set struct {
 	steps    []*step // declared order
-	inbound  []*step // declared order, those on the inbound chain
-	outbound []*step // reverse declared order, those on the outbound chain
+	inbound  []*step // the inbound chain (chains)
+	outbound []*step // the outbound chain (chains)
 	redact   []*step // the redact steps, declared order
 	opts     Options
 }
@@ -74,19 +74,33 @@ func New(cfg *schema.Config, names []string, o Options) (*Set, error) {
 			st.re = append(st.re, re)
 		}
 		s.steps = append(s.steps, st)
-		if p.Inbound() {
-			s.inbound = append(s.inbound, st)
-		}
 		if p.Kind == schema.PluginRedact {
 			s.redact = append(s.redact, st)
 		}
 	}
-	for _, st := range slices.Backward(s.steps) {
-		if st.p.Outbound() {
-			s.outbound = append(s.outbound, st)
+	s.inbound, s.outbound = s.chains()
+	return s, nil
+}
+
+// chains are the inbound chain (declared order) and the outbound one
+// (reverse order), each with the redact plugins first, wherever they
+// are listed: no other plugin (a sub-agent, a command) sees what they
+// name (docs/plugins.md, "Order").
+func (s *Set) chains() (inbound, outbound []*step) {
+	redact := func(st *step) bool { return st.p.Kind == schema.PluginRedact }
+	for _, first := range []bool{true, false} {
+		for _, st := range s.steps {
+			if redact(st) == first && st.p.Inbound() {
+				inbound = append(inbound, st)
+			}
+		}
+		for _, st := range slices.Backward(s.steps) {
+			if redact(st) == first && st.p.Outbound() {
+				outbound = append(outbound, st)
+			}
 		}
 	}
-	return s, nil
+	return inbound, outbound
 }
 
 // ForAgent is the Set of agent r's plugins (nil: none).

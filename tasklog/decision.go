@@ -30,23 +30,26 @@ type Decision struct {
 	Rule string `json:"rule,omitempty"`
 }
 
-// decisionLine is a decision's line in a task file.
-type decisionLine struct {
-	JSONRPC string   `json:"jsonrpc"`
-	Method  string   `json:"method"`
-	Params  Decision `json:"params"`
+// recordLine is the line of one of actctl's records in a task file.
+type recordLine struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
 }
 
-// Decision appends the permission decision d to the task's file (as
+// record appends actctl's record of method to the task's file (as
 // Message does a message).
-func (w *Writer) Decision(d Decision) {
+func (w *Writer) record(method string, params any) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(decisionLine{JSONRPC: "2.0", Method: DecisionMethod, Params: d}) == nil {
+	if enc.Encode(recordLine{JSONRPC: "2.0", Method: method, Params: params}) == nil {
 		w.Message(b.Bytes())
 	}
 }
+
+// Decision appends the permission decision d to the task's file.
+func (w *Writer) Decision(d Decision) { w.record(DecisionMethod, d) }
 
 // ParseDecision reads the params of a DecisionMethod line.
 func ParseDecision(params json.RawMessage) (Decision, bool) {
@@ -72,3 +75,25 @@ func (d Decision) Words() string {
 	}
 	return "by " + d.By
 }
+
+// PluginMethod is the method of the line with which a task file records
+// a session plugin's step (docs/plugins.md): which plugin, how long, the
+// sizes of its text before and after, never the text. actctl's record,
+// as a decision's line is.
+const PluginMethod = "_actctl/plugin"
+
+// PluginStep is one plugin step as a task file records it.
+type PluginStep struct {
+	Plugin     string `json:"plugin"`
+	Direction  string `json:"direction"`
+	DurationMs int64  `json:"durationMs"`
+	InBytes    int    `json:"inBytes"`
+	OutBytes   int    `json:"outBytes"`
+	Changed    bool   `json:"changed"`
+	Attempts   int    `json:"attempts,omitempty"`
+	Outcome    string `json:"outcome"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Plugin appends the plugin step p to the task's file.
+func (w *Writer) Plugin(p PluginStep) { w.record(PluginMethod, p) }
