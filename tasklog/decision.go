@@ -97,3 +97,28 @@ type PluginStep struct {
 
 // Plugin appends the plugin step p to the task's file.
 func (w *Writer) Plugin(p PluginStep) { w.record(PluginMethod, p) }
+
+// ParsePluginStep reads the params of a PluginMethod line.
+func ParsePluginStep(params json.RawMessage) (PluginStep, bool) {
+	var p PluginStep
+	if json.Unmarshal(params, &p) != nil || p.Plugin == "" {
+		return PluginStep{}, false
+	}
+	return p, true
+}
+
+// Words are p as a person reads it: "plugin rules (inbound): 12 -> 40
+// bytes in 0 ms", with the failure and what became of the text.
+func (p PluginStep) Words() string {
+	s := fmt.Sprintf("plugin %s (%s): %d -> %d bytes in %d ms", p.Plugin, p.Direction, p.InBytes, p.OutBytes, p.DurationMs)
+	if p.Attempts > 1 {
+		s += fmt.Sprintf(", %d attempts", p.Attempts)
+	}
+	switch p.Outcome {
+	case "passed":
+		s += ", failed (the text went on unchanged): " + p.Error
+	case "failed":
+		s += ", failed (the turn failed): " + p.Error
+	}
+	return s
+}
