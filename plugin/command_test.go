@@ -111,3 +111,20 @@ func BenchmarkPromptChain(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUpdateChain: what a redact plugin adds to each agent message
+// chunk (docs/benchmarks.md).
+func BenchmarkUpdateChain(b *testing.B) {
+	set, err := New(&schema.Config{Plugins: map[string]schema.Plugin{
+		"secrets": {Kind: schema.PluginRedact, Patterns: []string{`tok-[0-9a-f]{32}`}},
+	}}, []string{"secrets"}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := set.Filter(nil)
+	params := chunk(strings.Repeat("some streamed answer ", 10))
+	ctx := context.Background()
+	for b.Loop() {
+		f.Update(ctx, params)
+	}
+}

@@ -16,6 +16,11 @@ import (
 //	translate LANG .. says the words after LANG translated to LANG ("en"
 //	                  or "zh") by a fixed dictionary (Dictionary), others
 //	                  as they are, joined by single spaces
+//	Translate into LANG. ...\n\nTEXT
+//	                  translate's answer to a translator's prompt as a
+//	                  person writes it (examples/plugins): LANG
+//	                  "English" or "Chinese", TEXT after the first blank
+//	                  line
 //	upper ...         says the words after it upper-cased
 //	leak              says "leaked tok-424242"
 //
@@ -46,6 +51,12 @@ func init() {
 			return acp.StopReasonEndTurn, nil
 		}
 		t.Say(translate(t.Words[1], t.Words[2:]))
+		return acp.StopReasonEndTurn, nil
+	})
+	register("Translate", func(t *Turn) (acp.StopReason, error) {
+		lang := map[string]string{"English.": "en", "Chinese.": "zh"}[strings.Join(t.Words[2:3], "")]
+		_, text, _ := strings.Cut(promptText(t.Req), "\n\n")
+		t.Say(translate(lang, strings.Fields(text)))
 		return acp.StopReasonEndTurn, nil
 	})
 	register("upper", func(t *Turn) (acp.StopReason, error) {
