@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/schema"
 )
@@ -53,24 +55,33 @@ func (e *FailError) Error() string {
 
 func (e *FailError) Unwrap() error { return e.Err }
 
+// result is what one try of a step gives: the text after it (whose
+// size the step shows) and, inbound, the prompt's blocks after it. A try
+// abandoned past its timeout shares nothing with its caller: all it
+// gives is its result.
+type result struct {
+	text   string
+	blocks []acp.ContentBlock
+}
+
 // transform is one try of a step on text.
-type transform func(ctx context.Context, text string) (string, error)
+type transform func(ctx context.Context, text string) (result, error)
 
 // call runs fn on in as st's bounds say: within the budget, each try
-// within the timeout, tried again up to retries times. On a failure it
-// returns in unchanged, and a *FailError when st's onError is "fail";
-// every call is shown as a step (a built-in's only when it changed the
-// text).
-func (s *session) call(ctx context.Context, st *step, dir, in string, fn transform) (string, error) {
+// within the timeout, tried again up to retries times, and reports
+// whether it succeeded. On a failure it returns a *FailError when st's
+// onError is "fail"; every call is shown as a step (a built-in's only
+// when it changed the text).
+func (s *session) call(ctx context.Context, st *step, dir, in string, fn transform) (result, bool, error) {
 	start := time.Now()
 	out, attempts, err := s.try(ctx, st, in, fn)
 	ps := acpclient.PluginStep{Plugin: st.name, Direction: dir, Duration: time.Since(start), In: len(in), Attempts: attempts, Outcome: "ok"}
 	if err == nil {
-		ps.Out, ps.Changed = len(out), out != in
+		ps.Out, ps.Changed = len(out.text), out.text != in
 		if ps.Changed || !st.p.Builtin() {
 			s.emit(acpclient.Event{Kind: acpclient.EventPlugin, Plugin: &ps})
 		}
-		return out, nil
+		return out, true, nil
 	}
 	ps.Out, ps.Error = len(in), s.set.Redact(err.Error())
 	fail := s.failed(st, dir, err)
@@ -85,7 +96,7 @@ func (s *session) call(ctx context.Context, st *step, dir, in string, fn transfo
 	if show { // one warning a turn for a plugin that passes
 		s.emit(acpclient.Event{Kind: acpclient.EventPlugin, Plugin: &ps})
 	}
-	return in, fail
+	return result{text: in}, false, fail
 }
 
 // failed records a failure of st and returns the turn's error when its
@@ -104,15 +115,15 @@ func (s *session) failed(st *step, dir string, err error) error {
 }
 
 // try runs fn within st's budget, timeout and retries.
-func (s *session) try(ctx context.Context, st *step, in string, fn transform) (string, int, error) {
+func (s *session) try(ctx context.Context, st *step, in string, fn transform) (result, int, error) {
 	var err error
 	attempts := 0
 	for attempts <= st.b.Retries {
 		if err := s.spend(st); err != nil {
-			return "", attempts, err
+			return result{}, attempts, err
 		}
 		attempts++
-		var out string
+		var out result
 		out, err = timed(ctx, st, in, fn)
 		if err == nil {
 			return out, attempts, nil
@@ -121,7 +132,7 @@ func (s *session) try(ctx context.Context, st *step, in string, fn transform) (s
 			break
 		}
 	}
-	return "", attempts, err
+	return result{}, attempts, err
 }
 
 // spend takes one call from st's budgets (the turn's; an agent plugin's
@@ -145,28 +156,28 @@ func (s *session) spend(st *step) error {
 // timed is one try of fn, bounded by st's timeout (built-ins run in
 // place: they do not wait on anything). A try past its timeout is left
 // to end on its own: its answer is dropped.
-func timed(ctx context.Context, st *step, in string, fn transform) (string, error) {
+func timed(ctx context.Context, st *step, in string, fn transform) (result, error) {
 	if st.p.Builtin() {
 		return fn(ctx, in)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, st.b.Timeout, fmt.Errorf("timed out after %s", st.b.Timeout))
 	defer cancel()
-	type result struct {
-		out string
+	type answer struct {
+		r   result
 		err error
 	}
-	done := make(chan result, 1)
+	done := make(chan answer, 1)
 	go func() {
-		out, err := fn(ctx, in)
-		done <- result{out, err}
+		r, err := fn(ctx, in)
+		done <- answer{r, err}
 	}()
 	select {
-	case r := <-done:
-		if r.err != nil && ctx.Err() != nil {
-			return "", context.Cause(ctx)
+	case a := <-done:
+		if a.err != nil && ctx.Err() != nil {
+			return result{}, context.Cause(ctx)
 		}
-		return r.out, r.err
+		return a.r, a.err
 	case <-ctx.Done():
-		return "", context.Cause(ctx)
+		return result{}, context.Cause(ctx)
 	}
 }

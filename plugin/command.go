@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -54,10 +55,10 @@ func (s *Set) commandPrompt(ctx context.Context, st *step, blocks []acp.ContentB
 	return out.Prompt, nil
 }
 
-// commandUpdate runs st's command on one update and returns the params
-// with the update it wrote.
-func (s *Set) commandUpdate(ctx context.Context, st *step, u *update) (string, error) {
-	out, err := s.runCommand(ctx, st, CommandInput{Plugin: st.name, Direction: schema.OnOutbound, Update: encode(u.body())})
+// commandUpdate runs st's command on the update of params (left as they
+// are) and returns the params with the update it wrote.
+func (s *Set) commandUpdate(ctx context.Context, st *step, params map[string]any) (string, error) {
+	out, err := s.runCommand(ctx, st, CommandInput{Plugin: st.name, Direction: schema.OnOutbound, Update: encode(params["update"])})
 	if err != nil {
 		return "", err
 	}
@@ -65,8 +66,9 @@ func (s *Set) commandUpdate(ctx context.Context, st *step, u *update) (string, e
 	if json.Unmarshal(out.Update, &body) != nil || body["sessionUpdate"] == nil {
 		return "", errors.New(`its output has no "update" with a sessionUpdate`)
 	}
-	u.params["update"] = body
-	return string(u.bytes()), nil
+	next := maps.Clone(params)
+	next["update"] = body
+	return string(encode(next)), nil
 }
 
 // runCommand runs st's command with in on stdin and decodes its stdout.

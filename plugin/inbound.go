@@ -16,17 +16,16 @@ func (s *session) Prompt(ctx context.Context, blocks []acp.ContentBlock) ([]acp.
 	s.turn = newTurnState()
 	s.mu.Unlock()
 	for _, st := range s.set.inbound {
-		var next []acp.ContentBlock
-		_, err := s.call(ctx, st, schema.OnInbound, textOf(blocks), func(ctx context.Context, text string) (string, error) {
-			var err error
-			next, err = s.inboundOnce(ctx, st, blocks, text)
-			return textOf(next), err
+		in := blocks
+		res, ok, err := s.call(ctx, st, schema.OnInbound, textOf(in), func(ctx context.Context, text string) (result, error) {
+			next, err := s.inboundOnce(ctx, st, in, text)
+			return result{text: textOf(next), blocks: next}, err
 		})
 		if err != nil {
 			return nil, err
 		}
-		if next != nil { // nil: the step failed and passed the prompt on
-			blocks = next
+		if ok { // else the step failed and passed the prompt on
+			blocks = res.blocks
 		}
 	}
 	return blocks, nil

@@ -83,32 +83,34 @@ func (s *session) flush(ctx context.Context, st *step) []byte {
 // as it came.
 func (s *session) outboundCall(ctx context.Context, st *step, u *update, params []byte) []byte {
 	switch st.p.Kind {
-	case schema.PluginRedact:
-		out, _ := s.call(ctx, st, schema.OnOutbound, string(params), func(ctx context.Context, _ string) (string, error) {
+	case schema.PluginRedact: // built in: runs in place
+		out, _, _ := s.call(ctx, st, schema.OnOutbound, string(params), func(ctx context.Context, _ string) (result, error) {
 			u.params["update"] = st.redactValue(u.params["update"])
-			return string(u.bytes()), nil
+			return result{text: string(u.bytes())}, nil
 		})
-		return []byte(out)
+		return []byte(out.text)
 	case schema.PluginCommand:
 		if !u.forCommands() {
 			return params
 		}
-		out, _ := s.call(ctx, st, schema.OnOutbound, string(params), func(ctx context.Context, _ string) (string, error) {
-			return s.set.commandUpdate(ctx, st, u)
+		out, _, _ := s.call(ctx, st, schema.OnOutbound, string(params), func(ctx context.Context, _ string) (result, error) {
+			p, err := s.set.commandUpdate(ctx, st, u.params)
+			return result{text: p}, err
 		})
-		return []byte(out)
+		return []byte(out.text)
 	case schema.PluginAgent:
 		text, ok := u.chunkText()
 		if !ok {
 			return params
 		}
-		out, _ := s.call(ctx, st, schema.OnOutbound, text, func(ctx context.Context, text string) (string, error) {
-			return s.set.ask(ctx, st, text)
+		out, _, _ := s.call(ctx, st, schema.OnOutbound, text, func(ctx context.Context, text string) (result, error) {
+			reply, err := s.set.ask(ctx, st, text)
+			return result{text: reply}, err
 		})
-		if out == text {
+		if out.text == text {
 			return params
 		}
-		u.setChunkText(out)
+		u.setChunkText(out.text)
 		return u.bytes()
 	}
 	return params
