@@ -185,18 +185,42 @@ func (c *Config) validatePlugins() Diagnostics {
 	return ds
 }
 
-// validatePlugin checks plugin name's fields against its kind.
+// validatePlugin checks plugin name's fields against its kind, its
+// chains, its patterns and the agent it asks.
 func (c *Config) validatePlugin(name string, p Plugin) Diagnostics {
+	ds := c.checkPluginKind(name, p)
+	ds = append(ds, c.checkPluginChains(name, p)...)
+	for i, pat := range p.Patterns {
+		if _, err := regexp.Compile(pat); err != nil {
+			ds = append(ds, c.Diag(Path("plugins", name, "patterns")+fmt.Sprintf("[%d]", i), "pattern %q: %v", pat, err))
+		}
+	}
+	if p.Kind == PluginAgent && p.Agent != "" {
+		ds = append(ds, c.checkPluginAgent(name, p.Agent)...)
+	}
+	return ds
+}
+
+// checkPluginKind checks that plugin name has the fields of its kind
+// and none of another's.
+func (c *Config) checkPluginKind(name string, p Plugin) Diagnostics {
 	var ds Diagnostics
-	at := func(field string) string { return Path("plugins", name, field) }
 	for _, f := range pluginFields {
 		if f.set(p) && !slices.Contains(f.kinds, p.Kind) {
-			ds = append(ds, c.Diag(at(f.name), "%s is for a plugin of kind %s, not %s", f.name, strings.Join(f.kinds, " or "), p.Kind))
+			ds = append(ds, c.Diag(Path("plugins", name, f.name), "%s is for a plugin of kind %s, not %s", f.name, strings.Join(f.kinds, " or "), p.Kind))
 		}
 	}
 	if need, missing := pluginNeeds(p); missing {
 		ds = append(ds, c.Diag(Path("plugins", name), "a plugin of kind %s needs %s", p.Kind, need))
 	}
+	return ds
+}
+
+// checkPluginChains checks the fields that depend on the chains plugin
+// name joins, and its timeout.
+func (c *Config) checkPluginChains(name string, p Plugin) Diagnostics {
+	var ds Diagnostics
+	at := func(field string) string { return Path("plugins", name, field) }
 	if (p.Kind == PluginPrefix || p.Kind == PluginSuffix) && p.Direction() != OnInbound {
 		ds = append(ds, c.Diag(at("on"), "%s adds text to the prompt: it is inbound only", p.Kind))
 	}
@@ -210,14 +234,6 @@ func (c *Config) validatePlugin(name string, p Plugin) Diagnostics {
 		if d, err := time.ParseDuration(p.Timeout); err != nil || d <= 0 {
 			ds = append(ds, c.Diag(at("timeout"), "timeout %q: want a positive duration such as \"30s\"", p.Timeout))
 		}
-	}
-	for i, pat := range p.Patterns {
-		if _, err := regexp.Compile(pat); err != nil {
-			ds = append(ds, c.Diag(at("patterns")+fmt.Sprintf("[%d]", i), "pattern %q: %v", pat, err))
-		}
-	}
-	if p.Kind == PluginAgent && p.Agent != "" {
-		ds = append(ds, c.checkPluginAgent(name, p.Agent)...)
 	}
 	return ds
 }
