@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -154,5 +155,24 @@ func TestUpPlugins(t *testing.T) {
 	if s := logs.String(); strings.Contains(s, "tok-424242") || !strings.Contains(s, `"plugin":"secrets","direction":"outbound"`) ||
 		!strings.Contains(s, `"plugin":"crashing","direction":"outbound"`) {
 		t.Errorf("up's task log:\n%s", s)
+	}
+}
+
+// TestChatPlugins: each turn of a chat passes the chains, with the
+// budgets of its own turn: two prompts, two translations each way.
+func TestChatPlugins(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	cmd := exec.Command(actctlBin, "chat", "developer")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home)
+	cmd.Stdin = strings.NewReader("echo 你好\necho 世界 tok-9\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chat: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Team rules: small commits. | echo 你好", "Team rules: small commits. | echo 世界 [REDACTED]"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("chat's output lacks %q:\n%s", want, out)
+		}
 	}
 }
