@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -103,6 +104,13 @@ func (s *Set) ask(ctx context.Context, st *step, text string) (string, error) {
 	if prompt == "" {
 		prompt = "{{text}}"
 	}
-	return s.opts.Runner(ctx, AgentTurn{Plugin: st.name, Agent: st.p.Agent, Preset: st.b.Preset,
+	reply, err := s.opts.Runner(ctx, AgentTurn{Plugin: st.name, Agent: st.p.Agent, Preset: st.b.Preset,
 		Prompt: strings.ReplaceAll(prompt, "{{text}}", text)})
+	if err == nil && strings.TrimSpace(reply) == "" && strings.TrimSpace(text) != "" {
+		return "", errEmptyReply // it would lose the text
+	}
+	return reply, err
 }
+
+// errEmptyReply is a sub-agent's empty reply to a text that was not.
+var errEmptyReply = errors.New("the sub-agent's reply was empty")

@@ -269,6 +269,16 @@ func TestNoRunner(t *testing.T) {
 	}
 }
 
+// TestEmptyReply: a sub-agent that replies nothing has failed: the
+// prompt goes on as it was, never replaced by nothing.
+func TestEmptyReply(t *testing.T) {
+	plugins := map[string]schema.Plugin{"tr": {Kind: schema.PluginAgent, Agent: "x"}}
+	f, ev := newSession(t, plugins, []string{"tr"}, func(context.Context, AgentTurn) (string, error) { return " \n", nil })
+	if got, err := promptText(t, f, "abc"); err != nil || got != "abc" || len(ev.steps) != 1 || ev.steps[0].Error != "the sub-agent's reply was empty" {
+		t.Errorf("%q, %v, %+v", got, err, ev.steps)
+	}
+}
+
 // TestOutboundFail: an outbound plugin whose onError is "fail" lets the
 // message on unchanged and fails the turn at its end, naming the plugin.
 func TestOutboundFail(t *testing.T) {
