@@ -37,6 +37,7 @@ const (
 	EventToolCall EventKind = "tool_call" // a tool call changed state (also permission decisions)
 	EventPlan     EventKind = "plan"      // the agent's plan
 	EventTerminal EventKind = "terminal"  // a terminal was started (Text: id and command)
+	// EventPlugin (filter.go): a session plugin's step (Plugin).
 )
 
 // Event is one thing the session shows.
@@ -45,6 +46,8 @@ type Event struct {
 	Text     string
 	ToolCall *ToolCall
 	Plan     []acp.PlanEntry
+	// Plugin is the step of an EventPlugin.
+	Plugin *PluginStep
 	// Decision marks the tool call event of a permission decision
 	// (ToolCall.By says who decided): one per request answered.
 	Decision bool
@@ -108,6 +111,9 @@ type Options struct {
 	BackendStderr io.Writer
 	// OnStart, if set, is called with the backend's pid once it runs.
 	OnStart func(pid int)
+	// Filter, if set, makes the Filter of each session Start and
+	// NewSession open (the session plugins, filter.go).
+	Filter FilterFunc
 }
 
 // Result is the outcome of one turn.

@@ -100,6 +100,17 @@ func (w *wireLog) read(line []byte, env *lineframe.Envelope) (answered string) {
 	return ""
 }
 
+// answering is the session whose prompt in flight the line answers, ""
+// for any other line; unlike read, it changes nothing.
+func (w *wireLog) answering(env *lineframe.Envelope) string {
+	if env.ID == nil || (env.Method != nil && string(env.Method) != `""`) || env.Result.Empty() && env.Error.Empty() {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.prompts[string(bytes.TrimSpace(env.ID))]
+}
+
 // handled counts a session/update notification handled.
 func (w *wireLog) handled() {
 	w.mu.Lock()

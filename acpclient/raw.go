@@ -75,6 +75,7 @@ func (c *Client) Adopt(id string, o SessionOptions) (*Session, error) {
 		return nil, err
 	}
 	s.id = id
+	s.filter = nil // a lease relays its client's lines as they are
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sessions[id] != nil {

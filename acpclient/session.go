@@ -48,6 +48,7 @@ type Session struct {
 	primary  bool
 	delegate DelegateFunc
 	ext      Extension
+	filter   *filterState // the session plugins' (nil: none)
 	// created is the agent's answer to session/new (its modes, models
 	// and config options, which a lease passes on to its client).
 	created acp.NewSessionResponse
@@ -99,6 +100,7 @@ func (c *Client) newSession(o SessionOptions, primary bool) (*Session, error) {
 		s.obs = nopObserver{}
 	}
 	s.thread = newThread(s.emit)
+	s.setFilter()
 	var err error
 	if s.roots, err = newRoots(s.cwd, c.opts.Launch.Workspace); err != nil {
 		return nil, err
@@ -220,6 +222,10 @@ func (s *Session) PromptBlocks(ctx context.Context, blocks []acp.ContentBlock) (
 		return Result{SessionID: s.id}, fmt.Errorf("session %s is closed", s.id)
 	}
 	start := time.Now()
+	blocks, err := s.filterPrompt(ctx, blocks)
+	if err != nil {
+		return Result{SessionID: s.id, Duration: time.Since(start)}, err
+	}
 	t := &turn{done: make(chan struct{})}
 	s.mu.Lock()
 	s.turn = t
@@ -254,7 +260,7 @@ func (s *Session) PromptBlocks(ctx context.Context, blocks []acp.ContentBlock) (
 	if a.err != nil {
 		return res, s.c.failure(ctx, ErrCrash, "the turn", a.err)
 	}
-	return res, nil
+	return res, s.filterErr()
 }
 
 // cancelTurn cancels t and waits the grace period for the agent's answer;

@@ -87,6 +87,9 @@ func (r *inbound) Read(p []byte) (int, error) {
 		if len(bytes.TrimSpace(line)) > 0 && r.c.route(line) {
 			// Classified once; every reader of the line is given this.
 			env := lineframe.Parse(line)
+			if r.c.opts.Filter != nil && r.c.filtered(line, &env) {
+				continue
+			}
 			if r.c.dispatch(line, &env) {
 				r.out = append(line, '\n')
 			}

@@ -18,8 +18,8 @@ import (
 // up, the MCP tool run_agent): its backend's acp command, its MCP
 // servers, the permission rule (rule, else the agent's preset), the
 // session mode that goes with it and the preset, which binds the client
-// methods the agent may call; clientDir is the client's project
-// (docs/run.md).
+// methods the agent may call, and its session plugins (docs/plugins.md);
+// clientDir is the client's project (docs/run.md).
 func Backend(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpclient.Rule) (acpclient.Options, error) {
 	l, err := launch.Resolve(r, schema.ModeACP)
 	if err != nil {
@@ -36,8 +36,12 @@ func Backend(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpc
 	} else {
 		mode = acpclient.ModeForRule(rule, mode)
 	}
-	return acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset,
-		Instance: r.Archetype.Workspace == schema.WorkspaceInstance}, nil
+	o := acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset,
+		Instance: r.Archetype.Workspace == schema.WorkspaceInstance}
+	if err := withPlugins(&o, cfg, r, clientDir); err != nil {
+		return acpclient.Options{}, err
+	}
+	return o, nil
 }
 
 // Backend is how the client of the prepared agent starts its backend:

@@ -11,10 +11,10 @@ import (
 )
 
 // Item is one piece of a task's log as the dashboard shows it: the
-// agent's text, a tool call with its state, a permission decision, the
-// turn's end or an error. Its strings are the agent's, shown as text.
+// agent's text, a tool call with its state, a permission decision, a
+// session plugin's step (docs/plugins.md), the turn's end or an error. Its strings are the agent's, shown as text.
 type Item struct {
-	Kind   string `json:"kind"` // "text", "tool", "permission", "stop", "error"
+	Kind   string `json:"kind"` // "text", "tool", "permission", "plugin", "stop", "error"
 	ID     string `json:"id,omitempty"`
 	Title  string `json:"title,omitempty"`
 	Status string `json:"status,omitempty"` // a tool call's state; a permission's decision
@@ -68,6 +68,10 @@ func (lr *LogReader) Line(l []byte) []Item {
 		lr.ask(m)
 	case m.Method == tasklog.DecisionMethod:
 		return lr.decision(m.Params)
+	case m.Method == tasklog.PluginMethod:
+		if p, ok := tasklog.ParsePluginStep(m.Params); ok {
+			return []Item{{Kind: "plugin", Title: p.Plugin, Status: p.Outcome, Text: p.Words()}}
+		}
 	case m.Method == "" && m.Error != nil:
 		return []Item{{Kind: "error", Text: m.Error.Message}}
 	case m.Method == "" && len(m.Result) > 0:

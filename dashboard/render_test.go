@@ -21,6 +21,7 @@ func TestReadLog(t *testing.T) {
 		`{"jsonrpc":"2.0","id":9,"result":{"outcome":{"outcome":"cancelled"}}}`,
 		`not json`,
 		`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"boom"}}`,
+		`{"jsonrpc":"2.0","method":"_actctl/plugin","params":{"plugin":"to-user","direction":"outbound","durationMs":12,"inBytes":5,"outBytes":6,"changed":true,"outcome":"ok"}}`,
 		`{"jsonrpc":"2.0","id":0,"result":{"stopReason":"end_turn"}}`,
 	}, "\n")
 	items, perms := ReadLog([]byte(log))
@@ -31,6 +32,7 @@ func TestReadLog(t *testing.T) {
 		{Kind: "permission", Title: "rm -rf /", Status: "denied"},
 		{Kind: "permission", Title: "x", Status: "denied"},
 		{Kind: "error", Text: "boom"},
+		{Kind: "plugin", Title: "to-user", Status: "ok", Text: "plugin to-user (outbound): 5 -> 6 bytes in 12 ms"},
 		{Kind: "stop", Text: "end_turn"},
 	}
 	if !reflect.DeepEqual(items, want) {

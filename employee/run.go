@@ -67,7 +67,7 @@ func Acquire(ctx context.Context, root, agent string, wait bool, waiting func(*c
 
 // TaskEvents are the events a task publishes.
 var TaskEvents = []string{schedule.EventHeartbeatTick, schedule.EventCronTick, schema.EventPromptBefore, schema.EventPromptAfter,
-	schema.EventError, schedule.EventTaskDone, schedule.EventTaskFailed}
+	schema.EventError, schedule.EventTaskDone, schedule.EventTaskFailed, schema.EventPluginError}
 
 // Hooks returns the workspace's hooks that agent's task events run: the
 // run hooks of TaskEvents for it (or every agent). Prompt hooks need up's
@@ -110,6 +110,8 @@ type Options struct {
 	// Observer also receives the session's messages and events (the
 	// command's output); nil: none.
 	Observer acpclient.Observer
+	// Redact, if set, is applied to the prompt the task log records.
+	Redact func(string) string
 }
 
 // Run runs task t to its end as up runs an employee's task
@@ -140,8 +142,8 @@ func Run(ctx context.Context, o Options, t schedule.Task) (Outcome, acpclient.Re
 	case schedule.KindCron:
 		o.publish(schedule.Event{Name: schedule.EventCronTick, Task: t})
 	}
-	obs := &tee{user: o.Observer}
-	turn := Turn{Agent: o.Agent, LogsDir: o.LogsDir, Task: t, Source: t.Source, Clock: o.Clock, Logf: o.Logf, Writer: obs.setLog}
+	obs := &tee{user: o.Observer, event: o.event}
+	turn := Turn{Agent: o.Agent, LogsDir: o.LogsDir, Task: t, Source: t.Source, Clock: o.Clock, Logf: o.Logf, Writer: obs.setLog, Redact: o.Redact}
 	o.event(schema.EventPromptBefore, PromptBeforeData(t, t.Source))
 	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
 		if o.Checkout != nil {
@@ -178,11 +180,13 @@ func (o Options) event(name string, data map[string]any) {
 	o.Publish(hooks.Event{Name: name, Agent: o.Agent, Time: o.Clock.Now(), Data: data})
 }
 
-// tee passes a session's output to the task log and to the user.
+// tee passes a session's output to the task log and to the user, and
+// publishes plugin:error for a plugin's failed step.
 type tee struct {
-	mu   sync.Mutex
-	log  *tasklog.Writer
-	user acpclient.Observer
+	mu    sync.Mutex
+	log   *tasklog.Writer
+	user  acpclient.Observer
+	event func(name string, data map[string]any)
 }
 
 func (t *tee) setLog(w *tasklog.Writer) {
@@ -208,6 +212,9 @@ func (t *tee) Event(e acpclient.Event) {
 	w := t.log
 	t.mu.Unlock()
 	LogDecision(w, e)
+	if p := e.Plugin; e.Kind == acpclient.EventPlugin && p != nil && p.Outcome != "ok" {
+		t.event(schema.EventPluginError, map[string]any{"plugin": p.Plugin, "direction": p.Direction, "outcome": p.Outcome, "error": p.Error})
+	}
 	if t.user != nil {
 		t.user.Event(e)
 	}

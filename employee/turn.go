@@ -50,6 +50,9 @@ type Turn struct {
 	// Writer, if set, receives the task file's writer once it is open
 	// (nil when it could not be): the session's messages go there.
 	Writer func(*tasklog.Writer)
+	// Redact, if set, is applied to the prompt the log records (the
+	// agent's redact plugins, docs/plugins.md).
+	Redact func(string) string
 	// Ended, if set, says how the turn ended, given its stop reason and
 	// the prompt's error: nil for a task done (up's words for a turn it
 	// cut short, docs/runtime.md). Unset: an error, or a *StopError for
@@ -62,6 +65,9 @@ type Turn struct {
 func (t Turn) Run(ctx context.Context, prompt func(context.Context) (acpclient.Result, error)) (Outcome, acpclient.Result, error) {
 	started := t.Clock.Now()
 	task := t.Task
+	if t.Redact != nil {
+		task.Prompt = t.Redact(task.Prompt)
+	}
 	w, lerr := tasklog.Begin(t.LogsDir, tasklog.Task{ID: task.ID, Kind: string(task.Kind), Source: t.Source, Prompt: task.Prompt, Started: started})
 	if lerr != nil {
 		t.Logf("%s: task %d: %v (not logged)", t.Agent, task.ID, lerr)
@@ -120,9 +126,16 @@ func logRel(dir, path string) string {
 }
 
 // LogDecision records in w, a turn's task file (nil: none), the
-// permission decision e is (an Event with Decision set); any other event
-// is not the log's: its messages are.
+// permission decision e is (an Event with Decision set) or the session
+// plugin's step (EventPlugin, docs/plugins.md); any other event is not
+// the log's: its messages are.
 func LogDecision(w *tasklog.Writer, e acpclient.Event) {
+	if w != nil && e.Kind == acpclient.EventPlugin && e.Plugin != nil {
+		p := e.Plugin
+		w.Plugin(tasklog.PluginStep{Plugin: p.Plugin, Direction: p.Direction, DurationMs: p.Duration.Milliseconds(),
+			InBytes: p.In, OutBytes: p.Out, Changed: p.Changed, Attempts: p.Attempts, Outcome: p.Outcome, Error: p.Error})
+		return
+	}
 	if w == nil || !e.Decision || e.ToolCall == nil {
 		return
 	}

@@ -23,7 +23,7 @@ func TestExplainDocumentsEveryField(t *testing.T) {
 			walk(path + "." + f.Name)
 		}
 	}
-	for _, p := range []string{"webhooks", "hooks", "deploy", "agents.deploy", "agents.checkout", "templates.schedule"} {
+	for _, p := range []string{"webhooks", "hooks", "deploy", "agents.deploy", "agents.checkout", "templates.schedule", "plugins"} {
 		walk(p)
 	}
 }
@@ -41,7 +41,7 @@ func TestExplainTopLevelOrder(t *testing.T) {
 		names = append(names, f.Name)
 	}
 	got := strings.Join(names, " ")
-	if want := "hub backends archetypes skills prompts commands ignore mcpServers templates agents deploy hooks webhooks"; got != want {
+	if want := "hub backends archetypes skills prompts commands ignore mcpServers templates agents deploy hooks webhooks plugins"; got != want {
 		t.Errorf("top level: %s\nwant %s", got, want)
 	}
 }

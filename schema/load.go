@@ -259,7 +259,7 @@ func Path(labels ...string) string {
 }
 
 // topLevel are the fields the schema defines at the top of the config.
-var topLevel = []string{"hub", "backends", "archetypes", "skills", "prompts", "commands", "ignore", "mcpServers", "templates", "agents", "hooks", "webhooks", "deploy"}
+var topLevel = []string{"hub", "backends", "archetypes", "skills", "prompts", "commands", "ignore", "mcpServers", "templates", "agents", "hooks", "webhooks", "deploy", "plugins"}
 
 // checkTopLevel reports regular top-level fields the schema does not know
 // (a typo like `agent:` would otherwise be silently ignored).

@@ -33,6 +33,8 @@ type Config struct {
 	Agents     map[string]Agent        `json:"agents,omitempty"`
 	Hooks      map[string]Hook         `json:"hooks,omitempty"`
 	Webhooks   map[string]Webhook      `json:"webhooks,omitempty"`
+	// Plugins: the session plugins (plugins.go).
+	Plugins map[string]Plugin `json:"plugins,omitempty"`
 	// Deploy: the targets apply renders beyond one machine (deploy.go).
 	Deploy *Deploy `json:"deploy,omitempty"`
 
@@ -413,6 +415,9 @@ type Archetype struct {
 	Restart     string `json:"restart,omitempty"`
 	TurnTimeout string `json:"turnTimeout,omitempty"`
 	StallAfter  string `json:"stallAfter,omitempty"`
+	// Plugins: the session plugins of its templates that list none
+	// (plugins.go).
+	Plugins []string `json:"plugins,omitempty"`
 }
 
 // Allows reports whether the archetype allows interaction mode m.
@@ -586,6 +591,9 @@ type Template struct {
 	Restart     string `json:"restart,omitempty"`
 	TurnTimeout string `json:"turnTimeout,omitempty"`
 	StallAfter  string `json:"stallAfter,omitempty"`
+	// Plugins: the session plugins of its agents, in order; nil takes the
+	// archetype's, [] is none (plugins.go).
+	Plugins *[]string `json:"plugins,omitempty"`
 
 	// Source is "" for local templates, else the hub source name.
 	Source string `json:"-"`

@@ -93,6 +93,7 @@ func (c *Config) Validate() Diagnostics {
 		ds = append(ds, c.validateAgent(name)...)
 	}
 	ds = append(ds, c.validateWebhooks()...)
+	ds = append(ds, c.validatePlugins()...)
 	ds = append(ds, c.validateHooks()...)
 	if c.Deploy != nil {
 		ds = append(ds, c.validateDeploy(time.Now())...)

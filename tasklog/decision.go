@@ -30,23 +30,26 @@ type Decision struct {
 	Rule string `json:"rule,omitempty"`
 }
 
-// decisionLine is a decision's line in a task file.
-type decisionLine struct {
-	JSONRPC string   `json:"jsonrpc"`
-	Method  string   `json:"method"`
-	Params  Decision `json:"params"`
+// recordLine is the line of one of actctl's records in a task file.
+type recordLine struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
 }
 
-// Decision appends the permission decision d to the task's file (as
+// record appends actctl's record of method to the task's file (as
 // Message does a message).
-func (w *Writer) Decision(d Decision) {
+func (w *Writer) record(method string, params any) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(decisionLine{JSONRPC: "2.0", Method: DecisionMethod, Params: d}) == nil {
+	if enc.Encode(recordLine{JSONRPC: "2.0", Method: method, Params: params}) == nil {
 		w.Message(b.Bytes())
 	}
 }
+
+// Decision appends the permission decision d to the task's file.
+func (w *Writer) Decision(d Decision) { w.record(DecisionMethod, d) }
 
 // ParseDecision reads the params of a DecisionMethod line.
 func ParseDecision(params json.RawMessage) (Decision, bool) {
@@ -71,4 +74,51 @@ func (d Decision) Words() string {
 		return "the turn was cancelled"
 	}
 	return "by " + d.By
+}
+
+// PluginMethod is the method of the line with which a task file records
+// a session plugin's step (docs/plugins.md): which plugin, how long, the
+// sizes of its text before and after, never the text. actctl's record,
+// as a decision's line is.
+const PluginMethod = "_actctl/plugin"
+
+// PluginStep is one plugin step as a task file records it.
+type PluginStep struct {
+	Plugin     string `json:"plugin"`
+	Direction  string `json:"direction"`
+	DurationMs int64  `json:"durationMs"`
+	InBytes    int    `json:"inBytes"`
+	OutBytes   int    `json:"outBytes"`
+	Changed    bool   `json:"changed"`
+	Attempts   int    `json:"attempts,omitempty"`
+	Outcome    string `json:"outcome"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Plugin appends the plugin step p to the task's file.
+func (w *Writer) Plugin(p PluginStep) { w.record(PluginMethod, p) }
+
+// ParsePluginStep reads the params of a PluginMethod line.
+func ParsePluginStep(params json.RawMessage) (PluginStep, bool) {
+	var p PluginStep
+	if json.Unmarshal(params, &p) != nil || p.Plugin == "" {
+		return PluginStep{}, false
+	}
+	return p, true
+}
+
+// Words are p as a person reads it: "plugin rules (inbound): 12 -> 40
+// bytes in 0 ms", with the failure and what became of the text.
+func (p PluginStep) Words() string {
+	s := fmt.Sprintf("plugin %s (%s): %d -> %d bytes in %d ms", p.Plugin, p.Direction, p.InBytes, p.OutBytes, p.DurationMs)
+	if p.Attempts > 1 {
+		s += fmt.Sprintf(", %d attempts", p.Attempts)
+	}
+	switch p.Outcome {
+	case "passed":
+		s += ", failed (the text went on unchanged): " + p.Error
+	case "failed":
+		s += ", failed (the turn failed): " + p.Error
+	}
+	return s
 }

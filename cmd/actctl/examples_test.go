@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/internal/acptestagent"
 )
 
 // exampleOutputs are what running an example leaves in it (ignored by git):
@@ -215,5 +217,30 @@ func TestTeamExample(t *testing.T) {
 	}
 	if r := actctl(t, dir, home, "validate"); r.Code != 0 || strings.Contains(r.Stderr, "warning") {
 		t.Errorf("validate: %d %s", r.Code, r.Stderr)
+	}
+}
+
+// TestPluginsExample: examples/plugins validates, and runs end to end
+// with the scripted test agent as both the developer and the translator
+// (its backend's command replaced, nothing else): the prompt is
+// redacted, translated, prefixed; the answer translated back.
+func TestPluginsExample(t *testing.T) {
+	src, _ := filepath.Abs("../../examples/plugins")
+	dir := copyTree(t, src)
+	home := filepath.Join(t.TempDir(), "home")
+	if r := actctl(t, dir, home, "validate"); r.Code != 0 || r.Stderr != "" {
+		t.Fatalf("validate: %d %s", r.Code, r.Stderr)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"test.cue": `package actant
+backends: "claude-code": acp: {command: "` + self + `", env: {` + acptestagent.Var + `: "1"}}
+`})
+	r := actctl(t, dir, home, "run", "developer", "-p", "echo 你好 世界 tok-123")
+	want := "Team rules: small commits, tests first, no new dependencies. | echo 你好 世界 [REDACTED]\n"
+	if r.Code != 0 || r.Stdout != want {
+		t.Fatalf("run: %d\nstdout %q\nwant   %q\nstderr %s", r.Code, r.Stdout, want, r.Stderr)
 	}
 }

@@ -55,6 +55,10 @@ func (r *taskRenderer) line(l []byte) {
 		if d, ok := tasklog.ParseDecision(m.Params); ok {
 			r.decision(d)
 		}
+	case m.Method == tasklog.PluginMethod:
+		if p, ok := tasklog.ParsePluginStep(m.Params); ok {
+			r.printLine(termsafe.Line(p.Words()))
+		}
 	case m.Method == "" && m.Result != nil && m.Result.StopReason != "":
 		r.printLine("stop: " + termsafe.Line(m.Result.StopReason))
 	case m.Method == "" && m.Error != nil:

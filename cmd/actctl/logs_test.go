@@ -19,6 +19,7 @@ const (
 	msgReadFile   = `{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/x"}}`
 	msgEnd        = `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`
 	msgFailed     = `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`
+	msgPlugin     = `{"jsonrpc":"2.0","method":"_actctl/plugin","params":{"plugin":"to-user","direction":"outbound","durationMs":120,"inBytes":11,"outBytes":9,"changed":true,"attempts":2,"outcome":"passed","error":"timed out after 1m0s"}}`
 )
 
 func TestTaskRenderer(t *testing.T) {
@@ -33,6 +34,8 @@ func TestTaskRenderer(t *testing.T) {
 		{"permission and other requests", []string{msgPermission, msgReadFile, "not json", msgFailed},
 			"permission? Run go test (execute)\nerror: Internal error\n"},
 		{"nothing to show", []string{msgThought, msgReadFile}, ""},
+		{"a plugin's step", []string{msgChunk1, msgPlugin},
+			"Looking at \nplugin to-user (outbound): 11 -> 9 bytes in 120 ms, 2 attempts, failed (the text went on unchanged): timed out after 1m0s\n"},
 	} {
 		var out strings.Builder
 		r := newTaskRenderer(&out)

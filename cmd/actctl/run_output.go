@@ -74,7 +74,21 @@ func (o *runObserver) Event(e acpclient.Event) {
 		o.line("plan: %s", strings.Join(parts, "; "))
 	case acpclient.EventTerminal:
 		o.line("terminal %s", termsafe.Line(e.Text))
+	case acpclient.EventPlugin:
+		if p := e.Plugin; p.Outcome != "ok" {
+			o.line("%s", pluginLine(*p))
+		}
 	}
+}
+
+// pluginLine is the warning of a session plugin's failed step
+// (docs/plugins.md): the text went on unchanged, or the turn fails.
+func pluginLine(p acpclient.PluginStep) string {
+	what := "the text went on unchanged"
+	if p.Outcome == "failed" {
+		what = "the turn fails"
+	}
+	return fmt.Sprintf("actctl: warning: plugin %s (%s) failed, %s: %s", p.Plugin, p.Direction, what, termsafe.Line(p.Error))
 }
 
 // toolCallLine is the stderr line for one tool-call state change; the

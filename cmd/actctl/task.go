@@ -16,6 +16,7 @@ import (
 	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/plugin"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
@@ -148,6 +149,9 @@ func runTask(ctx context.Context, c *cli.Context, g *globals, cfg *schema.Config
 	o := employee.Options{Agent: r.Name, Workspace: r.Dir, LogsDir: tasklog.Dir(r), Observer: out,
 		Logf:  func(format string, args ...any) { g.Warn("task: "+format, args...) },
 		Start: taskStarter(g, cfg, r, p, c.Duration("grace")), Checkout: employee.CheckoutOf(cfg.Root, r)}
+	if set, err := plugin.ForAgent(cfg, r, plugin.Options{}); err == nil && set != nil {
+		o.Redact = set.Redact // the task log's prompt (docs/plugins.md)
+	}
 	if h := r.Template.Schedule; h != nil && h.Heartbeat != nil {
 		o.Seed = h.Heartbeat.Prompt
 	}

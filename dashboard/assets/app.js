@@ -320,7 +320,7 @@
 				return;
 			}
 			const el = document.createElement("div");
-			el.className = { tool: "tool", permission: "perm", done: "stop done", stop: "stop", error: "err" }[it.kind] || "msg";
+			el.className = { tool: "tool", permission: "perm", plugin: "plugin", done: "stop done", stop: "stop", error: "err" }[it.kind] || "msg";
 			const title = document.createElement("span"); title.className = "title";
 			const status = document.createElement("span"); status.className = "status";
 			if (it.kind === "tool" || it.kind === "permission") {

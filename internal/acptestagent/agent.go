@@ -449,6 +449,9 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		fmt.Fprintln(os.Stderr, "test agent: crashing on purpose")
 		os.Exit(3)
 	default:
+		if ops[words[0]] == nil && ops[lastBlockOp(p)] != nil {
+			words[0] = lastBlockOp(p) // a prefix plugin's block came first
+		}
 		if op := ops[words[0]]; op != nil {
 			r, err := op(&Turn{a: a, Ctx: ctx, TCtx: tctx, SID: sid, Words: words, Cwd: cwd, Req: p})
 			return acp.PromptResponse{StopReason: r}, err
