@@ -14,76 +14,101 @@ import (
 // every reference inside hub templates (diagnostics positioned at the hub
 // file), plus the archetype rules the schema checks for local templates.
 func CheckRefs(cfg *schema.Config) schema.Diagnostics {
-	var ds schema.Diagnostics
-	check := func(path, kind, ref string, declared []string, all bool) {
-		if !all && !schema.IsHubRef(ref) {
-			return // local references are checked by schema.Validate
-		}
-		if slices.Contains(declared, ref) {
-			return
-		}
-		src, name, _ := strings.Cut(ref, "@")
-		var same []string
-		for _, d := range declared {
-			if s, n, ok := strings.Cut(d, "@"); ok && s == src {
-				same = append(same, n)
-			}
-		}
-		msg := fmt.Sprintf("unknown %s %q", kind, ref)
-		if name == "" {
-			msg = fmt.Sprintf("%s %q: no component name after %q", kind, ref, src+"@")
-		} else if s := schema.Suggest(name, same); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", src+"@"+s)
-		} else if len(same) == 0 && !schema.IsHubRef(ref) {
-			if s := schema.Suggest(ref, declared); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-		} else if _, ok := cfg.Hub[src]; ok {
-			msg += fmt.Sprintf(" (hub source %q has no such %s)", src, kind)
-		}
-		ds = append(ds, cfg.Diag(path, "%s", msg))
+	rc := &refChecker{
+		cfg:       cfg,
+		skills:    slices.Sorted(maps.Keys(cfg.Skills)),
+		prompts:   slices.Sorted(maps.Keys(cfg.Prompts)),
+		mcps:      append(slices.Sorted(maps.Keys(cfg.MCPServers)), schema.ActctlServer),
+		templates: slices.Sorted(maps.Keys(cfg.Templates)),
+		backends:  slices.Sorted(maps.Keys(cfg.Backends)),
+		commands:  slices.Sorted(maps.Keys(cfg.Commands)),
 	}
-	skills, prompts, mcps, templates, backends := slices.Sorted(maps.Keys(cfg.Skills)), slices.Sorted(maps.Keys(cfg.Prompts)), append(slices.Sorted(maps.Keys(cfg.MCPServers)), schema.ActctlServer), slices.Sorted(maps.Keys(cfg.Templates)), slices.Sorted(maps.Keys(cfg.Backends))
-	for _, name := range backends {
+	for _, name := range rc.backends {
 		if schema.IsHubRef(name) {
-			ds = append(ds, cfg.CheckBackend(name)...)
+			rc.ds = append(rc.ds, cfg.CheckBackend(name)...)
 		}
 	}
-	commands := slices.Sorted(maps.Keys(cfg.Commands))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
-		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
-		ds = append(ds, cfg.CheckHubAgent(name)...)
+		rc.check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, rc.templates, false)
+		rc.ds = append(rc.ds, cfg.CheckHubAgent(name)...)
 	}
-	for _, name := range templates {
-		t := cfg.Templates[name]
-		hub := schema.IsHubRef(name)
-		idx := func(field string, i int) string {
-			return schema.Path("templates", name, field) + fmt.Sprintf("[%d]", i)
-		}
-		check(schema.Path("templates", name, "backend"), "backend", t.Backend, backends, hub)
-		for i, r := range t.Skills {
-			check(idx("skills", i), "skill", r, skills, hub)
-		}
-		for i, r := range t.Prompts {
-			check(idx("prompts", i), "prompt", r, prompts, hub)
-		}
-		for i, r := range t.MCPServers {
-			check(idx("mcpServers", i), "MCP server", r, mcps, hub)
-		}
-		for i, r := range t.Commands {
-			check(idx("commands", i), "command", r, commands, hub)
-		}
-		for i, r := range t.SubAgents {
-			check(idx("subAgents", i), "template", r, templates, hub)
-			if r == name {
-				ds = append(ds, cfg.Diag(schema.Path("templates", name, "subAgents"), "template %q lists itself as a sub-agent", name))
+	for _, name := range rc.templates {
+		rc.template(name, cfg.Templates[name])
+	}
+	return rc.ds
+}
+
+// refChecker collects CheckRefs' diagnostics against the names the config
+// declares, sorted.
+type refChecker struct {
+	cfg                                                  *schema.Config
+	ds                                                   schema.Diagnostics
+	skills, prompts, mcps, templates, backends, commands []string
+}
+
+// check reports ref at path when it is not declared: only a hub reference
+// ("src@x"), unless all (inside a hub template, every reference).
+func (rc *refChecker) check(path, kind, ref string, declared []string, all bool) {
+	if !all && !schema.IsHubRef(ref) {
+		return // local references are checked by schema.Validate
+	}
+	if slices.Contains(declared, ref) {
+		return
+	}
+	rc.ds = append(rc.ds, rc.cfg.Diag(path, "%s", unknownRef(rc.cfg.Hub, kind, ref, declared)))
+}
+
+// template checks the references of template name (all of them when it
+// is a hub template, which also gets the rules of checkHubTemplate).
+func (rc *refChecker) template(name string, t schema.Template) {
+	hub := schema.IsHubRef(name)
+	list := func(field, kind string, refs, declared []string) {
+		for i, r := range refs {
+			rc.check(schema.Path("templates", name, field)+fmt.Sprintf("[%d]", i), kind, r, declared, hub)
+			if field == "subAgents" && r == name {
+				rc.ds = append(rc.ds, rc.cfg.Diag(schema.Path("templates", name, "subAgents"), "template %q lists itself as a sub-agent", name))
 			}
 		}
-		if hub {
-			ds = append(ds, checkHubTemplate(cfg, name, t)...)
+	}
+	rc.check(schema.Path("templates", name, "backend"), "backend", t.Backend, rc.backends, hub)
+	list("skills", "skill", t.Skills, rc.skills)
+	list("prompts", "prompt", t.Prompts, rc.prompts)
+	list("mcpServers", "MCP server", t.MCPServers, rc.mcps)
+	list("commands", "command", t.Commands, rc.commands)
+	list("subAgents", "template", t.SubAgents, rc.templates)
+	if hub {
+		rc.ds = append(rc.ds, checkHubTemplate(rc.cfg, name, t)...)
+	}
+}
+
+// unknownRef says that ref, a kind's reference, names nothing declared,
+// with the nearest name of the same source (or, for a local reference,
+// of all) when there is one, or that the source has no such component.
+func unknownRef(hub map[string]schema.HubSource, kind, ref string, declared []string) string {
+	src, name, _ := strings.Cut(ref, "@")
+	var same []string
+	for _, d := range declared {
+		if s, n, ok := strings.Cut(d, "@"); ok && s == src {
+			same = append(same, n)
 		}
 	}
-	return ds
+	msg := fmt.Sprintf("unknown %s %q", kind, ref)
+	if name == "" {
+		return fmt.Sprintf("%s %q: no component name after %q", kind, ref, src+"@")
+	}
+	if s := schema.Suggest(name, same); s != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", src+"@"+s)
+	}
+	if len(same) == 0 && !schema.IsHubRef(ref) {
+		if s := schema.Suggest(ref, declared); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return msg
+	}
+	if _, ok := hub[src]; ok {
+		msg += fmt.Sprintf(" (hub source %q has no such %s)", src, kind)
+	}
+	return msg
 }
 
 // checkHubTemplate applies to a hub template the rules schema.Validate

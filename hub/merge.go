@@ -24,87 +24,104 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 	if c == nil {
 		return
 	}
-	if cfg.Skills == nil {
-		cfg.Skills = map[string]schema.Skill{}
-	}
-	if cfg.Prompts == nil {
-		cfg.Prompts = map[string]schema.Prompt{}
-	}
-	if cfg.MCPServers == nil {
-		cfg.MCPServers = map[string]schema.MCPServer{}
-	}
-	if cfg.Templates == nil {
-		cfg.Templates = map[string]schema.Template{}
-	}
-	if cfg.Backends == nil {
-		cfg.Backends = map[string]schema.Backend{}
-	}
-	key := func(n string) string { return source + "@" + n }
-	pos := func(field, kind, n string) {
-		if in, ok := c.Info[kind+"/"+n]; ok && in.Pos.IsValid() {
-			cfg.SetPos(schema.Path(field, key(n)), in.Pos)
-		}
-	}
-	for n, s := range c.Skills {
-		cfg.Skills[key(n)] = s
-		pos("skills", KindSkill, n)
-	}
-	for n, p := range c.Prompts {
-		cfg.Prompts[key(n)] = p
-		pos("prompts", KindPrompt, n)
-	}
-	for n, m := range c.MCPServers {
-		cfg.MCPServers[key(n)] = m
-		pos("mcpServers", KindMCP, n)
-	}
+	m := &merger{cfg: cfg, source: source, c: c}
+	cfg.Skills = put(m, orNew(cfg.Skills), c.Skills, "skills", KindSkill)
+	cfg.Prompts = put(m, orNew(cfg.Prompts), c.Prompts, "prompts", KindPrompt)
+	cfg.MCPServers = put(m, orNew(cfg.MCPServers), c.MCPServers, "mcpServers", KindMCP)
+	cfg.Templates = orNew(cfg.Templates)
+	cfg.Backends = orNew(cfg.Backends)
 	for n, b := range c.Backends {
 		if isZeroFiles(b.Files) {
 			if local, ok := cfg.Backends[n]; ok {
 				b.Files = local.Files
 			}
 		}
-		cfg.Backends[key(n)] = b
-		pos("backends", KindBackend, n)
-	}
-	q := func(ref string) string {
-		if schema.IsHubRef(ref) {
-			return ref
-		}
-		return key(ref)
-	}
-	qs := func(refs []string) []string {
-		out := make([]string, len(refs))
-		for i, r := range refs {
-			out[i] = q(r)
-		}
-		return out
+		cfg.Backends[m.key(n)] = b
+		m.pos("backends", KindBackend, n)
 	}
 	for n, t := range c.Templates {
-		t.Skills, t.Prompts, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.SubAgents)
-		mcps := qs(t.MCPServers)
-		for i, r := range t.MCPServers {
-			if r == schema.ActctlServer {
-				mcps[i] = r // actctl's own server, never the hub's
-			}
-		}
-		t.MCPServers = mcps
-		t.Commands = qs(t.Commands)
-		if sb, ok := c.Sandbox[n]; ok {
-			t.Settings = withSandbox(t.Settings, t.Backend, sb)
-		}
-		if !schema.IsHubRef(t.Backend) {
-			if _, local := cfg.Backends[t.Backend]; !local {
-				if s, ok := t.Settings[t.Backend]; ok {
-					t.Settings = map[string]map[string]any{key(t.Backend): s}
-				}
-				t.Backend = key(t.Backend)
-			}
-		}
-		t.Source = source
-		cfg.Templates[key(n)] = t
-		pos("templates", KindTemplate, n)
-		addTemplateHooks(cfg, key(n), t.Hooks, c.Info[KindTemplate+"/"+n].Pos)
+		cfg.Templates[m.key(n)] = m.template(n, t)
+		m.pos("templates", KindTemplate, n)
+		addTemplateHooks(cfg, m.key(n), t.Hooks, c.Info[KindTemplate+"/"+n].Pos)
 	}
+}
+
+// merger merges one source's components into a config (see Merge).
+type merger struct {
+	cfg    *schema.Config
+	source string
+	c      *Components
+}
+
+// key is the config's name of the source's component n: "source@n".
+func (m *merger) key(n string) string { return m.source + "@" + n }
+
+// pos records the position of the component kind/n under field.
+func (m *merger) pos(field, kind, n string) {
+	if in, ok := m.c.Info[kind+"/"+n]; ok && in.Pos.IsValid() {
+		m.cfg.SetPos(schema.Path(field, m.key(n)), in.Pos)
+	}
+}
+
+// orNew is dst, or a new map when dst is nil.
+func orNew[T any](dst map[string]T) map[string]T {
+	if dst == nil {
+		return map[string]T{}
+	}
+	return dst
+}
+
+// put adds the components src to dst as "source@name" with their
+// positions, and returns dst.
+func put[T any](m *merger, dst, src map[string]T, field, kind string) map[string]T {
+	for n, v := range src {
+		dst[m.key(n)] = v
+		m.pos(field, kind, n)
+	}
+	return dst
+}
+
+// template is the source's template n as merged: its references
+// qualified with the source (actctl's own MCP server stays actctl's), its
+// sandbox in its settings, and its backend the workspace's of that name
+// when there is one, else the source's.
+func (m *merger) template(n string, t schema.Template) schema.Template {
+	t.Skills, t.Prompts, t.SubAgents = m.qualify(t.Skills), m.qualify(t.Prompts), m.qualify(t.SubAgents)
+	mcps := m.qualify(t.MCPServers)
+	for i, r := range t.MCPServers {
+		if r == schema.ActctlServer {
+			mcps[i] = r // actctl's own server, never the hub's
+		}
+	}
+	t.MCPServers = mcps
+	t.Commands = m.qualify(t.Commands)
+	if sb, ok := m.c.Sandbox[n]; ok {
+		t.Settings = withSandbox(t.Settings, t.Backend, sb)
+	}
+	if !schema.IsHubRef(t.Backend) {
+		if _, local := m.cfg.Backends[t.Backend]; !local {
+			if s, ok := t.Settings[t.Backend]; ok {
+				t.Settings = map[string]map[string]any{m.key(t.Backend): s}
+			}
+			t.Backend = m.key(t.Backend)
+		}
+	}
+	t.Source = m.source
+	return t
+}
+
+// qualify qualifies each reference with the source ("skill" ->
+// "source@skill"); references already qualified (other@x) are kept.
+func (m *merger) qualify(refs []string) []string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		if schema.IsHubRef(r) {
+			out[i] = r
+		} else {
+			out[i] = m.key(r)
+		}
+	}
+	return out
 }
 
 // withSandbox is settings with backend's sandbox key set to the JSON sb.

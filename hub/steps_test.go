@@ -68,3 +68,22 @@ func TestLockedAt(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownRef: the message of an undeclared reference suggests the
+// nearest name of its source, says when the source has no such component,
+// and names a reference with no component after "src@".
+func TestUnknownRef(t *testing.T) {
+	hub := map[string]schema.HubSource{"team": {}}
+	declared := []string{"team@review", "team@deploy", "other@lint", "local-skill"}
+	for _, tc := range []struct{ ref, want string }{
+		{"team@reviwe", `unknown skill "team@reviwe" (did you mean "team@review"?)`},
+		{"team@zzzzzzzz", `unknown skill "team@zzzzzzzz" (hub source "team" has no such skill)`},
+		{"gone@review", `unknown skill "gone@review"`},
+		{"team@", `skill "team@": no component name after "team@"`},
+		{"other@lnit", `unknown skill "other@lnit" (did you mean "other@lint"?)`},
+	} {
+		if got := unknownRef(hub, "skill", tc.ref, declared); got != tc.want {
+			t.Errorf("unknownRef(%q) = %q, want %q", tc.ref, got, tc.want)
+		}
+	}
+}
