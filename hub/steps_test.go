@@ -87,3 +87,38 @@ func TestUnknownRef(t *testing.T) {
 		}
 	}
 }
+
+// TestSemverTerm: each operator of a semver constraint term, on a full
+// version and on a release line, and the refusal of a non-version.
+func TestSemverTerm(t *testing.T) {
+	for _, tc := range []struct {
+		term, version string
+		want          bool
+	}{
+		{">=1.2.0", "v1.2.0", true}, {">=1.2.0", "v1.1.9", false},
+		{">1", "v1.9.0", false}, {">1", "v2.0.0", true}, {">1.2.3", "v1.2.4", true},
+		{"<=1", "v1.9.0", true}, {"<=1", "v2.0.0", false}, {"<=1.2.3", "v1.2.4", false},
+		{"<2", "v1.9.9", true}, {"<2", "v2.0.0", false},
+		{"^1.2.0", "v1.9.0", true}, {"^1.2.0", "v2.0.0", false}, {"^1.2.0", "v1.1.0", false},
+		{"^0.2.1", "v0.2.5", true}, {"^0.2.1", "v0.3.0", false},
+		{"~1.2.0", "v1.2.9", true}, {"~1.2.0", "v1.3.0", false},
+		{"1.x", "v1.4.0", true}, {"1.2.*", "v1.2.7", true}, {"1.2", "v1.3.0", false},
+		{"=1.2.3", "v1.2.3", true}, {"v1.2.3", "v1.2.4", false},
+		{"*", "v9.0.0", true}, {"latest", "v0.0.1", true},
+	} {
+		check, _, err := semverTerm(tc.term)
+		if err != nil {
+			t.Errorf("semverTerm(%q): %v", tc.term, err)
+			continue
+		}
+		if got := check(tc.version); got != tc.want {
+			t.Errorf("semverTerm(%q)(%s) = %v, want %v", tc.term, tc.version, got, tc.want)
+		}
+	}
+	if _, pre, _ := semverTerm(">=1.2.0-rc.1"); !pre {
+		t.Error("a prerelease term does not say so")
+	}
+	if _, _, err := semverTerm("^v1.z"); err == nil || err.Error() != `"v1.z" is not a version` {
+		t.Errorf("semverTerm(^v1.z) err = %v", err)
+	}
+}
