@@ -424,10 +424,16 @@ func (d *decoder) decode(v reflect.Value) {
 		p := reflect.New(t.Elem())
 		d.decode(p.Elem())
 		v.Set(p)
-	case reflect.Slice:
-		d.slice(v)
-	case reflect.Map:
-		d.mapping(v)
+	case reflect.Slice, reflect.Map:
+		n := d.length()
+		switch {
+		case n < 0:
+			v.SetZero() // nil stays nil
+		case t.Kind() == reflect.Slice:
+			d.slice(v, n)
+		default:
+			d.mapping(v, n)
+		}
 	case reflect.Struct:
 		for i := 0; i < t.NumField() && d.err == nil; i++ {
 			d.decode(v.Field(i))
@@ -461,13 +467,8 @@ func (d *decoder) scalar(v reflect.Value) {
 	}
 }
 
-// slice reads a slice (nil stays nil).
-func (d *decoder) slice(v reflect.Value) {
-	n := d.length()
-	if n < 0 {
-		v.SetZero()
-		return
-	}
+// slice reads the n elements of a slice.
+func (d *decoder) slice(v reflect.Value, n int) {
 	t := v.Type()
 	if t.Elem().Kind() == reflect.Uint8 {
 		b := make([]byte, n)
@@ -483,13 +484,8 @@ func (d *decoder) slice(v reflect.Value) {
 	v.Set(s)
 }
 
-// mapping reads a map (nil stays nil).
-func (d *decoder) mapping(v reflect.Value) {
-	n := d.length()
-	if n < 0 {
-		v.SetZero()
-		return
-	}
+// mapping reads the n entries of a map.
+func (d *decoder) mapping(v reflect.Value, n int) {
 	t := v.Type()
 	m := reflect.MakeMapWithSize(t, n)
 	k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
