@@ -20,7 +20,7 @@ func EmployeeAgent(cfg *schema.Config, name string) (*schema.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.ArchetypeName != "employee" {
+	if r.ArchetypeName != schema.ArchEmployee {
 		return nil, &UsageError{fmt.Errorf("task: agent %s has archetype %q: task runs an employee's tasks; %s",
 			name, r.ArchetypeName, oneTurn(r))}
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/actctl/actctl/internal/tail"
 )
 
 // Kube is a workspace's actctl up running in a Kubernetes pod, reached
@@ -105,7 +107,7 @@ type kubeConn struct {
 	stdin  io.WriteCloser
 	out    *os.File // kubectl's stdout, ours to close
 	stdout *bufio.Reader
-	stderr *tail
+	stderr *tail.Buffer
 	once   sync.Once
 	waited chan struct{}
 	err    error // kubectl's end, once waited is closed
@@ -116,7 +118,7 @@ func startKubectl(path string, args []string) (*kubeConn, error) {
 	cmd := exec.Command(path, args...)
 	cmd.WaitDelay = waitDelay
 	ownGroup(cmd)
-	c := &kubeConn{cmd: cmd, line: "kubectl " + strings.Join(args, " "), stderr: &tail{max: maxTail}, waited: make(chan struct{})}
+	c := &kubeConn{cmd: cmd, line: "kubectl " + strings.Join(args, " "), stderr: tail.New(maxTail), waited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -202,7 +204,7 @@ func (c *kubeConn) failure(err error) error {
 	if !errors.As(c.err, &ee) || !ee.Exited() {
 		return err // still our own kill, or kubectl ended well
 	}
-	return &KubectlError{Command: c.line, Err: c.err, Stderr: c.stderr.String()}
+	return &KubectlError{Command: c.line, Err: c.err, Stderr: c.stderr.Raw()}
 }
 
 // KubectlError is a kubectl exec that failed: its command line, exit and
@@ -252,26 +254,3 @@ const waitDelay = 5 * time.Second
 
 // maxTail bounds the stderr of kubectl kept for its error.
 const maxTail = 2048
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}

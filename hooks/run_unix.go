@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/actctl/actctl/internal/tail"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/schema"
 )
@@ -36,7 +37,7 @@ func run(ctx context.Context, dir string, r schema.HookRun, ev Event, chain Chai
 	// Linux the parent-death signal: a hook dies with actctl even when
 	// actctl is killed (launch.Supervise, as for backends). Output a stray
 	// child holds open is waited for launch.OutputDelay at most.
-	out := launch.NewTail(maxOutput)
+	out := tail.New(maxOutput)
 	p, err := launch.Supervise(launch.Spec{Command: r.Command, Args: r.Args, Env: env, Dir: dir, Output: out, Context: ctx})
 	if err != nil {
 		return "", fmt.Errorf("start %s: %w", r.Command, errors.Unwrap(err))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -211,9 +212,26 @@ func (r *reader) readSkillDir(dir string, hint Info, key string) {
 	if !r.checkVersion(main, version) {
 		return
 	}
-	files := map[string][]byte{}
-	exec := map[string]bool{}
-	all := map[string][]byte{"SKILL.md": data}
+	files, exec := r.skillFiles(dir, main)
+	all := maps.Clone(files)
+	all["SKILL.md"] = data
+	in := Info{Kind: KindSkill, Name: name, Version: version, Description: sk.Description, File: main,
+		Digest: digestOf(all), Pos: r.pos(main, 0)}
+	if r.addInfo(in) {
+		if len(exec) == 0 {
+			exec = nil
+		}
+		sk.Files = files
+		sk.Executable = exec
+		r.c.Skills[name] = sk
+	}
+}
+
+// skillFiles reads the files of the skill in dir other than its SKILL.md
+// (main), by their path in the skill, and which of them are executable;
+// a nested skill (a directory with its own SKILL.md) is not part of it.
+func (r *reader) skillFiles(dir, main string) (files map[string][]byte, exec map[string]bool) {
+	files, exec = map[string][]byte{}, map[string]bool{}
 	_ = fs.WalkDir(r.fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			r.errorf(main, 0, "read skill %s: %v", r.display(dir), err)
@@ -238,22 +256,12 @@ func (r *reader) readSkillDir(dir string, hint Info, key string) {
 			rel = p
 		}
 		files[rel] = b
-		all[rel] = b
 		if fi, err := fs.Stat(r.fsys, p); err == nil && fi.Mode()&0o111 != 0 {
 			exec[rel] = true // git's 100755, kept by the cache's extraction
 		}
 		return nil
 	})
-	in := Info{Kind: KindSkill, Name: name, Version: version, Description: sk.Description, File: main,
-		Digest: digestOf(all), Pos: r.pos(main, 0)}
-	if r.addInfo(in) {
-		if len(exec) == 0 {
-			exec = nil
-		}
-		sk.Files = files
-		sk.Executable = exec
-		r.c.Skills[name] = sk
-	}
+	return files, exec
 }
 
 // splitSkill reads the frontmatter of hub file f into sk (see

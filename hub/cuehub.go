@@ -54,32 +54,8 @@ func schemaDefs() cue.Value {
 func (r *reader) readCUE() {
 	cueMu.Lock()
 	defer cueMu.Unlock()
-	names, _ := fs.Glob(r.fsys, "*.cue")
-	sort.Strings(names)
 	defs := schemaDefs()
-	inst := build.NewContext().NewInstance("", nil)
-	for _, n := range names {
-		data, err := r.read(n)
-		if err != nil {
-			r.errorf(n, 0, "read %s: %v", r.display(n), err)
-			continue
-		}
-		f, err := parser.ParseFile(r.display(n), data, parser.ParseComments)
-		if err != nil {
-			r.cueErrors(err)
-			continue
-		}
-		if f.PackageName() != "actant" {
-			r.errorf(n, 0, "%s: a CUE hub file must be `package actant`", r.display(n))
-			continue
-		}
-		for imp := range f.ImportSpecs() {
-			r.ds = append(r.ds, schema.Diagnostic{Pos: imp.Pos(), Message: "imports are not allowed in a CUE hub (a hub is self-contained data)"})
-		}
-		if err := inst.AddSyntax(f); err != nil {
-			r.cueErrors(err)
-		}
-	}
+	inst := r.parseCUE()
 	if len(r.ds) > 0 {
 		return
 	}
@@ -113,62 +89,72 @@ func (r *reader) readCUE() {
 	}
 }
 
-func (r *reader) cueComponent(field, kind, name string, v, def cue.Value) {
-	pos := v.Pos()
-	file := ""
-	if pos.IsValid() {
-		file = relTo(r.base, pos.Filename())
-	}
-	u := def.Unify(v)
-	if err := u.Validate(cue.Concrete(true), cue.All()); err != nil {
-		r.cueErrors(err)
-		return
-	}
-	data, err := u.MarshalJSON()
-	if err != nil {
-		r.cueErrors(err)
-		return
-	}
-	in := Info{Kind: kind, Name: name, File: file, Pos: pos, Digest: digestOf(map[string][]byte{name: data})}
-	if msg := schema.CheckName(name); msg != "" {
-		r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: schema.Path(field, name), Message: msg})
-		return
-	}
-	decode := func(dst any) bool {
-		if err := json.Unmarshal(data, dst); err != nil {
-			r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: schema.Path(field, name), Message: err.Error()})
-			return false
+// parseCUE parses the root's *.cue files into one instance: each must be
+// package actant and import nothing (every problem is a diagnostic).
+func (r *reader) parseCUE() *build.Instance {
+	names, _ := fs.Glob(r.fsys, "*.cue")
+	sort.Strings(names)
+	inst := build.NewContext().NewInstance("", nil)
+	for _, n := range names {
+		data, err := r.read(n)
+		if err != nil {
+			r.errorf(n, 0, "read %s: %v", r.display(n), err)
+			continue
 		}
-		return true
+		f, err := parser.ParseFile(r.display(n), data, parser.ParseComments)
+		if err != nil {
+			r.cueErrors(err)
+			continue
+		}
+		if f.PackageName() != "actant" {
+			r.errorf(n, 0, "%s: a CUE hub file must be `package actant`", r.display(n))
+			continue
+		}
+		for imp := range f.ImportSpecs() {
+			r.ds = append(r.ds, schema.Diagnostic{Pos: imp.Pos(), Message: "imports are not allowed in a CUE hub (a hub is self-contained data)"})
+		}
+		if err := inst.AddSyntax(f); err != nil {
+			r.cueErrors(err)
+		}
 	}
+	return inst
+}
+
+// cueComponent reads the component name of kind (under field) from the
+// CUE hub's value v, unified with its schema definition def.
+func (r *reader) cueComponent(field, kind, name string, v, def cue.Value) {
+	pos, at := v.Pos(), schema.Path(field, name)
+	data, ok := r.cueData(at, name, def.Unify(v), pos)
+	if !ok {
+		return
+	}
+	in := Info{Kind: kind, Name: name, File: r.cueFile(pos), Pos: pos, Digest: digestOf(map[string][]byte{name: data})}
 	switch kind {
 	case KindSkill:
-		var s schema.Skill
-		if !decode(&s) {
-			return
+		if s, ok := decodeAs[schema.Skill](r, data, pos, at); ok {
+			r.cueSkill(name, s, pos)
 		}
-		r.cueSkill(name, s, pos)
 		return
 	case KindPrompt:
-		var p schema.Prompt
-		if !decode(&p) {
+		p, ok := decodeAs[schema.Prompt](r, data, pos, at)
+		if !ok {
 			return
 		}
 		in.Description = p.Description
 		r.c.Prompts[name] = p
 	case KindMCP:
-		var m schema.MCPServer
-		if !decode(&m) {
+		m, ok := decodeAs[schema.MCPServer](r, data, pos, at)
+		if !ok {
 			return
 		}
 		if (m.Command == "") == (m.URL == "") {
-			r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: schema.Path(field, name), Message: "an MCP server needs exactly one of command (local) or url (remote)"})
+			r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: at, Message: "an MCP server needs exactly one of command (local) or url (remote)"})
 			return
 		}
 		r.c.MCPServers[name] = m
 	case KindTemplate:
-		var t schema.Template
-		if !decode(&t) {
+		t, ok := decodeAs[schema.Template](r, data, pos, at)
+		if !ok {
 			return
 		}
 		for _, l := range []*[]string{&t.Skills, &t.Prompts, &t.MCPServers, &t.SubAgents} {
@@ -179,14 +165,51 @@ func (r *reader) cueComponent(field, kind, name string, v, def cue.Value) {
 		in.Version, in.Description = t.Version, t.Description
 		r.c.Templates[name] = t
 	case KindBackend:
-		var b schema.Backend
-		if !decode(&b) {
+		b, ok := decodeAs[schema.Backend](r, data, pos, at)
+		if !ok {
 			return
 		}
 		in.Description = b.Description
 		r.c.Backends[name] = b
 	}
 	r.c.Info[kind+"/"+name] = in
+}
+
+// cueData is the component u (at path at) validated, concrete and in JSON,
+// when its name is valid; every problem is a diagnostic.
+func (r *reader) cueData(at, name string, u cue.Value, pos token.Pos) ([]byte, bool) {
+	if err := u.Validate(cue.Concrete(true), cue.All()); err != nil {
+		r.cueErrors(err)
+		return nil, false
+	}
+	data, err := u.MarshalJSON()
+	if err != nil {
+		r.cueErrors(err)
+		return nil, false
+	}
+	if msg := schema.CheckName(name); msg != "" {
+		r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: at, Message: msg})
+		return nil, false
+	}
+	return data, true
+}
+
+// cueFile is the hub file of pos, relative to the tree ("" when unknown).
+func (r *reader) cueFile(pos token.Pos) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	return relTo(r.base, pos.Filename())
+}
+
+// decodeAs decodes a component's JSON; a failure is a diagnostic at pos.
+func decodeAs[T any](r *reader, data []byte, pos token.Pos, at string) (T, bool) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		r.ds = append(r.ds, schema.Diagnostic{Pos: pos, Path: at, Message: err.Error()})
+		return v, false
+	}
+	return v, true
 }
 
 // cueSkill resolves a CUE hub skill's file or dir inside the hub tree.

@@ -13,28 +13,19 @@ package hub
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"cuelang.org/go/cue/token"
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 
 	"github.com/actctl/actctl/schema"
-	"golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // lockWait bounds how long a process waits for another one fetching into
@@ -150,17 +141,30 @@ func sourceError(cfg *schema.Config, name string, err error) *SourceError {
 func (e *SourceError) Unwrap() error { return e.Err }
 
 // Ensure makes cfg's hub sources available and merges their components
-// into cfg. It reads <cfg.Root>/actant.lock; a source whose lock entry
-// matches its config and whose tree is cached is used as is, with no
-// network at all. A new or changed source (or one named in Update) is
-// resolved against its remote, fetched into <cfg.Home>/hub and locked; if
-// the remote is unreachable during an implicit sync, the ref is resolved
-// from the cache with a warning, and when it is not cached the error names
-// the source and URL. The lock is rewritten only when it changed (never
-// with Frozen). Components are merged as "source@name", templates' own
-// references qualified with their source, positions pointing at the hub
-// files; then every hub reference of the config is checked (unknown
-// "src@name" gets a did-you-mean diagnostic at the user's field).
+// into cfg. It reads <cfg.Root>/actant.lock and runs, per source in name
+// order (source.go), then for all of them (docs/design.md, "The hub in
+// steps"):
+//
+//  1. resolve ref: a source whose lock entry matches its config (and is
+//     not named in Update) keeps its locked commit, and with its tree
+//     cached uses no lock file and no network at all; otherwise the ref is
+//     resolved against the remote (ensurer.resolveRef), or from the cache
+//     with a warning when the remote is unreachable during an implicit
+//     sync (resolveOffline; not cached: the error names source and URL);
+//  2. fetch: the commit into the cache repository under <cfg.Home>/hub
+//     (fetch.go: shallow first, then the full history);
+//  3. extract: its tree, checked, into the cache (sourceRun.extract; a
+//     locked digest must match);
+//  4. read: the tree in its layout (ReadTree, layout.go);
+//  5. index: what it read, kept beside the tree so that the next run reads
+//     one file (readComponents, index.go);
+//  6. merge: the components as "source@name", templates' own references
+//     qualified with their source, positions at the hub files (Merge);
+//  7. check refs: every hub reference of the config (CheckRefs: unknown
+//     "src@name" gets a did-you-mean diagnostic at the user's field).
+//
+// The lock is rewritten last, only when it changed, never with Frozen or
+// ReadOnly, and not when step 7 found errors (ensurer.writeLock).
 func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error) {
 	start := time.Now()
 	rep, err := ensureSources(ctx, cfg, o)
@@ -170,6 +174,8 @@ func Ensure(ctx context.Context, cfg *schema.Config, o Options) (*Report, error)
 	return rep, err
 }
 
+// ensureSources runs the steps Ensure lists: each source is pinned and
+// read (source.go), then all are merged and checked, and the lock written.
 func ensureSources(ctx context.Context, cfg *schema.Config, o Options) (*Report, error) {
 	lockPath := filepath.Join(cfg.Root, LockFile)
 	old, err := ReadLock(lockPath)
@@ -177,17 +183,8 @@ func ensureSources(ctx context.Context, cfg *schema.Config, o Options) (*Report,
 		return nil, err
 	}
 	why := staleness(old, cfg.Hub)
-	if o.Frozen && why != "" {
-		return nil, fmt.Errorf("--frozen: %s (run `actctl hub sync` and commit %s)", why, LockFile)
-	}
-	for _, n := range o.Update {
-		if _, ok := cfg.Hub[n]; !ok {
-			msg := fmt.Sprintf("unknown hub source %q", n)
-			if s := schema.Suggest(n, slices.Sorted(maps.Keys(cfg.Hub))); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			return nil, errors.New(msg)
-		}
+	if err := checkOptions(o, why, cfg.Hub); err != nil {
+		return nil, err
 	}
 	if len(cfg.Hub) == 0 && old == nil {
 		return &Report{Sources: []SourceReport{}, Changes: []Change{}}, nil
@@ -196,16 +193,57 @@ func ensureSources(ctx context.Context, cfg *schema.Config, o Options) (*Report,
 	if e.o.Now == nil {
 		e.o.Now = time.Now
 	}
+	next, err := e.sources(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	for _, sr := range e.rep.Sources {
+		Merge(cfg, sr.Name, sr.Components)
+	}
+	// A config the hub's components leave invalid writes nothing, the
+	// lock included (docs/design.md, "Plan, then execute": an error means zero writes).
+	ds := CheckRefs(cfg)
+	if err := e.writeLock(lockPath, old, next, why, len(ds.Errors()) > 0); err != nil {
+		return nil, err
+	}
+	if len(ds.Errors()) > 0 {
+		return e.rep, ds
+	}
+	return e.rep, nil
+}
+
+// checkOptions refuses a frozen run against a stale lock (why says how it
+// is stale; "" is current) and an update of a source cfg does not declare.
+func checkOptions(o Options, why string, hub map[string]schema.HubSource) error {
+	if o.Frozen && why != "" {
+		return fmt.Errorf("--frozen: %s (run `actctl hub sync` and commit %s)", why, LockFile)
+	}
+	for _, n := range o.Update {
+		if _, ok := hub[n]; !ok {
+			msg := fmt.Sprintf("unknown hub source %q", n)
+			if s := schema.Suggest(n, slices.Sorted(maps.Keys(hub))); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return errors.New(msg)
+		}
+	}
+	return nil
+}
+
+// sources pins and reads every source of the config in name order, into
+// the report, and returns the lock they make. Every source is tried; the
+// failures are joined.
+func (e *ensurer) sources(ctx context.Context, old *Lock) (*Lock, error) {
 	next := &Lock{Version: lockVersion, Sources: map[string]LockedSource{}}
 	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(cfg.Hub)) {
+	for _, name := range slices.Sorted(maps.Keys(e.cfg.Hub)) {
 		var prev *LockedSource
 		if old != nil {
 			if p, ok := old.Sources[name]; ok {
 				prev = &p
 			}
 		}
-		sr, entry, err := e.source(ctx, name, cfg.Hub[name], prev)
+		sr, entry, err := e.source(ctx, name, e.cfg.Hub[name], prev)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -216,29 +254,27 @@ func ensureSources(ctx context.Context, cfg *schema.Config, o Options) (*Report,
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	for _, sr := range e.rep.Sources {
-		Merge(cfg, sr.Name, sr.Components)
+	return next, nil
+}
+
+// writeLock records next at lockPath when it differs from old: never with
+// Frozen or when the merged config has errors (invalid), and with ReadOnly
+// only a warning that says why the lock is out of date.
+func (e *ensurer) writeLock(lockPath string, old, next *Lock, why string, invalid bool) error {
+	if old != nil && string(old.Marshal()) == string(next.Marshal()) {
+		return nil
 	}
-	// A config the hub's components leave invalid writes nothing, the
-	// lock included (docs/design.md, "Plan, then execute": an error means zero writes).
-	ds := CheckRefs(cfg)
-	if old == nil || string(old.Marshal()) != string(next.Marshal()) {
-		e.rep.LockChanged = true
-		if o.ReadOnly {
-			if why == "" {
-				why = LockFile + " is out of date"
-			}
-			e.warn("%s; this command does not write it: `actctl apply` or `actctl hub sync` will (then commit it)", why)
-		} else if !o.Frozen && len(ds.Errors()) == 0 {
-			if err := next.Write(lockPath); err != nil {
-				return nil, err
-			}
+	e.rep.LockChanged = true
+	switch {
+	case e.o.ReadOnly:
+		if why == "" {
+			why = LockFile + " is out of date"
 		}
+		e.warn("%s; this command does not write it: `actctl apply` or `actctl hub sync` will (then commit it)", why)
+	case !e.o.Frozen && !invalid:
+		return next.Write(lockPath)
 	}
-	if len(ds.Errors()) > 0 {
-		return e.rep, ds
-	}
-	return e.rep, nil
+	return nil
 }
 
 type ensurer struct {
@@ -271,375 +307,6 @@ func (e *ensurer) gitURL(u string) string {
 		return u
 	}
 	return filepath.Join(e.cfg.Root, u)
-}
-
-// source makes one source available and returns its report and lock entry.
-func (e *ensurer) source(ctx context.Context, name string, src schema.HubSource, prev *LockedSource) (SourceReport, LockedSource, error) {
-	u := e.gitURL(src.URL)
-	fail := func(err error) (SourceReport, LockedSource, error) {
-		return SourceReport{}, LockedSource{}, sourceError(e.cfg, name, err)
-	}
-	sub := cleanSub(src.Path)
-	if sub != "" {
-		if err := checkRel(sub); err != nil {
-			return fail(fmt.Errorf("path: %w", err))
-		}
-	}
-	dir := filepath.Join(e.cfg.Home, "hub", sourceKey(u))
-	ref := refOf(src.Ref)
-	sr := SourceReport{Name: name, URL: redactURL(src.URL), Ref: ref.String()}
-	update := e.o.UpdateAll || slices.Contains(e.o.Update, name)
-
-	var entry LockedSource
-	if prev != nil && prev.matches(src) && !update {
-		// The lock decides. Fast path: tree cached, no lock, no network.
-		entry = *prev
-		treeDir := filepath.Join(dir, "trees", treeID(entry.Commit, sub))
-		if m, ok := readMarker(treeDir); !ok || m.Digest != entry.Digest || !m.ExecBits {
-			if err := e.materialize(ctx, name, src, u, dir, ref, &entry, &sr, true); err != nil {
-				return fail(err)
-			}
-		}
-	} else {
-		entry = LockedSource{URL: redactURL(src.URL), Ref: src.Ref, Path: sub}
-		if err := e.materialize(ctx, name, src, u, dir, ref, &entry, &sr, false); err != nil {
-			return fail(err)
-		}
-		entry.LockedAt = e.o.Now().UTC().Truncate(time.Second)
-		if prev != nil && prev.Commit == entry.Commit && prev.Digest == entry.Digest && prev.Resolved == entry.Resolved && prev.matches(src) {
-			entry.LockedAt = prev.LockedAt // nothing moved: keep the lock byte-identical
-		}
-		if prev != nil && prev.Commit != entry.Commit {
-			sr.Previous = prev.Commit
-		}
-	}
-	treeDir := filepath.Join(dir, "trees", treeID(entry.Commit, sub))
-	m, ok := readMarker(treeDir)
-	if !ok || m.Digest != entry.Digest {
-		return fail(fmt.Errorf("cached tree %s is missing or does not match the digest %s", treeDir, entry.Digest))
-	}
-	// The tree's index when it is valid (the satisfied path reads one
-	// file), else the tree itself, indexed for the next run.
-	comps, err := readComponents(dir, treeDir, m)
-	if err != nil {
-		return fail(err)
-	}
-	sr.Commit, sr.Digest, sr.Resolved, sr.Dir, sr.Layout, sr.Components = entry.Commit, entry.Digest, entry.Resolved, treeDir, comps.Layout, comps
-	if prev == nil {
-		e.rep.Changes = append(e.rep.Changes, diffComponents(name, nil, comps)...)
-	} else if prev.Commit != entry.Commit || prev.Digest != entry.Digest {
-		var before *Components
-		pd := filepath.Join(dir, "trees", treeID(prev.Commit, cleanSub(prev.Path)))
-		if pm, ok := readMarker(pd); ok {
-			before, _ = readComponents(dir, pd, pm)
-		}
-		e.rep.Changes = append(e.rep.Changes, diffComponents(name, before, comps)...)
-	}
-	return sr, entry, nil
-}
-
-// materialize ensures the commit is in the cache repository and its tree
-// extracted. With locked, entry.Commit is fixed and the digest verified;
-// otherwise the ref is resolved (remote first, the cache when the remote is
-// unreachable during an implicit sync) and entry is filled in.
-func (e *ensurer) materialize(ctx context.Context, name string, src schema.HubSource, u, dir string, ref refSpec, entry *LockedSource, sr *SourceReport, locked bool) error {
-	unlock, err := lockDir(ctx, dir)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	repo, err := openRepo(filepath.Join(dir, "git"))
-	if err != nil {
-		return err
-	}
-	auth, err := authFor(src, u)
-	if err != nil {
-		return err
-	}
-	fo := fetchOpts{Name: name, URL: u, Auth: auth, Progress: e.o.Progress, RepoDir: filepath.Join(dir, "git")}
-	var commit plumbing.Hash
-	if locked {
-		commit = plumbing.NewHash(entry.Commit)
-		if !hasCommit(repo, commit) {
-			sr.Fetched = true
-			e.progress("hub: fetching %s (%s) for locked commit %s", name, redactURL(src.URL), short(entry.Commit))
-			if err := e.fetchCommit(ctx, repo, fo, ref, commit); err != nil {
-				return err
-			}
-		}
-	} else {
-		update := e.o.UpdateAll || slices.Contains(e.o.Update, name)
-		e.progress("hub: resolving %s (%s) %s", name, redactURL(src.URL), ref)
-		refs, lerr := listRemote(ctx, u, auth)
-		var res resolved
-		if lerr != nil {
-			why := remoteProblem(lerr, src, u)
-			if update {
-				return fmt.Errorf("cannot update: %s", why)
-			}
-			res, err = resolveLocal(repo, ref)
-			if err != nil {
-				return &offlineError{msg: fmt.Sprintf("%s; %v", why, err), errs: []error{lerr, err}}
-			}
-			sr.Offline = true
-			e.warn("hub source %q (%s): %s; using %s at %s from the cache", name, redactURL(src.URL), why, ref, short(res.Commit.String()))
-		} else {
-			sr.Fetched = true
-			if res, err = resolveRemote(refs, ref); err != nil {
-				return fmt.Errorf("resolve %s: %w", ref, err)
-			}
-			if ref.Kind == "commit" {
-				if res, err = e.fetchBareCommit(ctx, repo, fo, ref.Value); err != nil {
-					return err
-				}
-			} else if !hasCommit(repo, res.Commit) {
-				e.progress("hub: fetching %s %s (%s)", name, res.Name, short(res.Commit.String()))
-				if err := e.fetchCommit(ctx, repo, fo, ref, res.Commit, res.Spec); err != nil {
-					return err
-				}
-			} else if res.Spec != "" {
-				// Keep the local ref current for offline resolution later.
-				_ = repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(localName(res.Name)), res.Commit))
-			}
-		}
-		commit = res.Commit
-		entry.Commit, entry.Resolved = res.Commit.String(), res.Name
-	}
-	treeDir := filepath.Join(dir, "trees", treeID(commit.String(), cleanSub(src.Path)))
-	if m, ok := readMarker(treeDir); ok && m.ExecBits {
-		if locked && m.Digest != entry.Digest {
-			return fmt.Errorf("commit %s does not match the digest in %s (%s, cache has %s): the lock was edited or the cache is damaged; run `actctl hub update %s`", short(entry.Commit), LockFile, entry.Digest, m.Digest, name)
-		}
-		entry.Digest = m.Digest
-		return nil
-	}
-	digest, err := extract(repo, commit, cleanSub(src.Path), treeDir)
-	if err != nil {
-		return err
-	}
-	if locked && digest != entry.Digest {
-		return fmt.Errorf("the content of commit %s does not match the digest in %s (%s, got %s): the lock was edited or the repository was rewritten", short(entry.Commit), LockFile, entry.Digest, digest)
-	}
-	entry.Digest = digest
-	return nil
-}
-
-// fetchCommit fetches until commit is present: shallow first (the named
-// ref, depth 1) where the ref allows, then the full history.
-func (e *ensurer) fetchCommit(ctx context.Context, repo *git.Repository, fo fetchOpts, ref refSpec, commit plumbing.Hash, spec ...config.RefSpec) error {
-	if len(spec) == 0 && (ref.Kind == "branch" || ref.Kind == "tag") {
-		name := "refs/heads/" + ref.Value
-		if ref.Kind == "tag" {
-			name = "refs/tags/" + ref.Value
-		}
-		spec = []config.RefSpec{config.RefSpec("+" + name + ":" + localName(name))}
-	}
-	if len(spec) > 0 {
-		err := fetch(ctx, repo, fo, spec, true)
-		if err == nil && hasCommit(repo, commit) {
-			return nil
-		}
-		if isNetErr(err) {
-			return fmt.Errorf("fetch: %w", err)
-		}
-	}
-	if err := e.fetchFull(ctx, repo, fo); err != nil {
-		return err
-	}
-	if !hasCommit(repo, commit) {
-		return fmt.Errorf("commit %s is not in the repository (was it force-pushed away? run `actctl hub update` to re-resolve the ref)", commit)
-	}
-	return nil
-}
-
-// fetchFull fetches every branch and tag with full history. A cache made
-// shallow by earlier fetches is rebuilt from scratch: go-git cannot always
-// deepen a shallow repository.
-func (e *ensurer) fetchFull(ctx context.Context, repo *git.Repository, fo fetchOpts) error {
-	if sh, _ := repo.Storer.Shallow(); len(sh) > 0 {
-		if err := resetRepo(repo, fo.RepoDir); err != nil {
-			return err
-		}
-	}
-	err := fetch(ctx, repo, fo, fullSpecs, false)
-	if err == nil {
-		return nil
-	}
-	if isNetErr(err) {
-		return fmt.Errorf("fetch: %w", err)
-	}
-	if rerr := resetRepo(repo, fo.RepoDir); rerr != nil {
-		return rerr
-	}
-	if err := fetch(ctx, repo, fo, fullSpecs, false); err != nil {
-		return fmt.Errorf("fetch: %w", err)
-	}
-	return nil
-}
-
-// fetchBareCommit fetches the full history and resolves a (possibly
-// abbreviated) commit hash: servers do not serve unadvertised commits.
-func (e *ensurer) fetchBareCommit(ctx context.Context, repo *git.Repository, fo fetchOpts, want string) (resolved, error) {
-	if len(want) == 40 && hasCommit(repo, plumbing.NewHash(want)) {
-		return resolved{Commit: plumbing.NewHash(want)}, nil
-	}
-	e.progress("hub: fetching full history of %s for commit %s", redactURL(fo.URL), want)
-	if err := e.fetchFull(ctx, repo, fo); err != nil {
-		return resolved{}, err
-	}
-	h, err := repo.ResolveRevision(plumbing.Revision(want))
-	if err != nil || !hasCommit(repo, *h) {
-		return resolved{}, fmt.Errorf("commit %s is not in the repository", want)
-	}
-	return resolved{Commit: *h}, nil
-}
-
-// resetRepo recreates the cache repository in dir (under the cache lock).
-func resetRepo(repo *git.Repository, dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("reset cache repository: %w", err)
-	}
-	nr, err := git.PlainInit(dir, true)
-	if err != nil {
-		return fmt.Errorf("reset cache repository: %w", err)
-	}
-	*repo = *nr
-	return nil
-}
-
-// sshPassphraseEnv holds the passphrase of an encrypted auth.sshKeyFile.
-// The config only names the key file; the secret stays in the environment.
-const sshPassphraseEnv = "ACTANT_SSH_PASSPHRASE"
-
-// readSSHKey loads a private key file, saying plainly when it needs a
-// passphrase that is missing or is given the wrong one.
-func readSSHKey(path, passphrase string) (ssh.Signer, error) {
-	pem, err := schema.ReadRegular(path, 0) // never a pipe: it would block
-	if err != nil {
-		return nil, err
-	}
-	if passphrase == "" {
-		signer, err := ssh.ParsePrivateKey(pem)
-		var missing *ssh.PassphraseMissingError
-		if errors.As(err, &missing) {
-			return nil, fmt.Errorf("the key is protected by a passphrase: set %s", sshPassphraseEnv)
-		}
-		return signer, err
-	}
-	signer, err := ssh.ParsePrivateKeyWithPassphrase(pem, []byte(passphrase))
-	if errors.Is(err, x509.IncorrectPasswordError) {
-		return nil, fmt.Errorf("the passphrase in %s does not decrypt the key", sshPassphraseEnv)
-	}
-	if err != nil && strings.Contains(err.Error(), "not encrypted") {
-		// A plain key with a passphrase set for another one: use it as is.
-		return ssh.ParsePrivateKey(pem)
-	}
-	return signer, err
-}
-
-// remoteProblem says why the remote could not be asked, in the user's
-// terms: a refused credential is not an unreachable host, and the fix for
-// each differs. The error text is trimmed (servers end it with newlines).
-func remoteProblem(err error, src schema.HubSource, u string) string {
-	msg := strings.TrimSpace(err.Error())
-	switch {
-	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
-		hint := "configure auth: tokenEnv (https) or sshKeyFile / an SSH agent (ssh)"
-		if src.Auth != nil && src.Auth.TokenEnv != "" && strings.HasPrefix(u, "http") {
-			hint = "check the token in $" + src.Auth.TokenEnv
-		} else if src.Auth != nil && src.Auth.SSHKeyFile != "" {
-			hint = "check that the server accepts the key " + src.Auth.SSHKeyFile
-		}
-		return fmt.Sprintf("the remote refused the credentials (%s); %s", msg, hint)
-	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return fmt.Sprintf("repository not found at the remote (%s)", msg)
-	}
-	var ke *knownhosts.KeyError
-	if errors.As(err, &ke) || strings.Contains(msg, "knownhosts:") {
-		host := u
-		if ep, perr := transport.NewEndpoint(u); perr == nil {
-			host = ep.Host
-			if ep.Port != 0 && ep.Port != 22 {
-				host = fmt.Sprintf("[%s]:%d", ep.Host, ep.Port)
-			}
-		}
-		if ke != nil && len(ke.Want) > 0 {
-			return fmt.Sprintf("the host key of %s does not match the one in known_hosts (%s): the host changed its key or someone is in between; check before you trust it", host, msg)
-		}
-		return fmt.Sprintf("the host key of %s is not in known_hosts (%s; files from SSH_KNOWN_HOSTS, else ~/.ssh/known_hosts): add it, e.g. with ssh-keyscan, after checking it", host, msg)
-	}
-	if strings.Contains(msg, "ssh: unable to authenticate") {
-		hint := "configure auth.sshKeyFile or an SSH agent (SSH_AUTH_SOCK)"
-		if src.Auth != nil && src.Auth.SSHKeyFile != "" {
-			hint = "check that the server accepts the key " + src.Auth.SSHKeyFile
-		}
-		return fmt.Sprintf("the remote refused the credentials (%s); %s", msg, hint)
-	}
-	return fmt.Sprintf("remote unreachable (%s)", msg)
-}
-
-// isNetErr tells transport failures (unreachable, refused, auth) from
-// local problems, so an offline fetch fails at once instead of retrying.
-func isNetErr(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, transport.ErrRepositoryNotFound) || errors.Is(err, transport.ErrAuthenticationRequired) ||
-		errors.Is(err, transport.ErrAuthorizationFailed) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	s := err.Error()
-	for _, m := range []string{"connection refused", "no such host", "i/o timeout", "network is unreachable", "dial tcp", "connection reset", "EOF"} {
-		if strings.Contains(s, m) {
-			return true
-		}
-	}
-	return false
-}
-
-// authFor builds credentials for u from the source's auth block: an SSH key
-// file or the SSH agent for ssh URLs; a token from an environment variable
-// as the basic-auth password for http(s). Credentials stay in memory.
-func authFor(src schema.HubSource, u string) (transport.AuthMethod, error) {
-	ep, err := transport.NewEndpoint(u)
-	if err != nil {
-		return nil, fmt.Errorf("url: %w", err)
-	}
-	a := src.Auth
-	switch ep.Protocol {
-	case "ssh":
-		user := firstNonEmpty(ep.User, "git")
-		if a != nil && a.SSHKeyFile != "" {
-			key := a.SSHKeyFile
-			if strings.HasPrefix(key, "~/") {
-				if h, err := os.UserHomeDir(); err == nil {
-					key = filepath.Join(h, key[2:])
-				}
-			}
-			signer, err := readSSHKey(key, os.Getenv(sshPassphraseEnv))
-			if err != nil {
-				return nil, fmt.Errorf("auth.sshKeyFile %s: %w", key, err)
-			}
-			return &gitssh.PublicKeys{User: user, Signer: signer}, nil
-		}
-		if os.Getenv("SSH_AUTH_SOCK") != "" {
-			am, err := gitssh.NewSSHAgentAuth(user)
-			if err != nil {
-				return nil, fmt.Errorf("ssh agent: %w", err)
-			}
-			return am, nil
-		}
-		return nil, nil
-	case "http", "https":
-		if a != nil && a.TokenEnv != "" {
-			tok := os.Getenv(a.TokenEnv)
-			if tok == "" {
-				return nil, fmt.Errorf("auth.tokenEnv: environment variable %s is empty or not set", a.TokenEnv)
-			}
-			return &githttp.BasicAuth{Username: firstNonEmpty(ep.User, "x-access-token"), Password: tok}, nil
-		}
-	}
-	return nil, nil
 }
 
 func short(h string) string {

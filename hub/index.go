@@ -226,12 +226,41 @@ func (e *encoder) length(v reflect.Value) {
 	}
 }
 
+// value writes v: a position, or by its kind.
 func (e *encoder) value(v reflect.Value) error {
 	t := v.Type()
 	if t == posType {
 		return e.pos(v.Interface().(token.Pos))
 	}
 	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			e.uint(0)
+			return nil
+		}
+		e.uint(1)
+		return e.value(v.Elem())
+	case reflect.Slice:
+		return e.slice(v)
+	case reflect.Map:
+		return e.mapping(v)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				return fmt.Errorf("tree index: %s.%s is unexported", t, t.Field(i).Name)
+			}
+			if err := e.value(v.Field(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return e.scalar(v)
+}
+
+// scalar writes a boolean, number or string.
+func (e *encoder) scalar(v reflect.Value) error {
+	switch v.Kind() {
 	case reflect.Bool:
 		if v.Bool() {
 			e.uint(1)
@@ -246,49 +275,43 @@ func (e *encoder) value(v reflect.Value) error {
 		e.uint(math.Float64bits(v.Float()))
 	case reflect.String:
 		e.string(v.String())
-	case reflect.Pointer:
-		if v.IsNil() {
-			e.uint(0)
-			return nil
-		}
-		e.uint(1)
-		return e.value(v.Elem())
-	case reflect.Slice:
-		e.length(v)
-		if t.Elem().Kind() == reflect.Uint8 {
-			e.buf = append(e.buf, v.Bytes()...)
-			return nil
-		}
-		for i := 0; i < v.Len(); i++ {
-			if err := e.value(v.Index(i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		e.length(v)
-		keys := v.MapKeys()
-		if t.Key().Kind() == reflect.String {
-			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-		}
-		for _, k := range keys {
-			if err := e.value(k); err != nil {
-				return err
-			}
-			if err := e.value(v.MapIndex(k)); err != nil {
-				return err
-			}
-		}
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			if !t.Field(i).IsExported() {
-				return fmt.Errorf("tree index: %s.%s is unexported", t, t.Field(i).Name)
-			}
-			if err := e.value(v.Field(i)); err != nil {
-				return err
-			}
-		}
 	default:
-		return fmt.Errorf("tree index: cannot encode %s", t)
+		return fmt.Errorf("tree index: cannot encode %s", v.Type())
+	}
+	return nil
+}
+
+// slice writes a slice's nil-or-length header and its elements (a byte
+// slice as its bytes).
+func (e *encoder) slice(v reflect.Value) error {
+	e.length(v)
+	if v.Type().Elem().Kind() == reflect.Uint8 {
+		e.buf = append(e.buf, v.Bytes()...)
+		return nil
+	}
+	for i := 0; i < v.Len(); i++ {
+		if err := e.value(v.Index(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapping writes a map's nil-or-length header and its entries, string keys
+// in order.
+func (e *encoder) mapping(v reflect.Value) error {
+	e.length(v)
+	keys := v.MapKeys()
+	if v.Type().Key().Kind() == reflect.String {
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	}
+	for _, k := range keys {
+		if err := e.value(k); err != nil {
+			return err
+		}
+		if err := e.value(v.MapIndex(k)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -382,6 +405,7 @@ func (d *decoder) value(v reflect.Value) error {
 	return d.err
 }
 
+// decode reads into v what encoder.value wrote.
 func (d *decoder) decode(v reflect.Value) {
 	if d.err != nil {
 		return
@@ -392,6 +416,36 @@ func (d *decoder) decode(v reflect.Value) {
 		return
 	}
 	switch t.Kind() {
+	case reflect.Pointer:
+		if d.uint() == 0 {
+			v.SetZero()
+			return
+		}
+		p := reflect.New(t.Elem())
+		d.decode(p.Elem())
+		v.Set(p)
+	case reflect.Slice, reflect.Map:
+		n := d.length()
+		switch {
+		case n < 0:
+			v.SetZero() // nil stays nil
+		case t.Kind() == reflect.Slice:
+			d.slice(v, n)
+		default:
+			d.mapping(v, n)
+		}
+	case reflect.Struct:
+		for i := 0; i < t.NumField() && d.err == nil; i++ {
+			d.decode(v.Field(i))
+		}
+	default:
+		d.scalar(v)
+	}
+}
+
+// scalar reads a boolean, number or string.
+func (d *decoder) scalar(v reflect.Value) {
+	switch v.Kind() {
 	case reflect.Bool:
 		v.SetBool(d.uint() != 0)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -408,55 +462,41 @@ func (d *decoder) decode(v reflect.Value) {
 		v.SetFloat(math.Float64frombits(d.uint()))
 	case reflect.String:
 		v.SetString(d.string())
-	case reflect.Pointer:
-		if d.uint() == 0 {
-			v.SetZero()
-			return
-		}
-		p := reflect.New(t.Elem())
-		d.decode(p.Elem())
-		v.Set(p)
-	case reflect.Slice:
-		n := d.length()
-		if n < 0 {
-			v.SetZero()
-			return
-		}
-		if t.Elem().Kind() == reflect.Uint8 {
-			b := make([]byte, n)
-			copy(b, d.buf[:n])
-			d.buf = d.buf[n:]
-			v.SetBytes(b)
-			return
-		}
-		s := reflect.MakeSlice(t, n, n)
-		for i := 0; i < n && d.err == nil; i++ {
-			d.decode(s.Index(i))
-		}
-		v.Set(s)
-	case reflect.Map:
-		n := d.length()
-		if n < 0 {
-			v.SetZero()
-			return
-		}
-		m := reflect.MakeMapWithSize(t, n)
-		k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
-		for i := 0; i < n && d.err == nil; i++ {
-			k.SetZero()
-			e.SetZero()
-			d.decode(k)
-			d.decode(e)
-			m.SetMapIndex(k, e)
-		}
-		v.Set(m)
-	case reflect.Struct:
-		for i := 0; i < t.NumField() && d.err == nil; i++ {
-			d.decode(v.Field(i))
-		}
 	default:
-		d.err = fmt.Errorf("tree index: cannot decode %s", t)
+		d.err = fmt.Errorf("tree index: cannot decode %s", v.Type())
 	}
+}
+
+// slice reads the n elements of a slice.
+func (d *decoder) slice(v reflect.Value, n int) {
+	t := v.Type()
+	if t.Elem().Kind() == reflect.Uint8 {
+		b := make([]byte, n)
+		copy(b, d.buf[:n])
+		d.buf = d.buf[n:]
+		v.SetBytes(b)
+		return
+	}
+	s := reflect.MakeSlice(t, n, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		d.decode(s.Index(i))
+	}
+	v.Set(s)
+}
+
+// mapping reads the n entries of a map.
+func (d *decoder) mapping(v reflect.Value, n int) {
+	t := v.Type()
+	m := reflect.MakeMapWithSize(t, n)
+	k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+	for i := 0; i < n && d.err == nil; i++ {
+		k.SetZero()
+		e.SetZero()
+		d.decode(k)
+		d.decode(e)
+		m.SetMapIndex(k, e)
+	}
+	v.Set(m)
 }
 
 func (d *decoder) pos() token.Pos {

@@ -16,6 +16,7 @@ import (
 	"cuelang.org/go/cue/token"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/schema"
 )
 
 // sameComponents fails unless a and b are equal, positions compared by
@@ -85,32 +86,41 @@ func TestIndexRoundTrip(t *testing.T) {
 			if name == "cue" && got.Info["template/reviewer"].Pos.Line() != 7 {
 				t.Errorf("CUE position: %v", got.Info["template/reviewer"].Pos)
 			}
-			// Bound to the tree: any other directory, commit, path,
-			// digest or format version is refused.
-			for _, other := range []indexHeader{
-				headerFor("/elsewhere", m),
-				headerFor("/cache/trees/"+name, marker{Commit: strings.Repeat("b", 40), Digest: m.Digest}),
-				headerFor("/cache/trees/"+name, marker{Commit: m.Commit, Path: "sub", Digest: m.Digest}),
-				headerFor("/cache/trees/"+name, marker{Commit: m.Commit, Digest: "sha256:5678"}),
-				func() indexHeader { x := h; x.Version++; return x }(),
-				func() indexHeader { x := h; x.Stamp = "other actctl"; return x }(),
-			} {
-				if _, err := decodeIndex(data, other); err == nil {
-					t.Errorf("index accepted for %+v", other)
-				}
-			}
-			// Every truncation and every flipped byte is detected.
-			for i := 0; i < len(data); i += 1 + len(data)/200 {
-				if _, err := decodeIndex(data[:i], h); err == nil {
-					t.Fatalf("truncated at %d: accepted", i)
-				}
-				bad := append([]byte(nil), data...)
-				bad[i] ^= 0x20
-				if _, err := decodeIndex(bad, h); err == nil {
-					t.Fatalf("byte %d flipped: accepted", i)
-				}
-			}
+			checkIndexRefused(t, data, h, m, "/cache/trees/"+name)
 		})
+	}
+}
+
+// checkIndexRefused: the index data, written with header h for the tree
+// dir of marker m, is refused with any other header (directory, commit,
+// path, digest, format version, build), truncated anywhere, or with any
+// byte flipped.
+func checkIndexRefused(t *testing.T, data []byte, h indexHeader, m marker, dir string) {
+	t.Helper()
+	// Bound to the tree: any other directory, commit, path,
+	// digest or format version is refused.
+	for _, other := range []indexHeader{
+		headerFor("/elsewhere", m),
+		headerFor(dir, marker{Commit: strings.Repeat("b", 40), Digest: m.Digest}),
+		headerFor(dir, marker{Commit: m.Commit, Path: "sub", Digest: m.Digest}),
+		headerFor(dir, marker{Commit: m.Commit, Digest: "sha256:5678"}),
+		func() indexHeader { x := h; x.Version++; return x }(),
+		func() indexHeader { x := h; x.Stamp = "other actctl"; return x }(),
+	} {
+		if _, err := decodeIndex(data, other); err == nil {
+			t.Errorf("index accepted for %+v", other)
+		}
+	}
+	// Every truncation and every flipped byte is detected.
+	for i := 0; i < len(data); i += 1 + len(data)/200 {
+		if _, err := decodeIndex(data[:i], h); err == nil {
+			t.Fatalf("truncated at %d: accepted", i)
+		}
+		bad := append([]byte(nil), data...)
+		bad[i] ^= 0x20
+		if _, err := decodeIndex(bad, h); err == nil {
+			t.Fatalf("byte %d flipped: accepted", i)
+		}
 	}
 }
 
@@ -143,6 +153,15 @@ func TestEnsureIndex(t *testing.T) {
 		t.Fatalf("first sync: %d index loads, %d tree reads", l-l0, rd-r0)
 	}
 	tree := treeOf(t, home)
+	want, idx := checkIndexWritten(t, tree)
+	checkIndexServes(t, tree, want, first, load)
+	checkDamagedIndexes(t, tree, want, idx, load)
+}
+
+// checkIndexWritten returns the components of tree, read, and its index,
+// which must have been written (no temporary file left).
+func checkIndexWritten(t *testing.T, tree string) (*Components, []byte) {
+	t.Helper()
 	want, err := ReadTree(os.DirFS(tree), tree)
 	if err != nil {
 		t.Fatal(err)
@@ -154,9 +173,14 @@ func TestEnsureIndex(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(tree), atomicfile.TempPrefix+"*")); len(tmps) > 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
+	return want, idx
+}
 
-	// Satisfied: the index serves, the tree is not read. Prove it by
-	// removing a file from the tree: the components do not change.
+// checkIndexServes: a satisfied sync loads the index and does not read the
+// tree (proved by removing a file from it: the components do not change),
+// nor uses the network; what it merges is what the first sync (first) did.
+func checkIndexServes(t *testing.T, tree string, want *Components, first *schema.Config, load func() *schema.Config) {
+	t.Helper()
 	saved, err := os.ReadFile(filepath.Join(tree, "skills", "web-research.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +189,7 @@ func TestEnsureIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := countNet(t)
-	l0, r0 = indexCounts()
+	l0, r0 := indexCounts()
 	cfg := load()
 	rep := ensure(t, cfg, Options{})
 	if l, rd := indexCounts(); l != l0+1 || rd != r0 || n.Load() != 0 {
@@ -186,9 +210,12 @@ func TestEnsureIndex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tree, "skills", "web-research.json"), saved, 0o444); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// Damaged indexes: each one is ignored, the tree read, the index
-	// rewritten (valid again).
+// checkDamagedIndexes: each damaged index (from the valid idx) is ignored,
+// the tree read, the index rewritten (valid again).
+func checkDamagedIndexes(t *testing.T, tree string, want *Components, idx []byte, load func() *schema.Config) {
+	t.Helper()
 	flipped := append([]byte(nil), idx...)
 	flipped[len(flipped)/2] ^= 1
 	m, _ := readMarker(tree)
@@ -205,7 +232,7 @@ func TestEnsureIndex(t *testing.T) {
 		"missing":      func() { _ = os.Remove(indexPath(tree)) },
 	} {
 		damage()
-		l0, r0 = indexCounts()
+		l0, r0 := indexCounts()
 		cfg := load()
 		rep := ensure(t, cfg, Options{})
 		if l, rd := indexCounts(); l != l0 || rd != r0+1 {

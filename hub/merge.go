@@ -2,7 +2,6 @@ package hub
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -25,87 +24,104 @@ func Merge(cfg *schema.Config, source string, c *Components) {
 	if c == nil {
 		return
 	}
-	if cfg.Skills == nil {
-		cfg.Skills = map[string]schema.Skill{}
-	}
-	if cfg.Prompts == nil {
-		cfg.Prompts = map[string]schema.Prompt{}
-	}
-	if cfg.MCPServers == nil {
-		cfg.MCPServers = map[string]schema.MCPServer{}
-	}
-	if cfg.Templates == nil {
-		cfg.Templates = map[string]schema.Template{}
-	}
-	if cfg.Backends == nil {
-		cfg.Backends = map[string]schema.Backend{}
-	}
-	key := func(n string) string { return source + "@" + n }
-	pos := func(field, kind, n string) {
-		if in, ok := c.Info[kind+"/"+n]; ok && in.Pos.IsValid() {
-			cfg.SetPos(schema.Path(field, key(n)), in.Pos)
-		}
-	}
-	for n, s := range c.Skills {
-		cfg.Skills[key(n)] = s
-		pos("skills", KindSkill, n)
-	}
-	for n, p := range c.Prompts {
-		cfg.Prompts[key(n)] = p
-		pos("prompts", KindPrompt, n)
-	}
-	for n, m := range c.MCPServers {
-		cfg.MCPServers[key(n)] = m
-		pos("mcpServers", KindMCP, n)
-	}
+	m := &merger{cfg: cfg, source: source, c: c}
+	cfg.Skills = put(m, orNew(cfg.Skills), c.Skills, "skills", KindSkill)
+	cfg.Prompts = put(m, orNew(cfg.Prompts), c.Prompts, "prompts", KindPrompt)
+	cfg.MCPServers = put(m, orNew(cfg.MCPServers), c.MCPServers, "mcpServers", KindMCP)
+	cfg.Templates = orNew(cfg.Templates)
+	cfg.Backends = orNew(cfg.Backends)
 	for n, b := range c.Backends {
 		if isZeroFiles(b.Files) {
 			if local, ok := cfg.Backends[n]; ok {
 				b.Files = local.Files
 			}
 		}
-		cfg.Backends[key(n)] = b
-		pos("backends", KindBackend, n)
-	}
-	q := func(ref string) string {
-		if schema.IsHubRef(ref) {
-			return ref
-		}
-		return key(ref)
-	}
-	qs := func(refs []string) []string {
-		out := make([]string, len(refs))
-		for i, r := range refs {
-			out[i] = q(r)
-		}
-		return out
+		cfg.Backends[m.key(n)] = b
+		m.pos("backends", KindBackend, n)
 	}
 	for n, t := range c.Templates {
-		t.Skills, t.Prompts, t.SubAgents = qs(t.Skills), qs(t.Prompts), qs(t.SubAgents)
-		mcps := qs(t.MCPServers)
-		for i, r := range t.MCPServers {
-			if r == schema.ActctlServer {
-				mcps[i] = r // actctl's own server, never the hub's
-			}
-		}
-		t.MCPServers = mcps
-		t.Commands = qs(t.Commands)
-		if sb, ok := c.Sandbox[n]; ok {
-			t.Settings = withSandbox(t.Settings, t.Backend, sb)
-		}
-		if !schema.IsHubRef(t.Backend) {
-			if _, local := cfg.Backends[t.Backend]; !local {
-				if s, ok := t.Settings[t.Backend]; ok {
-					t.Settings = map[string]map[string]any{key(t.Backend): s}
-				}
-				t.Backend = key(t.Backend)
-			}
-		}
-		t.Source = source
-		cfg.Templates[key(n)] = t
-		pos("templates", KindTemplate, n)
-		addTemplateHooks(cfg, key(n), t.Hooks, c.Info[KindTemplate+"/"+n].Pos)
+		cfg.Templates[m.key(n)] = m.template(n, t)
+		m.pos("templates", KindTemplate, n)
+		addTemplateHooks(cfg, m.key(n), t.Hooks, c.Info[KindTemplate+"/"+n].Pos)
 	}
+}
+
+// merger merges one source's components into a config (see Merge).
+type merger struct {
+	cfg    *schema.Config
+	source string
+	c      *Components
+}
+
+// key is the config's name of the source's component n: "source@n".
+func (m *merger) key(n string) string { return m.source + "@" + n }
+
+// pos records the position of the component kind/n under field.
+func (m *merger) pos(field, kind, n string) {
+	if in, ok := m.c.Info[kind+"/"+n]; ok && in.Pos.IsValid() {
+		m.cfg.SetPos(schema.Path(field, m.key(n)), in.Pos)
+	}
+}
+
+// orNew is dst, or a new map when dst is nil.
+func orNew[T any](dst map[string]T) map[string]T {
+	if dst == nil {
+		return map[string]T{}
+	}
+	return dst
+}
+
+// put adds the components src to dst as "source@name" with their
+// positions, and returns dst.
+func put[T any](m *merger, dst, src map[string]T, field, kind string) map[string]T {
+	for n, v := range src {
+		dst[m.key(n)] = v
+		m.pos(field, kind, n)
+	}
+	return dst
+}
+
+// template is the source's template n as merged: its references
+// qualified with the source (actctl's own MCP server stays actctl's), its
+// sandbox in its settings, and its backend the workspace's of that name
+// when there is one, else the source's.
+func (m *merger) template(n string, t schema.Template) schema.Template {
+	t.Skills, t.Prompts, t.SubAgents = m.qualify(t.Skills), m.qualify(t.Prompts), m.qualify(t.SubAgents)
+	mcps := m.qualify(t.MCPServers)
+	for i, r := range t.MCPServers {
+		if r == schema.ActctlServer {
+			mcps[i] = r // actctl's own server, never the hub's
+		}
+	}
+	t.MCPServers = mcps
+	t.Commands = m.qualify(t.Commands)
+	if sb, ok := m.c.Sandbox[n]; ok {
+		t.Settings = withSandbox(t.Settings, t.Backend, sb)
+	}
+	if !schema.IsHubRef(t.Backend) {
+		if _, local := m.cfg.Backends[t.Backend]; !local {
+			if s, ok := t.Settings[t.Backend]; ok {
+				t.Settings = map[string]map[string]any{m.key(t.Backend): s}
+			}
+			t.Backend = m.key(t.Backend)
+		}
+	}
+	t.Source = m.source
+	return t
+}
+
+// qualify qualifies each reference with the source ("skill" ->
+// "source@skill"); references already qualified (other@x) are kept.
+func (m *merger) qualify(refs []string) []string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		if schema.IsHubRef(r) {
+			out[i] = r
+		} else {
+			out[i] = m.key(r)
+		}
+	}
+	return out
 }
 
 // withSandbox is settings with backend's sandbox key set to the JSON sb.
@@ -167,92 +183,6 @@ func addTemplateHooks(cfg *schema.Config, tmpl string, hs []schema.TemplateHook,
 
 func isZeroFiles(f schema.Files) bool {
 	return len(f.Instructions) == 0 && f.Skills == nil && f.SubAgents == nil && f.Prompts == nil && f.Commands == nil && f.MCP == nil && f.Permissions == nil
-}
-
-// CheckRefs validates every hub reference in cfg once sources are merged:
-// the references of local templates and agents that name "src@x", and
-// every reference inside hub templates (diagnostics positioned at the hub
-// file), plus the archetype rules the schema checks for local templates.
-func CheckRefs(cfg *schema.Config) schema.Diagnostics {
-	var ds schema.Diagnostics
-	check := func(path, kind, ref string, declared []string, all bool) {
-		if !all && !schema.IsHubRef(ref) {
-			return // local references are checked by schema.Validate
-		}
-		if slices.Contains(declared, ref) {
-			return
-		}
-		src, name, _ := strings.Cut(ref, "@")
-		var same []string
-		for _, d := range declared {
-			if s, n, ok := strings.Cut(d, "@"); ok && s == src {
-				same = append(same, n)
-			}
-		}
-		msg := fmt.Sprintf("unknown %s %q", kind, ref)
-		if name == "" {
-			msg = fmt.Sprintf("%s %q: no component name after %q", kind, ref, src+"@")
-		} else if s := schema.Suggest(name, same); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", src+"@"+s)
-		} else if len(same) == 0 && !schema.IsHubRef(ref) {
-			if s := schema.Suggest(ref, declared); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-		} else if _, ok := cfg.Hub[src]; ok {
-			msg += fmt.Sprintf(" (hub source %q has no such %s)", src, kind)
-		}
-		ds = append(ds, cfg.Diag(path, "%s", msg))
-	}
-	skills, prompts, mcps, templates, backends := slices.Sorted(maps.Keys(cfg.Skills)), slices.Sorted(maps.Keys(cfg.Prompts)), append(slices.Sorted(maps.Keys(cfg.MCPServers)), schema.ActctlServer), slices.Sorted(maps.Keys(cfg.Templates)), slices.Sorted(maps.Keys(cfg.Backends))
-	for _, name := range backends {
-		if schema.IsHubRef(name) {
-			ds = append(ds, cfg.CheckBackend(name)...)
-		}
-	}
-	commands := slices.Sorted(maps.Keys(cfg.Commands))
-	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
-		check(schema.Path("agents", name, "template"), "template", cfg.Agents[name].Template, templates, false)
-		ds = append(ds, cfg.CheckHubAgent(name)...)
-	}
-	for _, name := range templates {
-		t := cfg.Templates[name]
-		hub := schema.IsHubRef(name)
-		idx := func(field string, i int) string {
-			return schema.Path("templates", name, field) + fmt.Sprintf("[%d]", i)
-		}
-		check(schema.Path("templates", name, "backend"), "backend", t.Backend, backends, hub)
-		for i, r := range t.Skills {
-			check(idx("skills", i), "skill", r, skills, hub)
-		}
-		for i, r := range t.Prompts {
-			check(idx("prompts", i), "prompt", r, prompts, hub)
-		}
-		for i, r := range t.MCPServers {
-			check(idx("mcpServers", i), "MCP server", r, mcps, hub)
-		}
-		for i, r := range t.Commands {
-			check(idx("commands", i), "command", r, commands, hub)
-		}
-		for i, r := range t.SubAgents {
-			check(idx("subAgents", i), "template", r, templates, hub)
-			if r == name {
-				ds = append(ds, cfg.Diag(schema.Path("templates", name, "subAgents"), "template %q lists itself as a sub-agent", name))
-			}
-		}
-		if hub {
-			ds = append(ds, checkHubTemplate(cfg, name, t)...)
-		}
-	}
-	return ds
-}
-
-// checkHubTemplate applies to a hub template the rules schema.Validate
-// applies to local ones (it skips "source@name" keys).
-func checkHubTemplate(cfg *schema.Config, name string, t schema.Template) schema.Diagnostics {
-	if _, ok := cfg.Archetypes[t.Archetype]; !ok {
-		return schema.Diagnostics{cfg.Diag(schema.Path("templates", name, "archetype"), "unknown archetype %q", t.Archetype)}
-	}
-	return cfg.CheckLaunch(schema.Path("templates", name, "backend"), name, cfg.TemplateLaunchMode(t))
 }
 
 // diffComponents lists what changed between two readings of a source

@@ -91,12 +91,23 @@ func pickSemver(constraint string, tags []string) (string, error) {
 	return ok[0], nil
 }
 
-// semverTerm compiles one constraint term.
-func semverTerm(t string) (func(string) bool, bool, error) {
+// semverTerm compiles one constraint term; pre reports whether it names
+// a prerelease.
+func semverTerm(t string) (check func(string) bool, pre bool, err error) {
 	if t == "*" || t == "latest" || t == "x" {
 		return func(string) bool { return true }, false, nil
 	}
-	op := ""
+	op, t := splitTerm(t)
+	v := "v" + strings.TrimPrefix(t, "v")
+	if !semver.IsValid(v) {
+		return nil, false, fmt.Errorf("%q is not a version", t)
+	}
+	return termCheck(op, v), semver.Prerelease(v) != "", nil
+}
+
+// splitTerm splits a term into its operator ("" for none) and its
+// version, without a wildcard suffix (1.x, 1.2.*).
+func splitTerm(t string) (op, version string) {
 	for _, o := range []string{">=", "<=", ">", "<", "=", "^", "~"} {
 		if strings.HasPrefix(t, o) {
 			op, t = o, t[len(o):]
@@ -104,12 +115,12 @@ func semverTerm(t string) (func(string) bool, bool, error) {
 		}
 	}
 	t = strings.TrimSuffix(strings.TrimSuffix(t, ".x"), ".*")
-	t = strings.TrimSuffix(t, ".x")
-	v := "v" + strings.TrimPrefix(t, "v")
-	if !semver.IsValid(v) {
-		return nil, false, fmt.Errorf("%q is not a version", t)
-	}
-	pre := semver.Prerelease(v) != ""
+	return op, strings.TrimSuffix(t, ".x")
+}
+
+// termCheck is the check of operator op against the valid version v, which
+// may name a release line (v1, v1.2).
+func termCheck(op, v string) func(string) bool {
 	parts := strings.Count(strings.SplitN(strings.TrimPrefix(v, "v"), "-", 2)[0], ".") + 1
 	full := semver.Canonical(v) // fills missing minor/patch with 0
 	cmp := func(x string) int { return semver.Compare(x, full) }
@@ -120,36 +131,39 @@ func semverTerm(t string) (func(string) bool, bool, error) {
 		}
 		return semver.MajorMinor(x) == semver.MajorMinor(v)
 	}
-	switch op {
-	case ">=":
-		return func(x string) bool { return cmp(x) >= 0 }, pre, nil
-	case ">":
-		if parts < 3 { // ">1" means above the whole 1.x line
-			return func(x string) bool { return cmp(x) > 0 && !prefix(x) }, pre, nil
-		}
-		return func(x string) bool { return cmp(x) > 0 }, pre, nil
-	case "<=":
-		if parts < 3 {
-			return func(x string) bool { return cmp(x) <= 0 || prefix(x) }, pre, nil
-		}
-		return func(x string) bool { return cmp(x) <= 0 }, pre, nil
-	case "<":
-		return func(x string) bool { return cmp(x) < 0 }, pre, nil
-	case "^":
-		return func(x string) bool {
-			if cmp(x) < 0 {
-				return false
-			}
-			if semver.Major(full) == "v0" {
-				return semver.MajorMinor(x) == semver.MajorMinor(full)
-			}
-			return semver.Major(x) == semver.Major(full)
-		}, pre, nil
-	case "~":
-		return func(x string) bool { return cmp(x) >= 0 && semver.MajorMinor(x) == semver.MajorMinor(full) }, pre, nil
+	switch {
+	case op == ">=":
+		return func(x string) bool { return cmp(x) >= 0 }
+	case op == ">" && parts < 3: // ">1" means above the whole 1.x line
+		return func(x string) bool { return cmp(x) > 0 && !prefix(x) }
+	case op == ">":
+		return func(x string) bool { return cmp(x) > 0 }
+	case op == "<=" && parts < 3:
+		return func(x string) bool { return cmp(x) <= 0 || prefix(x) }
+	case op == "<=":
+		return func(x string) bool { return cmp(x) <= 0 }
+	case op == "<":
+		return func(x string) bool { return cmp(x) < 0 }
+	case op == "^":
+		return caret(full)
+	case op == "~":
+		return func(x string) bool { return cmp(x) >= 0 && semver.MajorMinor(x) == semver.MajorMinor(full) }
+	case parts < 3:
+		return prefix
 	}
-	if parts < 3 {
-		return prefix, pre, nil
+	return func(x string) bool { return semver.Compare(x, v) == 0 }
+}
+
+// caret is "^full": at least full, in its major line (its minor line for
+// 0.x).
+func caret(full string) func(string) bool {
+	return func(x string) bool {
+		if semver.Compare(x, full) < 0 {
+			return false
+		}
+		if semver.Major(full) == "v0" {
+			return semver.MajorMinor(x) == semver.MajorMinor(full)
+		}
+		return semver.Major(x) == semver.Major(full)
 	}
-	return func(x string) bool { return semver.Compare(x, v) == 0 }, pre, nil
 }

@@ -31,24 +31,28 @@ type templateJSON struct {
 		MCPServers []json.RawMessage `json:"mcpServers"`
 		SubAgents  []json.RawMessage `json:"subAgents"`
 	} `json:"domainContext"`
-	Permissions json.RawMessage `json:"permissions"`
-	Schedule    *struct {
-		Heartbeat *struct {
-			IntervalMs int64  `json:"intervalMs"`
-			Interval   string `json:"interval"`
-			Prompt     string `json:"prompt"`
-		} `json:"heartbeat"`
-		Cron []struct {
-			Pattern  string `json:"pattern"`
-			Prompt   string `json:"prompt"`
-			Timezone string `json:"timezone"`
-		} `json:"cron"`
-		Hooks []struct {
-			EventName string `json:"eventName"`
-			Prompt    string `json:"prompt"`
-		} `json:"hooks"`
-	} `json:"schedule"`
-	Vars map[string]string `json:"vars"`
+	Permissions json.RawMessage   `json:"permissions"`
+	Schedule    *scheduleJSON     `json:"schedule"`
+	Vars        map[string]string `json:"vars"`
+}
+
+// scheduleJSON is a template's schedule: heartbeat, cron, and hooks (which
+// actctl makes prompt hooks, see templateHook).
+type scheduleJSON struct {
+	Heartbeat *struct {
+		IntervalMs int64  `json:"intervalMs"`
+		Interval   string `json:"interval"`
+		Prompt     string `json:"prompt"`
+	} `json:"heartbeat"`
+	Cron []struct {
+		Pattern  string `json:"pattern"`
+		Prompt   string `json:"prompt"`
+		Timezone string `json:"timezone"`
+	} `json:"cron"`
+	Hooks []struct {
+		EventName string `json:"eventName"`
+		Prompt    string `json:"prompt"`
+	} `json:"hooks"`
 }
 
 var (
@@ -59,16 +63,56 @@ var (
 
 // readTemplate maps an Actant template onto schema.Template, validating
 // what the CUE schema would: archetype, launch mode, permissions, version.
+// Every problem is reported at its key; a template with one is not added.
 func (r *reader) readTemplate(f string) {
 	var tj templateJSON
 	if !r.decodeJSON(f, &tj) || !r.checkVersion(f, tj.Version) {
 		return
 	}
-	data := r.files[f]
-	name := componentName(f, tj.Name)
-	bad := func(key, format string, args ...any) {
-		r.errorf(f, keyOffset(data, key), "template %q: %s", name, fmt.Sprintf(format, args...))
+	c := &templateCheck{r: r, f: f, name: componentName(f, tj.Name), ok: true}
+	t := c.fields(tj)
+	t.Skills = c.refs("skills", tj.DomainContext.Skills, false)
+	t.Prompts = c.refs("prompts", tj.DomainContext.Prompts, false)
+	t.MCPServers = c.refs("mcpServers", tj.DomainContext.MCPServers, true)
+	t.SubAgents = c.refs("subAgents", tj.DomainContext.SubAgents, false)
+	perms, sandbox, err := r.permissions(f, tj.Permissions)
+	if err != nil {
+		c.bad("permissions", "%v", err)
 	}
+	t.Permissions = perms
+	r.sandbox(f, c.name, t.Backend, sandbox)
+	if tj.Schedule != nil {
+		t.Schedule, t.Hooks = c.schedule(tj.Schedule)
+	}
+	c.archetypeSchedule(t)
+	if !c.ok {
+		return
+	}
+	in := Info{Kind: KindTemplate, Name: c.name, Version: tj.Version, Description: tj.Description, File: f,
+		Digest: digestOf(map[string][]byte{path.Base(f): r.files[f]}), Pos: r.pos(f, 0)}
+	if r.addInfo(in) {
+		r.c.Templates[c.name] = t
+	}
+}
+
+// templateCheck reads one template file: each problem is reported at its
+// key and makes the template invalid (ok false).
+type templateCheck struct {
+	r    *reader
+	f    string // the template's file
+	name string // the template's name
+	ok   bool
+}
+
+// bad reports a problem at the first occurrence of key in the file.
+func (c *templateCheck) bad(key, format string, args ...any) {
+	c.r.errorf(c.f, keyOffset(c.r.files[c.f], key), "template %q: %s", c.name, fmt.Sprintf(format, args...))
+	c.ok = false
+}
+
+// fields maps the template's scalar fields, checking the backend,
+// archetype, launch mode and workspace policy.
+func (c *templateCheck) fields(tj templateJSON) schema.Template {
 	t := schema.Template{
 		Version:         firstNonEmpty(tj.Version, "0.1.0"),
 		Description:     tj.Description,
@@ -78,112 +122,95 @@ func (r *reader) readTemplate(f string) {
 		WorkspacePolicy: tj.WorkspacePolicy,
 		Vars:            tj.Vars,
 	}
-	ok := true
 	if t.Backend == "" {
-		bad("backend", "backend.type is required (e.g. {\"type\": \"claude-code\"})")
-		ok = false
+		c.bad("backend", "backend.type is required (e.g. {\"type\": \"claude-code\"})")
 	}
 	if !slices.Contains(archetypes, t.Archetype) {
-		bad("archetype", "unknown archetype %q (want tool, repo, service or employee)", t.Archetype)
-		ok = false
+		c.bad("archetype", "unknown archetype %q (want tool, repo, service or employee)", t.Archetype)
 	}
 	if t.LaunchMode != "" && !slices.Contains(schema.LaunchModes, t.LaunchMode) {
-		bad("launchMode", "unknown launchMode %q", t.LaunchMode)
-		ok = false
+		c.bad("launchMode", "unknown launchMode %q", t.LaunchMode)
 	}
 	if t.WorkspacePolicy != "" && t.WorkspacePolicy != "persistent" && t.WorkspacePolicy != "ephemeral" {
-		bad("workspacePolicy", "unknown workspacePolicy %q (want persistent or ephemeral)", t.WorkspacePolicy)
-		ok = false
+		c.bad("workspacePolicy", "unknown workspacePolicy %q (want persistent or ephemeral)", t.WorkspacePolicy)
 	}
-	refs := func(field string, raw []json.RawMessage, allowInline bool) []string {
-		out := []string{}
-		for i, m := range raw {
-			var s string
-			if json.Unmarshal(m, &s) == nil {
-				if s == "" {
-					bad(field, "domainContext.%s[%d] is empty", field, i)
-					ok = false
-					continue
-				}
-				out = append(out, s)
+	return t
+}
+
+// refs reads domainContext.<field>: names, or objects with a name; with
+// allowInline an object that has a command or url also declares that MCP
+// server (inlineMCP).
+func (c *templateCheck) refs(field string, raw []json.RawMessage, allowInline bool) []string {
+	out := []string{}
+	for i, m := range raw {
+		var s string
+		if json.Unmarshal(m, &s) == nil {
+			if s == "" {
+				c.bad(field, "domainContext.%s[%d] is empty", field, i)
 				continue
 			}
-			var obj mcpJSON
-			if err := json.Unmarshal(m, &obj); err != nil || obj.Name == "" {
-				bad(field, "domainContext.%s[%d]: want a name or an object with a name", field, i)
-				ok = false
-				continue
-			}
-			if allowInline && (obj.Command != "" || obj.URL != "") {
-				r.inlineMCP(f, name, obj)
-			}
-			out = append(out, obj.Name)
+			out = append(out, s)
+			continue
 		}
-		return out
+		var obj mcpJSON
+		if err := json.Unmarshal(m, &obj); err != nil || obj.Name == "" {
+			c.bad(field, "domainContext.%s[%d]: want a name or an object with a name", field, i)
+			continue
+		}
+		if allowInline && (obj.Command != "" || obj.URL != "") {
+			c.r.inlineMCP(c.f, c.name, obj)
+		}
+		out = append(out, obj.Name)
 	}
-	t.Skills = refs("skills", tj.DomainContext.Skills, false)
-	t.Prompts = refs("prompts", tj.DomainContext.Prompts, false)
-	t.MCPServers = refs("mcpServers", tj.DomainContext.MCPServers, true)
-	t.SubAgents = refs("subAgents", tj.DomainContext.SubAgents, false)
+	return out
+}
 
-	perms, sandbox, err := r.permissions(f, tj.Permissions)
-	if err != nil {
-		bad("permissions", "%v", err)
-		ok = false
+// schedule maps the template's heartbeat and cron (nil when it has
+// neither) and its hooks, checked as schema.CheckSchedule checks a local
+// schedule.
+func (c *templateCheck) schedule(s *scheduleJSON) (*schema.Schedule, []schema.TemplateHook) {
+	sch := &schema.Schedule{}
+	if hb := s.Heartbeat; hb != nil {
+		iv := hb.Interval
+		if iv == "" {
+			if hb.IntervalMs <= 0 {
+				c.bad("heartbeat", "schedule.heartbeat needs a positive intervalMs")
+			}
+			iv = msInterval(hb.IntervalMs)
+		}
+		sch.Heartbeat = &schema.Heartbeat{Interval: iv, Prompt: hb.Prompt}
 	}
-	t.Permissions = perms
-	r.sandbox(f, name, t.Backend, sandbox)
+	for i, cr := range s.Cron {
+		if cr.Pattern == "" {
+			c.bad("cron", "schedule.cron[%d] has no pattern", i)
+		}
+		sch.Cron = append(sch.Cron, schema.Cron{Pattern: cr.Pattern, Prompt: cr.Prompt, Timezone: cr.Timezone})
+	}
+	var hooks []schema.TemplateHook
+	for _, h := range s.Hooks {
+		hooks = c.r.templateHook(c.f, c.name, hooks, h.EventName, h.Prompt)
+	}
+	for _, p := range schema.CheckSchedule(sch) {
+		c.bad("schedule", "schedule.%s: %s", p.Field, p.Message)
+	}
+	if sch.Heartbeat == nil && len(sch.Cron) == 0 {
+		return nil, hooks
+	}
+	return sch, hooks
+}
 
-	if s := tj.Schedule; s != nil {
-		sch := &schema.Schedule{}
-		if hb := s.Heartbeat; hb != nil {
-			iv := hb.Interval
-			if iv == "" {
-				if hb.IntervalMs <= 0 {
-					bad("heartbeat", "schedule.heartbeat needs a positive intervalMs")
-					ok = false
-				}
-				iv = msInterval(hb.IntervalMs)
-			}
-			sch.Heartbeat = &schema.Heartbeat{Interval: iv, Prompt: hb.Prompt}
-		}
-		for i, c := range s.Cron {
-			if c.Pattern == "" {
-				bad("cron", "schedule.cron[%d] has no pattern", i)
-				ok = false
-			}
-			sch.Cron = append(sch.Cron, schema.Cron{Pattern: c.Pattern, Prompt: c.Prompt, Timezone: c.Timezone})
-		}
-		for _, h := range s.Hooks {
-			t.Hooks = r.templateHook(f, name, t.Hooks, h.EventName, h.Prompt)
-		}
-		for _, p := range schema.CheckSchedule(sch) {
-			bad("schedule", "schedule.%s: %s", p.Field, p.Message)
-			ok = false
-		}
-		if sch.Heartbeat != nil || len(sch.Cron) > 0 {
-			t.Schedule = sch
-		}
-	}
+// archetypeSchedule: an employee needs a schedule, a service must not
+// have one.
+func (c *templateCheck) archetypeSchedule(t schema.Template) {
 	switch t.Archetype {
 	case schema.ArchEmployee:
 		if t.Schedule == nil {
-			bad("archetype", "an employee needs a schedule (heartbeat or cron)")
-			ok = false
+			c.bad("archetype", "an employee needs a schedule (heartbeat or cron)")
 		}
 	case schema.ArchService:
 		if t.Schedule != nil {
-			bad("schedule", "a service must not have a heartbeat or cron schedule")
-			ok = false
+			c.bad("schedule", "a service must not have a heartbeat or cron schedule")
 		}
-	}
-	if !ok {
-		return
-	}
-	in := Info{Kind: KindTemplate, Name: name, Version: tj.Version, Description: tj.Description, File: f,
-		Digest: digestOf(map[string][]byte{path.Base(f): data}), Pos: r.pos(f, 0)}
-	if r.addInfo(in) {
-		r.c.Templates[name] = t
 	}
 }
 

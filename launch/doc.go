@@ -7,7 +7,7 @@
 // environment mark that finds descendants which left the group.
 //
 // Supervise is the one supervised process, used by the ACP client and its
-// terminals, the proxy, run hooks and supervise.Command: started in its own group, reaped in
+// terminals, the proxy, run hooks and supervise's tests: started in its own group, reaped in
 // the background, its group killed once the leader exits, its stderr
 // copied a line at a time with its tail kept (Tail), stopped by a
 // StopPolicy (stdin EOF or SIGTERM, a grace, then the group and the

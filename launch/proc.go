@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/actctl/actctl/internal/tail"
 )
 
 // Spec is a process to supervise (see Supervise): a backend with stdio
@@ -106,7 +108,7 @@ type Proc struct {
 	Process // Stdout and Stdin: a backend's pipes; stderr is copied (Spec.Stderr)
 
 	spec       Spec
-	tail       *Tail
+	tail       *tail.Buffer
 	done       chan struct{}
 	stderrDone chan struct{}
 	err        error // Cmd.Wait's, valid after done
@@ -119,7 +121,7 @@ func Supervise(s Spec) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proc{Process: *pr, spec: s, tail: NewTail(s.TailSize), done: make(chan struct{}), stderrDone: make(chan struct{})}
+	p := &Proc{Process: *pr, spec: s, tail: tail.New(s.TailSize), done: make(chan struct{}), stderrDone: make(chan struct{})}
 	if p.Stderr != nil {
 		go p.copyStderr()
 	} else {
@@ -241,7 +243,7 @@ func (p *Proc) State() *os.ProcessState {
 }
 
 // Tail is the end of the backend's stderr (see Spec.TailSize).
-func (p *Proc) Tail() *Tail { return p.tail }
+func (p *Proc) Tail() *tail.Buffer { return p.tail }
 
 // Terminate asks the group to end (SIGTERM; outside Unix the leader is
 // killed).

@@ -130,28 +130,6 @@ func TestSuperviseStartError(t *testing.T) {
 	}
 }
 
-// TestTail: the last bytes are kept, whatever the writes' sizes.
-func TestTail(t *testing.T) {
-	for _, tc := range []struct {
-		max    int
-		writes []string
-		want   string
-	}{
-		{4, []string{"ab", "cd", "ef"}, "cdef"},
-		{4, []string{"abcdefgh"}, "efgh"},
-		{8, []string{"ab"}, "ab"},
-		{0, []string{"ab"}, ""},
-	} {
-		tl := NewTail(tc.max)
-		for _, w := range tc.writes {
-			_, _ = tl.Write([]byte(w))
-		}
-		if got := tl.Raw(); got != tc.want {
-			t.Errorf("max %d, writes %q: %q, want %q", tc.max, tc.writes, got, tc.want)
-		}
-	}
-}
-
 func readLine(t *testing.T, p *Proc, want string) {
 	t.Helper()
 	_ = p.Stdout.SetReadDeadline(time.Now().Add(guard))

@@ -46,14 +46,6 @@ func PermissionKeys(dir, dialect string, p schema.Permissions) ([]Key, error) {
 	return keys, err
 }
 
-// SettingsKeys are the managed keys apply writes for a template's native
-// settings s in a file of format (one per leaf).
-func SettingsKeys(format string, s map[string]any) ([]Key, error) {
-	var keys []Key
-	err := settingsKeys(format, nil, s, &keys)
-	return keys, err
-}
-
 // RuleFile is the path and bytes apply writes for skill s named name,
 // which has paths, as a path-scoped rule in layout l (files.rules), with
 // no variables set.

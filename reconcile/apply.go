@@ -271,7 +271,7 @@ func onlyLockAndEmptyBackup(root string, entries []os.DirEntry) bool {
 }
 
 // execute carries out the plan of r (under the workspace lock): the temp
-// files a killed apply left are removed first, then Execute.
+// files a killed apply left are removed first, then the executor.
 func (r *run) execute(ctx context.Context) (bool, error) {
 	if err := interrupted(ctx, "nothing was written"); err != nil {
 		return false, err

@@ -19,8 +19,9 @@ import (
 	"github.com/actctl/actctl/internal/par"
 )
 
-// Execute carries out plan p exactly, in the order that keeps every
-// moment of it recoverable (each is one step of an executor):
+// executor carries out one plan (Execute in docs/design.md) exactly, in
+// the order that keeps every moment of it recoverable, one step after
+// another, sharing what it holds:
 //
 //  1. journal: when the last apply was killed, the state recovered from
 //     its journal (see Plan.recovered), before this run's journal
@@ -41,21 +42,10 @@ import (
 // MakePlan, unless recovering); the state is not rewritten when the plan
 // records exactly what that state did (or its encoding has the same
 // bytes), so a no-op apply writes nothing.
-// Execute must run under the workspace lock.
-func Execute(p *Plan, oldState []byte, recovering bool) (stateWritten bool, err error) {
-	return ExecuteContext(context.Background(), p, oldState, recovering)
-}
-
-// ExecuteContext is Execute stopping at a safe point once ctx is cancelled:
-// before anything is written, or after the writes under way, leaving the
-// journal for the next apply (see ErrInterrupted).
-func ExecuteContext(ctx context.Context, p *Plan, oldState []byte, recovering bool) (stateWritten bool, err error) {
-	x := &executor{ctx: ctx, p: p, oldState: oldState, recovering: recovering}
-	return x.run()
-}
-
-// executor carries out one plan; its steps (see Execute) run in order and
-// share what it holds.
+// It runs under the workspace lock, from the apply (run.execute), and
+// stops at a safe point once ctx is cancelled: before anything is
+// written, or after the writes under way, leaving the journal for the
+// next apply (see ErrInterrupted).
 type executor struct {
 	ctx        context.Context
 	p          *Plan

@@ -128,7 +128,7 @@ type Plan struct {
 	Raced []*Op
 	// prev is the recorded state the plan was made from (with the
 	// committed record merged): a file whose compare-and-swap fails keeps
-	// these records (see Execute).
+	// these records (see executor).
 	prev *State
 	// ownedPrev is the committed record as read; ownedNew the bytes of
 	// the one this plan leaves (nil: none). See setOwned.

@@ -20,7 +20,7 @@ func (c *Config) validateCheckout(name string) Diagnostics {
 	}
 	at := func(field string) string { return Path("agents", name, "checkout") + "." + field }
 	var ds Diagnostics
-	if t, ok := c.Templates[a.Template]; ok && t.Archetype != "employee" {
+	if t, ok := c.Templates[a.Template]; ok && t.Archetype != ArchEmployee {
 		ds = append(ds, c.Diag(Path("agents", name, "checkout"), "checkout is for employee agents (their tasks run in it); %s has archetype %q", name, t.Archetype))
 	}
 	if msg := checkoutURL(co.URL); msg != "" {

@@ -193,9 +193,6 @@ func (m *Machine) State() State { return m.state }
 // StopStep returns where a stopping process is (NotStopping otherwise).
 func (m *Machine) StopStep() Stop { return m.stop }
 
-// Armed returns the timer the machine has armed.
-func (m *Machine) Armed() Timer { return m.timer }
-
 // Restarts counts the automatic restarts so far.
 func (m *Machine) Restarts() int { return m.restarts }
 

@@ -19,7 +19,7 @@ func seedHeartbeats(o Options, cfg *schema.Config, only []string) {
 			continue
 		}
 		r, err := cfg.Resolve(name)
-		if err != nil || r.ArchetypeName != "employee" || r.Template.Schedule == nil || r.Template.Schedule.Heartbeat == nil {
+		if err != nil || r.ArchetypeName != schema.ArchEmployee || r.Template.Schedule == nil || r.Template.Schedule.Heartbeat == nil {
 			continue
 		}
 		if _, err := schedule.SeedHeartbeat(r.Dir, r.Template.Schedule.Heartbeat.Prompt); err != nil {

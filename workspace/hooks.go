@@ -74,15 +74,15 @@ func (a *applyEvents) fire(res *Result) {
 		if strings.HasPrefix(name, deploy.OwnerPrefix) {
 			continue // a deploy target's files, no agent (docs/deploy.md)
 		}
-		a.bus.Publish(hooks.Event{Name: "agent:destroyed", Agent: name, Time: now})
+		a.bus.Publish(hooks.Event{Name: schema.EventAgentDestroyed, Agent: name, Time: now})
 	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if pruned[name] || strings.HasPrefix(name, deploy.OwnerPrefix) {
 			continue
 		}
-		ev := hooks.Event{Name: "agent:modified", Agent: name, Time: now, Data: map[string]any{"files": files[name]}}
+		ev := hooks.Event{Name: schema.EventAgentModified, Agent: name, Time: now, Data: map[string]any{"files": files[name]}}
 		if a.known[name] == nil {
-			ev.Name = "agent:created"
+			ev.Name = schema.EventAgentCreated
 		}
 		a.bus.Publish(ev)
 	}
@@ -131,11 +131,11 @@ func (b *Background) add(a *applyEvents) {
 // SourceUpdated fires source:updated hooks for a hub source that moved;
 // bg tracks them.
 func SourceUpdated(ctx context.Context, o Options, cfg *schema.Config, bg *Background, name, from, to string) {
-	bus := hookBus(ctx, o, cfg, func(on string) bool { return on == "source:updated" })
+	bus := hookBus(ctx, o, cfg, func(on string) bool { return on == schema.EventSourceUpdated })
 	if bus == nil {
 		return
 	}
-	bus.Publish(hooks.Event{Name: "source:updated", Data: map[string]any{"source": name, "from": from, "to": to}})
+	bus.Publish(hooks.Event{Name: schema.EventSourceUpdated, Data: map[string]any{"source": name, "from": from, "to": to}})
 	bg.add(&applyEvents{bus: bus})
 }
 

@@ -24,7 +24,7 @@ func listWebhooks(cfg *schema.Config) ([]string, [][]string, any) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Webhooks)) {
 		w := webhookJSON{Name: name, Webhook: cfg.Webhooks[name], Hooks: []string{}}
 		for _, h := range slices.Sorted(maps.Keys(cfg.Hooks)) {
-			if cfg.Hooks[h].On == "webhook:"+name {
+			if cfg.Hooks[h].On == schema.EventWebhook+name {
 				w.Hooks = append(w.Hooks, h)
 			}
 		}

@@ -25,10 +25,8 @@ func FilesSkills(n, k int) map[string]string {
 	return files
 }
 
-// Config is the actant.cue of a workspace with n agents.
-func Config(n int) string { return ConfigSkills(n, 20) }
-
-// ConfigSkills is Config with k skills in the shared template.
+// ConfigSkills is the actant.cue of a workspace with n agents and k
+// skills in the shared template.
 func ConfigSkills(n, k int) string {
 	var b strings.Builder
 	b.WriteString("package actant\n\n")

@@ -13,8 +13,8 @@ import (
 
 // Command starts a program as the leader of a new process group, so that
 // everything it forks can be signalled at once and nothing of it outlives
-// a stop. It is the plain-process Starter; the ACP client's launch, which
-// also holds the agent's stdio, takes its place in `actctl up`.
+// a stop. It is the tests' plain-process Starter; in `actctl up` the ACP
+// client's launch, which also holds the agent's stdio, is the Starter.
 type Command struct {
 	Path string
 	Args []string // without the program name

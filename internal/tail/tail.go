@@ -1,24 +1,27 @@
-package launch
+// Package tail keeps the last bytes written to a writer: the end of a
+// process's stderr or output, for error messages (launch's supervised
+// process, hooks' commands, control's kubectl).
+package tail
 
 import (
 	"strings"
 	"sync"
 )
 
-// Tail keeps the last bytes written to it: the end of a process's stderr
+// Buffer keeps the last bytes written to it: the end of a process's stderr
 // or output, for error messages (a backend that dies during its start
 // usually says why in its last words). It is safe for concurrent use.
-type Tail struct {
+type Buffer struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
 }
 
-// NewTail returns a Tail that keeps max bytes.
-func NewTail(max int) *Tail { return &Tail{max: max} }
+// New returns a Buffer that keeps max bytes.
+func New(max int) *Buffer { return &Buffer{max: max} }
 
 // Write keeps the end of what was written; it never fails.
-func (t *Tail) Write(p []byte) (int, error) {
+func (t *Buffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
@@ -29,11 +32,11 @@ func (t *Tail) Write(p []byte) (int, error) {
 }
 
 // Raw is what is kept, as written.
-func (t *Tail) Raw() string {
+func (t *Buffer) Raw() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
 }
 
 // String is what is kept without surrounding white space.
-func (t *Tail) String() string { return strings.TrimSpace(t.Raw()) }
+func (t *Buffer) String() string { return strings.TrimSpace(t.Raw()) }
