@@ -405,14 +405,3 @@ func (s *Session) SetConfigOption(ctx context.Context, r acp.SetSessionConfigOpt
 	}
 	return s.c.conn.SetSessionConfigOption(ctx, r)
 }
-
-// ConfigOptionSession is the session a session/set_config_option names.
-func ConfigOptionSession(r acp.SetSessionConfigOptionRequest) acp.SessionId {
-	switch {
-	case r.Boolean != nil:
-		return r.Boolean.SessionId
-	case r.ValueId != nil:
-		return r.ValueId.SessionId
-	}
-	return ""
-}

@@ -196,16 +196,6 @@ func permissionKeys(dir string, committed bool, dialect string, p schema.Permiss
 	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q, %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode, schema.DialectQwen, schema.DialectDevin, schema.DialectAmp, schema.DialectVSCode)
 }
 
-// untranslated warns about the parts of p that only Claude Code's
-// settings can express: rules and additional directories.
-func untranslated(tool, keys string, p schema.Permissions) []string {
-	warns := unruled(tool, keys, p)
-	if len(p.AdditionalDirectories) > 0 {
-		warns = append(warns, fmt.Sprintf("permissions.additionalDirectories cannot be expressed for %s; the agent gets its workspace only", tool))
-	}
-	return warns
-}
-
 // unruled warns about p's allow/deny/ask rules, which the tool cannot
 // express.
 func unruled(tool, keys string, p schema.Permissions) []string {
