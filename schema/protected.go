@@ -120,10 +120,10 @@ type LayoutPath struct {
 	Path  string
 }
 
-// LayoutPaths lists every path of a file layout: each string list (such
+// LayoutPaths lists every path of file layout f: each string list (such
 // as instructions) and the dir or path of each layout entry. It reads the
 // Files type itself, so a layout field added later is covered too.
-func (f Files) LayoutPaths() []LayoutPath {
+func LayoutPaths(f Files) []LayoutPath {
 	var out []LayoutPath
 	v := reflect.ValueOf(f)
 	for i := 0; i < v.NumField(); i++ {
@@ -179,7 +179,7 @@ func (c *Config) CheckBackend(name string) Diagnostics {
 				"backend %q: settings file %s takes no keys: list the top-level settings keys it takes (keys: [\"hooks\"])", name, sf.Path))
 		}
 	}
-	for _, lp := range c.Backends[name].Files.LayoutPaths() {
+	for _, lp := range LayoutPaths(c.Backends[name].Files) {
 		if why := ProtectedTarget(lp.Path); why != "" {
 			ds = append(ds, c.Diag(Path("backends", name)+"."+lp.Field,
 				"backend %q may not write %s: %s", name, lp.Path, why))
