@@ -8,7 +8,7 @@
 //
 // It imports no CUE: package schema loads and validates actant.cue into
 // these types (and names every one of them too), while the runtime
-// (launch, supervise, tasklog, webhook, hooks) imports model alone, so a
-// process that runs agents does not link the CUE evaluator
+// (launch, supervise, tasklog, webhook, hooks, acpclient, runrecord,
+// employee, up) imports model alone and links no CUE evaluator
 // (docs/design.md, "One job per package").
 package model

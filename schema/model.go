@@ -38,6 +38,7 @@ type (
 	Ignore           = model.Ignore
 	IgnoreFile       = model.IgnoreFile
 	IgnoredKeys      = model.IgnoredKeys
+	LayoutPath       = model.LayoutPath
 	Liveness         = model.Liveness
 	MCPFile          = model.MCPFile
 	MCPServer        = model.MCPServer
@@ -210,3 +211,23 @@ func ReadRegular(p string, limit int64) ([]byte, error) { return model.ReadRegul
 // OpenRegular is model.OpenRegular: p opened for reading if it is a
 // regular file, checked before a byte is read.
 func OpenRegular(p string) (*os.File, error) { return model.OpenRegular(p) }
+
+// ProtectedTarget is model.ProtectedTarget: why a backend may not write
+// at rel, or "".
+func ProtectedTarget(rel string) string { return model.ProtectedTarget(rel) }
+
+// ProtectedInWorkspace is model.ProtectedInWorkspace: ProtectedTarget for
+// a path relative to the workspace root.
+func ProtectedInWorkspace(rel string) string { return model.ProtectedInWorkspace(rel) }
+
+// ProtectedDir is model.ProtectedDir: why no agent may write inside dir,
+// or "".
+func ProtectedDir(dir string) string { return model.ProtectedDir(dir) }
+
+// SessionCwd is model.SessionCwd: dir refused as the session cwd of an
+// agent of the workspace at root.
+func SessionCwd(root, dir string) error { return model.SessionCwd(root, dir) }
+
+// RelWithin is model.RelWithin: path relative to dir when path is dir or
+// inside it.
+func RelWithin(dir, path string) (string, bool) { return model.RelWithin(dir, path) }

@@ -6,10 +6,14 @@ import (
 	"testing"
 )
 
-// runtimePackages are the packages that run agents; they import model,
-// not schema, so that none of them links the CUE evaluator
+// runtimePackages are the packages that run agents (up's runtime, an
+// employee's task, the ACP client and what they stand on); they import
+// model, not schema, so that none of them links the CUE evaluator
 // (docs/design.md, "One job per package").
-var runtimePackages = []string{"./supervise", "./launch", "./tasklog", "./webhook", "./hooks"}
+var runtimePackages = []string{
+	"./supervise", "./launch", "./tasklog", "./webhook", "./hooks",
+	"./acpclient", "./runrecord", "./employee", "./up",
+}
 
 // TestRuntimeLinksNoCUE: no package the runtime packages depend on,
 // directly or not, is one of cuelang.org's. It asks the go command, the
