@@ -84,7 +84,3 @@ func joinRel(dir, name string) string {
 // references that map to the same disk name are a render error (see
 // addFile).
 func diskName(ref string) string { return model.DiskName(ref) }
-
-// DiskName is diskName for other packages: the name an MCP server or skill
-// goes by in the files (and in ACP's session/new).
-func DiskName(ref string) string { return diskName(ref) }

@@ -29,7 +29,7 @@ type Config struct {
 	Agents     map[string]Agent        `json:"agents,omitempty"`
 	Hooks      map[string]Hook         `json:"hooks,omitempty"`
 	Webhooks   map[string]Webhook      `json:"webhooks,omitempty"`
-	// Deploy: the targets apply renders beyond one machine (deploy.go).
+	// Deploy: the targets apply renders beyond one machine (model/deploy.go).
 	Deploy *Deploy `json:"deploy,omitempty"`
 
 	// Warnings found while loading (they do not stop anything).

@@ -197,13 +197,6 @@ func EventRow(e EventSpec) string { return model.EventRow(e) }
 // IsSSHURL is model.IsSSHURL: whether a git URL is an SSH one.
 func IsSSHURL(url string) bool { return model.IsSSHURL(url) }
 
-// OfferedModes is model.OfferedModes: the interaction modes an agent of
-// archetype arch on backend b offers.
-func OfferedModes(arch Archetype, b Backend) []string { return model.OfferedModes(arch, b) }
-
-// UpRuns is model.UpRuns: whether `actctl up` runs agents of launch mode m.
-func UpRuns(m string) bool { return model.UpRuns(m) }
-
 // ReadRegular is model.ReadRegular: the regular file p, at most limit
 // bytes, anything else refused without blocking.
 func ReadRegular(p string, limit int64) ([]byte, error) { return model.ReadRegular(p, limit) }
