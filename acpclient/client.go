@@ -16,7 +16,7 @@ import (
 
 	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // DefaultGrace is how long a cancelled turn may take to end before the
@@ -271,7 +271,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		c.obs = nopObserver{}
 	}
 	cwd := o.ClientCwd
-	if o.Launch.SessionCwd == schema.CwdWorkspace {
+	if o.Launch.SessionCwd == model.CwdWorkspace {
 		cwd = o.Launch.Workspace
 	}
 	var err error

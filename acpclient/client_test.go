@@ -351,6 +351,11 @@ func TestMissingBackend(t *testing.T) {
 	}
 }
 
+// lookupFor is cfg's MCP server lookup for agent, as agentprep gives it.
+func lookupFor(cfg *schema.Config, agent string) func(string) (schema.MCPServer, bool) {
+	return func(ref string) (schema.MCPServer, bool) { return cfg.MCPServerFor(ref, agent) }
+}
+
 // TestMCPServers: ACP's mcpServers shape, hub names shortened, arrays
 // never null; the reserved "actctl" runs actctl mcp as the agent.
 func TestMCPServers(t *testing.T) {
@@ -358,7 +363,7 @@ func TestMCPServers(t *testing.T) {
 		"src@gh": {Command: "gh-mcp", Env: map[string]string{"B": "2", "A": "1"}},
 		"web":    {URL: "https://x/mcp", Headers: map[string]string{"Authorization": "Bearer t"}},
 	}}
-	got, err := MCPServers(cfg, "me", []string{"src@gh", "web", "actctl"})
+	got, err := MCPServers(lookupFor(cfg, "me"), []string{"src@gh", "web", "actctl"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +372,7 @@ func TestMCPServers(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
-	if _, err := MCPServers(cfg, "me", []string{"nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := MCPServers(lookupFor(cfg, "me"), []string{"nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("undeclared server: %v", err)
 	}
 }

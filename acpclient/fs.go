@@ -11,14 +11,14 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/internal/rpcpeer"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // The client's fs methods (docs/run.md, "What the client does for the
 // agent"): every path is looked up beneath a directory held open (a root
 // of the session), never by following a symlink out of it at any step
 // (beneath_unix.go); writes never touch actctl's own records or the
-// repository's machinery (schema.ProtectedTarget); text is served only
+// repository's machinery (model.ProtectedTarget); text is served only
 // when it is valid UTF-8 and the answer within MaxReadBytes (fs_read.go).
 
 // root is one directory the agent may read and write through the client.
@@ -180,7 +180,7 @@ func (rs roots) outside(p, why string) error {
 }
 
 // errProtected is a write refused because its target is one of the files
-// no agent may write (schema.ProtectedTarget).
+// no agent may write (model.ProtectedTarget).
 type errProtected struct{ rel, why string }
 
 func (e *errProtected) Error() string { return e.rel + ": " + e.why }
@@ -193,7 +193,7 @@ func (e *errProtected) Error() string { return e.rel + ": " + e.why }
 func protectedCheck(rel string) error {
 	slash := filepath.ToSlash(rel)
 	for from := slash; ; {
-		if why := schema.ProtectedTarget(from); why != "" {
+		if why := model.ProtectedTarget(from); why != "" {
 			if from != slash {
 				why = fmt.Sprintf("for a workspace in %s, %s", strings.TrimSuffix(slash, "/"+from), why)
 			}

@@ -6,23 +6,23 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/actctl/actctl/materialize"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // MCPServers converts the template's MCP server references to ACP's
 // mcpServers form: stdio {name, command, args, env: [{name, value}]},
 // remote {type: "http", name, url, headers: [{name, value}]}. Names are the
-// ones the materialized files use; the reserved name "actctl" is actctl's
-// own MCP server for agent (schema.Config.MCPServerFor).
-func MCPServers(cfg *schema.Config, agent string, refs []string) ([]acp.McpServer, error) {
+// ones the materialized files use (model.DiskName). lookup finds a
+// reference's server: the config's, or actctl's own MCP server for the
+// agent under the reserved name "actctl" (schema's Config.MCPServerFor).
+func MCPServers(lookup func(ref string) (model.MCPServer, bool), refs []string) ([]acp.McpServer, error) {
 	out := make([]acp.McpServer, 0, len(refs))
 	for _, ref := range refs {
-		s, ok := cfg.MCPServerFor(ref, agent)
+		s, ok := lookup(ref)
 		if !ok {
 			return nil, fmt.Errorf("mcp server %q is not declared", ref)
 		}
-		name := materialize.DiskName(ref)
+		name := model.DiskName(ref)
 		if s.URL != "" {
 			out = append(out, acp.McpServer{Http: &acp.McpServerHttpInline{Type: "http", Name: name, Url: s.URL, Headers: pairs(s.Headers, func(k, v string) acp.HttpHeader { return acp.HttpHeader{Name: k, Value: v} })}})
 			continue

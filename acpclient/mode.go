@@ -8,7 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // A tool may not take the permission mode the committed project file sets
@@ -20,15 +20,15 @@ import (
 // mapping): readonly plan, restricted default, standard acceptEdits,
 // permissive bypassPermissions, an explicit rule set its defaultMode; ""
 // for no permissions at all (the tool's own settings stay in charge).
-func ModeFor(p schema.Permissions) string {
+func ModeFor(p model.Permissions) string {
 	switch p.Preset {
-	case schema.PresetReadonly:
+	case model.PresetReadonly:
 		return "plan"
-	case schema.PresetRestricted:
+	case model.PresetRestricted:
 		return "default"
-	case schema.PresetStandard:
+	case model.PresetStandard:
 		return "acceptEdits"
-	case schema.PresetPermissive:
+	case model.PresetPermissive:
 		return "bypassPermissions"
 	}
 	return p.DefaultMode

@@ -3,7 +3,7 @@ package acpclient
 import (
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Rule is what the client allows when no person is asked (docs/run.md,
@@ -25,16 +25,16 @@ const (
 // readonly and restricted allow reads, standard edits, permissive all; an
 // explicit rule set goes by its defaultMode (default and plan: reads,
 // acceptEdits: edits, bypassPermissions: all); none at all as standard.
-func RuleFor(p schema.Permissions) Rule {
+func RuleFor(p model.Permissions) Rule {
 	if p.Unset() {
 		return AllowEdits // no permissions given: answered as standard
 	}
 	switch p.Preset {
-	case schema.PresetReadonly, schema.PresetRestricted:
+	case model.PresetReadonly, model.PresetRestricted:
 		return AllowReads
-	case schema.PresetStandard:
+	case model.PresetStandard:
 		return AllowEdits
-	case schema.PresetPermissive:
+	case model.PresetPermissive:
 		return AllowAll
 	}
 	switch p.DefaultMode {

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/actctl/actctl/materialize"
+	"github.com/actctl/actctl/internal/layout"
 )
 
 // CanvasFile is the file, in an employee's instance, that keeps its live
@@ -25,10 +25,10 @@ func InstanceRecord(rel string) string {
 	clean := cleanSlash(rel)
 	first, _, _ := strings.Cut(clean, "/")
 	switch {
-	case strings.EqualFold(first, materialize.LogsDir):
+	case strings.EqualFold(first, layout.Logs):
 		return "it is in the instance's logs/, actctl's record of the agent's tasks (what actctl logs and the dashboard show)"
-	case len(first) >= len(materialize.ActantJSONPath) && strings.EqualFold(first[:len(materialize.ActantJSONPath)], materialize.ActantJSONPath):
-		return "it is the instance's runtime record (" + materialize.ActantJSONPath + "), which only actctl writes"
+	case len(first) >= len(layout.InstanceRecord) && strings.EqualFold(first[:len(layout.InstanceRecord)], layout.InstanceRecord):
+		return "it is the instance's runtime record (" + layout.InstanceRecord + "), which only actctl writes"
 	case strings.EqualFold(clean, CanvasFile):
 		return "it is the employee's canvas, which only the MCP tool canvas_update replaces"
 	}

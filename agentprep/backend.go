@@ -25,7 +25,8 @@ func Backend(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpc
 	if err != nil {
 		return acpclient.Options{}, err
 	}
-	mcp, err := acpclient.MCPServers(cfg, r.Name, r.Template.MCPServers)
+	lookup := func(ref string) (schema.MCPServer, bool) { return cfg.MCPServerFor(ref, r.Name) }
+	mcp, err := acpclient.MCPServers(lookup, r.Template.MCPServers)
 	if err != nil {
 		return acpclient.Options{}, fmt.Errorf("agent %s: %w", r.Name, err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/actctl/actctl/acpclient"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // DefaultCheckoutDir is where an agent's checkout goes in its workspace
@@ -30,7 +30,7 @@ type Checkout struct{ URL, Ref, Dir string }
 // CheckoutOf is agent r's checkout (nil when it has none): a relative
 // local URL is taken from the workspace root, dir from the agent's
 // workspace (default DefaultCheckoutDir).
-func CheckoutOf(root string, r *schema.Resolved) *Checkout {
+func CheckoutOf(root string, r *model.Resolved) *Checkout {
 	co := r.Agent.Checkout
 	if co == nil {
 		return nil
@@ -50,7 +50,7 @@ func CheckoutCwd(o *acpclient.Options, co *Checkout) {
 		return
 	}
 	o.ClientCwd = co.Dir
-	o.Launch.SessionCwd = schema.CwdClient
+	o.Launch.SessionCwd = model.CwdClient
 }
 
 // localURL makes a relative local path absolute from root; any other URL

@@ -6,7 +6,7 @@ import (
 )
 
 // PromptBeforeData is the data of prompt:before as task t's turn begins
-// (schema.Events), as up and `actctl task` publish it; source is who or
+// (model.Events), as up and `actctl task` publish it; source is who or
 // what made the task (docs/runtime.md, "Events").
 func PromptBeforeData(t schedule.Task, source string) map[string]any {
 	return map[string]any{"task": t.ID, "source": source, "prompt": t.Prompt}

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // TestHooks: the run hooks of a task's events for the agent; its prompt
 // hooks skipped; other events and other agents' hooks left out.
 func TestHooks(t *testing.T) {
-	run := &schema.HookRun{Command: "true"}
-	prompt := &schema.HookPrompt{Agent: "helper", Text: "x"}
-	all := map[string]schema.Hook{
+	run := &model.HookRun{Command: "true"}
+	prompt := &model.HookPrompt{Agent: "helper", Text: "x"}
+	all := map[string]model.Hook{
 		"tick":        {On: "heartbeat:tick", Run: run},
 		"cron":        {On: "cron:tick", Run: run, Agents: []string{"triage", "other"}},
 		"done":        {On: "task:done", Run: run},

@@ -12,8 +12,8 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -66,15 +66,15 @@ func Acquire(ctx context.Context, root, agent string, wait bool, waiting func(*c
 }
 
 // TaskEvents are the events a task publishes.
-var TaskEvents = []string{schedule.EventHeartbeatTick, schedule.EventCronTick, schema.EventPromptBefore, schema.EventPromptAfter,
-	schema.EventError, schedule.EventTaskDone, schedule.EventTaskFailed, schema.EventPluginError}
+var TaskEvents = []string{schedule.EventHeartbeatTick, schedule.EventCronTick, model.EventPromptBefore, model.EventPromptAfter,
+	model.EventError, schedule.EventTaskDone, schedule.EventTaskFailed, model.EventPluginError}
 
 // Hooks returns the workspace's hooks that agent's task events run: the
 // run hooks of TaskEvents for it (or every agent). Prompt hooks need up's
 // queue: they are returned in skipped, sorted, for the caller to warn of
 // once.
-func Hooks(all map[string]schema.Hook, agent string) (run map[string]schema.Hook, skipped []string) {
-	run = map[string]schema.Hook{}
+func Hooks(all map[string]model.Hook, agent string) (run map[string]model.Hook, skipped []string) {
+	run = map[string]model.Hook{}
 	for _, name := range slices.Sorted(maps.Keys(all)) {
 		h := all[name]
 		if !slices.Contains(TaskEvents, h.On) || (len(h.Agents) > 0 && !slices.Contains(h.Agents, agent)) {
@@ -144,7 +144,7 @@ func Run(ctx context.Context, o Options, t schedule.Task) (Outcome, acpclient.Re
 	}
 	obs := &tee{user: o.Observer, event: o.event}
 	turn := Turn{Agent: o.Agent, LogsDir: o.LogsDir, Task: t, Source: t.Source, Clock: o.Clock, Logf: o.Logf, Writer: obs.setLog, Redact: o.Redact}
-	o.event(schema.EventPromptBefore, PromptBeforeData(t, t.Source))
+	o.event(model.EventPromptBefore, PromptBeforeData(t, t.Source))
 	out, res, err := turn.Run(ctx, func(ctx context.Context) (acpclient.Result, error) {
 		if o.Checkout != nil {
 			if _, err := o.Checkout.Sync(ctx); err != nil {
@@ -159,9 +159,9 @@ func Run(ctx context.Context, o Options, t schedule.Task) (Outcome, acpclient.Re
 		return c.Prompt(ctx, t.Prompt)
 	})
 	after, failed := PromptAfterData(t, t.Source, res, err)
-	o.event(schema.EventPromptAfter, after)
+	o.event(model.EventPromptAfter, after)
 	if failed != nil {
-		o.event(schema.EventError, failed)
+		o.event(model.EventError, failed)
 	}
 	ev := schedule.Event{Name: schedule.EventTaskDone, Task: t}
 	if err != nil {
@@ -213,7 +213,7 @@ func (t *tee) Event(e acpclient.Event) {
 	t.mu.Unlock()
 	LogDecision(w, e)
 	if p := e.Plugin; e.Kind == acpclient.EventPlugin && p != nil && p.Outcome != "ok" {
-		t.event(schema.EventPluginError, map[string]any{"plugin": p.Plugin, "direction": p.Direction, "outcome": p.Outcome, "error": p.Error})
+		t.event(model.EventPluginError, map[string]any{"plugin": p.Plugin, "direction": p.Direction, "outcome": p.Outcome, "error": p.Error})
 	}
 	if t.user != nil {
 		t.user.Event(e)

@@ -11,13 +11,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // MaxChain is how many hooks may lie between an event nobody's hook
 // caused and a prompt (docs/runtime.md, "Hook loops"): a prompt caused
 // through more hooks is dropped.
-const MaxChain = schema.MaxHookChain
+const MaxChain = model.MaxHookChain
 
 // ChainVar is the environment variable in which a run hook's command gets
 // the chain that led to it, the hook itself included, as JSON. `actctl

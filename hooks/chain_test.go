@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // loopPrompter stands for up: every prompt is a task that ends at once in
@@ -56,7 +56,7 @@ func (r *allResults) add(res Result) {
 
 // loopBus is a bus whose prompt hooks prompt each other through a
 // loopPrompter, with a guard that records its warnings.
-func loopBus(t *testing.T, hs map[string]schema.Hook) (*Bus, *loopPrompter, *warnings, *allResults) {
+func loopBus(t *testing.T, hs map[string]model.Hook) (*Bus, *loopPrompter, *warnings, *allResults) {
 	t.Helper()
 	p, w, res := &loopPrompter{}, &warnings{}, &allResults{}
 	b, err := New(hs, Options{Dir: t.TempDir(), Prompter: p, Guard: NewGuard(0, w.add), Report: res.add})
@@ -67,8 +67,8 @@ func loopBus(t *testing.T, hs map[string]schema.Hook) (*Bus, *loopPrompter, *war
 	return b, p, w, res
 }
 
-func promptHook(on, about, to string) schema.Hook {
-	return schema.Hook{On: on, Agents: []string{about}, Prompt: &schema.HookPrompt{Agent: to, Text: about + " is done"}}
+func promptHook(on, about, to string) model.Hook {
+	return model.Hook{On: on, Agents: []string{about}, Prompt: &model.HookPrompt{Agent: to, Text: about + " is done"}}
 }
 
 // TestHookLoopBounded (issue #20 item 12): two agents whose task:done
@@ -76,7 +76,7 @@ func promptHook(on, about, to string) schema.Hook {
 // chain that caused it; the next is dropped with one warning naming the
 // chain. Before, the loop never ended.
 func TestHookLoopBounded(t *testing.T) {
-	b, p, w, res := loopBus(t, map[string]schema.Hook{
+	b, p, w, res := loopBus(t, map[string]model.Hook{
 		"a-done": promptHook("task:done", "a", "b"),
 		"b-done": promptHook("task:done", "b", "a"),
 	})
@@ -111,7 +111,7 @@ func TestHookLoopBounded(t *testing.T) {
 // on a's task:done) drops many prompts of one chain, with one warning;
 // a second event starts a chain of its own, warned of again.
 func TestHookLoopFanOutWarnsOnce(t *testing.T) {
-	b, p, w, _ := loopBus(t, map[string]schema.Hook{
+	b, p, w, _ := loopBus(t, map[string]model.Hook{
 		"a-done":   promptHook("task:done", "a", "b"),
 		"a-done-2": promptHook("task:done", "a", "b"),
 		"b-done":   promptHook("task:done", "b", "a"),
@@ -139,7 +139,7 @@ func TestHookLoopFanOutWarnsOnce(t *testing.T) {
 // chain at the hook.
 func TestRunHookGetsChain(t *testing.T) {
 	dir := t.TempDir()
-	b, res := newBus(t, map[string]schema.Hook{
+	b, res := newBus(t, map[string]model.Hook{
 		"record": {On: "task:done", Run: sh(`printf '%s' "$ACTCTL_EVENT" > "$DIR/event.$ACTCTL_TEST_N"; printf '%s' "$ACTCTL_HOOK_CHAIN" > "$DIR/chain.$ACTCTL_TEST_N"`, map[string]string{"DIR": dir})},
 	}, nil)
 	for n, ev := range []Event{

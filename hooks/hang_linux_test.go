@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // alive reports whether pid is a live (not zombie) process.
@@ -34,11 +34,11 @@ func TestHangingHookKilledAtTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(dir, "child.pid")
-	b, res := newBus(t, map[string]schema.Hook{
+	b, res := newBus(t, map[string]model.Hook{
 		// blocked waits for the test: if Publish waited for hooks, the test
 		// would never get to release it.
-		"blocked": {On: "idle", Run: &schema.HookRun{Command: "/bin/sh", Args: []string{"-c", `read x < "$GATE"`}, Env: map[string]string{"GATE": fifo}, Timeout: "1h"}},
-		"hangs": {On: "idle", Run: &schema.HookRun{Command: "/bin/sh", Args: []string{"-c", `sleep 1000 & echo $! > "$PIDS"; wait`},
+		"blocked": {On: "idle", Run: &model.HookRun{Command: "/bin/sh", Args: []string{"-c", `read x < "$GATE"`}, Env: map[string]string{"GATE": fifo}, Timeout: "1h"}},
+		"hangs": {On: "idle", Run: &model.HookRun{Command: "/bin/sh", Args: []string{"-c", `sleep 1000 & echo $! > "$PIDS"; wait`},
 			Env: map[string]string{"PIDS": pidFile}, Timeout: "1s"}},
 	}, nil)
 	b.Publish(Event{Name: "idle", Agent: "e"})
@@ -80,8 +80,8 @@ func TestContextEndsHooks(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	res := &results{}
-	b, err := New(map[string]schema.Hook{
-		"long": {On: "idle", Run: &schema.HookRun{Command: "/bin/sh", Args: []string{"-c", `echo up > "$READY"; sleep 1000`}, Env: map[string]string{"READY": ready}, Timeout: "1h"}},
+	b, err := New(map[string]model.Hook{
+		"long": {On: "idle", Run: &model.HookRun{Command: "/bin/sh", Args: []string{"-c", `echo up > "$READY"; sleep 1000`}, Env: map[string]string{"READY": ready}, Timeout: "1h"}},
 	}, Options{Dir: dir, Report: res.add, Context: ctx})
 	if err != nil {
 		t.Fatal(err)

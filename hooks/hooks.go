@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Event is what happened; it is the JSON in $ACTCTL_EVENT.
@@ -79,7 +79,7 @@ type Options struct {
 
 type hook struct {
 	name    string
-	spec    schema.Hook
+	spec    model.Hook
 	timeout time.Duration
 }
 
@@ -97,7 +97,7 @@ type Bus struct {
 
 // New returns a bus for the workspace's hooks (already validated by the
 // schema).
-func New(hooks map[string]schema.Hook, opts Options) (*Bus, error) {
+func New(hooks map[string]model.Hook, opts Options) (*Bus, error) {
 	if opts.Guard == nil {
 		opts.Guard = NewGuard(MaxChain, nil)
 	}
@@ -114,10 +114,10 @@ func New(hooks map[string]schema.Hook, opts Options) (*Bus, error) {
 // Set replaces the bus's hooks (a process that outlives its config
 // cycles keeps one bus); hooks already running go on. On an error the
 // hooks stay as they were.
-func (b *Bus) Set(hooks map[string]schema.Hook) error {
+func (b *Bus) Set(hooks map[string]model.Hook) error {
 	var hs []hook
 	for _, n := range slices.Sorted(maps.Keys(hooks)) {
-		h := hook{name: n, spec: hooks[n], timeout: schema.DefaultHookTimeout}
+		h := hook{name: n, spec: hooks[n], timeout: model.DefaultHookTimeout}
 		if r := h.spec.Run; r != nil {
 			d, err := r.TimeoutDuration()
 			if err != nil {

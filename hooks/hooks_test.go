@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 type results struct {
@@ -27,11 +27,11 @@ func (r *results) add(res Result) {
 	r.all[res.Hook] = res
 }
 
-func sh(script string, env map[string]string) *schema.HookRun {
-	return &schema.HookRun{Command: "/bin/sh", Args: []string{"-c", script}, Env: env}
+func sh(script string, env map[string]string) *model.HookRun {
+	return &model.HookRun{Command: "/bin/sh", Args: []string{"-c", script}, Env: env}
 }
 
-func newBus(t *testing.T, hooks map[string]schema.Hook, p Prompter) (*Bus, *results) {
+func newBus(t *testing.T, hooks map[string]model.Hook, p Prompter) (*Bus, *results) {
 	t.Helper()
 	res := &results{}
 	b, err := New(hooks, Options{Dir: t.TempDir(), Prompter: p, Report: res.add})
@@ -46,7 +46,7 @@ func newBus(t *testing.T, hooks map[string]schema.Hook, p Prompter) (*Bus, *resu
 func TestRunHookGetsEvent(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "event.json")
-	b, res := newBus(t, map[string]schema.Hook{
+	b, res := newBus(t, map[string]model.Hook{
 		"record":  {On: "process:crash", Agents: []string{"svc"}, Run: sh(`printf '%s' "$ACTCTL_EVENT" > "$OUT"`, map[string]string{"OUT": out})},
 		"other":   {On: "process:crash", Agents: []string{"someone-else"}, Run: sh("exit 0", nil)},
 		"startup": {On: "process:start", Run: sh("exit 0", nil)},
@@ -77,9 +77,9 @@ func TestRunHookGetsEvent(t *testing.T) {
 // the other hooks of the event still run.
 func TestFailingHookIsReported(t *testing.T) {
 	dir := t.TempDir()
-	b, res := newBus(t, map[string]schema.Hook{
+	b, res := newBus(t, map[string]model.Hook{
 		"fails":   {On: "task:failed", Run: sh("echo no luck >&2; exit 3", nil)},
-		"missing": {On: "task:failed", Run: &schema.HookRun{Command: filepath.Join(dir, "no-such-command")}},
+		"missing": {On: "task:failed", Run: &model.HookRun{Command: filepath.Join(dir, "no-such-command")}},
 		"works":   {On: "task:failed", Run: sh(`touch "$OUT"`, map[string]string{"OUT": filepath.Join(dir, "ran")})},
 	}, nil)
 	b.Publish(Event{Name: "task:failed", Agent: "e"})
@@ -109,8 +109,8 @@ func (p *prompts) Prompt(ctx context.Context, agent, text string) error {
 
 func TestPromptHook(t *testing.T) {
 	p := &prompts{}
-	b, res := newBus(t, map[string]schema.Hook{
-		"triage": {On: "process:crash", Prompt: &schema.HookPrompt{Agent: "oncall", Text: "{{event.agent}} crashed ({{ event.data.error }}, pid {{event.data.pid}}) at {{event.time}}; {{event.data.nope}}"}},
+	b, res := newBus(t, map[string]model.Hook{
+		"triage": {On: "process:crash", Prompt: &model.HookPrompt{Agent: "oncall", Text: "{{event.agent}} crashed ({{ event.data.error }}, pid {{event.data.pid}}) at {{event.time}}; {{event.data.nope}}"}},
 	}, p)
 	b.Publish(Event{Name: "process:crash", Agent: "svc", Time: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC), Data: map[string]any{"error": "exit status 1", "pid": 7}})
 	b.Wait()
@@ -119,7 +119,7 @@ func TestPromptHook(t *testing.T) {
 		t.Errorf("prompts %q, want %q; result %+v", p.got, want, res.all["triage"])
 	}
 	// Without a prompter (apply, no up) a prompt hook fails, reported.
-	b2, res2 := newBus(t, map[string]schema.Hook{"triage": {On: "agent:created", Prompt: &schema.HookPrompt{Agent: "a", Text: "x"}}}, nil)
+	b2, res2 := newBus(t, map[string]model.Hook{"triage": {On: "agent:created", Prompt: &model.HookPrompt{Agent: "a", Text: "x"}}}, nil)
 	b2.Publish(Event{Name: "agent:created", Agent: "a"})
 	b2.Wait()
 	if r := res2.all["triage"]; r.Err == nil || !strings.Contains(r.Err.Error(), "actctl up") {
@@ -128,7 +128,7 @@ func TestPromptHook(t *testing.T) {
 }
 
 func TestNewRejectsBadTimeout(t *testing.T) {
-	_, err := New(map[string]schema.Hook{"x": {On: "idle", Run: &schema.HookRun{Command: "true", Timeout: "never"}}}, Options{})
+	_, err := New(map[string]model.Hook{"x": {On: "idle", Run: &model.HookRun{Command: "true", Timeout: "never"}}}, Options{})
 	if err == nil || !strings.Contains(err.Error(), `hook x: invalid timeout "never"`) {
 		t.Errorf("err = %v", err)
 	}

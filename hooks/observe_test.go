@@ -3,11 +3,11 @@ package hooks
 import (
 	"testing"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 func TestObserve(t *testing.T) {
-	b, err := New(map[string]schema.Hook{"p": {On: "task:done", Prompt: &schema.HookPrompt{Agent: "x", Text: "t"}}}, Options{})
+	b, err := New(map[string]model.Hook{"p": {On: "task:done", Prompt: &model.HookPrompt{Agent: "x", Text: "t"}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

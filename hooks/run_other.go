@@ -6,9 +6,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
-func run(context.Context, string, schema.HookRun, Event, Chain) (string, error) {
+func run(context.Context, string, model.HookRun, Event, Chain) (string, error) {
 	return "", errors.New("run hooks need a unix system (process groups)")
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/actctl/actctl/internal/tail"
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // maxOutput bounds the output kept from a run hook.
@@ -22,7 +22,7 @@ const maxOutput = 4 << 10
 // hook started outlives it; the hook itself does not outlive actctl.
 // The command gets the event in ACTCTL_EVENT and chain (the event's
 // chain, then this hook) in ChainVar.
-func run(ctx context.Context, dir string, r schema.HookRun, ev Event, chain Chain) (string, error) {
+func run(ctx context.Context, dir string, r model.HookRun, ev Event, chain Chain) (string, error) {
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		return "", fmt.Errorf("encode event: %w", err)

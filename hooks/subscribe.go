@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Subscription is a hook an agent added at run time (MCP's subscribe,
@@ -48,7 +48,7 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{} }
 
 // Add records s, giving it an ID, and returns it. The event must be one
-// of schema's (webhook:NAME too: the caller checks the webhook is
+// of model.HookEvents (webhook:NAME too: the caller checks the webhook is
 // declared), and an agent holds at most MaxSubscriptions.
 func (r *Registry) Add(s Subscription) (Subscription, error) {
 	if err := checkEvent(s.Event, s.Agents); err != nil {
@@ -79,10 +79,10 @@ func (r *Registry) Add(s Subscription) (Subscription, error) {
 }
 
 func checkEvent(event string, agents []string) error {
-	if !slices.Contains(schema.HookEvents, event) && !strings.HasPrefix(event, schema.EventWebhook) {
+	if !slices.Contains(model.HookEvents, event) && !strings.HasPrefix(event, model.EventWebhook) {
 		return fmt.Errorf("subscribe: unknown event %q (docs/runtime.md, \"Events\")", event)
 	}
-	if len(agents) > 0 && !schema.EventHasAgent(event) {
+	if len(agents) > 0 && !model.EventHasAgent(event) {
 		return fmt.Errorf("subscribe: %s concerns no agent, so a subscription to it cannot be limited to agents", event)
 	}
 	return nil
@@ -125,8 +125,8 @@ func (r *Registry) List() []Subscription {
 func (r *Registry) hooks() []hook {
 	var out []hook
 	for _, s := range r.List() {
-		out = append(out, hook{name: s.HookName(), timeout: schema.DefaultHookTimeout,
-			spec: schema.Hook{On: s.Event, Agents: s.Agents, Prompt: &schema.HookPrompt{Agent: s.Agent, Text: s.Prompt}}})
+		out = append(out, hook{name: s.HookName(), timeout: model.DefaultHookTimeout,
+			spec: model.Hook{On: s.Event, Agents: s.Agents, Prompt: &model.HookPrompt{Agent: s.Agent, Text: s.Prompt}}})
 	}
 	return out
 }

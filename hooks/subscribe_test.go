@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // TestRegistry: subscriptions get ids, are removed only by their agent,
@@ -57,7 +57,7 @@ func TestRegistry(t *testing.T) {
 // is prompted MaxChain times from one event, then the prompt is dropped
 // with one warning; the config's hooks and the subscription both run.
 func TestSubscriptionLoopBounded(t *testing.T) {
-	b, p, w, _ := loopBus(t, map[string]schema.Hook{"cfg": promptHook("idle", "x", "y")})
+	b, p, w, _ := loopBus(t, map[string]model.Hook{"cfg": promptHook("idle", "x", "y")})
 	reg := NewRegistry()
 	b.opts.Runtime = reg
 	s, err := reg.Add(Subscription{Agent: "a", Event: "task:done", Prompt: "again: {{event.agent}} did {{event.name}}"})

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Launch is everything needed to start an agent's backend: what `actctl
@@ -44,12 +44,12 @@ func EnvList(env map[string]string) []string {
 
 // Resolve computes how to start the agent's backend in mode ("acp" or
 // "open") on this OS.
-func Resolve(r *schema.Resolved, mode string) (Launch, error) {
-	var c *schema.Command
+func Resolve(r *model.Resolved, mode string) (Launch, error) {
+	var c *model.Command
 	switch mode {
-	case schema.ModeACP:
+	case model.ModeACP:
 		c = r.Backend.ACP
-	case schema.ModeOpen:
+	case model.ModeOpen:
 		c = r.Backend.Open
 	default:
 		return Launch{}, fmt.Errorf("unknown launch mode %q", mode)

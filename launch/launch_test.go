@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // TestStart: the backend runs in the given directory with PWD set to it
@@ -66,9 +66,9 @@ func TestWithoutVar(t *testing.T) {
 // TestResolveNamesTheAgent: the backend's environment names the agent it
 // serves, over a variable of that name in the backend's own env.
 func TestResolveNamesTheAgent(t *testing.T) {
-	r := &schema.Resolved{Name: "lead", BackendName: "b", Dir: "/ws",
-		Backend: schema.Backend{Modes: []string{schema.ModeACP}, ACP: &schema.Command{Command: "agent", Env: map[string]string{"X": "1", AgentVar: "spoof"}}}}
-	l, err := Resolve(r, schema.ModeACP)
+	r := &model.Resolved{Name: "lead", BackendName: "b", Dir: "/ws",
+		Backend: model.Backend{Modes: []string{model.ModeACP}, ACP: &model.Command{Command: "agent", Env: map[string]string{"X": "1", AgentVar: "spoof"}}}}
+	l, err := Resolve(r, model.ModeACP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +81,11 @@ func TestResolveNamesTheAgent(t *testing.T) {
 // delegation chain actctl runs in, with the agent appended; outside any
 // chain it is the agent alone, whatever the backend's own env says.
 func TestResolveExtendsTheChain(t *testing.T) {
-	r := &schema.Resolved{Name: "lead", BackendName: "b", Dir: "/ws",
-		Backend: schema.Backend{Modes: []string{schema.ModeACP}, ACP: &schema.Command{Command: "agent", Env: map[string]string{ChainVar: "spoof"}}}}
+	r := &model.Resolved{Name: "lead", BackendName: "b", Dir: "/ws",
+		Backend: model.Backend{Modes: []string{model.ModeACP}, ACP: &model.Command{Command: "agent", Env: map[string]string{ChainVar: "spoof"}}}}
 	for parent, want := range map[string]string{"": "lead", "boss": "boss,lead", "a,,b": "a,b,lead"} {
 		t.Setenv(ChainVar, parent)
-		l, err := Resolve(r, schema.ModeACP)
+		l, err := Resolve(r, model.ModeACP)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/actctl/actctl/internal/layout"
+	"github.com/actctl/actctl/model"
 )
 
 // Reasons a rendered path is refused. They are sentinel errors so tests and
@@ -79,16 +80,7 @@ func joinRel(dir, name string) string {
 	return dir + "/" + name
 }
 
-// diskName is the file-system name of a component: the part after '@' of
-// a hub reference "source@name", else the name itself. Two references
-// that map to the same disk name are a render error (see addFile).
-func diskName(ref string) string {
-	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
-		return ref[i+1:]
-	}
-	return ref
-}
-
-// DiskName is diskName for other packages: the name an MCP server or skill
-// goes by in the files (and in ACP's session/new).
-func DiskName(ref string) string { return diskName(ref) }
+// diskName is model.DiskName, the file-system name of a component. Two
+// references that map to the same disk name are a render error (see
+// addFile).
+func diskName(ref string) string { return model.DiskName(ref) }

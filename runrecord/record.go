@@ -25,7 +25,7 @@ import (
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/internal/lockedfile"
 	"github.com/actctl/actctl/launch"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 )
@@ -63,8 +63,8 @@ type Record struct {
 // Path is where an agent's runtime record lives: .actant.json in an
 // instance workspace (Actant-compatible), and .actant/agents/<name>.json in
 // a project workspace, where several tool agents share one directory.
-func Path(r *schema.Resolved) string {
-	if r.Archetype.Workspace == schema.WorkspaceInstance {
+func Path(r *model.Resolved) string {
+	if r.Archetype.Workspace == model.WorkspaceInstance {
 		return filepath.Join(r.Dir, layout.InstanceRecord)
 	}
 	return layout.Path(r.Dir, layout.Agents, r.Name+".json")
@@ -72,8 +72,8 @@ func Path(r *schema.Resolved) string {
 
 // LogPath is where proxy sessions of r log: the instance's logs/, or
 // .actant/logs/<name>.log in a project (kept out of the user's tree and git).
-func LogPath(r *schema.Resolved) string {
-	if r.Archetype.Workspace == schema.WorkspaceInstance {
+func LogPath(r *model.Resolved) string {
+	if r.Archetype.Workspace == model.WorkspaceInstance {
 		return filepath.Join(r.Dir, layout.Logs, "proxy.log")
 	}
 	return layout.Path(r.Dir, layout.Logs, r.Name+".log")
@@ -85,7 +85,7 @@ func LogPath(r *schema.Resolved) string {
 // task logs `actctl up` kept of it (package tasklog), then
 // the directories that held them when that leaves them empty. Call it once
 // r's files are pruned, when the agent is gone for good.
-func RemoveRuntime(r *schema.Resolved) error {
+func RemoveRuntime(r *model.Resolved) error {
 	if err := clearRecord(Path(r)); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func RemoveRuntime(r *schema.Resolved) error {
 		return err
 	}
 	dirs := []string{layout.Path(r.Dir, layout.Agents), layout.Path(r.Dir, layout.Logs), layout.Path(r.Dir)}
-	if r.Archetype.Workspace == schema.WorkspaceInstance {
+	if r.Archetype.Workspace == model.WorkspaceInstance {
 		dirs = []string{filepath.Join(r.Dir, layout.Logs), r.Dir}
 	}
 	for _, d := range dirs {
@@ -158,7 +158,7 @@ const maxRecord = 1 << 20
 // maxRecord bytes. Anything else (a named pipe, a link to a device, from
 // a checkout or another program) is refused without blocking, so a record
 // cannot hang or exhaust actctl (docs/design.md, "What actctl trusts").
-func readRecord(path string) ([]byte, error) { return schema.ReadRegular(path, maxRecord) }
+func readRecord(path string) ([]byte, error) { return model.ReadRegular(path, maxRecord) }
 
 // decodeRecord decodes the runtime keys of a record's bytes.
 func decodeRecord(b []byte) (Record, error) {
@@ -356,7 +356,7 @@ func writeKeys(path string, b []byte, set map[string]any) error {
 }
 
 // Attach records an externally started process as serving the agent.
-func Attach(r *schema.Resolved, pid int) error {
+func Attach(r *model.Resolved, pid int) error {
 	if pid <= 1 {
 		// 1 is init (or a container's entry point), 0 and below name
 		// process groups to kill(2): never one agent's backend, and
@@ -371,7 +371,7 @@ func Attach(r *schema.Resolved, pid int) error {
 
 // Detach forgets the process serving the agent. With cleanup the runtime
 // keys are removed entirely (the record returns to what apply wrote).
-func Detach(r *schema.Resolved, cleanup bool) error {
+func Detach(r *model.Resolved, cleanup bool) error {
 	path := Path(r)
 	rec, err := Read(path)
 	if err != nil {
@@ -393,9 +393,9 @@ func Detach(r *schema.Resolved, cleanup bool) error {
 // find an .actant.json that is not actctl's. A record that names a live
 // process stays: something still serves it.
 func RemovePruned(home, name, dir string) error {
-	r := &schema.Resolved{Name: name, Dir: dir}
+	r := &model.Resolved{Name: name, Dir: dir}
 	if dir == filepath.Join(home, "instances", name) {
-		r.Archetype.Workspace = schema.WorkspaceInstance
+		r.Archetype.Workspace = model.WorkspaceInstance
 	}
 	if rec, _ := Read(Path(r)); rec.Live() {
 		return nil

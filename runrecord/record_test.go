@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -25,7 +25,7 @@ func TestRemoveRuntime(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "a")
-			r := &schema.Resolved{Name: "a", Dir: dir, Archetype: schema.Archetype{Workspace: schema.WorkspaceInstance}}
+			r := &model.Resolved{Name: "a", Dir: dir, Archetype: model.Archetype{Workspace: model.WorkspaceInstance}}
 			rec := Path(r)
 			os.MkdirAll(filepath.Dir(LogPath(r)), 0o755)
 			os.WriteFile(LogPath(r), []byte("log\n"), 0o644)
@@ -55,11 +55,11 @@ func TestRemoveRuntime(t *testing.T) {
 // directories they leave empty; another agent's logs and a user's file
 // in the logs directory stay.
 func TestRemoveRuntimeTaskLogs(t *testing.T) {
-	for _, ws := range []string{schema.WorkspaceInstance, schema.WorkspaceProject} {
+	for _, ws := range []string{model.WorkspaceInstance, model.WorkspaceProject} {
 		t.Run(ws, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "a")
-			r := &schema.Resolved{Name: "a", Dir: dir, Archetype: schema.Archetype{Workspace: ws}}
-			other := &schema.Resolved{Name: "b", Dir: dir, Archetype: schema.Archetype{Workspace: ws}}
+			r := &model.Resolved{Name: "a", Dir: dir, Archetype: model.Archetype{Workspace: ws}}
+			other := &model.Resolved{Name: "b", Dir: dir, Archetype: model.Archetype{Workspace: ws}}
 			for _, d := range []string{tasklog.Dir(r), tasklog.Dir(other)} {
 				w, err := tasklog.Begin(d, tasklog.Task{ID: 1, Kind: "prompt"})
 				if err != nil {
@@ -68,7 +68,7 @@ func TestRemoveRuntimeTaskLogs(t *testing.T) {
 				if err := w.Finish(tasklog.Summary{Task: 1, Kind: "prompt"}); err != nil {
 					t.Fatal(err)
 				}
-				if ws == schema.WorkspaceInstance {
+				if ws == model.WorkspaceInstance {
 					break // one agent per instance
 				}
 			}
@@ -78,7 +78,7 @@ func TestRemoveRuntimeTaskLogs(t *testing.T) {
 			if _, err := os.Stat(tasklog.SummaryPath(tasklog.Dir(r))); !os.IsNotExist(err) {
 				t.Errorf("task summaries left: %v", err)
 			}
-			if ws == schema.WorkspaceInstance {
+			if ws == model.WorkspaceInstance {
 				if _, err := os.Stat(dir); !os.IsNotExist(err) {
 					t.Errorf("instance dir left: %v", err)
 				}
@@ -93,7 +93,7 @@ func TestRemoveRuntimeTaskLogs(t *testing.T) {
 		})
 	}
 	dir := t.TempDir()
-	r := &schema.Resolved{Name: "a", Dir: dir, Archetype: schema.Archetype{Workspace: schema.WorkspaceInstance}}
+	r := &model.Resolved{Name: "a", Dir: dir, Archetype: model.Archetype{Workspace: model.WorkspaceInstance}}
 	mine := filepath.Join(tasklog.Dir(r), "notes.txt")
 	os.MkdirAll(filepath.Dir(mine), 0o755)
 	os.WriteFile(mine, []byte("mine\n"), 0o644)

@@ -109,15 +109,6 @@ func (w *wordSplitter) plain(r rune) error {
 	return nil
 }
 
-// InstallHint is how to install backend b, for messages: its install
-// command, else its note.
-func (b Backend) InstallHint() string {
-	if b.Install != "" {
-		return b.Install
-	}
-	return b.InstallNote
-}
-
 // checkInstall refuses, at its field, an install of backend name that is
 // not one command (InstallArgv).
 func (c *Config) checkInstall(name string) Diagnostics {

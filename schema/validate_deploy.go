@@ -13,13 +13,6 @@ import (
 	"github.com/actctl/actctl/internal/cronspec"
 )
 
-// Deploy target names, as in deploy: and in messages.
-const (
-	TargetKubernetes = "kubernetes"
-	TargetGitHub     = "github"
-	TargetSystemd    = "systemd"
-)
-
 // githubMinGap is GitHub Actions' shortest schedule interval.
 const githubMinGap = 5 * time.Minute
 
@@ -141,19 +134,19 @@ func targetTitle(target string) string {
 func (c *Config) validateDeploy(now time.Time) Diagnostics {
 	var ds Diagnostics
 	d := c.Deploy
-	if k := d.kubernetes(); k != nil && !strings.Contains(k.Image, "@sha256:") {
+	if k := deployKubernetes(d); k != nil && !strings.Contains(k.Image, "@sha256:") {
 		w := c.Diag(Path("deploy", "kubernetes", "image"), "image %q is not pinned by digest: pods may run another image than the one you tested (give it as name@sha256:...)", k.Image)
 		w.Warning = true
 		ds = append(ds, w)
 	}
-	if g := d.github(); g != nil && g.Actctl == "latest" {
+	if g := deployGitHub(d); g != nil && g.Actctl == "latest" {
 		w := c.Diag(Path("deploy", "github"), "the workflows install actctl@latest: give deploy.github.actctl a version (\"v0.9.0\") so that every run uses the actctl you tested")
 		w.Warning = true
 		ds = append(ds, w)
 	}
 	ds = append(ds, c.validateDeployDirs()...)
 	ds = append(ds, c.validateDeployFields()...)
-	if k := d.kubernetes(); k != nil {
+	if k := deployKubernetes(d); k != nil {
 		ds = append(ds, c.checkResources(Path("deploy", "kubernetes", "resources"), k.Resources)...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
@@ -168,7 +161,7 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 // holding its key and host keys: the clone would have neither, and
 // fail in every pod.
 func (c *Config) checkRepoSSH() Diagnostics {
-	k := c.Deploy.kubernetes()
+	k := deployKubernetes(c.Deploy)
 	if k == nil || k.Repo == nil || !IsSSHURL(k.Repo.URL) || k.Repo.SSHSecret != "" {
 		return nil
 	}
@@ -228,10 +221,10 @@ func (c *Config) validateDeployDirs() Diagnostics {
 			ds = append(ds, c.Diag(Path("deploy", target, "dir"), "dir %q: %s; give a directory relative to the workspace root", dir, why))
 		}
 	}
-	if k := c.Deploy.kubernetes(); k != nil {
+	if k := deployKubernetes(c.Deploy); k != nil {
 		check(TargetKubernetes, k.Dir)
 	}
-	if g := c.Deploy.github(); g != nil {
+	if g := deployGitHub(c.Deploy); g != nil {
 		check(TargetGitHub, g.Dir)
 	}
 	if s := c.Deploy.Systemd; s != nil {
@@ -240,14 +233,14 @@ func (c *Config) validateDeployDirs() Diagnostics {
 	return ds
 }
 
-func (d *Deploy) kubernetes() *DeployKubernetes {
+func deployKubernetes(d *Deploy) *DeployKubernetes {
 	if d == nil {
 		return nil
 	}
 	return d.Kubernetes
 }
 
-func (d *Deploy) github() *DeployGitHub {
+func deployGitHub(d *Deploy) *DeployGitHub {
 	if d == nil {
 		return nil
 	}
@@ -274,11 +267,11 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 	if t.Archetype != ArchEmployee {
 		return ds
 	}
-	if c.Deploy.kubernetes() != nil && a.KubeShape() == ShapeCron {
+	if deployKubernetes(c.Deploy) != nil && a.KubeShape() == ShapeCron {
 		_, d := c.TargetSchedule(name, TargetKubernetes, now)
 		ds = append(ds, d...)
 	}
-	if c.Deploy.github() != nil && a.OnGitHub(t.Archetype) {
+	if deployGitHub(c.Deploy) != nil && a.OnGitHub(t.Archetype) {
 		_, d := c.TargetSchedule(name, TargetGitHub, now)
 		ds = append(ds, d...)
 		ds = append(ds, c.checkGitHubInstall(name, t.Backend)...)
@@ -287,12 +280,12 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 }
 
 // declared lists the targets the deploy: block declares, in order.
-func (d *Deploy) declared() []string {
+func declaredTargets(d *Deploy) []string {
 	var ts []string
-	if d.kubernetes() != nil {
+	if deployKubernetes(d) != nil {
 		ts = append(ts, TargetKubernetes)
 	}
-	if d.github() != nil {
+	if deployGitHub(d) != nil {
 		ts = append(ts, TargetGitHub)
 	}
 	if d != nil && d.Systemd != nil {
@@ -306,7 +299,7 @@ func (d *Deploy) declared() []string {
 // without choosing them: each would run its schedule (every task twice,
 // .heartbeat and logs split between them).
 func (c *Config) checkEngines(name, arch string) Diagnostics {
-	a, declared := c.Agents[name], c.Deploy.declared()
+	a, declared := c.Agents[name], declaredTargets(c.Deploy)
 	if a.Deploy != nil && a.Deploy.Engines != nil {
 		var ds Diagnostics
 		for i, e := range a.Deploy.Engines {
@@ -332,7 +325,7 @@ func (c *Config) checkEngines(name, arch string) Diagnostics {
 // given to a cron-shaped employee only (a resident agent shares the
 // workspace's pod), no request above its limit.
 func (c *Config) validateAgentResources(name string) Diagnostics {
-	a, k := c.Agents[name], c.Deploy.kubernetes()
+	a, k := c.Agents[name], deployKubernetes(c.Deploy)
 	if k == nil || a.Deploy == nil || a.Deploy.Kubernetes == nil || a.Deploy.Kubernetes.Resources == nil {
 		return nil
 	}

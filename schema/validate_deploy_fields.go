@@ -46,7 +46,7 @@ func (c *Config) deployFields() []deployField {
 	add := func(check func(string) string, value string, labels ...string) {
 		fs = append(fs, deployField{Path(labels...), value, check})
 	}
-	if k := c.Deploy.kubernetes(); k != nil {
+	if k := deployKubernetes(c.Deploy); k != nil {
 		add(CheckDeployPath, k.Dir, "deploy", "kubernetes", "dir")
 		add(CheckDeployToken, k.Image, "deploy", "kubernetes", "image")
 		add(CheckDeployToken, k.Storage.Class, "deploy", "kubernetes", "storage", "class")
@@ -56,7 +56,7 @@ func (c *Config) deployFields() []deployField {
 			add(CheckRefName, k.Repo.Ref, "deploy", "kubernetes", "repo", "ref")
 		}
 	}
-	if g := c.Deploy.github(); g != nil {
+	if g := deployGitHub(c.Deploy); g != nil {
 		add(CheckDeployPath, g.Dir, "deploy", "github", "dir")
 		add(CheckDeployToken, g.RunsOn, "deploy", "github", "runsOn")
 		add(CheckModuleVersion, g.Actctl, "deploy", "github", "actctl")

@@ -95,10 +95,10 @@ func TestDeployResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := cfg.Deploy.Kubernetes
-	if want := (Resources{ResourceList{"250m", "512Mi"}, ResourceList{"2", "2Gi"}}); k.Resources != want {
+	if want := (Resources{Requests: ResourceList{CPU: "250m", Memory: "512Mi"}, Limits: ResourceList{CPU: "2", Memory: "2Gi"}}); k.Resources != want {
 		t.Errorf("defaults %+v, want %+v", k.Resources, want)
 	}
-	if got, want := k.ResourcesFor(cfg.Agents["e"]), (Resources{ResourceList{"1", "512Mi"}, ResourceList{"2", "4Gi"}}); got != want {
+	if got, want := k.ResourcesFor(cfg.Agents["e"]), (Resources{Requests: ResourceList{CPU: "1", Memory: "512Mi"}, Limits: ResourceList{CPU: "2", Memory: "4Gi"}}); got != want {
 		t.Errorf("employee's %+v, want %+v", got, want)
 	}
 	for _, tc := range []struct{ shape, extra, want string }{

@@ -8,11 +8,6 @@ import (
 	"strings"
 )
 
-// MaxHookChain is how many hooks may lie between an event no hook caused
-// and a prompt; `actctl up` drops a prompt caused through more
-// (docs/runtime.md, "Hook loops").
-const MaxHookChain = 8
-
 // taskEvents are the events that a prompt's task causes about the agent
 // it prompts: a prompt hook on one of them for agent A, prompting B, makes
 // every task of A end in a task for B.

@@ -5,23 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 )
-
-// DefaultHookTimeout bounds a run hook with no timeout of its own.
-const DefaultHookTimeout = 30 * time.Second
-
-// TimeoutDuration returns the run hook's timeout, DefaultHookTimeout when unset.
-func (r HookRun) TimeoutDuration() (time.Duration, error) {
-	if r.Timeout == "" {
-		return DefaultHookTimeout, nil
-	}
-	d, err := time.ParseDuration(r.Timeout)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("invalid timeout %q: want a positive duration such as \"30s\"", r.Timeout)
-	}
-	return d, nil
-}
 
 // knownEvents are the events a hook may name: HookEvents and the
 // declared webhooks' (webhook:NAME), for "did you mean".
@@ -106,11 +90,6 @@ func (c *Config) checkAgent(path, name string) (Diagnostic, bool) {
 	}
 	return c.Diag(path, "%s", msg), false
 }
-
-// HeldByUp reports whether `actctl up` holds r's process (launchMode
-// acp-service or acp-background); up prompts any other agent as `actctl
-// run` does (docs/runtime.md, "Hooks").
-func (r *Resolved) HeldByUp() bool { return UpRuns(r.LaunchMode) }
 
 // checkPromptable checks that a prompt hook can reach agent name: up
 // holds it, or it offers run (an agent that does not resolve is reported

@@ -22,9 +22,9 @@ func CheckSchedule(s *Schedule) []ScheduleProblem {
 	return problems
 }
 
-// Spec compiles the schedule for the scheduler; it fails on any problem
-// CheckSchedule reports.
-func (s *Schedule) Spec() (cronspec.Spec, error) {
+// ScheduleSpec compiles schedule s for the scheduler; it fails on any
+// problem CheckSchedule reports.
+func ScheduleSpec(s *Schedule) (cronspec.Spec, error) {
 	spec, problems := compileSchedule(s)
 	if len(problems) > 0 {
 		return cronspec.Spec{}, fmt.Errorf("schedule.%s: %s", problems[0].Field, problems[0].Message)

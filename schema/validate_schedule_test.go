@@ -38,7 +38,7 @@ func TestScheduleValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := cfg.Templates["worker"].Schedule.Spec()
+	spec, err := ScheduleSpec(cfg.Templates["worker"].Schedule)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,15 +70,6 @@ func Within(dir, path string) bool {
 	return ok
 }
 
-// RelWithin returns path relative to dir when path is dir or inside it.
-func RelWithin(dir, path string) (string, bool) {
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return rel, true
-}
-
 // climbsOut explains why a relative workDir that leaves the workspace root
 // ("../x") is refused, or returns "": one that means a directory outside
 // the root says so with an absolute path (README, the list of checks).

@@ -12,7 +12,7 @@ package supervise
 import (
 	"time"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // State is where a supervised process is in its lifecycle.
@@ -75,9 +75,9 @@ func BackgroundPolicy() Policy {
 // and services) ServicePolicy that leaves an exit with status 0 crashed.
 func PolicyFor(restart string) Policy {
 	switch restart {
-	case schema.RestartAlways:
+	case model.RestartAlways:
 		return ServicePolicy()
-	case schema.RestartNever:
+	case model.RestartNever:
 		return BackgroundPolicy()
 	}
 	p := ServicePolicy()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Follow emits each complete line of the file at path from byte offset
@@ -120,7 +120,7 @@ func (f *follower) removed(ev fsnotify.Event) {
 // drain emits the complete lines appended since the last call.
 func (f *follower) drain() error {
 	if f.file == nil {
-		file, err := schema.OpenRegular(f.path) // never a pipe or a device
+		file, err := model.OpenRegular(f.path) // never a pipe or a device
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

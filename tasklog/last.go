@@ -3,7 +3,7 @@ package tasklog
 import (
 	"bytes"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // lastTail is how much of the end of actctl.log Last reads: a summary
@@ -14,7 +14,7 @@ const lastTail = 16 << 10
 // the end of its actctl.log (a dashboard card is drawn for every agent on
 // every page); nil when there is none or it cannot be read.
 func Last(dir string) *Summary {
-	f, err := schema.OpenRegular(SummaryPath(dir))
+	f, err := model.OpenRegular(SummaryPath(dir))
 	if err != nil {
 		return nil
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/runrecord"
-	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -19,7 +19,7 @@ func TestLogPathsDistinct(t *testing.T) {
 	names := []string{"x", "x.log", "x.log.log", "log", "x.lo", "a.b"}
 	owner := map[string]string{} // path -> what it is
 	for _, n := range names {
-		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
+		r := &model.Resolved{Name: n, Dir: root, Archetype: model.Archetype{Workspace: model.WorkspaceProject}}
 		for what, p := range map[string]string{"proxy log of " + n: runrecord.LogPath(r), "task logs of " + n: tasklog.Dir(r)} {
 			for q, other := range owner {
 				if p == q || strings.HasPrefix(p, q+string(filepath.Separator)) || strings.HasPrefix(q, p+string(filepath.Separator)) {
@@ -30,7 +30,7 @@ func TestLogPathsDistinct(t *testing.T) {
 		}
 	}
 	for _, n := range names { // what the proxy and up write, in that order
-		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
+		r := &model.Resolved{Name: n, Dir: root, Archetype: model.Archetype{Workspace: model.WorkspaceProject}}
 		if err := os.MkdirAll(filepath.Dir(runrecord.LogPath(r)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestLogPathsDistinct(t *testing.T) {
 		}
 	}
 	for _, n := range names {
-		r := &schema.Resolved{Name: n, Dir: root, Archetype: schema.Archetype{Workspace: schema.WorkspaceProject}}
+		r := &model.Resolved{Name: n, Dir: root, Archetype: model.Archetype{Workspace: model.WorkspaceProject}}
 		w, err := tasklog.Begin(tasklog.Dir(r), tasklog.Task{ID: 1, Kind: "prompt"})
 		if err != nil {
 			t.Fatalf("task log of %s: %v", n, err)

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Summaries reads actctl.log of the logs directory dir, oldest first. A
@@ -21,7 +21,7 @@ import (
 // out.
 func Summaries(dir string) ([]Summary, error) {
 	p := SummaryPath(dir)
-	data, err := schema.ReadRegular(p, 0) // never a pipe or a device
+	data, err := model.ReadRegular(p, 0) // never a pipe or a device
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

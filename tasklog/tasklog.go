@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/layout"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // stampLayout is the UTC start time at the head of a task file's name.
@@ -35,8 +35,8 @@ const stampLayout = "20060102T150405Z"
 // .actant/logs/_<name>/ instead: .actant/logs/<name> is the proxy log of
 // the agent named without that suffix. No agent name starts with "_", so
 // that directory is nobody's proxy log and no other agent's task logs.
-func Dir(r *schema.Resolved) string {
-	if r.Archetype.Workspace == schema.WorkspaceInstance {
+func Dir(r *model.Resolved) string {
+	if r.Archetype.Workspace == model.WorkspaceInstance {
 		return filepath.Join(r.Dir, layout.Logs)
 	}
 	name := r.Name

@@ -9,20 +9,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 func TestDir(t *testing.T) {
 	for _, tc := range []struct {
 		workspace, dir, name, want string
 	}{
-		{schema.WorkspaceInstance, "/home/u/.actant/instances/triage", "triage", "/home/u/.actant/instances/triage/logs"},
-		{schema.WorkspaceProject, "/src/proj", "reviewer", "/src/proj/.actant/logs/reviewer"},
-		{schema.WorkspaceProject, "/src/proj/sub", "a.b", "/src/proj/sub/.actant/logs/a.b"},
-		{schema.WorkspaceProject, "/src/proj", "x.log", "/src/proj/.actant/logs/_x.log"},
-		{schema.WorkspaceInstance, "/home/u/.actant/instances/x.log", "x.log", "/home/u/.actant/instances/x.log/logs"},
+		{model.WorkspaceInstance, "/home/u/.actant/instances/triage", "triage", "/home/u/.actant/instances/triage/logs"},
+		{model.WorkspaceProject, "/src/proj", "reviewer", "/src/proj/.actant/logs/reviewer"},
+		{model.WorkspaceProject, "/src/proj/sub", "a.b", "/src/proj/sub/.actant/logs/a.b"},
+		{model.WorkspaceProject, "/src/proj", "x.log", "/src/proj/.actant/logs/_x.log"},
+		{model.WorkspaceInstance, "/home/u/.actant/instances/x.log", "x.log", "/home/u/.actant/instances/x.log/logs"},
 	} {
-		r := &schema.Resolved{Name: tc.name, Dir: tc.dir, Archetype: schema.Archetype{Workspace: tc.workspace}}
+		r := &model.Resolved{Name: tc.name, Dir: tc.dir, Archetype: model.Archetype{Workspace: tc.workspace}}
 		if got := Dir(r); got != filepath.FromSlash(tc.want) {
 			t.Errorf("Dir(%s %s) = %s, want %s", tc.workspace, tc.name, got, tc.want)
 		}

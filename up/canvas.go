@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/actctl/actctl/acpclient"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // SetCanvas replaces an employee's live canvas (the MCP tool
@@ -23,7 +23,7 @@ func (m *Manager) SetCanvas(agent, html string) error {
 	a.mu.Lock()
 	spec := a.spec
 	a.mu.Unlock()
-	if spec.Archetype != schema.ArchEmployee {
+	if spec.Archetype != model.ArchEmployee {
 		return fmt.Errorf("canvas_update: agent %s is a %s: only employees have a live canvas", agent, spec.Archetype)
 	}
 	if err := WriteCanvas(spec.Workspace, html); err != nil {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/schema"
 )
 
 // TestHookFloodKeepsCoalescing: while a task runs, a flood of webhook
@@ -23,7 +23,7 @@ func TestHookFloodKeepsCoalescing(t *testing.T) {
 	h.m.Sync([]Spec{s})
 	h.wait("process:start", "triage")
 	queued := make(chan hooks.Result, 100)
-	bus, err := hooks.New(map[string]schema.Hook{"new-issue": {On: "webhook:gh", Prompt: &schema.HookPrompt{Agent: "triage", Text: "issue {{event.data.payload.n}}"}}},
+	bus, err := hooks.New(map[string]model.Hook{"new-issue": {On: "webhook:gh", Prompt: &model.HookPrompt{Agent: "triage", Text: "issue {{event.data.payload.n}}"}}},
 		hooks.Options{Prompter: HookPrompter{M: h.m}, Report: func(r hooks.Result) { queued <- r }})
 	if err != nil {
 		t.Fatal(err)

@@ -4,12 +4,12 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/schema"
 )
 
 // The events of a turn (docs/runtime.md, "Events"): their data are
-// schema.Events'.
+// model.Events'.
 
 // userPrompt publishes user:prompt for a person's prompt (actctl
 // prompt, the dashboard's prompt box): not one a hook's command made (it
@@ -18,21 +18,21 @@ func (a *agent) userPrompt(id uint64, text string, run *taskRun) {
 	if run.source != SourceCLI && run.source != SourceDashboard || !run.chain.IsZero() {
 		return
 	}
-	a.publish(schema.EventUserPrompt, run.chain, map[string]any{"task": id, "source": run.source, "prompt": text})
+	a.publish(model.EventUserPrompt, run.chain, map[string]any{"task": id, "source": run.source, "prompt": text})
 }
 
 // promptBefore publishes prompt:before as a turn begins.
 func (a *agent) promptBefore(t schedule.Task, source string, run *taskRun) {
-	a.publish(schema.EventPromptBefore, run.chain, emp.PromptBeforeData(t, source))
+	a.publish(model.EventPromptBefore, run.chain, emp.PromptBeforeData(t, source))
 }
 
 // promptAfter publishes prompt:after as a turn ends, and error when it
 // failed.
 func (a *agent) promptAfter(t schedule.Task, source string, run *taskRun, res acpclient.Result, err error) {
 	data, failed := emp.PromptAfterData(t, source, res, err)
-	a.publish(schema.EventPromptAfter, run.chain, data)
+	a.publish(model.EventPromptAfter, run.chain, data)
 	if failed != nil {
-		a.publish(schema.EventError, run.chain, failed)
+		a.publish(model.EventError, run.chain, failed)
 	}
 }
 
@@ -49,7 +49,7 @@ func (a *agent) primaryStarted() {
 	c := a.client
 	a.mu.Unlock()
 	if c != nil {
-		a.publish(schema.EventSessionStart, hooks.Chain{}, map[string]any{"sessionId": c.SessionID(), "primary": true})
+		a.publish(model.EventSessionStart, hooks.Chain{}, map[string]any{"sessionId": c.SessionID(), "primary": true})
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/supervise"
 )
 
@@ -29,7 +29,7 @@ func TestTurnEvents(t *testing.T) {
 		}
 	}
 	for _, agent := range []string{"worker", "api"} {
-		if ev := h.wait(schema.EventSessionStart, agent); ev.Data["primary"] != true || ev.Data["sessionId"] == "" {
+		if ev := h.wait(model.EventSessionStart, agent); ev.Data["primary"] != true || ev.Data["sessionId"] == "" {
 			t.Errorf("%s: the primary session:start %v", agent, ev.Data)
 		}
 	}
@@ -38,39 +38,39 @@ func TestTurnEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data(h.wait(schema.EventUserPrompt, "worker"), map[string]any{"task": o.Task, "source": SourceCLI, "prompt": "hello"})
-	data(h.wait(schema.EventPromptBefore, "worker"), map[string]any{"task": o.Task, "source": SourceCLI, "prompt": "hello"})
-	data(h.wait(schema.EventPromptAfter, "worker"), map[string]any{"task": o.Task, "stopReason": "end_turn"})
+	data(h.wait(model.EventUserPrompt, "worker"), map[string]any{"task": o.Task, "source": SourceCLI, "prompt": "hello"})
+	data(h.wait(model.EventPromptBefore, "worker"), map[string]any{"task": o.Task, "source": SourceCLI, "prompt": "hello"})
+	data(h.wait(model.EventPromptAfter, "worker"), map[string]any{"task": o.Task, "stopReason": "end_turn"})
 
 	o, _ = h.m.PromptFrom(ctx, SourceHook, "worker", "refuse", true, nil)
-	data(h.wait(schema.EventPromptBefore, "worker"), map[string]any{"task": o.Task, "source": SourceHook})
-	data(h.wait(schema.EventPromptAfter, "worker"), map[string]any{"task": o.Task, "stopReason": "refusal", "error": "the turn ended: refusal"})
-	data(h.wait(schema.EventError, "worker"), map[string]any{"task": o.Task, "source": SourceHook, "error": "the turn ended: refusal"})
+	data(h.wait(model.EventPromptBefore, "worker"), map[string]any{"task": o.Task, "source": SourceHook})
+	data(h.wait(model.EventPromptAfter, "worker"), map[string]any{"task": o.Task, "stopReason": "refusal", "error": "the turn ended: refusal"})
+	data(h.wait(model.EventError, "worker"), map[string]any{"task": o.Task, "source": SourceHook, "error": "the turn ended: refusal"})
 	h.wait(schedule.EventTaskFailed, "worker")
 
 	o, err = h.m.Prompt(ctx, "api", "hello", true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := h.wait(schema.EventSessionStart, "api")
+	start := h.wait(model.EventSessionStart, "api")
 	data(start, map[string]any{"task": o.Task, "sessionId": o.SessionID})
-	data(h.wait(schema.EventSessionEnd, "api"), map[string]any{"task": o.Task, "sessionId": o.SessionID})
-	data(h.wait(schema.EventUserPrompt, "api"), map[string]any{"task": o.Task})
-	h.wait(schema.EventPromptAfter, "api")
+	data(h.wait(model.EventSessionEnd, "api"), map[string]any{"task": o.Task, "sessionId": o.SessionID})
+	data(h.wait(model.EventUserPrompt, "api"), map[string]any{"task": o.Task})
+	h.wait(model.EventPromptAfter, "api")
 	// The hook's prompt published before PromptFrom returned, so before
 	// api's events, which are all seen now.
-	if _, ok := h.claim(schema.EventUserPrompt, "worker"); ok {
+	if _, ok := h.claim(model.EventUserPrompt, "worker"); ok {
 		t.Errorf("a hook's prompt published user:prompt: %v", h.names())
 	}
 }
 
 // TestEventNamesDeclared: the names up's parts publish are the table's
-// (schema.Events), so that validation accepts a hook on each.
+// (model.Events), so that validation accepts a hook on each.
 func TestEventNamesDeclared(t *testing.T) {
 	for _, n := range []string{supervise.EventStart, supervise.EventStop, supervise.EventCrash, supervise.EventRestart,
 		schedule.EventHeartbeatTick, schedule.EventCronTick, schedule.EventTaskDone, schedule.EventTaskFailed, schedule.EventIdle} {
-		if !slices.Contains(schema.HookEvents, n) {
-			t.Errorf("event %s is published but not in schema.Events", n)
+		if !slices.Contains(model.HookEvents, n) {
+			t.Errorf("event %s is published but not in model.Events", n)
 		}
 	}
 }

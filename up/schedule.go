@@ -3,13 +3,13 @@ package up
 import (
 	"fmt"
 
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/schema"
 )
 
 // ScheduleOf parses an employee's schedule (validated with positions when
 // the config loaded; an error here means the config changed meanwhile).
-func ScheduleOf(s *schema.Schedule) (*schedule.Spec, error) {
+func ScheduleOf(s *model.Schedule) (*schedule.Spec, error) {
 	if s == nil {
 		return nil, nil
 	}

@@ -46,7 +46,7 @@ type Spec struct {
 	Restart string
 	// TurnTimeout is each turn's deadline, StallAfter how long a turn may
 	// go without an update from the agent before it is shown as stalled
-	// (0: schema.DefaultTurnTimeout, schema.DefaultStallAfter).
+	// (0: model.DefaultTurnTimeout, model.DefaultStallAfter).
 	TurnTimeout, StallAfter time.Duration
 }
 

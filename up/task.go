@@ -16,8 +16,8 @@ import (
 	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -178,10 +178,10 @@ func (a *agent) promptSession(ctx context.Context, t schedule.Task, run *taskRun
 		if err != nil {
 			return acpclient.Result{}, err
 		}
-		a.sessionEvent(schema.EventSessionStart, sess.ID(), t, run)
+		a.sessionEvent(model.EventSessionStart, sess.ID(), t, run)
 		defer func() {
 			sess.Close()
-			a.sessionEvent(schema.EventSessionEnd, sess.ID(), t, run)
+			a.sessionEvent(model.EventSessionEnd, sess.ID(), t, run)
 		}()
 		return sess.Prompt(ctx, t.Prompt)
 	})

@@ -8,8 +8,8 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/supervise"
 )
 
@@ -52,10 +52,10 @@ func (a *agent) watch(t schedule.Task, source string, run *taskRun, cancel conte
 	w := turnWatch{task: t, source: source, run: run, cancel: cancel, limit: a.spec.TurnTimeout, stall: a.spec.StallAfter}
 	a.mu.Unlock()
 	if w.limit <= 0 {
-		w.limit = schema.DefaultTurnTimeout
+		w.limit = model.DefaultTurnTimeout
 	}
 	if w.stall <= 0 {
-		w.stall = schema.DefaultStallAfter
+		w.stall = model.DefaultStallAfter
 	}
 	run.begin(a.m.opts.Clock, t, source, w.limit, w.stall)
 	done, over := make(chan struct{}), make(chan struct{})
@@ -128,7 +128,7 @@ func (a *agent) stalled(w turnWatch, last, now time.Time) {
 	if w.source != "" {
 		data["source"] = w.source
 	}
-	a.m.opts.Publish(hooks.Event{Name: schema.EventTaskStalled, Agent: a.name, Time: now, Data: data, Chain: chainOf(w.task)})
+	a.m.opts.Publish(hooks.Event{Name: model.EventTaskStalled, Agent: a.name, Time: now, Data: data, Chain: chainOf(w.task)})
 }
 
 // deadline ends a turn at its deadline: it is cancelled, and when it has

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Sign returns the signature of body under secret as GitHub sends it,
@@ -33,7 +33,7 @@ func (e Endpoint) signature(h http.Header) ([]byte, error) {
 		return nil, errUnsigned
 	}
 	hexSig, prefixed := strings.CutPrefix(got, "sha256=")
-	if !prefixed && e.Signature == schema.SignatureGitHub {
+	if !prefixed && e.Signature == model.SignatureGitHub {
 		return nil, errBadSig
 	}
 	sig, err := hex.DecodeString(hexSig)
@@ -56,7 +56,7 @@ func (e Endpoint) verify(sig, body []byte) error {
 
 // eventOf is the delivery's event type and id under e's scheme.
 func (e Endpoint) eventOf(h http.Header) (event, id string) {
-	if e.Signature == schema.SignatureGitHub {
+	if e.Signature == model.SignatureGitHub {
 		return h.Get(GitHubEventHeader), h.Get(GitHubDeliveryHeader)
 	}
 	return h.Get(HMACEventHeader), h.Get(HMACDeliveryHeader)
@@ -64,7 +64,7 @@ func (e Endpoint) eventOf(h http.Header) (event, id string) {
 
 // eventHeader is the header eventOf reads the event type from.
 func (e Endpoint) eventHeader() string {
-	if e.Signature == schema.SignatureGitHub {
+	if e.Signature == model.SignatureGitHub {
 		return GitHubEventHeader
 	}
 	return HMACEventHeader

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 // Endpoint is one declared webhook with its secret read.
@@ -14,7 +14,7 @@ type Endpoint struct {
 	Name string
 	// Secret is the HMAC key.
 	Secret []byte
-	// Signature is schema.SignatureGitHub or schema.SignatureHMAC.
+	// Signature is model.SignatureGitHub or model.SignatureHMAC.
 	Signature string
 	// Events, when set, are the only event types taken.
 	Events []string
@@ -61,7 +61,7 @@ var kept = []string{"Content-Type", "User-Agent", "X-Github-Hook-Id", "X-Github-
 // Endpoints reads the secrets of the declared webhooks from the
 // environment (getenv): a webhook whose variable is unset or empty is an
 // error naming it, and no endpoint is returned.
-func Endpoints(webhooks map[string]schema.Webhook, getenv func(string) string) ([]Endpoint, error) {
+func Endpoints(webhooks map[string]model.Webhook, getenv func(string) string) ([]Endpoint, error) {
 	var out []Endpoint
 	for _, name := range slices.Sorted(maps.Keys(webhooks)) {
 		w := webhooks[name]
@@ -73,7 +73,7 @@ func Endpoints(webhooks map[string]schema.Webhook, getenv func(string) string) (
 		if header == "" {
 			header = DefaultHMACHeader
 		}
-		if w.Signature == schema.SignatureGitHub {
+		if w.Signature == model.SignatureGitHub {
 			header = GitHubSignatureHeader
 		}
 		out = append(out, Endpoint{Name: name, Secret: []byte(secret), Signature: w.Signature, Events: w.Events, Header: header})

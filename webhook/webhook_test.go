@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/clock"
-	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/model"
 )
 
 const secret = "It's a Secret to Everybody"
@@ -53,11 +53,11 @@ func (f fixture) request(name string) *http.Request {
 }
 
 func github(events ...string) Endpoint {
-	return Endpoint{Name: "gh", Secret: []byte(secret), Signature: schema.SignatureGitHub, Header: GitHubSignatureHeader, Events: events}
+	return Endpoint{Name: "gh", Secret: []byte(secret), Signature: model.SignatureGitHub, Header: GitHubSignatureHeader, Events: events}
 }
 
 func generic() Endpoint {
-	return Endpoint{Name: "ci", Secret: []byte(secret), Signature: schema.SignatureHMAC, Header: "X-Ci-Signature"}
+	return Endpoint{Name: "ci", Secret: []byte(secret), Signature: model.SignatureHMAC, Header: "X-Ci-Signature"}
 }
 
 // serve runs r through h: the status and the body.
@@ -343,9 +343,9 @@ func TestServeRoutes(t *testing.T) {
 // TestEndpoints: a webhook whose secret's variable is unset is an error
 // naming it.
 func TestEndpoints(t *testing.T) {
-	ws := map[string]schema.Webhook{
-		"gh": {SecretEnv: "GH_SECRET", Signature: schema.SignatureGitHub},
-		"ci": {SecretEnv: "CI_SECRET", Signature: schema.SignatureHMAC},
+	ws := map[string]model.Webhook{
+		"gh": {SecretEnv: "GH_SECRET", Signature: model.SignatureGitHub},
+		"ci": {SecretEnv: "CI_SECRET", Signature: model.SignatureHMAC},
 	}
 	env := map[string]string{"GH_SECRET": "s1", "CI_SECRET": "s2"}
 	eps, err := Endpoints(ws, func(k string) string { return env[k] })

@@ -1,4 +1,4 @@
-package schema
+package model
 
 import (
 	"slices"
@@ -180,3 +180,10 @@ func (a Agent) RunsOn(target, arch string) bool {
 	}
 	return true
 }
+
+// Deploy target names, as in deploy: and in messages.
+const (
+	TargetKubernetes = "kubernetes"
+	TargetGitHub     = "github"
+	TargetSystemd    = "systemd"
+)

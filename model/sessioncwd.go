@@ -1,4 +1,4 @@
-package schema
+package model
 
 import (
 	"fmt"
@@ -35,4 +35,13 @@ func SessionCwd(root, dir string) error {
 		return nil
 	}
 	return fmt.Errorf("%s cannot be an agent's session cwd: %s, which no agent may write; give a project directory", dir, why)
+}
+
+// RelWithin returns path relative to dir when path is dir or inside it.
+func RelWithin(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
 }

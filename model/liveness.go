@@ -1,4 +1,4 @@
-package schema
+package model
 
 import (
 	"time"
@@ -50,19 +50,4 @@ func firstSet(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-// checkLiveness refuses a turnTimeout or stallAfter of kind name (a
-// template or an archetype) that is no positive Go duration.
-func (c *Config) checkLiveness(kind, name, turnTimeout, stallAfter string) Diagnostics {
-	var ds Diagnostics
-	for _, f := range []struct{ name, v string }{{"turnTimeout", turnTimeout}, {"stallAfter", stallAfter}} {
-		if f.v == "" {
-			continue
-		}
-		if d, err := time.ParseDuration(f.v); err != nil || d <= 0 {
-			ds = append(ds, c.Diag(Path(kind, name, f.name), "%s %q: want a positive Go duration such as \"90s\", \"30m\" or \"2h\"", f.name, f.v))
-		}
-	}
-	return ds
 }
