@@ -127,7 +127,14 @@ func TestApplyPrunesRuntimeRecords(t *testing.T) {
 		".actant/agents/other.json": `{"status": "stopped", "processOwnership": "proxy"}` + "\n",
 		".actant/logs/other.log":    "a session\n",
 	})
-	writeFiles(t, o.Dir, map[string]string{"actant.cue": strings.Replace(twoAgents, "\tother: {template: \"tool\", workDir: \"b\"}\n", "", 1)})
+	// The edit lands whole (written elsewhere, renamed into place), as an
+	// editor saves: with a 1 ms debounce a write in place could be read
+	// half done, a failed cycle that the next event would mend.
+	edited := filepath.Join(t.TempDir(), "actant.cue")
+	writeFiles(t, filepath.Dir(edited), map[string]string{"actant.cue": strings.Replace(twoAgents, "\tother: {template: \"tool\", workDir: \"b\"}\n", "", 1)})
+	if err := os.Rename(edited, filepath.Join(o.Dir, "actant.cue")); err != nil {
+		t.Fatal(err)
+	}
 	res := apply(t, o, ApplyOptions{})
 	if !slices.Equal(res.Pruned, []string{"other"}) {
 		t.Fatalf("pruned %v, want [other]", res.Pruned)
