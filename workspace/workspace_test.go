@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,22 +233,36 @@ func TestWatchAppliesChanges(t *testing.T) {
 	defer cancel()
 	cycles := make(chan *Result)
 	done := make(chan error, 1)
+	var edited atomic.Bool
 	go func() {
 		done <- Watch(ctx, WatchOptions{Options: o, Root: o.Dir, Debounce: time.Millisecond,
 			After: func(cfg *schema.Config, res *Result, err error) {
-				if err != nil || cfg == nil {
+				if (err != nil || cfg == nil) && !edited.Load() {
 					t.Errorf("cycle: config %v, %v", cfg != nil, err)
 				}
-				cycles <- res
+				select { // a cycle after the test stopped reading must not block Watch's end
+				case cycles <- res:
+				case <-ctx.Done():
+				}
 			},
 			Report: func(watch.Cycle) {}})
 	}()
 	if first := <-cycles; first == nil || first.Counts.Changed == 0 {
 		t.Fatalf("first cycle: %v", first)
 	}
+	// A write in place can be read half done by a cycle (1 ms debounce):
+	// that cycle fails, and the write's next event runs another. The cycle
+	// of the whole edit prunes the agent; one before it (a half-read
+	// file's, or one the first apply's own writes woke) is skipped.
+	edited.Store(true)
 	writeFiles(t, o.Dir, map[string]string{"actant.cue": strings.Replace(twoAgents, "\tother: {template: \"tool\", workDir: \"b\"}\n", "", 1)})
-	if next := <-cycles; next == nil || !slices.Equal(next.Pruned, []string{"other"}) {
-		t.Fatalf("cycle after the edit: %v", next)
+	for next := range cycles {
+		if next != nil && slices.Equal(next.Pruned, []string{"other"}) {
+			break
+		}
+		if next != nil && next.Counts.Changed != 0 {
+			t.Fatalf("cycle after the edit: %+v", next)
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {
