@@ -302,9 +302,10 @@ func (d *Deploy) declared() []string {
 }
 
 // checkEngines refuses an engine agent name chooses that deploy: does
-// not declare, and an employee that several declared targets would run
-// without choosing them: each would run its schedule (every task twice,
-// .heartbeat and logs split between them).
+// not declare, and an employee or a service that several declared
+// targets would run without choosing them: each would run it (an
+// employee's every task twice, .heartbeat and logs split between them; a
+// service's two sessions answering apart).
 func (c *Config) checkEngines(name, arch string) Diagnostics {
 	a, declared := c.Agents[name], c.Deploy.declared()
 	if a.Deploy != nil && a.Deploy.Engines != nil {
@@ -322,10 +323,14 @@ func (c *Config) checkEngines(name, arch string) Diagnostics {
 			on = append(on, t)
 		}
 	}
-	if arch != ArchEmployee || len(on) < 2 || CheckName(name) != "" {
+	if (arch != ArchEmployee && arch != ArchService) || len(on) < 2 || CheckName(name) != "" {
 		return nil // an invalid name is reported as such
 	}
-	return Diagnostics{c.Diag(Path("agents", name), "employee %q is rendered by %s at once: each would run its schedule (every task twice, its state split); choose with agents.%s.deploy.engines: [%q] (one of them), or list several on purpose", name, strings.Join(on, ", "), name, on[0])}
+	why := "each would run its schedule (every task twice, its state split)"
+	if arch == ArchService {
+		why = "each would run it (two sessions answering apart, its hooks run twice, its state split)"
+	}
+	return Diagnostics{c.Diag(Path("agents", name), "%s %q is rendered by %s at once: %s; choose with agents.%s.deploy.engines: [%q] (one of them), or list several on purpose", arch, name, strings.Join(on, ", "), why, name, on[0])}
 }
 
 // validateAgentResources checks agent name's own Kubernetes resources:

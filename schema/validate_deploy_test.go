@@ -78,8 +78,8 @@ func TestDeployInvalid(t *testing.T) {
 	}
 }
 
-// TestDeployEngines: an employee that several declared targets would
-// run is refused at its position, naming them and how to choose; a
+// TestDeployEngines: an employee or a service that several declared
+// targets would run is refused at its position, naming them and how to choose; a
 // choice (one engine, or several on purpose) is accepted, one naming an
 // undeclared target is refused at its element.
 func TestDeployEngines(t *testing.T) {
@@ -90,24 +90,30 @@ deploy: {
 }
 templates: emp: {backend: "claude-code", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
 templates: svc: {backend: "claude-code", archetype: "service"}
-agents: s: template: "svc"
+agents: s: {template: "svc"SVC}
 agents: e: {template: "emp"AGENT}
 `
-	for _, tc := range []struct{ deploy, agent, want string }{
-		{`github: {}`, ``, `actant.cue:9:9: agents.e: employee "e" is rendered by kubernetes, github at once: each would run its schedule (every task twice, its state split); choose with agents.e.deploy.engines: ["kubernetes"]`},
-		{`github: {}, systemd: {}`, `, deploy: github: false`, `agents.e: employee "e" is rendered by kubernetes, systemd at once`},
-		{`systemd: {}`, `, deploy: engines: ["github"]`, `actant.cue:9:48: agents.e.deploy.engines[0]: agent "e" chooses github, which deploy: does not declare (it declares: kubernetes, systemd)`},
-		{`github: {}, systemd: {}`, `, deploy: engines: ["systemd"]`, ``},
-		{`github: {}`, `, deploy: engines: ["kubernetes", "github"]`, ``},
-		{`github: {}`, `, deploy: github: false`, ``},
-		{`secretKeys: []`, ``, ``},
-		{`systemd: scope: "system"`, `, deploy: engines: ["systemd"]`, `deploy.systemd.scope: a system unit without a user runs actctl and every agent as root: give deploy.systemd.user`},
-		{`systemd: {scope: "system", user: "agents"}`, `, deploy: engines: ["systemd"]`, ``},
-		{`systemd: {user: "agents"}`, `, deploy: engines: ["systemd"]`, `deploy.systemd.user: a user unit runs as the user whose manager starts it`},
-		{`systemd: {}`, `, deploy: engines: ["kubernetes"]}
-agents: s: {deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`},
+	for _, tc := range []struct{ deploy, agent, want, svc string }{
+		{`github: {}`, ``, `actant.cue:9:9: agents.e: employee "e" is rendered by kubernetes, github at once: each would run its schedule (every task twice, its state split); choose with agents.e.deploy.engines: ["kubernetes"]`, ""},
+		{`github: {}, systemd: {}`, `, deploy: github: false`, `agents.e: employee "e" is rendered by kubernetes, systemd at once`, ""},
+		{`systemd: {}`, `, deploy: engines: ["github"]`, `actant.cue:9:48: agents.e.deploy.engines[0]: agent "e" chooses github, which deploy: does not declare (it declares: kubernetes, systemd)`, `, deploy: engines: ["systemd"]`},
+		{`github: {}, systemd: {}`, `, deploy: engines: ["systemd"]`, ``, ""},
+		{`github: {}`, `, deploy: engines: ["kubernetes", "github"]`, ``, ""},
+		{`github: {}`, `, deploy: github: false`, ``, ""},
+		{`secretKeys: []`, ``, ``, ""},
+		{`systemd: scope: "system"`, `, deploy: engines: ["systemd"]`, `deploy.systemd.scope: a system unit without a user runs actctl and every agent as root: give deploy.systemd.user`, ""},
+		{`systemd: {scope: "system", user: "agents"}`, `, deploy: engines: ["systemd"]`, ``, ""},
+		{`systemd: {user: "agents"}`, `, deploy: engines: ["systemd"]`, `deploy.systemd.user: a user unit runs as the user whose manager starts it`, ""},
+		{`systemd: {}`, `, deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`, ""},
+		{`systemd: {}`, `, deploy: engines: ["systemd"]`, `actant.cue:8:9: agents.s: service "s" is rendered by kubernetes, systemd at once: each would run it (two sessions answering apart, its hooks run twice, its state split); choose with agents.s.deploy.engines: ["kubernetes"]`, " "},
+		{`systemd: {}`, `, deploy: engines: ["systemd"]`, ``, `, deploy: engines: ["kubernetes", "systemd"]`},
+		{`github: {}`, `, deploy: engines: ["github"]`, ``, " "},
 	} {
-		src := strings.NewReplacer("DEPLOY", tc.deploy, "AGENT", tc.agent).Replace(base)
+		svc := `, deploy: engines: ["kubernetes"]` // the service chooses unless the case says
+		if tc.svc != "" {
+			svc = strings.TrimSpace(tc.svc)
+		}
+		src := strings.NewReplacer("DEPLOY", tc.deploy, "AGENT", tc.agent, "SVC", svc).Replace(base)
 		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
 		var ds Diagnostics
 		errors.As(err, &ds)
