@@ -1,8 +1,11 @@
 package schema
 
 import (
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Deploy is the deploy: block of actant.cue (#Deploy): the engines that
@@ -98,16 +101,35 @@ type Storage struct {
 // DeployGitHub renders a GitHub Actions workflow per employee.
 type DeployGitHub struct {
 	RunsOn string `json:"runsOn"`
-	// State is StateBranch or StateCache.
+	// State is StateBranch, StateCache, StateArtifact or StateNone.
 	State  string `json:"state"`
 	Dir    string `json:"dir"`
 	Actctl string `json:"actctl"`
+	// KeepLogs is how many task logs StateBranch and StateCache carry.
+	KeepLogs int `json:"keepLogs"`
+	// LogDays is the retention of a run's log artifact, in days.
+	LogDays int `json:"logDays"`
 }
 
-// GitHub state carriers.
+// GitHub state carriers (docs/deploy.md, "GitHub Actions").
 const (
+	// StateBranch carries .heartbeat and logs on a branch.
 	StateBranch = "branch"
-	StateCache  = "cache"
+	// StateCache carries them in actions/cache.
+	StateCache = "cache"
+	// StateArtifact carries .heartbeat in the cache; the logs are only
+	// the run's artifact.
+	StateArtifact = "artifact"
+	// StateNone carries .heartbeat in the cache and keeps no log.
+	StateNone = "none"
+)
+
+// JobToken is the variable that, on GitHub Actions, is the workflow's
+// job token (secrets.GITHUB_TOKEN): GitHub refuses a repository secret
+// of that name, or of any name starting with GitHubPrefix.
+const (
+	JobToken     = "GITHUB_TOKEN"
+	GitHubPrefix = "GITHUB_"
 )
 
 // DeploySystemd renders the actctl-up@.service template unit.
@@ -128,6 +150,10 @@ type AgentDeploy struct {
 	// GitHub: false leaves an employee out of GitHub Actions; nil is the
 	// default (employees in, others out).
 	GitHub *bool `json:"github,omitempty"`
+	// GitHubPermissions are the job token's permissions in the
+	// employee's task job beyond contents: read (scope -> read, write or
+	// none).
+	GitHubPermissions map[string]string `json:"githubPermissions,omitempty"`
 	// Engines are the targets that run the agent, chosen explicitly;
 	// nil is every declared one (GitHub for employees only).
 	Engines []string `json:"engines,omitempty"`
@@ -179,4 +205,45 @@ func (a Agent) RunsOn(target, arch string) bool {
 		return slices.Contains(a.Deploy.Engines, target)
 	}
 	return true
+}
+
+// envRef finds the variables a value reads: ${NAME}, and ${NAME:-default}
+// (its second group then not empty: the variable may be unset).
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?`) })
+
+// SecretRefs maps each environment variable agents of the templates ts
+// need from a deploy target's secrets to whether it must be set (false
+// when every reference gives a default): those their MCP servers read
+// (${NAME} in command, args, url, env, headers), the hub sources'
+// tokens and deploy.secretKeys. Names only: values never enter the
+// config (docs/deploy.md, "Secrets").
+func (c *Config) SecretRefs(ts []Template) map[string]bool {
+	keys := map[string]bool{}
+	if c.Deploy != nil {
+		for _, k := range c.Deploy.SecretKeys {
+			keys[k] = true
+		}
+	}
+	for _, h := range c.Hub {
+		if h.Auth != nil && h.Auth.TokenEnv != "" {
+			keys[h.Auth.TokenEnv] = true
+		}
+	}
+	for _, t := range ts {
+		for _, name := range t.MCPServers {
+			s, ok := c.MCPServers[name]
+			if !ok {
+				continue
+			}
+			vals := append([]string{s.Command, s.URL}, s.Args...)
+			vals = append(vals, slices.Collect(maps.Values(s.Env))...)
+			vals = append(vals, slices.Collect(maps.Values(s.Headers))...)
+			for _, v := range vals {
+				for _, m := range envRef().FindAllStringSubmatch(v, -1) {
+					keys[m[1]] = keys[m[1]] || m[2] == ""
+				}
+			}
+		}
+	}
+	return keys
 }

@@ -282,6 +282,29 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		_, d := c.TargetSchedule(name, TargetGitHub, now)
 		ds = append(ds, d...)
 		ds = append(ds, c.checkGitHubInstall(name, t.Backend)...)
+		ds = append(ds, c.checkGitHubSecrets(name, t)...)
+	}
+	return ds
+}
+
+// checkGitHubSecrets refuses, for employee name (of template t) on
+// GitHub Actions, a variable it needs whose name starts with GITHUB_
+// (GitHub refuses such a repository secret) but GITHUB_TOKEN, which the
+// workflow gives as the job token; and warns when it reads that token
+// without declaring the permissions it needs (the token then only reads
+// the repository's contents).
+func (c *Config) checkGitHubSecrets(name string, t Template) Diagnostics {
+	var ds Diagnostics
+	a := c.Agents[name]
+	for _, k := range slices.Sorted(maps.Keys(c.SecretRefs([]Template{t}))) {
+		switch {
+		case k == JobToken && (a.Deploy == nil || len(a.Deploy.GitHubPermissions) == 0):
+			w := c.Diag(Path("agents", name), "agent %q reads %s: on GitHub Actions that is the job's token, which may only read the repository's contents; declare what it needs: agents.%s.deploy.githubPermissions: {issues: \"write\"}", name, k, name)
+			w.Warning = true
+			ds = append(ds, w)
+		case k != JobToken && strings.HasPrefix(k, GitHubPrefix):
+			ds = append(ds, c.Diag(Path("agents", name), "agent %q on GitHub Actions needs %s, and GitHub refuses a repository secret whose name starts with %s: read it under another name (${ACTCTL_%s}), or leave the agent off GitHub", name, k, GitHubPrefix, k))
+		}
 	}
 	return ds
 }

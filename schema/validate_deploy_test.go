@@ -238,3 +238,47 @@ func TestIsSSHURL(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployGitHubToken: an employee on GitHub Actions reading a
+// variable named GITHUB_* is refused (GitHub refuses such a repository
+// secret) but for GITHUB_TOKEN, the job token, which is warned about
+// until the employee declares the permissions it needs; a scope GitHub
+// does not know is refused by the schema.
+func TestDeployGitHubToken(t *testing.T) {
+	const base = `package actant
+deploy: github: {}
+mcpServers: gh: {command: "github-mcp-server", env: TOKEN: "${VAR}"}
+templates: emp: {backend: "claude-code", archetype: "employee", mcpServers: ["gh"], schedule: heartbeat: {interval: "30m", prompt: "look"}}
+agents: e: {template: "emp"AGENT}
+`
+	for _, tc := range []struct{ v, agent, err, warn string }{
+		{"GITHUB_TOKEN", ``, ``, `actant.cue:5:9: warning: agents.e: agent "e" reads GITHUB_TOKEN: on GitHub Actions that is the job's token, which may only read the repository's contents; declare what it needs: agents.e.deploy.githubPermissions: {issues: "write"}`},
+		{"GITHUB_TOKEN", `, deploy: githubPermissions: issues: "write"`, ``, ``},
+		{"GITHUB_PAT", ``, `actant.cue:5:9: agents.e: agent "e" on GitHub Actions needs GITHUB_PAT, and GitHub refuses a repository secret whose name starts with GITHUB_: read it under another name (${ACTCTL_GITHUB_PAT}), or leave the agent off GitHub`, ``},
+		{"GITHUB_PAT", `, deploy: github: false`, ``, ``},
+		{"GH_PAT", ``, ``, ``},
+		{"GITHUB_TOKEN", `, deploy: githubPermissions: issue: "write"`, `agents.e.deploy.githubPermissions.issue`, ``},
+	} {
+		src := strings.NewReplacer("VAR", tc.v, "AGENT", tc.agent).Replace(base)
+		cfg, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%+v: got %v, want %s", tc, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%+v: %v", tc, err)
+			continue
+		}
+		var got []string
+		for _, w := range cfg.Warnings {
+			if strings.Contains(w.String(), "GITHUB") || strings.Contains(w.String(), "githubPermissions") {
+				got = append(got, w.String())
+			}
+		}
+		if all := strings.Join(got, "\n"); (tc.warn == "") != (all == "") || !strings.Contains(all, tc.warn) {
+			t.Errorf("%+v: warnings %q, want %q", tc, all, tc.warn)
+		}
+	}
+}
