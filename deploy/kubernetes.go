@@ -80,7 +80,7 @@ type kube struct {
 	repo   schema.DeployRepo
 	ws     string // WorkspaceName
 	now    time.Time
-	keys   []string
+	keys   []string // the StatefulSet's: the resident agents' secrets
 	labels map[string]string
 }
 
@@ -107,7 +107,6 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		"app.kubernetes.io/managed-by": "actctl",
 	}
 	all, some := agentsOn(cfg, schema.TargetKubernetes)
-	kb.keys = secretKeys(cfg, all)
 	var resident, cron []*schema.Resolved
 	for _, r := range all {
 		if r.Agent.KubeShape() == schema.ShapeCron {
@@ -116,6 +115,7 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 			resident = append(resident, r)
 		}
 	}
+	kb.keys = secretKeys(cfg, resident) // a cron employee's are its Jobs' only
 	ws, err := kb.workspace(resident, len(cron) > 0 || some)
 	if err != nil {
 		return nil, err
