@@ -80,7 +80,8 @@ type kube struct {
 	repo   schema.DeployRepo
 	ws     string // WorkspaceName
 	now    time.Time
-	keys   []string // the StatefulSet's: the resident agents' secrets
+	keys   []string           // the StatefulSet's: the resident agents' secrets
+	all    []*schema.Resolved // the agents on Kubernetes
 	labels map[string]string
 }
 
@@ -116,6 +117,7 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		}
 	}
 	kb.keys = secretKeys(cfg, resident) // a cron employee's are its Jobs' only
+	kb.all = all
 	ws, err := kb.workspace(resident, len(cron) > 0 || some)
 	if err != nil {
 		return nil, err
@@ -153,7 +155,8 @@ func (kb *kube) meta(name string, extra map[string]string) meta {
 	return meta{Name: name, Namespace: kb.k.Namespace, Labels: labels}
 }
 
-// workspace renders the ServiceAccount, and for resident agents the
+// workspace renders the ServiceAccount, the NetworkPolicy when one is
+// asked for, and for resident agents the
 // headless Service and the StatefulSet running `actctl up --frozen`
 // (serving the workspace's webhooks on WebhookPort, exposed by the
 // Service, their secrets from the Secret, when it declares some)
@@ -162,6 +165,7 @@ func (kb *kube) meta(name string, extra map[string]string) meta {
 func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, error) {
 	no := false
 	docs := []any{object{APIVersion: "v1", Kind: "ServiceAccount", Metadata: kb.meta(kb.name(), nil), AutomountServiceAccountToken: &no}}
+	docs = append(docs, kb.networkPolicy(kb.all)...)
 	if len(resident) == 0 {
 		return yamlDocs(docs...)
 	}
@@ -251,7 +255,7 @@ func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ..
 		main.Env = append(main.Env, envVar{Name: k, ValueFrom: &envSource{SecretKeyRef: secretKeyRef{Name: kb.k.Secret, Key: k}}})
 	}
 	return podSpec{
-		ServiceAccountName: kb.name(), TerminationGracePeriodSeconds: graceSeconds,
+		ServiceAccountName: kb.name(), RuntimeClassName: kb.k.RuntimeClassName, TerminationGracePeriodSeconds: graceSeconds,
 		SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid, FSGroupChangePolicy: "OnRootMismatch", SeccompProfile: seccompProfile{Type: "RuntimeDefault"}},
 		InitContainers:  []container{clone}, Containers: []container{main}, Volumes: vols,
 	}

@@ -33,6 +33,17 @@ type DeployKubernetes struct {
 	// Resources are the StatefulSet's container's, and a cron-shaped
 	// employee's Jobs' unless it gives its own (ResourcesFor).
 	Resources Resources `json:"resources"`
+	// RuntimeClassName is every pod's RuntimeClass; "" the cluster's.
+	RuntimeClassName string `json:"runtimeClassName,omitempty"`
+	// NetworkPolicy, when given, renders a deny-by-default NetworkPolicy.
+	NetworkPolicy *NetworkPolicy `json:"networkPolicy,omitempty"`
+}
+
+// NetworkPolicy is what the pods may reach beyond DNS and the ports the
+// config names (docs/deploy.md, "Network policy").
+type NetworkPolicy struct {
+	CIDRs []string `json:"cidrs"`
+	Ports []int    `json:"ports"`
 }
 
 // Resources are a container's requests and limits (Kubernetes

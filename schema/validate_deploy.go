@@ -271,6 +271,7 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		ds = append(ds, c.Diag(Path("agents", name, "deploy", "github"), "agent %q is a %s: GitHub Actions runs scheduled tasks only (jobs end, nothing can connect to them); run it on kubernetes or systemd", name, t.Archetype))
 	}
 	ds = append(ds, c.checkEngines(name, t.Archetype)...)
+	ds = append(ds, c.checkHeadlessTrust(name, t)...)
 	if t.Archetype != ArchEmployee {
 		return ds
 	}
@@ -384,4 +385,32 @@ func (c *Config) checkGitHubInstall(name, backend string) Diagnostics {
 		why = "its installNote says " + strconv.Quote(b.InstallNote)
 	}
 	return Diagnostics{c.Diag(Path("agents", name), "agent %q on GitHub Actions: backend %q has no install command for the workflow to run (%s): give backends.%s.install, or leave the agent off GitHub (deploy: github: false)", name, backend, why, backend)}
+}
+
+// checkHeadlessTrust warns, for agent name (of template t) on a declared
+// target, when its backend gates the whole project behind a trust
+// prompt (a trust gate with a note: Codex, Gemini, Pi, ...): in a pod, a
+// runner or a unit nothing answers the prompt, so what actctl writes
+// under the gate's paths (MCP servers, settings, rules) may not load
+// there. The note says how to trust ahead where the tool allows it
+// (docs/deploy.md, "Trust gates on the targets").
+func (c *Config) checkHeadlessTrust(name string, t Template) Diagnostics {
+	b, ok := c.Backends[t.Backend]
+	if !ok || b.Trust == nil || b.Trust.Note == "" || (t.Archetype != ArchEmployee && t.Archetype != ArchService) {
+		return nil
+	}
+	var on []string
+	for _, target := range c.Deploy.declared() {
+		if c.Agents[name].RunsOn(target, t.Archetype) {
+			on = append(on, target)
+		}
+	}
+	if len(on) == 0 {
+		return nil
+	}
+	note := strings.ReplaceAll(b.Trust.Note, "{dir}", "<dir>")
+	w := c.Diag(Path("agents", name), "agent %q runs backend %s on %s, where nothing answers a trust prompt: what actctl writes under %s (MCP servers, settings) may not load there unless the directory is trusted ahead (in the image, or the tool's settings): %s",
+		name, t.Backend, strings.Join(on, ", "), strings.Join(b.Trust.Paths, ", "), note)
+	w.Warning = true
+	return Diagnostics{w}
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,6 +52,11 @@ func (c *Config) deployFields() []deployField {
 		add(CheckDeployToken, k.Image, "deploy", "kubernetes", "image")
 		add(CheckDeployToken, k.Storage.Class, "deploy", "kubernetes", "storage", "class")
 		add(checkQuantity, k.Storage.Size, "deploy", "kubernetes", "storage", "size")
+		if np := k.NetworkPolicy; np != nil {
+			for i, cidr := range np.CIDRs {
+				fs = append(fs, deployField{Path("deploy", "kubernetes", "networkPolicy", "cidrs") + fmt.Sprintf("[%d]", i), cidr, checkCIDR})
+			}
+		}
 		if k.Repo != nil {
 			add(CheckDeployToken, k.Repo.URL, "deploy", "kubernetes", "repo", "url")
 			add(CheckRefName, k.Repo.Ref, "deploy", "kubernetes", "repo", "ref")
@@ -153,6 +159,19 @@ func CheckRefName(ref string) string {
 var quantity = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?([KMGTPE]i|[kMGTPE]|m)?$`)
 })
+
+// checkCIDR refuses what a NetworkPolicy's ipBlock does not take: an
+// address block in CIDR notation, its host bits zero.
+func checkCIDR(c string) string {
+	ip, n, err := net.ParseCIDR(c)
+	if err != nil {
+		return "not an address block in CIDR notation (\"10.0.0.0/8\", \"::/0\")"
+	}
+	if !ip.Equal(n.IP) {
+		return fmt.Sprintf("has host bits set: the block is %s", n)
+	}
+	return ""
+}
 
 // checkQuantity explains why q is not a Kubernetes quantity.
 func checkQuantity(q string) string {

@@ -36,6 +36,9 @@ agents: s: {deploy: engines: ["systemd"]`, "deploy.systemd.dir", "control charac
 		{`image: "ghcr.io/acme/agents@sha256:0123"`, `image: "ghcr.io/acme/agents x"`, "deploy.kubernetes.image", "white space"},
 		{k8s, k8s + `, storage: size: "5Gi\nfoo"`, "deploy.kubernetes.storage.size", "not a Kubernetes quantity"},
 		{k8s, k8s + `, storage: class: "-x"`, "deploy.kubernetes.storage.class", "starts with \"-\""},
+		{k8s, k8s + `, networkPolicy: cidrs: ["10.0.0.0/8", "10.1.2.3/8"]`, "deploy.kubernetes.networkPolicy.cidrs[1]", "host bits set: the block is 10.0.0.0/8"},
+		{k8s, k8s + `, networkPolicy: cidrs: ["example.com"]`, "deploy.kubernetes.networkPolicy.cidrs[0]", "not an address block"},
+		{k8s, k8s + `, runtimeClassName: "g visor"`, "deploy.kubernetes.runtimeClassName", "want a string matching"},
 		{"templates: svc:", "backends: \"claude-code\": install: \"npm i ${{ github.event.inputs.prompt }}\"\ntemplates: svc:", `backends."claude-code".install`, `holds "${{"`},
 		// Held to their patterns by the schema itself.
 		{`namespace: "agents"`, `namespace: "agents\n- x"`, "deploy.kubernetes.namespace", "want a string matching"},

@@ -282,3 +282,36 @@ agents: e: {template: "emp"AGENT}
 		}
 	}
 }
+
+// TestDeployHeadlessTrust: an agent on a deploy target whose backend
+// gates the project behind a trust prompt (Codex) is warned about at
+// its position, saying what may not load and how to trust ahead; one
+// whose gate needs no answer over ACP (Claude Code), or not deployed,
+// is not.
+func TestDeployHeadlessTrust(t *testing.T) {
+	const base = `package actant
+deploy: github: {actctl: "v1.0.0"}
+templates: emp: {backend: "BACKEND", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
+agents: e: {template: "emp"AGENT}
+`
+	for _, tc := range []struct{ backend, agent, want string }{
+		{"codex", ``, `actant.cue:4:9: warning: agents.e: agent "e" runs backend codex on github, where nothing answers a trust prompt: what actctl writes under .codex/ (MCP servers, settings) may not load there unless the directory is trusted ahead (in the image, or the tool's settings): Codex reads <dir>/.codex/`},
+		{"codex", `, deploy: github: false`, ``},
+		{"claude-code", ``, ``},
+	} {
+		src := strings.NewReplacer("BACKEND", tc.backend, "AGENT", tc.agent).Replace(base)
+		cfg, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		var got []string
+		for _, w := range cfg.Warnings {
+			if strings.Contains(w.String(), "trust") {
+				got = append(got, w.String())
+			}
+		}
+		if all := strings.Join(got, "\n"); (tc.want == "") != (all == "") || !strings.Contains(all, tc.want) {
+			t.Errorf("%+v: warnings %q, want %q", tc, all, tc.want)
+		}
+	}
+}
