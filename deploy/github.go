@@ -177,7 +177,7 @@ func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool, key
 	steps := []step{
 		{Name: "Check out", Uses: uses("actions/checkout"), With: map[string]string{"persist-credentials": "false"}},
 		{Name: "Set up Go", Uses: uses("actions/setup-go"), With: map[string]string{"go-version": "stable", "cache": "false"}},
-		{Name: "Install actctl", Env: map[string]string{"ACTCTL_VERSION": g.Actctl}, Run: "go install \"github.com/actctl/actctl/cmd/actctl@$ACTCTL_VERSION\"\n"},
+		installActctl(g.InstallSource()),
 		{Name: "Install " + r.BackendName, Run: shellJoin(argv) + "\n"},
 		{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"},
 	}
@@ -264,6 +264,35 @@ func pruneScript(name string) string {
 		`  mv "$dir/actctl.log.new" "$dir/actctl.log"`,
 		`fi`,
 	}, "\n") + "\n"
+}
+
+// Module is actctl's command as `go install` names it.
+const Module = "github.com/actctl/actctl/cmd/actctl"
+
+// installActctl is the step installing actctl from in into the Go bin
+// directory setup-go puts on PATH: `go install` of the module version,
+// the release at the URL checked against its sha256 (a binary, or a
+// .tar.gz holding actctl), or `go build` of the repository's directory.
+// The values come in env:, never in the script.
+func installActctl(in schema.ActctlInstall) step {
+	switch {
+	case in.URL != "":
+		return step{Name: "Install actctl", Env: map[string]string{"ACTCTL_URL": in.URL, "ACTCTL_SHA256": in.SHA256}, Run: strings.Join([]string{
+			`f="$RUNNER_TEMP/actctl.download"`,
+			`curl -fsSL --proto '=https' -o "$f" "$ACTCTL_URL"`,
+			`echo "$ACTCTL_SHA256  $f" | sha256sum -c -`,
+			`bin="$(go env GOPATH)/bin"`,
+			`mkdir -p "$bin"`,
+			`case "$ACTCTL_URL" in`,
+			`  *.tar.gz|*.tgz) tar -xzf "$f" -C "$bin" actctl ;;`,
+			`  *) install -m 0755 "$f" "$bin/actctl" ;;`,
+			`esac`,
+		}, "\n") + "\n"}
+	case in.Path != "":
+		return step{Name: "Install actctl", Env: map[string]string{"ACTCTL_PATH": in.Path},
+			Run: "CGO_ENABLED=0 go build -o \"$(go env GOPATH)/bin/actctl\" \"./$ACTCTL_PATH\"\n"}
+	}
+	return step{Name: "Install actctl", Env: map[string]string{"ACTCTL_VERSION": in.Version}, Run: "go install \"" + Module + "@$ACTCTL_VERSION\"\n"}
 }
 
 // shellJoin writes argv as one shell command line: a word of plain

@@ -2,11 +2,14 @@ package deploy
 
 import (
 	"maps"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/actctl/actctl/schema"
 )
 
 // TestGitHubWorkflows: a workflow per employee (none for the service),
@@ -97,4 +100,49 @@ func taskEnv(t *testing.T, w workflow) map[string]string {
 
 func keys(m map[string]string) string {
 	return strings.Join(slices.Sorted(maps.Keys(m)), ",")
+}
+
+// TestGitHubInstallSource: the workflow's "Install actctl" step takes
+// deploy.github.install: the module at a version (the default: the
+// version deploy.github.actctl gives), a release's URL checked against
+// its sha256, or the repository's directory built with go build; the
+// values come in env:, and the script parses under bash -n.
+func TestGitHubInstallSource(t *testing.T) {
+	cfg := loadTeam(t)
+	sum := strings.Repeat("0f", 32)
+	for _, tc := range []struct {
+		in       *schema.ActctlInstall
+		env, in2 string
+	}{
+		{nil, "ACTCTL_VERSION=v0.9.0", `go install "github.com/actctl/actctl/cmd/actctl@$ACTCTL_VERSION"`},
+		{&schema.ActctlInstall{Version: "v1.2.3"}, "ACTCTL_VERSION=v1.2.3", `go install "github.com/actctl/actctl/cmd/actctl@$ACTCTL_VERSION"`},
+		{&schema.ActctlInstall{Path: "cmd/actctl"}, "ACTCTL_PATH=cmd/actctl", `go build -o "$(go env GOPATH)/bin/actctl" "./$ACTCTL_PATH"`},
+		{&schema.ActctlInstall{URL: "https://example.com/actctl", SHA256: sum}, "ACTCTL_SHA256=" + sum + ",ACTCTL_URL=https://example.com/actctl", `sha256sum -c -`},
+	} {
+		cfg.Deploy.GitHub.Install = tc.in
+		outs, err := Render(cfg, Options{Now: goldenNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w workflow
+		if err := yaml.Unmarshal(outs[1].Files[0].Content, &w); err != nil {
+			t.Fatal(err)
+		}
+		var s step
+		for _, st := range w.Jobs["task"].Steps {
+			if st.Name == "Install actctl" {
+				s = st
+			}
+		}
+		var env []string
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			env = append(env, k+"="+s.Env[k])
+		}
+		if strings.Join(env, ",") != tc.env || !strings.Contains(s.Run, tc.in2) || strings.Contains(s.Run, "${{") {
+			t.Errorf("%+v: env %v, script:\n%s", tc.in, env, s.Run)
+		}
+		if out, err := exec.Command("bash", "-n", "-c", s.Run).CombinedOutput(); err != nil {
+			t.Errorf("%+v: bash -n: %v\n%s", tc.in, err, out)
+		}
+	}
 }

@@ -133,6 +133,11 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		files = append(files, File{Path: kb.path(name), Content: b})
 		resources = append(resources, name)
 	}
+	df, err := dockerfile(cfg, k)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, File{Path: kb.path("Dockerfile"), Content: df})
 	kz, err := yamlDocs(kustomization{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", Namespace: k.Namespace, Resources: resources})
 	if err != nil {
 		return nil, err

@@ -33,6 +33,8 @@ type DeployKubernetes struct {
 	// Resources are the StatefulSet's container's, and a cron-shaped
 	// employee's Jobs' unless it gives its own (ResourcesFor).
 	Resources Resources `json:"resources"`
+	// Install is where the image recipe gets actctl.
+	Install ActctlInstall `json:"install"`
 	// RuntimeClassName is every pod's RuntimeClass; "" the cluster's.
 	RuntimeClassName string `json:"runtimeClassName,omitempty"`
 	// NetworkPolicy, when given, renders a deny-by-default NetworkPolicy.
@@ -116,10 +118,32 @@ type DeployGitHub struct {
 	State  string `json:"state"`
 	Dir    string `json:"dir"`
 	Actctl string `json:"actctl"`
+	// Install is where the workflows get actctl; nil is the module at
+	// version Actctl (InstallSource).
+	Install *ActctlInstall `json:"install,omitempty"`
 	// KeepLogs is how many task logs StateBranch and StateCache carry.
 	KeepLogs int `json:"keepLogs"`
 	// LogDays is the retention of a run's log artifact, in days.
 	LogDays int `json:"logDays"`
+}
+
+// ActctlInstall is where a target gets actctl (#ActctlInstall): one of
+// Version (the module's), URL with SHA256 (a release's binary or
+// .tar.gz), or Path (a directory of the repository to build).
+type ActctlInstall struct {
+	Version string `json:"version,omitempty"`
+	URL     string `json:"url,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
+	Path    string `json:"path,omitempty"`
+}
+
+// InstallSource is where the workflows get actctl: Install, else the
+// module at version Actctl.
+func (g *DeployGitHub) InstallSource() ActctlInstall {
+	if g.Install != nil {
+		return *g.Install
+	}
+	return ActctlInstall{Version: g.Actctl}
 }
 
 // GitHub state carriers (docs/deploy.md, "GitHub Actions").

@@ -146,7 +146,7 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 		w.Warning = true
 		ds = append(ds, w)
 	}
-	if g := d.github(); g != nil && g.Actctl == "latest" {
+	if g := d.github(); g != nil && g.InstallSource().Version == "latest" {
 		w := c.Diag(Path("deploy", "github"), "the workflows install actctl@latest: give deploy.github.actctl a version (\"v0.9.0\") so that every run uses the actctl you tested")
 		w.Warning = true
 		ds = append(ds, w)

@@ -39,6 +39,10 @@ agents: s: {deploy: engines: ["systemd"]`, "deploy.systemd.dir", "control charac
 		{k8s, k8s + `, networkPolicy: cidrs: ["10.0.0.0/8", "10.1.2.3/8"]`, "deploy.kubernetes.networkPolicy.cidrs[1]", "host bits set: the block is 10.0.0.0/8"},
 		{k8s, k8s + `, networkPolicy: cidrs: ["example.com"]`, "deploy.kubernetes.networkPolicy.cidrs[0]", "not an address block"},
 		{k8s, k8s + `, runtimeClassName: "g visor"`, "deploy.kubernetes.runtimeClassName", "want a string matching"},
+		{k8s, k8s + `, install: path: "../actctl"`, "deploy.kubernetes.install.path", "not a directory inside the repository"},
+		{"github: {}", `github: install: path: "cmd/$(x)"`, "deploy.github.install.path", "a $"},
+		{"github: {}", `github: install: version: "main; rm -rf ~"`, "deploy.github.install.version", "not a version"},
+		{"github: {}", `github: install: {url: "https://x/a b", sha256: "` + strings.Repeat("0", 64) + `"}`, "deploy.github.install.url", "white space"},
 		{"templates: svc:", "backends: \"claude-code\": install: \"npm i ${{ github.event.inputs.prompt }}\"\ntemplates: svc:", `backends."claude-code".install`, `holds "${{"`},
 		// Held to their patterns by the schema itself.
 		{`namespace: "agents"`, `namespace: "agents\n- x"`, "deploy.kubernetes.namespace", "want a string matching"},
