@@ -135,7 +135,7 @@ func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolv
 	if !heartbeat { // what taskScript does with an empty prompt
 		w.On.WorkflowDispatch.Inputs["prompt"] = input{Description: "A task for " + r.Name + " (required: " + r.Name + " has no heartbeat)", Type: "string"}
 	}
-	steps, err := githubSteps(g, r, heartbeat, secretKeys(cfg, []*schema.Resolved{r}))
+	steps, err := githubSteps(cfg, g, r, heartbeat, secretKeys(cfg, []*schema.Resolved{r}))
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolv
 // employee's state, run the task with the secrets keys (GITHUB_TOKEN:
 // the job token) in its step's environment only, prune the carried
 // logs, save the state, upload the logs.
-func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool, keys []string) ([]step, error) {
+func githubSteps(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool, keys []string) ([]step, error) {
 	argv, err := schema.InstallArgv(r.Backend.Install)
 	if err != nil {
 		return nil, fmt.Errorf("backend %q: install %q: %w", r.BackendName, r.Backend.Install, err)
@@ -187,6 +187,9 @@ func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool, key
 		if k == schema.JobToken {
 			env[k] = "${{ github.token }}"
 		}
+	}
+	if trust := codexTrust(trustDirs(cfg, schema.TargetGitHub, []*schema.Resolved{r}, func(r *schema.Resolved) string { return "$ACTANT_HOME/instances/" + r.Name })); trust != "" {
+		steps = append(steps, step{Name: "Trust " + r.Name + "'s directory for " + r.BackendName, Run: trust})
 	}
 	task := step{Name: "Run the task", Env: env, Run: taskScript(r.Name, heartbeat)}
 	steps = append(steps, stateSteps(g, r.Name, task)...)

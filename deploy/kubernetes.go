@@ -197,7 +197,7 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 		PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
 	}}
 	up.Ports = ports
-	pod := kb.pod(up, keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
+	pod := kb.pod(up, keys, kb.k.Resources, resident, volume{Name: "tmp", EmptyDir: &struct{}{}})
 	sts := statefulSetSpec{
 		ServiceName: kb.name(), Replicas: 1, Selector: selector{MatchLabels: sel},
 		Template:             podTemplate{Metadata: pm, Spec: pod},
@@ -233,18 +233,19 @@ func (kb *kube) claim(mode string) claimSpec {
 	return claimSpec{AccessModes: []string{mode}, StorageClassName: kb.k.Storage.Class, Resources: resources{Requests: map[string]string{"storage": kb.k.Storage.Size}}}
 }
 
-// pod is the pod spec around main: the clone first, the data volume
+// pod is the pod spec around main: the clone first (which also trusts
+// the directories of the agents trusted for Codex, codexTrust), the data volume
 // (a claim template's "data", unless vols name another) and /tmp; the
 // main container gets keys from the Secret; both get res (the clone
 // runs before main: the pod's own need is the larger of the two).
-func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ...volume) podSpec {
+func (kb *kube) pod(main container, keys []string, res schema.Resources, trusted []*schema.Resolved, vols ...volume) podSpec {
 	mounts := []volumeMount{{Name: "data", MountPath: dataDir}, {Name: "tmp", MountPath: "/tmp"}}
 	env := func(more ...envVar) []envVar {
 		return append([]envVar{{Name: "HOME", Value: homeDir}, {Name: "ACTANT_HOME", Value: actantHome}}, more...)
 	}
 	sec := containerSecurity{ReadOnlyRootFilesystem: true, Capabilities: capabilities{Drop: []string{"ALL"}}}
 	clone := container{
-		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript},
+		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript + codexTrust(trustDirs(kb.cfg, schema.TargetKubernetes, trusted, func(r *schema.Resolved) string { return podDir(kb.cfg, r) }))},
 		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
 		VolumeMounts: mounts, SecurityContext: sec,
 	}
@@ -280,7 +281,7 @@ func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
 	for _, e := range entries {
 		args := []string{"-C", WorkspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
 		main := container{Name: "task", Command: []string{"actctl"}, Args: args, TerminationMessagePolicy: "FallbackToLogsOnError"}
-		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), kb.k.ResourcesFor(r.Agent), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
+		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), kb.k.ResourcesFor(r.Agent), []*schema.Resolved{r}, volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
 		pod.RestartPolicy = "Never"
 		pod.Containers[0].Env = append(pod.Containers[0].Env, envVar{Name: "ACTCTL_TERMINATION_LOG", Value: "/dev/termination-log"})
 		pm := meta{Labels: withAgent(kb.labels, agent)}

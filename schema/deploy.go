@@ -282,3 +282,26 @@ func (c *Config) SecretRefs(ts []Template) map[string]bool {
 	}
 	return keys
 }
+
+// PreTrustBackend is the backend whose trust gate the renderers answer
+// ahead on Kubernetes and GitHub Actions: Codex reads a trusted
+// project's .codex/ by its path in ~/.codex/config.toml
+// (docs/deploy.md, "Trust gates on the targets").
+const PreTrustBackend = "codex"
+
+// PreTrusted reports whether the renderer of target trusts agent name's
+// directory for its backend ahead (PreTrustBackend, on Kubernetes or
+// GitHub Actions, for an instance directory or a project agent at the
+// workspace's root), so that no prompt is left for nobody to answer.
+func (c *Config) PreTrusted(name, target string) bool {
+	a, ok := c.Agents[name]
+	if !ok || (target != TargetKubernetes && target != TargetGitHub) {
+		return false
+	}
+	t, ok := c.Templates[a.Template]
+	if !ok || t.Backend != PreTrustBackend {
+		return false
+	}
+	arch, ok := c.Archetypes[t.Archetype]
+	return ok && (arch.Workspace != WorkspaceProject || a.WorkDir == "")
+}

@@ -401,7 +401,7 @@ func (c *Config) checkHeadlessTrust(name string, t Template) Diagnostics {
 	}
 	var on []string
 	for _, target := range c.Deploy.declared() {
-		if c.Agents[name].RunsOn(target, t.Archetype) {
+		if c.Agents[name].RunsOn(target, t.Archetype) && !c.PreTrusted(name, target) {
 			on = append(on, target)
 		}
 	}

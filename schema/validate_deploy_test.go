@@ -284,22 +284,25 @@ agents: e: {template: "emp"AGENT}
 }
 
 // TestDeployHeadlessTrust: an agent on a deploy target whose backend
-// gates the project behind a trust prompt (Codex) is warned about at
-// its position, saying what may not load and how to trust ahead; one
-// whose gate needs no answer over ACP (Claude Code), or not deployed,
-// is not.
+// gates the project behind a trust prompt (Gemini; Codex on systemd) is
+// warned about at its position, saying what may not load and how to
+// trust ahead; one the renderer trusts ahead (Codex on GitHub and
+// Kubernetes), one whose gate needs no answer over ACP (Claude Code),
+// or one not deployed, is not.
 func TestDeployHeadlessTrust(t *testing.T) {
 	const base = `package actant
-deploy: github: {actctl: "v1.0.0"}
+deploy: {github: {actctl: "v1.0.0"}, TARGET}
 templates: emp: {backend: "BACKEND", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
 agents: e: {template: "emp"AGENT}
 `
-	for _, tc := range []struct{ backend, agent, want string }{
-		{"codex", ``, `actant.cue:4:9: warning: agents.e: agent "e" runs backend codex on github, where nothing answers a trust prompt: what actctl writes under .codex/ (MCP servers, settings) may not load there unless the directory is trusted ahead (in the image, or the tool's settings): Codex reads <dir>/.codex/`},
-		{"codex", `, deploy: github: false`, ``},
-		{"claude-code", ``, ``},
+	for _, tc := range []struct{ backend, target, agent, want string }{
+		{"gemini", ``, ``, `actant.cue:4:9: warning: agents.e: agent "e" runs backend gemini on github, where nothing answers a trust prompt: what actctl writes under .gemini/`},
+		{"codex", `systemd: {}`, `, deploy: engines: ["github", "systemd"]`, `actant.cue:4:9: warning: agents.e: agent "e" runs backend codex on systemd, where nothing answers a trust prompt: what actctl writes under .codex/ (MCP servers, settings) may not load there unless the directory is trusted ahead (in the image, or the tool's settings): Codex reads <dir>/.codex/`},
+		{"codex", `kubernetes: {namespace: "a", image: "i@sha256:0", secret: "s", repo: url: "https://x/y"}`, `, deploy: engines: ["github", "kubernetes"]`, ``},
+		{"gemini", ``, `, deploy: github: false`, ``},
+		{"claude-code", ``, ``, ``},
 	} {
-		src := strings.NewReplacer("BACKEND", tc.backend, "AGENT", tc.agent).Replace(base)
+		src := strings.NewReplacer("BACKEND", tc.backend, "AGENT", tc.agent, ", TARGET", map[bool]string{true: "", false: ", " + tc.target}[tc.target == ""]).Replace(base)
 		cfg, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
 		if err != nil {
 			t.Fatalf("%+v: %v", tc, err)
