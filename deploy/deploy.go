@@ -170,48 +170,19 @@ func agentsOn(cfg *schema.Config, target string) (on []*schema.Resolved, some bo
 	return on, len(on) < len(all)
 }
 
-// envRef finds the variables a value reads: ${NAME}, and ${NAME:-default}
-// (its second group then not empty: the variable may be unset).
-var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?`) })
-
 // secretKeys are the environment variables the agents rs need from the
-// Secret: those their MCP servers read, the hub sources' tokens and
-// deploy.secretKeys, sorted. Names only: values never enter the config.
+// Secret, sorted (schema.Config.SecretRefs).
 func secretKeys(cfg *schema.Config, rs []*schema.Resolved) []string {
 	return slices.Sorted(maps.Keys(secretRefs(cfg, rs)))
 }
 
-// secretRefs maps each variable secretKeys lists to whether the agents
-// need it set: false when every reference gives a default.
+// secretRefs is cfg.SecretRefs of the agents rs.
 func secretRefs(cfg *schema.Config, rs []*schema.Resolved) map[string]bool {
-	keys := map[string]bool{}
-	if cfg.Deploy != nil {
-		for _, k := range cfg.Deploy.SecretKeys {
-			keys[k] = true
-		}
+	templates := make([]schema.Template, len(rs))
+	for i, r := range rs {
+		templates[i] = r.Template
 	}
-	for _, h := range cfg.Hub {
-		if h.Auth != nil && h.Auth.TokenEnv != "" {
-			keys[h.Auth.TokenEnv] = true
-		}
-	}
-	for _, r := range rs {
-		for _, name := range r.Template.MCPServers {
-			s, ok := cfg.MCPServers[name]
-			if !ok {
-				continue
-			}
-			vals := append([]string{s.Command, s.URL}, s.Args...)
-			vals = append(vals, slices.Collect(maps.Values(s.Env))...)
-			vals = append(vals, slices.Collect(maps.Values(s.Headers))...)
-			for _, v := range vals {
-				for _, m := range envRef().FindAllStringSubmatch(v, -1) {
-					keys[m[1]] = keys[m[1]] || m[2] == ""
-				}
-			}
-		}
-	}
-	return keys
+	return cfg.SecretRefs(templates)
 }
 
 // MissingSecrets lists, sorted, the variables the config names for the

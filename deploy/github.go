@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path"
 	"strings"
 
@@ -18,6 +19,7 @@ var actions = []struct{ name, ref, version string }{
 	{"actions/cache/restore", "5a3ec84eff668545956fd18022155c47e93e2684", "v4.2.3"},
 	{"actions/cache/save", "5a3ec84eff668545956fd18022155c47e93e2684", "v4.2.3"},
 	{"actions/upload-artifact", "ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"},
+	{"actions/download-artifact", "d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"},
 }
 
 func uses(name string) string {
@@ -66,19 +68,22 @@ type concurrency struct {
 }
 
 type job struct {
+	Needs          string            `yaml:"needs,omitempty"`
+	If             string            `yaml:"if,omitempty"`
 	RunsOn         string            `yaml:"runs-on"`
 	TimeoutMinutes int               `yaml:"timeout-minutes"`
-	Env            map[string]string `yaml:"env,omitempty"`
+	Permissions    map[string]string `yaml:"permissions"`
 	Steps          []step            `yaml:"steps"`
 }
 
 type step struct {
-	Name string            `yaml:"name"`
-	If   string            `yaml:"if,omitempty"`
-	Uses string            `yaml:"uses,omitempty"`
-	With map[string]string `yaml:"with,omitempty"`
-	Env  map[string]string `yaml:"env,omitempty"`
-	Run  string            `yaml:"run,omitempty"`
+	Name            string            `yaml:"name"`
+	If              string            `yaml:"if,omitempty"`
+	ContinueOnError bool              `yaml:"continue-on-error,omitempty"`
+	Uses            string            `yaml:"uses,omitempty"`
+	With            map[string]string `yaml:"with,omitempty"`
+	Env             map[string]string `yaml:"env,omitempty"`
+	Run             string            `yaml:"run,omitempty"`
 }
 
 // renderGitHub renders a workflow per employee on GitHub Actions.
@@ -105,17 +110,18 @@ func renderGitHub(cfg *schema.Config, o Options) ([]File, error) {
 	return files, nil
 }
 
+// githubWorkflow is employee r's workflow: its task job, whose token
+// only reads the repository's contents (and what the employee declares,
+// schema.AgentDeploy.GitHubPermissions); with state "branch", a second
+// job, which runs no agent, pushes the state with contents: write.
 func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved, entries []schema.ScheduleEntry) ([]byte, error) {
 	w := workflow{
 		Name:        "actctl " + r.Name,
 		Concurrency: concurrency{Group: "actctl-" + r.Name},
-		Permissions: map[string]string{"contents": "read"},
+		Permissions: map[string]string{},
 		On: workflowOn{WorkflowDispatch: dispatch{Inputs: map[string]input{
 			"prompt": {Description: "A task for " + r.Name + " (empty: its heartbeat)", Type: "string"},
 		}}},
-	}
-	if g.State == schema.StateBranch {
-		w.Permissions["contents"] = "write"
 	}
 	heartbeat := false
 	for _, e := range entries {
@@ -129,15 +135,19 @@ func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolv
 	if !heartbeat { // what taskScript does with an empty prompt
 		w.On.WorkflowDispatch.Inputs["prompt"] = input{Description: "A task for " + r.Name + " (required: " + r.Name + " has no heartbeat)", Type: "string"}
 	}
-	env := map[string]string{}
-	for _, k := range secretKeys(cfg, []*schema.Resolved{r}) {
-		env[k] = "${{ secrets." + k + " }}"
-	}
-	steps, err := githubSteps(g, r, heartbeat)
+	steps, err := githubSteps(cfg, g, r, heartbeat, secretKeys(cfg, []*schema.Resolved{r}))
 	if err != nil {
 		return nil, err
 	}
-	w.Jobs = map[string]job{"task": {RunsOn: g.RunsOn, TimeoutMinutes: taskTimeout, Env: env, Steps: steps}}
+	perms := map[string]string{"contents": "read"}
+	if r.Agent.Deploy != nil {
+		maps.Copy(perms, r.Agent.Deploy.GitHubPermissions)
+	}
+	w.Jobs = map[string]job{"task": {RunsOn: g.RunsOn, TimeoutMinutes: taskTimeout, Permissions: perms, Steps: steps}}
+	if g.State == schema.StateBranch {
+		w.Jobs["state"] = job{Needs: "task", If: "always()", RunsOn: g.RunsOn, TimeoutMinutes: 10,
+			Permissions: map[string]string{"contents": "write"}, Steps: branchSaveSteps(r.Name)}
+	}
 	body, err := yamlDocs(w)
 	if err != nil {
 		return nil, err
@@ -154,39 +164,138 @@ func githubWorkflow(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolv
 	return b.Bytes(), nil
 }
 
-// githubSteps: check out, install actctl and the backend, restore the
-// employee's instance (its .heartbeat and logs), run the task, save the
-// instance, upload its logs.
-func githubSteps(g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool) ([]step, error) {
-	inst := "${{ runner.temp }}/actant/instances/" + r.Name
-	steps := []step{
-		{Name: "Check out", Uses: uses("actions/checkout"), With: map[string]string{"persist-credentials": fmt.Sprint(g.State == schema.StateBranch)}},
-		{Name: "Set up Go", Uses: uses("actions/setup-go"), With: map[string]string{"go-version": "stable", "cache": "false"}},
-		{Name: "Install actctl", Env: map[string]string{"ACTCTL_VERSION": g.Actctl}, Run: "go install \"github.com/actctl/actctl/cmd/actctl@$ACTCTL_VERSION\"\n"},
-	}
+// githubSteps are the task job's: check out (no credentials kept where
+// the agent works), install actctl and the backend, restore the
+// employee's state, run the task with the secrets keys (GITHUB_TOKEN:
+// the job token) in its step's environment only, prune the carried
+// logs, save the state, upload the logs.
+func githubSteps(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved, heartbeat bool, keys []string) ([]step, error) {
 	argv, err := schema.InstallArgv(r.Backend.Install)
 	if err != nil {
 		return nil, fmt.Errorf("backend %q: install %q: %w", r.BackendName, r.Backend.Install, err)
 	}
-	steps = append(steps, step{Name: "Install " + r.BackendName, Run: shellJoin(argv) + "\n"})
-	steps = append(steps, step{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"})
-	if g.State == schema.StateBranch {
-		steps = append(steps, step{Name: "Restore " + r.Name + "'s state", Run: branchRestore(r.Name)})
-	} else {
-		steps = append(steps, step{Name: "Restore " + r.Name + "'s state", Uses: uses("actions/cache/restore"),
-			With: map[string]string{"path": statePaths(inst), "key": "actctl-" + r.Name + "-${{ github.run_id }}", "restore-keys": "actctl-" + r.Name + "-"}})
+	steps := []step{
+		{Name: "Check out", Uses: uses("actions/checkout"), With: map[string]string{"persist-credentials": "false"}},
+		{Name: "Set up Go", Uses: uses("actions/setup-go"), With: map[string]string{"go-version": "stable", "cache": "false"}},
+		installActctl(g.InstallSource()),
+		{Name: "Install " + r.BackendName, Run: shellJoin(argv) + "\n"},
+		{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"},
 	}
-	steps = append(steps, step{Name: "Run the task",
-		Env: map[string]string{"PROMPT": "${{ inputs.prompt }}", "SCHEDULE": "${{ github.event.schedule }}"},
-		Run: taskScript(r.Name, heartbeat)})
-	if g.State == schema.StateBranch {
-		steps = append(steps, step{Name: "Save " + r.Name + "'s state", If: "always()", Run: branchSave(r.Name)})
-	} else {
-		steps = append(steps, step{Name: "Save " + r.Name + "'s state", If: "always()", Uses: uses("actions/cache/save"),
-			With: map[string]string{"path": statePaths(inst), "key": "actctl-" + r.Name + "-${{ github.run_id }}"}})
+	env := map[string]string{"PROMPT": "${{ inputs.prompt }}", "SCHEDULE": "${{ github.event.schedule }}"}
+	for _, k := range keys {
+		env[k] = "${{ secrets." + k + " }}"
+		if k == schema.JobToken {
+			env[k] = "${{ github.token }}"
+		}
 	}
+	if trust := codexTrust(trustDirs(cfg, schema.TargetGitHub, []*schema.Resolved{r}, func(r *schema.Resolved) string { return "$ACTANT_HOME/instances/" + r.Name })); trust != "" {
+		steps = append(steps, step{Name: "Trust " + r.Name + "'s directory for " + r.BackendName, Run: trust})
+	}
+	task := step{Name: "Run the task", Env: env, Run: taskScript(r.Name, heartbeat)}
+	steps = append(steps, stateSteps(g, r.Name, task)...)
+	if g.State == schema.StateNone {
+		return steps, nil
+	}
+	inst := "${{ runner.temp }}/actant/instances/" + r.Name
 	return append(steps, step{Name: "Upload the task log", If: "always()", Uses: uses("actions/upload-artifact"),
-		With: map[string]string{"name": "actctl-" + r.Name + "-${{ github.run_id }}", "path": inst + "/logs", "if-no-files-found": "ignore"}}), nil
+		With: map[string]string{"name": "actctl-" + r.Name + "-${{ github.run_id }}", "path": inst + "/logs", "if-no-files-found": "ignore", "retention-days": fmt.Sprint(g.LogDays)}}), nil
+}
+
+// stateSteps surround the task step with the restore and save of the
+// employee's state as g.State carries it (docs/deploy.md, "GitHub
+// Actions").
+func stateSteps(g *schema.DeployGitHub, name string, task step) []step {
+	inst := "${{ runner.temp }}/actant/instances/" + name
+	paths, key := statePaths(inst, stateFiles), "actctl-"+name+"-"
+	if g.State == schema.StateArtifact || g.State == schema.StateNone {
+		paths, key = statePaths(inst, stateFiles[:1]), "actctl-"+name+"-heartbeat-"
+	}
+	prune := step{Name: "Prune " + name + "'s logs", If: "always()", Env: map[string]string{"KEEP": fmt.Sprint(g.KeepLogs)}, Run: pruneScript(name)}
+	if g.State == schema.StateBranch {
+		return []step{
+			{Name: "Restore " + name + "'s state", Env: map[string]string{"ACTCTL_TOKEN": "${{ github.token }}"}, Run: gitAuth + branchRestore(name)},
+			task, prune,
+			{Name: "Hand " + name + "'s state to the state job", If: "always()", Uses: uses("actions/upload-artifact"),
+				With: map[string]string{"name": stateArtifact(name), "path": paths, "if-no-files-found": "ignore", "include-hidden-files": "true", "retention-days": "1"}},
+		}
+	}
+	steps := []step{{Name: "Restore " + name + "'s state", Uses: uses("actions/cache/restore"),
+		With: map[string]string{"path": paths, "key": key + "${{ github.run_id }}", "restore-keys": key}}, task}
+	if g.State == schema.StateCache {
+		steps = append(steps, prune)
+	}
+	return append(steps, step{Name: "Save " + name + "'s state", If: "always()", Uses: uses("actions/cache/save"),
+		With: map[string]string{"path": paths, "key": key + "${{ github.run_id }}"}})
+}
+
+// stateArtifact names the artifact the task job hands the state job.
+func stateArtifact(name string) string { return "actctl-" + name + "-state-${{ github.run_id }}" }
+
+// branchSaveSteps are the state job's: it runs no agent, and its token
+// alone may write the repository's contents: check out (no credentials
+// kept), take the state the task job handed over, push it.
+func branchSaveSteps(name string) []step {
+	return []step{
+		{Name: "Check out", Uses: uses("actions/checkout"), With: map[string]string{"persist-credentials": "false"}},
+		{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"},
+		{Name: "Take " + name + "'s state", ContinueOnError: true, Uses: uses("actions/download-artifact"),
+			With: map[string]string{"name": stateArtifact(name), "path": "${{ runner.temp }}/actant/instances/" + name}},
+		{Name: "Save " + name + "'s state", Env: map[string]string{"ACTCTL_TOKEN": "${{ github.token }}"}, Run: gitAuth + branchSave(name)},
+	}
+}
+
+// gitAuth gives the step's git commands the job token ($ACTCTL_TOKEN,
+// the step's alone) as actions/checkout would, through git's
+// environment: nothing is written to .git/config, where the agent works.
+const gitAuth = `if [ -n "${ACTCTL_TOKEN:-}" ]; then
+  export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="http.${GITHUB_SERVER_URL:-https://github.com}/.extraheader"
+  GIT_CONFIG_VALUE_0="AUTHORIZATION: basic $(printf 'x-access-token:%s' "$ACTCTL_TOKEN" | base64 | tr -d '\n')"
+  export GIT_CONFIG_VALUE_0
+fi
+`
+
+// pruneScript keeps the newest $KEEP task logs of the employee and as
+// many summary lines: the carried state does not grow without bound.
+func pruneScript(name string) string {
+	return strings.Join([]string{
+		`dir="$ACTANT_HOME/instances/` + name + `/logs"`,
+		`if [ -d "$dir/tasks" ]; then`,
+		`  find "$dir/tasks" -type f -name '*.jsonl' | sort -r | tail -n +"$((KEEP + 1))" | xargs -r rm -f --`,
+		`fi`,
+		`if [ -f "$dir/actctl.log" ]; then`,
+		`  tail -n "$KEEP" "$dir/actctl.log" > "$dir/actctl.log.new"`,
+		`  mv "$dir/actctl.log.new" "$dir/actctl.log"`,
+		`fi`,
+	}, "\n") + "\n"
+}
+
+// Module is actctl's command as `go install` names it.
+const Module = "github.com/actctl/actctl/cmd/actctl"
+
+// installActctl is the step installing actctl from in into the Go bin
+// directory setup-go puts on PATH: `go install` of the module version,
+// the release at the URL checked against its sha256 (a binary, or a
+// .tar.gz holding actctl), or `go build` of the repository's directory.
+// The values come in env:, never in the script.
+func installActctl(in schema.ActctlInstall) step {
+	switch {
+	case in.URL != "":
+		return step{Name: "Install actctl", Env: map[string]string{"ACTCTL_URL": in.URL, "ACTCTL_SHA256": in.SHA256}, Run: strings.Join([]string{
+			`f="$RUNNER_TEMP/actctl.download"`,
+			`curl -fsSL --proto '=https' -o "$f" "$ACTCTL_URL"`,
+			`echo "$ACTCTL_SHA256  $f" | sha256sum -c -`,
+			`bin="$(go env GOPATH)/bin"`,
+			`mkdir -p "$bin"`,
+			`case "$ACTCTL_URL" in`,
+			`  *.tar.gz|*.tgz) tar -xzf "$f" -C "$bin" actctl ;;`,
+			`  *) install -m 0755 "$f" "$bin/actctl" ;;`,
+			`esac`,
+		}, "\n") + "\n"}
+	case in.Path != "":
+		return step{Name: "Install actctl", Env: map[string]string{"ACTCTL_PATH": in.Path},
+			Run: "CGO_ENABLED=0 go build -o \"$(go env GOPATH)/bin/actctl\" \"./$ACTCTL_PATH\"\n"}
+	}
+	return step{Name: "Install actctl", Env: map[string]string{"ACTCTL_VERSION": in.Version}, Run: "go install \"" + Module + "@$ACTCTL_VERSION\"\n"}
 }
 
 // shellJoin writes argv as one shell command line: a word of plain
@@ -236,11 +345,11 @@ func branchRestore(name string) string {
 // files actctl finds and does not own, which task refuses).
 var stateFiles = []string{".heartbeat", "logs"}
 
-// statePaths is stateFiles in the instance inst, one a line (the cache
-// actions' path list).
-func statePaths(inst string) string {
+// statePaths is files in the instance inst, one a line (the cache and
+// artifact actions' path list).
+func statePaths(inst string, files []string) string {
 	var b strings.Builder
-	for _, f := range stateFiles {
+	for _, f := range files {
 		b.WriteString(inst + "/" + f + "\n")
 	}
 	return b.String()

@@ -78,6 +78,7 @@ type podTemplate struct {
 type podSpec struct {
 	ServiceAccountName            string      `yaml:"serviceAccountName"`
 	AutomountServiceAccountToken  bool        `yaml:"automountServiceAccountToken"`
+	RuntimeClassName              string      `yaml:"runtimeClassName,omitempty"`
 	RestartPolicy                 string      `yaml:"restartPolicy,omitempty"`
 	TerminationGracePeriodSeconds int         `yaml:"terminationGracePeriodSeconds"`
 	SecurityContext               podSecurity `yaml:"securityContext"`
@@ -199,4 +200,33 @@ type jobSpec struct {
 	ActiveDeadlineSeconds   int         `yaml:"activeDeadlineSeconds"`
 	TTLSecondsAfterFinished int         `yaml:"ttlSecondsAfterFinished"`
 	Template                podTemplate `yaml:"template"`
+}
+
+type networkPolicySpec struct {
+	PodSelector selector     `yaml:"podSelector"`
+	PolicyTypes []string     `yaml:"policyTypes"`
+	Ingress     []policyRule `yaml:"ingress,omitempty"`
+	Egress      []egressRule `yaml:"egress"`
+}
+
+type policyRule struct {
+	Ports []policyPort `yaml:"ports"`
+}
+
+type egressRule struct {
+	To    []peer       `yaml:"to,omitempty"`
+	Ports []policyPort `yaml:"ports"`
+}
+
+type peer struct {
+	IPBlock ipBlock `yaml:"ipBlock"`
+}
+
+type ipBlock struct {
+	CIDR string `yaml:"cidr"`
+}
+
+type policyPort struct {
+	Protocol string `yaml:"protocol"`
+	Port     int    `yaml:"port"`
 }

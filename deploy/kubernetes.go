@@ -80,7 +80,8 @@ type kube struct {
 	repo   schema.DeployRepo
 	ws     string // WorkspaceName
 	now    time.Time
-	keys   []string
+	keys   []string           // the StatefulSet's: the resident agents' secrets
+	all    []*schema.Resolved // the agents on Kubernetes
 	labels map[string]string
 }
 
@@ -107,7 +108,6 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		"app.kubernetes.io/managed-by": "actctl",
 	}
 	all, some := agentsOn(cfg, schema.TargetKubernetes)
-	kb.keys = secretKeys(cfg, all)
 	var resident, cron []*schema.Resolved
 	for _, r := range all {
 		if r.Agent.KubeShape() == schema.ShapeCron {
@@ -116,6 +116,8 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 			resident = append(resident, r)
 		}
 	}
+	kb.keys = secretKeys(cfg, resident) // a cron employee's are its Jobs' only
+	kb.all = all
 	ws, err := kb.workspace(resident, len(cron) > 0 || some)
 	if err != nil {
 		return nil, err
@@ -131,6 +133,11 @@ func renderKubernetes(cfg *schema.Config, o Options) ([]File, error) {
 		files = append(files, File{Path: kb.path(name), Content: b})
 		resources = append(resources, name)
 	}
+	df, err := dockerfile(cfg, k)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, File{Path: kb.path("Dockerfile"), Content: df})
 	kz, err := yamlDocs(kustomization{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", Namespace: k.Namespace, Resources: resources})
 	if err != nil {
 		return nil, err
@@ -153,7 +160,8 @@ func (kb *kube) meta(name string, extra map[string]string) meta {
 	return meta{Name: name, Namespace: kb.k.Namespace, Labels: labels}
 }
 
-// workspace renders the ServiceAccount, and for resident agents the
+// workspace renders the ServiceAccount, the NetworkPolicy when one is
+// asked for, and for resident agents the
 // headless Service and the StatefulSet running `actctl up --frozen`
 // (serving the workspace's webhooks on WebhookPort, exposed by the
 // Service, their secrets from the Secret, when it declares some)
@@ -162,6 +170,7 @@ func (kb *kube) meta(name string, extra map[string]string) meta {
 func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, error) {
 	no := false
 	docs := []any{object{APIVersion: "v1", Kind: "ServiceAccount", Metadata: kb.meta(kb.name(), nil), AutomountServiceAccountToken: &no}}
+	docs = append(docs, kb.networkPolicy(kb.all)...)
 	if len(resident) == 0 {
 		return yamlDocs(docs...)
 	}
@@ -188,7 +197,7 @@ func (kb *kube) workspace(resident []*schema.Resolved, named bool) ([]byte, erro
 		PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
 	}}
 	up.Ports = ports
-	pod := kb.pod(up, keys, kb.k.Resources, volume{Name: "tmp", EmptyDir: &struct{}{}})
+	pod := kb.pod(up, keys, kb.k.Resources, resident, volume{Name: "tmp", EmptyDir: &struct{}{}})
 	sts := statefulSetSpec{
 		ServiceName: kb.name(), Replicas: 1, Selector: selector{MatchLabels: sel},
 		Template:             podTemplate{Metadata: pm, Spec: pod},
@@ -224,18 +233,19 @@ func (kb *kube) claim(mode string) claimSpec {
 	return claimSpec{AccessModes: []string{mode}, StorageClassName: kb.k.Storage.Class, Resources: resources{Requests: map[string]string{"storage": kb.k.Storage.Size}}}
 }
 
-// pod is the pod spec around main: the clone first, the data volume
+// pod is the pod spec around main: the clone first (which also trusts
+// the directories of the agents trusted for Codex, codexTrust), the data volume
 // (a claim template's "data", unless vols name another) and /tmp; the
 // main container gets keys from the Secret; both get res (the clone
 // runs before main: the pod's own need is the larger of the two).
-func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ...volume) podSpec {
+func (kb *kube) pod(main container, keys []string, res schema.Resources, trusted []*schema.Resolved, vols ...volume) podSpec {
 	mounts := []volumeMount{{Name: "data", MountPath: dataDir}, {Name: "tmp", MountPath: "/tmp"}}
 	env := func(more ...envVar) []envVar {
 		return append([]envVar{{Name: "HOME", Value: homeDir}, {Name: "ACTANT_HOME", Value: actantHome}}, more...)
 	}
 	sec := containerSecurity{ReadOnlyRootFilesystem: true, Capabilities: capabilities{Drop: []string{"ALL"}}}
 	clone := container{
-		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript},
+		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript + codexTrust(trustDirs(kb.cfg, schema.TargetKubernetes, trusted, func(r *schema.Resolved) string { return podDir(kb.cfg, r) }))},
 		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
 		VolumeMounts: mounts, SecurityContext: sec,
 	}
@@ -251,7 +261,7 @@ func (kb *kube) pod(main container, keys []string, res schema.Resources, vols ..
 		main.Env = append(main.Env, envVar{Name: k, ValueFrom: &envSource{SecretKeyRef: secretKeyRef{Name: kb.k.Secret, Key: k}}})
 	}
 	return podSpec{
-		ServiceAccountName: kb.name(), TerminationGracePeriodSeconds: graceSeconds,
+		ServiceAccountName: kb.name(), RuntimeClassName: kb.k.RuntimeClassName, TerminationGracePeriodSeconds: graceSeconds,
 		SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid, FSGroupChangePolicy: "OnRootMismatch", SeccompProfile: seccompProfile{Type: "RuntimeDefault"}},
 		InitContainers:  []container{clone}, Containers: []container{main}, Volumes: vols,
 	}
@@ -271,7 +281,7 @@ func (kb *kube) cronJobs(r *schema.Resolved) ([]byte, error) {
 	for _, e := range entries {
 		args := []string{"-C", WorkspaceDir, "task", r.Name, "--source", e.Source, "--if-busy", "wait", "--frozen"}
 		main := container{Name: "task", Command: []string{"actctl"}, Args: args, TerminationMessagePolicy: "FallbackToLogsOnError"}
-		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), kb.k.ResourcesFor(r.Agent), volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
+		pod := kb.pod(main, secretKeys(kb.cfg, []*schema.Resolved{r}), kb.k.ResourcesFor(r.Agent), []*schema.Resolved{r}, volume{Name: "data", PersistentVolumeClaim: &claimRef{ClaimName: claim}}, volume{Name: "tmp", EmptyDir: &struct{}{}})
 		pod.RestartPolicy = "Never"
 		pod.Containers[0].Env = append(pod.Containers[0].Env, envVar{Name: "ACTCTL_TERMINATION_LOG", Value: "/dev/termination-log"})
 		pm := meta{Labels: withAgent(kb.labels, agent)}

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
@@ -38,6 +39,7 @@ type kubeDocs struct {
 	sets     []appsv1.StatefulSet
 	claims   []corev1.PersistentVolumeClaim
 	crons    []batchv1.CronJob
+	policies []networkingv1.NetworkPolicy
 	kust     struct {
 		APIVersion string   `json:"apiVersion"`
 		Kind       string   `json:"kind"`
@@ -54,6 +56,9 @@ func decodeKube(t *testing.T, o Output) *kubeDocs {
 	for _, f := range o.Files {
 		if !bytes.HasPrefix(f.Content, []byte("# "+Header+"\n")) {
 			t.Errorf("%s: no header", f.Path)
+		}
+		if !strings.HasSuffix(f.Path, ".yaml") {
+			continue // the image recipe (TestImageRecipe)
 		}
 		for _, doc := range bytes.Split(f.Content, []byte("\n---\n")) {
 			var tm struct{ Kind string }
@@ -76,6 +81,9 @@ func decodeKube(t *testing.T, o Output) *kubeDocs {
 			case "CronJob":
 				d.crons = append(d.crons, batchv1.CronJob{})
 				strict(t, doc, &d.crons[len(d.crons)-1])
+			case "NetworkPolicy":
+				d.policies = append(d.policies, networkingv1.NetworkPolicy{})
+				strict(t, doc, &d.policies[len(d.policies)-1])
 			case "Kustomization":
 				strict(t, doc, &d.kust)
 			default:

@@ -46,8 +46,9 @@ func TestNamesFollowTheRepository(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Contains(outs[0].Files[2].Content, []byte("name: actctl-team\n")) {
-				t.Errorf("clone %s: not named after the repository:\n%s", dir, outs[0].Files[2].Content)
+			ws := outs[0].Files[len(outs[0].Files)-1] // workspace.yaml sorts last
+			if !strings.HasSuffix(ws.Path, "workspace.yaml") || !bytes.Contains(ws.Content, []byte("name: actctl-team\n")) {
+				t.Errorf("clone %s: not named after the repository:\n%s", dir, ws.Content)
 			}
 			if first == nil {
 				first = outs

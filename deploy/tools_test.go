@@ -46,12 +46,12 @@ func writeOutput(t *testing.T, o Output) string {
 	return dir
 }
 
-// TestActionlint runs actionlint on the rendered workflows (both state
-// carriers), and checks it is not blind: a day of week 7 fails.
+// TestActionlint runs actionlint on the rendered workflows (every state
+// carrier), and checks it is not blind: a day of week 7 fails.
 func TestActionlint(t *testing.T) {
 	bin := tool(t, "actionlint", true)
 	cfg := loadTeam(t)
-	for _, state := range []string{"branch", "cache"} {
+	for _, state := range []string{"branch", "cache", "artifact", "none"} {
 		cfg.Deploy.GitHub.State = state
 		outs, err := Render(cfg, Options{Now: goldenNow})
 		if err != nil {

@@ -30,6 +30,19 @@ type DeployKubernetes struct {
 	// Resources are the StatefulSet's container's, and a cron-shaped
 	// employee's Jobs' unless it gives its own (ResourcesFor).
 	Resources Resources `json:"resources"`
+	// Install is where the image recipe gets actctl.
+	Install ActctlInstall `json:"install"`
+	// RuntimeClassName is every pod's RuntimeClass; "" the cluster's.
+	RuntimeClassName string `json:"runtimeClassName,omitempty"`
+	// NetworkPolicy, when given, renders a deny-by-default NetworkPolicy.
+	NetworkPolicy *NetworkPolicy `json:"networkPolicy,omitempty"`
+}
+
+// NetworkPolicy is what the pods may reach beyond DNS and the ports the
+// config names (docs/deploy.md, "Network policy").
+type NetworkPolicy struct {
+	CIDRs []string `json:"cidrs"`
+	Ports []int    `json:"ports"`
 }
 
 // Resources are a container's requests and limits (Kubernetes
@@ -98,16 +111,57 @@ type Storage struct {
 // DeployGitHub renders a GitHub Actions workflow per employee.
 type DeployGitHub struct {
 	RunsOn string `json:"runsOn"`
-	// State is StateBranch or StateCache.
+	// State is StateBranch, StateCache, StateArtifact or StateNone.
 	State  string `json:"state"`
 	Dir    string `json:"dir"`
 	Actctl string `json:"actctl"`
+	// Install is where the workflows get actctl; nil is the module at
+	// version Actctl (InstallSource).
+	Install *ActctlInstall `json:"install,omitempty"`
+	// KeepLogs is how many task logs StateBranch and StateCache carry.
+	KeepLogs int `json:"keepLogs"`
+	// LogDays is the retention of a run's log artifact, in days.
+	LogDays int `json:"logDays"`
 }
 
-// GitHub state carriers.
+// ActctlInstall is where a target gets actctl (#ActctlInstall): one of
+// Version (the module's), URL with SHA256 (a release's binary or
+// .tar.gz), or Path (a directory of the repository to build).
+type ActctlInstall struct {
+	Version string `json:"version,omitempty"`
+	URL     string `json:"url,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
+	Path    string `json:"path,omitempty"`
+}
+
+// InstallSource is where the workflows get actctl: Install, else the
+// module at version Actctl.
+func (g *DeployGitHub) InstallSource() ActctlInstall {
+	if g.Install != nil {
+		return *g.Install
+	}
+	return ActctlInstall{Version: g.Actctl}
+}
+
+// GitHub state carriers (docs/deploy.md, "GitHub Actions").
 const (
+	// StateBranch carries .heartbeat and logs on a branch.
 	StateBranch = "branch"
-	StateCache  = "cache"
+	// StateCache carries them in actions/cache.
+	StateCache = "cache"
+	// StateArtifact carries .heartbeat in the cache; the logs are only
+	// the run's artifact.
+	StateArtifact = "artifact"
+	// StateNone carries .heartbeat in the cache and keeps no log.
+	StateNone = "none"
+)
+
+// JobToken is the variable that, on GitHub Actions, is the workflow's
+// job token (secrets.GITHUB_TOKEN): GitHub refuses a repository secret
+// of that name, or of any name starting with GitHubPrefix.
+const (
+	JobToken     = "GITHUB_TOKEN"
+	GitHubPrefix = "GITHUB_"
 )
 
 // DeploySystemd renders the actctl-up@.service template unit.
@@ -128,6 +182,10 @@ type AgentDeploy struct {
 	// GitHub: false leaves an employee out of GitHub Actions; nil is the
 	// default (employees in, others out).
 	GitHub *bool `json:"github,omitempty"`
+	// GitHubPermissions are the job token's permissions in the
+	// employee's task job beyond contents: read (scope -> read, write or
+	// none).
+	GitHubPermissions map[string]string `json:"githubPermissions,omitempty"`
 	// Engines are the targets that run the agent, chosen explicitly;
 	// nil is every declared one (GitHub for employees only).
 	Engines []string `json:"engines,omitempty"`

@@ -401,6 +401,7 @@ func prepareRun(cfg *schema.Config, o Options) (*run, error) {
 	if err := r.makePlan(rec.st, rec.data, rec.pending, o); err != nil {
 		return nil, err
 	}
+	r.plan.Notes = append(r.plan.Notes, shapeNotes(cfg, r.plan.Ops)...)
 	return r, nil
 }
 

@@ -1,6 +1,8 @@
 package reconcile
 
 import (
+	"path"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -100,4 +102,43 @@ func originRepo(root string) *schema.DeployRepo {
 		ref = head.Name().Short()
 	}
 	return &schema.DeployRepo{URL: rem.Config().URLs[0], Ref: ref}
+}
+
+// shapeNotes are warnings at the Kubernetes files of the employees whose
+// shape the plan ops change (a cron-<employee>.yaml created while the
+// StatefulSet it replaces ran the employee, or deleted while the
+// employee stays on Kubernetes, resident): the volume an employee leaves
+// keeps its .heartbeat and task logs (deploy.ShapeMove).
+func shapeNotes(cfg *schema.Config, ops []*Op) []Note {
+	if cfg.Deploy == nil || cfg.Deploy.Kubernetes == nil {
+		return nil
+	}
+	k := cfg.Deploy.Kubernetes
+	dir := path.Clean(k.Dir)
+	var up []string
+	upAll, upOK := false, false
+	for _, op := range ops {
+		if op.Rel == path.Join(dir, "workspace.yaml") && op.Exists {
+			up, upAll, upOK = deploy.UpAgents(op.Old)
+		}
+	}
+	var notes []Note
+	for _, op := range ops {
+		name, ok := deploy.CronFileAgent(dir, op.Rel)
+		if !ok {
+			continue
+		}
+		r, err := cfg.Resolve(name)
+		if err != nil || !r.Agent.RunsOn(schema.TargetKubernetes, r.ArchetypeName) {
+			continue
+		}
+		shape := r.Agent.KubeShape()
+		moved := op.Action == ActDelete && shape == schema.ShapeResident ||
+			op.Action == ActCreate && !op.Exists && shape == schema.ShapeCron && upOK && (upAll || slices.Contains(up, name))
+		if moved {
+			notes = append(notes, Note{Rel: op.Rel, Action: ActWarning, Agent: deploy.OwnerPrefix + schema.TargetKubernetes,
+				Reason: deploy.ShapeMove(KubeWorkspaceName(cfg.Root, k), name, shape)})
+		}
+	}
+	return notes
 }

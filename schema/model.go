@@ -13,6 +13,8 @@ import (
 
 // The config's types.
 type (
+	NetworkPolicy    = model.NetworkPolicy
+	ActctlInstall    = model.ActctlInstall
 	Agent            = model.Agent
 	AgentDeploy      = model.AgentDeploy
 	AgentKubernetes  = model.AgentKubernetes
@@ -78,6 +80,8 @@ const (
 	CwdClient            = model.CwdClient
 	CwdWorkspace         = model.CwdWorkspace
 	CwdWorkspaceClient   = model.CwdWorkspaceClient
+	JobToken             = model.JobToken
+	GitHubPrefix         = model.GitHubPrefix
 	DefaultHookTimeout   = model.DefaultHookTimeout
 	DefaultStallAfter    = model.DefaultStallAfter
 	DefaultTurnTimeout   = model.DefaultTurnTimeout
@@ -175,6 +179,8 @@ const (
 	SignatureHMAC        = model.SignatureHMAC
 	StateBranch          = model.StateBranch
 	StateCache           = model.StateCache
+	StateArtifact        = model.StateArtifact
+	StateNone            = model.StateNone
 	TargetGitHub         = model.TargetGitHub
 	TargetKubernetes     = model.TargetKubernetes
 	TargetSystemd        = model.TargetSystemd

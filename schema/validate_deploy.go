@@ -139,7 +139,7 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 		w.Warning = true
 		ds = append(ds, w)
 	}
-	if g := deployGitHub(d); g != nil && g.Actctl == "latest" {
+	if g := deployGitHub(d); g != nil && g.InstallSource().Version == "latest" {
 		w := c.Diag(Path("deploy", "github"), "the workflows install actctl@latest: give deploy.github.actctl a version (\"v0.9.0\") so that every run uses the actctl you tested")
 		w.Warning = true
 		ds = append(ds, w)
@@ -264,6 +264,7 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		ds = append(ds, c.Diag(Path("agents", name, "deploy", "github"), "agent %q is a %s: GitHub Actions runs scheduled tasks only (jobs end, nothing can connect to them); run it on kubernetes or systemd", name, t.Archetype))
 	}
 	ds = append(ds, c.checkEngines(name, t.Archetype)...)
+	ds = append(ds, c.checkHeadlessTrust(name, t)...)
 	if t.Archetype != ArchEmployee {
 		return ds
 	}
@@ -275,6 +276,29 @@ func (c *Config) validateAgentDeploy(name string, now time.Time) Diagnostics {
 		_, d := c.TargetSchedule(name, TargetGitHub, now)
 		ds = append(ds, d...)
 		ds = append(ds, c.checkGitHubInstall(name, t.Backend)...)
+		ds = append(ds, c.checkGitHubSecrets(name, t)...)
+	}
+	return ds
+}
+
+// checkGitHubSecrets refuses, for employee name (of template t) on
+// GitHub Actions, a variable it needs whose name starts with GITHUB_
+// (GitHub refuses such a repository secret) but GITHUB_TOKEN, which the
+// workflow gives as the job token; and warns when it reads that token
+// without declaring the permissions it needs (the token then only reads
+// the repository's contents).
+func (c *Config) checkGitHubSecrets(name string, t Template) Diagnostics {
+	var ds Diagnostics
+	a := c.Agents[name]
+	for _, k := range slices.Sorted(maps.Keys(c.SecretRefs([]Template{t}))) {
+		switch {
+		case k == JobToken && (a.Deploy == nil || len(a.Deploy.GitHubPermissions) == 0):
+			w := c.Diag(Path("agents", name), "agent %q reads %s: on GitHub Actions that is the job's token, which may only read the repository's contents; declare what it needs: agents.%s.deploy.githubPermissions: {issues: \"write\"}", name, k, name)
+			w.Warning = true
+			ds = append(ds, w)
+		case k != JobToken && strings.HasPrefix(k, GitHubPrefix):
+			ds = append(ds, c.Diag(Path("agents", name), "agent %q on GitHub Actions needs %s, and GitHub refuses a repository secret whose name starts with %s: read it under another name (${ACTCTL_%s}), or leave the agent off GitHub", name, k, GitHubPrefix, k))
+		}
 	}
 	return ds
 }
@@ -295,9 +319,10 @@ func declaredTargets(d *Deploy) []string {
 }
 
 // checkEngines refuses an engine agent name chooses that deploy: does
-// not declare, and an employee that several declared targets would run
-// without choosing them: each would run its schedule (every task twice,
-// .heartbeat and logs split between them).
+// not declare, and an employee or a service that several declared
+// targets would run without choosing them: each would run it (an
+// employee's every task twice, .heartbeat and logs split between them; a
+// service's two sessions answering apart).
 func (c *Config) checkEngines(name, arch string) Diagnostics {
 	a, declared := c.Agents[name], declaredTargets(c.Deploy)
 	if a.Deploy != nil && a.Deploy.Engines != nil {
@@ -315,10 +340,14 @@ func (c *Config) checkEngines(name, arch string) Diagnostics {
 			on = append(on, t)
 		}
 	}
-	if arch != ArchEmployee || len(on) < 2 || CheckName(name) != "" {
+	if (arch != ArchEmployee && arch != ArchService) || len(on) < 2 || CheckName(name) != "" {
 		return nil // an invalid name is reported as such
 	}
-	return Diagnostics{c.Diag(Path("agents", name), "employee %q is rendered by %s at once: each would run its schedule (every task twice, its state split); choose with agents.%s.deploy.engines: [%q] (one of them), or list several on purpose", name, strings.Join(on, ", "), name, on[0])}
+	why := "each would run its schedule (every task twice, its state split)"
+	if arch == ArchService {
+		why = "each would run it (two sessions answering apart, its hooks run twice, its state split)"
+	}
+	return Diagnostics{c.Diag(Path("agents", name), "%s %q is rendered by %s at once: %s; choose with agents.%s.deploy.engines: [%q] (one of them), or list several on purpose", arch, name, strings.Join(on, ", "), why, name, on[0])}
 }
 
 // validateAgentResources checks agent name's own Kubernetes resources:
@@ -349,4 +378,32 @@ func (c *Config) checkGitHubInstall(name, backend string) Diagnostics {
 		why = "its installNote says " + strconv.Quote(b.InstallNote)
 	}
 	return Diagnostics{c.Diag(Path("agents", name), "agent %q on GitHub Actions: backend %q has no install command for the workflow to run (%s): give backends.%s.install, or leave the agent off GitHub (deploy: github: false)", name, backend, why, backend)}
+}
+
+// checkHeadlessTrust warns, for agent name (of template t) on a declared
+// target, when its backend gates the whole project behind a trust
+// prompt (a trust gate with a note: Codex, Gemini, Pi, ...): in a pod, a
+// runner or a unit nothing answers the prompt, so what actctl writes
+// under the gate's paths (MCP servers, settings, rules) may not load
+// there. The note says how to trust ahead where the tool allows it
+// (docs/deploy.md, "Trust gates on the targets").
+func (c *Config) checkHeadlessTrust(name string, t Template) Diagnostics {
+	b, ok := c.Backends[t.Backend]
+	if !ok || b.Trust == nil || b.Trust.Note == "" || (t.Archetype != ArchEmployee && t.Archetype != ArchService) {
+		return nil
+	}
+	var on []string
+	for _, target := range declaredTargets(c.Deploy) {
+		if c.Agents[name].RunsOn(target, t.Archetype) && !c.PreTrusted(name, target) {
+			on = append(on, target)
+		}
+	}
+	if len(on) == 0 {
+		return nil
+	}
+	note := strings.ReplaceAll(b.Trust.Note, "{dir}", "<dir>")
+	w := c.Diag(Path("agents", name), "agent %q runs backend %s on %s, where nothing answers a trust prompt: what actctl writes under %s (MCP servers, settings) may not load there unless the directory is trusted ahead (in the image, or the tool's settings): %s",
+		name, t.Backend, strings.Join(on, ", "), strings.Join(b.Trust.Paths, ", "), note)
+	w.Warning = true
+	return Diagnostics{w}
 }

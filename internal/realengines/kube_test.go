@@ -52,12 +52,24 @@ func TestKubernetesControlPlane(t *testing.T) {
 	t.Logf("%v: the examples applied", time.Since(start).Round(time.Second))
 	cronDir := cronWorkspace(t, ctx, bin)
 	t.Logf("%v: the cron workspace rendered", time.Since(start).Round(time.Second))
+	// Its pods name a RuntimeClass (deploy.kubernetes.runtimeClassName),
+	// which the API server's admission looks up when the Job makes its
+	// pod: the operator provides it.
+	rc := filepath.Join(t.TempDir(), "runtimeclass.yaml")
+	writeFile(t, "/", rc, "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: gvisor\nhandler: runsc\n")
+	c.kubectlRun(t, ctx, "apply", "--server-side", "--field-manager", fieldManager, "-f", rc)
 	objects += applyTarget(t, ctx, c, cronDir)
 	ns := kustomizeNamespace(t, cronDir)
 	job := firstCreated(t, ctx, c, "-n", ns, "get", "jobs", "--watch", "-o", "name")
 	t.Logf("the CronJob created %s", job)
 	pod := firstCreated(t, ctx, c, "-n", ns, "get", "pods", "--watch", "-o", "name", "-l", "batch.kubernetes.io/job-name="+strings.TrimPrefix(job, "job.batch/"))
 	t.Logf("the Job created %s (admitted under Pod Security restricted)", pod)
+	if rc := c.kubectlRun(t, ctx, "-n", ns, "get", pod, "-o", "jsonpath={.spec.runtimeClassName}"); rc != "gvisor" {
+		t.Errorf("the Job's pod runs under RuntimeClass %q, want gvisor", rc)
+	}
+	if pols := strings.Fields(c.kubectlRun(t, ctx, "get", "networkpolicies", "-A", "-o", "name")); len(pols) != 2 {
+		t.Errorf("NetworkPolicies %v, want the example's and the cron workspace's", pols)
+	}
 	reportPodTemplates(t, ctx, c)
 	t.Logf("tier figures: %d objects applied, %d StatefulSet pod(s), 1 Job and its pod created, %v in all", objects, len(sets), time.Since(start).Round(time.Second))
 }
@@ -120,6 +132,8 @@ deploy: kubernetes: {
 	storage: class: "csi-rwop"
 	secret: "agents"
 	name:   "crontest"
+	runtimeClassName: "gvisor"
+	networkPolicy: {cidrs: ["10.0.0.0/8"], ports: [5432]}
 }
 templates: emp: {backend: "claude-code", archetype: "employee", schedule: cron: [{pattern: "* * * * *", prompt: "tick"}]}
 agents: tick: {template: "emp", deploy: kubernetes: shape: "cron"}
