@@ -144,6 +144,35 @@ var Backends = []Backend{
 		Settings:     ".qwen/settings.json",
 		Others:       []string{".qwen/agents"},
 	},
+	{
+		// Factory Droid: its droids take Factory's own tool ids.
+		Name:         "factory",
+		Instructions: "AGENTS.md",
+		Skills:       ".factory/skills",
+		Commands:     &schema.DirLayout{Dir: ".factory/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".factory/droids", Format: schema.FormatAntigravitySub},
+		MCP:          &MCPFile{Path: ".factory/mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Settings:     ".factory/settings.json",
+	},
+	{
+		// Auggie keeps its MCP servers in its settings file.
+		Name:         "auggie",
+		Instructions: "AGENTS.md",
+		Skills:       ".augment/skills",
+		Commands:     &schema.DirLayout{Dir: ".augment/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".augment/agents", Format: schema.FormatAntigravitySub},
+		MCP:          &MCPFile{Path: ".augment/settings.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Settings:     ".augment/settings.json",
+		Others:       []string{".augment/settings.local.json", ".augment/rules"},
+	},
+	{
+		// Warp: its commands are skills in .warp/skills.
+		Name:         "warp",
+		Instructions: "AGENTS.md",
+		Skills:       ".warp/skills",
+		MCP:          &MCPFile{Path: ".warp/.mcp.json", Key: "mcpServers", Dialect: schema.DialectGeneric},
+		Others:       []string{"WARP.md"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

@@ -179,7 +179,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
 		if len(tools) > 0 {
-			warns = append(warns, subTool[l.Format]+" sub-agents take no tool list; subAgent.tools is not written")
+			warns = append(warns, subToolName(l.Format, s.backend)+" sub-agents take no tool list; subAgent.tools is not written")
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCopilot:
@@ -269,16 +269,30 @@ func subAgentPerms(format, backend string, p schema.Permissions) (string, []stri
 	case subGemini:
 		return "", []string{fmt.Sprintf("permissions (%s) are not written: Gemini CLI sub-agents take no permission setting (a tool list, subAgent.tools, restricts them); it runs with the main session's", what)}, nil
 	default:
-		tool := subTool[format]
-		if tool == "" {
-			tool = backend // subagent: several tools share the format
-		}
-		return "", []string{fmt.Sprintf("permissions (%s) are not written: %s sub-agents take no permission setting; it runs with the main session's", what, tool)}, nil
+		return "", []string{fmt.Sprintf("permissions (%s) are not written: %s sub-agents take no permission setting; it runs with the main session's", what, subToolName(format, backend))}, nil
 	}
 }
 
 // subTool names the tool of a sub-agent format without a permission setting.
 var subTool = map[string]string{subCursor: "Cursor", subGoose: "Goose", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin", subAgy: "Antigravity"}
+
+// sharedFormatTool names the built-in backends whose sub-agents are
+// written in another tool's format (Factory Droid's droids and Auggie's
+// agents take Antigravity's frontmatter), so warnings name their tool.
+var sharedFormatTool = map[string]string{"factory": "Factory Droid", "auggie": "Auggie"}
+
+// subToolName is the tool a warning about backend's sub-agents in format
+// names: the backend's own when it shares the format, else the format's,
+// else the backend's name (subagent: several tools share the format).
+func subToolName(format, backend string) string {
+	if t := sharedFormatTool[backend]; t != "" {
+		return t
+	}
+	if t := subTool[format]; t != "" {
+		return t
+	}
+	return backend
+}
 
 // codexAgent is a Codex custom agent (developers.openai.com/codex/subagents):
 // name, description, developer_instructions, optional model ("inherit"

@@ -35,6 +35,9 @@ var everyBackend = map[string][]string{
 	"goose":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/agents/tester.md", ".agents/plugins/actctl/.mcp.json"},
 	"kilo":         {"AGENTS.md", ".kilo/skills/pdf/SKILL.md", ".kilo/skills/pdf/scripts/fill.py", ".kilo/commands/fix-issue.md", ".kilo/agents/tester.md", "kilo.json", ".kilocodeignore"},
 	"junie":        {"AGENTS.md", ".junie/skills/pdf/SKILL.md", ".junie/skills/pdf/scripts/fill.py", ".junie/commands/fix-issue.md", ".junie/agents/tester.md", ".junie/mcp/mcp.json", ".aiignore"},
+	"factory":      {"AGENTS.md", ".factory/skills/pdf/SKILL.md", ".factory/skills/pdf/scripts/fill.py", ".factory/commands/fix-issue.md", ".factory/droids/tester.md", ".factory/mcp.json", ".factory/settings.json"},
+	"auggie":       {"AGENTS.md", ".augment/skills/pdf/SKILL.md", ".augment/skills/pdf/scripts/fill.py", ".augment/commands/fix-issue.md", ".augment/agents/tester.md", ".augment/settings.json", ".augmentignore"},
+	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 
 // promptOnly are the backends whose command files hold the prompt alone
@@ -82,6 +85,7 @@ func TestEveryBackendE2E(t *testing.T) {
 		"kilo/kilo.json":                    "{\n  \"$schema\": \"https://app.kilo.ai/config.json\"\n}\n",
 		"amp/.amp/settings.json":            "{\n  \"amp.notifications.enabled\": false\n}\n",
 		"kiro/AGENTS.md":                    "# Team notes\n",
+		"auggie/.augment/settings.json":     "{\n  \"model\": \"mine\"\n}\n",
 	}
 	runArtifact(t, artifactCase{
 		user:    user,
@@ -125,6 +129,9 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "devin/.devin/mcp_config.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "kiro/.kiro/settings/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "junie/.junie/mcp/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "factory/.factory/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "auggie/.augment/settings.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "warp/.warp/.mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
 			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {

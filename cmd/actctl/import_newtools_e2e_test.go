@@ -1,0 +1,56 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestImportNewTools: import takes back what Factory Droid, Auggie and
+// Warp read in a repository (instructions, skills, commands, custom
+// droids and agents, MCP servers, settings), and apply then writes
+// nothing: each is a row of importer.Backends (issue #34 item 9).
+func TestImportNewTools(t *testing.T) {
+	skill := "---\nname: s\ndescription: Does s.\n---\n# S\nDo s.\n"
+	cases := []struct {
+		name  string
+		tree  map[string]string
+		taken []string
+	}{
+		{"factory", map[string]string{
+			"AGENTS.md":                  "Droid, be brief.\n",
+			".factory/skills/s/SKILL.md": skill,
+			".factory/commands/test.md":  "---\ndescription: Run the tests\n---\n\nRun them.\n",
+			".factory/droids/helper.md":  "---\nname: helper\ndescription: Helps\ntools: [\"Read\", \"Execute\"]\n---\n\nHelp.\n",
+			".factory/mcp.json":          `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "web": {"type": "http", "url": "https://example.com/mcp"}}}`,
+			".factory/settings.json":     `{"model": "gpt-5"}`,
+		}, []string{"factory instructions factory", "factory skill s", "factory command test", "factory sub-agent helper", "factory mcp fs", "factory mcp web", "factory settings model"}},
+		{"auggie", map[string]string{
+			"AGENTS.md":                  "Auggie, be brief.\n",
+			".augment/skills/s/SKILL.md": skill,
+			".augment/commands/test.md":  "---\ndescription: Run the tests\n---\n\nRun them.\n",
+			".augment/agents/helper.md":  "---\nname: helper\ndescription: Helps\n---\n\nHelp.\n",
+			".augment/settings.json":     `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}}, "model": "sonnet4.5"}`,
+		}, []string{"auggie instructions auggie", "auggie skill s", "auggie command test", "auggie sub-agent helper", "auggie mcp fs", "auggie settings model"}},
+		{"warp", map[string]string{
+			"AGENTS.md":               "Warp, be brief.\n",
+			".warp/skills/s/SKILL.md": skill,
+			".warp/.mcp.json":         `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "web": {"url": "https://example.com/mcp"}}}`,
+		}, []string{"warp instructions warp", "warp skill s", "warp mcp fs", "warp mcp web"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, c.tree)
+			out := roundTrip(t, dir)
+			got := items(out.Taken)
+			for _, want := range c.taken {
+				if !slices.Contains(got, want) {
+					t.Errorf("taken %q, want %q (left %+v)", got, want, out.Left)
+				}
+			}
+			if len(out.Left) != 0 {
+				t.Errorf("left %+v", out.Left)
+			}
+		})
+	}
+}
