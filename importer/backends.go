@@ -173,6 +173,16 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".warp/.mcp.json", Key: "mcpServers", Dialect: schema.DialectGeneric},
 		Others:       []string{"WARP.md"},
 	},
+	{
+		// Zed's own agent: its MCP servers are the context_servers of
+		// the project settings, whose other keys are taken as settings.
+		// It reads .agents/skills, codex's directory, which the codex
+		// row takes.
+		Name:         "zed",
+		Instructions: ".rules",
+		MCP:          &MCPFile{Path: ".zed/settings.json", Key: "context_servers", Dialect: schema.DialectZed},
+		Settings:     ".zed/settings.json",
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

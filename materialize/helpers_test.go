@@ -199,6 +199,13 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".warp/.mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
 			Ignore:       &schema.IgnoreFile{Path: ".warpindexingignore", Format: schema.IgnoreGitignore},
 		}},
+		"zed": {Files: schema.Files{
+			Instructions: []string{".rules"},
+			Shadows:      &schema.Shadows{Files: []string{".cursorrules", ".windsurfrules", ".clinerules", ".github/copilot-instructions.md", "AGENT.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md"}},
+			Skills:       skill(".agents/skills"),
+			MCP:          &schema.MCPFile{Path: ".zed/settings.json", Format: schema.FormatJSON, Key: "context_servers", Dialect: schema.DialectZed},
+			Settings:     &schema.SettingsFile{Path: ".zed/settings.json", Format: schema.FormatJSON},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

@@ -88,6 +88,14 @@ const (
 	// remote one is left out (refused). Whether it expands ${VAR} is not
 	// documented: written as given, with a warning.
 	dialectGoose mcpDialect = schema.DialectGoose
+	// dialectZed: Zed's project settings .zed/settings.json, under
+	// "context_servers" (zed-industries/zed settings_content,
+	// ContextServerSettingsContent: untagged, no type field) — stdio
+	// {command, args, env}, args always (a required list there); remote
+	// {url, headers}. Zed does not take SSE (rulesync zed-mcp.ts): left
+	// out. Whether it expands ${VAR} is not documented: written as given,
+	// with a warning.
+	dialectZed mcpDialect = schema.DialectZed
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -102,9 +110,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -240,6 +248,7 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 var undocumented = map[mcpDialect][2]string{
 	dialectAntigravity: {"Antigravity", "mcp_config.json"},
 	dialectGoose:       {"Goose", "a plugin's .mcp.json"},
+	dialectZed:         {"Zed", ".zed/settings.json"},
 }
 
 // unexpanded warns when a dialect whose tool is not known to expand
@@ -316,8 +325,8 @@ func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, 
 		}
 		env = nil
 	}
-	if len(args) > 0 {
-		v["args"] = args
+	if len(args) > 0 || d == dialectZed {
+		v["args"] = append([]string{}, args...)
 	}
 	if len(env) > 0 {
 		v["env"] = env
@@ -498,10 +507,13 @@ func serverKey(d mcpDialect, ref string) (string, string) {
 }
 
 // refused says why the dialect's tool cannot take server s at all, or
-// "": Pi refuses SSE servers (pi.dev/docs/latest/mcp).
+// "": Pi refuses SSE servers (pi.dev/docs/latest/mcp), and so does Zed.
 func refused(d mcpDialect, name string, s schema.MCPServer) string {
 	if d == dialectPi && s.URL != "" && isSSE(s.URL) {
 		return fmt.Sprintf("mcp server %q: Pi does not support the SSE transport; it is not written", name)
+	}
+	if d == dialectZed && s.URL != "" && isSSE(s.URL) {
+		return fmt.Sprintf("mcp server %q: Zed does not support the SSE transport; it is not written", name)
 	}
 	if d == dialectGoose && s.URL != "" {
 		return fmt.Sprintf("mcp server %q: Goose reads only stdio servers from a plugin's .mcp.json; this remote one is not written (add it as a Goose extension in its own config)", name)

@@ -187,7 +187,7 @@ type Files struct {
 // the instruction file does not hide it.
 type Shadows struct {
 	Files  []string `json:"files"`
-	Import string   `json:"import"`
+	Import string   `json:"import,omitempty"`
 }
 
 // SettingsFile is the structured file holding a backend's native settings.
@@ -323,6 +323,9 @@ const (
 	// DialectGoose: a Goose plugin's .mcp.json "mcpServers" entries,
 	// Claude Code's stdio shape; stdio only (MCP only)
 	DialectGoose = "goose"
+	// DialectZed: Zed's .zed/settings.json "context_servers" entries
+	// (MCP only; args always written, no SSE).
+	DialectZed = "zed"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.
