@@ -57,15 +57,7 @@ func TestZedRulesHideWarned(t *testing.T) {
 		for _, u := range user {
 			has[testRoot+"/"+u] = true
 		}
-		cfg := sampleConfig("zed", schema.ArchTool)
-		r, err := cfg.Resolve("reviewer")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tg, err := Render(cfg, r, Options{UserText: func(p string) bool { return has[p] }})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tg := render(t, sampleConfig("zed", schema.ArchTool), "reviewer", Options{UserText: func(p string) bool { return has[p] }})
 		if b := tg.Find(".rules"); b == nil || strings.Contains(string(b.Content), "AGENTS.md") {
 			t.Errorf("block: %+v", b)
 		}
