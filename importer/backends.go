@@ -183,6 +183,15 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".zed/settings.json", Key: "context_servers", Dialect: schema.DialectZed},
 		Settings:     ".zed/settings.json",
 	},
+	{
+		// JetBrains AI Assistant: its project MCP file; its project
+		// rules are typed in the IDE, not read. It reads .agents/skills,
+		// which the codex row takes.
+		Name:         "aiassistant",
+		Instructions: "AGENTS.md",
+		MCP:          &MCPFile{Path: ".ai/mcp/mcp.json", Key: "mcpServers", Dialect: schema.DialectGeneric},
+		Others:       []string{".aiassistant/rules"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

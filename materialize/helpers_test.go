@@ -206,6 +206,12 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".zed/settings.json", Format: schema.FormatJSON, Key: "context_servers", Dialect: schema.DialectZed},
 			Settings:     &schema.SettingsFile{Path: ".zed/settings.json", Format: schema.FormatJSON},
 		}},
+		"aiassistant": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".agents/skills"),
+			MCP:          &schema.MCPFile{Path: ".ai/mcp/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
+			Ignore:       &schema.IgnoreFile{Path: ".aiignore", Format: schema.IgnoreGitignore},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

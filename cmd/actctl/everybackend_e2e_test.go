@@ -38,6 +38,7 @@ var everyBackend = map[string][]string{
 	"factory":      {"AGENTS.md", ".factory/skills/pdf/SKILL.md", ".factory/skills/pdf/scripts/fill.py", ".factory/commands/fix-issue.md", ".factory/droids/tester.md", ".factory/mcp.json", ".factory/settings.json"},
 	"auggie":       {"AGENTS.md", ".augment/skills/pdf/SKILL.md", ".augment/skills/pdf/scripts/fill.py", ".augment/commands/fix-issue.md", ".augment/agents/tester.md", ".augment/settings.json", ".augmentignore"},
 	"zed":          {".rules", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".zed/settings.json"},
+	"aiassistant":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".ai/mcp/mcp.json", ".aiignore"},
 	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 
@@ -134,6 +135,7 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "auggie/.augment/settings.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "warp/.warp/.mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "zed/.zed/settings.json"), "context_servers", "url")
+			checkMCPServers(t, filepath.Join(dir, "aiassistant/.ai/mcp/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
 			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {

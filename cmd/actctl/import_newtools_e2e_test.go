@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestImportNewTools: import takes back what Factory Droid, Auggie, Warp
-// and Zed's own agent read in a repository (instructions, skills, commands, custom
+// TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
+// Zed's own agent and JetBrains AI Assistant read in a repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -40,6 +40,10 @@ func TestImportNewTools(t *testing.T) {
 			".rules":             "Zed, be brief.\n",
 			".zed/settings.json": `{"context_servers": {"fs": {"command": "npx", "args": ["fs"]}, "web": {"url": "https://example.com/mcp"}}, "tab_size": 2}`,
 		}, []string{"zed instructions zed", "zed mcp fs", "zed mcp web", "zed settings tab_size"}},
+		{"aiassistant", map[string]string{
+			"AGENTS.md":        "Be brief.\n",
+			".ai/mcp/mcp.json": `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}}}`,
+		}, []string{"aiassistant instructions aiassistant", "aiassistant mcp fs"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
