@@ -192,6 +192,15 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".ai/mcp/mcp.json", Key: "mcpServers", Dialect: schema.DialectGeneric},
 		Others:       []string{".aiassistant/rules"},
 	},
+	{
+		// Crush: its MCP servers and other settings share .crush.json.
+		Name:         "crush",
+		Instructions: "CRUSH.md",
+		Skills:       ".crush/skills",
+		MCP:          &MCPFile{Path: ".crush.json", Key: "mcp", Dialect: schema.DialectCrush},
+		Settings:     ".crush.json",
+		Others:       []string{"crush.json"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

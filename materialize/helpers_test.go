@@ -212,6 +212,13 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:          &schema.MCPFile{Path: ".ai/mcp/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectGeneric},
 			Ignore:       &schema.IgnoreFile{Path: ".aiignore", Format: schema.IgnoreGitignore},
 		}},
+		"crush": {Files: schema.Files{
+			Instructions: []string{"CRUSH.md"},
+			Skills:       skill(".crush/skills", ".agents/skills", ".claude/skills", ".cursor/skills"),
+			MCP:          &schema.MCPFile{Path: ".crush.json", Format: schema.FormatJSON, Key: "mcp", Dialect: schema.DialectCrush},
+			Settings:     &schema.SettingsFile{Path: ".crush.json", Format: schema.FormatJSON},
+			Ignore:       &schema.IgnoreFile{Path: ".crushignore", Format: schema.IgnoreGitignore},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

@@ -96,6 +96,12 @@ const (
 	// out. Whether it expands ${VAR} is not documented: written as given,
 	// with a warning.
 	dialectZed mcpDialect = schema.DialectZed
+	// dialectCrush: Crush's project config .crush.json, under "mcp"
+	// (Crush's crush-config skill, "MCP Servers") — every entry has the
+	// type Crush requires: {"type": "stdio", command, args, env}; remote
+	// {"type": "http"|"sse", url, headers}. Crush shell-expands $VAR and
+	// ${VAR} in command, args, env, headers and url: kept.
+	dialectCrush mcpDialect = schema.DialectCrush
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -110,9 +116,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -310,7 +316,7 @@ func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, 
 		if len(envVars) > 0 {
 			v["env_vars"] = envVars
 		}
-	case dialectVSCode:
+	case dialectVSCode, dialectCrush:
 		v["type"] = "stdio"
 	case dialectCopilot:
 		v["type"], v["tools"] = "local", []string{"*"}
@@ -369,7 +375,7 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 		u, headers = f(s.URL), mapEach(s.Headers, f)
 	}
 	switch d {
-	case dialectClaude, dialectVSCode, dialectCopilot:
+	case dialectClaude, dialectVSCode, dialectCopilot, dialectCrush:
 		v["type"] = "http"
 		if sse {
 			v["type"] = "sse"

@@ -326,6 +326,9 @@ const (
 	// DialectZed: Zed's .zed/settings.json "context_servers" entries
 	// (MCP only; args always written, no SSE).
 	DialectZed = "zed"
+	// DialectCrush: Crush's .crush.json "mcp" entries (MCP only; every
+	// entry typed, stdio included).
+	DialectCrush = "crush"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

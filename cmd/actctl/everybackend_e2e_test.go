@@ -39,6 +39,7 @@ var everyBackend = map[string][]string{
 	"auggie":       {"AGENTS.md", ".augment/skills/pdf/SKILL.md", ".augment/skills/pdf/scripts/fill.py", ".augment/commands/fix-issue.md", ".augment/agents/tester.md", ".augment/settings.json", ".augmentignore"},
 	"zed":          {".rules", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".zed/settings.json"},
 	"aiassistant":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".ai/mcp/mcp.json", ".aiignore"},
+	"crush":        {"CRUSH.md", ".crush/skills/pdf/SKILL.md", ".crush/skills/pdf/scripts/fill.py", ".crush.json", ".crushignore"},
 	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 
@@ -136,6 +137,7 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "warp/.warp/.mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "zed/.zed/settings.json"), "context_servers", "url")
 			checkMCPServers(t, filepath.Join(dir, "aiassistant/.ai/mcp/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "crush/.crush.json"), "mcp", "url")
 			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
 			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {

@@ -6,7 +6,7 @@ import (
 )
 
 // TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
-// Zed's own agent and JetBrains AI Assistant read in a repository (instructions, skills, commands, custom
+// Zed's own agent, JetBrains AI Assistant and Crush read in a repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -44,6 +44,11 @@ func TestImportNewTools(t *testing.T) {
 			"AGENTS.md":        "Be brief.\n",
 			".ai/mcp/mcp.json": `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}}}`,
 		}, []string{"aiassistant instructions aiassistant", "aiassistant mcp fs"}},
+		{"crush", map[string]string{
+			"CRUSH.md":                 "Crush, be brief.\n",
+			".crush/skills/s/SKILL.md": skill,
+			".crush.json":              `{"mcp": {"fs": {"type": "stdio", "command": "npx", "args": ["fs"]}, "gh": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer $GH_PAT"}}}, "options": {"debug": true}}`,
+		}, []string{"crush instructions crush", "crush skill s", "crush mcp fs", "crush mcp gh", "crush settings options"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
