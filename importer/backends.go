@@ -201,6 +201,14 @@ var Backends = []Backend{
 		Settings:     ".crush.json",
 		Others:       []string{"crush.json"},
 	},
+	{
+		// Mistral Vibe: its config.toml holds MCP servers as an array
+		// of tables, which apply does not write: left whole.
+		Name:         "vibe",
+		Instructions: "AGENTS.md",
+		Skills:       ".vibe/skills",
+		Others:       []string{".vibe/config.toml", ".vibe/agents"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

@@ -219,6 +219,12 @@ func builtinBackends() map[string]schema.Backend {
 			Settings:     &schema.SettingsFile{Path: ".crush.json", Format: schema.FormatJSON},
 			Ignore:       &schema.IgnoreFile{Path: ".crushignore", Format: schema.IgnoreGitignore},
 		}},
+		"vibe": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".vibe/skills", ".agents/skills"),
+			Settings:     &schema.SettingsFile{Path: ".vibe/config.toml", Format: schema.FormatTOML},
+			Ignore:       &schema.IgnoreFile{Path: ".vibeignore", Format: schema.IgnoreGitignore},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

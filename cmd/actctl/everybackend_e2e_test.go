@@ -40,6 +40,7 @@ var everyBackend = map[string][]string{
 	"zed":          {".rules", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".zed/settings.json"},
 	"aiassistant":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".ai/mcp/mcp.json", ".aiignore"},
 	"crush":        {"CRUSH.md", ".crush/skills/pdf/SKILL.md", ".crush/skills/pdf/scripts/fill.py", ".crush.json", ".crushignore"},
+	"vibe":         {"AGENTS.md", ".vibe/skills/pdf/SKILL.md", ".vibe/skills/pdf/scripts/fill.py", ".vibe/config.toml", ".vibeignore"},
 	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 

@@ -6,7 +6,8 @@ import (
 )
 
 // TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
-// Zed's own agent, JetBrains AI Assistant and Crush read in a repository (instructions, skills, commands, custom
+// Zed's own agent, JetBrains AI Assistant, Crush and Mistral Vibe read in a
+// repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -49,6 +50,10 @@ func TestImportNewTools(t *testing.T) {
 			".crush/skills/s/SKILL.md": skill,
 			".crush.json":              `{"mcp": {"fs": {"type": "stdio", "command": "npx", "args": ["fs"]}, "gh": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer $GH_PAT"}}}, "options": {"debug": true}}`,
 		}, []string{"crush instructions crush", "crush skill s", "crush mcp fs", "crush mcp gh", "crush settings options"}},
+		{"vibe", map[string]string{
+			"AGENTS.md":               "Vibe, be brief.\n",
+			".vibe/skills/s/SKILL.md": skill,
+		}, []string{"vibe instructions vibe", "vibe skill s"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
