@@ -209,6 +209,14 @@ var Backends = []Backend{
 		Skills:       ".vibe/skills",
 		Others:       []string{".vibe/config.toml", ".vibe/agents"},
 	},
+	{
+		// Kimi Code keeps its project files under .kimi-code/.
+		Name:         "kimi",
+		Instructions: ".kimi-code/AGENTS.md",
+		Skills:       ".kimi-code/skills",
+		MCP:          &MCPFile{Path: ".kimi-code/mcp.json", Key: "mcpServers", Dialect: schema.DialectKimi},
+		Others:       []string{".kimi-code/agents"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

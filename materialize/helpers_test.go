@@ -225,6 +225,11 @@ func builtinBackends() map[string]schema.Backend {
 			Settings:     &schema.SettingsFile{Path: ".vibe/config.toml", Format: schema.FormatTOML},
 			Ignore:       &schema.IgnoreFile{Path: ".vibeignore", Format: schema.IgnoreGitignore},
 		}},
+		"kimi": {Files: schema.Files{
+			Instructions: []string{".kimi-code/AGENTS.md"},
+			Skills:       skill(".kimi-code/skills", ".agents/skills"),
+			MCP:          &schema.MCPFile{Path: ".kimi-code/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectKimi},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

@@ -102,6 +102,12 @@ const (
 	// {"type": "http"|"sse", url, headers}. Crush shell-expands $VAR and
 	// ${VAR} in command, args, env, headers and url: kept.
 	dialectCrush mcpDialect = schema.DialectCrush
+	// dialectKimi: Kimi Code's .kimi-code/mcp.json, under "mcpServers"
+	// (moonshotai.github.io/kimi-code customization/mcp) — {command, args,
+	// env} is a stdio server, {url, headers} an HTTP one; Kimi Code has no
+	// SSE transport (left out). Whether it expands ${VAR} is not
+	// documented: written as given, with a warning.
+	dialectKimi mcpDialect = schema.DialectKimi
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -116,9 +122,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	switch d {
 	case dialectCodex:
 		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectGeneric:
+	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectKimi, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush, kimi or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -255,6 +261,7 @@ var undocumented = map[mcpDialect][2]string{
 	dialectAntigravity: {"Antigravity", "mcp_config.json"},
 	dialectGoose:       {"Goose", "a plugin's .mcp.json"},
 	dialectZed:         {"Zed", ".zed/settings.json"},
+	dialectKimi:        {"Kimi Code", ".kimi-code/mcp.json"},
 }
 
 // unexpanded warns when a dialect whose tool is not known to expand
@@ -512,14 +519,18 @@ func serverKey(d mcpDialect, ref string) (string, string) {
 	return name, ""
 }
 
+// noSSE are the dialects whose tool takes no SSE server, besides Pi.
+var noSSE = map[mcpDialect]string{dialectZed: "Zed", dialectKimi: "Kimi Code"}
+
 // refused says why the dialect's tool cannot take server s at all, or
-// "": Pi refuses SSE servers (pi.dev/docs/latest/mcp), and so does Zed.
+// "": Pi refuses SSE servers (pi.dev/docs/latest/mcp), and so do Zed and
+// Kimi Code (noSSE).
 func refused(d mcpDialect, name string, s schema.MCPServer) string {
 	if d == dialectPi && s.URL != "" && isSSE(s.URL) {
 		return fmt.Sprintf("mcp server %q: Pi does not support the SSE transport; it is not written", name)
 	}
-	if d == dialectZed && s.URL != "" && isSSE(s.URL) {
-		return fmt.Sprintf("mcp server %q: Zed does not support the SSE transport; it is not written", name)
+	if tool := noSSE[d]; tool != "" && s.URL != "" && isSSE(s.URL) {
+		return fmt.Sprintf("mcp server %q: %s does not support the SSE transport; it is not written", name, tool)
 	}
 	if d == dialectGoose && s.URL != "" {
 		return fmt.Sprintf("mcp server %q: Goose reads only stdio servers from a plugin's .mcp.json; this remote one is not written (add it as a Goose extension in its own config)", name)

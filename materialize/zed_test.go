@@ -32,6 +32,13 @@ func TestZedMCP(t *testing.T) {
 	if why := refused(dialectZed, "old", schema.MCPServer{URL: "https://x.example/sse"}); !strings.Contains(why, "Zed does not support the SSE transport") {
 		t.Errorf("SSE: %q", why)
 	}
+	// Kimi Code takes stdio and HTTP servers only, too.
+	if why := refused(dialectKimi, "old", schema.MCPServer{URL: "https://x.example/sse"}); !strings.Contains(why, "Kimi Code does not support the SSE transport") {
+		t.Errorf("kimi SSE: %q", why)
+	}
+	if why := refused(dialectKimi, "new", schema.MCPServer{URL: "https://x.example/mcp"}); why != "" {
+		t.Errorf("kimi HTTP: %q", why)
+	}
 	cfg := sampleConfig("zed", schema.ArchTool)
 	tg := render(t, cfg, "reviewer", Options{})
 	e := tg.Find(".zed/settings.json")

@@ -329,6 +329,9 @@ const (
 	// DialectCrush: Crush's .crush.json "mcp" entries (MCP only; every
 	// entry typed, stdio included).
 	DialectCrush = "crush"
+	// DialectKimi: Kimi Code's .kimi-code/mcp.json "mcpServers" entries
+	// (MCP only; stdio and streamable HTTP, no SSE).
+	DialectKimi = "kimi"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

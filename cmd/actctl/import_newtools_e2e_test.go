@@ -6,8 +6,8 @@ import (
 )
 
 // TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
-// Zed's own agent, JetBrains AI Assistant, Crush and Mistral Vibe read in a
-// repository (instructions, skills, commands, custom
+// Zed's own agent, JetBrains AI Assistant, Crush, Mistral Vibe and Kimi
+// Code read in a repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -54,6 +54,11 @@ func TestImportNewTools(t *testing.T) {
 			"AGENTS.md":               "Vibe, be brief.\n",
 			".vibe/skills/s/SKILL.md": skill,
 		}, []string{"vibe instructions vibe", "vibe skill s"}},
+		{"kimi", map[string]string{
+			".kimi-code/AGENTS.md":         "Kimi, be brief.\n",
+			".kimi-code/skills/s/SKILL.md": skill,
+			".kimi-code/mcp.json":          `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "linear": {"url": "https://mcp.linear.app/mcp"}}}`,
+		}, []string{"kimi instructions kimi", "kimi skill s", "kimi mcp fs", "kimi mcp linear"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
