@@ -217,6 +217,14 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".kimi-code/mcp.json", Key: "mcpServers", Dialect: schema.DialectKimi},
 		Others:       []string{".kimi-code/agents"},
 	},
+	{
+		// Rovo Dev: its sub-agents take its own tool names.
+		Name:         "rovodev",
+		Instructions: "AGENTS.md",
+		Skills:       ".rovodev/skills",
+		SubAgents:    &schema.DirLayout{Dir: ".rovodev/subagents", Format: schema.FormatAntigravitySub},
+		Others:       []string{".rovodev/mcp.json", ".rovodev/prompts.yml", ".rovodev/config.yml"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

@@ -230,6 +230,11 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:       skill(".kimi-code/skills", ".agents/skills"),
 			MCP:          &schema.MCPFile{Path: ".kimi-code/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectKimi},
 		}},
+		"rovodev": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".rovodev/skills", ".agents/skills"),
+			SubAgents:    &schema.DirLayout{Dir: ".rovodev/subagents", Format: schema.FormatAntigravitySub},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

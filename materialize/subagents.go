@@ -277,9 +277,9 @@ func subAgentPerms(format, backend string, p schema.Permissions) (string, []stri
 var subTool = map[string]string{subCursor: "Cursor", subGoose: "Goose", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin", subAgy: "Antigravity"}
 
 // sharedFormatTool names the built-in backends whose sub-agents are
-// written in another tool's format (Factory Droid's droids and Auggie's
-// agents take Antigravity's frontmatter), so warnings name their tool.
-var sharedFormatTool = map[string]string{"factory": "Factory Droid", "auggie": "Auggie"}
+// written in another tool's format (Factory Droid's droids, Auggie's and
+// Rovo Dev's agents take Antigravity's frontmatter), so warnings name their tool.
+var sharedFormatTool = map[string]string{"factory": "Factory Droid", "auggie": "Auggie", "rovodev": "Rovo Dev"}
 
 // subToolName is the tool a warning about backend's sub-agents in format
 // names: the backend's own when it shares the format, else the format's,

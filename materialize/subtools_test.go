@@ -45,6 +45,8 @@ func TestSubAgentToolsPerBackend(t *testing.T) {
 			[]string{`model "sonnet" is a Claude Code alias that factory does not know`, "Factory Droid's tool names are not known to actctl; tools Read, Grep, Bash, Glob, mcp__github__get_issue are not written"}},
 		{"auggie", ".augment/agents/tester.md", &schema.SubAgent{Tools: common.Tools, Backends: map[string]schema.SubAgentNative{"auggie": {Tools: []string{"view", "launch-process"}, Model: "gpt-5"}}},
 			"tools: [\"view\", \"launch-process\"]\nmodel: gpt-5\n---", nil},
+		{"rovodev", ".rovodev/subagents/tester.md", common, "description: Writes tests\n---",
+			[]string{`model "sonnet" is a Claude Code alias that rovodev does not know`, "Rovo Dev's tool names are not known to actctl"}},
 		{"claude-code", ".claude/agents/tester.md", common,
 			"tools: Read, Grep, Bash, Glob, mcp__github__get_issue\nmodel: sonnet\n---", nil},
 		// Nothing Gemini knows is left: no tools key, and the warning says so.

@@ -42,6 +42,7 @@ var everyBackend = map[string][]string{
 	"crush":        {"CRUSH.md", ".crush/skills/pdf/SKILL.md", ".crush/skills/pdf/scripts/fill.py", ".crush.json", ".crushignore"},
 	"vibe":         {"AGENTS.md", ".vibe/skills/pdf/SKILL.md", ".vibe/skills/pdf/scripts/fill.py", ".vibe/config.toml", ".vibeignore"},
 	"kimi":         {".kimi-code/AGENTS.md", ".kimi-code/skills/pdf/SKILL.md", ".kimi-code/skills/pdf/scripts/fill.py", ".kimi-code/mcp.json"},
+	"rovodev":      {"AGENTS.md", ".rovodev/skills/pdf/SKILL.md", ".rovodev/skills/pdf/scripts/fill.py", ".rovodev/subagents/tester.md"},
 	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 

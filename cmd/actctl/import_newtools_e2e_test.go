@@ -6,8 +6,8 @@ import (
 )
 
 // TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
-// Zed's own agent, JetBrains AI Assistant, Crush, Mistral Vibe and Kimi
-// Code read in a repository (instructions, skills, commands, custom
+// Zed's own agent, JetBrains AI Assistant, Crush, Mistral Vibe, Kimi Code
+// and Rovo Dev read in a repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -59,6 +59,11 @@ func TestImportNewTools(t *testing.T) {
 			".kimi-code/skills/s/SKILL.md": skill,
 			".kimi-code/mcp.json":          `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "linear": {"url": "https://mcp.linear.app/mcp"}}}`,
 		}, []string{"kimi instructions kimi", "kimi skill s", "kimi mcp fs", "kimi mcp linear"}},
+		{"rovodev", map[string]string{
+			"AGENTS.md":                      "Rovo, be brief.\n",
+			".rovodev/skills/s/SKILL.md":     skill,
+			".rovodev/subagents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\ntools: [\"open_files\", \"grep\", \"bash\"]\n---\n\nYou review code.\n",
+		}, []string{"rovodev instructions rovodev", "rovodev skill s", "rovodev sub-agent reviewer"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
