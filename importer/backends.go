@@ -225,6 +225,15 @@ var Backends = []Backend{
 		SubAgents:    &schema.DirLayout{Dir: ".rovodev/subagents", Format: schema.FormatAntigravitySub},
 		Others:       []string{".rovodev/mcp.json", ".rovodev/prompts.yml", ".rovodev/config.yml"},
 	},
+	{
+		// Deep Agents Code: a sub-agent is a directory holding
+		// AGENTS.md, which import does not read yet.
+		Name:         "deepagents",
+		Instructions: ".deepagents/AGENTS.md",
+		Skills:       ".deepagents/skills",
+		MCP:          &MCPFile{Path: ".deepagents/.mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Others:       []string{".deepagents/agents", ".deepagents/hooks.json"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

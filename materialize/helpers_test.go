@@ -235,6 +235,13 @@ func builtinBackends() map[string]schema.Backend {
 			Skills:       skill(".rovodev/skills", ".agents/skills"),
 			SubAgents:    &schema.DirLayout{Dir: ".rovodev/subagents", Format: schema.FormatAntigravitySub},
 		}},
+		"deepagents": {Files: schema.Files{
+			Instructions:  []string{".deepagents/AGENTS.md"},
+			Skills:        skill(".deepagents/skills", ".agents/skills"),
+			SubAgents:     &schema.DirLayout{Dir: ".deepagents/agents", Format: schema.FormatDeepagentsSub},
+			MCP:           &schema.MCPFile{Path: ".deepagents/.mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectClaude},
+			SettingsFiles: []schema.SettingsFile{{Path: ".deepagents/hooks.json", Format: schema.FormatJSON, Keys: []string{"hooks"}}},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

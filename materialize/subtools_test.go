@@ -47,6 +47,9 @@ func TestSubAgentToolsPerBackend(t *testing.T) {
 			"tools: [\"view\", \"launch-process\"]\nmodel: gpt-5\n---", nil},
 		{"rovodev", ".rovodev/subagents/tester.md", common, "description: Writes tests\n---",
 			[]string{`model "sonnet" is a Claude Code alias that rovodev does not know`, "Rovo Dev's tool names are not known to actctl"}},
+		// Deep Agents Code: a directory per sub-agent, AGENTS.md, no tools.
+		{"deepagents", ".deepagents/agents/tester/AGENTS.md", &schema.SubAgent{Tools: []string{"Read"}, Model: "openai:gpt-5"},
+			"name: tester\ndescription: Writes tests\nmodel: openai:gpt-5\n---", []string{"Deep Agents CLI sub-agents take no tool list"}},
 		{"claude-code", ".claude/agents/tester.md", common,
 			"tools: Read, Grep, Bash, Glob, mcp__github__get_issue\nmodel: sonnet\n---", nil},
 		// Nothing Gemini knows is left: no tools key, and the warning says so.

@@ -265,6 +265,9 @@ const (
 	// FormatGooseSub: <dir>/<name>.md, a Goose custom agent (name,
 	// description, model; body = its system prompt)
 	FormatGooseSub = "goose"
+	// FormatDeepagentsSub: <dir>/<name>/AGENTS.md, a Deep Agents CLI
+	// sub-agent (name, description, model; body = its system prompt)
+	FormatDeepagentsSub = "deepagents"
 )
 
 // DirLayout places one file (or directory) per component under Dir.

@@ -43,6 +43,7 @@ var everyBackend = map[string][]string{
 	"vibe":         {"AGENTS.md", ".vibe/skills/pdf/SKILL.md", ".vibe/skills/pdf/scripts/fill.py", ".vibe/config.toml", ".vibeignore"},
 	"kimi":         {".kimi-code/AGENTS.md", ".kimi-code/skills/pdf/SKILL.md", ".kimi-code/skills/pdf/scripts/fill.py", ".kimi-code/mcp.json"},
 	"rovodev":      {"AGENTS.md", ".rovodev/skills/pdf/SKILL.md", ".rovodev/skills/pdf/scripts/fill.py", ".rovodev/subagents/tester.md"},
+	"deepagents":   {".deepagents/AGENTS.md", ".deepagents/skills/pdf/SKILL.md", ".deepagents/skills/pdf/scripts/fill.py", ".deepagents/agents/tester/AGENTS.md", ".deepagents/.mcp.json"},
 	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 
@@ -142,6 +143,7 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "aiassistant/.ai/mcp/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "crush/.crush.json"), "mcp", "url")
 			checkMCPServers(t, filepath.Join(dir, "kimi/.kimi-code/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "deepagents/.deepagents/.mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
 			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {

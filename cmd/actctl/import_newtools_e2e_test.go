@@ -6,8 +6,8 @@ import (
 )
 
 // TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
-// Zed's own agent, JetBrains AI Assistant, Crush, Mistral Vibe, Kimi Code
-// and Rovo Dev read in a repository (instructions, skills, commands, custom
+// Zed's own agent, JetBrains AI Assistant, Crush, Mistral Vibe, Kimi Code,
+// Rovo Dev and Deep Agents Code read in a repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -64,6 +64,11 @@ func TestImportNewTools(t *testing.T) {
 			".rovodev/skills/s/SKILL.md":     skill,
 			".rovodev/subagents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\ntools: [\"open_files\", \"grep\", \"bash\"]\n---\n\nYou review code.\n",
 		}, []string{"rovodev instructions rovodev", "rovodev skill s", "rovodev sub-agent reviewer"}},
+		{"deepagents", map[string]string{
+			".deepagents/AGENTS.md":         "Be brief.\n",
+			".deepagents/skills/s/SKILL.md": skill,
+			".deepagents/.mcp.json":         `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "docs": {"type": "http", "url": "https://docs.langchain.com/mcp"}}}`,
+		}, []string{"deepagents instructions deepagents", "deepagents skill s", "deepagents mcp fs", "deepagents mcp docs"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
