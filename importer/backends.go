@@ -234,6 +234,17 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".deepagents/.mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
 		Others:       []string{".deepagents/agents", ".deepagents/hooks.json"},
 	},
+	{
+		// Grok Build: its MCP servers are TOML tables of .grok/config.toml,
+		// whose other keys (permissions, plugins) import does not take.
+		Name:         "grok",
+		Instructions: "AGENTS.md",
+		Skills:       ".grok/skills",
+		Commands:     &schema.DirLayout{Dir: ".grok/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".grok/agents", Format: schema.FormatGooseSub},
+		MCP:          &MCPFile{Path: ".grok/config.toml", Key: "mcp_servers", Dialect: schema.DialectGrok},
+		Others:       []string{".grok/hooks", ".grok/rules"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

@@ -242,6 +242,14 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:           &schema.MCPFile{Path: ".deepagents/.mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectClaude},
 			SettingsFiles: []schema.SettingsFile{{Path: ".deepagents/hooks.json", Format: schema.FormatJSON, Keys: []string{"hooks"}}},
 		}},
+		"grok": {Files: schema.Files{
+			Instructions:  []string{"AGENTS.md"},
+			Skills:        skill(".grok/skills"),
+			Commands:      &schema.DirLayout{Dir: ".grok/commands", Format: schema.FormatMarkdown},
+			SubAgents:     &schema.DirLayout{Dir: ".grok/agents", Format: schema.FormatGooseSub},
+			MCP:           &schema.MCPFile{Path: ".grok/config.toml", Format: schema.FormatTOML, Key: "mcp_servers", Dialect: schema.DialectGrok},
+			SettingsFiles: []schema.SettingsFile{{Path: ".grok/hooks/actctl.json", Format: schema.FormatJSON, Keys: []string{"hooks"}}},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

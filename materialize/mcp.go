@@ -108,28 +108,42 @@ const (
 	// SSE transport (left out). Whether it expands ${VAR} is not
 	// documented: written as given, with a warning.
 	dialectKimi mcpDialect = schema.DialectKimi
+	// dialectGrok: Grok Build's .grok/config.toml (format toml), tables
+	// [mcp_servers.<name>] (rulesync grokcli-mcp.ts, verified there
+	// against `grok mcp add`) — stdio {command, args, env}, env a literal
+	// table (no Codex env_vars); remote {url, headers}. Whether Grok
+	// expands ${VAR} is not documented: written as given, with a warning.
+	dialectGrok mcpDialect = schema.DialectGrok
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
 // ("" is generic) and checks that the file's format is the one that
-// dialect's tool reads (TOML for codex, JSON for the others).
+// dialect's tool reads (dialectFormat).
 func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	d := mcpDialect(k.Dialect)
 	if d == "" {
 		d = dialectGeneric
 	}
-	want := schema.FormatJSON
+	want := dialectFormat(d)
 	switch d {
-	case dialectCodex:
-		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectKimi, dialectGeneric:
+	case dialectCodex, dialectGrok,
+		dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectKimi, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush, kimi or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush, kimi, grok or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
 	}
 	return d, nil
+}
+
+// dialectFormat is the format of the file the dialect's tool reads its
+// MCP servers from: TOML for Codex and Grok Build, JSON for the others.
+func dialectFormat(d mcpDialect) string {
+	if d == dialectCodex || d == dialectGrok {
+		return schema.FormatTOML
+	}
+	return schema.FormatJSON
 }
 
 // cursorPredefined are Cursor's own interpolation names, which must not be
@@ -262,6 +276,7 @@ var undocumented = map[mcpDialect][2]string{
 	dialectGoose:       {"Goose", "a plugin's .mcp.json"},
 	dialectZed:         {"Zed", ".zed/settings.json"},
 	dialectKimi:        {"Kimi Code", ".kimi-code/mcp.json"},
+	dialectGrok:        {"Grok", ".grok/config.toml"},
 }
 
 // unexpanded warns when a dialect whose tool is not known to expand

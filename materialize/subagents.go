@@ -289,8 +289,8 @@ var subDirFile = map[string]string{subDevin: "AGENT.md", subDeep: "AGENTS.md"}
 
 // sharedFormatTool names the built-in backends whose sub-agents are
 // written in another tool's format (Factory Droid's droids, Auggie's and
-// Rovo Dev's agents take Antigravity's frontmatter), so warnings name their tool.
-var sharedFormatTool = map[string]string{"factory": "Factory Droid", "auggie": "Auggie", "rovodev": "Rovo Dev"}
+// Rovo Dev's agents take Antigravity's frontmatter, Grok Build's Goose's), so warnings name their tool.
+var sharedFormatTool = map[string]string{"factory": "Factory Droid", "auggie": "Auggie", "rovodev": "Rovo Dev", "grok": "Grok Build"}
 
 // subToolName is the tool a warning about backend's sub-agents in format
 // names: the backend's own when it shares the format, else the format's,

@@ -50,6 +50,8 @@ func TestSubAgentToolsPerBackend(t *testing.T) {
 		// Deep Agents Code: a directory per sub-agent, AGENTS.md, no tools.
 		{"deepagents", ".deepagents/agents/tester/AGENTS.md", &schema.SubAgent{Tools: []string{"Read"}, Model: "openai:gpt-5"},
 			"name: tester\ndescription: Writes tests\nmodel: openai:gpt-5\n---", []string{"Deep Agents CLI sub-agents take no tool list"}},
+		{"grok", ".grok/agents/tester.md", &schema.SubAgent{Tools: []string{"Read"}, Model: "grok-code-fast"},
+			"description: Writes tests\nmodel: grok-code-fast\n---", []string{"Grok Build sub-agents take no tool list"}},
 		{"claude-code", ".claude/agents/tester.md", common,
 			"tools: Read, Grep, Bash, Glob, mcp__github__get_issue\nmodel: sonnet\n---", nil},
 		// Nothing Gemini knows is left: no tools key, and the warning says so.

@@ -335,6 +335,9 @@ const (
 	// DialectKimi: Kimi Code's .kimi-code/mcp.json "mcpServers" entries
 	// (MCP only; stdio and streamable HTTP, no SSE).
 	DialectKimi = "kimi"
+	// DialectGrok: Grok Build's .grok/config.toml [mcp_servers.<name>]
+	// tables (MCP only; a literal env table, no env_vars).
+	DialectGrok = "grok"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

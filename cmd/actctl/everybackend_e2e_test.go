@@ -44,6 +44,7 @@ var everyBackend = map[string][]string{
 	"kimi":         {".kimi-code/AGENTS.md", ".kimi-code/skills/pdf/SKILL.md", ".kimi-code/skills/pdf/scripts/fill.py", ".kimi-code/mcp.json"},
 	"rovodev":      {"AGENTS.md", ".rovodev/skills/pdf/SKILL.md", ".rovodev/skills/pdf/scripts/fill.py", ".rovodev/subagents/tester.md"},
 	"deepagents":   {".deepagents/AGENTS.md", ".deepagents/skills/pdf/SKILL.md", ".deepagents/skills/pdf/scripts/fill.py", ".deepagents/agents/tester/AGENTS.md", ".deepagents/.mcp.json"},
+	"grok":         {"AGENTS.md", ".grok/skills/pdf/SKILL.md", ".grok/skills/pdf/scripts/fill.py", ".grok/commands/fix-issue.md", ".grok/agents/tester.md", ".grok/config.toml"},
 	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 
@@ -148,6 +149,12 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
 			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {
 				t.Errorf("qwen settings.json lacks the readonly preset:\n%s", qs)
+			}
+			var grok struct {
+				Servers map[string]map[string]any `toml:"mcp_servers"`
+			}
+			if err := toml.Unmarshal([]byte(read(t, filepath.Join(dir, "grok/.grok/config.toml"))), &grok); err != nil || grok.Servers["fs"]["command"] != "fs-mcp" || grok.Servers["docs"]["url"] != "https://docs.example/mcp" {
+				t.Errorf("grok config.toml %v: %v", err, grok.Servers)
 			}
 			if fix := read(t, filepath.Join(dir, "cline/.clinerules/workflows/fix-issue.md")); fix != "Fix #$ARGUMENTS\n" {
 				t.Errorf("cline workflow: %q", fix)

@@ -7,7 +7,7 @@ import (
 
 // TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
 // Zed's own agent, JetBrains AI Assistant, Crush, Mistral Vibe, Kimi Code,
-// Rovo Dev and Deep Agents Code read in a repository (instructions, skills, commands, custom
+// Rovo Dev, Deep Agents Code and Grok Build read in a repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -69,6 +69,13 @@ func TestImportNewTools(t *testing.T) {
 			".deepagents/skills/s/SKILL.md": skill,
 			".deepagents/.mcp.json":         `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "docs": {"type": "http", "url": "https://docs.langchain.com/mcp"}}}`,
 		}, []string{"deepagents instructions deepagents", "deepagents skill s", "deepagents mcp fs", "deepagents mcp docs"}},
+		{"grok", map[string]string{
+			"AGENTS.md":                "Grok, be brief.\n",
+			".grok/skills/s/SKILL.md":  skill,
+			".grok/commands/test.md":   "---\ndescription: Run the tests\n---\n\nRun them.\n",
+			".grok/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\nmodel: grok-code-fast\n---\n\nYou review code.\n",
+			".grok/config.toml":        "[mcp_servers.fs]\ncommand = \"npx\"\nargs = [\"fs\"]\n",
+		}, []string{"grok instructions grok", "grok skill s", "grok command test", "grok sub-agent reviewer", "grok mcp fs"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
