@@ -245,6 +245,16 @@ var Backends = []Backend{
 		MCP:          &MCPFile{Path: ".grok/config.toml", Key: "mcp_servers", Dialect: schema.DialectGrok},
 		Others:       []string{".grok/hooks", ".grok/rules"},
 	},
+	{
+		// Zoo Code (Roo Code's continuation): its modes are one
+		// aggregated .roomodes file, which import does not read.
+		Name:         "zoo",
+		Instructions: "AGENTS.md",
+		Skills:       ".roo/skills",
+		Commands:     &schema.DirLayout{Dir: ".roo/commands", Format: schema.FormatMarkdown},
+		MCP:          &MCPFile{Path: ".roo/mcp.json", Key: "mcpServers", Dialect: schema.DialectRoo},
+		Others:       []string{".roomodes", ".roo/rules"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

@@ -250,6 +250,13 @@ func builtinBackends() map[string]schema.Backend {
 			MCP:           &schema.MCPFile{Path: ".grok/config.toml", Format: schema.FormatTOML, Key: "mcp_servers", Dialect: schema.DialectGrok},
 			SettingsFiles: []schema.SettingsFile{{Path: ".grok/hooks/actctl.json", Format: schema.FormatJSON, Keys: []string{"hooks"}}},
 		}},
+		"zoo": {Files: schema.Files{
+			Instructions: []string{"AGENTS.md"},
+			Skills:       skill(".roo/skills"),
+			Commands:     &schema.DirLayout{Dir: ".roo/commands", Format: schema.FormatMarkdown},
+			MCP:          &schema.MCPFile{Path: ".roo/mcp.json", Format: schema.FormatJSON, Key: "mcpServers", Dialect: schema.DialectRoo},
+			Ignore:       &schema.IgnoreFile{Path: ".rooignore", Format: schema.IgnoreGitignore},
+		}},
 		"pi": {Files: schema.Files{
 			Instructions: []string{"AGENTS.md"},
 			Skills:       skill(".pi/skills", ".agents/skills"),

@@ -114,6 +114,11 @@ const (
 	// table (no Codex env_vars); remote {url, headers}. Whether Grok
 	// expands ${VAR} is not documented: written as given, with a warning.
 	dialectGrok mcpDialect = schema.DialectGrok
+	// dialectRoo: Roo Code's and Zoo Code's .roo/mcp.json, under
+	// "mcpServers" (rulesync roo-mcp.ts) — stdio {command, args, env};
+	// remote {"type": "streamable-http"|"sse", url, headers}. Its ${VAR}
+	// expansion is not confirmed: written as given, with a warning.
+	dialectRoo mcpDialect = schema.DialectRoo
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
@@ -127,9 +132,9 @@ func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	want := dialectFormat(d)
 	switch d {
 	case dialectCodex, dialectGrok,
-		dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectKimi, dialectGeneric:
+		dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectKimi, dialectRoo, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush, kimi, grok or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush, kimi, grok, roo or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
@@ -277,6 +282,7 @@ var undocumented = map[mcpDialect][2]string{
 	dialectZed:         {"Zed", ".zed/settings.json"},
 	dialectKimi:        {"Kimi Code", ".kimi-code/mcp.json"},
 	dialectGrok:        {"Grok", ".grok/config.toml"},
+	dialectRoo:         {"Zoo Code", ".roo/mcp.json"},
 }
 
 // unexpanded warns when a dialect whose tool is not known to expand
@@ -413,6 +419,11 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 		}
 	case dialectAntigravity:
 		v["serverUrl"] = u
+	case dialectRoo:
+		v["type"], v["url"] = "streamable-http", u
+		if sse {
+			v["type"] = "sse"
+		}
 	case dialectQwen:
 		if sse {
 			v["url"] = u

@@ -12,23 +12,11 @@ import (
 // SSE server, which Zed does not take, is left out with a warning, as is
 // a ${VAR} Zed is not known to expand.
 func TestZedMCP(t *testing.T) {
-	cases := []struct {
-		srv  schema.MCPServer
-		want string
-	}{
+	checkEntries(t, dialectZed, []entryCase{
 		{schema.MCPServer{Command: "srv"}, `{"args":[],"command":"srv"}`},
 		{schema.MCPServer{Command: "srv", Args: []string{"-v"}, Env: map[string]string{"L": "1"}}, `{"args":["-v"],"command":"srv","env":{"L":"1"}}`},
 		{schema.MCPServer{URL: "https://x.example/mcp", Headers: map[string]string{"X": "1"}}, `{"headers":{"X":"1"},"url":"https://x.example/mcp"}`},
-	}
-	for _, c := range cases {
-		v, _, err := mcpServerValue(dialectZed, "s", c.srv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := string(canonicalJSON(v)); got != c.want {
-			t.Errorf("got  %s\nwant %s", got, c.want)
-		}
-	}
+	})
 	if why := refused(dialectZed, "old", schema.MCPServer{URL: "https://x.example/sse"}); !strings.Contains(why, "Zed does not support the SSE transport") {
 		t.Errorf("SSE: %q", why)
 	}

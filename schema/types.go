@@ -338,6 +338,9 @@ const (
 	// DialectGrok: Grok Build's .grok/config.toml [mcp_servers.<name>]
 	// tables (MCP only; a literal env table, no env_vars).
 	DialectGrok = "grok"
+	// DialectRoo: Roo Code's and Zoo Code's .roo/mcp.json "mcpServers"
+	// entries (MCP only; remote typed streamable-http or sse).
+	DialectRoo = "roo"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

@@ -45,6 +45,7 @@ var everyBackend = map[string][]string{
 	"rovodev":      {"AGENTS.md", ".rovodev/skills/pdf/SKILL.md", ".rovodev/skills/pdf/scripts/fill.py", ".rovodev/subagents/tester.md"},
 	"deepagents":   {".deepagents/AGENTS.md", ".deepagents/skills/pdf/SKILL.md", ".deepagents/skills/pdf/scripts/fill.py", ".deepagents/agents/tester/AGENTS.md", ".deepagents/.mcp.json"},
 	"grok":         {"AGENTS.md", ".grok/skills/pdf/SKILL.md", ".grok/skills/pdf/scripts/fill.py", ".grok/commands/fix-issue.md", ".grok/agents/tester.md", ".grok/config.toml"},
+	"zoo":          {"AGENTS.md", ".roo/skills/pdf/SKILL.md", ".roo/skills/pdf/scripts/fill.py", ".roo/commands/fix-issue.md", ".roo/mcp.json", ".rooignore"},
 	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 
@@ -145,6 +146,7 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "crush/.crush.json"), "mcp", "url")
 			checkMCPServers(t, filepath.Join(dir, "kimi/.kimi-code/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "deepagents/.deepagents/.mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "zoo/.roo/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
 			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {

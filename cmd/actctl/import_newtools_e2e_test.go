@@ -7,7 +7,7 @@ import (
 
 // TestImportNewTools: import takes back what Factory Droid, Auggie, Warp,
 // Zed's own agent, JetBrains AI Assistant, Crush, Mistral Vibe, Kimi Code,
-// Rovo Dev, Deep Agents Code and Grok Build read in a repository (instructions, skills, commands, custom
+// Rovo Dev, Deep Agents Code, Grok Build and Zoo Code read in a repository (instructions, skills, commands, custom
 // droids and agents, MCP servers, settings), and apply then writes
 // nothing: each is a row of importer.Backends (issue #34 item 9).
 func TestImportNewTools(t *testing.T) {
@@ -76,6 +76,12 @@ func TestImportNewTools(t *testing.T) {
 			".grok/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\nmodel: grok-code-fast\n---\n\nYou review code.\n",
 			".grok/config.toml":        "[mcp_servers.fs]\ncommand = \"npx\"\nargs = [\"fs\"]\n",
 		}, []string{"grok instructions grok", "grok skill s", "grok command test", "grok sub-agent reviewer", "grok mcp fs"}},
+		{"zoo", map[string]string{
+			"AGENTS.md":              "Zoo, be brief.\n",
+			".roo/skills/s/SKILL.md": skill,
+			".roo/commands/test.md":  "---\ndescription: Run the tests\n---\n\nRun them.\n",
+			".roo/mcp.json":          `{"mcpServers": {"fs": {"command": "npx", "args": ["fs"]}, "web": {"type": "streamable-http", "url": "https://example.com/mcp"}}}`,
+		}, []string{"zoo instructions zoo", "zoo skill s", "zoo command test", "zoo mcp fs", "zoo mcp web"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
