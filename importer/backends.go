@@ -144,6 +144,117 @@ var Backends = []Backend{
 		Settings:     ".qwen/settings.json",
 		Others:       []string{".qwen/agents"},
 	},
+	{
+		// Factory Droid: its droids take Factory's own tool ids.
+		Name:         "factory",
+		Instructions: "AGENTS.md",
+		Skills:       ".factory/skills",
+		Commands:     &schema.DirLayout{Dir: ".factory/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".factory/droids", Format: schema.FormatAntigravitySub},
+		MCP:          &MCPFile{Path: ".factory/mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Settings:     ".factory/settings.json",
+	},
+	{
+		// Auggie keeps its MCP servers in its settings file.
+		Name:         "auggie",
+		Instructions: "AGENTS.md",
+		Skills:       ".augment/skills",
+		Commands:     &schema.DirLayout{Dir: ".augment/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".augment/agents", Format: schema.FormatAntigravitySub},
+		MCP:          &MCPFile{Path: ".augment/settings.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Settings:     ".augment/settings.json",
+		Others:       []string{".augment/settings.local.json", ".augment/rules"},
+	},
+	{
+		// Warp: its commands are skills in .warp/skills.
+		Name:         "warp",
+		Instructions: "AGENTS.md",
+		Skills:       ".warp/skills",
+		MCP:          &MCPFile{Path: ".warp/.mcp.json", Key: "mcpServers", Dialect: schema.DialectGeneric},
+		Others:       []string{"WARP.md"},
+	},
+	{
+		// Zed's own agent: its MCP servers are the context_servers of
+		// the project settings, whose other keys are taken as settings.
+		// It reads .agents/skills, codex's directory, which the codex
+		// row takes.
+		Name:         "zed",
+		Instructions: ".rules",
+		MCP:          &MCPFile{Path: ".zed/settings.json", Key: "context_servers", Dialect: schema.DialectZed},
+		Settings:     ".zed/settings.json",
+	},
+	{
+		// JetBrains AI Assistant: its project MCP file; its project
+		// rules are typed in the IDE, not read. It reads .agents/skills,
+		// which the codex row takes.
+		Name:         "aiassistant",
+		Instructions: "AGENTS.md",
+		MCP:          &MCPFile{Path: ".ai/mcp/mcp.json", Key: "mcpServers", Dialect: schema.DialectGeneric},
+		Others:       []string{".aiassistant/rules"},
+	},
+	{
+		// Crush: its MCP servers and other settings share .crush.json.
+		Name:         "crush",
+		Instructions: "CRUSH.md",
+		Skills:       ".crush/skills",
+		MCP:          &MCPFile{Path: ".crush.json", Key: "mcp", Dialect: schema.DialectCrush},
+		Settings:     ".crush.json",
+		Others:       []string{"crush.json"},
+	},
+	{
+		// Mistral Vibe: its config.toml holds MCP servers as an array
+		// of tables, which apply does not write: left whole.
+		Name:         "vibe",
+		Instructions: "AGENTS.md",
+		Skills:       ".vibe/skills",
+		Others:       []string{".vibe/config.toml", ".vibe/agents"},
+	},
+	{
+		// Kimi Code keeps its project files under .kimi-code/.
+		Name:         "kimi",
+		Instructions: ".kimi-code/AGENTS.md",
+		Skills:       ".kimi-code/skills",
+		MCP:          &MCPFile{Path: ".kimi-code/mcp.json", Key: "mcpServers", Dialect: schema.DialectKimi},
+		Others:       []string{".kimi-code/agents"},
+	},
+	{
+		// Rovo Dev: its sub-agents take its own tool names.
+		Name:         "rovodev",
+		Instructions: "AGENTS.md",
+		Skills:       ".rovodev/skills",
+		SubAgents:    &schema.DirLayout{Dir: ".rovodev/subagents", Format: schema.FormatAntigravitySub},
+		Others:       []string{".rovodev/mcp.json", ".rovodev/prompts.yml", ".rovodev/config.yml"},
+	},
+	{
+		// Deep Agents Code: a sub-agent is a directory holding
+		// AGENTS.md, which import does not read yet.
+		Name:         "deepagents",
+		Instructions: ".deepagents/AGENTS.md",
+		Skills:       ".deepagents/skills",
+		MCP:          &MCPFile{Path: ".deepagents/.mcp.json", Key: "mcpServers", Dialect: schema.DialectClaude},
+		Others:       []string{".deepagents/agents", ".deepagents/hooks.json"},
+	},
+	{
+		// Grok Build: its MCP servers are TOML tables of .grok/config.toml,
+		// whose other keys (permissions, plugins) import does not take.
+		Name:         "grok",
+		Instructions: "AGENTS.md",
+		Skills:       ".grok/skills",
+		Commands:     &schema.DirLayout{Dir: ".grok/commands", Format: schema.FormatMarkdown},
+		SubAgents:    &schema.DirLayout{Dir: ".grok/agents", Format: schema.FormatGooseSub},
+		MCP:          &MCPFile{Path: ".grok/config.toml", Key: "mcp_servers", Dialect: schema.DialectGrok},
+		Others:       []string{".grok/hooks", ".grok/rules"},
+	},
+	{
+		// Zoo Code (Roo Code's continuation): its modes are one
+		// aggregated .roomodes file, which import does not read.
+		Name:         "zoo",
+		Instructions: "AGENTS.md",
+		Skills:       ".roo/skills",
+		Commands:     &schema.DirLayout{Dir: ".roo/commands", Format: schema.FormatMarkdown},
+		MCP:          &MCPFile{Path: ".roo/mcp.json", Key: "mcpServers", Dialect: schema.DialectRoo},
+		Others:       []string{".roomodes", ".roo/rules"},
+	},
 }
 
 // NotRead are other tools' files, for which actctl has no built-in backend

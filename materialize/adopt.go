@@ -20,7 +20,7 @@ func SkillFile(name string, s *schema.Skill) []byte {
 // dialect (schema.Dialect*): the key may differ from ref where the tool
 // refuses the name.
 func MCPEntry(dialect, ref string, s schema.MCPServer) (string, json.RawMessage, error) {
-	d, err := dialectFor(&schema.MCPFile{Dialect: dialect, Format: mcpFormat(dialect)})
+	d, err := dialectFor(&schema.MCPFile{Dialect: dialect, Format: dialectFormat(mcpDialect(dialect))})
 	if err != nil {
 		return "", nil, err
 	}
@@ -30,13 +30,6 @@ func MCPEntry(dialect, ref string, s schema.MCPServer) (string, json.RawMessage,
 		return "", nil, err
 	}
 	return name, canonicalJSON(v), nil
-}
-
-func mcpFormat(dialect string) string {
-	if dialect == schema.DialectCodex {
-		return schema.FormatTOML
-	}
-	return schema.FormatJSON
 }
 
 // PermissionKeys are the managed keys apply writes for p in dialect, for

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // `go test ./materialize -run TestGolden -update` after an intended change
 // and review the diff.
 func TestGolden(t *testing.T) {
-	for _, backend := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "copilot", "opencode", "devin", "cline", "kiro", "amp", "qwen", "goose", "kilo", "junie"} {
+	for _, backend := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "copilot", "opencode", "devin", "cline", "kiro", "amp", "qwen", "goose", "kilo", "junie", "factory", "auggie", "warp", "zed", "aiassistant", "crush", "vibe", "kimi", "rovodev", "deepagents", "grok", "zoo"} {
 		for _, arch := range []string{schema.ArchTool, schema.ArchRepo} {
 			name := backend + "-" + arch
 			t.Run(name, func(t *testing.T) {

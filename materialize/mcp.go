@@ -88,28 +88,67 @@ const (
 	// remote one is left out (refused). Whether it expands ${VAR} is not
 	// documented: written as given, with a warning.
 	dialectGoose mcpDialect = schema.DialectGoose
+	// dialectZed: Zed's project settings .zed/settings.json, under
+	// "context_servers" (zed-industries/zed settings_content,
+	// ContextServerSettingsContent: untagged, no type field) — stdio
+	// {command, args, env}, args always (a required list there); remote
+	// {url, headers}. Zed does not take SSE (rulesync zed-mcp.ts): left
+	// out. Whether it expands ${VAR} is not documented: written as given,
+	// with a warning.
+	dialectZed mcpDialect = schema.DialectZed
+	// dialectCrush: Crush's project config .crush.json, under "mcp"
+	// (Crush's crush-config skill, "MCP Servers") — every entry has the
+	// type Crush requires: {"type": "stdio", command, args, env}; remote
+	// {"type": "http"|"sse", url, headers}. Crush shell-expands $VAR and
+	// ${VAR} in command, args, env, headers and url: kept.
+	dialectCrush mcpDialect = schema.DialectCrush
+	// dialectKimi: Kimi Code's .kimi-code/mcp.json, under "mcpServers"
+	// (moonshotai.github.io/kimi-code customization/mcp) — {command, args,
+	// env} is a stdio server, {url, headers} an HTTP one; Kimi Code has no
+	// SSE transport (left out). Whether it expands ${VAR} is not
+	// documented: written as given, with a warning.
+	dialectKimi mcpDialect = schema.DialectKimi
+	// dialectGrok: Grok Build's .grok/config.toml (format toml), tables
+	// [mcp_servers.<name>] (rulesync grokcli-mcp.ts, verified there
+	// against `grok mcp add`) — stdio {command, args, env}, env a literal
+	// table (no Codex env_vars); remote {url, headers}. Whether Grok
+	// expands ${VAR} is not documented: written as given, with a warning.
+	dialectGrok mcpDialect = schema.DialectGrok
+	// dialectRoo: Roo Code's and Zoo Code's .roo/mcp.json, under
+	// "mcpServers" (rulesync roo-mcp.ts) — stdio {command, args, env};
+	// remote {"type": "streamable-http"|"sse", url, headers}. Its ${VAR}
+	// expansion is not confirmed: written as given, with a warning.
+	dialectRoo mcpDialect = schema.DialectRoo
 )
 
 // dialectFor returns the declared MCP dialect of a backend's MCP file
 // ("" is generic) and checks that the file's format is the one that
-// dialect's tool reads (TOML for codex, JSON for the others).
+// dialect's tool reads (dialectFormat).
 func dialectFor(k *schema.MCPFile) (mcpDialect, error) {
 	d := mcpDialect(k.Dialect)
 	if d == "" {
 		d = dialectGeneric
 	}
-	want := schema.FormatJSON
+	want := dialectFormat(d)
 	switch d {
-	case dialectCodex:
-		want = schema.FormatTOML
-	case dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectGeneric:
+	case dialectCodex, dialectGrok,
+		dialectClaude, dialectGemini, dialectCursor, dialectAntigravity, dialectVSCode, dialectCopilot, dialectOpenCode, dialectQwen, dialectPi, dialectGoose, dialectZed, dialectCrush, dialectKimi, dialectRoo, dialectGeneric:
 	default:
-		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose or generic)", k.Path, k.Dialect)
+		return "", fmt.Errorf("mcp file %q: unknown dialect %q (want claude, codex, gemini, cursor, antigravity, vscode, copilot, opencode, qwen, pi, goose, zed, crush, kimi, grok, roo or generic)", k.Path, k.Dialect)
 	}
 	if k.Format != want {
 		return "", fmt.Errorf("mcp file %q: dialect %s is written as %s, not %q", k.Path, d, want, k.Format)
 	}
 	return d, nil
+}
+
+// dialectFormat is the format of the file the dialect's tool reads its
+// MCP servers from: TOML for Codex and Grok Build, JSON for the others.
+func dialectFormat(d mcpDialect) string {
+	if d == dialectCodex || d == dialectGrok {
+		return schema.FormatTOML
+	}
+	return schema.FormatJSON
 }
 
 // cursorPredefined are Cursor's own interpolation names, which must not be
@@ -240,6 +279,10 @@ func mcpServerValue(d mcpDialect, name string, s schema.MCPServer) (map[string]a
 var undocumented = map[mcpDialect][2]string{
 	dialectAntigravity: {"Antigravity", "mcp_config.json"},
 	dialectGoose:       {"Goose", "a plugin's .mcp.json"},
+	dialectZed:         {"Zed", ".zed/settings.json"},
+	dialectKimi:        {"Kimi Code", ".kimi-code/mcp.json"},
+	dialectGrok:        {"Grok", ".grok/config.toml"},
+	dialectRoo:         {"Zoo Code", ".roo/mcp.json"},
 }
 
 // unexpanded warns when a dialect whose tool is not known to expand
@@ -301,7 +344,7 @@ func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, 
 		if len(envVars) > 0 {
 			v["env_vars"] = envVars
 		}
-	case dialectVSCode:
+	case dialectVSCode, dialectCrush:
 		v["type"] = "stdio"
 	case dialectCopilot:
 		v["type"], v["tools"] = "local", []string{"*"}
@@ -316,8 +359,8 @@ func stdioValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any, 
 		}
 		env = nil
 	}
-	if len(args) > 0 {
-		v["args"] = args
+	if len(args) > 0 || d == dialectZed {
+		v["args"] = append([]string{}, args...)
 	}
 	if len(env) > 0 {
 		v["env"] = env
@@ -360,7 +403,7 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 		u, headers = f(s.URL), mapEach(s.Headers, f)
 	}
 	switch d {
-	case dialectClaude, dialectVSCode, dialectCopilot:
+	case dialectClaude, dialectVSCode, dialectCopilot, dialectCrush:
 		v["type"] = "http"
 		if sse {
 			v["type"] = "sse"
@@ -376,6 +419,11 @@ func remoteValue(d mcpDialect, name string, s schema.MCPServer) (map[string]any,
 		}
 	case dialectAntigravity:
 		v["serverUrl"] = u
+	case dialectRoo:
+		v["type"], v["url"] = "streamable-http", u
+		if sse {
+			v["type"] = "sse"
+		}
 	case dialectQwen:
 		if sse {
 			v["url"] = u
@@ -497,11 +545,18 @@ func serverKey(d mcpDialect, ref string) (string, string) {
 	return name, ""
 }
 
+// noSSE are the dialects whose tool takes no SSE server, besides Pi.
+var noSSE = map[mcpDialect]string{dialectZed: "Zed", dialectKimi: "Kimi Code"}
+
 // refused says why the dialect's tool cannot take server s at all, or
-// "": Pi refuses SSE servers (pi.dev/docs/latest/mcp).
+// "": Pi refuses SSE servers (pi.dev/docs/latest/mcp), and so do Zed and
+// Kimi Code (noSSE).
 func refused(d mcpDialect, name string, s schema.MCPServer) string {
 	if d == dialectPi && s.URL != "" && isSSE(s.URL) {
 		return fmt.Sprintf("mcp server %q: Pi does not support the SSE transport; it is not written", name)
+	}
+	if tool := noSSE[d]; tool != "" && s.URL != "" && isSSE(s.URL) {
+		return fmt.Sprintf("mcp server %q: %s does not support the SSE transport; it is not written", name, tool)
 	}
 	if d == dialectGoose && s.URL != "" {
 		return fmt.Sprintf("mcp server %q: Goose reads only stdio servers from a plugin's .mcp.json; this remote one is not written (add it as a Goose extension in its own config)", name)

@@ -418,23 +418,31 @@ func (rd *renderer) mentions(f schema.Files, p string) (string, error) {
 // imports is the start of the block in instruction file p: one import
 // line (then a blank line) for each file the backend's instructions
 // shadow that holds the user's text, when p holds none of its own
-// (docs/formats.md, "claude-code"): creating p must not hide them.
+// (docs/formats.md, "claude-code"): creating p must not hide them. A
+// backend with no import (Zed: docs/formats.md, "zed") gets a warning
+// naming the hidden files instead.
 func (rd *renderer) imports(f schema.Files, p string) string {
 	sh, userText := f.Shadows, rd.o.UserText
 	if sh == nil || userText == nil {
 		return ""
 	}
 	var b strings.Builder
+	var hidden []string
 	for _, s := range sh.Files {
 		if s == p || !userText(rd.abs(s)) {
 			continue
 		}
+		hidden = append(hidden, s)
 		rel := relFrom(path.Dir(p), s)
 		b.WriteString(strings.ReplaceAll(sh.Import, "{path}", rel) + "\n\n")
 	}
 	// The instruction file is read only when there is something to
 	// import: most workspaces have no AGENTS.md of the user's.
-	if b.Len() == 0 || userText(rd.abs(p)) {
+	if len(hidden) == 0 || userText(rd.abs(p)) {
+		return ""
+	}
+	if sh.Import == "" {
+		rd.warn("backend %q reads only one instruction file, %s first: once it exists, %s (your text) is no longer read by it; to keep that file's text, set backends: %q: files: instructions: [%q]", rd.r.BackendName, p, strings.Join(hidden, ", "), rd.r.BackendName, hidden[0])
 		return ""
 	}
 	return b.String()

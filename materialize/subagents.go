@@ -25,6 +25,7 @@ const (
 	subQwen     = schema.FormatQwenSub
 	subCline    = schema.FormatClineSub
 	subGoose    = schema.FormatGooseSub
+	subDeep     = schema.FormatDeepagentsSub
 )
 
 // subAgent is one sub-agent to render: a template listed in subAgents.
@@ -49,12 +50,12 @@ func (rd *renderer) subAgents(f schema.Files) error {
 	}
 	switch f.SubAgents.Format {
 	case schema.FormatClaudeSub, subMarkdown, subCline, subQwen, subKiro, subCodex, subGemini, subCursor, subGoose, subCopilot, subOpenCode, subAgy:
-	case subDevin:
+	case subDevin, subDeep:
 		if f.SubAgents.Ext != "" {
-			return fmt.Errorf("backend %q: sub-agents format devin writes <dir>/<name>/AGENT.md: ext %q does not apply", r.BackendName, f.SubAgents.Ext)
+			return fmt.Errorf("backend %q: sub-agents format %s writes <dir>/<name>/%s: ext %q does not apply", r.BackendName, f.SubAgents.Format, subDirFile[f.SubAgents.Format], f.SubAgents.Ext)
 		}
 	default:
-		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, cline, qwen, kiro, codex, gemini, cursor, copilot, opencode, antigravity, goose or devin)", r.BackendName, f.SubAgents.Format)
+		return fmt.Errorf("backend %q: unknown sub-agents format %q (want claude, subagent, cline, qwen, kiro, codex, gemini, cursor, copilot, opencode, antigravity, goose, devin or deepagents)", r.BackendName, f.SubAgents.Format)
 	}
 	for _, ref := range r.Template.SubAgents {
 		s, err := rd.subAgent(ref)
@@ -171,17 +172,23 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 			fields = append(fields, frontmatter.Line{Key: "tools", Value: "[" + strings.Join(tools, ", ") + "]"})
 		}
 		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
-	case subCursor, subGoose:
+	case subCursor, subGoose, subDeep:
 		// cursor.com/docs/subagents: name, description, model; no tool
 		// list. Goose's custom agents (its custom-agents guide): name,
 		// description, model (and provider); body = the system prompt.
+		// Deep Agents CLI's (its SubagentMetadata): the same, in a
+		// directory per sub-agent holding AGENTS.md.
 		if model != "" {
 			fields = append(fields, frontmatter.Line{Key: "model", Value: frontmatter.Scalar(model)})
 		}
 		if len(tools) > 0 {
-			warns = append(warns, subTool[l.Format]+" sub-agents take no tool list; subAgent.tools is not written")
+			warns = append(warns, subToolName(l.Format, s.backend)+" sub-agents take no tool list; subAgent.tools is not written")
 		}
-		return joinRel(l.Dir, s.name+extOr(l, ".md")), frontmatter.Lines(fields, s.prompt), warns, nil
+		p := joinRel(l.Dir, s.name+extOr(l, ".md"))
+		if l.Format == subDeep {
+			p = joinRel(l.Dir, s.name+"/"+subDirFile[subDeep])
+		}
+		return p, frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCopilot:
 		// GitHub Copilot custom agents (code.visualstudio.com/docs/copilot/customization/custom-agents,
 		// docs.github.com custom agents): name, description, tools a
@@ -217,7 +224,7 @@ func subAgentFile(l *schema.DirLayout, s subAgent) (string, []byte, []string, er
 		if len(tools) > 0 {
 			fields = append(fields, frontmatter.Line{Key: "allowed-tools", Value: "[" + strings.Join(quoteAll(tools), ", ") + "]"})
 		}
-		return joinRel(l.Dir, s.name+"/AGENT.md"), frontmatter.Lines(fields, s.prompt), warns, nil
+		return joinRel(l.Dir, s.name+"/"+subDirFile[subDevin]), frontmatter.Lines(fields, s.prompt), warns, nil
 	case subCodex:
 		if len(tools) > 0 {
 			warns = append(warns, "Codex custom agents take no tool list; subAgent.tools is not written")
@@ -269,16 +276,34 @@ func subAgentPerms(format, backend string, p schema.Permissions) (string, []stri
 	case subGemini:
 		return "", []string{fmt.Sprintf("permissions (%s) are not written: Gemini CLI sub-agents take no permission setting (a tool list, subAgent.tools, restricts them); it runs with the main session's", what)}, nil
 	default:
-		tool := subTool[format]
-		if tool == "" {
-			tool = backend // subagent: several tools share the format
-		}
-		return "", []string{fmt.Sprintf("permissions (%s) are not written: %s sub-agents take no permission setting; it runs with the main session's", what, tool)}, nil
+		return "", []string{fmt.Sprintf("permissions (%s) are not written: %s sub-agents take no permission setting; it runs with the main session's", what, subToolName(format, backend))}, nil
 	}
 }
 
 // subTool names the tool of a sub-agent format without a permission setting.
-var subTool = map[string]string{subCursor: "Cursor", subGoose: "Goose", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin", subAgy: "Antigravity"}
+var subTool = map[string]string{subCursor: "Cursor", subGoose: "Goose", subCopilot: "GitHub Copilot", subOpenCode: "OpenCode", subDevin: "Devin", subAgy: "Antigravity", subDeep: "Deep Agents CLI"}
+
+// subDirFile is the file of the formats that write a directory per
+// sub-agent: <dir>/<name>/<file>.
+var subDirFile = map[string]string{subDevin: "AGENT.md", subDeep: "AGENTS.md"}
+
+// sharedFormatTool names the built-in backends whose sub-agents are
+// written in another tool's format (Factory Droid's droids, Auggie's and
+// Rovo Dev's agents take Antigravity's frontmatter, Grok Build's Goose's), so warnings name their tool.
+var sharedFormatTool = map[string]string{"factory": "Factory Droid", "auggie": "Auggie", "rovodev": "Rovo Dev", "grok": "Grok Build"}
+
+// subToolName is the tool a warning about backend's sub-agents in format
+// names: the backend's own when it shares the format, else the format's,
+// else the backend's name (subagent: several tools share the format).
+func subToolName(format, backend string) string {
+	if t := sharedFormatTool[backend]; t != "" {
+		return t
+	}
+	if t := subTool[format]; t != "" {
+		return t
+	}
+	return backend
+}
 
 // codexAgent is a Codex custom agent (developers.openai.com/codex/subagents):
 // name, description, developer_instructions, optional model ("inherit"

@@ -171,7 +171,7 @@ func translateSub(format, backend string, tools []string, model string) ([]strin
 		// them, and a wrong one can stall the agent: only its own are
 		// written.
 		if len(tools) > 0 {
-			warns = append(warns, fmt.Sprintf("Antigravity's tool names are not known to actctl; tools %s are not written (the agent may use every tool); give its own in subAgent: backends: %q: tools", strings.Join(tools, ", "), backend))
+			warns = append(warns, fmt.Sprintf("%s's tool names are not known to actctl; tools %s are not written (the agent may use every tool); give its own in subAgent: backends: %q: tools", subToolName(format, backend), strings.Join(tools, ", "), backend))
 		}
 		return nil, model, warns
 	}

@@ -39,6 +39,19 @@ func TestSubAgentToolsPerBackend(t *testing.T) {
 			[]string{`model "sonnet" is a Claude Code alias that cline does not know`, "tools Bash, Glob, mcp__github__get_issue are not Cline tool names actctl knows"}},
 		{"cline", ".cline/agents/tester.yaml", &schema.SubAgent{Tools: []string{"LS", "list_files"}, Model: "anthropic/claude-4"},
 			"tools: list_files\nmodelId: anthropic/claude-4\n---", nil},
+		// Factory Droid and Auggie take their own tool ids only: the
+		// common names are warned about under their own name.
+		{"factory", ".factory/droids/tester.md", common, "description: Writes tests\n---",
+			[]string{`model "sonnet" is a Claude Code alias that factory does not know`, "Factory Droid's tool names are not known to actctl; tools Read, Grep, Bash, Glob, mcp__github__get_issue are not written"}},
+		{"auggie", ".augment/agents/tester.md", &schema.SubAgent{Tools: common.Tools, Backends: map[string]schema.SubAgentNative{"auggie": {Tools: []string{"view", "launch-process"}, Model: "gpt-5"}}},
+			"tools: [\"view\", \"launch-process\"]\nmodel: gpt-5\n---", nil},
+		{"rovodev", ".rovodev/subagents/tester.md", common, "description: Writes tests\n---",
+			[]string{`model "sonnet" is a Claude Code alias that rovodev does not know`, "Rovo Dev's tool names are not known to actctl"}},
+		// Deep Agents Code: a directory per sub-agent, AGENTS.md, no tools.
+		{"deepagents", ".deepagents/agents/tester/AGENTS.md", &schema.SubAgent{Tools: []string{"Read"}, Model: "openai:gpt-5"},
+			"name: tester\ndescription: Writes tests\nmodel: openai:gpt-5\n---", []string{"Deep Agents CLI sub-agents take no tool list"}},
+		{"grok", ".grok/agents/tester.md", &schema.SubAgent{Tools: []string{"Read"}, Model: "grok-code-fast"},
+			"description: Writes tests\nmodel: grok-code-fast\n---", []string{"Grok Build sub-agents take no tool list"}},
 		{"claude-code", ".claude/agents/tester.md", common,
 			"tools: Read, Grep, Bash, Glob, mcp__github__get_issue\nmodel: sonnet\n---", nil},
 		// Nothing Gemini knows is left: no tools key, and the warning says so.

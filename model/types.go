@@ -143,7 +143,7 @@ type Files struct {
 // the instruction file does not hide it.
 type Shadows struct {
 	Files  []string `json:"files"`
-	Import string   `json:"import"`
+	Import string   `json:"import,omitempty"`
 }
 
 // SettingsFile is the structured file holding a backend's native settings.
@@ -222,6 +222,9 @@ const (
 	// FormatGooseSub: <dir>/<name>.md, a Goose custom agent (name,
 	// description, model; body = its system prompt)
 	FormatGooseSub = "goose"
+	// FormatDeepagentsSub: <dir>/<name>/AGENTS.md, a Deep Agents CLI
+	// sub-agent (name, description, model; body = its system prompt)
+	FormatDeepagentsSub = "deepagents"
 )
 
 // DirLayout places one file (or directory) per component under Dir.
@@ -284,6 +287,21 @@ const (
 	// DialectGoose: a Goose plugin's .mcp.json "mcpServers" entries,
 	// Claude Code's stdio shape; stdio only (MCP only)
 	DialectGoose = "goose"
+	// DialectZed: Zed's .zed/settings.json "context_servers" entries
+	// (MCP only; args always written, no SSE).
+	DialectZed = "zed"
+	// DialectCrush: Crush's .crush.json "mcp" entries (MCP only; every
+	// entry typed, stdio included).
+	DialectCrush = "crush"
+	// DialectKimi: Kimi Code's .kimi-code/mcp.json "mcpServers" entries
+	// (MCP only; stdio and streamable HTTP, no SSE).
+	DialectKimi = "kimi"
+	// DialectGrok: Grok Build's .grok/config.toml [mcp_servers.<name>]
+	// tables (MCP only; a literal env table, no env_vars).
+	DialectGrok = "grok"
+	// DialectRoo: Roo Code's and Zoo Code's .roo/mcp.json "mcpServers"
+	// entries (MCP only; remote typed streamable-http or sse).
+	DialectRoo = "roo"
 )
 
 // MCPFile is the structured file holding a backend's MCP servers.

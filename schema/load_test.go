@@ -49,7 +49,7 @@ agents: a: template: "t"
 	if got := b.Files.Instructions; !reflect.DeepEqual(got, []string{"CLAUDE.md"}) {
 		t.Errorf("instructions = %v", got)
 	}
-	for _, name := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "copilot", "opencode", "devin", "cline", "kiro", "amp", "qwen", "goose", "kilo", "junie", "custom"} {
+	for _, name := range []string{"claude-code", "codex", "gemini", "cursor", "cursor-agent", "antigravity", "pi", "copilot", "opencode", "devin", "cline", "kiro", "amp", "qwen", "goose", "kilo", "junie", "factory", "auggie", "warp", "zed", "aiassistant", "crush", "vibe", "kimi", "rovodev", "deepagents", "grok", "zoo", "custom"} {
 		if _, ok := cfg.Backends[name]; !ok {
 			t.Errorf("built-in backend %s missing", name)
 		}

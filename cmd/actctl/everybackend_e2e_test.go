@@ -35,6 +35,18 @@ var everyBackend = map[string][]string{
 	"goose":        {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".agents/agents/tester.md", ".agents/plugins/actctl/.mcp.json"},
 	"kilo":         {"AGENTS.md", ".kilo/skills/pdf/SKILL.md", ".kilo/skills/pdf/scripts/fill.py", ".kilo/commands/fix-issue.md", ".kilo/agents/tester.md", "kilo.json", ".kilocodeignore"},
 	"junie":        {"AGENTS.md", ".junie/skills/pdf/SKILL.md", ".junie/skills/pdf/scripts/fill.py", ".junie/commands/fix-issue.md", ".junie/agents/tester.md", ".junie/mcp/mcp.json", ".aiignore"},
+	"factory":      {"AGENTS.md", ".factory/skills/pdf/SKILL.md", ".factory/skills/pdf/scripts/fill.py", ".factory/commands/fix-issue.md", ".factory/droids/tester.md", ".factory/mcp.json", ".factory/settings.json"},
+	"auggie":       {"AGENTS.md", ".augment/skills/pdf/SKILL.md", ".augment/skills/pdf/scripts/fill.py", ".augment/commands/fix-issue.md", ".augment/agents/tester.md", ".augment/settings.json", ".augmentignore"},
+	"zed":          {".rules", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".zed/settings.json"},
+	"aiassistant":  {"AGENTS.md", ".agents/skills/pdf/SKILL.md", ".agents/skills/pdf/scripts/fill.py", ".ai/mcp/mcp.json", ".aiignore"},
+	"crush":        {"CRUSH.md", ".crush/skills/pdf/SKILL.md", ".crush/skills/pdf/scripts/fill.py", ".crush.json", ".crushignore"},
+	"vibe":         {"AGENTS.md", ".vibe/skills/pdf/SKILL.md", ".vibe/skills/pdf/scripts/fill.py", ".vibe/config.toml", ".vibeignore"},
+	"kimi":         {".kimi-code/AGENTS.md", ".kimi-code/skills/pdf/SKILL.md", ".kimi-code/skills/pdf/scripts/fill.py", ".kimi-code/mcp.json"},
+	"rovodev":      {"AGENTS.md", ".rovodev/skills/pdf/SKILL.md", ".rovodev/skills/pdf/scripts/fill.py", ".rovodev/subagents/tester.md"},
+	"deepagents":   {".deepagents/AGENTS.md", ".deepagents/skills/pdf/SKILL.md", ".deepagents/skills/pdf/scripts/fill.py", ".deepagents/agents/tester/AGENTS.md", ".deepagents/.mcp.json"},
+	"grok":         {"AGENTS.md", ".grok/skills/pdf/SKILL.md", ".grok/skills/pdf/scripts/fill.py", ".grok/commands/fix-issue.md", ".grok/agents/tester.md", ".grok/config.toml"},
+	"zoo":          {"AGENTS.md", ".roo/skills/pdf/SKILL.md", ".roo/skills/pdf/scripts/fill.py", ".roo/commands/fix-issue.md", ".roo/mcp.json", ".rooignore"},
+	"warp":         {"AGENTS.md", ".warp/skills/pdf/SKILL.md", ".warp/skills/pdf/scripts/fill.py", ".warp/skills/fix-issue/SKILL.md", ".warp/.mcp.json", ".warpindexingignore"},
 }
 
 // promptOnly are the backends whose command files hold the prompt alone
@@ -82,6 +94,7 @@ func TestEveryBackendE2E(t *testing.T) {
 		"kilo/kilo.json":                    "{\n  \"$schema\": \"https://app.kilo.ai/config.json\"\n}\n",
 		"amp/.amp/settings.json":            "{\n  \"amp.notifications.enabled\": false\n}\n",
 		"kiro/AGENTS.md":                    "# Team notes\n",
+		"auggie/.augment/settings.json":     "{\n  \"model\": \"mine\"\n}\n",
 	}
 	runArtifact(t, artifactCase{
 		user:    user,
@@ -125,10 +138,25 @@ func TestEveryBackendE2E(t *testing.T) {
 			checkMCPServers(t, filepath.Join(dir, "devin/.devin/mcp_config.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "kiro/.kiro/settings/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "junie/.junie/mcp/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "factory/.factory/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "auggie/.augment/settings.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "warp/.warp/.mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "zed/.zed/settings.json"), "context_servers", "url")
+			checkMCPServers(t, filepath.Join(dir, "aiassistant/.ai/mcp/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "crush/.crush.json"), "mcp", "url")
+			checkMCPServers(t, filepath.Join(dir, "kimi/.kimi-code/mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "deepagents/.deepagents/.mcp.json"), "mcpServers", "url")
+			checkMCPServers(t, filepath.Join(dir, "zoo/.roo/mcp.json"), "mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "amp/.amp/settings.json"), "amp.mcpServers", "url")
 			checkMCPServers(t, filepath.Join(dir, "qwen/.qwen/settings.json"), "mcpServers", "httpUrl")
 			if qs := read(t, filepath.Join(dir, "qwen/.qwen/settings.json")); !strings.Contains(qs, `"approvalMode": "plan"`) {
 				t.Errorf("qwen settings.json lacks the readonly preset:\n%s", qs)
+			}
+			var grok struct {
+				Servers map[string]map[string]any `toml:"mcp_servers"`
+			}
+			if err := toml.Unmarshal([]byte(read(t, filepath.Join(dir, "grok/.grok/config.toml"))), &grok); err != nil || grok.Servers["fs"]["command"] != "fs-mcp" || grok.Servers["docs"]["url"] != "https://docs.example/mcp" {
+				t.Errorf("grok config.toml %v: %v", err, grok.Servers)
 			}
 			if fix := read(t, filepath.Join(dir, "cline/.clinerules/workflows/fix-issue.md")); fix != "Fix #$ARGUMENTS\n" {
 				t.Errorf("cline workflow: %q", fix)

@@ -19,7 +19,7 @@ func TestGetBackendsLongTail(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	for _, want := range []string{"devin acp", "cline --acp", "kiro-cli acp", "amp-acp", "qwen --acp", "QWEN.md", "goose acp", "kilo acp", "junie --acp=true"} {
+	for _, want := range []string{"devin acp", "cline --acp", "kiro-cli acp", "amp-acp", "qwen --acp", "QWEN.md", "goose acp", "kilo acp", "junie --acp=true", "droid exec --output-format acp", "auggie --acp", "vibe-acp", "kimi acp", "grok agent stdio"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("get backends lacks %q:\n%s", want, r.Stdout)
 		}
