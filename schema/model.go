@@ -180,6 +180,12 @@ const (
 	StateBranch          = model.StateBranch
 	StateCache           = model.StateCache
 	StateArtifact        = model.StateArtifact
+	DialectZed           = model.DialectZed
+	DialectCrush         = model.DialectCrush
+	DialectKimi          = model.DialectKimi
+	DialectGrok          = model.DialectGrok
+	DialectRoo           = model.DialectRoo
+	FormatDeepagentsSub  = model.FormatDeepagentsSub
 	StateNone            = model.StateNone
 	TargetGitHub         = model.TargetGitHub
 	TargetKubernetes     = model.TargetKubernetes
