@@ -119,6 +119,19 @@ func (r *Resolved) notOffered(subject, m string) string {
 		subject, m, r.BackendName, need, orNone(r.Backend.ServedModes()), offers, r.BackendName, need, r.BackendName, need)
 }
 
+// checkAutoStart refuses an archetype that has autoStart but leaves start
+// out of its interactionModes: up would be asked to start agents that do
+// not offer start (docs/runtime.md, "actctl up").
+func (c *Config) checkAutoStart(name string) Diagnostics {
+	a := c.Archetypes[name]
+	if !a.AutoStart || a.Allows(InteractStart) {
+		return nil
+	}
+	return Diagnostics{c.Diag(Path("archetypes", name, "interactionModes"),
+		"archetype %q has autoStart, but its interactionModes (%s) leave out start, which `actctl up` and `actctl start` need; add \"start\" to them, or set autoStart: false",
+		name, orNone(a.InteractionModes))}
+}
+
 func orNone(list []string) string {
 	if len(list) == 0 {
 		return "no mode"

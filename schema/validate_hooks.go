@@ -107,10 +107,11 @@ func (c *Config) checkAgent(path, name string) (Diagnostic, bool) {
 	return c.Diag(path, "%s", msg), false
 }
 
-// HeldByUp reports whether `actctl up` holds r's process (launchMode
-// acp-service or acp-background); up prompts any other agent as `actctl
+// HeldByUp reports whether `actctl up` holds r's process: r offers start
+// (a launch mode up runs, acp-service or acp-background, and start in its
+// archetype's interactionModes); up prompts any other agent as `actctl
 // run` does (docs/runtime.md, "Hooks").
-func (r *Resolved) HeldByUp() bool { return UpRuns(r.LaunchMode) }
+func (r *Resolved) HeldByUp() bool { return r.Offer(InteractStart) }
 
 // checkPromptable checks that a prompt hook can reach agent name: up
 // holds it, or it offers run (an agent that does not resolve is reported
