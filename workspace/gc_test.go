@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"runtime"
@@ -14,7 +14,7 @@ func TestFewerCollections(t *testing.T) {
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "")
 	runtime.GC() // what earlier tests left is not this test's heap
-	settle := fewerCollections()
+	settle := FewerCollections()
 	if got := debug.SetGCPercent(oneShotGCPercent); got != oneShotGCPercent {
 		t.Errorf("GOGC unset: percent %d, want %d", got, oneShotGCPercent)
 	}
@@ -23,20 +23,20 @@ func TestFewerCollections(t *testing.T) {
 		t.Errorf("heap of %d bytes (under %d): percent %d after settle, want %d", heapBytes(), largeHeap, got, oneShotGCPercent)
 	}
 	t.Setenv("GOGC", "150")
-	fewerCollections()()
+	FewerCollections()()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC=150 in the environment: percent changed to %d", got)
 	}
 }
 
-// TestFewerCollectionsLargeHeap checks that a heap over largeHeap once
+// TestFewerCollectionslargeHeap checks that a heap over largeHeap once
 // the config is loaded restores the default.
-func TestFewerCollectionsLargeHeap(t *testing.T) {
+func TestFewerCollectionslargeHeap(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "")
 	runtime.GC()
-	settle := fewerCollections()
+	settle := FewerCollections()
 	big := make([]byte, 2*largeHeap)
 	settle()
 	if got := debug.SetGCPercent(100); got != 100 {
