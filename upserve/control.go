@@ -6,19 +6,27 @@ import (
 
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/up"
 )
+
+// handler is the control socket's: the manager (its upgrades too: the
+// session leases), with start checked first.
+type handler struct {
+	*up.Manager
+	s *Server
+}
 
 // Handle answers a control request as the manager does, except that
 // `actctl start` and `restart` of a declared agent that does not offer
 // start are refused with why and what it offers (docs/runtime.md,
 // "actctl up"): up never holds such an agent.
-func (s *Server) Handle(ctx context.Context, req control.Request, out *control.Stream) (any, error) {
+func (h handler) Handle(ctx context.Context, req control.Request, out *control.Stream) (any, error) {
 	if req.Op == control.OpStart || req.Op == control.OpRestart {
-		if err := s.checkStart(req.Agent); err != nil {
+		if err := h.s.checkStart(req.Agent); err != nil {
 			return nil, err
 		}
 	}
-	return s.m.Handle(ctx, req, out)
+	return h.Manager.Handle(ctx, req, out)
 }
 
 // checkStart refuses agent when the last cycle's config declares it and
