@@ -32,7 +32,7 @@ agents: triage: template: "emp"
 		{"helper", "task: agent helper has archetype \"tool\": task runs an employee's tasks; for one turn with it use `actctl run helper -p TEXT`"},
 		// A service offers no run: the hint names what it offers (issue
 		// 32 item 14).
-		{"server", "task: agent server has archetype \"service\": task runs an employee's tasks; it offers proxy: for one turn with it use `actctl prompt server -p TEXT` while `actctl up` runs it"},
+		{"server", "task: agent server has archetype \"service\": task runs an employee's tasks; it offers start, proxy: for one turn with it use `actctl prompt server -p TEXT` while `actctl up` runs it"},
 		{"nobody", `unknown agent "nobody"`},
 	} {
 		_, err := EmployeeAgent(cfg, tc.name)

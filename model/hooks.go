@@ -25,7 +25,8 @@ func (r HookRun) TimeoutDuration() (time.Duration, error) {
 	return d, nil
 }
 
-// HeldByUp reports whether `actctl up` holds r's process (launchMode
-// acp-service or acp-background); up prompts any other agent as `actctl
+// HeldByUp reports whether `actctl up` holds r's process: r offers start
+// (a launch mode up runs, acp-service or acp-background, and start in its
+// archetype's interactionModes); up prompts any other agent as `actctl
 // run` does (docs/runtime.md, "Hooks").
-func (r *Resolved) HeldByUp() bool { return UpRuns(r.LaunchMode) }
+func (r *Resolved) HeldByUp() bool { return r.Offer(InteractStart) }

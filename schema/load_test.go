@@ -58,7 +58,7 @@ agents: a: template: "t"
 		"tool":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "run", "proxy"}, Workspace: "project", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "append", Gitignore: []string{"/.actant/"}, Materialize: "minimal"},
 		"repo":     {LaunchMode: "direct", InteractionModes: []string{"open", "start", "chat", "run", "proxy"}, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "workspace", WorkDirConflict: "error", Gitignore: []string{"/.actant/"}, Materialize: "full"},
 		"employee": {LaunchMode: "acp-background", InteractionModes: []string{"start", "run", "proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "workspace+client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full", Restart: "on-failure", TurnTimeout: "30m", StallAfter: "10m"},
-		"service":  {LaunchMode: "acp-service", InteractionModes: []string{"proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full", Restart: "on-failure", TurnTimeout: "30m", StallAfter: "10m"},
+		"service":  {LaunchMode: "acp-service", InteractionModes: []string{"start", "proxy"}, AutoStart: true, Workspace: "instance", ProcessCwd: "workspace", SessionCwd: "client", WorkDirConflict: "error", Gitignore: []string{}, Materialize: "full", Restart: "on-failure", TurnTimeout: "30m", StallAfter: "10m"},
 	}
 	for name, w := range want {
 		if got := cfg.Archetypes[name]; !reflect.DeepEqual(got, w) {

@@ -59,6 +59,7 @@ func (c *Config) Validate() Diagnostics {
 		}
 		a := c.Archetypes[name]
 		ds = append(ds, c.checkLiveness("archetypes", name, a.TurnTimeout, a.StallAfter)...)
+		ds = append(ds, c.checkAutoStart(name)...)
 	}
 	for _, name := range localKeys(c.MCPServers) {
 		s := c.MCPServers[name]

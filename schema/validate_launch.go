@@ -1,6 +1,9 @@
 package schema
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // launchesOverACP reports whether a launch mode runs the backend as an ACP
 // agent that actctl talks to (an employee's or service's background
@@ -73,4 +76,25 @@ func (c *Config) checkLiveness(kind, name, turnTimeout, stallAfter string) Diagn
 		}
 	}
 	return ds
+}
+
+// checkAutoStart refuses an archetype that has autoStart but leaves start
+// out of its interactionModes: up would be asked to start agents that do
+// not offer start (docs/runtime.md, "actctl up").
+func (c *Config) checkAutoStart(name string) Diagnostics {
+	a := c.Archetypes[name]
+	if !a.AutoStart || a.Allows(InteractStart) {
+		return nil
+	}
+	return Diagnostics{c.Diag(Path("archetypes", name, "interactionModes"),
+		"archetype %q has autoStart, but its interactionModes (%s) leave out start, which `actctl up` and `actctl start` need; add \"start\" to them, or set autoStart: false",
+		name, orNoneModes(a.InteractionModes))}
+}
+
+// orNoneModes is list joined, or "no mode".
+func orNoneModes(list []string) string {
+	if len(list) == 0 {
+		return "no mode"
+	}
+	return strings.Join(list, ", ")
 }

@@ -237,7 +237,7 @@ func TestReservedActctlServer(t *testing.T) {
 // made from a template (run -t) is named as the template.
 func TestNotOfferedNamesTheField(t *testing.T) {
 	cfg := mustLoad(t, map[string]string{"actant.cue": `package actant
-archetypes: service: interactionModes: ["proxy"]
+archetypes: service: interactionModes: ["start", "proxy"]
 archetypes: repo: interactionModes: ["chat", "proxy"]
 templates: {
 	svc: {backend: "claude-code", archetype: "service"}
@@ -246,7 +246,7 @@ templates: {
 agents: {api: template: "svc", mirror: template: "rp"}
 `})
 	for _, tt := range []struct{ agent, mode, want string }{
-		{"api", "run", `agent "api" does not offer run: its archetype "service" allows proxy, so it offers proxy; to allow run, add it to ` + "`archetypes: service: interactionModes`"},
+		{"api", "run", `agent "api" does not offer run: its archetype "service" allows start, proxy, so it offers start, proxy; to allow run, add it to ` + "`archetypes: service: interactionModes`"},
 		{"mirror", "run", `agent "mirror" does not offer run: its archetype "repo" allows chat, proxy, so it offers chat, proxy; to allow run, add it to ` + "`archetypes: repo: interactionModes`"},
 	} {
 		r, err := cfg.Resolve(tt.agent)

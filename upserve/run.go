@@ -55,7 +55,7 @@ func (s *Server) Run(ctx context.Context, sv Serve) error {
 	served := make(chan error, 1)
 	// Until the socket is closed, a request that comes while up stops
 	// is told so.
-	go func() { served <- control.ServeUntilClosed(ctx, sv.Control, s.m) }()
+	go func() { served <- control.ServeUntilClosed(ctx, sv.Control, handler{s.m, s}) }()
 	s.logf("control socket %s; Ctrl-C stops every agent", sv.Control.Addr())
 	if wh := s.webhooks; wh != nil {
 		wh.serve(ctx)

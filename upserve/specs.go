@@ -16,7 +16,8 @@ import (
 )
 
 // CheckNames refuses, before anything runs, an unknown agent or one that
-// up cannot hold.
+// up cannot hold: one that does not offer start, said with the modes it
+// offers.
 func CheckNames(cfg *schema.Config, names []string) error {
 	for _, name := range names {
 		if _, ok := cfg.Agents[name]; !ok {
@@ -27,7 +28,7 @@ func CheckNames(cfg *schema.Config, names []string) error {
 			return err
 		}
 		if !r.HeldByUp() {
-			return fmt.Errorf("up: agent %s has launchMode %q: up runs acp-service and acp-background agents", name, r.LaunchMode)
+			return fmt.Errorf("up: %s", r.NotOffered(schema.InteractStart))
 		}
 	}
 	return nil
@@ -97,7 +98,7 @@ func (s *Server) specs(cfg *schema.Config, filesAt map[string]int) []up.Spec {
 			continue
 		}
 		if !r.HeldByUp() {
-			s.once(name, "%s: autoStart, but launchMode %q is not one up runs (acp-service, acp-background)", name, r.LaunchMode)
+			s.once(name, "%s: autoStart, but not started: %s", name, r.NotOffered(schema.InteractStart))
 			continue
 		}
 		sp, err := spec(cfg, r, filesAt[name])

@@ -96,7 +96,7 @@ func TestSpecsOfConfig(t *testing.T) {
 	if sp := named.cycleSpecs(cfg, nil); len(sp) != 1 || sp[0].Name != "triage" {
 		t.Errorf("up triage runs %+v", sp)
 	}
-	if err := CheckNames(cfg, []string{"helper"}); err == nil || !strings.Contains(err.Error(), "up runs acp-service and acp-background agents") {
+	if err := CheckNames(cfg, []string{"helper"}); err == nil || !strings.Contains(err.Error(), "is not one `actctl up` runs (acp-service, acp-background)") {
 		t.Errorf("up helper: %v", err)
 	}
 	if err := CheckNames(cfg, []string{"nobody"}); err == nil {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"time"
@@ -45,20 +43,14 @@ type WatchOptions struct {
 // every change of the config, a local component, or a polled hub source,
 // until ctx ends.
 func Watch(ctx context.Context, o WatchOptions) error {
-	if os.Getenv("GOGC") == "" {
-		// A cycle allocates ~20 MB and keeps under 1 MB (100 agents): the
-		// default GOGC=100 collects about five times per cycle, which costs
-		// more than a quarter of its CPU. A watch process trades a few tens
-		// of MB of heap for fewer collections (GOGC in the environment wins).
-		debug.SetGCPercent(400)
-	}
 	o.Dir = o.Root
 	if o.Once == nil {
 		o.Once = NewWarnOnce(o.Stderr)
 	}
 	o.Stderr = o.Once
 	// Hooks run in the background across cycles; they end with the watch.
-	w := &watcher{o: o, hookCtx: ctx, bg: &Background{}}
+	w := &watcher{o: o, hookCtx: ctx, bg: &Background{}, gc: newWatchGC()}
+	defer w.gc.done()
 	defer w.bg.Wait()
 	pollers, err := hubPollers(ctx, o.Options, o.Root, w.bg)
 	if err != nil {
@@ -78,6 +70,8 @@ type watcher struct {
 	o       WatchOptions
 	hookCtx context.Context // the hooks' context: the watch's
 	bg      *Background
+	gc      *watchGC // the GOGC of the cycles, from the heap's size
+	loaded  bool     // a cycle loaded the config
 }
 
 // run is one cycle: load, apply, and the rest of an apply's (heartbeats,
@@ -93,6 +87,9 @@ func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, erro
 		}
 		return watch.Result{}, err
 	}
+	w.gc.settle(!w.loaded)
+	w.loaded = true
+	defer w.gc.settle(false)
 	cfg := l.Config
 	events := newApplyEvents(w.hookCtx, w.o.Options, cfg)
 	res, err := applyPruning(ctx, cfg, reconcile.Options{Force: w.o.Force, NoPrune: w.o.NoPrune, Only: w.o.Only,

@@ -32,6 +32,7 @@ type describeJSON struct {
 	Name     string                 `json:"name"`
 	Status   string                 `json:"status"`
 	Dir      string                 `json:"dir"`
+	Modes    []string               `json:"modes"`
 	Details  []string               `json:"details"`
 	Resolved []schema.ResolvedValue `json:"resolved"`
 	Files    []describeFile         `json:"files"`
@@ -98,6 +99,7 @@ func describe(g *globals, cfg *schema.Config, name string, withUp func([]agentSt
 	if err != nil {
 		return nil, err
 	}
+	d.Modes = r.Offers()
 	if sums, err := tasklog.Summaries(tasklog.Dir(r)); err == nil && len(sums) > 0 {
 		d.LastTask = &sums[len(sums)-1]
 	}
@@ -156,6 +158,7 @@ func shownPath(root, p string) string {
 func printDescribe(g *globals, d *describeJSON) error {
 	w := g.Stdout
 	fmt.Fprintf(w, "Name:       %s\nStatus:     %s\nDir:        %s\n", d.Name, d.Status, d.Dir)
+	fmt.Fprintf(w, "Modes:      %s\n", orNothing(d.Modes))
 	if len(d.Details) > 0 {
 		fmt.Fprintf(w, "Details:    %s\n", strings.Join(d.Details, "; "))
 	}
@@ -180,6 +183,14 @@ func printDescribe(g *globals, d *describeJSON) error {
 	fmt.Fprintf(w, "Process:    %s\n", processText(d.Process))
 	fmt.Fprintf(w, "Last task:  %s\n", taskText(d.LastTask))
 	return nil
+}
+
+// orNothing is list joined by commas, "none" when empty.
+func orNothing(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
 }
 
 // valueText is a resolved value on one line: a string as is, "-" for

@@ -60,6 +60,7 @@ func TestDescribeE2E(t *testing.T) {
 	want := `Name:  dev
 Status:  OutOfSync
 Dir:  ROOT/sub
+Modes:  open, chat, run, proxy
 Details:  drift sub/.claude/skills/s/SKILL.md: edited since the last apply; kept (use --force to overwrite it, with a backup)
 Resolved:
   FIELD  VALUE  SOURCE  POSITION

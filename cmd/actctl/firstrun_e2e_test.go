@@ -71,7 +71,7 @@ agents: {reviewer: template: "reviewer", mirror: template: "mirror", api: templa
 		args []string
 		want string
 	}{
-		{[]string{"run", "api", "-p", "hello"}, `agent "api" does not offer run: its archetype "service" allows proxy, so it offers proxy; to allow run, add it to ` + "`archetypes: service: interactionModes`"},
+		{[]string{"run", "api", "-p", "hello"}, `agent "api" does not offer run: its archetype "service" allows start, proxy, so it offers start, proxy; to allow run, add it to ` + "`archetypes: service: interactionModes`"},
 		{[]string{"run", "-t", "api", "-p", "hello"}, `template "api" does not offer run`},
 		{[]string{"chat", "-t", "api"}, `template "api" does not offer chat`},
 	} {

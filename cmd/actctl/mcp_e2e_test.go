@@ -159,7 +159,7 @@ func TestMCPListAndStatus(t *testing.T) {
 		"helper":  "std scripted tool chat+run+proxy",
 		"reader":  "ro scripted tool chat+run+proxy",
 		"builder": "inst scripted repo chat+run+proxy",
-		"server":  "svc scripted service proxy",
+		"server":  "svc scripted service start+proxy",
 		"worker":  "emp scripted employee start+run+proxy",
 	}
 	for n, w := range want {

@@ -474,7 +474,7 @@ func TestRunBadInputWritesNothing(t *testing.T) {
 		{[]string{"run", "helper", "--timeout", "soon", "-p", "x"}, 2, "soon"},
 		{[]string{"chat", "helper", "--deny-all", "--approve-all"}, 2, "exclude each other"},
 		{[]string{"chat"}, 2, "want AGENT"},
-		{[]string{"run", "server", "-p", "x"}, 1, `agent "server" does not offer run: its archetype "service" allows proxy`},
+		{[]string{"run", "server", "-p", "x"}, 1, `agent "server" does not offer run: its archetype "service" allows start, proxy`},
 		{[]string{"chat", "worker"}, 1, `agent "worker" does not offer chat: its archetype "employee" allows start, run, proxy`},
 		{[]string{"run", "-t", "svc", "-p", "x"}, 1, `does not offer run`},
 	} {

@@ -271,7 +271,7 @@ func TestUpBadInput(t *testing.T) {
 		t.Fatalf("up nope: %d\n%s", r.Code, r.Stderr)
 	}
 	r = actctl(t, root, home, "up", "helper")
-	if r.Code != 1 || !strings.Contains(r.Stderr, `agent helper has launchMode`) {
+	if r.Code != 1 || !strings.Contains(r.Stderr, `agent "helper" does not offer start: its launch mode "direct"`) {
 		t.Fatalf("up helper: %d\n%s", r.Code, r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".actant")); !os.IsNotExist(err) {

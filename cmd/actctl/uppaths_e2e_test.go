@@ -60,7 +60,7 @@ agents: api: template: "svc"
 func TestUpLogsOfDotLogAgent(t *testing.T) {
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeConfigTB(t, root, "package actant\n"+scriptedBackend(t, "")+`
-archetypes: service: {workspace: "project", workDirConflict: "append", interactionModes: ["run", "proxy"]}
+archetypes: service: {workspace: "project", workDirConflict: "append", interactionModes: ["start", "run", "proxy"]}
 templates: svc: {backend: "scripted", archetype: "service"}
 agents: x: template: "svc"
 agents: "x.log": template: "svc"
