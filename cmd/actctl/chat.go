@@ -22,15 +22,17 @@ func init() {
 	register(&cli.Command{
 		Name:         "chat",
 		Usage:        "talk with AGENT in one ACP session: each line on stdin (a terminal or a pipe) is a turn",
-		ArgsUsage:    "AGENT",
-		Flags:        agentFlags(0),
+		ArgsUsage:    "AGENT [--resume [ID] | --list]",
+		Flags: append(agentFlags(0),
+			&cli.BoolFlag{Name: "resume", Usage: "on an agent actctl up runs: resume your session `ID` (the second argument; without it, your only one)"},
+			&cli.BoolFlag{Name: "list", Usage: "on an agent actctl up runs: list your sessions (id and cwd)"}),
 		OnUsageError: usageErrors,
 		Action:       chatCmd,
 	})
 }
 
 func chatCmd(c *cli.Context) error {
-	if c.NArg() > 1 || (c.NArg() == 0 && c.String("template") == "") {
+	if c.NArg() > 2 || (c.NArg() == 0 && c.String("template") == "") {
 		return usageError("chat: want AGENT, or -t TEMPLATE [AGENT]")
 	}
 	rule, err := ruleFlag(c)
@@ -48,8 +50,14 @@ func chatCmd(c *cli.Context) error {
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
 	defer trackRun(g, "chat")()
-	sess, err := startAgentSession(ctx, c, agentprep.VerbChat, rule, ask)
-	if err != nil {
+	sess, leased, err := chatLease(ctx, c, g, rule, ask)
+	if err == nil && !leased {
+		if c.NArg() > 1 {
+			return usageError("chat: want AGENT, or -t TEMPLATE [AGENT]")
+		}
+		sess, err = startAgentSession(ctx, c, agentprep.VerbChat, rule, ask)
+	}
+	if err != nil || sess == nil { // sess nil: --list printed
 		return err
 	}
 	defer sess.close()
