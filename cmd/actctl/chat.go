@@ -20,9 +20,9 @@ import (
 
 func init() {
 	register(&cli.Command{
-		Name:         "chat",
-		Usage:        "talk with AGENT in one ACP session: each line on stdin (a terminal or a pipe) is a turn",
-		ArgsUsage:    "AGENT [--resume [ID] | --list]",
+		Name:      "chat",
+		Usage:     "talk with AGENT in one ACP session: each line on stdin (a terminal or a pipe) is a turn",
+		ArgsUsage: "AGENT [--resume [ID] | --list]",
 		Flags: append(agentFlags(0),
 			&cli.BoolFlag{Name: "resume", Usage: "on an agent actctl up runs: resume your session `ID` (the second argument; without it, your only one)"},
 			&cli.BoolFlag{Name: "list", Usage: "on an agent actctl up runs: list your sessions (id and cwd)"}),

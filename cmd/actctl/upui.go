@@ -357,3 +357,6 @@ func (s upSource) Hooks() []dashboard.Hook {
 	}
 	return out
 }
+
+// Sessions is up's conversations and task controls, for the dashboard.
+func (s upSource) Sessions() dashboard.Sessions { return s.u.m }

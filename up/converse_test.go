@@ -1,0 +1,149 @@
+package up
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/tasklog"
+)
+
+// convHarness is a harness whose service api's preset allows edits (so
+// an execute tool call is put to the person), telling asked of each
+// request put to the person.
+func convHarness(t *testing.T) (*harness, Spec, chan uint64) {
+	h := newHarness(t, nil)
+	h.rule = acpclient.AllowEdits
+	asked := make(chan uint64, 10)
+	h.m.opts.Asked = func(_ string, task uint64) { asked <- task }
+	s := service(t, "api")
+	h.m.Sync([]Spec{s})
+	h.wait("process:start", "api")
+	return h, s, asked
+}
+
+// taskText is task id's log.
+func taskText(t *testing.T, s Spec, id uint64) string {
+	t.Helper()
+	p, err := tasklog.TaskFile(s.LogsDir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestConversationTurns: a conversation's turns are tasks in one session
+// on the warm process (turn 2 follows turn 1), listed with their
+// prompts; a person's answer to a permission request the preset leaves
+// to them is the decision, recorded as the user's.
+func TestConversationTurns(t *testing.T) {
+	h, s, asked := convHarness(t)
+	ctx := context.Background()
+	id, err := h.m.NewConversation(ctx, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := h.m.Say(ctx, "api", id, "session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := h.m.Say(ctx, "api", id, "session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wait("prompt:after", "api")
+	h.wait("prompt:after", "api")
+	if log := taskText(t, s, second); !strings.Contains(log, "session "+id+" cwd") || !strings.Contains(log, "turn 2") {
+		t.Errorf("second turn's log:\n%s", log)
+	}
+	third, err := h.m.Say(ctx, "api", id, "perm execute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task := <-asked; task != third {
+		t.Fatalf("asked in task %d, want %d", task, third)
+	}
+	if err := h.m.Answer("api", id, "call-execute", "nope"); err == nil || !strings.Contains(err.Error(), `no option "nope"`) {
+		t.Errorf("answer with an option not offered: %v", err)
+	}
+	if err := h.m.Answer("api", id, "call-execute", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("prompt:after", "api")
+	log := taskText(t, s, third)
+	for _, want := range []string{`"method":"_actctl/ask"`, `"optionId":"never"`, `"decision":"allowed","optionId":"yes","by":"user"`, "permission: yes"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("third turn's log lacks %s:\n%s", want, log)
+		}
+	}
+	c, err := h.m.Conversation("api", id)
+	if err != nil || len(c.Turns) != 3 || c.Turns[0].Task != first || c.Title != "session" {
+		t.Errorf("conversation: %+v %v", c, err)
+	}
+	if err := h.m.Answer("api", id, "call-execute", "yes"); err == nil {
+		t.Errorf("a second answer was taken")
+	}
+}
+
+// TestConversationAskDeadline: a request nobody answers is decided by
+// the agent's preset once AskWait has passed, recorded as the preset's.
+func TestConversationAskDeadline(t *testing.T) {
+	h, s, asked := convHarness(t)
+	ctx := context.Background()
+	id, err := h.m.NewConversation(ctx, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := h.m.Say(ctx, "api", id, "perm execute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	h.clk.Advance(DefaultAskWait)
+	h.wait("prompt:after", "api")
+	if log := taskText(t, s, task); !strings.Contains(log, `"decision":"denied","optionId":"no","by":"preset","rule":"edits"`) {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestConversationCancel: Cancel ends the running turn (session/cancel;
+// the request put to the person is answered cancelled), the process and
+// the conversation go on, and the next turn follows in the same session.
+func TestConversationCancel(t *testing.T) {
+	h, s, asked := convHarness(t)
+	ctx := context.Background()
+	id, err := h.m.NewConversation(ctx, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := h.m.Say(ctx, "api", id, "perm execute") // the turn waits for the person
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	if err := h.m.CancelTurn("api", id); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("prompt:after", "api")
+	sums, _ := tasklog.Summaries(s.LogsDir)
+	if len(sums) != 1 || sums[0].Task != task || !strings.Contains(sums[0].Error, "cancelled by the user") {
+		t.Fatalf("summaries: %+v", sums)
+	}
+	next, err := h.m.Say(ctx, "api", id, "session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wait("prompt:after", "api")
+	if log := taskText(t, s, next); !strings.Contains(log, "turn 2") {
+		t.Errorf("next turn:\n%s", log)
+	}
+	if n := h.seenCount("process:start", "api"); n != 1 {
+		t.Errorf("%d process starts", n)
+	}
+}
