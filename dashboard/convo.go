@@ -60,6 +60,9 @@ func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) {
 	}
 	err := s.src.Sessions().CancelTask(name, id)
 	s.AgentChanged(name)
+	if a, aerr := s.src.Agent(name); aerr == nil && err == nil {
+		s.tasksChanged(a, "task:failed") // its queue, and a waiting task's row: no event says it ended
+	}
 	back := "/agents/" + url.PathEscape(name)
 	if r.PostForm.Get("back") == "task" {
 		back += "/tasks/" + strconv.FormatUint(id, 10)

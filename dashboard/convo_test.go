@@ -76,6 +76,10 @@ func TestConvoActions(t *testing.T) {
 	if w := serve(s, r); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "no task 404") {
 		t.Errorf("cancel of no task: %d %q", w.Code, w.Body.String())
 	}
+	f.logs["bot/7"] = nil // running: no summary yet
+	if page := serve(s, request("GET", "/agents/bot/tasks/7", "")).Body.String(); !strings.Contains(page, `<form method="post" action="/agents/bot/tasks/7/cancel" class="inline"><input type="hidden" name="back" value="task">`) {
+		t.Errorf("a running task's page has no Cancel:\n%s", page)
+	}
 	for path, code := range map[string]int{"/agents/nobody/sessions": 404, "/agents/bot/sessions/s1/prompt": 400, "/agents/bot/tasks/x/cancel": 400} {
 		if w := serve(s, request("POST", path, "")); w.Code != code {
 			t.Errorf("POST %s: %d, want %d", path, w.Code, code)

@@ -187,6 +187,7 @@
 		f.action = "/agents/" + encodeURIComponent(agent) + "/tasks/" + id + "/cancel";
 		const b = document.createElement("button"); b.dataset.task = id; b.textContent = "Cancel";
 		f.appendChild(b);
+		f.addEventListener("submit", postQuietly);
 		return f;
 	}
 
@@ -555,6 +556,8 @@
 	promptBox();
 	controls();
 	conversation();
+	// A task's Cancel in its row: the live queue shows what became of it.
+	for (const f of document.querySelectorAll("form.cancel")) f.addEventListener("submit", postQuietly);
 	const live0 = document.getElementById("livelog");
 	if (live0 && live0.dataset.task) followTask(live0.dataset.task);
 	followStderr();
