@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -145,5 +146,33 @@ func TestConversationCancel(t *testing.T) {
 	}
 	if n := h.seenCount("process:start", "api"); n != 1 {
 		t.Errorf("%d process starts", n)
+	}
+}
+
+// TestConversationEmployee: an employee's conversation turns are tasks of
+// its queue, run in the conversation's session (not its primary one), in
+// order.
+func TestConversationEmployee(t *testing.T) {
+	h := newHarness(t, nil)
+	s := employee(t, "triage", schedule.Spec{})
+	h.m.Sync([]Spec{s})
+	h.wait("process:start", "triage")
+	ctx := context.Background()
+	id, err := h.m.NewConversation(ctx, "triage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := h.m.Say(ctx, "triage", id, "session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := h.m.Say(ctx, "triage", id, "session")
+	if err != nil || second != first+1 {
+		t.Fatalf("second turn: task %d %v (first %d)", second, err, first)
+	}
+	h.wait("task:done", "triage")
+	h.wait("task:done", "triage")
+	if log := taskText(t, s, second); !strings.Contains(log, "session "+id+" cwd") || !strings.Contains(log, "turn 2") {
+		t.Errorf("second turn's log:\n%s", log)
 	}
 }

@@ -205,6 +205,9 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	defer a.gate.RUnlock()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if run.task == 0 {
+		run.task = t.ID // before addTurn: CancelTask finds the turn by it
+	}
 	defer a.addTurn(run, cancel)()
 	a.mu.Lock()
 	dir := a.spec.LogsDir

@@ -43,17 +43,22 @@ func (a *agent) cancelledWaiting(t schedule.Task) {
 	a.unrun(t, run, fmt.Errorf("%w: the task was cancelled before it ran", ErrCancelledByUser))
 }
 
-// cancelRunning cancels the running turn of task id, if there is one.
+// cancelRunning cancels the running turn of task id, if there is one:
+// found by its task id among the turns, or, for the task an employee's
+// queue has just taken, marked for its turn to cancel itself as it
+// registers (addTurn).
 func (a *agent) cancelRunning(id uint64) bool {
 	a.mu.Lock()
-	turns := make(map[*taskRun]func(error), len(a.turns))
+	defer a.mu.Unlock()
 	for run, cancel := range a.turns {
-		turns[run] = cancel
-	}
-	a.mu.Unlock()
-	for run, cancel := range turns {
-		if st, ok := run.status(); ok && st.Task == id || run.task == id {
+		if run.task == id {
 			cancel(ErrCancelledByUser)
+			return true
+		}
+	}
+	if a.queue != nil {
+		if t, ok := a.queue.Running(); ok && t.ID == id {
+			a.cancelNext = id
 			return true
 		}
 	}
