@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -73,10 +72,9 @@ type pendingAsk struct {
 }
 
 // dashboardID is the lease identity of the dashboard's conversations:
-// `up`'s user (who holds the dashboard's token) and the name "dashboard".
-func dashboardID() leaseID {
-	return leaseID{user: fmt.Sprintf("uid %d", os.Getuid()), name: "dashboard"}
-}
+// one no lease client can present (newLeaseID makes a user "uid N" or
+// "peer uid N"), so none lists or resumes them.
+func dashboardID() leaseID { return leaseID{user: "actctl up", name: "dashboard"} }
 
 // NewConversation opens a conversation with agent: a new session on its
 // running process. It returns the session id.

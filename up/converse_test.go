@@ -176,3 +176,15 @@ func TestConversationEmployee(t *testing.T) {
 		t.Errorf("second turn's log:\n%s", log)
 	}
 }
+
+// TestConversationNotLeased: no lease client, whatever identity it
+// claims, lists or resumes a dashboard conversation.
+func TestConversationNotLeased(t *testing.T) {
+	for _, claim := range []string{"uid 0 name dashboard", "name dashboard", "actctl up name dashboard", ""} {
+		for _, peer := range []bool{false, true} {
+			if c := newLeaseID(claim, os.Getuid(), peer); dashboardID().lists(c) || dashboardID().resumes(c) {
+				t.Errorf("claim %q (peer known %v) reaches the dashboard's sessions", claim, peer)
+			}
+		}
+	}
+}
