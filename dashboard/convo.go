@@ -1,15 +1,18 @@
 package dashboard
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
 )
 
@@ -188,7 +191,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 
 // serveTurnLive streams a turn's task log as items (GET .../live?task=ID),
 // from its start: a turn whose log has not begun yet (it waits for the
-// turn before it, or in an employee's queue) is waited for.
+// turn before it, or in an employee's queue) is waited for. Once the task
+// has ended, the rest of its log is sent, then an "end" event with how
+// it ended (its summary's stop reason and error), and the stream ends.
 func (s *Server) serveTurnLive(w http.ResponseWriter, r *http.Request) {
 	name, sid := r.PathValue("name"), r.PathValue("sid")
 	id, err := strconv.ParseUint(r.URL.Query().Get("task"), 10, 64)
@@ -206,29 +211,60 @@ func (s *Server) serveTurnLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	path, ok := s.waitTaskLog(r.Context(), name, id)
-	if !ok {
+	var path string
+	if !s.waitUntil(r.Context(), func() bool { p, err := s.src.TaskLogPath(name, id); path = p; return err == nil }) {
 		return
 	}
-	streamLog(r.Context(), w, fl, path)
+	ended, stop := context.WithCancel(r.Context())
+	defer stop()
+	var sum tasklog.Summary
+	go func() {
+		if s.waitUntil(ended, func() bool { t, err := s.src.Task(name, id); sum = t; return err == nil }) {
+			stop()
+		}
+	}()
+	var lr LogReader
+	var read int64
+	item := func(line []byte) {
+		for _, it := range lr.Line(line) {
+			fmt.Fprintf(w, "event: item\ndata: %s\n\n", mustJSON(it))
+		}
+		fl.Flush()
+	}
+	_ = tasklog.Follow(ended, path, 0, func(line []byte) {
+		read += int64(len(line)) + 1
+		item(line)
+	})
+	if r.Context().Err() != nil {
+		return
+	}
+	// Ended: the log is whole (its summary comes after it); what Follow
+	// had not read yet, then the end.
+	if data, err := os.ReadFile(path); err == nil && read <= int64(len(data)) {
+		for _, line := range bytes.SplitAfter(data[read:], []byte("\n")) {
+			if bytes.HasSuffix(line, []byte("\n")) {
+				item(bytes.TrimSuffix(line, []byte("\n")))
+			}
+		}
+	}
+	fmt.Fprintf(w, "event: end\ndata: %s\n\n", mustJSON(map[string]string{"stopReason": sum.StopReason, "error": sum.Error}))
+	fl.Flush()
 }
 
-// waitTaskLog returns the file of task id's log once it has begun: the
-// live hub tells of every task start (TaskStarted), after which it is
-// looked for again; false when ctx ends first.
-func (s *Server) waitTaskLog(ctx context.Context, name string, id uint64) (string, bool) {
+// waitUntil returns once done holds (true), looking again at every
+// message of the live hub (a task started or ended, an event), or false
+// when ctx ends first.
+func (s *Server) waitUntil(ctx context.Context, done func() bool) bool {
 	sub := s.live.subscribe()
 	defer s.live.unsubscribe(sub)
-	for {
-		if p, err := s.src.TaskLogPath(name, id); err == nil {
-			return p, true
-		}
+	for !done() {
 		select {
 		case <-sub.c:
 		case <-ctx.Done():
-			return "", false
+			return false
 		}
 	}
+	return true
 }
 
 // tmplFuncs are the templates' helpers: the data of the "ask" and

@@ -2,8 +2,12 @@ package dashboard
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/tasklog"
 )
 
 // convoRoutes are the routes of conversations and task cancels.
@@ -121,5 +125,31 @@ func TestConversationPage(t *testing.T) {
 	agent := serve(s, request("GET", "/agents/bot", "")).Body.String()
 	if !strings.Contains(agent, `<a href="/agents/bot/sessions/s1">&lt;b&gt;hi&lt;/b&gt;</a>`) || !strings.Contains(agent, `action="/agents/bot/sessions"`) {
 		t.Errorf("the agent's page lacks its conversations:\n%s", agent)
+	}
+}
+
+// TestTurnLiveEnds: a turn's live log sends its items, then, the task
+// having ended, an "end" event with how it ended, and the stream ends
+// (the page needs no guess of when the log is whole).
+func TestTurnLiveEnds(t *testing.T) {
+	agents := testAgents()
+	agents[0].LastTask = &tasklog.Summary{Task: 1, StopReason: "cancelled", Error: "cancelled by the user: the turn was cancelled"}
+	f := newFake(agents...)
+	p := filepath.Join(t.TempDir(), "1.jsonl")
+	if err := os.WriteFile(p, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"waiting"}}}}
+{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.paths["bot/1"] = p
+	s := newTestServer(t, f)
+	body := serve(s, request("GET", "/agents/bot/sessions/s1/live?task=1", "")).Body.String()
+	want := "event: item\ndata: {\"kind\":\"text\",\"text\":\"waiting\"}\n\nevent: item\ndata: {\"kind\":\"stop\",\"text\":\"cancelled\"}\n\n" +
+		"event: end\ndata: {\"error\":\"cancelled by the user: the turn was cancelled\",\"stopReason\":\"cancelled\"}\n\n"
+	if !strings.HasSuffix(body, want) {
+		t.Errorf("stream:\n%s\nwant it to end with:\n%s", body, want)
+	}
+	if w := serve(s, request("GET", "/agents/bot/sessions/s1/live?task=9", "")); w.Code != 404 {
+		t.Errorf("a task of no turn: %d", w.Code)
 	}
 }

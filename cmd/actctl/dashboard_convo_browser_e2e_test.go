@@ -59,7 +59,7 @@ func TestDashboardConversation(t *testing.T) {
 	cdp(t, ctx, "a long turn", say("wait "+filepath.Join(t.TempDir(), "never"),
 		until(`(document.querySelector("article.turn:last-child .reply .msg") || {}).textContent === "waiting\n"`),
 		until(`!document.getElementById("cancel-form").hidden`), chromedp.Click(css(`#cancel-turn`)))...)
-	if reply := ended("3"); !strings.Contains(reply, "cancelled") || !strings.Contains(reply, "stop: cancelled") {
+	if reply := ended("3"); !strings.Contains(reply, "stop: cancelled") || !strings.Contains(reply, "error: cancelled by the user") {
 		t.Fatalf("cancelled turn: %q", reply)
 	}
 

@@ -494,6 +494,13 @@
 		const cancel = document.getElementById("cancel-form");
 		const form = document.getElementById("say-form");
 		let es = null;
+		function finish(task) {
+			if (es) es.close();
+			es = null;
+			delete sec.dataset.running;
+			sec.dataset.ended = task;
+			cancel.hidden = true;
+		}
 		function follow(task, box) {
 			if (es) es.close();
 			box.replaceChildren();
@@ -501,15 +508,20 @@
 			cancel.hidden = false;
 			const show = renderer(box, base + "/answer");
 			es = new EventSource(base + "/live?task=" + encodeURIComponent(task));
+			let stopped = false;
 			es.addEventListener("item", function (m) {
 				const it = JSON.parse(m.data);
+				if (it.kind === "stop") stopped = true;
 				show(it);
-				if (it.kind !== "stop" && it.kind !== "error") return;
-				es.close();
-				es = null;
-				delete sec.dataset.running;
-				sec.dataset.ended = task;
-				cancel.hidden = true;
+			});
+			// The turn's task ended and its whole log came: how it ended,
+			// when the agent's answer did not say (cancelled before it
+			// began, an error).
+			es.addEventListener("end", function (m) {
+				const row = JSON.parse(m.data);
+				if (row.error) show({ kind: "error", text: row.error });
+				else if (!stopped) show({ kind: "stop", text: row.stopReason });
+				finish(task);
 			});
 		}
 		for (const f of document.querySelectorAll("form.answer")) f.addEventListener("submit", postQuietly);
