@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/urfave/cli/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/up"
 )
 
 func init() {
@@ -45,7 +47,7 @@ func chatCmd(c *cli.Context) error {
 	var ask acpclient.AskFunc
 	if terminal && rule == "" {
 		// A person is there: ask them (flags still decide when given).
-		ask = (&asker{lines: lines, w: g.Stderr, always: map[acp.ToolKind]bool{}}).ask
+		ask = (&asker{lines: lines, w: g.Stderr, always: map[acp.ToolKind]bool{}, deadline: askDeadline}).ask
 	}
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
@@ -132,13 +134,24 @@ type asker struct {
 	w      io.Writer
 	mu     sync.Mutex
 	always map[acp.ToolKind]bool
+	// deadline, if set, gives each request's deadline, after which the
+	// agent's preset answers it (acpclient.ErrNoAnswer).
+	deadline func() <-chan time.Time
 }
+
+// askDeadline is how long chat waits for the person's answer:
+// up.DefaultAskWait, as a dashboard conversation does.
+func askDeadline() <-chan time.Time { return time.After(up.DefaultAskWait) }
 
 func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (acpclient.Decision, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.always[call.Kind] {
 		return acpclient.Choose(true, true, options), nil
+	}
+	var timeout <-chan time.Time
+	if a.deadline != nil {
+		timeout = a.deadline()
 	}
 	for {
 		fmt.Fprintf(a.w, "allow %s (%s)? [y/n/always] ", termsafe.Line(call.Title), termsafe.Line(kindName(call.Kind)))
@@ -149,6 +162,9 @@ func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acp.
 		case <-ctx.Done():
 			fmt.Fprintln(a.w)
 			return acpclient.Decision{}, ctx.Err()
+		case <-timeout:
+			fmt.Fprintln(a.w, "\nno answer in time: the agent's preset decides")
+			return acpclient.Decision{}, acpclient.ErrNoAnswer
 		}
 		if !ok {
 			return acpclient.Decision{}, errors.New("stdin closed")

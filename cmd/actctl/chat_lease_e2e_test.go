@@ -2,12 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/acpclient"
 )
 
 // chatWith runs `actctl chat ARGS` in root with stdin.
@@ -91,4 +98,17 @@ func TestChatResumeNeedsUp(t *testing.T) {
 		}
 	}
 	assertNotWritten(t, root, "chat --list without up", "prompts.log")
+}
+
+// TestChatAskDeadline: a question nobody answers in time is left to the
+// agent's preset (acpclient.ErrNoAnswer), and chat says so.
+func TestChatAskDeadline(t *testing.T) {
+	var out strings.Builder
+	now := make(chan time.Time)
+	close(now)
+	a := &asker{lines: make(chan string), w: &out, always: map[acp.ToolKind]bool{}, deadline: func() <-chan time.Time { return now }}
+	_, err := a.ask(context.Background(), acpclient.ToolCall{ID: "c1", Title: "Run", Kind: acp.ToolKindExecute}, nil)
+	if !errors.Is(err, acpclient.ErrNoAnswer) || !strings.Contains(out.String(), "no answer in time: the agent's preset decides") {
+		t.Errorf("ask past its deadline: %v, said %q", err, out.String())
+	}
 }
