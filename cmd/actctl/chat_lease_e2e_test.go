@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,20 +18,7 @@ import (
 // chatWith runs `actctl chat ARGS` in root with stdin.
 func chatWith(t *testing.T, root, home, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(actctlBin, append([]string{"chat"}, args...)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("chat %v: %v", args, err)
-	}
-	return result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+	return actctlStdin(t, root, home, nil, strings.NewReader(stdin), append([]string{"chat"}, args...)...)
 }
 
 // chatWorkspace is upWorkspace whose services offer chat.
