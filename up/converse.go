@@ -103,9 +103,8 @@ func (m *Manager) NewConversation(ctx context.Context, agent string) (string, er
 		a.convos = map[string]*convo{}
 	}
 	a.leases[sess.ID()], a.convos[sess.ID()] = cv.l, cv
-	old := a.oldestConvo()
 	a.mu.Unlock()
-	if old != nil {
+	if old := a.oldestConvo(); old != nil {
 		a.drop(old.l)
 	}
 	cv.idle()
@@ -120,13 +119,20 @@ func closedChan() chan struct{} {
 }
 
 // oldestConvo is the oldest conversation with no turn running, once
-// there are more than maxConvos (nil otherwise). Call with a.mu held.
+// there are more than maxConvos (nil otherwise). A conversation's lock is
+// never taken under the agent's (Say takes them the other way round).
 func (a *agent) oldestConvo() *convo {
-	if len(a.convos) <= maxConvos {
+	a.mu.Lock()
+	all := make([]*convo, 0, len(a.convos))
+	for _, cv := range a.convos {
+		all = append(all, cv)
+	}
+	a.mu.Unlock()
+	if len(all) <= maxConvos {
 		return nil
 	}
 	var old *convo
-	for _, cv := range a.convos {
+	for _, cv := range all {
 		cv.mu.Lock()
 		busy := cv.running != 0
 		cv.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/schedule"
@@ -186,5 +187,27 @@ func TestConversationNotLeased(t *testing.T) {
 				t.Errorf("claim %q (peer known %v) reaches the dashboard's sessions", claim, peer)
 			}
 		}
+	}
+}
+
+// TestConversationsBounded: past maxConvos conversations the oldest with
+// no turn running is closed.
+func TestConversationsBounded(t *testing.T) {
+	h, _, _ := convHarness(t)
+	ctx := context.Background()
+	var ids []string
+	for range maxConvos + 1 {
+		id, err := h.m.NewConversation(ctx, "api")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		h.clk.Advance(time.Second) // each started after the one before
+	}
+	if _, err := h.m.Conversation("api", ids[0]); err == nil {
+		t.Errorf("the oldest conversation is still open")
+	}
+	if all, _ := h.m.Conversations("api"); len(all) != maxConvos || all[0].ID != ids[maxConvos] {
+		t.Errorf("%d conversations open, the newest first: %v", len(all), all[0].ID)
 	}
 }
