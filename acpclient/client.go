@@ -188,6 +188,8 @@ type Client struct {
 
 	modeWarned sync.Once // see warnMode
 	router     Router    // a lease's, if any (see Router)
+
+	remote io.ReadWriteCloser // Connect's stream: no process of the client's own (proc nil)
 }
 
 // received passes a message to its observer and reports whether it is
@@ -418,7 +420,12 @@ func (c *Client) Prompt(ctx context.Context, text string) (Result, error) {
 }
 
 // Pid is the backend's process id.
-func (c *Client) Pid() int { return c.proc.Pid() }
+func (c *Client) Pid() int {
+	if c.proc == nil {
+		return 0 // Connect's: another process holds the backend
+	}
+	return c.proc.Pid()
+}
 
 // Done is closed once the backend has exited and its group, its
 // terminals and the processes with its session mark were killed.
@@ -447,7 +454,12 @@ func (c *Client) exitError(st *os.ProcessState) error {
 
 // Terminate asks the backend's process group to end (SIGTERM; outside
 // Unix the backend is killed).
-func (c *Client) Terminate() error { return c.proc.Terminate() }
+func (c *Client) Terminate() error {
+	if c.proc == nil {
+		return c.remote.Close()
+	}
+	return c.proc.Terminate()
+}
 
 // Kill kills the backend's process group, its terminals and every process
 // with its session mark.
@@ -459,6 +471,10 @@ func (c *Client) Kill() error {
 // killAll kills the backend's process group, everything that carries the
 // session mark, and the terminals.
 func (c *Client) killAll() {
+	if c.proc == nil {
+		_ = c.remote.Close() // Connect's: the stream ends, not a process
+		return
+	}
 	_ = c.proc.KillGroup()
 	c.killTerminals("")
 	_, _ = c.proc.KillMarked()
@@ -468,6 +484,10 @@ func (c *Client) killAll() {
 // period to exit, then its group, the terminals and every process with
 // the session mark are killed. Nothing of the backend outlives Close.
 func (c *Client) Close() {
+	if c.remote != nil {
+		c.closeRemote()
+		return
+	}
 	c.mu.Lock()
 	if c.closed || c.proc == nil {
 		c.mu.Unlock()
@@ -509,4 +529,9 @@ func (c *Client) RequestPermission(ctx context.Context, req acp.RequestPermissio
 }
 
 // stderrTail is the end of the backend's stderr for error messages.
-func (c *Client) stderrTail() string { return strings.TrimRight(c.proc.Tail().Raw(), "\n") }
+func (c *Client) stderrTail() string {
+	if c.proc == nil {
+		return ""
+	}
+	return strings.TrimRight(c.proc.Tail().Raw(), "\n")
+}

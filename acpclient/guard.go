@@ -21,6 +21,9 @@ type guard struct{ *Client }
 // methods is what the agent may call in session sid; a request naming no
 // open session is left to the method, which refuses it.
 func (g guard) methods(sid acp.SessionId) Methods {
+	if g.remote != nil {
+		return Methods{} // Connect's: writes and terminals are the holder's
+	}
 	s, err := g.session(sid)
 	if err != nil {
 		return Methods{Write: true, Terminal: true}

@@ -13,6 +13,7 @@ type (
 	ToolKind         = acp.ToolKind
 	PermissionOption = acp.PermissionOption
 	StopReason       = acp.StopReason
+	SessionInfo      = acp.SessionInfo
 )
 
 // StopReasonCancelled is the stop reason of a cancelled turn.

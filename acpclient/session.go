@@ -362,11 +362,7 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 		}
 	}
 	if s.ask == nil {
-		by = ByRule
-		if p := s.c.opts.Preset; p == "" || p == s.rule {
-			by = ByPreset
-		}
-		return Decide(s.rule, call.Kind, options), false, by
+		return Decide(s.rule, call.Kind, options), false, s.ruleBy()
 	}
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -378,11 +374,32 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 		}
 	}()
 	d, err := s.ask(actx, call, options)
+	if errors.Is(err, ErrNoAnswer) {
+		return Decide(s.rule, call.Kind, options), false, s.ruleBy()
+	}
 	if err != nil {
 		return Decision{}, true, ByUser
 	}
 	return d, false, ByUser
 }
+
+// ErrNoAnswer, from an AskFunc, leaves the request to the session's rule
+// (the person was not asked, or did not answer in time): the decision is
+// then the preset's (or the overriding rule's), and recorded as such.
+var ErrNoAnswer = errors.New("no answer from the person: the rule decides")
+
+// ruleBy is who decides by the session's rule: the preset, or a rule
+// that overrides it.
+func (s *Session) ruleBy() string {
+	if p := s.c.opts.Preset; p == "" || p == s.rule {
+		return ByPreset
+	}
+	return ByRule
+}
+
+// Rule is the rule that answers the session's permission requests when
+// no person does.
+func (s *Session) Rule() Rule { return s.rule }
 
 // Created is the agent's answer to the session/new that opened the
 // session.

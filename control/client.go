@@ -167,3 +167,13 @@ type stream struct {
 
 func (s *stream) Write(p []byte) (int, error) { return s.conn.Write(p) }
 func (s *stream) Close() error                { return s.conn.Close() }
+
+// CloseWrite ends the client's side of the stream only, where the
+// connection can (a lease client that is done: up then lets its sessions
+// go idle and closes the stream).
+func (s *stream) CloseWrite() error {
+	if cw, ok := s.conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}

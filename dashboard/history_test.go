@@ -63,7 +63,7 @@ func TestLiveTasks(t *testing.T) {
 	r.Host = ts.Listener.Addr().String()
 	r.AddCookie(liveCookie(ts))
 	page := serve(s, r).Body.String()
-	for _, w := range []string{`<tr data-task="3">`, `<ol id="queue"><li>#4 prompt (running): second</li></ol>`, `&lt;b&gt;x&lt;/b&gt;`} {
+	for _, w := range []string{`<tr data-task="3">`, `<ol id="queue"><li>#4 prompt (running): second <form method="post" action="/agents/bot/tasks/4/cancel" class="inline cancel"><button data-task="4">Cancel</button></form></li></ol>`, `&lt;b&gt;x&lt;/b&gt;`} {
 		if !strings.Contains(page, w) {
 			t.Fatalf("page lacks %s:\n%s", w, page)
 		}

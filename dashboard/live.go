@@ -378,8 +378,14 @@ func (s *Server) serveTaskLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	streamLog(r.Context(), w, fl, path)
+}
+
+// streamLog sends a task log's items as server-sent events (item), from
+// its start, following it until ctx ends.
+func streamLog(ctx context.Context, w http.ResponseWriter, fl http.Flusher, path string) {
 	var lr LogReader
-	_ = tasklog.Follow(r.Context(), path, 0, func(line []byte) {
+	_ = tasklog.Follow(ctx, path, 0, func(line []byte) {
 		for _, it := range lr.Line(line) {
 			fmt.Fprintf(w, "event: item\ndata: %s\n\n", mustJSON(it))
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/tasklog"
+	"github.com/actctl/actctl/up"
 )
 
 //go:embed templates/*.html
@@ -22,8 +23,8 @@ var assetFS embed.FS
 // pages are the parsed templates, one set per page.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, p := range []string{"agents", "agent", "task", "events", "bulk", "canvases"} {
-		out[p] = template.Must(template.ParseFS(templateFS, "templates/base.html", "templates/"+p+".html"))
+	for _, p := range []string{"agents", "agent", "task", "events", "bulk", "canvases", "conversation"} {
+		out[p] = template.Must(template.New(p).Funcs(tmplFuncs).ParseFS(templateFS, "templates/base.html", "templates/"+p+".html"))
 	}
 	return out
 }()
@@ -49,6 +50,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /bulk", s.bulk)
 	m.HandleFunc("POST /agents/{name}/prompt", s.prompt)
 	m.HandleFunc("POST /agents/{name}/tasks/{id}/rerun", s.rerun)
+	s.convoRoutes(m)
 	m.HandleFunc("POST /agents/{name}/{op}", s.control)
 	s.mux = m
 }
@@ -117,6 +119,10 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	if p, err := s.src.StderrPath(name); err == nil {
 		stderr, from = stderrTail(p)
 	}
+	var convos []up.Conversation
+	if talks := d.Archetype == "service" || d.Archetype == "employee"; talks {
+		convos, _ = s.src.Sessions().Conversations(name)
+	}
 	render(w, "agent", struct {
 		page
 		D          Detail
@@ -125,7 +131,8 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		Frame      canvasFrame
 		Stderr     []string
 		StderrFrom int64
-	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvasFrame{name, canvas != ""}, stderr, from})
+		Convos     []up.Conversation
+	}{s.page(name, "agent", name), d, cardOf(d.Agent, time.Now()), s.taskRows(name, d.Tasks), canvasFrame{name, canvas != ""}, stderr, from, convos})
 }
 
 // canvasFrame is one employee's canvas frame (the template "canvas"):

@@ -14,11 +14,15 @@ import (
 // agent's text, a tool call with its state, a permission decision, a
 // session plugin's step (docs/plugins.md), the turn's end or an error. Its strings are the agent's, shown as text.
 type Item struct {
-	Kind   string `json:"kind"` // "text", "tool", "permission", "plugin", "stop", "error"
+	Kind   string `json:"kind"` // "text", "tool", "ask", "permission", "plugin", "stop", "error"
 	ID     string `json:"id,omitempty"`
 	Title  string `json:"title,omitempty"`
 	Status string `json:"status,omitempty"` // a tool call's state; a permission's decision
 	Text   string `json:"text,omitempty"`
+	// Options are the agent's options of a permission request put to the
+	// person (kind "ask"), whose answer follows as a "permission" item
+	// of the same ID.
+	Options []tasklog.AskOption `json:"options,omitempty"`
 }
 
 // Permissions counts a task's permission decisions.
@@ -71,6 +75,10 @@ func (lr *LogReader) Line(l []byte) []Item {
 	case m.Method == tasklog.PluginMethod:
 		if p, ok := tasklog.ParsePluginStep(m.Params); ok {
 			return []Item{{Kind: "plugin", Title: p.Plugin, Status: p.Outcome, Text: p.Words()}}
+		}
+	case m.Method == tasklog.AskMethod:
+		if a, ok := tasklog.ParseAsk(m.Params); ok {
+			return []Item{{Kind: "ask", ID: a.ToolCallID, Title: a.Title, Status: "awaiting your answer", Options: a.Options}}
 		}
 	case m.Method == "" && m.Error != nil:
 		return []Item{{Kind: "error", Text: m.Error.Message}}
@@ -172,21 +180,31 @@ func (lr *LogReader) decision(params json.RawMessage) []Item {
 }
 
 // ReadLog renders a whole task log: text chunks joined, one item per
-// tool call in its last state (where it first appeared).
+// tool call in its last state (where it first appeared), a request put
+// to the person replaced by its answer once there is one.
 func ReadLog(data []byte) ([]Item, Permissions) {
 	var lr LogReader
 	var out []Item
 	tools := map[string]int{} // tool call id -> index in out
+	asks := map[string]int{}  // tool call id -> index in out of its ask
 	for _, l := range bytes.Split(data, []byte("\n")) {
 		for _, it := range lr.Line(l) {
-			out = merge(out, tools, it)
+			out = merge(out, tools, asks, it)
 		}
 	}
 	return out, lr.Perms
 }
 
-func merge(out []Item, tools map[string]int, it Item) []Item {
+func merge(out []Item, tools, asks map[string]int, it Item) []Item {
 	switch it.Kind {
+	case "ask":
+		asks[it.ID] = len(out)
+	case "permission":
+		if i, ok := asks[it.ID]; ok {
+			delete(asks, it.ID)
+			out[i] = it
+			return out
+		}
 	case "text":
 		if n := len(out); n > 0 && out[n-1].Kind == "text" {
 			out[n-1].Text += it.Text

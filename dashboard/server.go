@@ -85,7 +85,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends a
+	// plain form's POST with "Origin: null", which the Origin check
+	// refuses, so the pages would need script to change anything.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	if !s.hostAllowed(r.Host) {
 		http.Error(w, "dashboard: Host "+r.Host+" is not this dashboard's (a loopback name and its port)", http.StatusMisdirectedRequest)

@@ -62,6 +62,9 @@ var routes = []struct{ method, path string }{
 	{"GET", "/"}, {"GET", "/api/agents"}, {"GET", "/api/instance"}, {"GET", "/live"}, {"GET", "/events"}, {"GET", "/canvases"}, {"GET", "/agents/bot"},
 	{"GET", "/agents/bot/tasks/1"}, {"GET", "/agents/bot/canvas"}, {"GET", "/agents/bot/stderr/live?from=0"}, {"GET", "/static/app.js"},
 	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"}, {"POST", "/bulk"}, {"POST", "/agents/bot/tasks/1/rerun"},
+	{"POST", "/agents/bot/tasks/1/cancel"}, {"POST", "/agents/bot/sessions"}, {"GET", "/agents/bot/sessions/s1"},
+	{"GET", "/agents/bot/sessions/s1/live?task=1"}, {"POST", "/agents/bot/sessions/s1/prompt"}, {"POST", "/agents/bot/sessions/s1/cancel"},
+	{"POST", "/agents/bot/sessions/s1/answer"},
 }
 
 func TestUnauthorized(t *testing.T) {
@@ -193,7 +196,7 @@ func TestSecurityHeaders(t *testing.T) {
 	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
 		t.Errorf("CSP %q", csp)
 	}
-	if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" {
+	if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "same-origin" {
 		t.Errorf("headers %v", h)
 	}
 	// Unauthorized answers carry them too.

@@ -47,6 +47,30 @@ type Source interface {
 	Hooks() []Hook
 	// Canvas returns an employee's canvas HTML ("" when it has none).
 	Canvas(agent string) (string, error)
+	// Sessions is up's conversations and task controls (*up.Manager).
+	Sessions() Sessions
+}
+
+// Sessions is what the dashboard's conversations and task controls ask of
+// up (docs/dashboard.md, "Conversations"); *up.Manager provides it.
+type Sessions interface {
+	// CancelTask cancels a task waiting in an employee's queue, or the
+	// turn of a running task.
+	CancelTask(agent string, id uint64) error
+	// NewConversation opens a conversation (a session on the agent's
+	// running process) and returns its id.
+	NewConversation(ctx context.Context, agent string) (string, error)
+	// Conversations lists the agent's open conversations, newest first.
+	Conversations(agent string) ([]up.Conversation, error)
+	// Conversation returns one.
+	Conversation(agent, id string) (up.Conversation, error)
+	// Say starts a turn of a conversation and returns its task id.
+	Say(ctx context.Context, agent, id, text string) (uint64, error)
+	// CancelTurn cancels a conversation's running turn.
+	CancelTurn(agent, id string) error
+	// Answer answers a permission request put to the person in a
+	// conversation: the agent's option chosen for the tool call.
+	Answer(agent, id, call, option string) error
 }
 
 // The agent operations of Source.Control.

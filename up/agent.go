@@ -49,6 +49,8 @@ type agent struct {
 	stopSup    context.CancelFunc
 	stopQ      context.CancelFunc                   // ends the queue (employees)
 	leases     map[string]*leased                   // sessions held for lease clients, by id
+	convos     map[string]*convo                    // the dashboard's conversations, by session id (converse.go)
+	cancelNext uint64                               // the queue's running task, cancelled before its turn was registered (CancelTask)
 	turns      map[*taskRun]context.CancelCauseFunc // the turns running, to cancel
 
 	unlockTask func() // releases the agent's lock (takeLock)

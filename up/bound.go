@@ -102,6 +102,10 @@ func (a *agent) addTurn(run *taskRun, cancel context.CancelCauseFunc) (done func
 		a.turns = map[*taskRun]context.CancelCauseFunc{}
 	}
 	a.turns[run] = cancel
+	if a.cancelNext != 0 && a.cancelNext == run.task { // cancelled between the queue and here
+		a.cancelNext = 0
+		cancel(ErrCancelledByUser)
+	}
 	a.mu.Unlock()
 	return func() {
 		a.mu.Lock()

@@ -97,6 +97,13 @@ func (a *agent) dropped(t schedule.Task) {
 	if a.m.taskCtx.Err() != nil {
 		err = fmt.Errorf("%w: the task did not run", control.ErrShuttingDown)
 	}
+	a.unrun(t, run, err)
+	a.m.opts.Logf("%s: task %d dropped: %v", a.name, t.ID, err)
+}
+
+// unrun logs task t, which never ran, as ended with err (its summary
+// line; run's outcome says so to whoever waits for it).
+func (a *agent) unrun(t schedule.Task, run *taskRun, err error) {
 	a.mu.Lock()
 	dir := a.spec.LogsDir
 	a.mu.Unlock()
@@ -105,7 +112,6 @@ func (a *agent) dropped(t schedule.Task) {
 	run.mu.Lock()
 	run.out = out
 	run.mu.Unlock()
-	a.m.opts.Logf("%s: task %d dropped: %v", a.name, t.ID, err)
 }
 
 func (a *agent) promptService(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {

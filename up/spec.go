@@ -90,6 +90,13 @@ type Options struct {
 	// TaskStarted, if set, is told when a task's log begins (the
 	// dashboard's live log). It must not block.
 	TaskStarted func(agent string, task uint64)
+	// AskWait is how long a permission request put to a person in a
+	// dashboard conversation waits for the answer before the agent's
+	// preset answers it (0: DefaultAskWait).
+	AskWait time.Duration
+	// Asked, if set, is told when a permission request of a conversation's
+	// turn (task) was put to the person. It must not block.
+	Asked func(agent string, task uint64)
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config

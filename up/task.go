@@ -44,6 +44,12 @@ type taskRun struct {
 	// source is who prompted ("cli", "mcp", "hook"): the task log's
 	// source of a prompt (docs/json.md, "actctl logs -o json").
 	source string
+	// convo is the dashboard conversation whose turn this is: it runs in
+	// the conversation's session, not the primary one (converse.go).
+	convo *convo
+	// task is the task's id when it is known before the turn begins (a
+	// conversation's turn: CancelTask finds it by it).
+	task uint64
 
 	// Set by begin once the turn runs (under mu): what `actctl status`
 	// shows of it; last is the agent's last update (Message).
@@ -155,6 +161,9 @@ func (a *agent) execute(ctx context.Context, t schedule.Task) error {
 	if run == nil {
 		run = &taskRun{}
 	}
+	if run.convo != nil {
+		return a.turn(ctx, t, run, run.convo.prompt(t.Prompt, run))
+	}
 	return a.turn(ctx, t, run, func(ctx context.Context, c *acpclient.Client) (acpclient.Result, error) {
 		a.mu.Lock()
 		co := a.spec.Checkout
@@ -196,6 +205,9 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	defer a.gate.RUnlock()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if run.task == 0 {
+		run.task = t.ID // before addTurn: CancelTask finds the turn by it
+	}
 	defer a.addTurn(run, cancel)()
 	a.mu.Lock()
 	dir := a.spec.LogsDir

@@ -1,6 +1,7 @@
 package up
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -48,6 +49,9 @@ type harness struct {
 	// preset, if set (before the first Sync), is the agents' preset
 	// (acpclient.Options.Preset): the client methods they may call.
 	preset acpclient.Rule
+	// rule, if set (before the first Sync), answers the agents'
+	// permission requests (default: acpclient.AllowAll).
+	rule acpclient.Rule
 }
 
 func newHarness(t testing.TB, env map[string]string) *harness {
@@ -65,7 +69,7 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 		}
 		ws := filepath.Join(t.TempDir())
 		return acpclient.Start(ctx, acpclient.Options{Launch: launch.Launch{Command: self, Env: e, Cwd: ws, Workspace: ws},
-			ClientCwd: ws, Rule: acpclient.AllowAll, Preset: h.preset, Observer: obs, Grace: 5 * time.Second})
+			ClientCwd: ws, Rule: cmp.Or(h.rule, acpclient.AllowAll), Preset: h.preset, Observer: obs, Grace: 5 * time.Second})
 	}
 	publish := func(ev hooks.Event) {
 		if h.onPublish != nil {

@@ -306,3 +306,6 @@ func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
 }
+
+// Sessions is up's conversations and task controls, for the dashboard.
+func (s source) Sessions() dashboard.Sessions { return s.u.m }

@@ -9,27 +9,31 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/up"
 )
 
 func init() {
 	register(&cli.Command{
-		Name:         "chat",
-		Usage:        "talk with AGENT in one ACP session: each line on stdin (a terminal or a pipe) is a turn",
-		ArgsUsage:    "AGENT",
-		Flags:        agentFlags(0),
+		Name:      "chat",
+		Usage:     "talk with AGENT in one ACP session: each line on stdin (a terminal or a pipe) is a turn",
+		ArgsUsage: "AGENT [--resume [ID] | --list]",
+		Flags: append(agentFlags(0),
+			&cli.BoolFlag{Name: "resume", Usage: "on an agent actctl up runs: resume your session `ID` (the second argument; without it, your only one)"},
+			&cli.BoolFlag{Name: "list", Usage: "on an agent actctl up runs: list your sessions (id and cwd)"}),
 		OnUsageError: usageErrors,
 		Action:       chatCmd,
 	})
 }
 
 func chatCmd(c *cli.Context) error {
-	if c.NArg() > 1 || (c.NArg() == 0 && c.String("template") == "") {
+	if c.NArg() > 2 || (c.NArg() == 0 && c.String("template") == "") {
 		return usageError("chat: want AGENT, or -t TEMPLATE [AGENT]")
 	}
 	rule, err := ruleFlag(c)
@@ -42,13 +46,19 @@ func chatCmd(c *cli.Context) error {
 	var ask acpclient.AskFunc
 	if terminal && rule == "" {
 		// A person is there: ask them (flags still decide when given).
-		ask = (&asker{lines: lines, w: g.Stderr, always: map[acpclient.ToolKind]bool{}}).ask
+		ask = (&asker{lines: lines, w: g.Stderr, always: map[acpclient.ToolKind]bool{}, deadline: askDeadline}).ask
 	}
 	ctx, stop := runContext(c.Duration("timeout"))
 	defer stop()
 	defer trackRun(g, "chat")()
-	sess, err := startAgentSession(ctx, c, agentprep.VerbChat, rule, ask)
-	if err != nil {
+	sess, leased, err := chatLease(ctx, c, g, rule, ask)
+	if err == nil && !leased {
+		if c.NArg() > 1 {
+			return usageError("chat: want AGENT, or -t TEMPLATE [AGENT]")
+		}
+		sess, err = startAgentSession(ctx, c, agentprep.VerbChat, rule, ask)
+	}
+	if err != nil || sess == nil { // sess nil: --list printed
 		return err
 	}
 	defer sess.close()
@@ -123,13 +133,24 @@ type asker struct {
 	w      io.Writer
 	mu     sync.Mutex
 	always map[acpclient.ToolKind]bool
+	// deadline, if set, gives each request's deadline, after which the
+	// agent's preset answers it (acpclient.ErrNoAnswer).
+	deadline func() <-chan time.Time
 }
+
+// askDeadline is how long chat waits for the person's answer:
+// up.DefaultAskWait, as a dashboard conversation does.
+func askDeadline() <-chan time.Time { return time.After(up.DefaultAskWait) }
 
 func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acpclient.PermissionOption) (acpclient.Decision, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.always[call.Kind] {
 		return acpclient.Choose(true, true, options), nil
+	}
+	var timeout <-chan time.Time
+	if a.deadline != nil {
+		timeout = a.deadline()
 	}
 	for {
 		fmt.Fprintf(a.w, "allow %s (%s)? [y/n/always] ", termsafe.Line(call.Title), termsafe.Line(kindName(call.Kind)))
@@ -140,6 +161,9 @@ func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acpc
 		case <-ctx.Done():
 			fmt.Fprintln(a.w)
 			return acpclient.Decision{}, ctx.Err()
+		case <-timeout:
+			fmt.Fprintln(a.w, "\nno answer in time: the agent's preset decides")
+			return acpclient.Decision{}, acpclient.ErrNoAnswer
 		}
 		if !ok {
 			return acpclient.Decision{}, errors.New("stdin closed")

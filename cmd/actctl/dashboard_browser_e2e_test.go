@@ -233,7 +233,7 @@ func TestDashboardBrowser(t *testing.T) {
 	if r := actctl(t, root, home, "prompt", "triage", "--no-wait", "-p", "queued <b>x</b>"); r.Code != 0 {
 		t.Fatalf("prompt --no-wait: %d %s", r.Code, r.Stderr)
 	}
-	cdp(t, ctx, "queued task", until(`[...document.querySelectorAll("#queue li")].some(li => li.textContent.endsWith(" prompt: queued <b>x</b>"))`))
+	cdp(t, ctx, "queued task", until(`[...document.querySelectorAll("#queue li")].some(li => li.textContent.endsWith(" prompt: queued <b>x</b> Cancel"))`))
 	if n := js(`document.querySelectorAll("#queue b").length`); n != "0" {
 		t.Fatalf("the queue has %s <b> elements", n)
 	}

@@ -59,6 +59,10 @@ func (r *taskRenderer) line(l []byte) {
 		if p, ok := tasklog.ParsePluginStep(m.Params); ok {
 			r.printLine(termsafe.Line(p.Words()))
 		}
+	case m.Method == tasklog.AskMethod:
+		if a, ok := tasklog.ParseAsk(m.Params); ok {
+			r.printLine(askLine(a))
+		}
 	case m.Method == "" && m.Result != nil && m.Result.StopReason != "":
 		r.printLine("stop: " + termsafe.Line(m.Result.StopReason))
 	case m.Method == "" && m.Error != nil:
@@ -135,4 +139,16 @@ func (r *taskRenderer) end() {
 		fmt.Fprintln(r.w)
 		r.lastNL = true
 	}
+}
+
+// askLine is a permission request put to the person (a dashboard
+// conversation): the tool call, the agent's options, and when the
+// preset would answer instead.
+func askLine(a tasklog.Ask) string {
+	names := make([]string, len(a.Options))
+	for i, o := range a.Options {
+		names[i] = termsafe.Line(o.Name)
+	}
+	return fmt.Sprintf("asked the user: %s (%s): %s; the preset answers at %s", termsafe.Line(a.Title), termsafe.Line(a.Kind),
+		strings.Join(names, ", "), a.Deadline.UTC().Format("15:04:05 UTC"))
 }

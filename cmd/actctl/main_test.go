@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +61,12 @@ func actctl(t *testing.T, dir, home string, args ...string) result {
 // actctlEnv is actctl with extra environment variables (NAME=value).
 func actctlEnv(t *testing.T, dir, home string, env []string, args ...string) result {
 	t.Helper()
+	return actctlStdin(t, dir, home, env, nil, args...)
+}
+
+// actctlStdin is actctlEnv with stdin (nil: none).
+func actctlStdin(t *testing.T, dir, home string, env []string, stdin io.Reader, args ...string) result {
+	t.Helper()
 	if home == "" {
 		home = filepath.Join(t.TempDir(), "home")
 	}
@@ -67,7 +74,7 @@ func actctlEnv(t *testing.T, dir, home string, env []string, args ...string) res
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1"), env...)
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errb, stdin
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/up"
 )
 
@@ -20,7 +19,7 @@ func proxyLease(ctx context.Context, g *globals, agent string) error {
 	if err != nil {
 		return refuse(ctx, g, err)
 	}
-	rw, err := cl.Upgrade(control.Request{Op: control.OpLease, Agent: agent, Client: up.LeaseClient()})
+	rw, err := up.OpenLease(cl, agent, up.LeaseClient())
 	if err != nil {
 		return refuse(ctx, g, err)
 	}

@@ -113,7 +113,8 @@ func runTurn(ctx context.Context, g *globals, spec agentSpec, text string) (name
 type agentSession struct {
 	g      *globals
 	verb   agentprep.Verb
-	p      *agentprep.Prepared
+	name   string              // the agent's
+	p      *agentprep.Prepared // nil for a lease (chat on an agent up holds)
 	client *acpclient.Client
 	out    *runObserver
 	// log receives the backend's stderr: the agent's log file, where
@@ -162,7 +163,7 @@ func openAgentSession(ctx context.Context, g *globals, verb agentprep.Verb, spec
 		}
 		return nil, err
 	}
-	a := &agentSession{g: g, verb: verb, p: p, out: newRunObserver(g)}
+	a := &agentSession{g: g, verb: verb, name: p.Agent.Name, p: p, out: newRunObserver(g)}
 	o, err := a.clientOptions(spec.rule, spec.ask, spec.grace)
 	if err == nil {
 		a.client, err = acpclient.Start(ctx, o)
@@ -213,7 +214,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 // finish prints the summary of a turn and returns its exit code.
 func (a *agentSession) finish(ctx context.Context, res acpclient.Result, err error) (int, error) {
 	code, err := turnCode(res, err, context.Cause(ctx), ctx.Err() != nil)
-	a.out.summary(a.p.Agent.Name, res, code, err)
+	a.out.summary(a.name, res, code, err)
 	return code, err
 }
 
@@ -253,5 +254,7 @@ func (a *agentSession) close() {
 	if a.log != nil {
 		a.log.Close()
 	}
-	a.p.Cleanup()
+	if a.p != nil {
+		a.p.Cleanup()
+	}
 }

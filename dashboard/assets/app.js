@@ -171,12 +171,24 @@
 			el = document.createElement("ol");
 			for (const t of q) {
 				const li = document.createElement("li");
-				li.textContent = "#" + t.id + " " + t.kind + (t.running ? " (running)" : "") + ": " + t.prompt;
+				li.textContent = "#" + t.id + " " + t.kind + (t.running ? " (running)" : "") + ": " + t.prompt + " ";
+				li.appendChild(cancelForm(t.id));
 				el.appendChild(li);
 			}
 		}
 		el.id = "queue";
 		old.replaceWith(el);
+	}
+
+	// cancelForm is a task's Cancel button (a plain form).
+	function cancelForm(id) {
+		const f = document.createElement("form");
+		f.method = "post"; f.className = "inline cancel";
+		f.action = "/agents/" + encodeURIComponent(agent) + "/tasks/" + id + "/cancel";
+		const b = document.createElement("button"); b.dataset.task = id; b.textContent = "Cancel";
+		f.appendChild(b);
+		f.addEventListener("submit", postQuietly);
+		return f;
 	}
 
 	// An employee's next ticks as they are now: in the schedule's zone,
@@ -303,8 +315,11 @@
 	// renderer returns a function that appends a log item (dashboard.Item)
 	// to box: text joins the text before it, a tool call is updated in
 	// place.
-	function renderer(box) {
-		const tools = new Map();
+	// A permission request put to the person shows its options as
+	// buttons when answer (the conversation's answer URL) is given; its
+	// decision replaces it.
+	function renderer(box, answer) {
+		const tools = new Map(), asks = new Map();
 		let last = null;
 		return function (it) {
 			if (it.kind === "text") {
@@ -313,6 +328,12 @@
 				return;
 			}
 			last = null;
+			if (it.kind === "ask") {
+				const el = askElement(it, answer);
+				asks.set(it.id, el);
+				box.appendChild(el);
+				return;
+			}
 			if (it.kind === "tool" && tools.has(it.id)) {
 				const el = tools.get(it.id);
 				if (it.title) el.querySelector(".title").textContent = it.title;
@@ -336,8 +357,51 @@
 				title.textContent = (it.kind === "error" ? "error: " : "") + (it.text || "");
 			}
 			el.append(title, status);
+			if (it.kind === "permission" && asks.has(it.id)) {
+				el.dataset.id = it.id;
+				asks.get(it.id).replaceWith(el);
+				asks.delete(it.id);
+				return;
+			}
 			box.appendChild(el);
 		};
+	}
+
+	// askElement is a permission request put to the person: with answer,
+	// one button per option of the agent's, each a form the page posts.
+	function askElement(it, answer) {
+		const el = document.createElement("div");
+		el.className = "ask";
+		el.dataset.id = it.id;
+		const title = document.createElement("span"); title.className = "title"; title.textContent = it.title || "";
+		const status = document.createElement("span"); status.className = "status"; status.textContent = it.status || "";
+		el.append("permission ", title, ": ", status);
+		if (!answer) { el.append(" (in its conversation)"); return el; }
+		for (const o of it.options || []) {
+			const f = document.createElement("form");
+			f.method = "post"; f.action = answer; f.className = "inline answer";
+			for (const [k, v] of [["call", it.id], ["option", o.optionId]]) {
+				const i = document.createElement("input"); i.type = "hidden"; i.name = k; i.value = v; f.appendChild(i);
+			}
+			const b = document.createElement("button"); b.dataset.kind = o.kind; b.textContent = o.name;
+			f.appendChild(b);
+			f.addEventListener("submit", postQuietly);
+			el.append(" ", f);
+		}
+		return el;
+	}
+
+	// postQuietly sends a form from the page's script, staying on the page.
+	async function postQuietly(ev) {
+		ev.preventDefault();
+		const f = ev.currentTarget;
+		for (const b of f.querySelectorAll("button")) b.disabled = true;
+		const res = await fetch(f.action, { method: "POST", body: new URLSearchParams(new FormData(f)), headers: { "X-Requested-With": "dashboard" } });
+		if (!res.ok) {
+			const p = document.createElement("p"); p.className = "err"; p.textContent = await res.text();
+			f.after(p);
+			for (const b of f.querySelectorAll("button")) b.disabled = false;
+		}
 	}
 
 	// The running task's log, live. When the task ends its log stays (and
@@ -420,6 +484,71 @@
 		});
 	}
 
+	// A conversation's page: the next turn is sent, and followed live, in
+	// place; Cancel and the answers to permission requests are posted
+	// without leaving the page.
+	function conversation() {
+		const sec = document.getElementById("conversation");
+		if (!sec) return;
+		const base = "/agents/" + encodeURIComponent(agent) + "/sessions/" + encodeURIComponent(sec.dataset.session);
+		const cancel = document.getElementById("cancel-form");
+		const form = document.getElementById("say-form");
+		let es = null;
+		function finish(task) {
+			if (es) es.close();
+			es = null;
+			delete sec.dataset.running;
+			sec.dataset.ended = task;
+			cancel.hidden = true;
+		}
+		function follow(task, box) {
+			if (es) es.close();
+			box.replaceChildren();
+			sec.dataset.running = task;
+			cancel.hidden = false;
+			const show = renderer(box, base + "/answer");
+			es = new EventSource(base + "/live?task=" + encodeURIComponent(task));
+			let stopped = false;
+			es.addEventListener("item", function (m) {
+				const it = JSON.parse(m.data);
+				if (it.kind === "stop") stopped = true;
+				show(it);
+			});
+			// The turn's task ended and its whole log came: how it ended,
+			// when the agent's answer did not say (cancelled before it
+			// began, an error).
+			es.addEventListener("end", function (m) {
+				const row = JSON.parse(m.data);
+				if (row.error) show({ kind: "error", text: row.error });
+				else if (!stopped) show({ kind: "stop", text: row.stopReason });
+				finish(task);
+			});
+		}
+		for (const f of document.querySelectorAll("form.answer")) f.addEventListener("submit", postQuietly);
+		cancel.addEventListener("submit", postQuietly);
+		const running = document.querySelector("article.turn[data-running]");
+		if (running) follow(running.dataset.task, running.querySelector(".reply"));
+		form.addEventListener("submit", async function (ev) {
+			ev.preventDefault();
+			const text = form.elements.text.value;
+			const res = await fetch(form.action, { method: "POST", body: new URLSearchParams({ text: text }), headers: { "X-Requested-With": "dashboard" } });
+			if (!res.ok) { const p = document.createElement("p"); p.className = "err"; p.textContent = await res.text(); form.after(p); return; }
+			const task = String((await res.json()).task);
+			const art = document.createElement("article");
+			art.className = "turn"; art.dataset.task = task;
+			const you = document.createElement("div"); you.className = "you";
+			const a = document.createElement("a"); a.href = "/agents/" + encodeURIComponent(agent) + "/tasks/" + task; a.textContent = "#" + task;
+			you.append(a, " " + text);
+			const box = document.createElement("div"); box.className = "log reply"; box.id = "turn-" + task; box.setAttribute("aria-live", "polite");
+			art.append(you, box);
+			document.getElementById("turns").appendChild(art);
+			const none = document.getElementById("no-turns");
+			if (none) none.remove();
+			form.elements.text.value = "";
+			follow(task, box);
+		});
+	}
+
 	// Start, stop and restart without leaving the page.
 	function controls() {
 		const out = document.getElementById("ctl-result");
@@ -438,6 +567,9 @@
 	setInterval(tickUptimes, 1000);
 	promptBox();
 	controls();
+	conversation();
+	// A task's Cancel in its row: the live queue shows what became of it.
+	for (const f of document.querySelectorAll("form.cancel")) f.addEventListener("submit", postQuietly);
 	const live0 = document.getElementById("livelog");
 	if (live0 && live0.dataset.task) followTask(live0.dataset.task);
 	followStderr();
