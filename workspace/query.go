@@ -1,6 +1,9 @@
 package workspace
 
 import (
+	"sort"
+
+	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 )
@@ -31,8 +34,40 @@ func Diff(cfg *schema.Config, only []string, scoped bool) ([]FileDiff, *Result, 
 
 // Status is the sync status of the agents only (none: every agent),
 // reading only their directories when they are named (reconcile.Status).
+// Of every agent, when the apply fast path would find nothing to change,
+// it is found without rendering (see synced).
 func Status(cfg *schema.Config, only []string) ([]AgentStatus, error) {
+	if len(only) == 0 {
+		if out := synced(cfg); out != nil {
+			return out, nil
+		}
+	}
 	return reconcile.Status(cfg, reconcile.Options{Only: only, Scoped: len(only) > 0})
+}
+
+// synced is the status of every agent of cfg's workspace when the apply
+// fast path holds (inputs.Check; docs/design.md, "The apply fast path"):
+// nothing the last plain apply read has changed, every file it wrote is
+// as it left it, state.json included, and it found nothing (no drift,
+// conflict, skip or warning of the plan). The plan is then empty, and
+// the state that apply left records exactly the agents it rendered, each
+// in its directory: each is Synced, as reconcile.Status would say after
+// rendering and reading every file. It returns nil when the normal path
+// must run.
+func synced(cfg *schema.Config) []AgentStatus {
+	if _, why := inputs.Check(cfg.Root, cfg.Home); why != "" {
+		return nil
+	}
+	st, err := reconcile.WorkspaceState(cfg.Root, cfg.Home)
+	if err != nil || len(st.Agents) == 0 {
+		return nil
+	}
+	out := make([]AgentStatus, 0, len(st.Agents))
+	for name, a := range st.Agents {
+		out = append(out, AgentStatus{Name: name, Status: Synced, Dir: a.Dir})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // RecordedState is what the last apply of cfg's workspace recorded

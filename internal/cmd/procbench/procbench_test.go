@@ -116,3 +116,28 @@ func TestReportScale(t *testing.T) {
 		}
 	}
 }
+
+// TestAgent0Edited: the scale round's edit changes agent-0's line alone,
+// each revision to another value.
+func TestAgent0Edited(t *testing.T) {
+	config := benchconfig.ConfigSkills(3, 1)
+	one, err := agent0Edited(config, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := agent0Edited(one, 2)
+	for _, got := range []string{one, two} {
+		if got == config || len(strings.Split(got, "\n")) != len(strings.Split(config, "\n")) {
+			t.Fatalf("edit changed more than one line or nothing:\n%s", got)
+		}
+		if !strings.Contains(got, `agents: "agent-1": {template: "base", workDir: "work/agent-1", vars: project: "p1"}`) {
+			t.Fatalf("agent-1 changed:\n%s", got)
+		}
+	}
+	if !strings.Contains(two, `vars: project: "p0-r2"}`) || one == two {
+		t.Fatalf("revision 2 not applied:\n%s", two)
+	}
+	if _, err := agent0Edited("package actant\n", 1); err == nil {
+		t.Fatal("no error without agent-0")
+	}
+}

@@ -26,7 +26,8 @@ type scaleRun struct {
 }
 
 // scaleWork are the measurements of one size, in the table's order.
-var scaleWork = []string{"validate", "apply, cold", "write floor", "apply, no change", "apply, no change, full path", "status"}
+var scaleWork = []string{"validate", "apply, cold", "write floor", "apply, no change", "apply, no change, full path", "status",
+	"status, after a settled apply", "apply, one agent edited", "apply agent-0, one agent edited"}
 
 // runScale measures, for each size in sizes, whole processes of actctl on
 // a workspace of that many agents (benchconfig.FilesSkills with
@@ -58,7 +59,10 @@ func runScale(sizes []int, tmpParent, tags string) error {
 // order: validate (evaluating), a cold apply, the write floor of what it
 // wrote, a no-change apply (the fast path; the median of three), a
 // no-change apply after actant.cue was touched (the full path: evaluate,
-// render, snapshot, plan) and status.
+// render, snapshot, plan), status, status again after an apply that
+// recorded its inputs settled (its fast path), and two applies of one agent's edit
+// in actant.cue (agent-0's vars), the second naming the agent
+// (docs/benchmarks.md, "One agent's edit at 10,000 agents").
 func scaleRound(dir, actctl string, n int) (map[string]scaleRun, error) {
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
 	for name, content := range benchconfig.FilesSkills(n, scaleSkills) {
@@ -111,7 +115,52 @@ func scaleRound(dir, actctl string, n int) (map[string]scaleRun, error) {
 	if err := run("status", "", "status"); err != nil {
 		return nil, err
 	}
+	// The touched actant.cue was racy: this apply records the inputs
+	// settled, so that status takes its fast path (workspace.Status).
+	if err := run("settle", "no changes", "apply"); err != nil {
+		return nil, err
+	}
+	if err := run("status, after a settled apply", "", "status"); err != nil {
+		return nil, err
+	}
+	for rev, args := range [][]string{{"apply"}, {"apply", "agent-0"}} {
+		if err := editAgent0(filepath.Join(ws, "actant.cue"), rev+1); err != nil {
+			return nil, err
+		}
+		if err := run(scaleWork[7+rev], "1 changed", args...); err != nil {
+			return nil, err
+		}
+	}
 	return r, os.RemoveAll(dir)
+}
+
+// editAgent0 rewrites agent-0's vars in the actant.cue at path
+// (benchconfig.ConfigSkills), revision rev, so that an apply changes
+// that agent's instructions alone.
+func editAgent0(path string, rev int) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := agent0Edited(string(b), rev)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+// agent0Edited is config with agent-0's project var at revision rev.
+func agent0Edited(config string, rev int) (string, error) {
+	const line = `agents: "agent-0": {template: "base", workDir: "work/agent-0", vars: project: `
+	i := strings.Index(config, line)
+	if i < 0 {
+		return "", fmt.Errorf("no agent-0 line in the config")
+	}
+	j := strings.IndexByte(config[i:], '\n')
+	if j < 0 {
+		j = len(config) - i
+	}
+	return config[:i] + line + fmt.Sprintf("%q}", fmt.Sprintf("p0-r%d", rev)) + config[i+j:], nil
 }
 
 // medianRun is the run of the median time of rs.
