@@ -138,7 +138,15 @@ func (s *script) grep(neg bool, args []string) error {
 
 // cmp: cmp A B checks that A and B have the same content; each is a file
 // or the last actctl's stdout or stderr.
-func (s *script) cmp(_ bool, args []string) error {
+func (s *script) cmp(_ bool, args []string) error { return s.compare(args, false) }
+
+// cmpenv: cmpenv A B is cmp with the script's variables ($WORK, $HOME,
+// $ACTANT_HOME and those env set) expanded in B.
+func (s *script) cmpenv(_ bool, args []string) error { return s.compare(args, true) }
+
+// compare compares args[0] and args[1], expanding variables in args[1]
+// when env is set.
+func (s *script) compare(args []string, env bool) error {
 	if len(args) != 2 {
 		return errors.New("usage: cmp A B")
 	}
@@ -149,6 +157,9 @@ func (s *script) cmp(_ bool, args []string) error {
 	b, err := s.readArg(args[1])
 	if err != nil {
 		return err
+	}
+	if env {
+		b = s.expandKnown(b)
 	}
 	if a != b {
 		return fmt.Errorf("%s and %s differ\n[%s]\n%s[%s]\n%s", args[0], args[1], args[0], a, args[1], b)
@@ -220,7 +231,8 @@ func (s *script) cd(_ bool, args []string) error {
 // TestScriptLanguage: each command of the script language passes and
 // fails when it should.
 func TestScriptLanguage(t *testing.T) {
-	files := []archiveFile{{"a.txt", []byte("it's a b\n")}, {"b.txt", []byte("other\n")}, {"sub/c", nil}}
+	files := []archiveFile{{"a.txt", []byte("it's a b\n")}, {"b.txt", []byte("other\n")}, {"sub/c", nil},
+		{"d.txt", []byte("it's a $B\n")}, {"e.txt", []byte("$NOPE\n")}}
 	for _, tc := range []struct{ script, err string }{
 		{"actctl version\nstdout '^actctl '\n! stderr .\nstdout -count=1 actctl", ""},
 		{"actctl validate", "exit status 1"},
@@ -245,6 +257,8 @@ func TestScriptLanguage(t *testing.T) {
 		{"frob", `unknown command "frob"`},
 		{"! env X=1", "env cannot be negated"},
 		{"grep 'a", "unterminated quote"},
+		{"env B=b\ncmpenv a.txt d.txt\ncmpenv e.txt e.txt", ""},
+		{"cmp a.txt d.txt", "differ"},
 	} {
 		err := runArchive(t, "test", archive{comment: tc.script, files: files})
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {

@@ -107,6 +107,7 @@ var scriptCmds = map[string]scriptCmd{
 	"stderr":    {neg: true, re: 1, run: func(s *script, neg bool, args []string) error { return s.match(neg, args, "stderr", s.stderr) }},
 	"grep":      {neg: true, re: 2, run: (*script).grep},
 	"cmp":       {run: (*script).cmp},
+	"cmpenv":    {run: (*script).cmpenv},
 	"exists":    {neg: true, run: (*script).exists},
 	"unchanged": {run: (*script).unchanged},
 	"env":       {run: (*script).env},
@@ -195,6 +196,17 @@ func (s *script) expand(w string, quote bool) string {
 			return regexp.QuoteMeta(v)
 		}
 		return v
+	})
+}
+
+// expandKnown replaces the script's own variables in text ($WORK, $HOME,
+// $ACTANT_HOME, those env set), leaving any other "$NAME" as it is.
+func (s *script) expandKnown(text string) string {
+	return varRE.ReplaceAllStringFunc(text, func(m string) string {
+		if v, ok := s.vars[strings.Trim(m, "${}")]; ok {
+			return v
+		}
+		return m
 	})
 }
 
