@@ -74,33 +74,6 @@ agents: me: {template: "mine", workDir: "sub"}
 	}
 }
 
-// TestProtectedTargetApply: a backend naming actant.cue as its
-// instructions file used to get a block appended to the config, after
-// which every command failed to parse it. apply must refuse it at the
-// layout's position and leave actant.cue byte for byte as it was.
-func TestProtectedTargetApply(t *testing.T) {
-	dir := t.TempDir()
-	src := validHeader + `backends: "claude-code": files: instructions: ["actant.cue"]
-templates: t: backend: "claude-code"
-agents: a: template: "t"
-`
-	writeFiles(t, dir, map[string]string{"actant.cue": src})
-	r := actctl(t, dir, "", "apply")
-	if r.Code != 1 {
-		t.Fatalf("apply: exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
-	}
-	want := `actant.cue:3:48: backends."claude-code".files.instructions[0]: backend "claude-code" may not write actant.cue`
-	if !strings.Contains(r.Stderr, want) {
-		t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
-	}
-	if got := string(mustRead(t, filepath.Join(dir, "actant.cue"))); got != src {
-		t.Errorf("actant.cue changed:\n%s", got)
-	}
-	if got := listFiles(t, dir); len(got) != 1 {
-		t.Errorf("apply wrote files: %v", got)
-	}
-}
-
 // TestAliasedWorkDirs: two agents whose workDirs are one directory under
 // two names (one a symlink to the other) used to overwrite each other's
 // files forever; apply must refuse them before writing anything, even
