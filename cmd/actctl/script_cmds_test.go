@@ -200,6 +200,19 @@ func (s *script) unchanged(_ bool, args []string) error {
 	return nil
 }
 
+// cp: cp SRC DST copies a file, or the last actctl's stdout or stderr,
+// to DST (a file, created or replaced).
+func (s *script) cp(_ bool, args []string) error {
+	if len(args) != 2 {
+		return errors.New("usage: cp SRC DST")
+	}
+	data, err := s.readArg(args[0])
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(s.path(args[1]), []byte(data), 0o644)
+}
+
 // env: env K=V... sets environment variables (and $K) for the rest of the
 // script.
 func (s *script) env(_ bool, args []string) error {
@@ -259,6 +272,7 @@ func TestScriptLanguage(t *testing.T) {
 		{"grep 'a", "unterminated quote"},
 		{"env B=b\ncmpenv a.txt d.txt\ncmpenv e.txt e.txt", ""},
 		{"cmp a.txt d.txt", "differ"},
+		{"cp a.txt sub/c\ncmp a.txt sub/c\nactctl version\ncp stdout v\ngrep '^actctl ' v", ""},
 	} {
 		err := runArchive(t, "test", archive{comment: tc.script, files: files})
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {

@@ -112,6 +112,7 @@ var scriptCmds = map[string]scriptCmd{
 	"unchanged": {run: (*script).unchanged},
 	"env":       {run: (*script).env},
 	"cd":        {run: (*script).cd},
+	"cp":        {run: (*script).cp},
 }
 
 // exec runs one line of the script.
