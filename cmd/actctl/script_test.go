@@ -15,7 +15,7 @@ import (
 // TestScripts runs every testdata/script/*.txtar as a subtest: the
 // scenario tests of actctl that only compare output and files, each in
 // a temporary directory holding the archive's files, with actctl run in
-// process by run (no binary, no fork). The format is in docs/testing.md,
+// process by run (no binary, no fork). The format is in docs/testing-runtime.md,
 // "Scenario scripts".
 func TestScripts(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
