@@ -184,8 +184,9 @@ func (s *script) exists(neg bool, args []string) error {
 	return nil
 }
 
-// unchanged checks that no file under $WORK was created, changed or
-// removed since the first actctl ran: a bad input writes nothing.
+// unchanged checks that no file or directory under $WORK was created or
+// removed, and no file changed (content, mode, time), since the first
+// actctl ran: a bad input writes nothing.
 func (s *script) unchanged(_ bool, args []string) error {
 	if len(args) != 0 {
 		return errors.New("usage: unchanged")

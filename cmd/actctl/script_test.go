@@ -219,23 +219,31 @@ func (s *script) path(name string) string {
 	return filepath.Join(s.dir, name)
 }
 
-// snapshot is every file under $WORK (slash path -> content; a symlink's
-// target).
+// snapshot is every file and directory under $WORK (slash path -> its
+// mode; a file's modification time and content; a symlink's target). A
+// directory's time is left out: a refused apply may create and remove
+// .actant/ for its lock, which leaves nothing.
 func (s *script) snapshot() map[string]string {
 	files := map[string]string{}
 	filepath.WalkDir(s.work, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
 			return nil
 		}
 		rel, _ := filepath.Rel(s.work, p)
-		var b []byte
-		if d.Type()&fs.ModeSymlink != 0 {
+		stamp := fi.Mode().String()
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
 			t, _ := os.Readlink(p)
-			b = []byte("-> " + t)
-		} else {
-			b, _ = os.ReadFile(p)
+			stamp += " -> " + t
+		case d.Type().IsRegular():
+			b, _ := os.ReadFile(p)
+			stamp += fmt.Sprintf(" %v\n%s", fi.ModTime().UnixNano(), b)
 		}
-		files[filepath.ToSlash(rel)] = string(b)
+		files[filepath.ToSlash(rel)] = stamp
 		return nil
 	})
 	return files
