@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +18,8 @@ import (
 // them in the test process. The others start or signal processes, serve,
 // read the test's stdin or wait for a signal (attach, chat, dashboard,
 // detach, hub, logs, mcp, open, prompt, proxy, relay, run, start, stop,
-// restart, status, task, up, zed), and an unknown command makes run call
+// restart, status, task, up, zed), as do --kube (kubectl exec) and apply
+// --watch (it runs until a signal), and an unknown command makes run call
 // os.Exit (newApp's CommandNotFound): their tests stay in Go, through the
 // binary.
 var inProcessCommands = map[string]bool{
@@ -49,20 +52,37 @@ func (s *script) actctl(neg bool, args []string) error {
 	if c := commandOf(args); c != "" && !inProcessCommands[c] {
 		return fmt.Errorf("actctl %s cannot run in process: test it in Go", c)
 	}
-	if slices.Contains(args, "--kube") {
-		return errors.New("actctl --kube cannot run in process: test it in Go")
+	for _, a := range args {
+		if f := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); a != f && (f == "kube" || f == "watch") {
+			return fmt.Errorf("actctl --%s cannot run in process: test it in Go", f)
+		}
 	}
 	if s.initial == nil {
 		s.initial = s.snapshot()
 	}
 	var stdout, stderr bytes.Buffer
-	s.code = run(append([]string{"actctl"}, args...), &stdout, &stderr)
-	s.stdout, s.stderr, s.ran = stdout.String(), stderr.String(), true
+	code, err := runInProcess(args, &stdout, &stderr)
+	s.code, s.stdout, s.stderr, s.ran = code, stdout.String(), stderr.String(), true
+	if err != nil {
+		s.reportOutput()
+		return err
+	}
 	if (s.code != 0) != neg {
 		s.reportOutput()
 		return fmt.Errorf("exit status %d", s.code)
 	}
 	return nil
+}
+
+// runInProcess calls run with args; a panic is returned as an error, to
+// name the script's line rather than end the test binary.
+func runInProcess(args []string, stdout, stderr io.Writer) (code int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			code, err = -1, fmt.Errorf("actctl panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return run(append([]string{"actctl"}, args...), stdout, stderr), nil
 }
 
 // checkCode: code N checks the last actctl's exit status.
@@ -214,6 +234,15 @@ func (s *script) cp(_ bool, args []string) error {
 	return os.WriteFile(s.path(args[1]), []byte(data), 0o644)
 }
 
+// symlink: symlink NEW -> OLD makes NEW a symbolic link to OLD, as
+// written (relative to NEW's directory when not absolute).
+func (s *script) symlink(_ bool, args []string) error {
+	if len(args) != 3 || args[1] != "->" {
+		return errors.New("usage: symlink NEW -> OLD")
+	}
+	return os.Symlink(args[2], s.path(args[0]))
+}
+
 // env: env K=V... sets environment variables (and $K) for the rest of the
 // script.
 func (s *script) env(_ bool, args []string) error {
@@ -237,6 +266,9 @@ func (s *script) cd(_ bool, args []string) error {
 		return errors.New("usage: cd DIR")
 	}
 	dir := s.path(args[0])
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cd %s: not a directory (%v)", args[0], err)
+	}
 	s.t.Chdir(dir)
 	s.dir = dir
 	return nil
@@ -265,9 +297,12 @@ func TestScriptLanguage(t *testing.T) {
 		{"env WHAT=other\ngrep $WHAT b.txt\ngrep $WORK/x $WORK/a.txt", "does not match"},
 		{"! actctl validate\nunchanged\nactctl init\nunchanged", "$WORK changed: created actant.cue"},
 		{"cd sub\nexists c\n! exists a.txt", ""},
+		{"cd nothere", "cd nothere: not a directory"},
+		{"symlink sub/l -> ../a.txt\ncmp sub/l a.txt\nsymlink x a.txt", "usage: symlink NEW -> OLD"},
 		{"actctl up", "actctl up cannot run in process"},
 		{"actctl -C x frobnicate", "actctl frobnicate cannot run in process"},
 		{"actctl --kube status", "cannot run in process"},
+		{"actctl apply --watch=true", "actctl --watch cannot run in process"},
 		{"frob", `unknown command "frob"`},
 		{"! env X=1", "env cannot be negated"},
 		{"grep 'a", "unterminated quote"},

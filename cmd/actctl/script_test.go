@@ -13,10 +13,10 @@ import (
 )
 
 // TestScripts runs every testdata/script/*.txtar as a subtest: the
-// scenario tests of actctl that only compare output and files, each in
-// a temporary directory holding the archive's files, with actctl run in
-// process by run (no binary, no fork). The format is in docs/testing-runtime.md,
-// "Scenario scripts".
+// scenario tests of actctl that only compare output and files, each in a
+// temporary directory holding the archive's files, with actctl run in
+// process by run (no binary, no fork). The format is in
+// docs/testing-runtime.md, "Scenario scripts".
 func TestScripts(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
 	if err != nil || len(files) == 0 {
@@ -99,7 +99,8 @@ type scriptCmd struct {
 	run func(s *script, neg bool, args []string) error
 }
 
-// scriptCmds is the script language (docs/testing.md, "Scenario scripts").
+// scriptCmds is the script language (docs/testing-runtime.md, "Scenario
+// scripts").
 var scriptCmds = map[string]scriptCmd{
 	"actctl":    {neg: true, run: (*script).actctl},
 	"code":      {run: (*script).checkCode},
@@ -113,6 +114,7 @@ var scriptCmds = map[string]scriptCmd{
 	"env":       {run: (*script).env},
 	"cd":        {run: (*script).cd},
 	"cp":        {run: (*script).cp},
+	"symlink":   {run: (*script).symlink},
 }
 
 // exec runs one line of the script.

@@ -74,34 +74,5 @@ agents: me: {template: "mine", workDir: "sub"}
 	}
 }
 
-// TestAliasedWorkDirs: two agents whose workDirs are one directory under
-// two names (one a symlink to the other) used to overwrite each other's
-// files forever; apply must refuse them before writing anything, even
-// when nothing else of theirs collides (a skill both write the same is
-// shared, a CLAUDE.md takes a block of each).
-func TestAliasedWorkDirs(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"actant.cue": validHeader + `skills: s: content: "x"
-templates: t: {backend: "claude-code", skills: ["s"]}
-agents: a: {template: "t", workDir: "real"}
-agents: b: {template: "t", workDir: "alias"}
-`,
-		"real/keep.txt": "mine\n",
-	})
-	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
-		t.Skipf("symlink: %v", err)
-	}
-	r := actctl(t, dir, "", "apply")
-	if r.Code != 1 {
-		t.Fatalf("apply: exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
-	}
-	for _, w := range []string{"actant.cue:6:9: agents.b: ", "workDir " + filepath.Join(dir, "alias") + " is ", `agent a's workDir ` + filepath.Join(dir, "real") + " under another name"} {
-		if !strings.Contains(r.Stderr, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)
-		}
-	}
-	if got := listFiles(t, dir); len(got) != 3 { // actant.cue, alias, real/keep.txt
-		t.Errorf("apply wrote files: %v", got)
-	}
-}
+// A backend writing actant.cue and aliased workDirs are
+// testdata/script/apply_protected_target.txtar and apply_aliased_workdirs.txtar.
