@@ -288,20 +288,7 @@ func TestImportRefuses(t *testing.T) {
 	}
 }
 
-// TestImportDryRun: --dry-run prints the plan and the actant.cue it would
-// write, and writes nothing.
-func TestImportDryRun(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"CLAUDE.md": "Be brief.\n", ".mcp.json": `{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}}}}`})
-	before := stamps(t, dir)
-	r := actctl(t, t.TempDir(), "", "-C", dir, "import", "--dry-run") // from elsewhere, with -C
-	if r.Code != 0 || !strings.Contains(r.Stdout, "would write actant.cue: agents claude-code; 2 taken, 0 left") || !strings.Contains(r.Stdout, `TOKEN: "${GH_TOKEN}"`) {
-		t.Errorf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
-	}
-	if after := stamps(t, dir); !equalStamps(before, after) {
-		t.Errorf("--dry-run wrote:\n%s", diffStamps(before, after))
-	}
-}
+// import --dry-run is testdata/script/import_dry_run.txtar.
 
 // TestImportLeaves imports a repository with a bit of everything import
 // cannot take as it is: each is listed with its reason, the rest round
