@@ -518,25 +518,10 @@ agents: svc: template: "svc"
 	}
 }
 
-// TestPathEscapes: names with path tricks are refused; a symlink inside the
-// workspace pointing elsewhere stops apply before any write; a workDir with
-// ".." is the user's choice and works.
+// TestPathEscapes: a symlink inside the workspace pointing elsewhere stops
+// apply before any write; a workDir with ".." is the user's choice and
+// works. (Names with path tricks: testdata/script/apply_name_path_escape.txtar.)
 func TestPathEscapes(t *testing.T) {
-	t.Run("name", func(t *testing.T) {
-		dir := t.TempDir()
-		writeConfig(t, dir, `package actant
-skills: "../../evil": {description: "x", content: "x"}
-templates: t: {version: "1.0.0", backend: "claude-code", skills: ["../../evil"]}
-agents: a: template: "t"
-`)
-		r := actctl(t, dir, "", "apply")
-		if r.Code != 1 {
-			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
-		}
-		if got := listFiles(t, dir); strings.Join(got, ",") != "actant.cue" {
-			t.Errorf("nothing may be written: %v", got)
-		}
-	})
 	t.Run("symlink", func(t *testing.T) {
 		dir, outside := t.TempDir(), t.TempDir()
 		writeFiles(t, dir, map[string]string{"CLAUDE.md": "mine\n"})

@@ -121,52 +121,5 @@ func TestDeployApply(t *testing.T) {
 	}
 }
 
-// TestDeployRefusals: a config a target cannot run is refused with its
-// position, and nothing is written; validate refuses it at the same
-// position (norepo: new-user review item 4).
-func TestDeployRefusals(t *testing.T) {
-	for _, tc := range []struct{ name, cfg, want string }{
-		{"interval", strings.Replace(deployConfig(kubeTarget), `"30m"`, `"45m"`, 1), `actant.cue:8:34: templates.emp.schedule.heartbeat.interval: agent "night" on Kubernetes (shape cron): an interval of 45m0s has no cron equivalent`},
-		{"github-often", strings.Replace(deployConfig(githubTarget), `"30m"`, `"2m"`, 1), `actant.cue:8:34: templates.emp.schedule.heartbeat.interval: agent "day" on GitHub Actions: a heartbeat every 2m0s is more often than GitHub runs schedules`},
-		{"github-service", deployConfig(githubTarget) + `templates: svc: {backend: "claude-code", archetype: "service"}
-agents: api: {template: "svc", deploy: github: true}
-`, `actant.cue:15:48: agents.api.deploy.github: agent "api" is a service: GitHub Actions runs scheduled tasks only`},
-		{"dir", deployConfig(strings.Replace(kubeTarget, `secret: "s"`, `secret: "s", dir: ".actant/k8s"`, 1)), `deploy.kubernetes.dir: dir ".actant/k8s": `},
-		{"norepo", deployConfig(strings.Replace(kubeTarget, `, repo: {url: "https://example.com/r.git", ref: "main"}`, "", 1)), `actant.cue:3:2: deploy.kubernetes: no repository for the pods to clone`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			home := filepath.Join(t.TempDir(), "home")
-			writeFiles(t, dir, map[string]string{"actant.cue": tc.cfg})
-			r := actctl(t, dir, home, "apply")
-			if r.Code == 0 || !strings.Contains(r.Stderr, tc.want) {
-				t.Errorf("apply: %d\n%s\nwant %s", r.Code, r.Stderr, tc.want)
-			}
-			if r := actctl(t, dir, home, "validate"); r.Code != 1 || !strings.Contains(r.Stderr, tc.want) {
-				t.Errorf("validate: %d\n%s\nwant %s", r.Code, r.Stderr, tc.want)
-			}
-			if got := listFiles(t, dir); !slices.Equal(got, []string{"actant.cue"}) {
-				t.Errorf("written: %v", got)
-			}
-			if _, err := os.Stat(home); !os.IsNotExist(err) {
-				if got := listFiles(t, home); len(got) > 0 {
-					t.Errorf("written in home: %v", got)
-				}
-			}
-		})
-	}
-}
-
-// TestDeployValidateWarns: validate warns, at the entry, where a target's
-// daylight saving rule runs it otherwise than actctl, and exits 0.
-func TestDeployValidateWarns(t *testing.T) {
-	dir := t.TempDir()
-	cfg := strings.Replace(deployConfig(kubeTarget), `heartbeat: {interval: "30m", prompt: "look around"}`,
-		`cron: [{pattern: "30 2 * * *", prompt: "nightly", timezone: "Europe/Paris"}]`, 1)
-	writeFiles(t, dir, map[string]string{"actant.cue": cfg})
-	r := actctl(t, dir, "", "validate")
-	want := `actant.cue:8:29: warning: templates.emp.schedule.cron[0].pattern: agent "night" on Kubernetes (shape cron): "30 2 * * *" falls in the daylight saving change of `
-	if r.Code != 0 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stderr, `agent "day"`) {
-		t.Errorf("validate: %d\n%s\nwant %s (and nothing for the resident day)", r.Code, r.Stderr, want)
-	}
-}
+// The refusals of a config a target cannot run and validate's daylight
+// saving warning are scripts: testdata/script/deploy_*.txtar.

@@ -31,55 +31,8 @@ agents: {
 	return cfg + "}\n"
 }
 
-// TestGitignoreOneBlock: N agents writing into one directory give one
-// .gitignore block listing the union of their lines (README, "What apply writes"), not one
-// block per agent; a second apply writes nothing; prune of one agent
-// rewrites the block without its lines, prune of the last removes it and
-// leaves the user's lines exactly as they were.
-func TestGitignoreOneBlock(t *testing.T) {
-	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
-	writeFiles(t, dir, map[string]string{".gitignore": "node_modules/\n"})
-	gi := filepath.Join(dir, ".gitignore")
-	writeConfig(t, dir, gitignoreConfig("a", "b", "c"))
-	mustApply(t, dir, home)
-	want := "node_modules/\n\n# BEGIN actctl\n/.actant/\n/CLAUDE.md\n/AGENTS.md\n# END actctl\n"
-	if got := read(t, gi); got != want {
-		t.Fatalf(".gitignore after apply:\n got %q\nwant %q", got, want)
-	}
-	if r := actctl(t, dir, home, "diff"); r.Code != 0 {
-		t.Errorf("diff after apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
-	if res := mustApply(t, dir, home); res.Counts.Changed != 0 {
-		t.Errorf("second apply changed %d files: %+v", res.Counts.Changed, res.Items)
-	}
-	// An apply limited to one agent keeps the others' lines.
-	if res := mustApply(t, dir, home, "a"); res.Counts.Changed != 0 || read(t, gi) != want {
-		t.Errorf("apply a changed %d files: %+v\n%q", res.Counts.Changed, res.Items, read(t, gi))
-	}
-
-	// --no-prune keeps the removed agent's lines with the rest of it.
-	writeConfig(t, dir, gitignoreConfig("a", "c"))
-	mustApply(t, dir, home, "--no-prune")
-	if got := read(t, gi); got != want {
-		t.Fatalf(".gitignore after removing b with --no-prune:\n got %q\nwant %q", got, want)
-	}
-	mustApply(t, dir, home)
-	want = "node_modules/\n\n# BEGIN actctl\n/.actant/\n/CLAUDE.md\n# END actctl\n"
-	if got := read(t, gi); got != want {
-		t.Fatalf(".gitignore after pruning b:\n got %q\nwant %q", got, want)
-	}
-	writeConfig(t, dir, gitignoreConfig("c"))
-	mustApply(t, dir, home)
-	want = "node_modules/\n\n# BEGIN actctl\n/.actant/\n# END actctl\n"
-	if got := read(t, gi); got != want {
-		t.Fatalf(".gitignore after pruning a:\n got %q\nwant %q", got, want)
-	}
-	writeConfig(t, dir, gitignoreConfig())
-	mustApply(t, dir, home)
-	if got := read(t, gi); got != "node_modules/\n" {
-		t.Fatalf(".gitignore after pruning every agent: %q", got)
-	}
-}
+// One block for N agents and its prune, and markers actctl has no record
+// of, are scripts: testdata/script/gitignore_*.txtar.
 
 // TestGitignoreBlocksMigrate: a workspace applied by an actctl that wrote
 // one .gitignore block per agent (its records say so) moves to the one
@@ -160,22 +113,4 @@ func oldBlocks(t *testing.T, dir, home string, bodies map[string]string) {
 	if err := os.WriteFile(p, sealRecord(t, home, "actctl state", st.Encode()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// TestGitignoreSharedMarkersNotOurs: "# BEGIN actctl" markers in a
-// .gitignore actctl has no record of writing (a copy from another
-// repository) are the user's: a conflict naming them, nothing written.
-func TestGitignoreSharedMarkersNotOurs(t *testing.T) {
-	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
-	user := "node_modules/\n# BEGIN actctl\n/dist/\n# END actctl\n"
-	writeFiles(t, dir, map[string]string{".gitignore": user})
-	writeConfig(t, dir, gitignoreConfig("a"))
-	r := actctl(t, dir, home, "apply")
-	if r.Code != 1 || !strings.Contains(r.Stderr, `.gitignore: agent a (workDirConflict=append): holds a block between "BEGIN actctl" and "END actctl" markers that actctl has no record of writing`) {
-		t.Fatalf("apply: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
-	if got := read(t, filepath.Join(dir, ".gitignore")); got != user {
-		t.Errorf(".gitignore was written: %q", got)
-	}
-	assertNotWritten(t, dir, "conflict", "CLAUDE.md", ".actant/state.json", "actant.owned")
 }

@@ -39,54 +39,12 @@ func TestQuietStartE2E(t *testing.T) {
 }
 
 // TestMessagesNoiseE2E: the messages issue #22 item 12 names, each in a
-// form that says what it means once: prune lines name the agent once,
-// the protected-file message does not cite the file as its own example,
-// zed --write lists names as words, status and diff of an unknown agent
+// form that says what it means once (prune lines and the protected-file
+// message are testdata/script/prune_lines_name_agent_once.txtar and
+// protected_file_message.txtar): zed --write lists names as words, status and diff of an unknown agent
 // do not name apply, get KIND NAME shows that one, up --help gives one
 // default for --debounce, and attach refuses pid 1 writing nothing.
 func TestMessagesNoiseE2E(t *testing.T) {
-	t.Run("prune", func(t *testing.T) {
-		dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
-		cfg := `package actant
-mcpServers: fs: {command: "mcp-fs"}
-mcpServers: gh: {command: "mcp-gh"}
-templates: cx: {backend: "codex", mcpServers: ["fs", "gh"]}
-templates: cu: {backend: "cursor", mcpServers: ["fs", "gh"]}
-templates: cl: {backend: "claude-code"}
-agents: cl: template: "cl"
-`
-		writeConfig(t, dir, cfg+"agents: cx: template: \"cx\"\nagents: cu: template: \"cu\"\n")
-		if r := actctl(t, dir, home, "apply"); r.Code != 0 {
-			t.Fatalf("apply: %s", r.Stderr)
-		}
-		writeConfig(t, dir, cfg)
-		r := actctl(t, dir, home, "apply")
-		for _, want := range []string{
-			".codex/config.toml  agent cx; no longer managed: keys mcp_servers.fs, mcp_servers.gh\n",
-			".cursor/mcp.json    agent cu; no longer managed: keys mcpServers.fs, mcpServers.gh\n",
-			"AGENTS.md           agent cu,cx; no longer managed: cu's block, cx's block\n",
-		} {
-			if !strings.Contains(r.Stdout, want) {
-				t.Errorf("prune: stdout lacks %q:\n%s", want, r.Stdout)
-			}
-		}
-		if regexp.MustCompile(`agent (\w+); agent (\w+)`).MatchString(r.Stdout) {
-			t.Errorf("prune lines repeat the agent:\n%s", r.Stdout)
-		}
-	})
-	t.Run("protected", func(t *testing.T) {
-		for _, name := range []string{"actant.lock", "actant.owned", "actant.notes"} {
-			dir := t.TempDir()
-			writeConfig(t, dir, `package actant
-backends: mine: {modes: ["open"], open: command: "x", files: instructions: ["`+name+`"]}
-`)
-			r := actctl(t, dir, "", "validate")
-			want := name + " at the root is actctl's own file: every actant.* name there is kept for actctl"
-			if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stderr, "(like ") {
-				t.Errorf("%s: exit %d, want %q:\n%s", name, r.Code, want, r.Stderr)
-			}
-		}
-	})
 	t.Run("zed --write", func(t *testing.T) {
 		dir, home := agentWorkspace(t)
 		settings := filepath.Join(t.TempDir(), "settings.json")
