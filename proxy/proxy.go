@@ -808,7 +808,9 @@ func (r *relay) fromBackend(line []byte) {
 			return
 		}
 		r.learnDirectories(line, &env)
-		for _, l := range r.o.Hooks.Ended(line, &env, r.answered(&env)) {
+		var before [][]byte
+		before, line = r.o.Hooks.Ended(line, &env, r.answered(&env))
+		for _, l := range before {
 			r.out.writeLine(l, false)
 		}
 	case lineframe.KindRequest, lineframe.KindNotification:

@@ -17,7 +17,8 @@ import (
 // (docs/plugins.md); both run on the scripted test agent
 // (internal/acptestagent: echo, translate, leak), which logs every prompt
 // it receives to prompts.log. An employee with the same plugins, and a
-// tool agent whose plugin's sub-agent crashes, come with it.
+// tool agent whose plugin's sub-agent crashes (failing the turn, or
+// passing the text on: lenient), come with it.
 func pluginsWorkspace(t *testing.T) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
@@ -28,12 +29,14 @@ templates: {
 	translator: {backend: "scripted", plugins: []}
 	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "hello"}, plugins: ["secrets", "crashing"]}
 	fragile: {backend: "scripted", plugins: ["crashing-fail"]}
+	lenient: {backend: "scripted", plugins: ["crashing"]}
 }
 agents: {
 	developer: template: "dev"
 	translator: template: "translator"
 	worker: template: "emp"
 	fragile: template: "fragile"
+	lenient: template: "lenient"
 }
 plugins: {
 	"to-english": {kind: "agent", agent: "translator", prompt: "translate en {{text}}"}

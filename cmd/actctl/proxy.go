@@ -15,6 +15,9 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/employee"
+	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/plugin"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
@@ -125,7 +128,11 @@ func prepare(ctx context.Context, g *globals, req agentprep.Request, cwd string)
 // serve relays between the editor on stdio and the backend of the
 // prepared agent until either goes away, then cleans up.
 func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
+	var set *plugin.Set
 	l, err := p.Launch(schema.ModeACP)
+	if err == nil {
+		set, err = p.Plugins()
+	}
 	if err != nil {
 		p.Cleanup()
 		return refuse(ctx, g, err)
@@ -136,6 +143,7 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 		Mode:  acpclient.ModeFor(p.Agent.Permissions),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr,
 		LogFile: runrecord.LogPath(p.Agent),
+		Hooks:   set.Hooks(ctx, plugin.RelayOptions{Step: proxyStep(g)}),
 		OnStart: func(pid int) {
 			if err := p.Running(pid); err != nil {
 				fmt.Fprintf(g.Stderr, "actctl: proxy: %v\n", err)
@@ -148,4 +156,13 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 		return withCode(exitError, nil) // proxy.Run has reported it
 	}
 	return err
+}
+
+// proxyStep shows a plugin step of a proxy session on stderr (the
+// editor's log of the agent): sizes and the outcome, never the text
+// (docs/plugins.md, "On the proxy").
+func proxyStep(g *globals) func(string, acpclient.PluginStep) {
+	return func(sid string, p acpclient.PluginStep) {
+		fmt.Fprintf(g.Stderr, "actctl proxy: session %s: %s\n", termsafe.Line(sid), termsafe.Line(employee.PluginStep(p).Words()))
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/plugin"
 )
 
 // runObserver prints a session's output. Text mode: the agent's message
@@ -84,11 +85,8 @@ func (o *runObserver) Event(e acpclient.Event) {
 // pluginLine is the warning of a session plugin's failed step
 // (docs/plugins.md): the text went on unchanged, or the turn fails.
 func pluginLine(p acpclient.PluginStep) string {
-	what := "the text went on unchanged"
-	if p.Outcome == "failed" {
-		what = "the turn fails"
-	}
-	return fmt.Sprintf("actctl: warning: plugin %s (%s) failed, %s: %s", p.Plugin, p.Direction, what, termsafe.Line(p.Error))
+	p.Error = termsafe.Line(p.Error)
+	return "actctl: warning: " + plugin.Warning(p)
 }
 
 // toolCallLine is the stderr line for one tool-call state change; the
