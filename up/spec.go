@@ -48,6 +48,9 @@ type Spec struct {
 	// go without an update from the agent before it is shown as stalled
 	// (0: schema.DefaultTurnTimeout, schema.DefaultStallAfter).
 	TurnTimeout, StallAfter time.Duration
+	// Redact, if set, is applied to the prompt a task log records (the
+	// agent's redact plugins, docs/plugins.md).
+	Redact func(string) string
 }
 
 // employee reports whether the agent runs a task queue.
