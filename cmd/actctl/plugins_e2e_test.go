@@ -18,7 +18,8 @@ import (
 // (internal/acptestagent: echo, translate, leak), which logs every prompt
 // it receives to prompts.log. An employee with the same plugins, and a
 // tool agent whose plugin's sub-agent crashes (failing the turn, or
-// passing the text on: lenient), come with it.
+// passing the text on: lenient), and a service with the developer's
+// outbound chain (helpdesk), come with it.
 func pluginsWorkspace(t *testing.T) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
@@ -30,6 +31,7 @@ templates: {
 	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "hello"}, plugins: ["secrets", "crashing"]}
 	fragile: {backend: "scripted", plugins: ["crashing-fail"]}
 	lenient: {backend: "scripted", plugins: ["crashing"]}
+	desk: {backend: "scripted", archetype: "service", plugins: ["rules", "secrets", "to-user"]}
 }
 agents: {
 	developer: template: "dev"
@@ -37,6 +39,7 @@ agents: {
 	worker: template: "emp"
 	fragile: template: "fragile"
 	lenient: template: "lenient"
+	helpdesk: template: "desk"
 }
 plugins: {
 	"to-english": {kind: "agent", agent: "translator", prompt: "translate en {{text}}"}

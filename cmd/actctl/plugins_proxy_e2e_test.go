@@ -24,11 +24,11 @@ type editorClient struct {
 	said []string
 }
 
-// startEditor starts `actctl proxy AGENT` in root and connects the SDK's
+// startEditor starts `actctl proxy ARGS` in root and connects the SDK's
 // client to it, initialized.
-func startEditor(t *testing.T, root, home, agent string) (*editorClient, *acpClient) {
+func startEditor(t *testing.T, root, home string, args ...string) (*editorClient, *acpClient) {
 	t.Helper()
-	p := startProxy(t, root, home, agent)
+	p := startProxy(t, root, home, args...)
 	e := &editorClient{}
 	e.conn = acp.NewClientSideConnection(e, p.in, p.out)
 	e.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -140,4 +140,23 @@ func TestProxyPluginFailures(t *testing.T) {
 		t.Errorf("pass: %q, %v", said, err)
 	}
 	p.close()
+}
+
+// TestLeasePlugins: `proxy --lease` on the warm service up holds runs
+// the agent's chains as the proxy does: the prompt is redacted and
+// prefixed before the agent sees it, the answer redacted and, by the
+// translator of stream "message", sent whole at the turn's end.
+func TestLeasePlugins(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	up := startUp(t, root, home, "helpdesk")
+	up.started("helpdesk")
+	e, p := startEditor(t, root, home, "helpdesk", "--lease")
+	said, err := e.turn(t, t.TempDir(), "echo 你好 tok-555")
+	if want := "Team rules: small commits. | echo 你好 [REDACTED]"; err != nil || len(said) != 1 || said[0] != want {
+		t.Errorf("the editor got %q (%v), want one chunk %q\nstderr %s", said, err, want, p.stderr)
+	}
+	p.close()
+	if b, _ := os.ReadFile(filepath.Join(root, "prompts.log")); strings.Contains(string(b), "tok-555") || !strings.Contains(string(b), "\tTeam rules: small commits.echo 你好 [REDACTED]\n") {
+		t.Errorf("prompts the agents received:\n%s", b)
+	}
 }
