@@ -160,3 +160,29 @@ func TestLeasePlugins(t *testing.T) {
 		t.Errorf("prompts the agents received:\n%s", b)
 	}
 }
+
+// TestDebugACP: --debug-acp on run, and ACTCTL_DEBUG_ACP=1 on proxy,
+// give a line on stderr per ACP message (direction, kind, method,
+// session, update and tool kinds, size) and per plugin step, never the
+// text: the token the prompt carried is in none of them.
+func TestDebugACP(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	r := actctl(t, root, home, "run", "developer", "--debug-acp", "-p", "echo hello tok-4242")
+	for _, want := range []string{"client->agent request session/prompt id=", "agent->client notification session/update session=", "update=agent_message_chunk", "actctl: plugin step: plugin rules (inbound)"} {
+		if r.Code != 0 || !strings.Contains(r.Stderr, want) {
+			t.Errorf("run --debug-acp: exit %d, stderr lacks %q:\n%s", r.Code, want, r.Stderr)
+		}
+	}
+	if strings.Contains(r.Stderr, "tok-4242") || strings.Contains(r.Stderr, "hello") {
+		t.Errorf("run --debug-acp shows a message's text:\n%s", r.Stderr)
+	}
+	t.Setenv("ACTCTL_DEBUG_ACP", "1")
+	e, p := startEditor(t, root, home, "developer")
+	if _, err := e.turn(t, root, "echo hello tok-4242"); err != nil {
+		t.Fatal(err)
+	}
+	p.close()
+	if s := p.stderr.String(); !strings.Contains(s, "client->agent request session/prompt id=") || !strings.Contains(s, "agent->client response id=") || strings.Contains(s, "tok-4242") {
+		t.Errorf("proxy with ACTCTL_DEBUG_ACP=1:\n%s", s)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/plugin"
 )
@@ -21,7 +22,9 @@ import (
 type runObserver struct {
 	g    *globals
 	json bool
-	mu   sync.Mutex
+	// steps: every plugin step gets a line (--debug-acp), not only a failed one.
+	steps bool
+	mu    sync.Mutex
 	// lastNL: the text printed so far ends with a newline (or is empty).
 	lastNL bool
 	// oneScreen: stdout and stderr are terminals, so their lines share a
@@ -78,6 +81,8 @@ func (o *runObserver) Event(e acpclient.Event) {
 	case acpclient.EventPlugin:
 		if p := e.Plugin; p.Outcome != "ok" {
 			o.line("%s", pluginLine(*p))
+		} else if o.steps {
+			o.line("actctl: plugin step: %s", termsafe.Line(employee.PluginStep(*p).Words()))
 		}
 	}
 }
