@@ -33,14 +33,11 @@ func (t *Trace) Line(dir string, line []byte, env *lineframe.Envelope) {
 	if t == nil || env.Kind == lineframe.KindNone {
 		return
 	}
-	t.Printf("%s %s", dir, Summary(line, env))
+	t.printf("%s %s", dir, Summary(line, env))
 }
 
-// Printf writes one trace line of its own (a plugin's step).
-func (t *Trace) Printf(format string, args ...any) {
-	if t == nil {
-		return
-	}
+// printf writes one trace line, stamped.
+func (t *Trace) printf(format string, args ...any) {
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
