@@ -15,6 +15,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/model"
 )
@@ -114,6 +115,10 @@ type Options struct {
 	// Filter, if set, makes the Filter of each session Start and
 	// NewSession open (the session plugins, filter.go).
 	Filter FilterFunc
+	// Trace, if set, gets one line per message written to the backend
+	// and read from it (--debug-acp: rpcpeer.Trace, never a message's
+	// text).
+	Trace *rpcpeer.Trace
 }
 
 // Result is the outcome of one turn.
@@ -329,7 +334,7 @@ func (c *Client) spawn() error {
 		close(c.exited)
 	}()
 	ready := make(chan struct{})
-	c.out = &outbound{w: p.Stdin, fn: c.wire.sent, pending: &c.pending}
+	c.out = &outbound{w: p.Stdin, fn: c.wire.sent, pending: &c.pending, trace: c.opts.Trace}
 	c.conn = acp.NewClientSideConnection(guard{c}, c.out, newInbound(c, Gate(p.Stdout, ready)))
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	close(ready)

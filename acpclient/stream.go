@@ -87,6 +87,7 @@ func (r *inbound) Read(p []byte) (int, error) {
 		if len(bytes.TrimSpace(line)) > 0 && r.c.route(line) {
 			// Classified once; every reader of the line is given this.
 			env := lineframe.Parse(line)
+			r.c.opts.Trace.Line("agent"+rpcpeer.ToClient, line, &env)
 			if r.c.opts.Filter != nil && r.c.filtered(line, &env) {
 				continue
 			}
@@ -225,10 +226,12 @@ type outbound struct {
 	w       io.Writer
 	fn      func([]byte)
 	pending *pending
+	trace   *rpcpeer.Trace
 }
 
 func (o *outbound) Write(p []byte) (int, error) {
 	o.fn(p)
+	o.traced(p)
 	o.mu.Lock()
 	n, err := o.w.Write(p)
 	o.mu.Unlock()
@@ -238,9 +241,18 @@ func (o *outbound) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// traced traces a message written (Options.Trace).
+func (o *outbound) traced(p []byte) {
+	if o.trace != nil {
+		env := lineframe.Parse(bytes.TrimRight(p, "\n"))
+		o.trace.Line("client"+rpcpeer.ToAgent, p, &env)
+	}
+}
+
 // writeRaw writes a line of a lease's (Client.WriteRaw) whole, between
 // the SDK's messages.
 func (o *outbound) writeRaw(line []byte) error {
+	o.traced(line)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	_, err := o.w.Write(line)

@@ -61,6 +61,11 @@ func Resident(cfg *schema.Config, r *schema.Resolved) (acpclient.Options, error)
 	if err != nil {
 		return acpclient.Options{}, err
 	}
+	// Its agent plugins' sub-agents are asked from the workspace's root:
+	// its own directory may be an instance's, no client's project.
+	if err := withPlugins(&o, cfg, r, cfg.Root); err != nil {
+		return acpclient.Options{}, err
+	}
 	employee.CheckoutCwd(&o, employee.CheckoutOf(cfg.Root, r))
 	return o, nil
 }

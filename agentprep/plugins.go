@@ -19,12 +19,25 @@ import (
 // Filter of each session its client opens; agent plugins ask their
 // sub-agents through SubAgent.
 func withPlugins(o *acpclient.Options, cfg *schema.Config, r *schema.Resolved, clientDir string) error {
-	set, err := plugin.ForAgent(cfg, r, plugin.Options{Runner: SubAgent(cfg, clientDir)})
+	set, err := Plugins(cfg, r, clientDir)
 	if err != nil {
 		return err
 	}
 	o.Filter = set.FilterFunc()
 	return nil
+}
+
+// Plugins is agent r's session plugins (nil: none) for a client whose
+// project is clientDir: agent plugins ask their sub-agents through
+// SubAgent.
+func Plugins(cfg *schema.Config, r *schema.Resolved, clientDir string) (*plugin.Set, error) {
+	return plugin.ForAgent(cfg, r, plugin.Options{Runner: SubAgent(cfg, clientDir)})
+}
+
+// Plugins is the prepared agent's session plugins (`actctl proxy` runs
+// them on the relay: docs/plugins.md).
+func (p *Prepared) Plugins() (*plugin.Set, error) {
+	return Plugins(p.Config, p.Agent, p.ClientDir)
 }
 
 // SubAgent is the plugin.Runner of agent plugins (docs/plugins.md): the

@@ -180,6 +180,16 @@ func (o Options) event(name string, data map[string]any) {
 	o.Publish(hooks.Event{Name: name, Agent: o.Agent, Time: o.Clock.Now(), Data: data})
 }
 
+// PluginFailed is the data of the event plugin:error when e is a
+// plugin's failed step (docs/plugins.md); false for every other event.
+func PluginFailed(e acpclient.Event) (map[string]any, bool) {
+	p := e.Plugin
+	if e.Kind != acpclient.EventPlugin || p == nil || p.Outcome == "ok" {
+		return nil, false
+	}
+	return map[string]any{"plugin": p.Plugin, "direction": p.Direction, "outcome": p.Outcome, "error": p.Error}, true
+}
+
 // tee passes a session's output to the task log and to the user, and
 // publishes plugin:error for a plugin's failed step.
 type tee struct {
@@ -212,8 +222,8 @@ func (t *tee) Event(e acpclient.Event) {
 	w := t.log
 	t.mu.Unlock()
 	LogDecision(w, e)
-	if p := e.Plugin; e.Kind == acpclient.EventPlugin && p != nil && p.Outcome != "ok" {
-		t.event(model.EventPluginError, map[string]any{"plugin": p.Plugin, "direction": p.Direction, "outcome": p.Outcome, "error": p.Error})
+	if data, ok := PluginFailed(e); ok {
+		t.event(model.EventPluginError, data)
 	}
 	if t.user != nil {
 		t.user.Event(e)

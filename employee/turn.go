@@ -125,15 +125,19 @@ func logRel(dir, path string) string {
 	return path
 }
 
+// PluginStep is a session plugin's step as a task log records it.
+func PluginStep(p acpclient.PluginStep) tasklog.PluginStep {
+	return tasklog.PluginStep{Plugin: p.Plugin, Direction: p.Direction, DurationMs: p.Duration.Milliseconds(),
+		InBytes: p.In, OutBytes: p.Out, Changed: p.Changed, Attempts: p.Attempts, Outcome: p.Outcome, Error: p.Error}
+}
+
 // LogDecision records in w, a turn's task file (nil: none), the
 // permission decision e is (an Event with Decision set) or the session
 // plugin's step (EventPlugin, docs/plugins.md); any other event is not
 // the log's: its messages are.
 func LogDecision(w *tasklog.Writer, e acpclient.Event) {
 	if w != nil && e.Kind == acpclient.EventPlugin && e.Plugin != nil {
-		p := e.Plugin
-		w.Plugin(tasklog.PluginStep{Plugin: p.Plugin, Direction: p.Direction, DurationMs: p.Duration.Milliseconds(),
-			InBytes: p.In, OutBytes: p.Out, Changed: p.Changed, Attempts: p.Attempts, Outcome: p.Outcome, Error: p.Error})
+		w.Plugin(PluginStep(*e.Plugin))
 		return
 	}
 	if w == nil || !e.Decision || e.ToolCall == nil {

@@ -69,7 +69,7 @@ var Events = []EventSpec{
 	{EventIdle, true, "up: an employee's queue ran empty", "none"},
 	{EventError, true, "up, task: a turn of the agent ended in an error (no process, a failed prompt, a stop reason other than end_turn)", "task, source, error"},
 	{EventUserPrompt, true, "up: a person prompted the agent (actctl prompt, the dashboard)", "task, source, prompt"},
-	{EventPluginError, true, "task: a session plugin failed (docs/plugins.md): its text went on unchanged, or the turn failed", "plugin, direction, outcome (passed or failed), error"},
+	{EventPluginError, true, "up, task: a session plugin failed (docs/plugins.md): its text went on unchanged, or the turn failed", "plugin, direction, outcome (passed or failed), error"},
 	{EventWebhook + "NAME", false, "up --webhooks: a signed delivery to webhook NAME was accepted", "event, delivery, headers, payload"},
 }
 

@@ -34,8 +34,8 @@ func TestPluginHooks(t *testing.T) {
 			}
 			return [][]byte{bytes.Replace(m.Line, []byte(`"working"`), []byte(`"WORKING"`), 1)}
 		},
-		TurnEnd: func(m rpcpeer.Message) [][]byte {
-			return [][]byte{[]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"whole ` + string(m.Env.ID) + `"}}}}`)}
+		TurnEnd: func(m rpcpeer.Message) ([][]byte, []byte) {
+			return [][]byte{[]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"whole ` + string(m.Env.ID) + `"}}}}`)}, nil
 		},
 	}
 	c := startClient(t, context.Background(), o, dir)

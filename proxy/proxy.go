@@ -133,6 +133,9 @@ type Options struct {
 	// before the client does. Without it every line not named above
 	// passes byte for byte.
 	Hooks *rpcpeer.Hooks
+	// Trace, if set, gets one line per message relayed (--debug-acp:
+	// rpcpeer.Trace, never a message's text).
+	Trace *rpcpeer.Trace
 }
 
 // SessionEvent describes a session request as it passed the proxy.
@@ -728,6 +731,9 @@ func (r *relay) readEnded(from string, err error) {
 // the proxy itself; every other line passes as it is.
 func (r *relay) fromClient(line []byte) ([]byte, bool) {
 	env := lineframe.Parse(line)
+	if r.o.Trace != nil {
+		r.o.Trace.Line("client"+rpcpeer.ToAgent, line, &env)
+	}
 	switch env.Kind {
 	case lineframe.KindNone:
 		if lineframe.SkipWS(line, 0) == len(line) {
@@ -797,6 +803,9 @@ func (r *relay) agentLoop(done chan<- struct{}) {
 // TurnEnd hook; a session/update goes through their Update hook.
 func (r *relay) fromBackend(line []byte) {
 	env := lineframe.Parse(line)
+	if r.o.Trace != nil {
+		r.o.Trace.Line("agent"+rpcpeer.ToClient, line, &env)
+	}
 	switch env.Kind {
 	case lineframe.KindNone:
 		if lineframe.SkipWS(line, 0) != len(line) {
@@ -808,7 +817,9 @@ func (r *relay) fromBackend(line []byte) {
 			return
 		}
 		r.learnDirectories(line, &env)
-		for _, l := range r.o.Hooks.Ended(line, &env, r.answered(&env)) {
+		var before [][]byte
+		before, line = r.o.Hooks.Ended(line, &env, r.answered(&env))
+		for _, l := range before {
 			r.out.writeLine(l, false)
 		}
 	case lineframe.KindRequest, lineframe.KindNotification:

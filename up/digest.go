@@ -12,7 +12,8 @@ import (
 // its process is started with, o as acpclient.Start gets it: the
 // command, args, environment and cwds, the MCP servers passed in
 // session/new, the permission rule, mode and preset; and from extra (the
-// schedule, the launch mode, a mark of changed files). Whatever of these
+// schedule, the launch mode, a mark of changed files, the session
+// plugins). Whatever of these
 // changes restarts the agent, and nothing else does, as Docker Compose
 // hashes a service (docs/runtime.md, "actctl up").
 func Digest(o acpclient.Options, extra ...any) string {

@@ -61,7 +61,7 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leas
 	rl := c.Router(func() acpclient.Router {
 		return &leaseRelay{a: a, c: c, calls: rpcpeer.Forwarder[*call]{Prefix: leaseIDPrefix}}
 	}).(*leaseRelay)
-	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{})}
+	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), hooks: a.leaseHooks()}
 	// The writer is not waited for: one blocked on a client that stops
 	// reading ends when the connection is closed, after serveLease.
 	stop := make(chan struct{})
@@ -136,6 +136,7 @@ type leaseConn struct {
 	rl     *leaseRelay
 	client leaseID // its identity
 	out    *outQueue
+	hooks  *rpcpeer.Hooks // the agent's session plugins (leaseplugins.go)
 
 	fail     chan struct{} // closed to end the connection (end)
 	failOnce sync.Once
@@ -296,7 +297,9 @@ func (lc *leaseConn) forward(line []byte, m message) {
 		}
 	}
 	if m.request() {
-		lc.call(line, m, "")
+		if line, ok := lc.pluginPrompt(line, m); ok {
+			lc.call(line, m, "")
+		}
 		return
 	}
 	_ = lc.c.WriteRaw(line)
@@ -428,7 +431,7 @@ func (rl *leaseRelay) answer(line []byte, m message) bool {
 		return false
 	}
 	if out, err := rpcpeer.WithID(line, cl.id); err == nil {
-		cl.lc.send(out)
+		cl.lc.sendAnswer(out, cl.method)
 	}
 	return false
 }
@@ -483,7 +486,7 @@ func (l *leased) ready(cl *call, line []byte, result json.RawMessage, modes *acp
 	if owner != nil && err == nil {
 		owner.send(out)
 		for _, e := range l.early {
-			owner.send(e)
+			owner.sendUpdate(e)
 		}
 	}
 	l.setup, l.early = false, nil
@@ -532,7 +535,7 @@ func (l *leased) fromAgent(line []byte, m message) (keep bool) {
 		l.early = append(l.early, line)
 		return m.Method == acp.ClientMethodSessionUpdate
 	case m.notification() && owner != nil:
-		owner.send(line)
+		owner.sendUpdate(line)
 		return m.Method == acp.ClientMethodSessionUpdate
 	case m.request() && owner != nil && !l.setup && owner.serves(m.Method) && !l.sess.Refuses(m.Method, m.Params):
 		if !owner.expect(m.ID, m.Method) {

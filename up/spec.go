@@ -8,6 +8,7 @@ import (
 	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/hooks"
 	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/schedule"
 )
 
@@ -48,6 +49,12 @@ type Spec struct {
 	// go without an update from the agent before it is shown as stalled
 	// (0: model.DefaultTurnTimeout, model.DefaultStallAfter).
 	TurnTimeout, StallAfter time.Duration
+	// Redact, if set, is applied to the prompt a task log records (the
+	// agent's redact plugins, docs/plugins.md).
+	Redact func(string) string
+	// LeaseHooks, if set, makes the session plugins of each lease
+	// connection (docs/plugins.md, "On the proxy"; nil: none).
+	LeaseHooks func() *rpcpeer.Hooks
 }
 
 // employee reports whether the agent runs a task queue.

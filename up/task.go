@@ -50,6 +50,9 @@ type taskRun struct {
 	// task is the task's id when it is known before the turn begins (a
 	// conversation's turn: CancelTask finds it by it).
 	task uint64
+	// pluginFailed publishes plugin:error with a plugin's failed step
+	// (set by turn before the turn runs).
+	pluginFailed func(data map[string]any)
 
 	// Set by begin once the turn runs (under mu): what `actctl status`
 	// shows of it; last is the agent's last update (Message).
@@ -120,6 +123,9 @@ func (r *taskRun) Event(e acpclient.Event) {
 	w := r.w
 	r.mu.Unlock()
 	emp.LogDecision(w, e)
+	if data, ok := emp.PluginFailed(e); ok && r.pluginFailed != nil {
+		r.pluginFailed(data)
+	}
 	if r.sink != nil {
 		r.sink("event", e)
 	}
@@ -210,11 +216,12 @@ func (a *agent) turn(ctx context.Context, t schedule.Task, run *taskRun, prompt 
 	}
 	defer a.addTurn(run, cancel)()
 	a.mu.Lock()
-	dir := a.spec.LogsDir
+	dir, redact := a.spec.LogsDir, a.spec.Redact
 	a.mu.Unlock()
 	source := taskSource(t, run)
 	defer a.watch(t, source, run, cancel)()
-	turn := emp.Turn{Agent: a.name, LogsDir: dir, Task: t, Source: source, Clock: a.m.opts.Clock, Logf: a.m.opts.Logf,
+	run.pluginFailed = func(data map[string]any) { a.publish(model.EventPluginError, run.chain, data) }
+	turn := emp.Turn{Agent: a.name, LogsDir: dir, Task: t, Source: source, Clock: a.m.opts.Clock, Logf: a.m.opts.Logf, Redact: redact,
 		Writer: func(w *tasklog.Writer) {
 			run.mu.Lock()
 			run.w = w

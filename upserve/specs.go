@@ -1,6 +1,7 @@
 package upserve
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/employee"
+	"github.com/actctl/actctl/internal/rpcpeer"
+	"github.com/actctl/actctl/plugin"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/schema"
@@ -127,8 +130,12 @@ func spec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error) 
 	if err != nil {
 		return up.Spec{}, err
 	}
+	plugins, err := agentprep.Plugins(cfg, r, cfg.Root) // as Resident's
+	if err != nil {
+		return up.Spec{}, err
+	}
 	co := employee.CheckoutOf(cfg.Root, r)
-	extra := []any{r.Template.Schedule, r.LaunchMode, fmt.Sprintf("files of cycle %d", filesAt)}
+	extra := []any{r.Template.Schedule, r.LaunchMode, fmt.Sprintf("files of cycle %d", filesAt), pluginsOf(cfg, r)}
 	var ttl time.Duration
 	if r.Archetype.LeaseTTL != "" {
 		ttl, _ = time.ParseDuration(r.Archetype.LeaseTTL) // validated when the config loaded
@@ -136,7 +143,28 @@ func spec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error) 
 	live := r.Liveness()
 	return up.Spec{Root: cfg.Root, Checkout: co, LeaseTTL: ttl, Name: r.Name, Archetype: r.ArchetypeName, LaunchMode: r.LaunchMode, Schedule: sched,
 		Workspace: r.Dir, LogsDir: tasklog.Dir(r), Record: runrecord.Path(r), Digest: up.Digest(o, extra...),
-		Restart: live.Restart, TurnTimeout: live.TurnTimeout, StallAfter: live.StallAfter}, nil
+		Restart: live.Restart, TurnTimeout: live.TurnTimeout, StallAfter: live.StallAfter, Redact: plugins.Redact, LeaseHooks: leaseHooks(plugins)}, nil
+}
+
+// leaseHooks makes the session plugins of a lease connection (nil: the
+// agent has none, the lease relays its lines as they are).
+func leaseHooks(set *plugin.Set) func() *rpcpeer.Hooks {
+	if set == nil {
+		return nil
+	}
+	return func() *rpcpeer.Hooks { return set.Hooks(context.Background(), plugin.RelayOptions{}) }
+}
+
+// pluginsOf is what of agent r's session plugins shapes its session
+// (their names in order and their declarations): the warm process's
+// sessions get their Filter when it starts, so a change restarts it
+// (docs/plugins.md).
+func pluginsOf(cfg *schema.Config, r *schema.Resolved) []any {
+	var out []any
+	for _, n := range schema.PluginsOf(r) {
+		out = append(out, n, cfg.Plugins[n])
+	}
+	return out
 }
 
 // once logs a message about an agent the first time only.

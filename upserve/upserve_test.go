@@ -107,15 +107,16 @@ func TestSpecsOfConfig(t *testing.T) {
 // TestUpDigestAcrossCycles: an agent's digest stays the same across
 // cycles that change nothing of it (a cycle that rewrote its files
 // restarted it on every later cycle), and changes when its MCP servers,
-// launch env or its permission rule changes it.
+// launch env, its permission rule or its session plugins change it.
 func TestUpDigestAcrossCycles(t *testing.T) {
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
-	config := func(server, env, perms string) *schema.Config {
+	config := func(server, env, perms, rules string) *schema.Config {
 		t.Helper()
 		return load(t, root, home, `package actant
 backends: scripted: {modes: ["acp"], acp: {command: "agent", env: {K: "`+env+`"}}, files: instructions: ["SCRIPTED.md"]}
 mcpServers: fs: {command: "`+server+`"}
-templates: emp: {backend: "scripted", archetype: "employee", mcpServers: ["fs"], permissions: "`+perms+`", schedule: heartbeat: {interval: "1h", prompt: "x"}}
+plugins: rules: {kind: "prefix", text: "`+rules+`"}
+templates: emp: {backend: "scripted", archetype: "employee", mcpServers: ["fs"], permissions: "`+perms+`", plugins: ["rules"], schedule: heartbeat: {interval: "1h", prompt: "x"}}
 agents: triage: template: "emp"
 `)
 	}
@@ -128,18 +129,19 @@ agents: triage: template: "emp"
 		}
 		return specs[0].Digest
 	}
-	cfg := config("fs-one", "v", "standard")
+	cfg := config("fs-one", "v", "standard", "small commits")
 	first := digest(cfg, map[string][]string{"triage": {"SCRIPTED.md"}})
 	if d := digest(cfg, map[string][]string{}); d != first {
 		t.Error("a cycle that changed nothing changed the digest")
 	}
-	for _, c := range []struct{ what, server, env, perms string }{
-		{"mcp server", "fs-two", "v", "standard"},
-		{"launch env", "fs-two", "w", "standard"},
-		{"permissions", "fs-two", "w", "readonly"},
+	for _, c := range []struct{ what, server, env, perms, rules string }{
+		{"mcp server", "fs-two", "v", "standard", "small commits"},
+		{"launch env", "fs-two", "w", "standard", "small commits"},
+		{"permissions", "fs-two", "w", "readonly", "small commits"},
+		{"plugins", "fs-two", "w", "readonly", "tests first"},
 	} {
 		before := digest(cfg, nil)
-		cfg = config(c.server, c.env, c.perms)
+		cfg = config(c.server, c.env, c.perms, c.rules)
 		if digest(cfg, map[string][]string{}) == before {
 			t.Errorf("%s changed: the digest did not", c.what)
 		}

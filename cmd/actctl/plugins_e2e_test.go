@@ -17,7 +17,9 @@ import (
 // (docs/plugins.md); both run on the scripted test agent
 // (internal/acptestagent: echo, translate, leak), which logs every prompt
 // it receives to prompts.log. An employee with the same plugins, and a
-// tool agent whose plugin's sub-agent crashes, come with it.
+// tool agent whose plugin's sub-agent crashes (failing the turn, or
+// passing the text on: lenient), and a service with the developer's
+// outbound chain (helpdesk), come with it.
 func pluginsWorkspace(t *testing.T) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
@@ -28,12 +30,16 @@ templates: {
 	translator: {backend: "scripted", plugins: []}
 	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "hello"}, plugins: ["secrets", "crashing"]}
 	fragile: {backend: "scripted", plugins: ["crashing-fail"]}
+	lenient: {backend: "scripted", plugins: ["crashing"]}
+	desk: {backend: "scripted", archetype: "service", plugins: ["rules", "secrets", "to-user"]}
 }
 agents: {
 	developer: template: "dev"
 	translator: template: "translator"
 	worker: template: "emp"
 	fragile: template: "fragile"
+	lenient: template: "lenient"
+	helpdesk: template: "desk"
 }
 plugins: {
 	"to-english": {kind: "agent", agent: "translator", prompt: "translate en {{text}}"}
@@ -127,8 +133,9 @@ func TestTaskPlugins(t *testing.T) {
 
 // TestUpPlugins: up's turns carry the agent's plugins too (the warm
 // process's session gets the same Filter): a prompt's answer is redacted
-// before `actctl prompt` and the task log see it, and the log records
-// the plugin steps.
+// before `actctl prompt` and the task log see it, the log records the
+// plugin steps and the prompt redacted, and a plugin's failure publishes
+// plugin:error.
 func TestUpPlugins(t *testing.T) {
 	root, home := pluginsWorkspace(t)
 	p := startUp(t, root, home, "worker")
@@ -136,6 +143,9 @@ func TestUpPlugins(t *testing.T) {
 	r := actctl(t, root, home, "prompt", "worker", "-p", "leak")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "leaked [REDACTED]") || strings.Contains(r.Stdout, "tok-424242") {
 		t.Errorf("prompt: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := actctl(t, root, home, "prompt", "worker", "-p", "echo tok-31337"); r.Code != 0 || r.Stdout != "echo [REDACTED]\n" {
+		t.Errorf("prompt with a token: exit %d\n%q\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -145,16 +155,20 @@ func TestUpPlugins(t *testing.T) {
 	}
 	requireExited(t, "the worker after SIGTERM", pid)
 	var logs strings.Builder
-	filepath.WalkDir(filepath.Join(home, "instances", "worker", "logs", "tasks"), func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(home, "instances", "worker", "logs"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			b, _ := os.ReadFile(p)
 			logs.Write(b)
 		}
 		return nil
 	})
-	if s := logs.String(); strings.Contains(s, "tok-424242") || !strings.Contains(s, `"plugin":"secrets","direction":"outbound"`) ||
+	if s := logs.String(); strings.Contains(s, "tok-424242") || strings.Contains(s, "tok-31337") || !strings.Contains(s, `"plugin":"secrets","direction":"outbound"`) ||
 		!strings.Contains(s, `"plugin":"crashing","direction":"outbound"`) {
 		t.Errorf("up's task log:\n%s", s)
+	}
+	events, err := os.ReadFile(filepath.Join(root, "events.log"))
+	if err != nil || !strings.Contains(string(events), `"name":"plugin:error"`) || !strings.Contains(string(events), `"plugin":"crashing"`) {
+		t.Errorf("plugin:error: %v\n%s", err, events)
 	}
 }
 

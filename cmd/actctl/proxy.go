@@ -15,6 +15,10 @@ import (
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/control"
+	"github.com/actctl/actctl/employee"
+	"github.com/actctl/actctl/internal/rpcpeer"
+	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/plugin"
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
@@ -30,6 +34,7 @@ func init() {
 			&cli.StringFlag{Name: "template", Aliases: []string{"t"}, Usage: "create AGENT from `TEMPLATE` when it is not declared"},
 			&cli.StringFlag{Name: "cwd", Usage: "the client's project `DIR` (default: the current directory, which Zed sets to the project)"},
 			&cli.BoolFlag{Name: "lease", Usage: "lease sessions on the warm AGENT that the running actctl up holds, instead of starting a backend"},
+			debugACPFlag(),
 		},
 		OnUsageError: usageErrors,
 		Action:       proxyCmd,
@@ -61,7 +66,7 @@ func proxyCmd(c *cli.Context) error {
 	if err != nil {
 		return refuse(ctx, g, err)
 	}
-	return serve(ctx, g, p)
+	return serve(ctx, g, p, c.Bool("debug-acp"))
 }
 
 // upHoldBound bounds the status request asking the running up whether
@@ -123,9 +128,14 @@ func prepare(ctx context.Context, g *globals, req agentprep.Request, cwd string)
 }
 
 // serve relays between the editor on stdio and the backend of the
-// prepared agent until either goes away, then cleans up.
-func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
+// prepared agent until either goes away, then cleans up; debug traces
+// every message (--debug-acp).
+func serve(ctx context.Context, g *globals, p *agentprep.Prepared, debug bool) error {
+	var set *plugin.Set
 	l, err := p.Launch(schema.ModeACP)
+	if err == nil {
+		set, err = p.Plugins()
+	}
 	if err != nil {
 		p.Cleanup()
 		return refuse(ctx, g, err)
@@ -136,6 +146,8 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 		Mode:  acpclient.ModeFor(p.Agent.Permissions),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr,
 		LogFile: runrecord.LogPath(p.Agent),
+		Hooks:   set.Hooks(ctx, plugin.RelayOptions{Step: proxyStep(g)}),
+		Trace:   traceIf(debug, g),
 		OnStart: func(pid int) {
 			if err := p.Running(pid); err != nil {
 				fmt.Fprintf(g.Stderr, "actctl: proxy: %v\n", err)
@@ -148,4 +160,31 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared) error {
 		return withCode(exitError, nil) // proxy.Run has reported it
 	}
 	return err
+}
+
+// proxyStep shows a plugin step of a proxy session on stderr (the
+// editor's log of the agent): sizes and the outcome, never the text
+// (docs/plugins.md, "On the proxy").
+func proxyStep(g *globals) func(string, acpclient.PluginStep) {
+	return func(sid string, p acpclient.PluginStep) {
+		fmt.Fprintf(g.Stderr, "actctl proxy: session %s: %s\n", termsafe.Line(sid), termsafe.Line(employee.PluginStep(p).Words()))
+	}
+}
+
+// debugACPFlag is --debug-acp of proxy, run and chat (docs/plugins.md,
+// "Diagnostics").
+func debugACPFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "debug-acp", EnvVars: []string{"ACTCTL_DEBUG_ACP"},
+		Usage: "a line on stderr per ACP message (direction, method, session, tool kind, size, time) and plugin step, never their text"}
+}
+
+// debugTrace is the --debug-acp trace, on stderr.
+func debugTrace(g *globals) *rpcpeer.Trace { return &rpcpeer.Trace{W: g.Stderr} }
+
+// traceIf is debugTrace when debug is set (nil: no trace).
+func traceIf(debug bool, g *globals) *rpcpeer.Trace {
+	if !debug {
+		return nil
+	}
+	return debugTrace(g)
 }

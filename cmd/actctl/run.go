@@ -33,6 +33,7 @@ func agentFlags(defaultTimeout time.Duration) []cli.Flag {
 		&cli.BoolFlag{Name: "approve-all", Usage: "allow every permission request"},
 		&cli.BoolFlag{Name: "approve-reads", Usage: "allow read, search, think and fetch tool calls only"},
 		&cli.BoolFlag{Name: "deny-all", Usage: "deny every permission request"},
+		debugACPFlag(),
 		// How long a cancelled turn may take before the backend's group is
 		// killed (tests shorten it).
 		&cli.DurationFlag{Name: "grace", Value: acpclient.DefaultGrace, Hidden: true},
@@ -136,12 +137,14 @@ type agentSpec struct {
 	rule  acpclient.Rule
 	ask   acpclient.AskFunc
 	grace time.Duration
+	// debug: --debug-acp, a line per ACP message and plugin step.
+	debug bool
 }
 
 // specOf reads an agentSpec from the flags of run and chat.
 func specOf(c *cli.Context, rule acpclient.Rule, ask acpclient.AskFunc) agentSpec {
 	return agentSpec{agent: c.Args().First(), template: c.String("template"), cwd: c.String("cwd"), keep: c.Bool("keep"),
-		rule: rule, ask: ask, grace: c.Duration("grace")}
+		rule: rule, ask: ask, grace: c.Duration("grace"), debug: c.Bool("debug-acp")}
 }
 
 // startAgentSession prepares the agent as proxy does (docs/run.md) and
@@ -165,6 +168,9 @@ func openAgentSession(ctx context.Context, g *globals, verb agentprep.Verb, spec
 	}
 	a := &agentSession{g: g, verb: verb, name: p.Agent.Name, p: p, out: newRunObserver(g)}
 	o, err := a.clientOptions(spec.rule, spec.ask, spec.grace)
+	if spec.debug {
+		o.Trace, a.out.steps = debugTrace(g), true
+	}
 	if err == nil {
 		a.client, err = acpclient.Start(ctx, o)
 	}

@@ -8,7 +8,9 @@ import (
 	"sync"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/internal/termsafe"
+	"github.com/actctl/actctl/plugin"
 )
 
 // runObserver prints a session's output. Text mode: the agent's message
@@ -20,7 +22,9 @@ import (
 type runObserver struct {
 	g    *globals
 	json bool
-	mu   sync.Mutex
+	// steps: every plugin step gets a line (--debug-acp), not only a failed one.
+	steps bool
+	mu    sync.Mutex
 	// lastNL: the text printed so far ends with a newline (or is empty).
 	lastNL bool
 	// oneScreen: stdout and stderr are terminals, so their lines share a
@@ -77,6 +81,8 @@ func (o *runObserver) Event(e acpclient.Event) {
 	case acpclient.EventPlugin:
 		if p := e.Plugin; p.Outcome != "ok" {
 			o.line("%s", pluginLine(*p))
+		} else if o.steps {
+			o.line("actctl: plugin step: %s", termsafe.Line(employee.PluginStep(*p).Words()))
 		}
 	}
 }
@@ -84,11 +90,8 @@ func (o *runObserver) Event(e acpclient.Event) {
 // pluginLine is the warning of a session plugin's failed step
 // (docs/plugins.md): the text went on unchanged, or the turn fails.
 func pluginLine(p acpclient.PluginStep) string {
-	what := "the text went on unchanged"
-	if p.Outcome == "failed" {
-		what = "the turn fails"
-	}
-	return fmt.Sprintf("actctl: warning: plugin %s (%s) failed, %s: %s", p.Plugin, p.Direction, what, termsafe.Line(p.Error))
+	p.Error = termsafe.Line(p.Error)
+	return "actctl: warning: " + plugin.Warning(p)
 }
 
 // toolCallLine is the stderr line for one tool-call state change; the

@@ -28,9 +28,10 @@ type Hooks struct {
 	Update func(m Message) [][]byte
 	// TurnEnd returns lines the client gets before m.Line, the answer to
 	// a session/prompt (a plugin that transforms a whole message sends it
-	// here). m.SessionID is empty (an answer names no session); m.Env.ID
-	// is the id Prompt saw.
-	TurnEnd func(m Message) [][]byte
+	// here), and the answer to give in its place (nil: m.Line; a plugin
+	// that fails the turn answers with its error). m.SessionID is empty
+	// (an answer names no session); m.Env.ID is the id Prompt saw.
+	TurnEnd func(m Message) (before [][]byte, answer []byte)
 }
 
 // Message is a line handed to a hook.
@@ -69,11 +70,16 @@ func message(line []byte, env *lineframe.Envelope) Message {
 
 // Ended applies TurnEnd to an agent's answer of envelope env to a request
 // of method (the relay's pending table knows it): the lines to send
-// before the answer; none for every other answer, and when there is no
-// TurnEnd hook.
-func (h *Hooks) Ended(line []byte, env *lineframe.Envelope, method string) [][]byte {
+// before the answer and the answer to send (line itself unless TurnEnd
+// replaces it); for every other answer, and when there is no TurnEnd
+// hook, none and line.
+func (h *Hooks) Ended(line []byte, env *lineframe.Envelope, method string) (before [][]byte, answer []byte) {
 	if h == nil || h.TurnEnd == nil || method != acp.AgentMethodSessionPrompt {
-		return nil
+		return nil, line
 	}
-	return h.TurnEnd(message(line, env))
+	before, answer = h.TurnEnd(message(line, env))
+	if answer == nil {
+		answer = line
+	}
+	return before, answer
 }

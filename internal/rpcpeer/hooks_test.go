@@ -60,15 +60,19 @@ func TestHooks(t *testing.T) {
 	}
 	answer := []byte(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
 	env := lineframe.Parse(answer)
-	h.TurnEnd = func(m Message) [][]byte { return [][]byte{[]byte("before " + string(m.Env.ID))} }
-	if got := h.Ended(answer, &env, acp.AgentMethodSessionPrompt); len(got) != 1 || string(got[0]) != "before 3" {
-		t.Errorf("TurnEnd on the answer to a prompt: %q", got)
+	h.TurnEnd = func(m Message) ([][]byte, []byte) { return [][]byte{[]byte("before " + string(m.Env.ID))}, nil }
+	if got, a := h.Ended(answer, &env, acp.AgentMethodSessionPrompt); len(got) != 1 || string(got[0]) != "before 3" || string(a) != string(answer) {
+		t.Errorf("TurnEnd on the answer to a prompt: %q, answer %s", got, a)
 	}
-	if got := h.Ended(answer, &env, acp.AgentMethodSessionNew); got != nil {
-		t.Errorf("TurnEnd on the answer to session/new: %q", got)
+	if got, a := h.Ended(answer, &env, acp.AgentMethodSessionNew); got != nil || string(a) != string(answer) {
+		t.Errorf("TurnEnd on the answer to session/new: %q, answer %s", got, a)
 	}
-	if got := (*Hooks)(nil).Ended(answer, &env, acp.AgentMethodSessionPrompt); got != nil {
-		t.Errorf("no hooks: %q", got)
+	if got, a := (*Hooks)(nil).Ended(answer, &env, acp.AgentMethodSessionPrompt); got != nil || string(a) != string(answer) {
+		t.Errorf("no hooks: %q, answer %s", got, a)
+	}
+	h.TurnEnd = func(Message) ([][]byte, []byte) { return nil, []byte("failed") }
+	if _, a := h.Ended(answer, &env, acp.AgentMethodSessionPrompt); string(a) != "failed" {
+		t.Errorf("a TurnEnd that replaces the answer: %s", a)
 	}
 	refuse := &Hooks{Prompt: func(Message) ([]byte, *acp.RequestError) {
 		return nil, &acp.RequestError{Code: CodeInternal, Message: "plugin failed"}

@@ -1,0 +1,72 @@
+package up
+
+import (
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/actctl/actctl/internal/lineframe"
+	"github.com/actctl/actctl/internal/rpcpeer"
+)
+
+// The session plugins on a lease (docs/plugins.md, "On the proxy"): each
+// lease connection gets the agent's rpcpeer.Hooks (Spec.LeaseHooks), as
+// `actctl proxy` runs them on its relay: the client's session/prompt
+// before it is forwarded, the agent's session/update before the client
+// gets it, and the answer to the prompt, which may be preceded by the
+// whole message a plugin held or replaced by a plugin's failure. Without
+// plugins the lines pass as they are.
+
+// leaseHooks are a new lease connection's plugins (nil: none).
+func (a *agent) leaseHooks() *rpcpeer.Hooks {
+	a.mu.Lock()
+	f := a.spec.LeaseHooks
+	a.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
+// pluginPrompt passes a client's request through the inbound chain: the
+// line to forward, or false when the plugins answered it (a failure that
+// fails the turn).
+func (lc *leaseConn) pluginPrompt(line []byte, m message) ([]byte, bool) {
+	if lc.hooks == nil || m.Method != acp.AgentMethodSessionPrompt {
+		return line, true
+	}
+	env := lineframe.Parse(line)
+	out, e := lc.hooks.Inbound(line, &env)
+	if e != nil {
+		lc.replyErr(m.ID, e)
+		return nil, false
+	}
+	return out, true
+}
+
+// sendUpdate sends the client a notification of the agent's through the
+// outbound chain.
+func (lc *leaseConn) sendUpdate(line []byte) {
+	if lc.hooks != nil {
+		env := lineframe.Parse(line)
+		if lines, hooked := lc.hooks.Outbound(line, &env); hooked {
+			for _, l := range lines {
+				lc.send(l)
+			}
+			return
+		}
+	}
+	lc.send(line)
+}
+
+// sendAnswer sends the client the agent's answer (with the client's id)
+// to its request of method: a prompt's ends the turn (rpcpeer.Hooks.Ended).
+func (lc *leaseConn) sendAnswer(line []byte, method string) {
+	if lc.hooks != nil {
+		env := lineframe.Parse(line)
+		var before [][]byte
+		before, line = lc.hooks.Ended(line, &env, method)
+		for _, l := range before {
+			lc.send(l)
+		}
+	}
+	lc.send(line)
+}
