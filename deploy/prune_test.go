@@ -16,7 +16,7 @@ import (
 func TestPruneScript(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip("no bash")
+		t.Skip("bash is not on PATH: the prune step runs under GitHub's default shell, bash, which .ci/run's machines have")
 	}
 	home := t.TempDir()
 	logs := filepath.Join(home, "instances", "triage", "logs")
