@@ -26,7 +26,7 @@ func chatWorkspace(t *testing.T) (root, home string) {
 	root, home = upWorkspace(t)
 	f, err := os.OpenFile(filepath.Join(root, "actant.cue"), os.O_APPEND|os.O_WRONLY, 0)
 	if err == nil {
-		_, err = f.WriteString("archetypes: service: interactionModes: [\"chat\", \"proxy\"]\n")
+		_, err = f.WriteString("archetypes: service: interactionModes: [\"start\", \"chat\", \"proxy\"]\n")
 		f.Close()
 	}
 	if err != nil {

@@ -241,9 +241,15 @@ func TestDashboardBrowser(t *testing.T) {
 	// The ended task's log shows its last line until the queued task,
 	// which starts at once, replaces it: watched as it happens, not
 	// polled (a loaded machine polled past that moment and failed).
-	cdp(t, ctx, "watch the live log", eval(`window.__waited = false; new MutationObserver(() => {
-		const b = document.getElementById("livelog"), m = b && b.querySelector(".msg");
-		if (b && b.dataset.task === "`+waiting+`" && m && m.textContent === "waiting\nwaited\n") window.__waited = true;
+	// The mutation records are read, not the page when the callback runs:
+	// the callback may come once for both changes (the line added, then
+	// the log replaced), and only the records still hold the first.
+	cdp(t, ctx, "watch the live log", eval(`window.__waited = false; new MutationObserver((records) => {
+		const inLog = (n) => { const e = n.nodeType === 1 ? n : n.parentElement; return !!(e && (e.closest("#livelog") || e.querySelector && e.querySelector("#livelog"))); };
+		for (const r of records) {
+			const nodes = r.type === "characterData" ? [r.target] : [...r.addedNodes];
+			if (nodes.some(n => (inLog(n) || inLog(r.target)) && (n.textContent || "").includes("waited"))) window.__waited = true;
+		}
 	}).observe(document.body, {subtree: true, childList: true, characterData: true})`))
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
