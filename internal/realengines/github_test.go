@@ -113,7 +113,7 @@ func TestGitHubWorkflowsLint(t *testing.T) {
 }
 
 // runInstallSteps runs the steps of a workflow named "Install ..." under
-// GitHub's default shell, with stand-ins for go, npm and curl that
+// GitHub's default shell, with stand-ins for go, npm, curl and uv that
 // record their arguments: each must be a command that runs.
 func runInstallSteps(t *testing.T, ctx context.Context, file string) {
 	t.Helper()
@@ -185,7 +185,7 @@ func newRunner(t *testing.T, jobEnv map[string]string, actctl string) *runner {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{"npm", "curl", "go"} {
+	for _, name := range []string{"npm", "curl", "go", "uv"} {
 		stub := "#!/bin/sh\nprintf '%s\\n' \"" + name + " $*\" >> \"" + filepath.Join(root, "installs.log") + "\"\n"
 		if name == "go" && actctl != "" {
 			stub += "case \"$1 $2\" in \"install github.com/actctl/actctl/cmd/actctl@\"*) mkdir -p \"$HOME/go/bin\" && cp " + actctl + " \"$HOME/go/bin/actctl\";; esac\n"
