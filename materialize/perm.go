@@ -2,8 +2,12 @@ package materialize
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/actctl/actctl/schema"
 )
@@ -111,7 +115,7 @@ func checkPermFile(f *schema.PermissionsFile) error {
 	if f.Dialect == schema.DialectCodex {
 		want = schema.FormatTOML
 	}
-	if f.Format != want && (f.Dialect == schema.DialectCodex || f.Dialect == schema.DialectClaude || f.Dialect == schema.DialectGemini || f.Dialect == schema.DialectCursor || f.Dialect == schema.DialectOpenCode || f.Dialect == schema.DialectQwen || f.Dialect == schema.DialectDevin || f.Dialect == schema.DialectAmp || f.Dialect == schema.DialectVSCode) {
+	if f.Format != want && slices.Contains(permDialects(), strconv.Quote(f.Dialect)) {
 		return fmt.Errorf("permissions file %q: dialect %s is written as %s, not %q", f.Path, f.Dialect, want, f.Format)
 	}
 	return nil
@@ -174,27 +178,37 @@ func permissionKeys(dir string, committed bool, dialect string, p schema.Permiss
 			keys = append(keys, key(p.AdditionalDirectories, "context", "includeDirectories"))
 		}
 		return keys, warns, nil
-	case schema.DialectCursor:
-		keys, warns := cursorPermissions(mode, p)
-		return keys, warns, nil
-	case schema.DialectQwen:
-		keys, warns := qwenPermissions(mode, p)
-		return keys, warns, nil
-	case schema.DialectDevin:
-		keys, warns := devinPermissions(mode, p)
-		return keys, warns, nil
 	case schema.DialectOpenCode:
 		keys, warns := openCodePermissions(dir, committed, mode, p)
 		return keys, warns, nil
-	case schema.DialectAmp:
-		keys, warns := ampPermissions(mode, p)
-		return keys, warns, nil
-	case schema.DialectVSCode:
-		keys, warns := vscodePermissions(mode, p)
+	}
+	if render, ok := rulesOnly[dialect]; ok {
+		keys, warns := render(mode, p)
 		return keys, warns, nil
 	}
-	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %q, %q, %q, %q, %q, %q, %q, %q or %q)", dialect, schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectCursor, schema.DialectOpenCode, schema.DialectQwen, schema.DialectDevin, schema.DialectAmp, schema.DialectVSCode)
+	return nil, nil, fmt.Errorf("unknown permissions dialect %q (want %s)", dialect, strings.Join(permDialects(), ", "))
 }
+
+// rulesOnly are the permission dialects whose keys depend on the mode and
+// the rules alone (not on the agent's directory).
+var rulesOnly = map[string]func(mode string, p schema.Permissions) ([]Key, []string){
+	schema.DialectCursor: cursorPermissions,
+	schema.DialectQwen:   qwenPermissions,
+	schema.DialectDevin:  devinPermissions,
+	schema.DialectAmp:    ampPermissions,
+	schema.DialectVSCode: vscodePermissions,
+}
+
+// permDialects are the permission dialects permissionKeys renders, quoted,
+// in a stable order (made once: checkPermFile asks for each agent).
+var permDialects = sync.OnceValue(func() []string {
+	names := []string{schema.DialectClaude, schema.DialectCodex, schema.DialectGemini, schema.DialectOpenCode}
+	names = append(names, slices.Sorted(maps.Keys(rulesOnly))...)
+	for i, n := range names {
+		names[i] = strconv.Quote(n)
+	}
+	return names
+})
 
 // unruled warns about p's allow/deny/ask rules, which the tool cannot
 // express.
