@@ -80,9 +80,33 @@ func value[T any](t *testing.T, ctx context.Context, what string, a chromedp.Act
 }
 
 // until waits until the expression is true in the page (no timeout of
-// its own: the test's bound ends a wait that never ends).
+// its own: the test's bound ends a wait that never ends). A poll does not
+// survive a navigation (chromedp's Poll evaluates in one execution
+// context): when the page navigates while it waits (a form's redirect
+// whose new document chromedp has not yet seen, a reload the page asks
+// for), the wait starts again in the new document; any other error ends it.
 func until(expr string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0))
+	poll := chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0))
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		for {
+			v, err := poll(ctx, t)
+			if err == nil || ctx.Err() != nil || !navigatedAway(err) {
+				return v, err
+			}
+		}
+	}
+}
+
+// navigatedAway reports whether err is the devtools protocol's answer to
+// an evaluation in a document that is gone.
+func navigatedAway(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"Cannot find context with specified id", "Execution context was destroyed", "Inspected target navigated or closed"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // eval runs a script whose value does not matter.
