@@ -194,7 +194,7 @@ func githubSteps(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved,
 			env[k] = "${{ github.token }}"
 		}
 	}
-	if trust := codexTrust(trustDirs(cfg, schema.TargetGitHub, []*schema.Resolved{r}, func(r *schema.Resolved) string { return "$ACTANT_HOME/instances/" + r.Name })); trust != "" {
+	if trust := trustScript(cfg, schema.TargetGitHub, []*schema.Resolved{r}, func(r *schema.Resolved) string { return "$ACTANT_HOME/instances/" + r.Name }); trust != "" {
 		steps = append(steps, step{Name: "Trust " + r.Name + "'s directory for " + r.BackendName, Run: trust})
 	}
 	task := step{Name: "Run the task", Env: env, Run: taskScript(r.Name, heartbeat)}
