@@ -10,7 +10,7 @@ import (
 // baseCommands are the commands both the image recipe's runtime image
 // (Debian with Node.js, git, ssh and curl) and GitHub's hosted runners
 // hold without an install (docs/deploy.md, "The image").
-var baseCommands = []string{"sh", "bash", "env", "git", "ssh", "curl", "node", "npm", "npx", "tar", "cat", "echo", "jq"}
+var baseCommands = []string{"sh", "bash", "env", "git", "ssh", "curl", "node", "npm", "npx", "tar", "cat", "echo"}
 
 // BaseCommand reports whether command, as the config names it (a name,
 // or a path under /bin or /usr/bin), is one the rendered image and the

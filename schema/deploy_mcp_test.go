@@ -54,3 +54,15 @@ agents: d: {template: "emp", deploy: engines: ["systemd"]}
 		}
 	}
 }
+
+// TestBaseCommand: a command the recipe's runtime image (node on Debian
+// slim, with git, ssh and curl) and GitHub's runners both hold, by name
+// or under /bin or /usr/bin; jq, which the slim image lacks, and a path
+// elsewhere are not.
+func TestBaseCommand(t *testing.T) {
+	for cmd, want := range map[string]bool{"npx": true, "/usr/bin/git": true, "/bin/sh": true, "sh": true, "jq": false, "/opt/x/git": false, "github-mcp-server": false, "./npx": false} {
+		if got := BaseCommand(cmd); got != want {
+			t.Errorf("BaseCommand(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
