@@ -1,9 +1,11 @@
 package deploy
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,5 +112,60 @@ func checkTrusted(t *testing.T, what, script string, env []string, file, before,
 	}
 	if b, _ := os.ReadFile(p); string(b) != want {
 		t.Errorf("%s: %s after two runs:\n%q\nwant\n%q", what, file, b, want)
+	}
+}
+
+// TestEveryTrustGate: for every built-in backend with a trust gate, an
+// employee on Kubernetes and GitHub Actions is either trusted ahead (a
+// backend of schema.PreTrustBackends: its pod's clone container trusts
+// it, and validate says nothing) or warned about at validate, naming
+// the backend and both targets (its pod trusts nothing): no gate is
+// left silent.
+func TestEveryTrustGate(t *testing.T) {
+	cfg := loadTeam(t)
+	gated := 0
+	for _, b := range slices.Sorted(maps.Keys(cfg.Backends)) {
+		be := cfg.Backends[b]
+		if be.Trust == nil || be.Trust.Note == "" {
+			continue
+		}
+		gated++
+		cfg := loadTeam(t)
+		tp := cfg.Templates["reporter"]
+		tp.Backend = b
+		cfg.Templates["reporter"] = tp
+		if be.Install == "" {
+			be.Install = "npm install -g " + b
+		}
+		cfg.Backends[b] = be
+		a := cfg.Agents["report"]
+		a.Deploy.Kubernetes = &schema.AgentKubernetes{Shape: schema.ShapeCron}
+		cfg.Agents["report"] = a
+		outs, err := Render(cfg, Options{Now: goldenNow})
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		var trust string
+		for _, c := range decodeKube(t, outs[0]).crons {
+			if strings.Contains(c.Name, "report") {
+				trust = strings.TrimPrefix(c.Spec.JobTemplate.Spec.Template.Spec.InitContainers[0].Command[2], cloneScript)
+			}
+		}
+		var warned bool
+		for _, d := range cfg.Validate() {
+			warned = warned || d.Warning && strings.Contains(d.String(), `agent "report" runs backend `+b+` on kubernetes, github, where nothing answers a trust prompt`)
+		}
+		if pre := slices.Contains(schema.PreTrustBackends, b); pre != (trust != "") || pre == warned {
+			t.Errorf("%s: pre-trusted %v, trust script %q, warned %v", b, pre, trust, warned)
+		}
+		t.Logf("%s: trusted ahead %v, warned %v", b, trust != "", warned)
+	}
+	for _, b := range schema.PreTrustBackends {
+		if trusters[b] == nil {
+			t.Errorf("%s: no trust script", b)
+		}
+	}
+	if gated < len(schema.PreTrustBackends)+3 {
+		t.Errorf("%d backends with a trust gate", gated)
 	}
 }
