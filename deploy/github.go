@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/actctl/actctl/schema"
@@ -179,8 +180,13 @@ func githubSteps(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved,
 		{Name: "Set up Go", Uses: uses("actions/setup-go"), With: map[string]string{"go-version": "stable", "cache": "false"}},
 		installActctl(g.InstallSource()),
 		{Name: "Install " + r.BackendName, Run: shellJoin(argv) + "\n"},
-		{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"},
 	}
+	mcp, err := mcpInstallSteps(cfg, r)
+	if err != nil {
+		return nil, err
+	}
+	steps = append(steps, mcp...)
+	steps = append(steps, step{Name: "Set actctl's home", Run: "echo \"ACTANT_HOME=$RUNNER_TEMP/actant\" >> \"$GITHUB_ENV\"\n"})
 	env := map[string]string{"PROMPT": "${{ inputs.prompt }}", "SCHEDULE": "${{ github.event.schedule }}"}
 	for _, k := range keys {
 		env[k] = "${{ secrets." + k + " }}"
@@ -188,7 +194,7 @@ func githubSteps(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved,
 			env[k] = "${{ github.token }}"
 		}
 	}
-	if trust := codexTrust(trustDirs(cfg, schema.TargetGitHub, []*schema.Resolved{r}, func(r *schema.Resolved) string { return "$ACTANT_HOME/instances/" + r.Name })); trust != "" {
+	if trust := trustScript(cfg, schema.TargetGitHub, []*schema.Resolved{r}, func(r *schema.Resolved) string { return "$ACTANT_HOME/instances/" + r.Name }); trust != "" {
 		steps = append(steps, step{Name: "Trust " + r.Name + "'s directory for " + r.BackendName, Run: trust})
 	}
 	task := step{Name: "Run the task", Env: env, Run: taskScript(r.Name, heartbeat)}
@@ -199,6 +205,28 @@ func githubSteps(cfg *schema.Config, g *schema.DeployGitHub, r *schema.Resolved,
 	inst := "${{ runner.temp }}/actant/instances/" + r.Name
 	return append(steps, step{Name: "Upload the task log", If: "always()", Uses: uses("actions/upload-artifact"),
 		With: map[string]string{"name": "actctl-" + r.Name + "-${{ github.run_id }}", "path": inst + "/logs", "if-no-files-found": "ignore", "retention-days": fmt.Sprint(g.LogDays)}}), nil
+}
+
+// mcpInstallSteps install the commands of employee r's MCP servers that
+// give an install (mcpServers.X.install), one step per command, in the
+// order the template names them; a server without one is validate's
+// warning (the runner must provide it).
+func mcpInstallSteps(cfg *schema.Config, r *schema.Resolved) ([]step, error) {
+	var steps []step
+	var done []string
+	for _, ref := range r.Template.MCPServers {
+		s, ok := cfg.MCPServers[ref]
+		if !ok || s.Command == "" || s.Install == "" || slices.Contains(done, s.Install) {
+			continue
+		}
+		argv, err := schema.InstallArgv(s.Install)
+		if err != nil {
+			return nil, fmt.Errorf("mcpServers.%s: install %q: %w", ref, s.Install, err)
+		}
+		done = append(done, s.Install)
+		steps = append(steps, step{Name: "Install MCP server " + ref, Run: shellJoin(argv) + "\n"})
+	}
+	return steps, nil
 }
 
 // stateSteps surround the task step with the restore and save of the

@@ -29,10 +29,6 @@ const runtimeImage = "node:22-bookworm-slim"
 // the backends' installers.
 var basePackages = []string{"ca-certificates", "curl", "git", "openssh-client"}
 
-// baseCommands are the commands the runtime image has without further
-// installs (its Debian, Node.js and basePackages).
-var baseCommands = []string{"sh", "bash", "env", "git", "ssh", "curl", "node", "npm", "npx", "tar", "cat", "echo", "jq"}
-
 // Need is one command the image must hold for the agents on Kubernetes.
 type Need struct {
 	// Command is the program, as the config names it.
@@ -40,8 +36,9 @@ type Need struct {
 	// For says which part of the config runs it ("backend claude-code",
 	// "mcpServers.github", "hooks.notify").
 	For string
-	// Install is the install command that provides it (a backend's), ""
-	// when the base image holds it or nothing in the config does.
+	// Install is the install command that provides it (a backend's or
+	// an MCP server's), "" when the base image holds it or nothing in
+	// the config does.
 	Install string
 	// Base: the runtime image holds it.
 	Base bool
@@ -58,7 +55,7 @@ func ImageNeeds(cfg *schema.Config) []Need {
 	}
 	seen := map[[2]string]Need{}
 	add := func(n Need) {
-		n.Base = slices.Contains(baseCommands, path.Base(n.Command)) && (!strings.Contains(n.Command, "/") || strings.HasPrefix(n.Command, "/bin/") || strings.HasPrefix(n.Command, "/usr/bin/"))
+		n.Base = schema.BaseCommand(n.Command)
 		seen[[2]string{n.Command, n.For}] = n
 	}
 	add(Need{Command: "actctl", For: "the pods' command"})
@@ -71,7 +68,7 @@ func ImageNeeds(cfg *schema.Config) []Need {
 		}
 		for _, name := range r.Template.MCPServers {
 			if s, ok := cfg.MCPServers[name]; ok && s.Command != "" {
-				add(Need{Command: s.Command, For: "mcpServers." + name})
+				add(Need{Command: s.Command, For: "mcpServers." + name, Install: s.Install})
 			}
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // TestImageNeeds lists what the image must hold for testdata/team's
 // agents on Kubernetes, from the config: actctl, git and sh for the
 // clone, the backend's ACP adapter with its install command, the MCP
-// servers' commands (a URL server needs none), a run hook's command.
+// servers' commands with theirs where given (a URL server needs none), a
+// run hook's command.
 func TestImageNeeds(t *testing.T) {
 	cfg := loadTeam(t)
 	cfg.Hooks = map[string]schema.Hook{"notify": {Run: &schema.HookRun{Command: "notify-send"}}, "log": {Run: &schema.HookRun{Command: "/bin/sh"}}}
@@ -30,7 +31,7 @@ func TestImageNeeds(t *testing.T) {
 		"github-mcp-server|mcpServers.github||false",
 		"notify-send|hooks.notify||false",
 		"sh|the clone||true",
-		"tracker-mcp|mcpServers.tracker||false",
+		"tracker-mcp|mcpServers.tracker|npm install -g @acme/tracker-mcp|false",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("needs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -38,7 +39,7 @@ func TestImageNeeds(t *testing.T) {
 }
 
 // TestImageRecipe: the rendered Dockerfile holds every need of
-// ImageNeeds: installed (each backend's install command once, as a RUN
+// ImageNeeds: installed (each backend's and MCP server's install command once, as a RUN
 // that sh parses), in its base image, or listed for the operator to add;
 // actctl is built in the official Go image from deploy.kubernetes.install
 // (a module version, a release checked by its sha256, or the

@@ -45,7 +45,7 @@ func TestEveryBackendInstall(t *testing.T) {
 		if !strings.HasSuffix(f.Path, "actctl-report.yml") {
 			t.Fatalf("%s: first workflow %s", b, f.Path)
 		}
-		checkInstallStep(t, b, cfg.Backends[b].Install, f.Content)
+		checkInstallStep(t, b, "Install "+b, cfg.Backends[b].Install, f.Content)
 		p := filepath.Join(dir, "actctl-report-"+b+".yml")
 		if err := os.WriteFile(p, f.Content, 0o644); err != nil {
 			t.Fatal(err)
@@ -61,8 +61,9 @@ func TestEveryBackendInstall(t *testing.T) {
 }
 
 // checkInstallStep parses every run: script of workflow with bash -n and
-// checks the install step's words are install's (schema.InstallArgv).
-func checkInstallStep(t *testing.T, backend, install string, workflowYAML []byte) {
+// checks the words of the step named name are install's
+// (schema.InstallArgv); what labels the messages.
+func checkInstallStep(t *testing.T, what, name, install string, workflowYAML []byte) {
 	t.Helper()
 	var w workflow
 	if err := yaml.Unmarshal(workflowYAML, &w); err != nil {
@@ -70,7 +71,7 @@ func checkInstallStep(t *testing.T, backend, install string, workflowYAML []byte
 	}
 	want, err := schema.InstallArgv(install)
 	if err != nil {
-		t.Fatalf("%s: %v", backend, err)
+		t.Fatalf("%s: %v", what, err)
 	}
 	found := false
 	for _, s := range w.Jobs["task"].Steps {
@@ -80,18 +81,54 @@ func checkInstallStep(t *testing.T, backend, install string, workflowYAML []byte
 		cmd := exec.Command("bash", "-n")
 		cmd.Stdin = strings.NewReader(s.Run)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("%s: step %q is no bash script: %v\n%s\n%s", backend, s.Name, err, out, s.Run)
+			t.Errorf("%s: step %q is no bash script: %v\n%s\n%s", what, s.Name, err, out, s.Run)
 		}
-		if s.Name != "Install "+backend {
+		if s.Name != name {
 			continue
 		}
 		found = true
 		out, err := exec.Command("bash", "-c", `set -- `+s.Run+`printf '%s\0' "$@"`).Output()
 		if got := strings.Split(string(bytes.TrimSuffix(out, []byte{0})), "\x00"); err != nil || !slices.Equal(got, want) {
-			t.Errorf("%s: the install step runs %q (%v), want %q", backend, got, err, want)
+			t.Errorf("%s: the install step runs %q (%v), want %q", what, got, err, want)
 		}
 	}
 	if !found {
-		t.Errorf("%s: no install step", backend)
+		t.Errorf("%s: no install step", what)
+	}
+}
+
+// TestMCPServerInstall: an employee's workflow installs each of its MCP
+// servers that gives an install (testdata/team's tracker), as a step of
+// exactly the command's words before the task, and none for a server
+// without one (github: validate warns instead); the image recipe runs
+// the install and no longer lists the server's command to add.
+func TestMCPServerInstall(t *testing.T) {
+	outs := renderTeam(t)
+	var triage []byte
+	for _, f := range outs[1].Files {
+		if strings.HasSuffix(f.Path, "actctl-triage.yml") {
+			triage = f.Content
+		}
+	}
+	checkInstallStep(t, "mcpServers.tracker", "Install MCP server tracker", "npm install -g @acme/tracker-mcp", triage)
+	var w workflow
+	if err := yaml.Unmarshal(triage, &w); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range w.Jobs["task"].Steps {
+		names = append(names, s.Name)
+	}
+	if i, j := slices.Index(names, "Install MCP server tracker"), slices.Index(names, "Run the task"); i < 0 || i > j || slices.Contains(names, "Install MCP server github") {
+		t.Errorf("triage's steps: %q", names)
+	}
+	var df string
+	for _, f := range outs[0].Files {
+		if strings.HasSuffix(f.Path, "/Dockerfile") {
+			df = string(f.Content)
+		}
+	}
+	if !strings.Contains(df, "RUN npm install -g @acme/tracker-mcp\n") || strings.Contains(df, "#   tracker-mcp") || !strings.Contains(df, "#   github-mcp-server (mcpServers.github)\n") {
+		t.Errorf("the recipe:\n%s", df)
 	}
 }

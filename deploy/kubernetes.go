@@ -234,7 +234,7 @@ func (kb *kube) claim(mode string) claimSpec {
 }
 
 // pod is the pod spec around main: the clone first (which also trusts
-// the directories of the agents trusted for Codex, codexTrust), the data volume
+// the directories of the agents trusted ahead, trustScript), the data volume
 // (a claim template's "data", unless vols name another) and /tmp; the
 // main container gets keys from the Secret; both get res (the clone
 // runs before main: the pod's own need is the larger of the two).
@@ -245,7 +245,7 @@ func (kb *kube) pod(main container, keys []string, res schema.Resources, trusted
 	}
 	sec := containerSecurity{ReadOnlyRootFilesystem: true, Capabilities: capabilities{Drop: []string{"ALL"}}}
 	clone := container{
-		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript + codexTrust(trustDirs(kb.cfg, schema.TargetKubernetes, trusted, func(r *schema.Resolved) string { return podDir(kb.cfg, r) }))},
+		Name: "clone", Image: kb.k.Image, Command: []string{"sh", "-c", cloneScript + trustScript(kb.cfg, schema.TargetKubernetes, trusted, func(r *schema.Resolved) string { return podDir(kb.cfg, r) })},
 		Env:          env(envVar{Name: "ACTCTL_REPO", Value: kb.repo.URL}, envVar{Name: "ACTCTL_REF", Value: kb.repo.Ref}),
 		VolumeMounts: mounts, SecurityContext: sec,
 	}

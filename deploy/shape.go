@@ -13,8 +13,9 @@ import (
 
 // A change of an employee's Kubernetes shape (resident <-> cron) moves
 // it between volumes: its .heartbeat and task logs stay on the one it
-// leaves. apply and diff say so at the file that changes (docs/deploy.md,
-// "Changing an employee's shape"); ShapeMove words it.
+// leaves. apply and diff say so at the file that changes, with the
+// commands that carry them over (docs/deploy.md, "Changing an
+// employee's shape"); ShapeMove words it.
 
 // CronFileAgent is the employee whose CronJobs the file rel (slash
 // separated, relative to the root) holds under the Kubernetes directory
@@ -74,19 +75,32 @@ func UpAgents(workspaceYAML []byte) (names []string, all, ok bool) {
 	return nil, false, false
 }
 
-// ShapeMove says what becomes of employee name's state when it moves to
-// shape (schema.ShapeCron or ShapeResident) in the workspace ws
-// (WorkspaceName): the volume it leaves, and what to do.
-func ShapeMove(ws, name, shape string) string {
-	sts := "data-actctl-" + ws + "-0"
+// ShapeMove is the plan's entry for employee name moving to shape
+// (schema.ShapeCron or ShapeResident) in the workspace ws
+// (WorkspaceName) of namespace ns: the volume it leaves and the one it
+// goes to, and the commands that carry its .heartbeat and task logs
+// over. apply cannot: it never talks to the cluster, and the rendered
+// files cannot copy between a claim and a volume only one pod may mount
+// (docs/deploy.md, "Changing an employee's shape").
+func ShapeMove(ws, ns, name, shape string) string {
+	pod := "actctl-" + ws + "-0"
+	sts := "data-" + pod
 	claim := kname(maxCronJobName, "actctl-"+ws, name)
 	inst := actantHome + "/instances/" + name
+	tar := "tar -C " + actantHome + "/instances"
+	file := name + "-state.tar"
+	k := "kubectl -n " + ns
+	const doc = ` (docs/deploy.md, "Changing an employee's shape")`
 	if shape == schema.ShapeCron {
 		return "employee " + name + " moves from the StatefulSet to CronJobs with their own claim " + claim +
-			": its .heartbeat and task logs stay on the StatefulSet's volume " + sts + " (" + inst +
-			"); copy them to " + claim + " before its first Job, or it starts from its seed .heartbeat (docs/deploy.md, \"Changing an employee's shape\")"
+			": its .heartbeat and task logs stay on the StatefulSet's volume " + sts + " (" + inst + ")" +
+			", and it starts from its seed .heartbeat; to carry them over: " +
+			k + " exec " + pod + " -c up -- " + tar + " -cf - " + name + " > " + file +
+			", then, before its first Job, from a pod that mounts " + claim + doc + ": " +
+			k + " exec -i POD -- " + tar + " -xf - < " + file
 	}
 	return "employee " + name + " moves from its CronJobs to the StatefulSet: its .heartbeat and task logs stay on its claim " + claim +
-		" (" + inst + "), which a GitOps prune of this file deletes; copy them to the StatefulSet's volume " + sts +
-		" first, or it starts from its seed .heartbeat (docs/deploy.md, \"Changing an employee's shape\")"
+		" (" + inst + "), which a GitOps prune of this file deletes, and it starts from its seed .heartbeat; to carry them over, before the change is applied, from a pod that mounts " +
+		claim + doc + ": " + k + " exec POD -- " + tar + " -cf - " + name + " > " + file +
+		", then, once the StatefulSet runs it: " + k + " exec -i " + pod + " -c up -- " + tar + " -xf - < " + file
 }

@@ -459,6 +459,10 @@ type MCPServer struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Install is the command that installs a stdio server's Command,
+	// one command in shell words as a backend's install: the image
+	// recipe and the workflows run it (docs/deploy.md, "The image").
+	Install string `json:"install,omitempty"`
 }
 
 // Permissions is a preset name or an explicit rule set.

@@ -108,7 +108,8 @@ func originRepo(root string) *schema.DeployRepo {
 // shape the plan ops change (a cron-<employee>.yaml created while the
 // StatefulSet it replaces ran the employee, or deleted while the
 // employee stays on Kubernetes, resident): the volume an employee leaves
-// keeps its .heartbeat and task logs (deploy.ShapeMove).
+// keeps its .heartbeat and task logs, and the warning gives the
+// commands that carry them over (deploy.ShapeMove).
 func shapeNotes(cfg *schema.Config, ops []*Op) []Note {
 	if cfg.Deploy == nil || cfg.Deploy.Kubernetes == nil {
 		return nil
@@ -137,7 +138,7 @@ func shapeNotes(cfg *schema.Config, ops []*Op) []Note {
 			op.Action == ActCreate && !op.Exists && shape == schema.ShapeCron && upOK && (upAll || slices.Contains(up, name))
 		if moved {
 			notes = append(notes, Note{Rel: op.Rel, Action: ActWarning, Agent: deploy.OwnerPrefix + schema.TargetKubernetes,
-				Reason: deploy.ShapeMove(KubeWorkspaceName(cfg.Root, k), name, shape)})
+				Reason: deploy.ShapeMove(KubeWorkspaceName(cfg.Root, k), k.Namespace, name, shape)})
 		}
 	}
 	return notes

@@ -48,14 +48,17 @@ func (c *Config) SecretRefs(ts []Template) map[string]bool {
 	return keys
 }
 
-// PreTrustBackend is the backend whose trust gate the renderers answer
-// ahead on Kubernetes and GitHub Actions: Codex reads a trusted
-// project's .codex/ by its path in ~/.codex/config.toml
-// (docs/deploy.md, "Trust gates on the targets").
-const PreTrustBackend = "codex"
+// PreTrustBackends are the backends whose trust gate the renderers
+// answer ahead on Kubernetes and GitHub Actions, in the order they do:
+// each keeps its trust in a file of the user's home that a script can
+// write (Codex's ~/.codex/config.toml, Gemini CLI's
+// ~/.gemini/trustedFolders.json, pi's defaultProjectTrust in
+// ~/.pi/agent/settings.json; docs/deploy.md, "Trust gates on the
+// targets").
+var PreTrustBackends = []string{"codex", "gemini", "pi"}
 
 // PreTrusted reports whether the renderer of target trusts agent name's
-// directory for its backend ahead (PreTrustBackend, on Kubernetes or
+// directory for its backend ahead (PreTrustBackends, on Kubernetes or
 // GitHub Actions, for an instance directory or a project agent at the
 // workspace's root), so that no prompt is left for nobody to answer.
 func (c *Config) PreTrusted(name, target string) bool {
@@ -64,7 +67,7 @@ func (c *Config) PreTrusted(name, target string) bool {
 		return false
 	}
 	t, ok := c.Templates[a.Template]
-	if !ok || t.Backend != PreTrustBackend {
+	if !ok || !slices.Contains(PreTrustBackends, t.Backend) {
 		return false
 	}
 	arch, ok := c.Archetypes[t.Archetype]

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -112,12 +113,28 @@ func (w *wordSplitter) plain(r rune) error {
 // checkInstall refuses, at its field, an install of backend name that is
 // not one command (InstallArgv).
 func (c *Config) checkInstall(name string) Diagnostics {
-	b := c.Backends[name]
-	if b.Install == "" {
+	return c.installNotOne(Path("backends", name, "install"), "backend "+strconv.Quote(name), c.Backends[name].Install, "; or say how to install it in installNote")
+}
+
+// checkMCPInstall refuses, at its field, an install of MCP server name
+// that is not one command, or given to a remote server (nothing runs
+// on the machine to install).
+func (c *Config) checkMCPInstall(name string) Diagnostics {
+	s := c.MCPServers[name]
+	if s.Install != "" && s.URL != "" {
+		return Diagnostics{c.Diag(Path("mcpServers", name, "install"), "MCP server %q is remote (url): it has nothing to install; install is a local server's (command)", name)}
+	}
+	return c.installNotOne(Path("mcpServers", name, "install"), "MCP server "+strconv.Quote(name), s.Install, "")
+}
+
+// installNotOne is the refusal at path of install, the install command
+// of what, when it is not one command; hint ends the message.
+func (c *Config) installNotOne(path, what, install, hint string) Diagnostics {
+	if install == "" {
 		return nil
 	}
-	if _, err := InstallArgv(b.Install); err != nil {
-		return Diagnostics{c.Diag(Path("backends", name, "install"), "backend %q: install %q is not one command: %v; or say how to install it in installNote", name, b.Install, err)}
+	if _, err := InstallArgv(install); err != nil {
+		return Diagnostics{c.Diag(path, "%s: install %q is not one command: %v%s", what, install, err, hint)}
 	}
 	return nil
 }

@@ -72,6 +72,7 @@ func (c *Config) Validate() Diagnostics {
 		} else if s.Type == "stdio" && s.Command == "" {
 			add(c.Diag(Path("mcpServers", name, "type"), "type \"stdio\" is a local server's: it needs a command, not a url"))
 		}
+		ds = append(ds, c.checkMCPInstall(name)...)
 	}
 
 	for _, name := range localKeys(c.Skills) {

@@ -154,6 +154,7 @@ func (c *Config) validateDeploy(now time.Time) Diagnostics {
 	}
 	ds = append(ds, c.checkSystemdUser()...)
 	ds = append(ds, c.checkRepoSSH()...)
+	ds = append(ds, c.checkMCPProvided()...)
 	return append(ds, c.checkSystemdRuns()...)
 }
 

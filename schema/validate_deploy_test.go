@@ -284,11 +284,12 @@ agents: e: {template: "emp"AGENT}
 }
 
 // TestDeployHeadlessTrust: an agent on a deploy target whose backend
-// gates the project behind a trust prompt (Gemini; Codex on systemd) is
-// warned about at its position, saying what may not load and how to
-// trust ahead; one the renderer trusts ahead (Codex on GitHub and
-// Kubernetes), one whose gate needs no answer over ACP (Claude Code),
-// or one not deployed, is not.
+// gates the project behind a trust prompt the renderer cannot answer
+// (Qwen Code; Codex or Gemini on systemd) is warned about at its
+// position, saying what may not load and how to trust ahead; one the
+// renderer trusts ahead (Codex, Gemini, pi on GitHub and Kubernetes),
+// one whose gate needs no answer over ACP (Claude Code), or one not
+// deployed, is not.
 func TestDeployHeadlessTrust(t *testing.T) {
 	const base = `package actant
 deploy: {github: {actctl: "v1.0.0"}, TARGET}
@@ -296,7 +297,10 @@ templates: emp: {backend: "BACKEND", archetype: "employee", schedule: heartbeat:
 agents: e: {template: "emp"AGENT}
 `
 	for _, tc := range []struct{ backend, target, agent, want string }{
-		{"gemini", ``, ``, `actant.cue:4:9: warning: agents.e: agent "e" runs backend gemini on github, where nothing answers a trust prompt: what actctl writes under .gemini/`},
+		{"qwen", ``, ``, `actant.cue:4:9: warning: agents.e: agent "e" runs backend qwen on github, where nothing answers a trust prompt: what actctl writes under .qwen/`},
+		{"gemini", `systemd: {}`, `, deploy: engines: ["github", "systemd"]`, `actant.cue:4:9: warning: agents.e: agent "e" runs backend gemini on systemd, where nothing answers a trust prompt: what actctl writes under .gemini/`},
+		{"gemini", ``, ``, ``},
+		{"pi", `kubernetes: {namespace: "a", image: "i@sha256:0", secret: "s", repo: url: "https://x/y"}`, `, deploy: engines: ["kubernetes"]`, ``},
 		{"codex", `systemd: {}`, `, deploy: engines: ["github", "systemd"]`, `actant.cue:4:9: warning: agents.e: agent "e" runs backend codex on systemd, where nothing answers a trust prompt: what actctl writes under .codex/ (MCP servers, settings) may not load there unless the directory is trusted ahead (in the image, or the tool's settings): Codex reads <dir>/.codex/`},
 		{"codex", `kubernetes: {namespace: "a", image: "i@sha256:0", secret: "s", repo: url: "https://x/y"}`, `, deploy: engines: ["github", "kubernetes"]`, ``},
 		{"gemini", ``, `, deploy: github: false`, ``},

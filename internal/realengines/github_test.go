@@ -56,7 +56,8 @@ func renderWorkflows(t *testing.T, ctx context.Context, bin, backend, state stri
 	ws := t.TempDir()
 	writeFile(t, ws, "actant.cue", `package actant
 deploy: github: {state: "`+state+`", actctl: "v0.9.0"}
-templates: emp: {backend: "`+backend+`", archetype: "employee", schedule: heartbeat: {interval: "30m", prompt: "look"}}
+mcpServers: tracker: {command: "tracker-mcp", install: "npm install -g @acme/tracker-mcp"}
+templates: emp: {backend: "`+backend+`", archetype: "employee", mcpServers: ["tracker"], schedule: heartbeat: {interval: "30m", prompt: "look"}}
 agents: triage: template: "emp"
 `)
 	out, err := runErr(ctx, ws, append(os.Environ(), "ACTANT_HOME="+t.TempDir()), bin, "apply")
@@ -112,25 +113,51 @@ func TestGitHubWorkflowsLint(t *testing.T) {
 	}
 }
 
-// runInstallSteps runs the steps of a workflow named "Install ..." under
-// GitHub's default shell, with stand-ins for go, npm, curl and uv that
-// record their arguments: each must be a command that runs.
+// runInstallSteps runs the steps of a workflow that prepare the runner
+// before the task (named "Install ...", then actctl's home and "Trust
+// ...") under GitHub's default shell, with stand-ins for go, npm, curl
+// and uv that record their arguments: each must be a command that runs;
+// the employee's MCP server is installed, and a trust step writes its
+// tool's file in the runner's home, naming the employee's directory.
 func runInstallSteps(t *testing.T, ctx context.Context, file string) {
 	t.Helper()
 	r := newRunner(t, nil, "")
-	n := 0
+	var names []string
 	_, steps := readWorkflow(t, file)
 	for _, s := range steps {
-		if !strings.HasPrefix(s.Name, "Install") || s.Run == "" {
+		if s.Run == "" || !strings.HasPrefix(s.Name, "Install") && !strings.HasPrefix(s.Name, "Trust") && s.Name != "Set actctl's home" {
 			continue
 		}
-		n++
+		names = append(names, s.Name)
 		if out, err := r.step(ctx, s); err != nil {
 			t.Errorf("%s: step %q: %v\n%s\n%s", filepath.Base(file), s.Name, err, s.Run, out)
 		}
+		if backend, ok := strings.CutPrefix(s.Name, "Trust triage's directory for "); ok {
+			checkTrustFile(t, file, backend, filepath.Join(r.env["HOME"], trustFiles[backend]), r.env["ACTANT_HOME"]+"/instances/triage")
+			t.Logf("the trust step for %s wrote %s", backend, trustFiles[backend])
+		}
 	}
-	if n == 0 {
-		t.Errorf("%s: no install step", file)
+	if !slices.Contains(names, "Install MCP server tracker") {
+		t.Errorf("%s: the MCP server is not installed: %v", file, names)
+	}
+}
+
+// trustFiles are, per backend the renderers trust ahead, the file of
+// the home that holds the trust (docs/deploy.md, "Trust gates on the
+// targets").
+var trustFiles = map[string]string{"codex": ".codex/config.toml", "gemini": ".gemini/trustedFolders.json", "pi": ".pi/agent/settings.json"}
+
+// checkTrustFile checks that the trust step of workflow file wrote the
+// backend's file at p, naming dir (pi's trusts every directory).
+func checkTrustFile(t *testing.T, file, backend, p, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	want := dir
+	if backend == "pi" {
+		want = `"defaultProjectTrust": "always"`
+	}
+	if err != nil || !strings.Contains(string(b), want) {
+		t.Errorf("%s: the trust step for %s left %s: %v\n%s\nwant it to hold %s", filepath.Base(file), backend, p, err, b, want)
 	}
 }
 

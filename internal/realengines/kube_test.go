@@ -67,6 +67,12 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if rc := c.kubectlRun(t, ctx, "-n", ns, "get", pod, "-o", "jsonpath={.spec.runtimeClassName}"); rc != "gvisor" {
 		t.Errorf("the Job's pod runs under RuntimeClass %q, want gvisor", rc)
 	}
+	// The employee runs Gemini CLI: its clone container trusts its
+	// directory ahead (docs/deploy.md, "Trust gates on the targets").
+	if clone := c.kubectlRun(t, ctx, "-n", ns, "get", pod, "-o", "jsonpath={.spec.initContainers[0].command[2]}"); !strings.Contains(clone, "trustedFolders.json") || !strings.Contains(clone, `"/data/actant/instances/tick"`) {
+		t.Errorf("the Job's pod does not trust the employee's directory for Gemini CLI:\n%s", clone)
+	}
+	objects += applyStatePod(t, ctx, c, ns, "actctl-crontest-tick")
 	if pols := strings.Fields(c.kubectlRun(t, ctx, "get", "networkpolicies", "-A", "-o", "name")); len(pols) != 2 {
 		t.Errorf("NetworkPolicies %v, want the example's and the cron workspace's", pols)
 	}
@@ -135,7 +141,7 @@ deploy: kubernetes: {
 	runtimeClassName: "gvisor"
 	networkPolicy: {cidrs: ["10.0.0.0/8"], ports: [5432]}
 }
-templates: emp: {backend: "claude-code", archetype: "employee", schedule: cron: [{pattern: "* * * * *", prompt: "tick"}]}
+templates: emp: {backend: "gemini", archetype: "employee", schedule: cron: [{pattern: "* * * * *", prompt: "tick"}]}
 agents: tick: {template: "emp", deploy: kubernetes: shape: "cron"}
 `)
 	run(t, ctx, ws, append(os.Environ(), "ACTANT_HOME="+t.TempDir()), bin, "apply")
@@ -144,6 +150,35 @@ agents: tick: {template: "emp", deploy: kubernetes: shape: "cron"}
 		t.Fatalf("the cron workspace rendered %d Kubernetes targets", len(dirs))
 	}
 	return dirs[0]
+}
+
+// applyStatePod applies, in namespace ns, the pod docs/deploy.md gives
+// for carrying an employee's state over a shape change ("Changing an
+// employee's shape"), mounting claim: strictly, a dry run first, under
+// Pod Security "restricted" with no warning. It returns the objects
+// applied (1).
+func applyStatePod(t *testing.T, ctx context.Context, c *cluster, ns, claim string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "apply -f - <<'YAML'\n")
+	manifest, _, ok2 := strings.Cut(rest, "\nYAML\n")
+	if !ok || !ok2 {
+		t.Fatal("docs/deploy.md: no state pod (apply -f - <<'YAML' ... YAML)")
+	}
+	manifest = strings.NewReplacer("claimName: actctl-team-triage", "claimName: "+claim, "ghcr.io/acme/agents@sha256:...", "example.invalid/agents@sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae").Replace(manifest)
+	f := filepath.Join(t.TempDir(), "state-pod.yaml")
+	writeFile(t, "/", f, manifest+"\n")
+	for _, dry := range []string{"--dry-run=server", "--dry-run=none"} {
+		out := c.kubectlRun(t, ctx, "-n", ns, "apply", "-f", f, "--server-side", "--validate=strict", "--field-manager", fieldManager, dry, "-o", "name")
+		if strings.Contains(out, "Warning") || !strings.Contains(out, "pod/actctl-team-triage-state") {
+			t.Errorf("the state pod of docs/deploy.md (%s): %s", dry, out)
+		}
+	}
+	t.Logf("the state pod of docs/deploy.md admitted under Pod Security restricted, mounting %s", claim)
+	return 1
 }
 
 // kustomizeNamespace is the namespace a rendered kustomization sets.
