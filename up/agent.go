@@ -243,15 +243,14 @@ func (a *agent) Start(ctx context.Context) (supervise.Process, error) {
 	a.mu.Lock()
 	a.client = c
 	a.mu.Unlock()
-	go func() {
-		<-c.Done()
+	c.AfterDone(func() {
 		c.Close()
 		a.mu.Lock()
 		if a.client == c {
 			a.client = nil
 		}
 		a.mu.Unlock()
-	}()
+	})
 	return c, nil
 }
 
