@@ -295,6 +295,7 @@ func (a *agent) observe(ev supervise.Event) {
 	if ev.Name == supervise.EventStop || ev.Name == supervise.EventCrash {
 		a.m.dropSubscriptions(a.name, ev.Name)
 	}
+	a.m.settled.poke()
 	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: ev.Time, Data: data})
 	if ev.Name == supervise.EventStart {
 		a.primaryStarted()

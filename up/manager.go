@@ -29,6 +29,7 @@ type Manager struct {
 	leaving map[string]*leaving
 	closed  bool
 	drained chan struct{} // closed once Shutdown drained every agent
+	settled *settler      // Options.Settled's (nil without it)
 
 	// leaseFault, set by tests before any lease, is called at points of
 	// the lease path (fault) to inject a panic there.
@@ -52,6 +53,9 @@ func New(opts Options) *Manager {
 	m := &Manager{opts: opts, agents: map[string]*agent{}, leaving: map[string]*leaving{}, drained: make(chan struct{})}
 	m.taskCtx, m.stopTasks = context.WithCancel(context.Background())
 	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
+	if opts.Settled != nil {
+		m.settled = &settler{clk: opts.Clock, ctx: m.procCtx, f: opts.Settled}
+	}
 	return m
 }
 

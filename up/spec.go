@@ -104,6 +104,11 @@ type Options struct {
 	// Asked, if set, is told when a permission request of a conversation's
 	// turn (task) was put to the person. It must not block.
 	Asked func(agent string, task uint64)
+	// Settled, if set, is called once processes have stopped starting
+	// and stopping (none for SettleAfter): after a wave of starts, the
+	// memory it left behind can be given back to the system (`actctl up`
+	// sets runtime/debug.FreeOSMemory; docs/runtime.md, "Limits").
+	Settled func()
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config
