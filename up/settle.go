@@ -9,7 +9,7 @@ import (
 )
 
 // SettleAfter is how long no process may start or stop before
-// Options.Settled is called (docs/runtime.md, "Limits").
+// Options.ReleaseMemory is called (docs/runtime.md, "Limits").
 const SettleAfter = 5 * time.Second
 
 // settler calls f once process starts and stops have settled: none for

@@ -2,9 +2,13 @@ package up
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/internal/clock"
 )
 
@@ -42,5 +46,36 @@ func TestSettledOncePerWave(t *testing.T) {
 	case <-calls:
 		t.Error("Settled called twice for one wave")
 	default:
+	}
+}
+
+// TestReleaseMemoryBeforeStarts: a Sync that starts an agent gives the
+// memory back before the first start (the apply's garbage, where the
+// agents' buffers would be laid and zeroed), and a Sync that starts
+// none does not.
+func TestReleaseMemoryBeforeStarts(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, s)
+	}
+	launched := make(chan struct{}, 10)
+	m := New(Options{Clock: clock.NewFake(t0), ReleaseMemory: func() { note("release") },
+		Launch: func(context.Context, string, acpclient.Observer) (*acpclient.Client, error) {
+			note("launch")
+			launched <- struct{}{}
+			return nil, errors.New("no backend here")
+		}})
+	defer m.Shutdown()
+	s := service(t, "svc")
+	m.Sync([]Spec{s})
+	<-launched
+	m.Sync([]Spec{s}) // holds it already: nothing starts
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"release", "launch"}; !slices.Equal(calls, want) {
+		t.Errorf("calls %v, want %v", calls, want)
 	}
 }
