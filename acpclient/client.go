@@ -308,23 +308,13 @@ func (c *Client) spawn() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	p, err := launch.Supervise(launch.Spec{Command: l.Command, Args: l.Args, Env: append(env, l.EnvList()...), Dir: l.Cwd,
-		Install: l.Install, Stderr: c.opts.BackendStderr, TailSize: tailSize})
-	if err != nil {
-		return &Error{Kind: ErrStart, Command: l.Command, Err: errors.Unwrap(err), msg: err.Error()}
-	}
-	c.proc = p
 	readCtx, stopRead := context.WithCancel(context.Background())
 	c.readCtx = readCtx
-	go func() {
-		<-c.exited
-		stopRead()
-	}()
-	if c.opts.OnStart != nil {
-		c.opts.OnStart(p.Pid())
-	}
-	go func() {
-		<-p.Done()
+	// The exit is handled by the goroutine that reaped the backend
+	// (launch.Spec.OnExit), once spawn is done with c.proc and OnStart.
+	started := make(chan struct{})
+	onExit := func(p *launch.Proc) {
+		<-started
 		c.exitText = p.Cmd.ProcessState.String()
 		// Whatever the leader left behind dies with it, which also ends
 		// the connection: no grandchild keeps stdout open.
@@ -332,7 +322,19 @@ func (c *Client) spawn() error {
 		p.Drain(time.Now().Add(time.Second))
 		c.exitErr = c.exitError(p.Cmd.ProcessState)
 		close(c.exited)
-	}()
+		stopRead()
+	}
+	p, err := launch.Supervise(launch.Spec{Command: l.Command, Args: l.Args, Env: append(env, l.EnvList()...), Dir: l.Cwd,
+		Install: l.Install, Stderr: c.opts.BackendStderr, TailSize: tailSize, OnExit: onExit})
+	if err != nil {
+		stopRead()
+		return &Error{Kind: ErrStart, Command: l.Command, Err: errors.Unwrap(err), msg: err.Error()}
+	}
+	c.proc = p
+	if c.opts.OnStart != nil {
+		c.opts.OnStart(p.Pid())
+	}
+	close(started)
 	ready := make(chan struct{})
 	c.out = &outbound{w: p.Stdin, fn: c.wire.sent, pending: &c.pending, trace: c.opts.Trace}
 	c.conn = acp.NewClientSideConnection(guard{c}, c.out, newInbound(c, Gate(p.Stdout, ready)))
@@ -435,6 +437,12 @@ func (c *Client) Pid() int {
 // Done is closed once the backend has exited and its group, its
 // terminals and the processes with its session mark were killed.
 func (c *Client) Done() <-chan struct{} { return c.exited }
+
+// AfterDone arranges for f to run in a goroutine of its own once Done is
+// closed, holding none until then (context.AfterFunc): what a caller
+// does when the backend ends, without a goroutine per idle agent waiting
+// for it. stop cancels it, reporting whether it did.
+func (c *Client) AfterDone(f func()) (stop func() bool) { return context.AfterFunc(c.readCtx, f) }
 
 // Err is the backend's exit error once Done is closed (nil before, and
 // for exit status 0): an *Error naming the exit status, with the stderr

@@ -38,8 +38,8 @@ func Connect(ctx context.Context, conn io.ReadWriteCloser, o Options) (*Client, 
 	close(ready)
 	go func() {
 		<-c.conn.Done()
-		stopRead()
 		close(c.exited)
+		stopRead() // after: AfterDone runs once Done is closed
 	}()
 	stop := context.AfterFunc(ctx, c.killAll)
 	info, err := c.conn.Initialize(ctx, acp.InitializeRequest{

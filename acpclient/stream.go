@@ -73,8 +73,14 @@ type inbound struct {
 	err  error  // the end of the stream, once reached
 }
 
+// inboundBuffer is the size of the reader of an agent's stdout.
+const inboundBuffer = 4 << 10
+
 func newInbound(c *Client, r io.Reader) *inbound {
-	return &inbound{c: c, br: bufio.NewReaderSize(r, 64<<10)}
+	// A small buffer: next assembles a longer line from its fragments,
+	// and an idle agent's reader holds no more than this (docs/runtime.md,
+	// "Limits").
+	return &inbound{c: c, br: bufio.NewReaderSize(r, inboundBuffer)}
 }
 
 func (r *inbound) Read(p []byte) (int, error) {

@@ -115,7 +115,7 @@ func StartLogged(ctx context.Context, r *schema.Resolved, o acpclient.Options) (
 		if err != nil {
 			log.Close()
 		} else {
-			go func() { <-c.Done(); log.Close() }()
+			c.AfterDone(func() { log.Close() })
 		}
 	}
 	return c, err

@@ -47,6 +47,11 @@ type Spec struct {
 	// background jobs live until the terminal is released); otherwise
 	// the group is killed once the leader was reaped.
 	KeepGroup bool
+	// OnExit, if set, is called by the goroutine that reaped a supervised
+	// process, once Done is closed: what its caller would otherwise hold
+	// a goroutine of its own waiting on Done for (a thousand idle agents,
+	// a thousand goroutines).
+	OnExit func(*Proc)
 }
 
 // OutputDelay: see Spec.Output.
@@ -198,6 +203,9 @@ func (p *Proc) reap() {
 		_ = KillGroup(p.Pid())
 	}
 	close(p.done)
+	if p.spec.OnExit != nil {
+		p.spec.OnExit(p)
+	}
 }
 
 // copyStderr copies the backend's stderr, a line at a time, to the tail

@@ -85,3 +85,34 @@ func TestCheckTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFilesCountsWithoutAllocating: the descriptor check every
+// start makes counts /proc/self/fd's entries as os.ReadDir lists them,
+// and allocates nothing per entry (with a thousand agents it ran once
+// per start over thousands of descriptors: a garbage quadratic in the
+// agents, docs/benchmarks.md "Threads at scale").
+func TestCheckFilesCountsWithoutAllocating(t *testing.T) {
+	var files []*os.File
+	for range 300 {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	d, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := openFiles(); err != nil || n != uint64(len(d)) {
+		t.Errorf("openFiles = %d, %v; /proc/self/fd lists %d", n, err, len(d))
+	}
+	if allocs := testing.AllocsPerRun(20, func() { _ = checkFiles() }); allocs > 4 {
+		t.Errorf("checkFiles allocates %.0f times with %d descriptors open; want a few, none per descriptor", allocs, len(d))
+	}
+}

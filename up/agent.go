@@ -243,15 +243,14 @@ func (a *agent) Start(ctx context.Context) (supervise.Process, error) {
 	a.mu.Lock()
 	a.client = c
 	a.mu.Unlock()
-	go func() {
-		<-c.Done()
+	c.AfterDone(func() {
 		c.Close()
 		a.mu.Lock()
 		if a.client == c {
 			a.client = nil
 		}
 		a.mu.Unlock()
-	}()
+	})
 	return c, nil
 }
 
@@ -296,6 +295,7 @@ func (a *agent) observe(ev supervise.Event) {
 	if ev.Name == supervise.EventStop || ev.Name == supervise.EventCrash {
 		a.m.dropSubscriptions(a.name, ev.Name)
 	}
+	a.m.settled.poke()
 	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: ev.Time, Data: data})
 	if ev.Name == supervise.EventStart {
 		a.primaryStarted()

@@ -29,6 +29,7 @@ type Manager struct {
 	leaving map[string]*leaving
 	closed  bool
 	drained chan struct{} // closed once Shutdown drained every agent
+	settled *settler      // calls Options.ReleaseMemory (nil without it)
 
 	// leaseFault, set by tests before any lease, is called at points of
 	// the lease path (fault) to inject a panic there.
@@ -52,6 +53,9 @@ func New(opts Options) *Manager {
 	m := &Manager{opts: opts, agents: map[string]*agent{}, leaving: map[string]*leaving{}, drained: make(chan struct{})}
 	m.taskCtx, m.stopTasks = context.WithCancel(context.Background())
 	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
+	if opts.ReleaseMemory != nil {
+		m.settled = &settler{clk: opts.Clock, ctx: m.procCtx, f: opts.ReleaseMemory}
+	}
 	return m
 }
 
@@ -71,6 +75,9 @@ type leaving struct {
 // then further Syncs only change what replaces it. Sync does not wait for
 // processes.
 func (m *Manager) Sync(specs []Spec) {
+	if m.opts.ReleaseMemory != nil && m.starts(specs) {
+		m.opts.ReleaseMemory()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -109,6 +116,21 @@ func (m *Manager) Sync(specs []Spec) {
 		}
 		m.add(s)
 	}
+}
+
+// starts reports whether a Sync of specs starts an agent: one it does
+// not hold or retire yet.
+func (m *Manager) starts(specs []Spec) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range specs {
+		_, held := m.agents[s.Name]
+		_, going := m.leaving[s.Name]
+		if !held && !going {
+			return true
+		}
+	}
+	return false
 }
 
 // retire removes a from the running set and stops it; next, if not nil,

@@ -104,6 +104,14 @@ type Options struct {
 	// Asked, if set, is told when a permission request of a conversation's
 	// turn (task) was put to the person. It must not block.
 	Asked func(agent string, task uint64)
+	// ReleaseMemory, if set, is called before a Sync starts agents and
+	// once processes have stopped starting and stopping (none for
+	// SettleAfter): the garbage of what came before (the apply's
+	// evaluation, the wave of starts) is given back to the system, and
+	// the agents' buffers are laid in memory the kernel zeroes, untouched
+	// until used (`actctl up` sets runtime/debug.FreeOSMemory;
+	// docs/runtime.md, "Limits").
+	ReleaseMemory func()
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config

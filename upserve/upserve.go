@@ -3,6 +3,7 @@ package upserve
 import (
 	"context"
 	"io"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,7 +84,7 @@ func New(o Options) *Server {
 	}
 	s.m = up.New(up.Options{Launch: launch, Publish: s.publish, Logf: o.Logf, Grace: o.Grace, Loops: o.Loops, Subscriptions: s.subs,
 		StartTimeout: o.StartTimeout, TurnGrace: o.TurnGrace, Canvas: s.canvasChanged,
-		TaskStarted: s.taskStarted})
+		TaskStarted: s.taskStarted, ReleaseMemory: debug.FreeOSMemory})
 	s.lastHooks, s.endHooks = context.WithCancel(context.Background())
 	s.prompter = &hookPrompter{s: s, busy: map[string]*sync.Mutex{}}
 	return s

@@ -89,14 +89,22 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 		l.SaveConfig()
 	}
 	if o.Plain && !warned && quiet(res) {
-		st, sum := res.LeftState()
-		if err := inputs.Save(applySources(cfg, rep), said(o.Options, cfg, res), o.Start, st, sum); err != nil {
-			o.warn("%v", err)
-		}
+		recordInputs(o.Options, cfg, rep, res, o.Start)
 	}
 	events.fire(res)
 	events.wait()
 	return nil
+}
+
+// recordInputs records what an apply of cfg that started at start read
+// and left (res), for the next plain apply's fast path and status
+// (inputs.Save): called after a plain apply, or a watch cycle that is
+// one, that was quiet and warned of nothing.
+func recordInputs(o Options, cfg *schema.Config, rep *hub.Report, res *Result, start time.Time) {
+	st, sum := res.LeftState()
+	if err := inputs.Save(applySources(cfg, rep), said(o, cfg, res), start, st, sum); err != nil {
+		o.warn("%v", err)
+	}
 }
 
 // hubTime is the time rep spent on the network, zero when it used none.

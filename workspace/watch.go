@@ -80,7 +80,11 @@ type watcher struct {
 func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, error) {
 	w.o.Once.cycle()
 	start := time.Now()
-	l, err := Load(ctx, w.o.Options, hub.Options{Frozen: w.o.Frozen})
+	warned := false
+	l, err := Load(ctx, w.o.Options, hub.Options{Frozen: w.o.Frozen, Warn: func(s string) {
+		warned = true
+		w.o.warn("%s", s)
+	}})
 	if err != nil {
 		if w.o.After != nil {
 			w.o.After(nil, nil, err)
@@ -100,6 +104,10 @@ func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, erro
 	if err == nil {
 		seedHeartbeats(w.o.Options, cfg, w.o.Only)
 		l.SaveConfig() // as Apply's: status and get under up take it
+		if w.plain() && !warned && quiet(res) {
+			// As a plain apply's: status under up takes the fast path.
+			recordInputs(w.o.Options, cfg, l.Hub, res, start)
+		}
 		events.fire(res)
 		w.bg.add(events)
 	}
@@ -107,6 +115,12 @@ func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, erro
 		w.o.After(cfg, res, err)
 	}
 	return w.result(cfg, res), err
+}
+
+// plain reports whether the watch's cycles are plain applies: every
+// agent, no flag.
+func (w *watcher) plain() bool {
+	return len(w.o.Only) == 0 && !w.o.Force && !w.o.NoPrune && !w.o.Frozen
 }
 
 // result is what the watch is told of a cycle that loaded cfg and gave

@@ -82,7 +82,7 @@ func describe(g *globals, cfg *schema.Config, name string, withUp func([]agentSt
 	if err != nil {
 		return nil, err
 	}
-	sts, err := agentStatuses(cfg, []string{name})
+	sts, err := agentStatuses(cfg, []string{name}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func (r mcpRunner) Load(warn io.Writer) (*schema.Config, error) {
 }
 
 func (r mcpRunner) Status(cfg *schema.Config, agent string) (mcpserver.AgentStatusOut, error) {
-	sts, err := agentStatuses(cfg, []string{agent})
+	sts, err := agentStatuses(cfg, []string{agent}, nil)
 	if err != nil {
 		return mcpserver.AgentStatusOut{}, err
 	}

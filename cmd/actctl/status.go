@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -50,11 +51,12 @@ func statusCmd(c *cli.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	out, err := agentStatuses(cfg, c.Args().Slice())
+	// up is asked first: the runtime record of an agent it holds is not
+	// read (at a thousand agents, a thousand files read for nothing).
+	out, err := agentStatuses(cfg, c.Args().Slice(), heldByUp(g))
 	if err != nil {
 		return fail(err)
 	}
-	addUpStatus(g, out)
 	if err := printStatuses(g, out); err != nil {
 		return fail(err)
 	}
@@ -73,7 +75,9 @@ func printStatuses(g *globals, out []agentStatusJSON) error {
 	if g.JSON() {
 		return g.PrintJSON(out)
 	}
-	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	// One write for the table: tabwriter writes each cell on its own.
+	bw := bufio.NewWriter(g.Stdout)
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	// The header is painted plain so that its column lines up with the
 	// painted cells below it (tabwriter counts the escape bytes).
 	fmt.Fprintf(tw, "NAME\t%s\tPROCESS\tDIR\tDETAILS\n", g.Color().paint(ansiPlain, "STATUS"))
@@ -89,12 +93,16 @@ func printStatuses(g *globals, out []agentStatusJSON) error {
 		// The process details may quote an agent (its last error).
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, g.Color().status(s.Status), cellText(proc), termsafe.Line(s.Dir), cellList(s.Details))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // agentStatuses is what `status` reports for the agents named in only
-// (every agent when it is empty): sync status plus process record.
-func agentStatuses(cfg *schema.Config, only []string) ([]agentStatusJSON, error) {
+// (every agent when it is empty): sync status plus process, what up says
+// of the agents in held (heldByUp), else the agent's runtime record.
+func agentStatuses(cfg *schema.Config, only []string, held map[string]up.AgentStatus) ([]agentStatusJSON, error) {
 	sts, err := workspace.Status(cfg, only)
 	if err != nil {
 		return nil, err
@@ -105,9 +113,16 @@ func agentStatuses(cfg *schema.Config, only []string) ([]agentStatusJSON, error)
 	}
 	out := make([]agentStatusJSON, 0, len(sts))
 	for _, st := range sts {
-		if len(only) == 0 || keep[st.Name] {
-			out = append(out, agentStatusJSON{AgentStatus: st, Process: processState(cfg, st.Name)})
+		if len(only) > 0 && !keep[st.Name] {
+			continue
 		}
+		var p *processJSON
+		if h, ok := held[st.Name]; ok {
+			p = upProcess(h)
+		} else {
+			p = processState(cfg, st.Name)
+		}
+		out = append(out, agentStatusJSON{AgentStatus: st, Process: p})
 	}
 	return out, nil
 }
@@ -129,19 +144,7 @@ type processJSON struct {
 // addUpStatus adds, when an actctl up runs for the workspace, its view of
 // each agent it holds: state, pid, uptime, restarts, next tick.
 func addUpStatus(g *globals, out []agentStatusJSON) {
-	var sts []up.AgentStatus
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := callUp(ctx, g, control.Request{Op: control.OpStatus}, nil, &sts); err != nil {
-		if !errors.Is(err, control.ErrNoUp) {
-			g.Warn("status: actctl up: %v", err)
-		}
-		return
-	}
-	by := map[string]up.AgentStatus{}
-	for _, st := range sts {
-		by[st.Name] = st
-	}
+	by := heldByUp(g)
 	for i := range out {
 		st, ok := by[out[i].Name]
 		if !ok {
@@ -149,6 +152,26 @@ func addUpStatus(g *globals, out []agentStatusJSON) {
 		}
 		out[i].Process = upProcess(st)
 	}
+}
+
+// heldByUp is, when an actctl up runs for the workspace, its view of each
+// agent it holds, by name: state, pid, uptime, restarts, next tick. Nil
+// when no up runs (or it did not answer: said on stderr).
+func heldByUp(g *globals) map[string]up.AgentStatus {
+	var sts []up.AgentStatus
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := callUp(ctx, g, control.Request{Op: control.OpStatus}, nil, &sts); err != nil {
+		if !errors.Is(err, control.ErrNoUp) {
+			g.Warn("status: actctl up: %v", err)
+		}
+		return nil
+	}
+	by := make(map[string]up.AgentStatus, len(sts))
+	for _, st := range sts {
+		by[st.Name] = st
+	}
+	return by
 }
 
 // upProcess is the PROCESS of an agent the running up holds.

@@ -1,0 +1,88 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkUpScaleBinary runs `actctl up` on 200 and on 1,000 idle
+// agents of the test agent (half services, half employees whose hourly
+// heartbeat is never due), through the binary, and reports (issue #37
+// item 6; docs/benchmarks.md, "up at 200 and 1,000 agents"):
+//
+//   - KB-rss/agent: up's whole resident memory over the agents, once the
+//     start wave has settled and 10 s idle passed (the agents are other
+//     processes); threads, up's OS threads;
+//   - %cpu-idle: up's CPU over those 10 s, in % of one core;
+//   - ms-status(p50/p99): `actctl status` while they run (b.N runs).
+//
+// The config is dated an hour back, so that up's apply records its
+// inputs and config cache (a config saved just before up starts is racy:
+// status then evaluates and renders it). The agents run with GOMAXPROCS=1
+// (4 threads each): 1,000 of them need about 4,000 tasks. Run one size
+// per process: skipped with -short.
+//
+//	go test ./cmd/actctl -run '^$' -bench 'UpScaleBinary/agents=200/' -benchtime 20x
+func BenchmarkUpScaleBinary(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts hundreds of agents")
+	}
+	for _, n := range []int{200, 1000} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) { upScale(b, n) })
+	}
+}
+
+// upScale is one size of BenchmarkUpScaleBinary: up is started once,
+// and its sub-benchmarks report (a benchmark with sub-benchmarks runs
+// once).
+func upScale(b *testing.B, n int) {
+	root, home := idleWorkspace(b, n)
+	p := startUp(b, root, home)
+	defer stopUp(b, p)
+	for range n {
+		p.waitLine(`: process:start pid \d+`)
+	}
+	pid := p.cmd.Process.Pid
+	<-time.After(10 * time.Second) // the start wave settles (up.SettleAfter): a window, not a wait for an event
+	idle := idleCPU(b, pid, 10*time.Second)
+	rss, threads := procRSSKB(b, pid), procStatus(b, pid, "Threads:")
+	b.Run("idle", func(b *testing.B) {
+		b.ReportMetric(float64(rss)/float64(n), "KB-rss/agent")
+		b.ReportMetric(float64(threads), "threads")
+		b.ReportMetric(idle, "%cpu-idle")
+	})
+	b.Run("status", func(b *testing.B) { benchStatus(b, root, home) })
+}
+
+// idleWorkspace writes a workspace of n agents on the test agent, half
+// services, half employees with an hourly heartbeat, its config dated an
+// hour back.
+func idleWorkspace(b *testing.B, n int) (root, home string) {
+	root, home = b.TempDir(), filepath.Join(b.TempDir(), "home")
+	var sb strings.Builder
+	sb.WriteString("package actant\n" + scriptedBackend(b, `GOMAXPROCS: "1"`) + "\n")
+	sb.WriteString(`templates: {
+	svc: {backend: "scripted", archetype: "service"}
+	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check the queue"}}
+}
+`)
+	for i := range n {
+		if i%2 == 0 {
+			fmt.Fprintf(&sb, "agents: \"svc-%d\": template: \"svc\"\n", i)
+		} else {
+			fmt.Fprintf(&sb, "agents: \"emp-%d\": template: \"emp\"\n", i)
+		}
+	}
+	writeConfigTB(b, root, sb.String())
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "actant.cue"), old, old); err != nil {
+		b.Fatal(err)
+	}
+	return root, home
+}

@@ -1,0 +1,81 @@
+package up
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/internal/clock"
+)
+
+// TestSettledOncePerWave: a wave of process events calls Settled once,
+// SettleAfter after the last; none is called while they keep coming,
+// and no wait is left once it was.
+func TestSettledOncePerWave(t *testing.T) {
+	clk := clock.NewFake(t0)
+	calls := make(chan struct{}, 10)
+	s := &settler{clk: clk, ctx: context.Background(), f: func() { calls <- struct{}{} }}
+	for range 1000 {
+		s.poke()
+		clk.Advance(time.Millisecond)
+	}
+	clk.WaitPending(1)
+	clk.Advance(SettleAfter - 2*time.Millisecond) // 1 ms before the last poke's due time
+	select {
+	case <-calls:
+		t.Fatal("Settled called before the wave settled")
+	default:
+	}
+	clk.WaitPending(1) // the wait, re-armed for the last poke
+	clk.Advance(time.Millisecond)
+	<-calls
+	s.mu.Lock()
+	busy := s.busy
+	s.mu.Unlock()
+	if busy {
+		t.Error("a wait is still running after Settled was called")
+	}
+	if n := clk.Pending(); n != 0 {
+		t.Errorf("%d timers pending after Settled", n)
+	}
+	select {
+	case <-calls:
+		t.Error("Settled called twice for one wave")
+	default:
+	}
+}
+
+// TestReleaseMemoryBeforeStarts: a Sync that starts an agent gives the
+// memory back before the first start (the apply's garbage, where the
+// agents' buffers would be laid and zeroed), and a Sync that starts
+// none does not.
+func TestReleaseMemoryBeforeStarts(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, s)
+	}
+	launched := make(chan struct{}, 10)
+	m := New(Options{Clock: clock.NewFake(t0), ReleaseMemory: func() { note("release") },
+		Launch: func(context.Context, string, acpclient.Observer) (*acpclient.Client, error) {
+			note("launch")
+			launched <- struct{}{}
+			return nil, errors.New("no backend here")
+		}})
+	defer m.Shutdown()
+	s := service(t, "svc")
+	m.Sync([]Spec{s})
+	<-launched
+	m.Sync([]Spec{s}) // holds it already: nothing starts
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"release", "launch"}; !slices.Equal(calls, want) {
+		t.Errorf("calls %v, want %v", calls, want)
+	}
+}
