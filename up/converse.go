@@ -13,7 +13,6 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -77,18 +76,18 @@ type pendingAsk struct {
 func dashboardID() leaseID { return leaseID{user: "actctl up", name: "dashboard"} }
 
 // NewConversation opens a conversation with agent: a new session on its
-// running process. It returns the session id.
+// running process (an on-demand agent's is started: ondemand.go). It
+// returns the session id.
 func (m *Manager) NewConversation(ctx context.Context, agent string) (string, error) {
 	a, err := m.agent(agent)
 	if err != nil {
 		return "", err
 	}
-	a.mu.Lock()
-	c := a.client
-	a.mu.Unlock()
-	if st := a.sup.Status(); st.State != supervise.Running || c == nil {
-		return "", fmt.Errorf("agent %s is %s: start it to talk with it", a.name, st.State)
+	c, opened, err := a.conversing(ctx)
+	if err != nil {
+		return "", err
 	}
+	defer opened()
 	cv := &convo{a: a, last: closedChan(), started: m.opts.Clock.Now(), asks: map[string]*pendingAsk{}}
 	sess, err := c.NewSession(ctx, acpclient.SessionOptions{MCPServers: c.MCPServers(), Observer: &cv.route, Ask: cv.ask})
 	if err != nil {
