@@ -145,11 +145,7 @@ func (a *agent) unlockOnDemand() {
 // closed (a running turn is cancelled) and, for an on-demand agent that
 // nothing else holds, its process stops.
 func (m *Manager) CloseConversation(agent, id string) error {
-	a, err := m.agent(agent)
-	if err != nil {
-		return err
-	}
-	cv, err := a.convo(id)
+	a, cv, err := m.convoOf(agent, id)
 	if err != nil {
 		return err
 	}

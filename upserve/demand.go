@@ -34,9 +34,9 @@ func (s *Server) demandManager() *up.Manager {
 		StartTimeout: s.o.StartTimeout, TurnGrace: s.o.TurnGrace, TaskStarted: s.taskStarted})
 }
 
-// OnDemand reports whether r is an agent up holds on demand: one it does
+// onDemand reports whether r is an agent up holds on demand: one it does
 // not run (no start) that offers chat (an acp command).
-func OnDemand(r *schema.Resolved) bool {
+func onDemand(r *schema.Resolved) bool {
 	return !r.HeldByUp() && r.Offer(schema.InteractChat)
 }
 
@@ -48,7 +48,7 @@ func (s *Server) demandSpecs(cfg *schema.Config) []up.Spec {
 	var out []up.Spec
 	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
 		r, err := cfg.Resolve(name)
-		if err != nil || !OnDemand(r) {
+		if err != nil || !onDemand(r) {
 			continue
 		}
 		sp, err := spec(cfg, r, filesAt[name])
