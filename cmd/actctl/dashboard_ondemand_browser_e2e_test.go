@@ -28,7 +28,7 @@ func TestDashboardRepoBrowser(t *testing.T) {
 
 	cdp(t, ctx, "agents page", chromedp.Navigate(u), chromedp.WaitVisible(css(`li.card[data-name="docs"]`)),
 		until(`document.body.dataset.live === "1"`), until(state+` === "on demand"`),
-		until(`document.querySelector('#counts [data-n="on demand"]').textContent === "1"`))
+		until(`document.querySelector('#counts [data-n="on demand"]').textContent === "2"`))
 	if js(`document.querySelectorAll('input[value="docs"][form="bulk"]').length`) != "0" {
 		t.Error("docs can be selected for a bulk start or stop")
 	}

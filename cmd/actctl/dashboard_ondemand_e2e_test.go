@@ -16,8 +16,8 @@ import (
 	"testing"
 )
 
-// repoWorkspace is a workspace with a service up runs and a repo agent
-// it holds on demand, both on the test agent.
+// repoWorkspace is a workspace with a service up runs, and a repo agent
+// and a tool agent it holds on demand, all on the test agent.
 func repoWorkspace(t testing.TB) (root, home string) {
 	root, home = t.TempDir(), filepath.Join(t.TempDir(), "home")
 	writeConfigTB(t, root, `package actant
@@ -25,10 +25,12 @@ func repoWorkspace(t testing.TB) (root, home string) {
 templates: {
 	svc: {backend: "scripted", archetype: "service"}
 	rp: {backend: "scripted", archetype: "repo"}
+	tl: {backend: "scripted"}
 }
 agents: {
 	api: template: "svc"
 	docs: template: "rp"
+	helper: template: "tl"
 }
 `)
 	return root, home
@@ -159,8 +161,9 @@ func processGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.
 // TestDashboardRepoAgent: up holds a repo agent on demand (issue #35 item
 // 7): its card says "on demand" with no process; a conversation from the
 // dashboard starts its process with the repo archetype's session cwd
-// (its workspace); closing the conversation ends the process; one left
-// open ends with up's SIGTERM. Nothing is left running.
+// (its workspace; a tool agent's: the workspace's root); closing the
+// conversation ends the process; those left open end with up's SIGTERM.
+// Nothing is left running.
 func TestDashboardRepoAgent(t *testing.T) {
 	root, home := repoWorkspace(t)
 	p := startUp(t, root, home)
@@ -192,6 +195,12 @@ func TestDashboardRepoAgent(t *testing.T) {
 	if c := d.card("docs"); c["state"] != "on demand" {
 		t.Errorf("docs after the close: %v", c)
 	}
+	// A tool agent's session works in its client's project: the
+	// workspace's root, as `actctl chat helper` there would.
+	_, reply, toolPid := d.converse("helper", "session")
+	if !strings.Contains(reply, " cwd "+root+" turn 1") {
+		t.Errorf("the tool agent's reply %q: want the session cwd %s (the workspace's root)", reply, root)
+	}
 	_, _, pid = d.converse("docs", "hello")
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -199,8 +208,8 @@ func TestDashboardRepoAgent(t *testing.T) {
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("up: %v\n%s", err, p.stderr())
 	}
-	if !processGone(pid) {
-		t.Fatalf("docs's process %d left running after up's SIGTERM", pid)
+	if !processGone(pid) || !processGone(toolPid) {
+		t.Fatalf("docs's process %d or helper's %d left running after up's SIGTERM", pid, toolPid)
 	}
 	if n := strings.Count(p.stderr(), "docs: a conversation starts its process (on demand)"); n != 2 {
 		t.Errorf("%d on-demand starts logged:\n%s", n, p.stderr())
