@@ -39,7 +39,7 @@ func stateRank(state string) int {
 		return 1
 	case "starting", "stopping":
 		return 2
-	case "running":
+	case "running", StateInConversation:
 		return 3
 	case "stopped":
 		return 4
@@ -79,7 +79,7 @@ func (s *Server) agentsView(f filter) agentsView {
 		}
 		v.Archetypes, v.Backends = addOnce(v.Archetypes, c.Archetype), addOnce(v.Backends, c.Backend)
 		if f.keeps(c) {
-			c.Select = true
+			c.Select = !c.OnDemand // no bulk start or stop: a conversation starts it
 			v.Cards = append(v.Cards, c)
 		}
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/actctl/actctl/up"
 )
 
-// benchAgents are n agents with a last task each, half employees.
+// benchAgents are n agents with a last task each: one in ten a repo
+// agent on demand (no process), the others half employees.
 func benchAgents(n int) *fake {
 	f := newFake()
 	now := time.Now()
@@ -21,15 +22,20 @@ func benchAgents(n int) *fake {
 			arch = "employee"
 		}
 		start := now.Add(-time.Hour)
-		f.agents[fmt.Sprintf("agent-%03d", i)] = Agent{AgentStatus: up.AgentStatus{Name: fmt.Sprintf("agent-%03d", i), Archetype: arch,
+		a := Agent{AgentStatus: up.AgentStatus{Name: fmt.Sprintf("agent-%03d", i), Archetype: arch,
 			State: "running", Pid: 1000 + i, StartedAt: &start, NextTick: &now, Restarts: i % 3}, Backend: "claude-code",
 			LastTask: &tasklog.Summary{Task: uint64(i), Source: "heartbeat", StopReason: "end_turn", Time: now}}
+		if i%10 == 9 {
+			a.Archetype, a.State, a.Pid, a.StartedAt, a.NextTick, a.OnDemand = "repo", "created", 0, nil, nil, true
+		}
+		f.agents[a.Name] = a
 	}
 	return f
 }
 
-// BenchmarkAgentsPage renders the agents page of 200 agents, the
-// server's time for it (docs/dashboard.md, "Benchmarks").
+// BenchmarkAgentsPage renders the agents page of 200 agents (20 repo
+// agents on demand among them), the server's time for it
+// (docs/dashboard.md, "Benchmarks").
 func BenchmarkAgentsPage(b *testing.B) {
 	s, err := New(benchAgents(200), Options{Token: testToken, Addr: testAddr})
 	if err != nil {

@@ -30,6 +30,10 @@ type card struct {
 	// up (running, starting, backoff, stopping): Start is offered when
 	// it is not, Stop when it is.
 	Up bool `json:"up"`
+	// OnDemand marks a repo or tool agent: no Start or Stop, a
+	// conversation starts its process (its states "on demand" and "in
+	// conversation").
+	OnDemand bool `json:"onDemand,omitempty"`
 	// Select puts a box on the card to choose it for a bulk action (the
 	// agents page).
 	Select bool `json:"-"`
@@ -45,6 +49,10 @@ func cardOf(a Agent, now time.Time) card {
 	switch a.State {
 	case "running", "starting", "backoff", "stopping":
 		c.Up = true
+	}
+	if a.OnDemand {
+		c.OnDemand, c.Up = true, false
+		c.State, c.StateText, c.Class = demandWords(a, c.State, c.StateText, c.Class)
 	}
 	if a.StartedAt != nil {
 		c.StartedAt = a.StartedAt.Format(time.RFC3339)
@@ -87,4 +95,24 @@ func stateWords(a Agent) (string, string) {
 		return "stopping", "wait"
 	}
 	return string(a.State), "off"
+}
+
+// Words of an on-demand agent's states (docs/dashboard.md, "Repo and
+// tool agents").
+const (
+	StateOnDemand       = "on demand"       // no process: a conversation starts one
+	StateInConversation = "in conversation" // its process runs for its conversations
+)
+
+// demandWords are an on-demand agent's state, its words and class: no
+// process is "on demand" (its last one stopped, or never started), one
+// running is "in conversation"; a crash and a start stay what they are.
+func demandWords(a Agent, state, text, class string) (string, string, string) {
+	switch a.State {
+	case "created", "stopped":
+		return StateOnDemand, StateOnDemand, "off"
+	case "running":
+		return StateInConversation, StateInConversation, "ok"
+	}
+	return state, text, class
 }

@@ -31,6 +31,7 @@ func (s *Server) convoRoutes(m *http.ServeMux) {
 	m.HandleFunc("POST /agents/{name}/sessions/{sid}/prompt", s.say)
 	m.HandleFunc("POST /agents/{name}/sessions/{sid}/cancel", s.cancelTurn)
 	m.HandleFunc("POST /agents/{name}/sessions/{sid}/answer", s.answer)
+	m.HandleFunc("POST /agents/{name}/sessions/{sid}/close", s.closeConversation)
 }
 
 // fromScript reports whether the page's script sent r (not a form).
@@ -187,6 +188,19 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	err := s.src.Sessions().Answer(name, sid, r.PostForm.Get("call"), r.PostForm.Get("option"))
 	outcome(w, r, convoPath(name, sid), err, "answered")
+}
+
+// closeConversation closes a conversation (POST .../close) and goes back
+// to the agent's page: its session ends (a running turn with it), and an
+// on-demand agent's process stops once no conversation holds it.
+func (s *Server) closeConversation(w http.ResponseWriter, r *http.Request) {
+	name, sid := r.PathValue("name"), r.PathValue("sid")
+	if !s.knownAgent(w, name) {
+		return
+	}
+	err := s.src.Sessions().CloseConversation(name, sid)
+	s.AgentChanged(name)
+	outcome(w, r, "/agents/"+url.PathEscape(name), err, "closed")
 }
 
 // serveTurnLive streams a turn's task log as items (GET .../live?task=ID),

@@ -14,7 +14,7 @@ import (
 var convoRoutes = []struct{ method, path string }{
 	{"POST", "/agents/bot/tasks/1/cancel"}, {"POST", "/agents/bot/sessions"}, {"GET", "/agents/bot/sessions/s1"},
 	{"GET", "/agents/bot/sessions/s1/live?task=1"}, {"POST", "/agents/bot/sessions/s1/prompt"},
-	{"POST", "/agents/bot/sessions/s1/cancel"}, {"POST", "/agents/bot/sessions/s1/answer"},
+	{"POST", "/agents/bot/sessions/s1/cancel"}, {"POST", "/agents/bot/sessions/s1/answer"}, {"POST", "/agents/bot/sessions/s1/close"},
 }
 
 // TestConvoRoutesGuarded: every conversation and cancel route refuses a
@@ -60,13 +60,14 @@ func TestConvoActions(t *testing.T) {
 		{"/agents/bot/sessions/s1/prompt", "text=again", "/agents/bot/sessions/s1"},
 		{"/agents/bot/sessions/s1/cancel", "", "/agents/bot/sessions/s1"},
 		{"/agents/bot/sessions/s1/answer", "call=c1&option=yes", "/agents/bot/sessions/s1"},
+		{"/agents/bot/sessions/s1/close", "", "/agents/bot"},
 	} {
 		w := serve(s, request("POST", c.path, c.body))
 		if w.Code != http.StatusSeeOther || w.Header().Get("Location") != c.location {
 			t.Errorf("POST %s %s: %d %q, want 303 to %s", c.path, c.body, w.Code, w.Header().Get("Location"), c.location)
 		}
 	}
-	want := "[cancel bot 3 cancel bot 3 new bot say bot s1 again cancel-turn bot s1 answer bot s1 c1 yes]"
+	want := "[cancel bot 3 cancel bot 3 new bot say bot s1 again cancel-turn bot s1 answer bot s1 c1 yes close bot s1]"
 	if _, c := f.calls(); strings.Join(c, " ") != strings.Trim(want, "[]") {
 		t.Errorf("calls %q, want %s", c, want)
 	}

@@ -59,3 +59,8 @@ func (s fakeSessions) Answer(agent, id, call, option string) error {
 	s.record("answer %s %s %s %s", agent, id, call, option)
 	return nil
 }
+
+func (s fakeSessions) CloseConversation(agent, id string) error {
+	s.record("close %s %s", agent, id)
+	return nil
+}

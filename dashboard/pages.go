@@ -120,7 +120,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		stderr, from = stderrTail(p)
 	}
 	var convos []up.Conversation
-	if talks := d.Archetype == "service" || d.Archetype == "employee"; talks {
+	if talks := d.Archetype == "service" || d.Archetype == "employee" || d.OnDemand; talks {
 		convos, _ = s.src.Sessions().Conversations(name)
 	}
 	render(w, "agent", struct {

@@ -64,7 +64,7 @@ var routes = []struct{ method, path string }{
 	{"POST", "/agents/bot/prompt"}, {"POST", "/agents/bot/restart"}, {"POST", "/bulk"}, {"POST", "/agents/bot/tasks/1/rerun"},
 	{"POST", "/agents/bot/tasks/1/cancel"}, {"POST", "/agents/bot/sessions"}, {"GET", "/agents/bot/sessions/s1"},
 	{"GET", "/agents/bot/sessions/s1/live?task=1"}, {"POST", "/agents/bot/sessions/s1/prompt"}, {"POST", "/agents/bot/sessions/s1/cancel"},
-	{"POST", "/agents/bot/sessions/s1/answer"},
+	{"POST", "/agents/bot/sessions/s1/answer"}, {"POST", "/agents/bot/sessions/s1/close"},
 }
 
 func TestUnauthorized(t *testing.T) {

@@ -71,6 +71,9 @@ type Sessions interface {
 	// Answer answers a permission request put to the person in a
 	// conversation: the agent's option chosen for the tool call.
 	Answer(agent, id, call, option string) error
+	// CloseConversation closes a conversation (its session; an
+	// on-demand agent's process stops once none holds it).
+	CloseConversation(agent, id string) error
 }
 
 // The agent operations of Source.Control.
@@ -85,6 +88,10 @@ type Agent struct {
 	up.AgentStatus
 	Backend  string `json:"backend,omitempty"`
 	Template string `json:"template,omitempty"`
+	// OnDemand marks a repo or tool agent, which up never starts by
+	// itself: a conversation starts its process (docs/dashboard.md,
+	// "Repo and tool agents").
+	OnDemand bool `json:"onDemand,omitempty"`
 	// LastTask is the last task that ended, nil when none did.
 	LastTask *tasklog.Summary `json:"lastTask,omitempty"`
 }

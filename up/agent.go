@@ -55,6 +55,11 @@ type agent struct {
 
 	unlockTask func() // releases the agent's lock (takeLock)
 	lockLater  bool   // a limit kept newAgent from taking it (lockAtStart)
+
+	// demand serialises an on-demand agent's starts and stops; opening
+	// counts the conversations being opened, under it (ondemand.go).
+	demand  sync.Mutex
+	opening int
 }
 
 func newAgent(m *Manager, s Spec) (*agent, error) {
@@ -67,7 +72,9 @@ func newAgent(m *Manager, s Spec) (*agent, error) {
 		policy.StartTimeout = m.opts.StartTimeout
 	}
 	a.sup = supervise.New(s.Name, a, policy, m.opts.Clock, a.observe)
-	if err := a.takeLock(); errors.As(err, new(*launch.LimitError)) {
+	if s.OnDemand {
+		a.lockLater = true // held while its process runs (ondemand.go)
+	} else if err := a.takeLock(); errors.As(err, new(*launch.LimitError)) {
 		a.lockLater = true // taken at its start, retried with the backoff
 	} else if err != nil {
 		return nil, err
@@ -115,7 +122,9 @@ func (a *agent) run() {
 		}()
 		a.startScheduler(a.spec.Schedule, nil)
 	}
-	_ = a.sup.Start(ctx)
+	if !a.spec.OnDemand {
+		_ = a.sup.Start(ctx)
+	}
 }
 
 // startScheduler (re)starts the employee's schedule; ticks are computed
@@ -161,6 +170,10 @@ func (a *agent) update(s Spec) {
 	}
 	a.mu.Unlock()
 	if old.Digest == s.Digest {
+		return
+	}
+	if s.OnDemand {
+		a.stopForChange()
 		return
 	}
 	if s.employee() {
@@ -270,6 +283,9 @@ func (a *agent) observe(ev supervise.Event) {
 	a.changed = make(chan struct{})
 	record := a.spec.Record
 	a.mu.Unlock()
+	if ev.Name == supervise.EventStop || ev.Name == supervise.EventCrash {
+		a.unlockOnDemand()
+	}
 	defer a.followState(ev) // after the event's own log line
 	// The record first: whoever reacts to the event or its log line
 	// (a hook, `actctl status`) finds the process there.
@@ -443,6 +459,9 @@ func (a *agent) notRunning(st supervise.Status, verb string) error {
 	}
 	if st.State == supervise.Backoff {
 		return errors.New(msg + "; it will be started again")
+	}
+	if a.onDemand() {
+		return errors.New(msg + "; it runs on demand: a new conversation starts it again")
 	}
 	return errors.New(msg + "; start it with `actctl start " + a.name + "`")
 }

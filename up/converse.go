@@ -13,7 +13,6 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/schedule"
-	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -77,18 +76,18 @@ type pendingAsk struct {
 func dashboardID() leaseID { return leaseID{user: "actctl up", name: "dashboard"} }
 
 // NewConversation opens a conversation with agent: a new session on its
-// running process. It returns the session id.
+// running process (an on-demand agent's is started: ondemand.go). It
+// returns the session id.
 func (m *Manager) NewConversation(ctx context.Context, agent string) (string, error) {
 	a, err := m.agent(agent)
 	if err != nil {
 		return "", err
 	}
-	a.mu.Lock()
-	c := a.client
-	a.mu.Unlock()
-	if st := a.sup.Status(); st.State != supervise.Running || c == nil {
-		return "", fmt.Errorf("agent %s is %s: start it to talk with it", a.name, st.State)
+	c, opened, err := a.conversing(ctx)
+	if err != nil {
+		return "", err
 	}
+	defer opened()
 	cv := &convo{a: a, last: closedChan(), started: m.opts.Clock.Now(), asks: map[string]*pendingAsk{}}
 	sess, err := c.NewSession(ctx, acpclient.SessionOptions{MCPServers: c.MCPServers(), Observer: &cv.route, Ask: cv.ask})
 	if err != nil {
@@ -159,6 +158,16 @@ func (a *agent) convo(id string) (*convo, error) {
 	return cv, nil
 }
 
+// convoOf returns agent and its conversation id.
+func (m *Manager) convoOf(agent, id string) (*agent, *convo, error) {
+	a, err := m.agent(agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	cv, err := a.convo(id)
+	return a, cv, err
+}
+
 // Conversations lists agent's open conversations, the newest first.
 func (m *Manager) Conversations(agent string) ([]Conversation, error) {
 	a, err := m.agent(agent)
@@ -183,11 +192,7 @@ func (m *Manager) Conversations(agent string) ([]Conversation, error) {
 
 // Conversation returns one conversation of agent.
 func (m *Manager) Conversation(agent, id string) (Conversation, error) {
-	a, err := m.agent(agent)
-	if err != nil {
-		return Conversation{}, err
-	}
-	cv, err := a.convo(id)
+	_, cv, err := m.convoOf(agent, id)
 	if err != nil {
 		return Conversation{}, err
 	}
@@ -205,11 +210,7 @@ func (cv *convo) snapshot() Conversation {
 // in order: a service's next turn waits for the one before to end, an
 // employee's waits in its queue.
 func (m *Manager) Say(ctx context.Context, agent, id, text string) (uint64, error) {
-	a, err := m.agent(agent)
-	if err != nil {
-		return 0, err
-	}
-	cv, err := a.convo(id)
+	a, cv, err := m.convoOf(agent, id)
 	if err != nil {
 		return 0, err
 	}
@@ -413,11 +414,7 @@ func (cv *convo) logAsk(call acpclient.ToolCall, options []acp.PermissionOption,
 // Answer gives the person's answer, option (one the agent offered), to
 // the pending permission request of tool call call in conversation id.
 func (m *Manager) Answer(agent, id, call, option string) error {
-	a, err := m.agent(agent)
-	if err != nil {
-		return err
-	}
-	cv, err := a.convo(id)
+	_, cv, err := m.convoOf(agent, id)
 	if err != nil {
 		return err
 	}

@@ -665,4 +665,5 @@ func (a *agent) drop(l *leased) {
 	}
 	a.mu.Unlock()
 	l.sess.Close()
+	a.letGo()
 }

@@ -55,6 +55,9 @@ type Spec struct {
 	// LeaseHooks, if set, makes the session plugins of each lease
 	// connection (docs/plugins.md, "On the proxy"; nil: none).
 	LeaseHooks func() *rpcpeer.Hooks
+	// OnDemand marks a repo or tool agent: no process until a
+	// conversation asks for one, stopped once none holds it (ondemand.go).
+	OnDemand bool
 }
 
 // employee reports whether the agent runs a task queue.

@@ -76,7 +76,7 @@ func (s *Server) Run(ctx context.Context, sv Serve) error {
 // most) and the hook turns.
 func (s *Server) shutdown(owner io.Closer, served <-chan error) {
 	s.logf("stopping")
-	s.m.Shutdown()
+	s.shutdownAgents()
 	if cerr := owner.Close(); cerr != nil {
 		s.logf("%v", cerr)
 	}
@@ -101,6 +101,7 @@ func (s *Server) after(cfg *schema.Config, changed map[string][]string) {
 	s.webhooks.set(cfg, s.o.Warn)
 	specs := s.cycleSpecs(cfg, changed)
 	s.m.Sync(specs)
+	s.od.Sync(s.demandSpecs(cfg))
 	s.started.Do(func() { s.publish(s.startEvent(specs)) })
 }
 

@@ -41,7 +41,7 @@ func TestSourceStoppedAgent(t *testing.T) {
 			}
 			return rows
 		}})
-	t.Cleanup(func() { s.m.Shutdown(); s.Close() })
+	t.Cleanup(func() { s.shutdownAgents(); s.Close() })
 	r, err := cfg.Resolve("triage")
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,9 @@ func TestSourceStoppedAgent(t *testing.T) {
 	for _, a := range src.Agents() {
 		cards = append(cards, a.Name+" "+string(a.State)+" "+a.Backend+" "+a.Template)
 	}
-	if want := []string{"api stopped scripted svc", "triage stopped scripted emp"}; !slices.Equal(cards, want) {
+	// helper, a tool agent, is held on demand: no process until a
+	// conversation asks for one.
+	if want := []string{"api stopped scripted svc", "triage stopped scripted emp", "helper created scripted tool"}; !slices.Equal(cards, want) {
 		t.Errorf("cards %q, want %q", cards, want)
 	}
 	d, err := src.Detail("triage")
@@ -76,8 +78,14 @@ func TestSourceStoppedAgent(t *testing.T) {
 	if len(d.Tasks) != 0 || len(d.Queue) != 0 || d.LastTask != nil {
 		t.Errorf("a stopped agent that ran nothing: tasks %+v, queue %+v, last %+v", d.Tasks, d.Queue, d.LastTask)
 	}
-	if _, err := src.Detail("helper"); err == nil || !strings.Contains(err.Error(), "not run by this actctl up") {
-		t.Errorf("the page of an agent up does not run: %v", err)
+	if d, err := src.Detail("helper"); err != nil || !d.OnDemand || d.Describe != "describe helper created" {
+		t.Errorf("the page of an agent up holds on demand: %+v %v", d, err)
+	}
+	if err := src.Control(context.Background(), dashboard.OpStart, "helper"); err == nil || !strings.Contains(err.Error(), "on demand") {
+		t.Errorf("start of an on-demand agent: %v", err)
+	}
+	if _, err := src.Detail("nobody"); err == nil || !strings.Contains(err.Error(), "not run by this actctl up") {
+		t.Errorf("the page of an agent up does not hold: %v", err)
 	}
 	if got := src.Hooks(); len(got) != 1 || got[0] != (dashboard.Hook{Name: "notify", On: "process:stop", Agents: "*", Action: "run true", Origin: "actant.cue"}) {
 		t.Errorf("hooks %+v", got)

@@ -94,8 +94,8 @@ func (s *Server) Source() dashboard.Source { return source{s} }
 // source is what the dashboard knows of an up (dashboard.Source).
 type source struct{ u *Server }
 
-func (s source) card(st up.AgentStatus) dashboard.Agent {
-	a := dashboard.Agent{AgentStatus: st}
+func (s source) card(st up.AgentStatus, onDemand bool) dashboard.Agent {
+	a := dashboard.Agent{AgentStatus: st, OnDemand: onDemand}
 	if cfg := s.u.cfg.Load(); cfg != nil {
 		if r, err := cfg.Resolve(st.Name); err == nil {
 			a.Backend, a.Template = r.BackendName, r.TemplateName
@@ -105,11 +105,15 @@ func (s source) card(st up.AgentStatus) dashboard.Agent {
 	return a
 }
 
-// Agents are the cards of every agent up runs.
+// Agents are the cards of every agent up runs, then of those it holds
+// on demand (demand.go).
 func (s source) Agents() []dashboard.Agent {
 	var out []dashboard.Agent
 	for _, st := range s.u.m.Status() {
-		out = append(out, s.card(st))
+		out = append(out, s.card(st, false))
+	}
+	for _, st := range s.u.od.Status() {
+		out = append(out, s.card(st, true))
 	}
 	return out
 }
@@ -117,10 +121,13 @@ func (s source) Agents() []dashboard.Agent {
 // Agent is one agent's card.
 func (s source) Agent(name string) (dashboard.Agent, error) {
 	st, err := s.u.m.StatusOf(name)
-	if err != nil {
-		return dashboard.Agent{}, err
+	if err == nil {
+		return s.card(st, false), nil
 	}
-	return s.card(st), nil
+	if st, derr := s.u.od.StatusOf(name); derr == nil {
+		return s.card(st, true), nil
+	}
+	return dashboard.Agent{}, err
 }
 
 // Detail is an agent's page: its card, describe's text and files, its
@@ -170,7 +177,7 @@ func (s source) ticks(name, zone string) []time.Time {
 	if err != nil {
 		loc = time.Local
 	}
-	ticks, _ := s.u.m.Upcoming(name, 5)
+	ticks, _ := s.u.manager(name).Upcoming(name, 5)
 	var out []time.Time
 	for _, t := range ticks {
 		out = append(out, t.Time.In(loc))
@@ -198,7 +205,7 @@ func (s source) Ticks(name string) ([]time.Time, error) {
 
 // Queue is an employee's task running, then those waiting.
 func (s source) Queue(name string) ([]dashboard.Queued, error) {
-	running, waiting, err := s.u.m.Queue(name)
+	running, waiting, err := s.u.manager(name).Queue(name)
 	if err != nil {
 		return nil, err
 	}
@@ -261,18 +268,27 @@ func (s source) TaskLog(name string, task uint64) ([]byte, error) {
 // Prompt is a person's prompt from the dashboard: published as
 // user:prompt, then given to the agent as `actctl prompt` gives it.
 func (s source) Prompt(ctx context.Context, agent, text string, sink up.Sink) (up.Outcome, error) {
+	if err := s.u.notOnDemand(agent); err != nil {
+		return up.Outcome{}, err
+	}
 	return s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, true, sink)
 }
 
 // Enqueue queues an employee's task of a person's prompt from the
 // dashboard, as actctl prompt --no-wait does.
 func (s source) Enqueue(ctx context.Context, agent, text string) (uint64, error) {
+	if err := s.u.notOnDemand(agent); err != nil {
+		return 0, err
+	}
 	out, err := s.u.m.PromptFrom(ctx, up.SourceDashboard, agent, text, false, nil)
 	return out.Task, err
 }
 
 // Control starts, stops or restarts an agent, as actctl start/stop/restart.
 func (s source) Control(ctx context.Context, op, agent string) error {
+	if err := s.u.notOnDemand(agent); err != nil {
+		return err
+	}
 	var err error
 	switch op {
 	case dashboard.OpStart:
@@ -307,5 +323,6 @@ func firstLine(s string) string {
 	return first
 }
 
-// Sessions is up's conversations and task controls, for the dashboard.
-func (s source) Sessions() dashboard.Sessions { return s.u.m }
+// Sessions is up's conversations and task controls, for the dashboard:
+// each agent's manager's (demand.go).
+func (s source) Sessions() dashboard.Sessions { return sessions{s.u} }

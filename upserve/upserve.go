@@ -47,8 +47,11 @@ type Options struct {
 // Server is one `actctl up`: the config of the last cycle, the hooks bus
 // built from it, and the manager of the agents.
 type Server struct {
-	o   Options
-	m   *up.Manager
+	o Options
+	m *up.Manager
+	// od holds the repo and tool agents, on demand: a process only while
+	// a dashboard conversation holds one (demand.go).
+	od  *up.Manager
 	cfg atomic.Pointer[schema.Config]
 	bus atomic.Pointer[hooks.Bus]
 	ctx context.Context // ends at shutdown: hooks still running are killed
@@ -85,6 +88,7 @@ func New(o Options) *Server {
 	s.m = up.New(up.Options{Launch: launch, Publish: s.publish, Logf: o.Logf, Grace: o.Grace, Loops: o.Loops, Subscriptions: s.subs,
 		StartTimeout: o.StartTimeout, TurnGrace: o.TurnGrace, Canvas: s.canvasChanged,
 		TaskStarted: s.taskStarted, ReleaseMemory: debug.FreeOSMemory})
+	s.od = s.demandManager()
 	s.lastHooks, s.endHooks = context.WithCancel(context.Background())
 	s.prompter = &hookPrompter{s: s, busy: map[string]*sync.Mutex{}}
 	return s
@@ -124,6 +128,7 @@ func (s *Server) LastEvents() {
 func (s *Server) Force() {
 	s.endHooks()
 	s.m.Kill()
+	s.od.Kill()
 }
 
 // ShutdownHookGrace bounds the hooks of up's last events (process:stop,

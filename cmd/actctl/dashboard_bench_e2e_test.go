@@ -13,25 +13,35 @@ import (
 	"time"
 )
 
-// benchTeam is the size of BenchmarkDashboardUp's workspace (half
-// services, half employees).
+// benchTeam is the size of BenchmarkDashboardUp's workspace: one in ten
+// a repo agent (on demand, no process), the others half services, half
+// employees.
 const benchTeam = 200
 
-// dashTeamWorkspace declares n agents on the scripted test agent: services
-// and employees by turns, the employees' heartbeat an hour (nothing
-// ticks while the benchmark measures).
+// benchRunning is how many of them up starts.
+const benchRunning = benchTeam - benchTeam/10
+
+// dashTeamWorkspace declares n agents on the scripted test agent: a repo
+// agent every tenth, services and employees by turns, the employees'
+// heartbeat an hour (nothing ticks while the benchmark measures).
 func dashTeamWorkspace(b *testing.B, n int) (root, home string) {
 	root, home = b.TempDir(), b.TempDir()+"/home"
 	var cfg strings.Builder
-	cfg.WriteString("package actant\n" + scriptedBackend(b, "") + `
+	// One thread of Go code per test agent: 180 of them stay far below a
+	// task limit (pids.max) that threads count against.
+	cfg.WriteString("package actant\n" + scriptedBackend(b, `GOMAXPROCS: "1"`) + `
 templates: {
 	svc: {backend: "scripted", archetype: "service"}
 	emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check the queue"}}
+	rp: {backend: "scripted", archetype: "repo"}
 }
 `)
 	for i := range n {
 		tpl := "svc"
-		if i%2 == 1 {
+		switch {
+		case i%10 == 9:
+			tpl = "rp"
+		case i%2 == 1:
 			tpl = "emp"
 		}
 		fmt.Fprintf(&cfg, "agents: \"agent-%03d\": template: %q\n", i, tpl)
@@ -49,8 +59,9 @@ func idleCPU(b *testing.B, pid int, d time.Duration) float64 {
 }
 
 // BenchmarkDashboardUp measures the dashboard of a real `actctl up`
-// running 200 agents on the test agent (its real Source, upserve.Server.Source):
-// the server time of the agents page and of an employee's page (the
+// holding 200 agents on the test agent, 180 running and 20 repo agents on
+// demand (its real Source, upserve.Server.Source): the server time of the
+// agents page, of an employee's page and of a repo agent's page (the
 // round trip over loopback, an upper bound), and the share of a core
 // `up` uses while idle, without a page open and with eight live pages
 // (docs/dashboard.md, "Benchmarks").
@@ -61,7 +72,7 @@ func BenchmarkDashboardUp(b *testing.B) {
 	root, home := dashTeamWorkspace(b, benchTeam)
 	p := startUp(b, root, home)
 	u := p.waitLine(`up: dashboard (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64})$`)[1]
-	for range benchTeam {
+	for range benchRunning {
 		p.waitLine(`up: agent-\d+: process:start pid`)
 	}
 	jar, _ := cookiejar.New(nil)
@@ -91,6 +102,11 @@ func BenchmarkDashboardUp(b *testing.B) {
 	b.Run("employee-page", func(b *testing.B) {
 		for b.Loop() {
 			get(b, "/agents/agent-001")
+		}
+	})
+	b.Run("repo-page", func(b *testing.B) {
+		for b.Loop() {
+			get(b, "/agents/agent-009")
 		}
 	})
 	pid := p.cmd.Process.Pid

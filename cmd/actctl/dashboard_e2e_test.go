@@ -85,8 +85,9 @@ func TestUpDashboard(t *testing.T) {
 			t.Errorf("agents page lacks %s:\n%s", want, body)
 		}
 	}
-	if strings.Contains(string(body), `data-name="helper"`) {
-		t.Errorf("helper (not run by up) has a card")
+	// helper, a tool agent, is held on demand (issue #35 item 7).
+	if !strings.Contains(string(body), `data-name="helper" data-state="on demand"`) {
+		t.Errorf("helper (a tool agent, on demand) has no card of its state")
 	}
 	// An employee's page: describe's text, its files, schedule and ticks.
 	req, _ = http.NewRequest("GET", base+"/agents/triage", nil)

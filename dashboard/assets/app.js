@@ -63,7 +63,7 @@
 
 	// recount draws the counts by state again from the cards (all of
 	// them: a filtered page keeps the counts it was served).
-	const rank = { crashed: 0, fatal: 0, backoff: 1, starting: 2, stopping: 2, running: 3, stopped: 4 };
+	const rank = { crashed: 0, fatal: 0, backoff: 1, starting: 2, stopping: 2, running: 3, "in conversation": 3, stopped: 4 };
 	function recount() {
 		const ul = document.getElementById("counts");
 		if (!ul || filtered()) return;
