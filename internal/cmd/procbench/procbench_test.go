@@ -45,9 +45,15 @@ func TestJobConfig(t *testing.T) {
 	}
 }
 
-// TestWriteFloorCopiesTree checks that the write floor writes the same
+// TestWriteFloorCopiesTree checks that both write floors write the same
 // files as apply (all but the config and the lock), with the same bytes.
 func TestWriteFloorCopiesTree(t *testing.T) {
+	for name, floor := range map[string]func(ws, dst string) (time.Duration, error){"plain": writeFloor, "directory fsyncs": writeDirFloor} {
+		t.Run(name, func(t *testing.T) { testFloorCopiesTree(t, floor) })
+	}
+}
+
+func testFloorCopiesTree(t *testing.T, floor func(ws, dst string) (time.Duration, error)) {
 	ws, dst := t.TempDir(), filepath.Join(t.TempDir(), "floor")
 	files := map[string]string{
 		"actant.cue":                  "package actant\n",
@@ -65,7 +71,7 @@ func TestWriteFloorCopiesTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := writeFloor(ws, dst); err != nil {
+	if _, err := floor(ws, dst); err != nil {
 		t.Fatal(err)
 	}
 	for p, c := range files {
@@ -109,8 +115,10 @@ func TestReportScale(t *testing.T) {
 		runs[w] = scaleRun{d: 2 * time.Second, rssK: 2048}
 	}
 	runs["write floor"] = scaleRun{d: time.Second}
+	runs["cold / directory-fsync floor"] = scaleRun{ratio: 1.25}
 	reportScale(&b, []int{2000}, map[int]map[string]scaleRun{2000: runs}, "1 1 1", "2 2 2")
-	for _, want := range []string{"| work | 2000 agents | per 1,000 |", "| apply, cold | 2.00 s, 2 MiB | 1.000 s |", "| write floor | 1.00 s | 0.500 s |"} {
+	for _, want := range []string{"| work | 2000 agents | per 1,000 |", "| apply, cold | 2.00 s, 2 MiB | 1.000 s, 1.0 KB/agent |",
+		"| write floor | 1.00 s | 0.500 s |", "| cold / directory-fsync floor | 1.25x | |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
