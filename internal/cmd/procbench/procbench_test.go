@@ -149,3 +149,23 @@ func TestAgent0Edited(t *testing.T) {
 		t.Fatal("no error without agent-0")
 	}
 }
+
+// TestReportCold checks the cold A/B table: a row per binary with the
+// medians of its rounds and the median of its ratios to the floor.
+func TestReportCold(t *testing.T) {
+	var b strings.Builder
+	rounds := func(s ...float64) []coldRun {
+		var out []coldRun
+		for _, x := range s {
+			d := time.Duration(x * float64(time.Second))
+			out = append(out, coldRun{d: d, floor: time.Second, cpu: d / 2, rssK: 10240})
+		}
+		return out
+	}
+	reportCold(&b, []string{"old", "new"}, 1000, [][]coldRun{rounds(3, 1, 2), rounds(1.5, 1.2, 9)}, "1 1 1", "2 2 2")
+	for _, want := range []string{"| old | 2.00 s | 1.00 s | 2.00x | 1.00 s | 10 MiB (10.5 KB/agent) |", "| new | 1.50 s | 1.00 s | 1.50x |", "3 rounds alternated"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}

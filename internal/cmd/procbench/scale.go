@@ -185,6 +185,16 @@ func medianRun(rs []scaleRun) scaleRun {
 // timedRSS is timed with the process's peak resident memory (KiB, Linux's
 // ru_maxrss; 0 where unknown).
 func timedRSS(home, bin string, args ...string) (time.Duration, int64, string, error) {
+	d, ps, out, err := timedProcess(home, bin, args...)
+	if err != nil {
+		return d, 0, "", err
+	}
+	return d, maxRSS(ps), out, nil
+}
+
+// timedProcess runs bin with args and ACTANT_HOME=home and returns its
+// wall time, its process state and its stdout.
+func timedProcess(home, bin string, args ...string) (time.Duration, *os.ProcessState, string, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
 	var stdout, stderr bytes.Buffer
@@ -193,9 +203,9 @@ func timedRSS(home, bin string, args ...string) (time.Duration, int64, string, e
 	err := cmd.Run()
 	d := time.Since(t)
 	if err != nil {
-		return d, 0, "", fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+		return d, nil, "", fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
 	}
-	return d, maxRSS(cmd.ProcessState), stdout.String(), nil
+	return d, cmd.ProcessState, stdout.String(), nil
 }
 
 // perAgentKB is ", N KB/agent" for a peak memory of rssK KiB at n
