@@ -40,6 +40,9 @@ func runCold(bins []string, n, rounds int, tmpParent string) error {
 				return fmt.Errorf("%s: %w", bin, err)
 			}
 			all[i] = append(all[i], c)
+			// Each run as it ends, so that a run cut short still tells.
+			fmt.Fprintf(os.Stderr, "round %d %s: cold %.2f s, floor %.2f s, CPU %.2f s, %d KiB, load %s\n",
+				r+1, bin, c.d.Seconds(), c.floor.Seconds(), c.cpu.Seconds(), c.rssK, loadavg())
 		}
 	}
 	reportCold(os.Stdout, bins, n, all, load0, loadavg())
