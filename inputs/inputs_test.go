@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -740,5 +741,30 @@ func TestSaveSettlesJustWritten(t *testing.T) {
 	}
 	if _, why := Check(root, home); why != "" {
 		t.Errorf("Check: %q", why)
+	}
+}
+
+// TestFileDigestReusesBuffer: hashing a file allocates no read buffer
+// of its own (recording a cold apply of 10,000 agents hashes 60,000
+// files: docs/benchmarks.md, "Cold apply at 10,000 agents"). Counted in
+// bytes allocated, not time.
+func TestFileDigestReusesBuffer(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("# skill\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := sha256.Sum256([]byte("# skill\n"))
+	const n = 50
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < n; i++ {
+		got, err := fileDigest(p)
+		if err != nil || got != hex.EncodeToString(want[:]) {
+			t.Fatalf("digest %q, %v", got, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 8<<10 {
+		t.Errorf("%d bytes allocated per file hashed, want a few hundred (no 32 KiB buffer each)", per)
 	}
 }

@@ -25,6 +25,23 @@ var errChangedMeanwhile = errors.New("changed while apply ran")
 // file): the moment a concurrent hand edit would come in.
 var beforeSwap func(rel string)
 
+// writeCAS is the compare-and-swap of op's write: Check and NoReplace
+// of its atomicfile.Options. A file that existed must still hold op.Old
+// (stillAsPlanned, right before the rename); a new one must still be
+// missing, which the rename itself ensures (NoReplace: one atomic step
+// on Linux, and no read), failing with fs.ErrExist.
+func writeCAS(op *Op) (check func(target string) error, noReplace bool) {
+	if op.Exists {
+		return func(target string) error { return stillAsPlanned(op, target) }, false
+	}
+	return func(string) error {
+		if beforeSwap != nil {
+			beforeSwap(op.Rel)
+		}
+		return nil
+	}, true
+}
+
 // stillAsPlanned checks that target holds what the plan read for op:
 // op.Old when it existed, nothing when it did not.
 func stillAsPlanned(op *Op, target string) error {

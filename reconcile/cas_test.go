@@ -121,3 +121,30 @@ func TestEditDuringApplyIsKept(t *testing.T) {
 		t.Fatalf("not settled: %+v %+v", res.Counts, res.Items)
 	}
 }
+
+// TestCreateDuringApplyIsKept: a file the user creates at a path apply
+// is creating (after the plan found nothing there, before the rename) is
+// never replaced: the rename of a new file does not replace
+// (atomicfile.Options.NoReplace); the file is reported as drift and the
+// next apply sees it as the user's.
+func TestCreateDuringApplyIsKept(t *testing.T) {
+	root := t.TempDir()
+	skill := filepath.Join(root, ".claude/skills/s/SKILL.md")
+	res := casApply(t, root, casConfig("v1", true), func(rel string) {
+		if rel == ".claude/skills/s/SKILL.md" {
+			if err := os.WriteFile(skill, []byte("mine\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if got := readString(t, skill); got != "mine\n" {
+		t.Fatalf("the file made during apply was replaced: %q", got)
+	}
+	if res.Counts.Drifted != 1 {
+		t.Fatalf("not reported as drift: %+v %+v", res.Counts, res.Items)
+	}
+	entries, err := os.ReadDir(filepath.Dir(skill))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("left beside it: %v %v", entries, err)
+	}
+}

@@ -196,31 +196,77 @@ func (x *executor) backups() error {
 // (deduplicated across files). Their parents are fsynced with the
 // directories the writes change, at the end of writes: nothing relies on
 // a new directory before the files in it.
+//
+// Each tree of new directories (one whose top's parent exists: typically
+// an agent's .claude/skills/...) is made by one worker, parent before
+// child; the trees are made in parallel. A mkdir costs the file system
+// most of its time (allocating the inode) and mkdirs in one parent
+// serialise on it, so trees in different parents are what parallelises
+// (10,000 agents, ~40,000 directories: docs/benchmarks.md, "Cold apply at
+// 10,000 agents").
 func (x *executor) directories() error {
-	seen := map[string]bool{}
-	var dirs []string
-	for _, op := range x.p.Ops {
-		for _, d := range op.MkDirs {
-			if !seen[d] {
-				seen[d] = true
-				dirs = append(dirs, d)
+	trees := dirTrees(x.p.Ops)
+	width := par.IO()
+	if x.crash != nil {
+		width = 1 // see executor.crash: the trees in order, one at a time
+	}
+	errs := make([]error, len(trees))
+	var crashed atomic.Bool
+	par.For(len(trees), width, func(i int) {
+		for _, d := range trees[i] {
+			if crashed.Load() {
+				return
+			}
+			if x.crashed("mkdir " + d) {
+				crashed.Store(true)
+				return
+			}
+			if _, err := x.dirs.MkdirAll(d); err != nil {
+				errs[i] = fmt.Errorf("apply: %w", err)
+				return
 			}
 		}
-		if op.Dir && !seen[op.Path] {
-			seen[op.Path] = true
-			dirs = append(dirs, op.Path)
+	})
+	if crashed.Load() {
+		return errCrashed
+	}
+	return errors.Join(errs...)
+}
+
+// dirTrees are the directories ops make, deduplicated and grouped in
+// trees: each tree is its top directory (whose parent none of ops makes)
+// and the directories below it ops make, parents first; the trees are in
+// the order of their tops.
+func dirTrees(ops []*Op) [][]string {
+	seen := map[string]bool{}
+	var dirs []string
+	add := func(d string) {
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	for _, op := range ops {
+		for _, d := range op.MkDirs {
+			add(d)
+		}
+		if op.Dir {
+			add(op.Path)
 		}
 	}
 	sort.Strings(dirs) // a parent sorts before its children
+	tree := make(map[string]int, len(dirs))
+	var trees [][]string
 	for _, d := range dirs {
-		if x.crashed("mkdir " + d) {
-			return errCrashed
+		i, ok := tree[filepath.Dir(d)]
+		if !ok {
+			i = len(trees)
+			trees = append(trees, nil)
 		}
-		if _, err := x.dirs.MkdirAll(d); err != nil {
-			return fmt.Errorf("apply: %w", err)
-		}
+		tree[d] = i
+		trees[i] = append(trees[i], d)
 	}
-	return nil
+	return trees
 }
 
 // writes writes the files, in parallel: each file's content is fsynced in
@@ -255,14 +301,16 @@ func (x *executor) writes() error {
 		if x.ctx.Err() != nil {
 			return // stopped: the journal keeps the rest
 		}
+		check, noReplace := writeCAS(op)
 		err := atomicfile.WriteWith(op.Path, op.Data, atomicfile.Options{
 			Perm:      op.perm(),
 			ExactPerm: op.SetPerm,
-			Check:     func(target string) error { return stillAsPlanned(op, target) },
+			Check:     check,
+			NoReplace: noReplace,
 			Dirs:      &x.dirs,
 		})
 		switch {
-		case errors.Is(err, errChangedMeanwhile):
+		case errors.Is(err, errChangedMeanwhile), noReplace && errors.Is(err, fs.ErrExist):
 			raced[i] = true
 		case err != nil:
 			errs[i] = fmt.Errorf("apply %s: %w", op.Rel, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -142,5 +143,28 @@ func TestExecuteSyncsEachDirectoryOnce(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "user.md")); string(got) != "mine\n" {
 		t.Errorf("prune: user.md = %q, want the user's bytes back", got)
+	}
+}
+
+// TestDirTrees: the directories a plan makes, each once, in trees whose
+// top's parent the plan does not make, parents before children.
+func TestDirTrees(t *testing.T) {
+	ops := []*Op{
+		{MkDirs: []string{"/w/a", "/w/a/.claude", "/w/a/.claude/skills", "/w/a/.claude/skills/s1"}},
+		{MkDirs: []string{"/w/a/.claude/skills/s2"}},
+		{MkDirs: []string{"/w/b/.claude", "/w/b/.claude/skills"}},
+		{Path: "/w/b/.claude/skills/s1", Dir: true},
+		{MkDirs: []string{"/w/a", "/w/a/.claude"}},
+		{MkDirs: []string{"/w/a-b"}},
+		{Path: "/w/c", Dir: true},
+	}
+	want := [][]string{
+		{"/w/a", "/w/a/.claude", "/w/a/.claude/skills", "/w/a/.claude/skills/s1", "/w/a/.claude/skills/s2"},
+		{"/w/a-b"},
+		{"/w/b/.claude", "/w/b/.claude/skills", "/w/b/.claude/skills/s1"},
+		{"/w/c"},
+	}
+	if got := dirTrees(ops); !reflect.DeepEqual(got, want) {
+		t.Errorf("dirTrees:\n got %q\nwant %q", got, want)
 	}
 }

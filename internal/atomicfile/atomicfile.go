@@ -57,6 +57,13 @@ type Options struct {
 	// rename: a compare-and-swap. If it returns an error, nothing is
 	// replaced and WriteWith returns that error.
 	Check func(target string) error
+	// NoReplace makes the write create the file only: when something is
+	// at the path at the moment of the rename (after Check), nothing is
+	// replaced and WriteWith returns an error that is fs.ErrExist. On
+	// Linux the test and the rename are one atomic step (renameat2's
+	// RENAME_NOREPLACE); elsewhere, and on file systems without it, the
+	// path is looked at right before the rename.
+	NoReplace bool
 	// Dirs, when not nil, takes the fsync of the directory the file is
 	// renamed into: the directory is added to it instead of being synced
 	// here, and the rename is durable only once Dirs.Sync has returned.
@@ -77,25 +84,21 @@ const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 // WriteWith is Write with options.
 func WriteWith(path string, data []byte, o Options) (err error) {
-	target, err := resolve(path)
+	target, old, err := resolve(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	mode := o.Perm.Perm()
-	var old fs.FileInfo
-	if fi, statErr := os.Stat(target); statErr == nil {
-		if !fi.Mode().IsRegular() {
+	if old != nil {
+		if !old.Mode().IsRegular() {
 			return fmt.Errorf("write %s: not a regular file", path)
 		}
-		old = fi
 		if !o.ExactPerm {
-			mode = fi.Mode() & keptMode
+			mode = old.Mode() & keptMode
 		}
-	} else if !errors.Is(statErr, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", path, statErr)
 	}
 	dir := filepath.Dir(target)
-	f, err := os.CreateTemp(dir, TempPrefix+"*")
+	f, err := createTemp(dir)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -118,8 +121,8 @@ func WriteWith(path string, data []byte, o Options) (err error) {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	// CreateTemp makes the file 0600; set the final bits explicitly (Chmod
-	// is not subject to the umask, so mode is exactly what the file gets).
+	// The temp file is 0600; set the final bits explicitly (Chmod is not
+	// subject to the umask, so mode is exactly what the file gets).
 	if err = f.Chmod(mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -137,7 +140,7 @@ func WriteWith(path string, data []byte, o Options) (err error) {
 			return err
 		}
 	}
-	if err = os.Rename(tmp, target); err != nil {
+	if err = swap(tmp, target, o.NoReplace); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if o.NoSync {
@@ -151,26 +154,57 @@ func WriteWith(path string, data []byte, o Options) (err error) {
 	return nil
 }
 
+// swap renames tmp to target; with noReplace only when nothing is at
+// target (Options.NoReplace), else it fails with fs.ErrExist.
+func swap(tmp, target string, noReplace bool) error {
+	if !noReplace {
+		return rename(tmp, target)
+	}
+	if ok, err := renameNoReplace(tmp, target); ok {
+		return err
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+		if err == nil {
+			err = &os.PathError{Op: "create", Path: target, Err: fs.ErrExist}
+		}
+		return err
+	}
+	return rename(tmp, target)
+}
+
 // resolve follows a symbolic link at path (if any) to the file it names, so
-// that Write replaces the link's target rather than the link.
-func resolve(path string) (string, error) {
+// that Write replaces the link's target rather than the link. It returns
+// the target's file info too, nil when nothing is there.
+func resolve(path string) (string, fs.FileInfo, error) {
 	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		return path, nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil, nil
+	case err != nil:
+		return "", nil, err
+	case fi.Mode()&fs.ModeSymlink == 0:
+		return path, fi, nil
 	}
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		// A dangling link: write where it points, relative to its directory.
 		link, lerr := os.Readlink(path)
 		if lerr != nil {
-			return "", lerr
+			return "", nil, lerr
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
 		}
-		return link, nil
+		target = link
 	}
-	return target, nil
+	fi, err = os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return target, nil, nil
+	case err != nil:
+		return "", nil, err
+	}
+	return target, fi, nil
 }
 
 // MkdirAll creates dir and any missing parents and returns the directories

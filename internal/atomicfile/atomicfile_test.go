@@ -421,3 +421,31 @@ func TestNoSync(t *testing.T) {
 		t.Fatalf("fsynced %v, want %v", synced, []string{p, dir})
 	}
 }
+
+// TestWriteNoReplace: with NoReplace a write creates the file, and when
+// a file appears at the path before the rename (here from Check) it is
+// left as it is, the error is fs.ErrExist and no temporary file is left.
+func TestWriteNoReplace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := WriteWith(p, []byte("new\n"), Options{Perm: 0o644, NoReplace: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new\n" {
+		t.Fatalf("not created: %q", b)
+	}
+	q := filepath.Join(dir, "g")
+	err := WriteWith(q, []byte("ours\n"), Options{Perm: 0o644, NoReplace: true, Check: func(target string) error {
+		return os.WriteFile(target, []byte("theirs\n"), 0o644)
+	}})
+	if !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("err = %v, want fs.ErrExist", err)
+	}
+	if b, _ := os.ReadFile(q); string(b) != "theirs\n" {
+		t.Fatalf("replaced: %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("left: %v", entries)
+	}
+}

@@ -20,6 +20,20 @@ type file struct {
 // a minimal durable writer would: every directory first, then in parallel
 // a temp file, fsync, rename. It returns the time of the writing alone.
 func writeFloor(ws, dst string) (time.Duration, error) {
+	return writeFloorDirs(ws, dst, false)
+}
+
+// writeDirFloor is writeFloor followed by one fsync of every directory it
+// made (dst's parent included), in parallel: the renames and creations
+// durable too, as apply makes them (each directory fsynced once after all
+// its changes). It is the floor of a writer with apply's guarantees.
+func writeDirFloor(ws, dst string) (time.Duration, error) {
+	return writeFloorDirs(ws, dst, true)
+}
+
+// writeFloorDirs is writeFloor, with the directories fsynced after the
+// files when syncDirs.
+func writeFloorDirs(ws, dst string, syncDirs bool) (time.Duration, error) {
 	dirs, files, err := collect(ws)
 	if err != nil {
 		return 0, err
@@ -32,6 +46,16 @@ func writeFloor(ws, dst string) (time.Duration, error) {
 	}
 	errs := make([]error, len(files))
 	parallel(len(files), func(i int) { errs[i] = writeDurably(filepath.Join(dst, files[i].rel), files[i].data) })
+	if syncDirs {
+		// dst's parent holds dst, made above ("." is dst itself).
+		all := []string{filepath.Dir(dst)}
+		for _, d := range dirs {
+			all = append(all, filepath.Join(dst, d))
+		}
+		derrs := make([]error, len(all))
+		parallel(len(all), func(i int) { derrs[i] = fsyncDir(all[i]) })
+		errs = append(errs, derrs...)
+	}
 	d := time.Since(t)
 	for _, err := range errs {
 		if err != nil {
@@ -81,6 +105,19 @@ func writeDurably(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// fsyncDir fsyncs the directory dir.
+func fsyncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // parallel calls f(0..n-1) on 4 workers per processor, as actctl's own

@@ -51,7 +51,20 @@ func main() {
 	tmp := flag.String("dir", "", "directory for the temporary workspaces (default: the system's temp directory; use a disk, not tmpfs)")
 	tags := flag.String("tags", installTags, "build tags of actctl's build (the README's install command uses "+installTags+"); empty for none")
 	scale := flag.String("scale", "", "instead of the job: comma-separated numbers of agents (e.g. 1000,5000,10000): validate, cold apply, write floor, no-change apply, status on each")
+	cold := flag.Int("cold", 0, "instead of the job: cold applies of this many agents by the prebuilt binaries of -actctl, alternated for -n rounds, each beside its directory-fsync write floor")
+	bins := flag.String("actctl", "", "with -cold: comma-separated paths of prebuilt actctl binaries to compare")
 	flag.Parse()
+	if *cold > 0 {
+		if *bins == "" {
+			fmt.Fprintln(os.Stderr, "procbench: -cold needs -actctl")
+			os.Exit(2)
+		}
+		if err := runCold(strings.Split(*bins, ","), *cold, *runs, *tmp); err != nil {
+			fmt.Fprintln(os.Stderr, "procbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *scale != "" {
 		sizes, err := parseSizes(*scale)
 		if err == nil {

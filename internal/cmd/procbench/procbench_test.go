@@ -45,9 +45,15 @@ func TestJobConfig(t *testing.T) {
 	}
 }
 
-// TestWriteFloorCopiesTree checks that the write floor writes the same
+// TestWriteFloorCopiesTree checks that both write floors write the same
 // files as apply (all but the config and the lock), with the same bytes.
 func TestWriteFloorCopiesTree(t *testing.T) {
+	for name, floor := range map[string]func(ws, dst string) (time.Duration, error){"plain": writeFloor, "directory fsyncs": writeDirFloor} {
+		t.Run(name, func(t *testing.T) { testFloorCopiesTree(t, floor) })
+	}
+}
+
+func testFloorCopiesTree(t *testing.T, floor func(ws, dst string) (time.Duration, error)) {
 	ws, dst := t.TempDir(), filepath.Join(t.TempDir(), "floor")
 	files := map[string]string{
 		"actant.cue":                  "package actant\n",
@@ -65,7 +71,7 @@ func TestWriteFloorCopiesTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := writeFloor(ws, dst); err != nil {
+	if _, err := floor(ws, dst); err != nil {
 		t.Fatal(err)
 	}
 	for p, c := range files {
@@ -109,8 +115,10 @@ func TestReportScale(t *testing.T) {
 		runs[w] = scaleRun{d: 2 * time.Second, rssK: 2048}
 	}
 	runs["write floor"] = scaleRun{d: time.Second}
+	runs["cold / directory-fsync floor"] = scaleRun{ratio: 1.25}
 	reportScale(&b, []int{2000}, map[int]map[string]scaleRun{2000: runs}, "1 1 1", "2 2 2")
-	for _, want := range []string{"| work | 2000 agents | per 1,000 |", "| apply, cold | 2.00 s, 2 MiB | 1.000 s |", "| write floor | 1.00 s | 0.500 s |"} {
+	for _, want := range []string{"| work | 2000 agents | per 1,000 |", "| apply, cold | 2.00 s, 2 MiB | 1.000 s, 1.0 KB/agent |",
+		"| write floor | 1.00 s | 0.500 s |", "| cold / directory-fsync floor | 1.25x | |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
@@ -139,5 +147,25 @@ func TestAgent0Edited(t *testing.T) {
 	}
 	if _, err := agent0Edited("package actant\n", 1); err == nil {
 		t.Fatal("no error without agent-0")
+	}
+}
+
+// TestReportCold checks the cold A/B table: a row per binary with the
+// medians of its rounds and the median of its ratios to the floor.
+func TestReportCold(t *testing.T) {
+	var b strings.Builder
+	rounds := func(s ...float64) []coldRun {
+		var out []coldRun
+		for _, x := range s {
+			d := time.Duration(x * float64(time.Second))
+			out = append(out, coldRun{d: d, floor: time.Second, cpu: d / 2, rssK: 10240})
+		}
+		return out
+	}
+	reportCold(&b, []string{"old", "new"}, 1000, [][]coldRun{rounds(3, 1, 2), rounds(1.5, 1.2, 9)}, "1 1 1", "2 2 2")
+	for _, want := range []string{"| old | 2.00 s | 1.00 s | 2.00x | 1.00 s | 10 MiB (10.5 KB/agent) |", "| new | 1.50 s | 1.00 s | 1.50x |", "3 rounds alternated"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
 	}
 }

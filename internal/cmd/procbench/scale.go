@@ -21,12 +21,13 @@ const scaleSkills = 2
 
 // scaleRun is one command's time and peak memory at one size.
 type scaleRun struct {
-	d    time.Duration
-	rssK int64 // peak resident memory in KiB (0 where unknown)
+	d     time.Duration
+	rssK  int64   // peak resident memory in KiB (0 where unknown)
+	ratio float64 // instead of d and rssK: a ratio of two of the round's times
 }
 
 // scaleWork are the measurements of one size, in the table's order.
-var scaleWork = []string{"validate", "apply, cold", "write floor", "apply, no change", "apply, no change, full path", "status",
+var scaleWork = []string{"validate", "apply, cold", "write floor", "write floor, directory fsyncs", "cold / directory-fsync floor", "apply, no change", "apply, no change, full path", "status",
 	"status, after a settled apply", "apply, one agent edited", "apply agent-0, one agent edited"}
 
 // runScale measures, for each size in sizes, whole processes of actctl on
@@ -83,7 +84,7 @@ func scaleRound(dir, actctl string, n int) (map[string]scaleRun, error) {
 		if !strings.Contains(out, want) {
 			return fmt.Errorf("%s: want %q in\n%s", work, want, out)
 		}
-		r[work] = scaleRun{d, rss}
+		r[work] = scaleRun{d: d, rssK: rss}
 		return nil
 	}
 	if err := run("validate", "", "validate"); err != nil {
@@ -97,6 +98,12 @@ func scaleRound(dir, actctl string, n int) (map[string]scaleRun, error) {
 		return nil, err
 	}
 	r["write floor"] = scaleRun{d: f}
+	f, err = writeDirFloor(ws, filepath.Join(dir, "dirfloor"))
+	if err != nil {
+		return nil, err
+	}
+	r["write floor, directory fsyncs"] = scaleRun{d: f}
+	r["cold / directory-fsync floor"] = scaleRun{ratio: float64(r["apply, cold"].d) / float64(f)}
 	var fast []scaleRun
 	for i := 0; i < 3; i++ {
 		if err := run("apply, no change", "no changes", "apply"); err != nil {
@@ -127,7 +134,7 @@ func scaleRound(dir, actctl string, n int) (map[string]scaleRun, error) {
 		if err := editAgent0(filepath.Join(ws, "actant.cue"), rev+1); err != nil {
 			return nil, err
 		}
-		if err := run(scaleWork[7+rev], "1 changed", args...); err != nil {
+		if err := run(scaleWork[9+rev], "1 changed", args...); err != nil {
 			return nil, err
 		}
 	}
@@ -178,6 +185,16 @@ func medianRun(rs []scaleRun) scaleRun {
 // timedRSS is timed with the process's peak resident memory (KiB, Linux's
 // ru_maxrss; 0 where unknown).
 func timedRSS(home, bin string, args ...string) (time.Duration, int64, string, error) {
+	d, ps, out, err := timedProcess(home, bin, args...)
+	if err != nil {
+		return d, 0, "", err
+	}
+	return d, maxRSS(ps), out, nil
+}
+
+// timedProcess runs bin with args and ACTANT_HOME=home and returns its
+// wall time, its process state and its stdout.
+func timedProcess(home, bin string, args ...string) (time.Duration, *os.ProcessState, string, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "ACTANT_HOME="+home, "NO_COLOR=1")
 	var stdout, stderr bytes.Buffer
@@ -186,9 +203,18 @@ func timedRSS(home, bin string, args ...string) (time.Duration, int64, string, e
 	err := cmd.Run()
 	d := time.Since(t)
 	if err != nil {
-		return d, 0, "", fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+		return d, nil, "", fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
 	}
-	return d, maxRSS(cmd.ProcessState), stdout.String(), nil
+	return d, cmd.ProcessState, stdout.String(), nil
+}
+
+// perAgentKB is ", N KB/agent" for a peak memory of rssK KiB at n
+// agents, or "" where it is unknown.
+func perAgentKB(rssK int64, n int) string {
+	if rssK == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.1f KB/agent", float64(rssK)*1.024/float64(n))
 }
 
 func reportScale(w io.Writer, sizes []int, all map[int]map[string]scaleRun, load0, load1 string) {
@@ -207,11 +233,15 @@ func reportScale(w io.Writer, sizes []int, all map[int]map[string]scaleRun, load
 		fmt.Fprintf(w, "| %s |", work)
 		for _, n := range sizes {
 			r := all[n][work]
+			if r.ratio != 0 {
+				fmt.Fprintf(w, " %.2fx | |", r.ratio)
+				continue
+			}
 			mem := ""
 			if r.rssK > 0 {
 				mem = fmt.Sprintf(", %.0f MiB", float64(r.rssK)/1024)
 			}
-			fmt.Fprintf(w, " %.2f s%s | %.3f s |", r.d.Seconds(), mem, r.d.Seconds()*1000/float64(n))
+			fmt.Fprintf(w, " %.2f s%s | %.3f s%s |", r.d.Seconds(), mem, r.d.Seconds()*1000/float64(n), perAgentKB(r.rssK, n))
 		}
 		fmt.Fprintln(w)
 	}
