@@ -186,3 +186,27 @@ func TestDebugACP(t *testing.T) {
 		t.Errorf("proxy with ACTCTL_DEBUG_ACP=1:\n%s", s)
 	}
 }
+
+// TestDebugACPLease: --debug-acp on `proxy --lease` traces a line per
+// ACP message both ways, what the editor sends and what it gets (after
+// up's plugins), never the text: the token the prompt carried is in
+// none of them.
+func TestDebugACPLease(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	up := startUp(t, root, home, "helpdesk")
+	up.started("helpdesk")
+	e, p := startEditor(t, root, home, "helpdesk", "--lease", "--debug-acp")
+	if _, err := e.turn(t, t.TempDir(), "echo hello tok-4242"); err != nil {
+		t.Fatal(err)
+	}
+	p.close()
+	s := p.stderr.String()
+	for _, want := range []string{"client->agent request session/prompt id=", "agent->client notification session/update session=", "update=agent_message_chunk", "agent->client response id="} {
+		if !strings.Contains(s, want) {
+			t.Errorf("proxy --lease --debug-acp: stderr lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "tok-4242") || strings.Contains(s, "hello") {
+		t.Errorf("proxy --lease --debug-acp shows a message's text:\n%s", s)
+	}
+}

@@ -57,7 +57,7 @@ func proxyCmd(c *cli.Context) error {
 		if c.IsSet("template") {
 			return usageError("proxy: --lease serves a declared agent that actctl up runs; -t does not go with it")
 		}
-		return proxyLease(ctx, g, c.Args().First())
+		return proxyLease(ctx, g, c.Args().First(), traceIf(c.Bool("debug-acp"), g))
 	}
 
 	req := agentprep.Request{Verb: agentprep.VerbProxy, Name: c.Args().First(), Template: c.String("template"),
