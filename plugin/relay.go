@@ -40,7 +40,7 @@ func (s *Set) Hooks(ctx context.Context, o RelayOptions) *rpcpeer.Hooks {
 		return nil
 	}
 	r := &relayed{set: s, ctx: ctx, o: o, sessions: map[string]*relaySession{}, turns: map[string]string{}}
-	return &rpcpeer.Hooks{Prompt: r.prompt, Update: r.update, TurnEnd: r.turnEnd}
+	return &rpcpeer.Hooks{Prompt: r.prompt, Update: r.update, TurnEnd: r.turnEnd, Redact: s.RedactLine}
 }
 
 // relayed is a relay's sessions and the turns in progress.

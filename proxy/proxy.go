@@ -136,6 +136,12 @@ type Options struct {
 	// Trace, if set, gets one line per message relayed (--debug-acp:
 	// rpcpeer.Trace, never a message's text).
 	Trace *rpcpeer.Trace
+	// MessageLog, if set, gets every line the proxy writes to the backend
+	// and to the client, as it went (after the plugins), through
+	// Hooks.Logged (the redact plugins) first: the session's message log
+	// (docs/plugins.md, "What the logs record"). It is called with one
+	// whole line at a time, under the lock of that direction's writer.
+	MessageLog func(line []byte)
 }
 
 // SessionEvent describes a session request as it passed the proxy.
@@ -212,6 +218,7 @@ func Run(ctx context.Context, o Options) error {
 		fatal:        make(chan error, 2),
 	}
 	r.out = newLockedWriter(o.Stdout, func(err error) { r.setClientGone() })
+	r.out.log = r.logLine
 	if o.SessionCwd == schema.CwdWorkspace {
 		r.cwd = rpcpeer.CwdPolicy{Workspace: o.Workspace}
 	}
@@ -300,6 +307,14 @@ type relay struct {
 	clientOnce   sync.Once
 	initAnswered chan struct{} // the proxy answered an initialize with deadErr
 	fatal        chan error    // a message too large, from either side
+}
+
+// logLine gives a line written to the backend or the client to
+// MessageLog, redacted.
+func (r *relay) logLine(line []byte) {
+	if r.o.MessageLog != nil {
+		r.o.MessageLog(r.o.Hooks.Logged(line))
+	}
 }
 
 func (r *relay) setClientGone() {

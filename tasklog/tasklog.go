@@ -7,8 +7,9 @@
 // actctl.log with Follow (the files themselves, not up: `logs -f` asks up
 // only whether it runs); `describe` shows the last summaries; pruning an
 // agent removes them (Remove). The package is the one place that names
-// these files, so that the writer and the readers agree. Leased sessions
-// are not tasks and are not logged here.
+// these files, so that the writer and the readers agree. The sessions
+// actctl relays (a proxy's, a lease's) are not tasks: their messages go
+// to session logs beside the task files (BeginSession, session.go).
 package tasklog
 
 import (

@@ -32,6 +32,18 @@ type Hooks struct {
 	// that fails the turn answers with its error). m.SessionID is empty
 	// (an answer names no session); m.Env.ID is the id Prompt saw.
 	TurnEnd func(m Message) (before [][]byte, answer []byte)
+	// Redact, if set, is what a log of the relay records of a line it
+	// relayed (a session's message log: the redact plugins applied to
+	// every message, not only to prompts and updates).
+	Redact func(line []byte) []byte
+}
+
+// Logged is what a log records of line (Redact; line itself without it).
+func (h *Hooks) Logged(line []byte) []byte {
+	if h == nil || h.Redact == nil {
+		return line
+	}
+	return h.Redact(line)
 }
 
 // Message is a line handed to a hook.
