@@ -40,7 +40,7 @@ func (s *Set) Hooks(ctx context.Context, o RelayOptions) *rpcpeer.Hooks {
 		return nil
 	}
 	r := &relayed{set: s, ctx: ctx, o: o, sessions: map[string]*relaySession{}, turns: map[string]string{}}
-	return &rpcpeer.Hooks{Prompt: r.prompt, Update: r.update, TurnEnd: r.turnEnd, Redact: s.RedactLine}
+	return &rpcpeer.Hooks{Prompt: r.prompt, Cancel: r.cancel, Update: r.update, TurnEnd: r.turnEnd, Redact: s.RedactLine}
 }
 
 // relayed is a relay's sessions and the turns in progress.
@@ -61,7 +61,9 @@ type relaySession struct {
 	f  acpclient.Filter
 
 	mu       sync.Mutex
-	warnings [][]byte // session/update lines
+	warnings [][]byte           // session/update lines
+	stop     context.CancelFunc // the inbound chain's running (nil: none)
+	stopped  bool               // the client cancelled it (cancel)
 }
 
 // session is sid's, made on its first line.
@@ -130,7 +132,12 @@ func (r *relayed) prompt(m rpcpeer.Message) ([]byte, *acp.RequestError) {
 	if vs < 0 || json.Unmarshal(m.Line[vs:ve], &blocks) != nil {
 		return nil, rpcpeer.InvalidParams(acp.AgentMethodSessionPrompt, "params.prompt must be an array of content blocks")
 	}
-	out, err := rs.f.Prompt(r.ctx, blocks)
+	ctx, done := rs.inbound(r.ctx)
+	out, err := rs.f.Prompt(ctx, blocks)
+	if done() {
+		rs.takeWarnings() // of a chain cut short: the turn ends cancelled
+		return nil, nil
+	}
 	if err != nil {
 		return nil, &acp.RequestError{Code: rpcpeer.CodeInternal, Message: err.Error(), Data: failData(err)}
 	}
@@ -138,6 +145,43 @@ func (r *relayed) prompt(m rpcpeer.Message) ([]byte, *acp.RequestError) {
 	enc := encode(out)
 	line := make([]byte, 0, len(m.Line)-(ve-vs)+len(enc))
 	return append(append(append(line, m.Line[:vs]...), enc...), m.Line[ve:]...), nil
+}
+
+// inbound starts the session's inbound chain in a context its client's
+// session/cancel ends (cancel); done ends it and reports whether it was
+// cancelled: then the prompt is answered "cancelled" and never
+// forwarded (docs/plugins.md, "On the proxy").
+func (rs *relaySession) inbound(parent context.Context) (ctx context.Context, done func() bool) {
+	ctx, stop := context.WithCancel(parent)
+	rs.mu.Lock()
+	rs.stop, rs.stopped = stop, false
+	rs.mu.Unlock()
+	return ctx, func() bool {
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		rs.stop = nil
+		stop()
+		return rs.stopped
+	}
+}
+
+// cancel ends the inbound chain running for session sid, if one is
+// (rpcpeer.Hooks.Cancel).
+func (r *relayed) cancel(sid string) bool {
+	r.mu.Lock()
+	rs := r.sessions[sid]
+	r.mu.Unlock()
+	if rs == nil {
+		return false
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.stop == nil {
+		return false
+	}
+	rs.stop()
+	rs.stopped = true
+	return true
 }
 
 // failData names the plugin that failed the turn.

@@ -713,6 +713,15 @@ func (r *relay) clientLoop() {
 			}
 		}
 	}()
+	relay := func(line []byte) {
+		if line, ok := r.fromClient(line); ok {
+			in.write(line, false)
+		}
+	}
+	if r.o.Hooks != nil { // a cancel must not wait behind a prompt's plugins
+		r.readEnded("client", r.o.Hooks.ReadAhead(lr.next, relay, in.flush))
+		return
+	}
 	for {
 		if !lr.hasLine() {
 			in.flush()
@@ -722,9 +731,7 @@ func (r *relay) clientLoop() {
 			r.readEnded("client", err)
 			return
 		}
-		if line, ok := r.fromClient(line); ok {
-			in.write(line, false)
-		}
+		relay(line)
 	}
 }
 
@@ -763,9 +770,9 @@ func (r *relay) fromClient(line []byte) ([]byte, bool) {
 				return nil, false
 			}
 		}
-		var e *acp.RequestError
-		if line, e = r.o.Hooks.Inbound(line, &env); e != nil {
-			r.answer(env.ID, e)
+		var answer []byte
+		if line, answer = r.o.Hooks.Inbound(line, &env); answer != nil {
+			r.out.writeLine(append(answer, '\n'), true)
 			return nil, false
 		}
 		return line, !r.track(&env)

@@ -82,16 +82,7 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leas
 		in := lineframe.NewReader(r, toClient{lc}, acpclient.MaxMessage, func(n int64) {
 			a.m.opts.Logf("%s: lease client: a message of %d bytes refused (the limit is %d bytes)", a.name, n, acpclient.MaxMessage)
 		})
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				lc.handle(bytes.TrimRight(line, "\r\n"))
-			}
-			if err != nil {
-				return
-			}
-		}
+		lc.read(bufio.NewReaderSize(in, 64<<10))
 	}()
 	select {
 	case <-read:
