@@ -40,7 +40,7 @@ func (s *Set) Hooks(ctx context.Context, o RelayOptions) *rpcpeer.Hooks {
 		return nil
 	}
 	r := &relayed{set: s, ctx: ctx, o: o, sessions: map[string]*relaySession{}, turns: map[string]string{}}
-	return &rpcpeer.Hooks{Prompt: r.prompt, Cancel: r.cancel, Update: r.update, TurnEnd: r.turnEnd, Redact: s.RedactLine}
+	return &rpcpeer.Hooks{Prompt: r.prompt, Cancel: r.cancel, Update: r.update, TurnEnd: r.turnEnd, Redact: s.RedactLine, Close: r.close}
 }
 
 // relayed is a relay's sessions and the turns in progress.
@@ -52,6 +52,7 @@ type relayed struct {
 	mu       sync.Mutex
 	sessions map[string]*relaySession
 	turns    map[string]string // a prompt's id key: its session
+	closed   bool              // close: a session made after has its Filter closed
 }
 
 // relaySession is one session of the relay: its Filter and the warnings
@@ -75,8 +76,32 @@ func (r *relayed) session(sid string) *relaySession {
 		rs = &relaySession{id: sid}
 		rs.f = r.set.Filter(func(e acpclient.Event) { r.step(rs, e) })
 		r.sessions[sid] = rs
+		if r.closed {
+			closeFilter(rs.f)
+		}
 	}
 	return rs
+}
+
+// closeFilter ends what f holds (its sub-agents).
+func closeFilter(f acpclient.Filter) {
+	if fc, ok := f.(acpclient.FilterCloser); ok {
+		fc.Close()
+	}
+}
+
+// close ends the relay's sessions' Filters (their sub-agents).
+func (r *relayed) close() {
+	r.mu.Lock()
+	r.closed = true
+	all := make([]*relaySession, 0, len(r.sessions))
+	for _, rs := range r.sessions {
+		all = append(all, rs)
+	}
+	r.mu.Unlock()
+	for _, rs := range all {
+		closeFilter(rs.f)
+	}
 }
 
 // step shows one plugin step: to RelayOptions.Step, and a step that

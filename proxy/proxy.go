@@ -365,6 +365,7 @@ func (r *relay) run(ctx context.Context) error {
 	}
 	r.stopBackend(&end, exited)
 	drained := r.drain(agentDone)
+	r.o.Hooks.End() // the plugins' sub-agents end with the session
 	if end.why == endClient {
 		r.die(nil)
 		return nil

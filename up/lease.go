@@ -65,6 +65,7 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leas
 	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), hooks: a.leaseHooks()}
 	lc.openLog()
 	defer lc.closeLog()
+	defer lc.hooks.End() // the plugins' sub-agents end with the connection
 	// The writer is not waited for: one blocked on a client that stops
 	// reading ends when the connection is closed, after serveLease.
 	stop := make(chan struct{})

@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +111,61 @@ func TestLeaseCancelDuringPlugin(t *testing.T) {
 	p.close()
 	if b, _ := os.ReadFile(filepath.Join(root, "prompts.log")); strings.Contains(string(b), "never-sent") {
 		t.Errorf("the cancelled prompt reached the agent:\n%s", b)
+	}
+}
+
+// TestSubAgentPerSession: an agent plugin keeps one sub-agent session
+// per main session: two turns of the editor's session ask the
+// translator's one process and session for each plugin, a second main
+// session gets its own, and none is left running once the proxy
+// session ends.
+func TestSubAgentPerSession(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	e, p := startEditor(t, root, home, "developer")
+	for range 2 { // two main sessions of two turns each
+		s, err := e.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: root, McpServers: []acp.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{"echo hello", "echo world"} {
+			if _, err := e.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: s.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p.close()
+	b, err := os.ReadFile(filepath.Join(root, "prompts.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The translator's sessions, in order, per plugin (its prompt's
+	// first two words).
+	sessions := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		sid, text, _ := strings.Cut(l, "\t")
+		if f := strings.Fields(text); len(f) > 1 && f[0] == "translate" {
+			sessions[f[1]] = append(sessions[f[1]], sid)
+		}
+	}
+	var pids []int
+	for lang, sids := range sessions {
+		if len(sids) != 4 || sids[0] != sids[1] || sids[2] != sids[3] || sids[1] == sids[2] {
+			t.Errorf("translate %s: sessions %q, want one per main session, for its two turns", lang, sids)
+		}
+		for _, sid := range sids {
+			var pid, n int
+			if _, err := fmt.Sscanf(sid, "sess-%d-%d", &pid, &n); err != nil {
+				t.Fatalf("session id %q: %v", sid, err)
+			}
+			pids = append(pids, pid)
+		}
+	}
+	if len(sessions) != 2 {
+		t.Errorf("translator sessions %v, want the inbound and the outbound plugin's", sessions)
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("sub-agent process %d still there after the proxy session: %v", pid, err)
+		}
 	}
 }

@@ -48,6 +48,16 @@ type Hooks struct {
 	// relayed (a session's message log: the redact plugins applied to
 	// every message, not only to prompts and updates).
 	Redact func(line []byte) []byte
+	// Close, if set, is called once the relay ends (End): what the
+	// sessions' plugins hold (their sub-agents) ends with it.
+	Close func()
+}
+
+// End ends the hooks with their relay (Close).
+func (h *Hooks) End() {
+	if h != nil && h.Close != nil {
+		h.Close()
+	}
 }
 
 // Logged is what a log records of line (Redact; line itself without it).
