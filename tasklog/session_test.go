@@ -12,7 +12,8 @@ import (
 // files, named by its UTC start and name; a second one of the same name
 // and second takes the next free name instead of appending; Sessions
 // lists them oldest first and SessionFile finds one by name or "last";
-// a bad name is refused and nothing is written.
+// a bad name is refused and nothing is written; Remove removes them
+// with the task logs.
 func TestSessionLogs(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Date(2026, 11, 29, 13, 0, 0, 0, time.FixedZone("x", 3600))
@@ -50,5 +51,11 @@ func TestSessionLogs(t *testing.T) {
 	}
 	if _, err := SessionFile(dir, "nope"); err == nil || !strings.Contains(err.Error(), "no session log nope.jsonl") {
 		t.Errorf("an unknown name: %v", err)
+	}
+	if err := Remove(dir); err != nil { // pruning the agent
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the session logs outlive Remove: %v", err)
 	}
 }

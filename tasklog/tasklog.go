@@ -112,7 +112,7 @@ func errNoTask(dir string, id uint64, ids []uint64) error {
 }
 
 // Remove removes the task logs in the logs directory dir (its summary
-// file and task files), then dir itself when that leaves it empty (an
+// file, task files and session logs), then dir itself when that leaves it empty (an
 // instance's logs directory also holds its proxy log). What else is in
 // dir stays. Pruning an agent removes its logs with its runtime record
 // (runrecord.RemoveRuntime).
@@ -120,8 +120,10 @@ func Remove(dir string) error {
 	if err := os.Remove(SummaryPath(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove task logs: %w", err)
 	}
-	if err := os.RemoveAll(TasksDir(dir)); err != nil {
-		return fmt.Errorf("remove task logs: %w", err)
+	for _, d := range []string{TasksDir(dir), SessionsDir(dir)} {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("remove task logs: %w", err)
+		}
 	}
 	_ = os.Remove(dir) // only succeeds when empty
 	return nil

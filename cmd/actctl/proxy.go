@@ -143,8 +143,10 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared, debug bool) e
 		p.Cleanup()
 		return refuse(ctx, g, err)
 	}
-	msgs := sessionLog(g, p.Agent)
-	defer msgs.close()
+	msgs := proxyLog{g: g}
+	if !p.Ephemeral { // an ephemeral copy's logs go with it
+		msgs = sessionLog(g, p.Agent)
+	}
 	err = proxy.Run(ctx, proxy.Options{
 		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
 		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
@@ -160,6 +162,7 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared, debug bool) e
 			}
 		},
 	})
+	msgs.close()
 	p.Cleanup()
 	var pe *proxy.Error
 	if errors.As(err, &pe) {
