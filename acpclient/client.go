@@ -495,8 +495,10 @@ func (c *Client) killAll() {
 
 // Close ends the client: the backend's stdin is closed, it gets the grace
 // period to exit, then its group, the terminals and every process with
-// the session mark are killed. Nothing of the backend outlives Close.
+// the session mark are killed. Nothing of the backend outlives Close;
+// the sessions' Filters are closed (FilterCloser).
 func (c *Client) Close() {
+	defer c.closeFilters()
 	if c.remote != nil {
 		c.closeRemote()
 		return
@@ -514,6 +516,20 @@ func (c *Client) Close() {
 	c.killAll()
 	_ = c.proc.Stdout.Close()
 	_ = c.proc.Stderr.Close()
+}
+
+// closeFilters closes the Filters of the sessions still open (their
+// plugins' sub-agents end with the Client).
+func (c *Client) closeFilters() {
+	c.mu.Lock()
+	open := make([]*Session, 0, len(c.sessions))
+	for _, s := range c.sessions {
+		open = append(open, s)
+	}
+	c.mu.Unlock()
+	for _, s := range open {
+		s.closeFilter()
+	}
 }
 
 type nopObserver struct{}

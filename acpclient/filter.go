@@ -33,6 +33,14 @@ type Filter interface {
 	End(ctx context.Context) ([][]byte, error)
 }
 
+// FilterCloser is a Filter that holds something for its session (a
+// plugin's sub-agent, docs/plugins.md): Close is called once, when the
+// session is closed or its Client is.
+type FilterCloser interface {
+	Filter
+	Close()
+}
+
 // FilterFunc makes the Filter of one session; emit shows an Event in the
 // session (EventPlugin: a plugin's step).
 type FilterFunc func(emit func(Event)) Filter
@@ -60,9 +68,20 @@ type PluginStep struct {
 
 // filterState is a session's Filter and what it decided about the turn.
 type filterState struct {
-	f   Filter
-	mu  sync.Mutex
-	err error // End's error of the turn, taken by PromptBlocks
+	f      Filter
+	mu     sync.Mutex
+	err    error // End's error of the turn, taken by PromptBlocks
+	closed sync.Once
+}
+
+// closeFilter closes the session's Filter, if it is a FilterCloser.
+func (s *Session) closeFilter() {
+	if s.filter == nil {
+		return
+	}
+	if fc, ok := s.filter.f.(FilterCloser); ok {
+		s.filter.closed.Do(fc.Close)
+	}
 }
 
 // setFilter gives s the Filter of Options.Filter, if any.

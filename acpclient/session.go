@@ -175,6 +175,7 @@ func (s *Session) Close() {
 	if !open {
 		return
 	}
+	defer s.closeFilter()
 	s.mu.Lock()
 	if s.turn != nil {
 		s.turn.cancel()

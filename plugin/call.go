@@ -22,6 +22,45 @@ type session struct {
 	mu           sync.Mutex
 	turn         *turnState
 	sessionTurns map[*step]int // an agent plugin's sub-agent turns so far
+	sub          SubAgents     // made on the first sub-agent turn (Options.SubAgents)
+	closed       bool
+}
+
+// Close ends the session's sub-agents (acpclient.FilterCloser).
+func (s *session) Close() {
+	s.mu.Lock()
+	sub := s.sub
+	s.sub, s.closed = nil, true
+	s.mu.Unlock()
+	if sub != nil {
+		sub.Close()
+	}
+}
+
+// errClosed is a sub-agent turn asked after the main session ended.
+var errClosed = errors.New("the session has ended")
+
+// runTurn runs a sub-agent's turn: in the session's SubAgents (made on
+// the first), else by the Runner.
+func (s *session) runTurn(ctx context.Context, t AgentTurn) (string, error) {
+	mk := s.set.opts.SubAgents
+	if mk == nil {
+		if s.set.opts.Runner == nil {
+			return "", errNoRunner
+		}
+		return s.set.opts.Runner(ctx, t)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return "", errClosed
+	}
+	if s.sub == nil {
+		s.sub = mk()
+	}
+	sub := s.sub
+	s.mu.Unlock()
+	return sub.Ask(ctx, t)
 }
 
 // turnState is what one turn's plugins did so far.

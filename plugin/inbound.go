@@ -45,7 +45,7 @@ func (s *session) inboundOnce(ctx context.Context, st *step, blocks []acp.Conten
 	case schema.PluginCommand:
 		return s.set.commandPrompt(ctx, st, blocks)
 	}
-	reply, err := s.set.ask(ctx, st, text)
+	reply, err := s.ask(ctx, st, text)
 	if err != nil {
 		return nil, err
 	}
@@ -96,15 +96,12 @@ func contextBlock(plugin, reply string) acp.ContentBlock {
 }
 
 // ask runs st's sub-agent turn on text with st's prompt.
-func (s *Set) ask(ctx context.Context, st *step, text string) (string, error) {
-	if s.opts.Runner == nil {
-		return "", errNoRunner
-	}
+func (s *session) ask(ctx context.Context, st *step, text string) (string, error) {
 	prompt := st.p.Prompt
 	if prompt == "" {
 		prompt = "{{text}}"
 	}
-	reply, err := s.opts.Runner(ctx, AgentTurn{Plugin: st.name, Agent: st.p.Agent, Preset: st.b.Preset,
+	reply, err := s.runTurn(ctx, AgentTurn{Plugin: st.name, Agent: st.p.Agent, Preset: st.b.Preset,
 		Prompt: strings.ReplaceAll(prompt, "{{text}}", text)})
 	if err == nil && strings.TrimSpace(reply) == "" && strings.TrimSpace(text) != "" {
 		return "", errEmptyReply // it would lose the text

@@ -104,7 +104,7 @@ func (s *session) outboundCall(ctx context.Context, st *step, u *update, params 
 			return params
 		}
 		out, _, _ := s.call(ctx, st, schema.OnOutbound, text, func(ctx context.Context, text string) (result, error) {
-			reply, err := s.set.ask(ctx, st, text)
+			reply, err := s.ask(ctx, st, text)
 			return result{text: reply}, err
 		})
 		if out.text == text {

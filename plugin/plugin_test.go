@@ -316,3 +316,52 @@ func TestRedactFirst(t *testing.T) {
 		t.Errorf("the sub-agent saw a secret: %q", seen)
 	}
 }
+
+// fakeSubAgents counts the turns asked of one main session's sub-agents
+// and whether they were closed.
+type fakeSubAgents struct {
+	turns  int
+	closed bool
+}
+
+func (f *fakeSubAgents) Ask(_ context.Context, t AgentTurn) (string, error) {
+	f.turns++
+	return fmt.Sprintf("%s #%d", t.Prompt, f.turns), nil
+}
+
+func (f *fakeSubAgents) Close() { f.closed = true }
+
+// TestSubAgentsPerSession: a session's sub-agents are made on its first
+// agent plugin turn and asked again by the next turns; a second session
+// gets its own; closing the session closes them, and a turn after that
+// passes its text on unchanged (the sub-agent is gone).
+func TestSubAgentsPerSession(t *testing.T) {
+	made := 0
+	var all []*fakeSubAgents
+	set, err := New(&schema.Config{Plugins: map[string]schema.Plugin{"tr": {Kind: schema.PluginAgent, Agent: "x"}}}, []string{"tr"},
+		Options{SubAgents: func() SubAgents {
+			made++
+			f := &fakeSubAgents{}
+			all = append(all, f)
+			return f
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := set.Filter(nil), set.Filter(nil)
+	for i, want := range []string{"x #1", "x #2"} {
+		if got, err := promptText(t, a, "x"); err != nil || got != want {
+			t.Errorf("turn %d: %q %v", i+1, got, err)
+		}
+	}
+	if got, err := promptText(t, b, "y"); err != nil || got != "y #1" || made != 2 {
+		t.Errorf("another session: %q %v, %d made", got, err, made)
+	}
+	a.(acpclient.FilterCloser).Close()
+	if !all[0].closed || all[1].closed {
+		t.Errorf("closed: %v %v", all[0].closed, all[1].closed)
+	}
+	if got, err := promptText(t, a, "z"); err != nil || got != "z" || made != 2 {
+		t.Errorf("after Close: %q %v, %d made", got, err, made)
+	}
+}

@@ -1,6 +1,9 @@
 package plugin
 
 import (
+	"bytes"
+	"encoding/json"
+
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -64,4 +67,35 @@ func (st *step) redactValue(v any) any {
 		}
 	}
 	return v
+}
+
+// RedactLine is a JSON-RPC line as a log records it (docs/plugins.md,
+// "What the logs record"): the Set's redact patterns replaced in every
+// string of its params, result and error but the members that route it
+// (keptKeys), re-encoded only when one matched (line itself when none
+// did, or the Set has no redact plugin); a line that is not a JSON
+// object has them replaced as text.
+func (s *Set) RedactLine(line []byte) []byte {
+	if s == nil || len(s.redact) == 0 {
+		return line
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber() // numbers as they were written
+	if d.Decode(&m) != nil {
+		return []byte(s.Redact(string(line))) // not an object: as text
+	}
+	before := encode(m)
+	for _, k := range []string{"params", "result", "error"} {
+		if v, ok := m[k]; ok {
+			for _, st := range s.redact {
+				v = st.redactValue(v)
+			}
+			m[k] = v
+		}
+	}
+	if after := encode(m); !bytes.Equal(after, before) {
+		return after
+	}
+	return line
 }

@@ -40,7 +40,7 @@ func (s *Set) Hooks(ctx context.Context, o RelayOptions) *rpcpeer.Hooks {
 		return nil
 	}
 	r := &relayed{set: s, ctx: ctx, o: o, sessions: map[string]*relaySession{}, turns: map[string]string{}}
-	return &rpcpeer.Hooks{Prompt: r.prompt, Update: r.update, TurnEnd: r.turnEnd}
+	return &rpcpeer.Hooks{Prompt: r.prompt, Cancel: r.cancel, Update: r.update, TurnEnd: r.turnEnd, Redact: s.RedactLine, Close: r.close}
 }
 
 // relayed is a relay's sessions and the turns in progress.
@@ -52,6 +52,7 @@ type relayed struct {
 	mu       sync.Mutex
 	sessions map[string]*relaySession
 	turns    map[string]string // a prompt's id key: its session
+	closed   bool              // close: a session made after has its Filter closed
 }
 
 // relaySession is one session of the relay: its Filter and the warnings
@@ -61,7 +62,9 @@ type relaySession struct {
 	f  acpclient.Filter
 
 	mu       sync.Mutex
-	warnings [][]byte // session/update lines
+	warnings [][]byte           // session/update lines
+	stop     context.CancelFunc // the inbound chain's running (nil: none)
+	stopped  bool               // the client cancelled it (cancel)
 }
 
 // session is sid's, made on its first line.
@@ -73,8 +76,32 @@ func (r *relayed) session(sid string) *relaySession {
 		rs = &relaySession{id: sid}
 		rs.f = r.set.Filter(func(e acpclient.Event) { r.step(rs, e) })
 		r.sessions[sid] = rs
+		if r.closed {
+			closeFilter(rs.f)
+		}
 	}
 	return rs
+}
+
+// closeFilter ends what f holds (its sub-agents).
+func closeFilter(f acpclient.Filter) {
+	if fc, ok := f.(acpclient.FilterCloser); ok {
+		fc.Close()
+	}
+}
+
+// close ends the relay's sessions' Filters (their sub-agents).
+func (r *relayed) close() {
+	r.mu.Lock()
+	r.closed = true
+	all := make([]*relaySession, 0, len(r.sessions))
+	for _, rs := range r.sessions {
+		all = append(all, rs)
+	}
+	r.mu.Unlock()
+	for _, rs := range all {
+		closeFilter(rs.f)
+	}
 }
 
 // step shows one plugin step: to RelayOptions.Step, and a step that
@@ -130,7 +157,12 @@ func (r *relayed) prompt(m rpcpeer.Message) ([]byte, *acp.RequestError) {
 	if vs < 0 || json.Unmarshal(m.Line[vs:ve], &blocks) != nil {
 		return nil, rpcpeer.InvalidParams(acp.AgentMethodSessionPrompt, "params.prompt must be an array of content blocks")
 	}
-	out, err := rs.f.Prompt(r.ctx, blocks)
+	ctx, done := rs.inbound(r.ctx)
+	out, err := rs.f.Prompt(ctx, blocks)
+	if done() {
+		rs.takeWarnings() // of a chain cut short: the turn ends cancelled
+		return nil, nil
+	}
 	if err != nil {
 		return nil, &acp.RequestError{Code: rpcpeer.CodeInternal, Message: err.Error(), Data: failData(err)}
 	}
@@ -138,6 +170,43 @@ func (r *relayed) prompt(m rpcpeer.Message) ([]byte, *acp.RequestError) {
 	enc := encode(out)
 	line := make([]byte, 0, len(m.Line)-(ve-vs)+len(enc))
 	return append(append(append(line, m.Line[:vs]...), enc...), m.Line[ve:]...), nil
+}
+
+// inbound starts the session's inbound chain in a context its client's
+// session/cancel ends (cancel); done ends it and reports whether it was
+// cancelled: then the prompt is answered "cancelled" and never
+// forwarded (docs/plugins.md, "On the proxy").
+func (rs *relaySession) inbound(parent context.Context) (ctx context.Context, done func() bool) {
+	ctx, stop := context.WithCancel(parent)
+	rs.mu.Lock()
+	rs.stop, rs.stopped = stop, false
+	rs.mu.Unlock()
+	return ctx, func() bool {
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		rs.stop = nil
+		stop()
+		return rs.stopped
+	}
+}
+
+// cancel ends the inbound chain running for session sid, if one is
+// (rpcpeer.Hooks.Cancel).
+func (r *relayed) cancel(sid string) bool {
+	r.mu.Lock()
+	rs := r.sessions[sid]
+	r.mu.Unlock()
+	if rs == nil {
+		return false
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.stop == nil {
+		return false
+	}
+	rs.stop()
+	rs.stopped = true
+	return true
 }
 
 // failData names the plugin that failed the turn.

@@ -27,10 +27,22 @@ type AgentTurn struct {
 // than end_turn is a failure of the plugin.
 type Runner func(ctx context.Context, t AgentTurn) (string, error)
 
+// SubAgents are one main session's sub-agents (docs/plugins.md, "The
+// model"): Ask runs a turn in the sub-agent session of t.Plugin, which
+// its first turn starts and the next ones use again; Close ends them
+// all, with the main session, and fails the Asks after it.
+type SubAgents interface {
+	Ask(ctx context.Context, t AgentTurn) (string, error)
+	Close()
+}
+
 // Options are what a Set needs beyond the config.
 type Options struct {
-	// Runner runs the turns of the agent plugins (nil: each fails as its
-	// onError says).
+	// SubAgents, if set, makes the sub-agents of each main session
+	// (Filter), on its first agent plugin's turn; they end with it.
+	SubAgents func() SubAgents
+	// Runner runs the turns of the agent plugins where SubAgents is not
+	// set, one call each (nil too: each fails as its onError says).
 	Runner Runner
 	// Env is the base environment of command plugins (nil: the process's).
 	Env []string

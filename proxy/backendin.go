@@ -43,7 +43,9 @@ func (b *backendIn) write(line []byte, flush bool) {
 	}
 	if err != nil {
 		b.fail(err)
+		return
 	}
+	b.r.logLine(line)
 }
 
 // flush writes out what is buffered.

@@ -40,6 +40,7 @@ type lockedWriter struct {
 	failed bool
 	closed atomic.Bool
 	gone   func(error)
+	log    func(line []byte) // each line written (the session's log)
 }
 
 func newLockedWriter(w io.Writer, gone func(error)) *lockedWriter {
@@ -64,6 +65,10 @@ func (w *lockedWriter) writeLine(line []byte, flush bool) {
 	if err != nil {
 		w.failed = true
 		w.gone(err)
+		return
+	}
+	if w.log != nil {
+		w.log(line)
 	}
 }
 

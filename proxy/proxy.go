@@ -136,6 +136,12 @@ type Options struct {
 	// Trace, if set, gets one line per message relayed (--debug-acp:
 	// rpcpeer.Trace, never a message's text).
 	Trace *rpcpeer.Trace
+	// MessageLog, if set, gets every line the proxy writes to the backend
+	// and to the client, as it went (after the plugins), through
+	// Hooks.Logged (the redact plugins) first: the session's message log
+	// (docs/plugins.md, "What the logs record"). It is called with one
+	// whole line at a time, under the lock of that direction's writer.
+	MessageLog func(line []byte)
 }
 
 // SessionEvent describes a session request as it passed the proxy.
@@ -212,6 +218,7 @@ func Run(ctx context.Context, o Options) error {
 		fatal:        make(chan error, 2),
 	}
 	r.out = newLockedWriter(o.Stdout, func(err error) { r.setClientGone() })
+	r.out.log = r.logLine
 	if o.SessionCwd == schema.CwdWorkspace {
 		r.cwd = rpcpeer.CwdPolicy{Workspace: o.Workspace}
 	}
@@ -302,6 +309,14 @@ type relay struct {
 	fatal        chan error    // a message too large, from either side
 }
 
+// logLine gives a line written to the backend or the client to
+// MessageLog, redacted.
+func (r *relay) logLine(line []byte) {
+	if r.o.MessageLog != nil {
+		r.o.MessageLog(r.o.Hooks.Logged(line))
+	}
+}
+
 func (r *relay) setClientGone() {
 	r.clientOnce.Do(func() { close(r.clientDone) })
 }
@@ -350,6 +365,7 @@ func (r *relay) run(ctx context.Context) error {
 	}
 	r.stopBackend(&end, exited)
 	drained := r.drain(agentDone)
+	r.o.Hooks.End() // the plugins' sub-agents end with the session
 	if end.why == endClient {
 		r.die(nil)
 		return nil
@@ -698,6 +714,15 @@ func (r *relay) clientLoop() {
 			}
 		}
 	}()
+	relay := func(line []byte) {
+		if line, ok := r.fromClient(line); ok {
+			in.write(line, false)
+		}
+	}
+	if r.o.Hooks != nil { // a cancel must not wait behind a prompt's plugins
+		r.readEnded("client", r.o.Hooks.ReadAhead(lr.next, relay, in.flush))
+		return
+	}
 	for {
 		if !lr.hasLine() {
 			in.flush()
@@ -707,9 +732,7 @@ func (r *relay) clientLoop() {
 			r.readEnded("client", err)
 			return
 		}
-		if line, ok := r.fromClient(line); ok {
-			in.write(line, false)
-		}
+		relay(line)
 	}
 }
 
@@ -748,9 +771,9 @@ func (r *relay) fromClient(line []byte) ([]byte, bool) {
 				return nil, false
 			}
 		}
-		var e *acp.RequestError
-		if line, e = r.o.Hooks.Inbound(line, &env); e != nil {
-			r.answer(env.ID, e)
+		var answer []byte
+		if line, answer = r.o.Hooks.Inbound(line, &env); answer != nil {
+			r.out.writeLine(append(answer, '\n'), true)
 			return nil, false
 		}
 		return line, !r.track(&env)

@@ -7,8 +7,9 @@
 // actctl.log with Follow (the files themselves, not up: `logs -f` asks up
 // only whether it runs); `describe` shows the last summaries; pruning an
 // agent removes them (Remove). The package is the one place that names
-// these files, so that the writer and the readers agree. Leased sessions
-// are not tasks and are not logged here.
+// these files, so that the writer and the readers agree. The sessions
+// actctl relays (a proxy's, a lease's) are not tasks: their messages go
+// to session logs beside the task files (BeginSession, session.go).
 package tasklog
 
 import (
@@ -111,7 +112,7 @@ func errNoTask(dir string, id uint64, ids []uint64) error {
 }
 
 // Remove removes the task logs in the logs directory dir (its summary
-// file and task files), then dir itself when that leaves it empty (an
+// file, task files and session logs), then dir itself when that leaves it empty (an
 // instance's logs directory also holds its proxy log). What else is in
 // dir stays. Pruning an agent removes its logs with its runtime record
 // (runrecord.RemoveRuntime).
@@ -119,8 +120,10 @@ func Remove(dir string) error {
 	if err := os.Remove(SummaryPath(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove task logs: %w", err)
 	}
-	if err := os.RemoveAll(TasksDir(dir)); err != nil {
-		return fmt.Errorf("remove task logs: %w", err)
+	for _, d := range []string{TasksDir(dir), SessionsDir(dir)} {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("remove task logs: %w", err)
+		}
 	}
 	_ = os.Remove(dir) // only succeeds when empty
 	return nil

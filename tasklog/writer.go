@@ -48,7 +48,8 @@ type Summary struct {
 type Writer struct {
 	dir  string
 	task Task
-	name string // the task file's name in TasksDir(dir)
+	name string // the file's name
+	path string // the file
 
 	mu  sync.Mutex
 	f   *os.File // nil once finished
@@ -62,21 +63,27 @@ func Begin(dir string, t Task) (*Writer, error) {
 		t.Started = time.Now()
 	}
 	name := fileName(t.Started, t.ID)
-	if err := layout.NoLinksIn(filepath.Join(TasksDir(dir), name)); err != nil {
-		return nil, fmt.Errorf("task log: %w", err)
-	}
-	if err := os.MkdirAll(TasksDir(dir), 0o755); err != nil {
-		return nil, fmt.Errorf("task log: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(TasksDir(dir), name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := create(filepath.Join(TasksDir(dir), name))
 	if err != nil {
 		return nil, fmt.Errorf("task log: %w", err)
 	}
-	return &Writer{dir: dir, task: t, name: name, f: f}, nil
+	return &Writer{dir: dir, task: t, name: name, path: f.Name(), f: f}, nil
 }
 
-// Path is the task's file of messages.
-func (w *Writer) Path() string { return filepath.Join(TasksDir(w.dir), w.name) }
+// create creates the new file p (never through a link; its directories
+// 0755, the file 0644; an existing file is an error).
+func create(p string) (*os.File, error) {
+	if err := layout.NoLinksIn(p); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// Path is the task's (or the session's) file of messages.
+func (w *Writer) Path() string { return w.path }
 
 // Message appends one ACP message (a JSON-RPC line, without its newline)
 // to the task's file. It may be called from several goroutines. A failed

@@ -20,6 +20,7 @@ import (
 	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/internal/rpcpeer"
 	"github.com/actctl/actctl/supervise"
+	"github.com/actctl/actctl/tasklog"
 )
 
 // DefaultLeaseTTL is how long a leased session outlives its client's
@@ -62,6 +63,9 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leas
 		return &leaseRelay{a: a, c: c, calls: rpcpeer.Forwarder[*call]{Prefix: leaseIDPrefix}}
 	}).(*leaseRelay)
 	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), hooks: a.leaseHooks()}
+	lc.openLog()
+	defer lc.closeLog()
+	defer lc.hooks.End() // the plugins' sub-agents end with the connection
 	// The writer is not waited for: one blocked on a client that stops
 	// reading ends when the connection is closed, after serveLease.
 	stop := make(chan struct{})
@@ -79,16 +83,7 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leas
 		in := lineframe.NewReader(r, toClient{lc}, acpclient.MaxMessage, func(n int64) {
 			a.m.opts.Logf("%s: lease client: a message of %d bytes refused (the limit is %d bytes)", a.name, n, acpclient.MaxMessage)
 		})
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				lc.handle(bytes.TrimRight(line, "\r\n"))
-			}
-			if err != nil {
-				return
-			}
-		}
+		lc.read(bufio.NewReaderSize(in, 64<<10))
 	}()
 	select {
 	case <-read:
@@ -136,7 +131,8 @@ type leaseConn struct {
 	rl     *leaseRelay
 	client leaseID // its identity
 	out    *outQueue
-	hooks  *rpcpeer.Hooks // the agent's session plugins (leaseplugins.go)
+	hooks  *rpcpeer.Hooks  // the agent's session plugins (leaseplugins.go)
+	msgs   *tasklog.Writer // its message log (leaselog.go; nil: none)
 
 	fail     chan struct{} // closed to end the connection (end)
 	failOnce sync.Once
@@ -167,6 +163,7 @@ func (lc *leaseConn) end() { lc.failOnce.Do(func() { close(lc.fail) }) }
 
 // send queues a line for the client; one that does not read is ended.
 func (lc *leaseConn) send(line []byte) {
+	lc.logLine(line)
 	if !lc.out.push(line) {
 		lc.a.m.opts.Logf("%s: lease client: over %d KiB queued that it does not read: its connection ends", lc.a.name, lc.out.max>>10)
 		lc.end()
@@ -190,6 +187,7 @@ func (lc *leaseConn) handle(line []byte) {
 		where = "a response"
 	}
 	defer lc.guard(where, m)
+	lc.logIn(line, m)
 	switch {
 	case !ok:
 		lc.replyErr(nil, &acp.RequestError{Code: rpcpeer.CodeParseError, Message: "Parse error"})
@@ -298,6 +296,7 @@ func (lc *leaseConn) forward(line []byte, m message) {
 	}
 	if m.request() {
 		if line, ok := lc.pluginPrompt(line, m); ok {
+			lc.logLine(line)
 			lc.call(line, m, "")
 		}
 		return

@@ -1,6 +1,9 @@
 package up
 
 import (
+	"bufio"
+	"bytes"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/actctl/actctl/internal/lineframe"
@@ -34,9 +37,9 @@ func (lc *leaseConn) pluginPrompt(line []byte, m message) ([]byte, bool) {
 		return line, true
 	}
 	env := lineframe.Parse(line)
-	out, e := lc.hooks.Inbound(line, &env)
-	if e != nil {
-		lc.replyErr(m.ID, e)
+	out, answer := lc.hooks.Inbound(line, &env)
+	if answer != nil {
+		lc.send(answer)
 		return nil, false
 	}
 	return out, true
@@ -69,4 +72,32 @@ func (lc *leaseConn) sendAnswer(line []byte, method string) {
 		}
 	}
 	lc.send(line)
+}
+
+// read handles the client's lines from br until it ends; with plugins,
+// through rpcpeer.Hooks.ReadAhead, so that a session/cancel reaches a
+// prompt whose inbound chain is running.
+func (lc *leaseConn) read(br *bufio.Reader) {
+	next := func() ([]byte, error) {
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				return bytes.TrimRight(line, "\r\n"), nil
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if lc.hooks != nil {
+		_ = lc.hooks.ReadAhead(next, lc.handle, func() {})
+		return
+	}
+	for {
+		line, err := next()
+		if err != nil {
+			return
+		}
+		lc.handle(line)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing what is logged until interrupted"},
 			&cli.Uint64Flag{Name: "task", Usage: "print the messages of task `ID` (raw JSON-RPC lines with -o json)"},
+			&cli.BoolFlag{Name: "sessions", Usage: "list the message logs of the agent's proxy and lease sessions"},
+			&cli.StringFlag{Name: "session", Usage: "print the messages of the proxy or lease session `NAME` (as --sessions lists it; last: the latest)"},
 		},
 		OnUsageError: usageErrors,
 		Action:       logsCmd,
@@ -45,6 +48,16 @@ func logsCmd(c *cli.Context) error {
 		if err := callUp(context.Background(), g, control.Request{Op: control.OpStatus}, nil, nil); err != nil {
 			return err
 		}
+	}
+	if c.Bool("sessions") {
+		return logsSessions(g, dir)
+	}
+	if c.IsSet("session") {
+		p, err := tasklog.SessionFile(dir, c.String("session"))
+		if err != nil {
+			return fmt.Errorf("logs %s: %w", r.Name, err)
+		}
+		return logsTask(g, p, c.Bool("follow"))
 	}
 	if c.IsSet("task") {
 		p, err := tasklog.TaskFile(dir, c.Uint64("task"))
@@ -69,6 +82,28 @@ func logsCmd(c *cli.Context) error {
 		return err
 	}
 	return s.err
+}
+
+// logsSessions lists the session logs of the logs directory dir, oldest
+// first: one name a line (the name --session takes), or with -o json
+// their names and paths.
+func logsSessions(g *globals, dir string) error {
+	names, err := tasklog.Sessions(dir)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		fmt.Fprintf(g.Stderr, "no sessions logged in %s yet (actctl proxy and proxy --lease log them)\n", tasklog.SessionsDir(dir))
+	}
+	for _, n := range names {
+		name := strings.TrimSuffix(n, ".jsonl")
+		if g.JSON() {
+			g.PrintCompactJSON(map[string]string{"session": name, "path": filepath.Join(tasklog.SessionsDir(dir), n)})
+			continue
+		}
+		fmt.Fprintln(g.Stdout, termsafe.Line(name))
+	}
+	return nil
 }
 
 // follow passes every line of path to fn, the ones there now and the ones

@@ -186,3 +186,101 @@ func TestDebugACP(t *testing.T) {
 		t.Errorf("proxy with ACTCTL_DEBUG_ACP=1:\n%s", s)
 	}
 }
+
+// TestDebugACPLease: --debug-acp on `proxy --lease` traces a line per
+// ACP message both ways, what the editor sends and what it gets (after
+// up's plugins), never the text: the token the prompt carried is in
+// none of them.
+func TestDebugACPLease(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	up := startUp(t, root, home, "helpdesk")
+	up.started("helpdesk")
+	e, p := startEditor(t, root, home, "helpdesk", "--lease", "--debug-acp")
+	if _, err := e.turn(t, t.TempDir(), "echo hello tok-4242"); err != nil {
+		t.Fatal(err)
+	}
+	p.close()
+	s := p.stderr.String()
+	for _, want := range []string{"client->agent request session/prompt id=", "agent->client notification session/update session=", "update=agent_message_chunk", "agent->client response id="} {
+		if !strings.Contains(s, want) {
+			t.Errorf("proxy --lease --debug-acp: stderr lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "tok-4242") || strings.Contains(s, "hello") {
+		t.Errorf("proxy --lease --debug-acp shows a message's text:\n%s", s)
+	}
+}
+
+// sessionLogOf is the last session log of agent as `actctl logs AGENT
+// --session last -o json` prints it, checked to be listed by --sessions.
+func sessionLogOf(t *testing.T, root, home, agent string) string {
+	t.Helper()
+	list := actctl(t, root, home, "logs", agent, "--sessions")
+	names := strings.Fields(list.Stdout)
+	if list.Code != 0 || len(names) != 1 {
+		t.Fatalf("logs %s --sessions: exit %d, %q\n%s", agent, list.Code, list.Stdout, list.Stderr)
+	}
+	r := actctl(t, root, home, "logs", agent, "--session", names[0], "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("logs %s --session %s: exit %d\n%s", agent, names[0], r.Code, r.Stderr)
+	}
+	return r.Stdout
+}
+
+// TestProxySessionLog: a proxy session's messages are logged as a
+// task's are, both ways as they went (the prompt after the inbound
+// chain, the answer after the outbound one), with the plugin steps;
+// `actctl logs` lists and prints it, and the proxy's stderr says where
+// it is. No token, of the prompt or of the agent's answer, reaches the
+// file.
+func TestProxySessionLog(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	e, p := startEditor(t, root, home, "developer")
+	if _, err := e.turn(t, root, "echo 你好 tok-12345"); err != nil {
+		t.Fatal(err)
+	}
+	if said, err := e.turn(t, root, "leak"); err != nil || strings.Join(said, "") != "leaked [REDACTED]" {
+		t.Fatalf("leak: %q %v", said, err)
+	}
+	p.close()
+	if !strings.Contains(p.stderr.String(), "this session's messages are logged in ") {
+		t.Errorf("the proxy does not say where its log is:\n%s", p.stderr)
+	}
+	log := sessionLogOf(t, root, home, "developer")
+	for _, want := range []string{`"method":"session/prompt"`, `Team rules: small commits.`, `echo hello [REDACTED]`, `leaked [REDACTED]`, `"method":"_actctl/plugin"`, `"stopReason":"end_turn"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the session log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "tok-") {
+		t.Errorf("a token in the session log:\n%s", log)
+	}
+}
+
+// TestLeaseSessionLog: a `proxy --lease` connection's messages are
+// logged by up as a proxy session's are, what the editor sent and got
+// after the chains: up's record of the lease never holds a token, of the
+// prompt or of the agent's own answer before the outbound chain.
+func TestLeaseSessionLog(t *testing.T) {
+	root, home := pluginsWorkspace(t)
+	up := startUp(t, root, home, "helpdesk")
+	up.started("helpdesk")
+	e, p := startEditor(t, root, home, "helpdesk", "--lease")
+	cwd := t.TempDir()
+	if _, err := e.turn(t, cwd, "echo 你好 tok-555"); err != nil {
+		t.Fatal(err)
+	}
+	if said, err := e.turn(t, cwd, "leak"); err != nil || strings.Join(said, "") != "leaked [REDACTED]" {
+		t.Fatalf("leak: %q %v", said, err)
+	}
+	p.close()
+	log := sessionLogOf(t, root, home, "helpdesk")
+	for _, want := range []string{`"method":"session/prompt"`, `Team rules: small commits.`, `[REDACTED]`, `"stopReason":"end_turn"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the lease's log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "tok-") {
+		t.Errorf("a token in the lease's log:\n%s", log)
+	}
+}

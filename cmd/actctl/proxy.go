@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/actctl/actctl/proxy"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/tasklog"
 	"github.com/actctl/actctl/up"
 )
 
@@ -57,7 +60,7 @@ func proxyCmd(c *cli.Context) error {
 		if c.IsSet("template") {
 			return usageError("proxy: --lease serves a declared agent that actctl up runs; -t does not go with it")
 		}
-		return proxyLease(ctx, g, c.Args().First())
+		return proxyLease(ctx, g, c.Args().First(), traceIf(c.Bool("debug-acp"), g))
 	}
 
 	req := agentprep.Request{Verb: agentprep.VerbProxy, Name: c.Args().First(), Template: c.String("template"),
@@ -140,20 +143,26 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared, debug bool) e
 		p.Cleanup()
 		return refuse(ctx, g, err)
 	}
+	msgs := proxyLog{g: g}
+	if !p.Ephemeral { // an ephemeral copy's logs go with it
+		msgs = sessionLog(g, p.Agent)
+	}
 	err = proxy.Run(ctx, proxy.Options{
 		Command: l.Command, Args: l.Args, Env: append(os.Environ(), l.EnvList()...),
 		ProcessCwd: l.Cwd, SessionCwd: l.SessionCwd, Workspace: l.Workspace, InstallHint: l.Install,
 		Mode:  acpclient.ModeFor(p.Agent.Permissions),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: g.Stderr,
-		LogFile: runrecord.LogPath(p.Agent),
-		Hooks:   set.Hooks(ctx, plugin.RelayOptions{Step: proxyStep(g)}),
-		Trace:   traceIf(debug, g),
+		LogFile:    runrecord.LogPath(p.Agent),
+		Hooks:      set.Hooks(ctx, plugin.RelayOptions{Step: proxyStep(g, msgs.w)}),
+		Trace:      traceIf(debug, g),
+		MessageLog: msgs.sink(),
 		OnStart: func(pid int) {
 			if err := p.Running(pid); err != nil {
 				fmt.Fprintf(g.Stderr, "actctl: proxy: %v\n", err)
 			}
 		},
 	})
+	msgs.close()
 	p.Cleanup()
 	var pe *proxy.Error
 	if errors.As(err, &pe) {
@@ -165,9 +174,52 @@ func serve(ctx context.Context, g *globals, p *agentprep.Prepared, debug bool) e
 // proxyStep shows a plugin step of a proxy session on stderr (the
 // editor's log of the agent): sizes and the outcome, never the text
 // (docs/plugins.md, "On the proxy").
-func proxyStep(g *globals) func(string, acpclient.PluginStep) {
+// A step is recorded in the session's message log w too (nil: none).
+func proxyStep(g *globals, w *tasklog.Writer) func(string, acpclient.PluginStep) {
 	return func(sid string, p acpclient.PluginStep) {
 		fmt.Fprintf(g.Stderr, "actctl proxy: session %s: %s\n", termsafe.Line(sid), termsafe.Line(employee.PluginStep(p).Words()))
+		if w != nil {
+			w.Plugin(employee.PluginStep(p))
+		}
+	}
+}
+
+// proxyLog is a proxy session's message log (docs/plugins.md, "What the
+// logs record"); w nil: none.
+type proxyLog struct {
+	g *globals
+	w *tasklog.Writer
+}
+
+// sessionLog opens the message log of this proxy session of agent r, in
+// its logs directory beside its task logs, and says where on stderr; one
+// that cannot be opened is a warning, the session goes on unlogged.
+func sessionLog(g *globals, r *schema.Resolved) proxyLog {
+	dir := tasklog.Dir(r)
+	w, err := tasklog.BeginSession(dir, time.Now(), fmt.Sprintf("proxy-%d", os.Getpid()))
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "actctl proxy: warning: %v (this session's messages are not logged)\n", err)
+		return proxyLog{g: g}
+	}
+	fmt.Fprintf(g.Stderr, "actctl proxy: this session's messages are logged in %s (actctl logs %s --session %s)\n",
+		termsafe.Line(w.Path()), termsafe.Line(r.Name), termsafe.Line(strings.TrimSuffix(filepath.Base(w.Path()), ".jsonl")))
+	return proxyLog{g: g, w: w}
+}
+
+// sink is proxy.Options.MessageLog: nil when there is no log.
+func (l proxyLog) sink() func([]byte) {
+	if l.w == nil {
+		return nil
+	}
+	return l.w.Message
+}
+
+func (l proxyLog) close() {
+	if l.w == nil {
+		return
+	}
+	if err := l.w.Close(); err != nil {
+		fmt.Fprintf(l.g.Stderr, "actctl proxy: warning: %v\n", err)
 	}
 }
 

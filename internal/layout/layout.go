@@ -88,6 +88,10 @@ const (
 	// Tasks is the directory of an agent's logs directory holding one
 	// file of ACP messages per task.
 	Tasks = "tasks"
+	// Sessions is the directory of an agent's logs directory holding one
+	// file of ACP messages per session actctl relays (`actctl proxy`,
+	// `proxy --lease`).
+	Sessions = "sessions"
 	// Ledgers, in $ACTANT_HOME, holds per workspace the process ledgers
 	// of the actctl processes running there (never the workspace: a
 	// clone could bring one).

@@ -1,6 +1,7 @@
 package rpcpeer
 
 import (
+	"errors"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -34,9 +35,9 @@ func TestHooks(t *testing.T) {
 		seen = nil
 		for _, line := range [][]byte{prompt, update, other} {
 			env := lineframe.Parse(line)
-			out, e := hooks.Inbound(line, &env)
-			if e != nil {
-				t.Fatalf("Inbound answered %v", e)
+			out, a := hooks.Inbound(line, &env)
+			if a != nil {
+				t.Fatalf("Inbound answered %s", a)
 			}
 			lines, hooked := hooks.Outbound(line, &env)
 			switch {
@@ -78,7 +79,48 @@ func TestHooks(t *testing.T) {
 		return nil, &acp.RequestError{Code: CodeInternal, Message: "plugin failed"}
 	}}
 	env = lineframe.Parse(prompt)
-	if _, e := refuse.Inbound(prompt, &env); e == nil || e.Message != "plugin failed" {
-		t.Errorf("a refusing hook: %v", e)
+	if _, a := refuse.Inbound(prompt, &env); string(a) != `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"plugin failed"}}` {
+		t.Errorf("a refusing hook: %s", a)
+	}
+	cancelled := &Hooks{Prompt: func(Message) ([]byte, *acp.RequestError) { return nil, nil }}
+	if _, a := cancelled.Inbound(prompt, &env); string(a) != `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}` {
+		t.Errorf("a hook whose turn was cancelled: %s", a)
 	}
 }
+
+// TestReadAhead: a session/cancel read while a prompt's hook runs
+// reaches Cancel at once, ahead of the lines before it; one Cancel took
+// is dropped, one it did not passes in order; every other line reaches
+// handle in order, then read's error.
+func TestReadAhead(t *testing.T) {
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"a","prompt":[]}}`,
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"a"}}`,
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"b"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`,
+	}
+	i := 0
+	read := func() ([]byte, error) {
+		if i == len(lines) {
+			return nil, errDone
+		}
+		i++
+		return []byte(lines[i-1]), nil
+	}
+	took := make(chan string, 2)
+	h := &Hooks{Cancel: func(sid string) bool { took <- sid; return sid == "a" }}
+	var handled []string
+	err := h.ReadAhead(read, func(line []byte) {
+		if len(handled) == 0 { // the prompt's hook runs until its cancel is read
+			if sid := <-took; sid != "a" {
+				t.Errorf("first cancel: %s", sid)
+			}
+		}
+		handled = append(handled, string(line))
+	}, func() {})
+	if err != errDone || len(handled) != 3 || handled[0] != lines[0] || handled[1] != lines[2] || handled[2] != lines[3] {
+		t.Errorf("handled %q, %v", handled, err)
+	}
+}
+
+var errDone = errors.New("done")

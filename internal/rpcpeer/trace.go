@@ -1,6 +1,7 @@
 package rpcpeer
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -97,4 +98,44 @@ func appendSafe(b, s []byte) []byte {
 		b = append(b, c)
 	}
 	return b
+}
+
+// Writer is w with every line written through it traced going dir
+// (`proxy --lease` traces the stream it copies: the lines are the ones
+// the client sends and gets, after up's plugins). A nil *Trace gives w
+// itself. A line is traced once it is complete; its bytes reach w as
+// they are written.
+func (t *Trace) Writer(dir string, w io.Writer) io.Writer {
+	if t == nil {
+		return w
+	}
+	return &traceWriter{t: t, dir: dir, w: w}
+}
+
+// traceWriter is Trace.Writer's: partial holds a line not yet complete.
+type traceWriter struct {
+	t       *Trace
+	dir     string
+	w       io.Writer
+	partial []byte
+}
+
+func (tw *traceWriter) Write(p []byte) (int, error) {
+	n, err := tw.w.Write(p)
+	rest := p[:n]
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			tw.partial = append(tw.partial, rest...)
+			return n, err
+		}
+		line := rest[:i]
+		if len(tw.partial) > 0 {
+			line = append(tw.partial, line...)
+			tw.partial = tw.partial[:0]
+		}
+		env := lineframe.Parse(line)
+		tw.t.Line(tw.dir, line, &env)
+		rest = rest[i+1:]
+	}
 }

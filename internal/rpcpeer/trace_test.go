@@ -36,3 +36,26 @@ func TestTraceSummary(t *testing.T) {
 		t.Errorf("trace: %q", got)
 	}
 }
+
+// TestTraceWriter: the lines written through a trace's Writer reach the
+// writer as they are and are traced once each is complete, however the
+// writes cut them.
+func TestTraceWriter(t *testing.T) {
+	var out, trace bytes.Buffer
+	tr := &Trace{W: &trace, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	w := tr.Writer("client"+ToAgent, &out)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" + `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}` + "\n"
+	for _, part := range []string{in[:10], in[10:70], in[70:]} {
+		if _, err := w.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "actctl acp: 03:04:05.000 client->agent request initialize id=1 58 B\n" +
+		"actctl acp: 03:04:05.000 client->agent notification session/cancel session=s 70 B\n"
+	if out.String() != in || trace.String() != want {
+		t.Errorf("out %q\ntrace %q\nwant  %q", out.String(), trace.String(), want)
+	}
+	if (*Trace)(nil).Writer("x", &out) != &out {
+		t.Error("a nil trace wraps its writer")
+	}
+}
