@@ -62,8 +62,9 @@ func (a *agent) serveLease(ctx context.Context, c *acpclient.Client, client leas
 	rl := c.Router(func() acpclient.Router {
 		return &leaseRelay{a: a, c: c, calls: rpcpeer.Forwarder[*call]{Prefix: leaseIDPrefix}}
 	}).(*leaseRelay)
-	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{}), hooks: a.leaseHooks()}
+	lc := &leaseConn{a: a, c: c, rl: rl, client: client, out: newOutQueue(), fail: make(chan struct{})}
 	lc.openLog()
+	lc.hooks = a.leaseHooks(lc)
 	defer lc.closeLog()
 	defer lc.hooks.End() // the plugins' sub-agents end with the connection
 	// The writer is not waited for: one blocked on a client that stops

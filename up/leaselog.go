@@ -6,6 +6,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/actctl/actctl/acpclient"
+	emp "github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -39,6 +41,13 @@ func (lc *leaseConn) openLog() {
 func (lc *leaseConn) logLine(line []byte) {
 	if lc.msgs != nil {
 		lc.msgs.Message(lc.hooks.Logged(line))
+	}
+}
+
+// logStep records a session plugin's step (sizes, never the text).
+func (lc *leaseConn) logStep(_ string, ps acpclient.PluginStep) {
+	if lc.msgs != nil {
+		lc.msgs.Plugin(emp.PluginStep(ps))
 	}
 }
 

@@ -18,15 +18,16 @@ import (
 // whole message a plugin held or replaced by a plugin's failure. Without
 // plugins the lines pass as they are.
 
-// leaseHooks are a new lease connection's plugins (nil: none).
-func (a *agent) leaseHooks() *rpcpeer.Hooks {
+// leaseHooks are lease connection lc's plugins (nil: none); their steps
+// go to lc's message log, as a proxy session's do.
+func (a *agent) leaseHooks(lc *leaseConn) *rpcpeer.Hooks {
 	a.mu.Lock()
 	f := a.spec.LeaseHooks
 	a.mu.Unlock()
 	if f == nil {
 		return nil
 	}
-	return f()
+	return f(lc.logStep)
 }
 
 // pluginPrompt passes a client's request through the inbound chain: the

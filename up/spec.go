@@ -53,8 +53,10 @@ type Spec struct {
 	// agent's redact plugins, docs/plugins.md).
 	Redact func(string) string
 	// LeaseHooks, if set, makes the session plugins of each lease
-	// connection (docs/plugins.md, "On the proxy"; nil: none).
-	LeaseHooks func() *rpcpeer.Hooks
+	// connection (docs/plugins.md, "On the proxy"; nil: none); step is
+	// given each plugin step of the connection's sessions (the lease's
+	// message log records them).
+	LeaseHooks func(step func(sessionID string, ps acpclient.PluginStep)) *rpcpeer.Hooks
 	// OnDemand marks a repo or tool agent: no process until a
 	// conversation asks for one, stopped once none holds it (ondemand.go).
 	OnDemand bool

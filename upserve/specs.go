@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
 	"github.com/actctl/actctl/employee"
 	"github.com/actctl/actctl/internal/rpcpeer"
@@ -148,11 +149,13 @@ func spec(cfg *schema.Config, r *schema.Resolved, filesAt int) (up.Spec, error) 
 
 // leaseHooks makes the session plugins of a lease connection (nil: the
 // agent has none, the lease relays its lines as they are).
-func leaseHooks(set *plugin.Set) func() *rpcpeer.Hooks {
+func leaseHooks(set *plugin.Set) func(step func(string, acpclient.PluginStep)) *rpcpeer.Hooks {
 	if set == nil {
 		return nil
 	}
-	return func() *rpcpeer.Hooks { return set.Hooks(context.Background(), plugin.RelayOptions{}) }
+	return func(step func(string, acpclient.PluginStep)) *rpcpeer.Hooks {
+		return set.Hooks(context.Background(), plugin.RelayOptions{Step: step})
+	}
 }
 
 // pluginsOf is what of agent r's session plugins shapes its session

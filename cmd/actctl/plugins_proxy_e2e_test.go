@@ -275,7 +275,7 @@ func TestLeaseSessionLog(t *testing.T) {
 	}
 	p.close()
 	log := sessionLogOf(t, root, home, "helpdesk")
-	for _, want := range []string{`"method":"session/prompt"`, `Team rules: small commits.`, `[REDACTED]`, `"stopReason":"end_turn"`} {
+	for _, want := range []string{`"method":"session/prompt"`, `Team rules: small commits.`, `[REDACTED]`, `"method":"_actctl/plugin"`, `"stopReason":"end_turn"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the lease's log lacks %q:\n%s", want, log)
 		}
