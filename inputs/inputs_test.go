@@ -742,3 +742,10 @@ func TestSaveSettlesJustWritten(t *testing.T) {
 		t.Errorf("Check: %q", why)
 	}
 }
+
+// digest is the sha256 of b in hex, as apply records the state it left
+// (reconcile.Result.LeftState).
+func digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

@@ -421,3 +421,10 @@ func TestNoSync(t *testing.T) {
 		t.Fatalf("fsynced %v, want %v", synced, []string{p, dir})
 	}
 }
+
+// Len is the number of directories waiting for Sync.
+func (s *DirSyncs) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.dirs)
+}
