@@ -152,6 +152,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := requiredFlag(app.Run(normalizeArgs(app, versionFlag(app, args))))
 	if err == nil {
+		err = notFound(app)
+	}
+	if err == nil {
 		return exitOK
 	}
 	code := exitError
@@ -164,6 +167,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 	}
 	return code
+}
+
+// notFoundKey is where the app's CommandNotFound leaves its usage error,
+// in the app's Metadata.
+const notFoundKey = "actctl.notFound"
+
+// notFound is the usage error of the unknown command app's last Run met,
+// nil if none.
+func notFound(app *cli.App) error {
+	err, _ := app.Metadata[notFoundKey].(error)
+	return err
 }
 
 // printError writes err as "actctl: ..." lines; diagnostics get one line
@@ -212,9 +226,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				// error ("Required flag ... not set") follows.
 				return
 			}
-			fmt.Fprintf(stderr, "actctl: %s\n", commandNotFound(c, name))
-			os.Exit(exitUsage)
+			// urfave/cli gives this hook no error to return (it returns
+			// nil after it): run takes the error from the app (notFound).
+			c.App.Metadata[notFoundKey] = usageError("%s", commandNotFound(c, name))
 		},
+		Metadata: map[string]any{},
 		// Errors are printed by run, once, in our format.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
