@@ -195,8 +195,10 @@ func printError(w io.Writer, err error) {
 	fmt.Fprintf(w, "actctl: %s\n", termsafe.Text(err.Error()))
 }
 
+// newApp is actctl's app writing to stdout and stderr, on its own copy of
+// the commands (cloneCommands).
 func newApp(stdout, stderr io.Writer) *cli.App {
-	cmds := append([]*cli.Command(nil), commands...)
+	cmds := cloneCommands(commands)
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return &cli.App{
 		Name:                 "actctl",
@@ -234,6 +236,21 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// Errors are printed by run, once, in our format.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+}
+
+// cloneCommands copies cmds and their sub-commands: urfave/cli changes a
+// command as it runs (it adds a help sub-command to a group it shows help
+// for, a help flag to each command), which must not reach the next run in
+// the same process (the scenario scripts run many).
+func cloneCommands(cmds []*cli.Command) []*cli.Command {
+	out := make([]*cli.Command, len(cmds))
+	for i, c := range cmds {
+		cc := *c
+		cc.Subcommands = cloneCommands(c.Subcommands)
+		cc.Flags = slices.Clone(c.Flags)
+		out[i] = &cc
+	}
+	return out
 }
 
 // normalizeArgs puts every global flag, wherever it was typed, before the

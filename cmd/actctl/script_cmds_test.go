@@ -20,11 +20,13 @@ import (
 // detach, hub, logs, mcp, open, prompt, proxy, relay, run, start, stop,
 // restart, status, task, up, zed), as do --kube (kubectl exec) and apply
 // --watch (it runs until a signal): their tests stay in Go, through the
-// binary. A command actctl does not have runs in process (its usage error).
+// binary. __complete is what the completion scripts call. A command actctl does
+// not have runs in process (its usage error).
 var inProcessCommands = map[string]bool{
 	"apply": true, "completion": true, "delete": true, "describe": true, "diff": true,
 	"explain": true, "get": true, "help": true, "import": true, "init": true,
 	"resolve": true, "schema": true, "validate": true, "version": true,
+	completeCmd: true,
 }
 
 // globalValueFlags are actctl's global flags that take a value.
