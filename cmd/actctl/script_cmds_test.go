@@ -18,14 +18,15 @@ import (
 // them in the test process. The others start or signal processes, serve,
 // read the test's stdin or wait for a signal (attach, chat, dashboard,
 // detach, hub, logs, mcp, open, prompt, proxy, relay, run, start, stop,
-// restart, status, task, up, zed), as do --kube (kubectl exec) and apply
-// --watch (it runs until a signal): their tests stay in Go, through the
-// binary. __complete is what the completion scripts call. A command actctl does
+// restart, task, up, zed), as do --kube (kubectl exec) and apply --watch
+// (it runs until a signal): their tests stay in Go, through the binary.
+// status only reads (records, and asks an up, which no script starts);
+// __complete is what the completion scripts call. A command actctl does
 // not have runs in process (its usage error).
 var inProcessCommands = map[string]bool{
 	"apply": true, "completion": true, "delete": true, "describe": true, "diff": true,
 	"explain": true, "get": true, "help": true, "import": true, "init": true,
-	"resolve": true, "schema": true, "validate": true, "version": true,
+	"resolve": true, "schema": true, "status": true, "validate": true, "version": true,
 	completeCmd: true,
 }
 
