@@ -240,8 +240,10 @@ func (s *entrySums) blockIs(e *materialize.Entry, h string) bool {
 	return sum(normBody(c)) == h
 }
 
-// digestTargets computes TargetsDigest and the digests of every entry
-// (sums[i][j] for targets[i].Entries[j]). The digest's text is exactly
+// digestTargets computes a digest of everything the targets want on disk
+// (recorded as the state's ConfigDigest, so that a later apply tells
+// cheaply whether the rendered config changed) and the digests of every
+// entry (sums[i][j] for targets[i].Entries[j]). The digest's text is exactly
 // what
 //
 //	fmt.Fprintf(h, "agent %q %q %q\n", t.Agent, t.Dir, t.Conflict)
