@@ -16,46 +16,30 @@ import (
 // maxRequest bounds a request line (a prompt may be long).
 const maxRequest = 16 << 20
 
-// shutdownWriteGrace is how long, once Serve's ctx has ended, a handler's
-// last frames may take to reach its client before the connection is cut:
-// a client that stops reading must not hold up's shutdown.
+// shutdownWriteGrace is how long, once ServeUntilClosed's ctx has ended,
+// a handler's last frames may take to reach its client before the
+// connection is cut: a client that stops reading must not hold up's
+// shutdown.
 const shutdownWriteGrace = 5 * time.Second
 
 // Handler answers requests. Its ctx ends when the client goes away or
-// Serve's ctx ends. What it sends on out reaches the client as frames;
-// result (JSON-encoded) and err make the final frame, err's exit status
-// included (CodeError).
+// ServeUntilClosed's ctx ends. What it sends on out reaches the client as
+// frames; result (JSON-encoded) and err make the final frame, err's exit
+// status included (CodeError).
 type Handler interface {
 	Handle(ctx context.Context, req Request, out *Stream) (result any, err error)
-}
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, req Request, out *Stream) (any, error)
-
-// Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, req Request, out *Stream) (any, error) {
-	return f(ctx, req, out)
 }
 
 // ErrShuttingDown is the cause handlers see when up stops, and the answer
 // to requests that arrive while it stops (ServeUntilClosed).
 var ErrShuttingDown = errors.New("actctl up is shutting down")
 
-// Serve answers connections on ln, each in its own goroutine, until ctx
-// ends or ln is closed; it then closes ln, cancels the handlers still
-// running and returns once every one of them has returned. It returns
-// nil then, or the error that stopped it accepting.
-func Serve(ctx context.Context, ln net.Listener, h Handler) error {
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	return ServeUntilClosed(ctx, ln, h)
-}
-
-// ServeUntilClosed is Serve for a process that has more to do once ctx
-// ends (up stopping its agents): the handlers are cancelled with the
-// cause ErrShuttingDown, and every request that arrives afterwards is
-// answered with it, until ln is closed; it returns once ln is closed and
-// every handler has returned.
+// ServeUntilClosed answers connections on ln, each in its own goroutine,
+// until ln is closed. Once ctx ends (up stopping, with its agents still
+// to stop) the handlers are cancelled with the cause ErrShuttingDown, and
+// every request that arrives afterwards is answered with it; it returns
+// once ln is closed and every handler has returned: nil then, or the
+// error that stopped it accepting.
 func ServeUntilClosed(parent context.Context, ln net.Listener, h Handler) error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := context.AfterFunc(parent, func() { cancel(ErrShuttingDown) })
@@ -163,7 +147,7 @@ func handle(ctx context.Context, h Handler, req Request, out *Stream) (result an
 // connection into a raw byte stream (OpLease): Upgrade either refuses the
 // request (its error is the final frame) or returns the function that
 // serves the stream once the final frame {"done":true} was written. ctx
-// ends, and the stream's reads fail, when Serve stops.
+// ends, and the stream's reads fail, when ServeUntilClosed stops.
 type Upgrader interface {
 	Upgrade(ctx context.Context, req Request) (func(ctx context.Context, r io.Reader, w io.Writer) error, error)
 }

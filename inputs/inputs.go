@@ -18,8 +18,6 @@ package inputs
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -274,11 +272,6 @@ func environment() map[string]string {
 		}
 	}
 	return env
-}
-
-func digest(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
 }
 
 // notWritten is files without those st records as outputs. A file that

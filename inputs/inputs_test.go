@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -362,14 +363,29 @@ func TestCheckRacyMeta(t *testing.T) {
 // if that apply left it (none: nil).
 func save(t *testing.T, src Sources, said Said, start time.Time) error {
 	t.Helper()
-	st, data, err := reconcile.ReadState(layout.Path(src.Root, layout.State))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, data := readState(t, src.Root)
 	if data == nil {
 		return Save(src, said, start, nil, "")
 	}
 	return Save(src, said, start, st, digest(data))
+}
+
+// readState reads the state the test's workspace at root holds (the
+// plain JSON workspace wrote) and its bytes; none: nil, nil.
+func readState(t *testing.T, root string) (*reconcile.State, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(layout.Path(root, layout.State))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	st := reconcile.NewState()
+	if err == nil {
+		err = json.Unmarshal(data, st)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, data
 }
 
 func readRecord(t *testing.T, root string) *Record {
@@ -642,10 +658,7 @@ func TestSaveStateNotAsLeft(t *testing.T) {
 	root, home := workspace(t, true)
 	p := layout.Path(root, layout.Inputs)
 	rm(t, p)
-	st, data, err := reconcile.ReadState(layout.Path(root, layout.State))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, data := readState(t, root)
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
 	for _, sum := range []string{digest(append(data, '\n')), ""} {
 		if err := Save(src, Said{}, time.Now(), st, sum); err != nil {
@@ -767,4 +780,11 @@ func TestFileDigestReusesBuffer(t *testing.T) {
 	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 8<<10 {
 		t.Errorf("%d bytes allocated per file hashed, want a few hundred (no 32 KiB buffer each)", per)
 	}
+}
+
+// digest is the sha256 of b in hex, as apply records the state it left
+// (reconcile.Result.LeftState).
+func digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

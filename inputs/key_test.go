@@ -12,8 +12,6 @@ import (
 // (its agents' reads reach it), nor without a home; otherwise this user's
 // key (package internal/userkey, whose test covers the rest).
 func TestCacheKey(t *testing.T) {
-	userkey.Forget()
-	t.Cleanup(userkey.Forget)
 	home := filepath.Join(t.TempDir(), "home")
 	if k, why := cacheKey(filepath.Dir(home), home, true); k != nil || !strings.Contains(why, "inside the workspace") {
 		t.Errorf("key inside the workspace: %x %q", k, why)

@@ -53,20 +53,14 @@ const (
 	defaultWorkspacePolicy = "persistent"
 )
 
-// Render computes every entry agent r wants in its workspace. It reads
-// only cfg and r: no file of the workspace is touched, so the result is a
-// pure function of the config (plus o.IsTracked) and can be diffed, cached
-// and compared with the state by the reconciler.
+// renderWith computes every entry agent r wants in its workspace, with
+// the cache sh shared by the agents of one RenderAgents. It reads only
+// cfg and r: no file of the workspace is touched, so the result is a pure
+// function of the config (plus o.IsTracked) and can be diffed, cached and
+// compared with the state by the reconciler.
 //
 // Entry contents may share memory with cfg (skill sibling files are not
 // copied); callers must treat them as read-only.
-func Render(cfg *schema.Config, r *schema.Resolved, o Options) (*Target, error) {
-	if r == nil {
-		return nil, fmt.Errorf("render: nil agent")
-	}
-	return renderWith(cfg, r, o, newShared())
-}
-
 func renderWith(cfg *schema.Config, r *schema.Resolved, o Options, sh *shared) (*Target, error) {
 	n := 16 + 2*len(r.Template.Skills)
 	rd := &renderer{cfg: cfg, r: r, o: o, sh: sh, byPath: make(map[string]int, n), slots: make([]slot, 0, n)}

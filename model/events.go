@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -95,14 +94,4 @@ func EventHasAgent(name string) bool {
 		}
 	}
 	return false
-}
-
-// EventRow is e's row in docs/runtime.md's table of events: name, agent,
-// publisher, data.
-func EventRow(e EventSpec) string {
-	agent := "no"
-	if e.Agent {
-		agent = "yes"
-	}
-	return fmt.Sprintf("| `%s` | %s | %s | %s |", e.Name, agent, e.From, e.Data)
 }

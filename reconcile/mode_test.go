@@ -88,12 +88,12 @@ func TestPlanExecBit(t *testing.T) {
 }
 
 // TestTargetsDigestExec: a change of the executable bit alone changes the
-// config digest.
+// config digest (digestTargets, recorded as the state's ConfigDigest).
 func TestTargetsDigestExec(t *testing.T) {
 	e := materialize.Entry{Path: "s/run.sh", Mode: materialize.ModeFile, Content: []byte("x")}
-	a := TargetsDigest([]*materialize.Target{{Agent: "a", Entries: []materialize.Entry{e}}})
+	a, _ := digestTargets([]*materialize.Target{{Agent: "a", Entries: []materialize.Entry{e}}})
 	e.Exec = true
-	if b := TargetsDigest([]*materialize.Target{{Agent: "a", Entries: []materialize.Entry{e}}}); a == b {
+	if b, _ := digestTargets([]*materialize.Target{{Agent: "a", Entries: []materialize.Entry{e}}}); a == b {
 		t.Error("digest ignores Exec")
 	}
 }

@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/internal/par"
-	"github.com/actctl/actctl/internal/userkey"
 	"github.com/actctl/actctl/materialize"
 )
 
@@ -150,27 +147,6 @@ func NewState() *State { return &State{Version: StateVersion, Agents: map[string
 
 func metaPath(root, name string) string { return layout.Path(root, name) }
 
-// ReadState reads the state file at path, its seal (if any) left
-// unchecked; a missing file is an empty state. It is for tests and tools:
-// apply trusts a state only as readTrusted says. The bytes it returns
-// must not be changed: the state's strings share their memory (see
-// decodeStateFast).
-func ReadState(path string) (*State, []byte, error) {
-	data, err := readRegular(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return NewState(), nil, nil
-	}
-	if err != nil {
-		return nil, nil, layout.NotDir(filepath.Dir(path), fmt.Errorf("read state: %w", err))
-	}
-	body, _ := userkey.SplitJSON(data)
-	st, err := parseState(body)
-	if err != nil {
-		return nil, nil, damagedState(path, err)
-	}
-	return st, data, nil
-}
-
 // damagedState says what a state file that does not parse is, and what
 // the user can do about it.
 func damagedState(path string, err error) error {
@@ -246,14 +222,6 @@ func (d *digest) is(h string) bool {
 	return true
 }
 
-// TargetsDigest is a digest of everything the targets want on disk; it is
-// recorded as the state's ConfigDigest so callers can tell cheaply whether
-// the rendered config changed since the last apply.
-func TargetsDigest(targets []*materialize.Target) string {
-	d, _ := digestTargets(targets)
-	return d
-}
-
 // entrySums are the digests of one desired entry, computed once per run
 // (for the config digest and the planner's fast path).
 type entrySums struct {
@@ -272,8 +240,10 @@ func (s *entrySums) blockIs(e *materialize.Entry, h string) bool {
 	return sum(normBody(c)) == h
 }
 
-// digestTargets computes TargetsDigest and the digests of every entry
-// (sums[i][j] for targets[i].Entries[j]). The digest's text is exactly
+// digestTargets computes a digest of everything the targets want on disk
+// (recorded as the state's ConfigDigest, so that a later apply tells
+// cheaply whether the rendered config changed) and the digests of every
+// entry (sums[i][j] for targets[i].Entries[j]). The digest's text is exactly
 // what
 //
 //	fmt.Fprintf(h, "agent %q %q %q\n", t.Agent, t.Dir, t.Conflict)

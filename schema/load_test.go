@@ -185,7 +185,7 @@ func TestSuggest(t *testing.T) {
 func BenchmarkLoad(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
-			dir := writeWorkspace(b, benchconfig.Files(n))
+			dir := writeWorkspace(b, benchconfig.FilesSkills(n, 20))
 			home := b.TempDir()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -205,9 +205,6 @@ var (
 // concern one agent.
 func EventHasAgent(name string) bool { return model.EventHasAgent(name) }
 
-// EventRow is model.EventRow: e's row in docs/runtime.md's table of events.
-func EventRow(e EventSpec) string { return model.EventRow(e) }
-
 // IsSSHURL is model.IsSSHURL: whether a git URL is an SSH one.
 func IsSSHURL(url string) bool { return model.IsSSHURL(url) }
 

@@ -25,7 +25,7 @@ func snapshotWorkspaces(t *testing.T) map[string]string {
 		"team-hub":   "../examples/team-hub",
 		"zed":        "../examples/zed",
 	}
-	ws["generated"] = writeWorkspace(t, benchconfig.Files(20))
+	ws["generated"] = writeWorkspace(t, benchconfig.FilesSkills(20, 20))
 	ws["comprehension"] = writeWorkspace(t, map[string]string{
 		"actant.cue": `package actant
 
@@ -116,7 +116,7 @@ func TestSnapshotRefused(t *testing.T) {
 // cost of making the snapshot.
 func BenchmarkLoadSnapshot(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
-		dir := writeWorkspace(b, benchconfig.Files(n))
+		dir := writeWorkspace(b, benchconfig.FilesSkills(n, 20))
 		home := b.TempDir()
 		cfg, err := LoadDir(dir, home)
 		if err != nil {

@@ -16,34 +16,17 @@ type ScheduleProblem struct {
 // CheckSchedule returns what is wrong with s: a heartbeat interval that is
 // not a positive duration, a cron pattern that is not 5 fields or a
 // supported @name, a time zone that is not an IANA name (docs/runtime.md).
-// The hub reports the same problems for hub templates.
+// The hub reports the same problems for hub templates; up.ScheduleOf
+// compiles a schedule without them for the scheduler.
 func CheckSchedule(s *Schedule) []ScheduleProblem {
-	_, problems := compileSchedule(s)
-	return problems
-}
-
-// ScheduleSpec compiles schedule s for the scheduler; it fails on any
-// problem CheckSchedule reports.
-func ScheduleSpec(s *Schedule) (cronspec.Spec, error) {
-	spec, problems := compileSchedule(s)
-	if len(problems) > 0 {
-		return cronspec.Spec{}, fmt.Errorf("schedule.%s: %s", problems[0].Field, problems[0].Message)
-	}
-	return spec, nil
-}
-
-func compileSchedule(s *Schedule) (cronspec.Spec, []ScheduleProblem) {
-	var spec cronspec.Spec
-	var problems []ScheduleProblem
 	if s == nil {
-		return spec, nil
+		return nil
 	}
+	var problems []ScheduleProblem
 	if hb := s.Heartbeat; hb != nil {
-		d, err := cronspec.ParseInterval(hb.Interval)
-		if err != nil {
+		if _, err := cronspec.ParseInterval(hb.Interval); err != nil {
 			problems = append(problems, ScheduleProblem{"heartbeat.interval", err.Error()})
 		}
-		spec.Heartbeat = &cronspec.Heartbeat{Interval: d, Seed: hb.Prompt}
 	}
 	for i, c := range s.Cron {
 		// Both fields are checked, so an entry with two mistakes reports
@@ -53,18 +36,11 @@ func compileSchedule(s *Schedule) (cronspec.Spec, []ScheduleProblem) {
 			problems = append(problems, ScheduleProblem{fmt.Sprintf("cron[%d].timezone", i), err.Error()})
 			zone = "UTC"
 		}
-		entry, err := cronspec.ParseCron(c.Pattern, zone)
-		if err != nil {
+		if _, err := cronspec.ParseCron(c.Pattern, zone); err != nil {
 			problems = append(problems, ScheduleProblem{fmt.Sprintf("cron[%d].pattern", i), "invalid cron pattern " + err.Error()})
-			continue
 		}
-		if zone != c.Timezone {
-			continue
-		}
-		entry.Prompt = c.Prompt
-		spec.Cron = append(spec.Cron, entry)
 	}
-	return spec, problems
+	return problems
 }
 
 // validateSchedule reports the problems of template name's schedule, each

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 const scheduleTemplate = `package actant
@@ -38,18 +37,15 @@ func TestScheduleValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ScheduleSpec(cfg.Templates["worker"].Schedule)
-	if err != nil {
-		t.Fatal(err)
+	s := cfg.Templates["worker"].Schedule
+	if p := CheckSchedule(s); len(p) != 0 {
+		t.Fatalf("problems %+v", p)
 	}
-	if spec.Heartbeat.Interval != 30*time.Minute || spec.Heartbeat.Seed != "check the queue" || len(spec.Cron) != 2 {
-		t.Fatalf("spec %+v", spec)
+	if s.Heartbeat.Interval != "30m" || s.Heartbeat.Prompt != "check the queue" || len(s.Cron) != 2 {
+		t.Fatalf("schedule %+v", s)
 	}
-	if c := spec.Cron[1]; c.Prompt != "report" || c.Location.String() != "Europe/Paris" {
+	if c := s.Cron[1]; c.Pattern != "@daily" || c.Prompt != "report" || c.Timezone != "Europe/Paris" {
 		t.Errorf("cron[1] = %+v", c)
-	}
-	if spec.Cron[0].Location != time.Local {
-		t.Errorf("default zone %v, want local", spec.Cron[0].Location)
 	}
 }
 

@@ -95,10 +95,6 @@ const (
 	Killing              // killed (grace over, or SIGTERM failed): waiting for its exit
 )
 
-var stopNames = [...]string{"-", "cancelling-start", "terminating", "killing"}
-
-func (s Stop) String() string { return stopNames[s] }
-
 // Timer is which timer the machine has armed; one at most.
 type Timer int
 
@@ -108,10 +104,6 @@ const (
 	BackoffTimer       // the wait before a restart
 	GraceTimer         // a stop's grace before the group is killed
 )
-
-var timerNames = [...]string{"-", "start", "backoff", "grace"}
-
-func (t Timer) String() string { return timerNames[t] }
 
 // Input is what happens to a supervised process: a request or what its
 // process (or the armed timer) did.
@@ -189,9 +181,6 @@ func NewMachine(p Policy) *Machine {
 
 // State returns the current state.
 func (m *Machine) State() State { return m.state }
-
-// StopStep returns where a stopping process is (NotStopping otherwise).
-func (m *Machine) StopStep() Stop { return m.stop }
 
 // Restarts counts the automatic restarts so far.
 func (m *Machine) Restarts() int { return m.restarts }

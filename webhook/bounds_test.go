@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // rawDelivery opens a connection to addr, sends a POST to /webhooks/ci
@@ -91,7 +93,7 @@ func TestBoundedReading(t *testing.T) {
 	addr := ln.Addr().String()
 
 	body := []byte(`{"x": "` + strings.Repeat("a", 60<<10) + `"}`)
-	wrong := "X-Ci-Signature: " + Sign([]byte("guess"), body) + "\r\n"
+	wrong := "X-Ci-Signature: " + testutil.Sign([]byte("guess"), body) + "\r\n"
 	codes := make(chan int, n)
 	var rests []func()
 	for range n {
@@ -132,12 +134,12 @@ func TestBoundedReading(t *testing.T) {
 		t.Errorf("unsigned, its body not sent whole: %d, want 401 at once", c)
 	}
 	big := bytes.Repeat([]byte("a"), 1<<20)
-	code, _ = rawDelivery(t, addr, "X-Ci-Signature: "+Sign([]byte(secret), big)+"\r\n", big, 1<<10)
+	code, _ = rawDelivery(t, addr, "X-Ci-Signature: "+testutil.Sign([]byte(secret), big)+"\r\n", big, 1<<10)
 	if c := await(t, "declared too big", code); c != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body declared over the bound, not sent whole: %d, want 413 at once", c)
 	}
 	signed := []byte(`{"ok": true}`)
-	code, _ = rawDelivery(t, addr, "X-Ci-Signature: "+Sign([]byte(secret), signed)+"\r\n", signed, len(signed))
+	code, _ = rawDelivery(t, addr, "X-Ci-Signature: "+testutil.Sign([]byte(secret), signed)+"\r\n", signed, len(signed))
 	if c := await(t, "signed", code); c != http.StatusAccepted {
 		t.Errorf("a signed delivery after the flood: %d, want 202", c)
 	}

@@ -11,14 +11,6 @@ import (
 	"github.com/actctl/actctl/model"
 )
 
-// Sign returns the signature of body under secret as GitHub sends it,
-// "sha256=<hex>".
-func Sign(secret, body []byte) string {
-	m := hmac.New(sha256.New, secret)
-	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil))
-}
-
 var (
 	errUnsigned = errors.New("no signature")
 	errBadSig   = errors.New("the signature does not match the body")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/internal/testutil"
 	"github.com/actctl/actctl/model"
 )
 
@@ -48,7 +49,7 @@ func (f fixture) request(name string) *http.Request {
 	for k, v := range f.Headers {
 		r.Header.Set(k, v)
 	}
-	r.Header.Set(GitHubSignatureHeader, Sign([]byte(secret), f.Payload))
+	r.Header.Set(GitHubSignatureHeader, testutil.Sign([]byte(secret), f.Payload))
 	return r
 }
 
@@ -132,27 +133,27 @@ func TestRefused(t *testing.T) {
 		want string
 	}{
 		{"unsigned", with(func(r *http.Request) { r.Header.Del(GitHubSignatureHeader) }), 401, "401 no signature (X-Hub-Signature-256"},
-		{"wrong secret", with(func(r *http.Request) { r.Header.Set(GitHubSignatureHeader, Sign([]byte("guess"), f.Payload)) }), 401, "401 the signature does not match the body"},
+		{"wrong secret", with(func(r *http.Request) { r.Header.Set(GitHubSignatureHeader, testutil.Sign([]byte("guess"), f.Payload)) }), 401, "401 the signature does not match the body"},
 		{"bare hex for github", with(func(r *http.Request) {
-			r.Header.Set(GitHubSignatureHeader, strings.TrimPrefix(Sign([]byte(secret), f.Payload), "sha256="))
+			r.Header.Set(GitHubSignatureHeader, strings.TrimPrefix(testutil.Sign([]byte(secret), f.Payload), "sha256="))
 		}), 401, "does not match"},
 		{"not hex", with(func(r *http.Request) { r.Header.Set(GitHubSignatureHeader, "sha256=zz") }), 401, "does not match"},
 		{"body changed", func() *http.Request {
 			r := httptest.NewRequest(http.MethodPost, "/webhooks/gh", strings.NewReader(string(f.Payload)+" "))
-			r.Header.Set(GitHubSignatureHeader, Sign([]byte(secret), f.Payload))
+			r.Header.Set(GitHubSignatureHeader, testutil.Sign([]byte(secret), f.Payload))
 			r.Header.Set(GitHubEventHeader, "issues")
 			return r
 		}(), 401, "does not match"},
 		{"oversized", func() *http.Request {
 			big := []byte(`{"x": "` + strings.Repeat("a", 5000) + `"}`)
 			r := httptest.NewRequest(http.MethodPost, "/webhooks/gh", bytes.NewReader(big))
-			r.Header.Set(GitHubSignatureHeader, Sign([]byte(secret), big))
+			r.Header.Set(GitHubSignatureHeader, testutil.Sign([]byte(secret), big))
 			return r
 		}(), 413, "413 body over 4096 bytes"},
 		{"not JSON", func() *http.Request {
 			body := []byte("payload=%7B%7D")
 			r := httptest.NewRequest(http.MethodPost, "/webhooks/gh", bytes.NewReader(body))
-			r.Header.Set(GitHubSignatureHeader, Sign([]byte(secret), body))
+			r.Header.Set(GitHubSignatureHeader, testutil.Sign([]byte(secret), body))
 			r.Header.Set(GitHubEventHeader, "issues")
 			return r
 		}(), 400, "400 the payload must be a JSON object"},
@@ -162,7 +163,7 @@ func TestRefused(t *testing.T) {
 		{"a query", httptest.NewRequest(http.MethodPost, "/webhooks/gh?x=1", bytes.NewReader(f.Payload)), 404, "404"},
 		{"generic in github's header", func() *http.Request {
 			r := httptest.NewRequest(http.MethodPost, "/webhooks/ci", bytes.NewReader(f.Payload))
-			r.Header.Set(GitHubSignatureHeader, Sign([]byte(secret), f.Payload))
+			r.Header.Set(GitHubSignatureHeader, testutil.Sign([]byte(secret), f.Payload))
 			return r
 		}(), 401, "401 no signature (X-Ci-Signature"},
 	} {
@@ -198,7 +199,7 @@ func TestFiltered(t *testing.T) {
 func TestGeneric(t *testing.T) {
 	h := New([]Endpoint{generic()}, Options{})
 	body := []byte(`{"build": {"id": 7, "status": "failed"}}`)
-	for i, sig := range []string{Sign([]byte(secret), body), strings.TrimPrefix(Sign([]byte(secret), body), "sha256=")} {
+	for i, sig := range []string{testutil.Sign([]byte(secret), body), strings.TrimPrefix(testutil.Sign([]byte(secret), body), "sha256=")} {
 		r := httptest.NewRequest(http.MethodPost, "/webhooks/ci", bytes.NewReader(body))
 		r.Header.Set("X-Ci-Signature", sig)
 		r.Header.Set(HMACDeliveryHeader, fmt.Sprint("d", i))
@@ -256,7 +257,7 @@ func TestFlood(t *testing.T) {
 	send := func(id string) (int, http.Header) {
 		body := []byte(`{"n": "` + id + `"}`)
 		r := httptest.NewRequest(http.MethodPost, "/webhooks/ci", bytes.NewReader(body))
-		r.Header.Set("X-Ci-Signature", Sign([]byte(secret), body))
+		r.Header.Set("X-Ci-Signature", testutil.Sign([]byte(secret), body))
 		r.Header.Set(HMACDeliveryHeader, id)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)

@@ -23,28 +23,6 @@ agents: dev: template: "t"
 	return dir, home
 }
 
-// TestFirstDayDidYouMean: a misspelled command or sub-command is answered
-// with the near name, exit 2; a word near nothing says where the list is.
-// Through the binary: run exits the process for an unknown command. The
-// misspelled flags and kinds are testdata/script/first_day_did_you_mean.txtar.
-func TestFirstDayDidYouMean(t *testing.T) {
-	dir, home := firstDayWorkspace(t)
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"aply"}, `actctl: unknown command "aply" (did you mean "apply"?)`},
-		{[]string{"hub", "snyc"}, `actctl: unknown command "hub snyc" (did you mean "hub sync"?)`},
-		{[]string{"xyzzy"}, `actctl: unknown command "xyzzy" (see actctl help)`},
-	} {
-		r := actctl(t, dir, home, tc.args...)
-		if r.Code != 2 || strings.TrimSpace(r.Stderr) != tc.want {
-			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, r.Code, r.Stderr, tc.want)
-		}
-	}
-	assertNotWritten(t, dir, "mistyped commands", ".actant", "CLAUDE.md")
-}
-
 // TestFirstDayKubectlHabits: attach without --pid, and a prompt typed
 // after AGENT (singular kinds, `describe agent NAME` and "--" are
 // testdata/script/first_day_kubectl_habits.txtar).

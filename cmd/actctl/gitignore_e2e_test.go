@@ -87,7 +87,7 @@ func TestGitignoreBlocksMigrate(t *testing.T) {
 func oldBlocks(t *testing.T, dir, home string, bodies map[string]string) {
 	t.Helper()
 	p := filepath.Join(dir, ".actant", "state.json")
-	st, _, err := reconcile.ReadState(p)
+	st, err := reconcile.WorkspaceState(dir, home)
 	if err != nil {
 		t.Fatal(err)
 	}

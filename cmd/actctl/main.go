@@ -152,6 +152,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := requiredFlag(app.Run(normalizeArgs(app, versionFlag(app, args))))
 	if err == nil {
+		err = notFound(app)
+	}
+	if err == nil {
 		return exitOK
 	}
 	code := exitError
@@ -164,6 +167,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 	}
 	return code
+}
+
+// notFoundKey is where the app's CommandNotFound leaves its usage error,
+// in the app's Metadata.
+const notFoundKey = "actctl.notFound"
+
+// notFound is the usage error of the unknown command app's last Run met,
+// nil if none.
+func notFound(app *cli.App) error {
+	err, _ := app.Metadata[notFoundKey].(error)
+	return err
 }
 
 // printError writes err as "actctl: ..." lines; diagnostics get one line
@@ -181,8 +195,10 @@ func printError(w io.Writer, err error) {
 	fmt.Fprintf(w, "actctl: %s\n", termsafe.Text(err.Error()))
 }
 
+// newApp is actctl's app writing to stdout and stderr, on its own copy of
+// the commands (cloneCommands).
 func newApp(stdout, stderr io.Writer) *cli.App {
-	cmds := append([]*cli.Command(nil), commands...)
+	cmds := cloneCommands(commands)
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return &cli.App{
 		Name:                 "actctl",
@@ -212,12 +228,29 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				// error ("Required flag ... not set") follows.
 				return
 			}
-			fmt.Fprintf(stderr, "actctl: %s\n", commandNotFound(c, name))
-			os.Exit(exitUsage)
+			// urfave/cli gives this hook no error to return (it returns
+			// nil after it): run takes the error from the app (notFound).
+			c.App.Metadata[notFoundKey] = usageError("%s", commandNotFound(c, name))
 		},
+		Metadata: map[string]any{},
 		// Errors are printed by run, once, in our format.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+}
+
+// cloneCommands copies cmds and their sub-commands: urfave/cli changes a
+// command as it runs (it adds a help sub-command to a group it shows help
+// for, a help flag to each command), which must not reach the next run in
+// the same process (the scenario scripts run many).
+func cloneCommands(cmds []*cli.Command) []*cli.Command {
+	out := make([]*cli.Command, len(cmds))
+	for i, c := range cmds {
+		cc := *c
+		cc.Subcommands = cloneCommands(c.Subcommands)
+		cc.Flags = slices.Clone(c.Flags)
+		out[i] = &cc
+	}
+	return out
 }
 
 // normalizeArgs puts every global flag, wherever it was typed, before the

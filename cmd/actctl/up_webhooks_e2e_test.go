@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/actctl/actctl/internal/testutil"
 	"github.com/actctl/actctl/webhook"
 )
 
@@ -56,7 +57,7 @@ func postFixture(t *testing.T, url, fixture, secret string) (int, string) {
 		req.Header.Set(k, v)
 	}
 	if secret != "" {
-		req.Header.Set(webhook.GitHubSignatureHeader, webhook.Sign([]byte(secret), f.Payload))
+		req.Header.Set(webhook.GitHubSignatureHeader, testutil.Sign([]byte(secret), f.Payload))
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -32,19 +32,6 @@ func TestUnreadableConfig(t *testing.T) {
 	}
 }
 
-// TestUsageErrors: an unknown command exits 2. It runs the binary since
-// run exits the process for it (newApp's CommandNotFound); the other
-// usage errors are in testdata/script/usage_errors.txtar.
-func TestUsageErrors(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{{"frobnicate"}} {
-		r := actctl(t, dir, "", args...)
-		if r.Code != 2 {
-			t.Errorf("%v: exit %d, want 2: %s", args, r.Code, r.Stderr)
-		}
-	}
-}
-
 // TestQuickstart runs validate and get on the bundled example, as the
 // README tells a newcomer to.
 func TestQuickstart(t *testing.T) {

@@ -449,3 +449,10 @@ func TestWriteNoReplace(t *testing.T) {
 		t.Fatalf("left: %v", entries)
 	}
 }
+
+// Len is the number of directories waiting for Sync.
+func (s *DirSyncs) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.dirs)
+}

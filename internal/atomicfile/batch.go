@@ -41,13 +41,6 @@ func (s *DirSyncs) syncOrAdd(dir string) error {
 	return nil
 }
 
-// Len is the number of directories waiting for Sync.
-func (s *DirSyncs) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.dirs)
-}
-
 // Sync fsyncs every directory added since the last Sync once, deepest
 // first on up to workers goroutines, and empties the set; it returns when
 // all are done. A directory that no longer exists is skipped: it holds no

@@ -10,13 +10,11 @@ import (
 	"strings"
 )
 
-// Files are the files of a workspace with n agents: its actant.cue
-// (Config) and a placeholder in each agent's workDir, which must exist.
-func Files(n int) map[string]string { return FilesSkills(n, 20) }
-
-// FilesSkills is Files with k skills in the shared template: the
-// 10,000-agent workspace of docs/benchmarks.md has 2, so that its cold
-// apply writes ~6 files per agent instead of ~24.
+// FilesSkills are the files of a workspace with n agents and k skills in
+// the shared template: its actant.cue (Config) and a placeholder in each
+// agent's workDir, which must exist. The benchmarks of package schema
+// take 20 skills; the 10,000-agent workspace of docs/benchmarks.md has 2,
+// so that its cold apply writes ~6 files per agent instead of ~24.
 func FilesSkills(n, k int) map[string]string {
 	files := map[string]string{"actant.cue": ConfigSkills(n, k)}
 	for i := 0; i < n; i++ {

@@ -34,16 +34,6 @@ func (c Cron) Portable() string {
 	return strings.Join(out, " ")
 }
 
-// PortablePattern parses pattern (in UTC: the zone does not change the
-// fields) and returns it in portable form.
-func PortablePattern(pattern string) (string, error) {
-	c, err := ParseCron(pattern, "UTC")
-	if err != nil {
-		return "", err
-	}
-	return c.Portable(), nil
-}
-
 // field writes one field's bit set: "*" when it was given as "*", "*/N"
 // for a step from the minimum over the whole range, else a list of
 // values and ranges.

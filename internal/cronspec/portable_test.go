@@ -26,9 +26,9 @@ func TestPortable(t *testing.T) {
 		{"0,30 * * * *", "*/30 * * * *"},
 		{"0 9 1 * 1-7", "0 9 1 * 0-6"},
 	} {
-		got, err := PortablePattern(tc.in)
-		if err != nil || got != tc.want {
-			t.Errorf("PortablePattern(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		c, err := ParseCron(tc.in, "UTC")
+		if got := c.Portable(); err != nil || got != tc.want {
+			t.Errorf("ParseCron(%q).Portable() = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 }

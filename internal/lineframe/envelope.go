@@ -170,10 +170,6 @@ func ScanObject(b []byte, i int, member func(key []byte, vs, ve int)) (int, bool
 	return scanObject(b, i, 0, member)
 }
 
-// ScanValue scans the JSON value starting at b[i] and returns the offset
-// just past it.
-func ScanValue(b []byte, i int) (int, bool) { return scanValue(b, i, 0) }
-
 // AppendIDKey appends to dst the key under which a request id is tracked
 // (dst lets the hot path build keys on the stack). Ids are compared by their
 // raw bytes, except that escapes in string ids are resolved and

@@ -101,9 +101,9 @@ func FuzzParseKinds(f *testing.F) {
 		env := Parse(b)
 		scanned := false
 		if i := SkipWS(b, 0); i < len(b) && (b[i] == '{' || b[i] == '[') {
-			_, scanned = ScanValue(b, i)
+			_, scanned = scanValue(b, i, 0)
 			if scanned {
-				end, _ := ScanValue(b, i)
+				end, _ := scanValue(b, i, 0)
 				scanned = SkipWS(b, end) == len(b)
 			}
 		}

@@ -1,8 +1,8 @@
 // Package testutil holds what the tests of several packages share, so it
 // exists once: a goroutine-safe output buffer a test can wait on (no
 // sleeps), the ACP SDK's example agent and client, built once per test
-// binary, and a replay of the kubelet's fsGroup walk over a volume
-// (KubeletWalk). Only tests import it.
+// binary, a replay of the kubelet's fsGroup walk over a volume
+// (KubeletWalk) and a webhook signer (Sign). Only tests import it.
 package testutil
 
 import (

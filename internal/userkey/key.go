@@ -35,14 +35,6 @@ var keys struct {
 	byHome map[string][]byte
 }
 
-// Forget empties the process's memo of keys, as a new process starts
-// (for tests).
-func Forget() {
-	keys.Lock()
-	keys.byHome = nil
-	keys.Unlock()
-}
-
 // Key returns this user's key kept in home. With create, a missing or
 // unusable key is made (and the home with it); without, a missing one is
 // an error and nothing is written.

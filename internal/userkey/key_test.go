@@ -9,8 +9,13 @@ import (
 // forgetKeys empties the process's memo of keys, as a new process starts.
 func forgetKeys(t *testing.T) {
 	t.Helper()
-	Forget()
-	t.Cleanup(Forget)
+	forget := func() {
+		keys.Lock()
+		keys.byHome = nil
+		keys.Unlock()
+	}
+	forget()
+	t.Cleanup(forget)
 }
 
 // TestKey: the key is made on first use (mode 0600, Size bytes, no
