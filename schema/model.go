@@ -208,6 +208,10 @@ func EventHasAgent(name string) bool { return model.EventHasAgent(name) }
 // EventRow is model.EventRow: e's row in docs/runtime.md's table of events.
 func EventRow(e EventSpec) string { return model.EventRow(e) }
 
+// UpRuns is model.UpRuns: whether `actctl up` runs agents of launch mode
+// m.
+func UpRuns(m string) bool { return model.UpRuns(m) }
+
 // IsSSHURL is model.IsSSHURL: whether a git URL is an SSH one.
 func IsSSHURL(url string) bool { return model.IsSSHURL(url) }
 
