@@ -85,6 +85,11 @@ type Options struct {
 	MCPServers []acp.McpServer
 	// Rule answers permission requests when Ask is nil.
 	Rule Rule
+	// Rules are the agent's own permission rules (RulesOf its
+	// permissions), which decide before Ask and Rule: allow and deny
+	// answer, ask puts the request to Ask (docs/run.md, "Permission
+	// rules"). None when a flag's Rule overrides the agent's permissions.
+	Rules Rules
 	// Mode is the ACP session mode every session is put in when the agent
 	// offers it (ModeFor; "": the agent's own).
 	Mode string

@@ -327,8 +327,10 @@ func (s *Session) update(u acp.SessionUpdate) {
 	}
 }
 
-// requestPermission answers with Ask or the Rule; once the turn is
-// cancelled every request is answered "cancelled".
+// requestPermission answers by the agent's own rule that matches the
+// tool call (Options.Rules: allow and deny decide, ask puts it to the
+// person), else with Ask or the Rule; once the turn is cancelled every
+// request is answered "cancelled".
 func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 	call := s.thread.awaiting(req.ToolCall)
 	s.mu.Lock()
@@ -338,12 +340,14 @@ func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissi
 	if t != nil {
 		turnDone = t.done
 	}
-	d, cancelled, by := s.decide(ctx, turnDone, call, req.Options)
+	m := s.c.opts.Rules.Match(InputOf(call, req.ToolCall, s.cwd))
+	call.Matched = m.Rule
+	d, cancelled, by := s.decide(ctx, turnDone, call, m.Verdict, req.Options)
 	var rule Rule
 	if by == ByPreset || by == ByRule {
 		rule = s.rule
 	}
-	s.thread.decided(call.ID, d, cancelled, by, rule)
+	s.thread.decided(call.ID, d, cancelled, by, rule, m.Rule)
 	if cancelled || d.OptionID == "" {
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}
 	}
@@ -351,9 +355,10 @@ func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissi
 }
 
 // decide answers a permission request: cancelled once the turn is,
-// else by the person (Ask) or the rule. by says who answered
+// else by the agent's rule whose verdict is allow or deny, else by the
+// person (Ask) or, when none answers, unanswered. by says who answered
 // (ToolCall.By).
-func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
+func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, verdict string, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
 	if turn != nil {
 		select {
 		case <-turn:
@@ -361,8 +366,11 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 		default:
 		}
 	}
+	if verdict == VerdictAllow || verdict == VerdictDeny {
+		return Choose(verdict == VerdictAllow, false, options), false, ByAgentRule
+	}
 	if s.ask == nil {
-		return Decide(s.rule, call.Kind, options), false, s.ruleBy()
+		return s.unanswered(call, verdict, options)
 	}
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -375,7 +383,7 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 	}()
 	d, err := s.ask(actx, call, options)
 	if errors.Is(err, ErrNoAnswer) {
-		return Decide(s.rule, call.Kind, options), false, s.ruleBy()
+		return s.unanswered(call, verdict, options)
 	}
 	if err != nil {
 		return Decision{}, true, ByUser
@@ -383,9 +391,20 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 	return d, false, ByUser
 }
 
+// unanswered decides a request no person answered: the agent's ask rule
+// rejects it (the rule wants a person's consent, and none was given),
+// else the session's rule decides.
+func (s *Session) unanswered(call ToolCall, verdict string, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
+	if verdict == VerdictAsk {
+		return Choose(false, false, options), false, ByAgentRule
+	}
+	return Decide(s.rule, call.Kind, options), false, s.ruleBy()
+}
+
 // ErrNoAnswer, from an AskFunc, leaves the request to the session's rule
 // (the person was not asked, or did not answer in time): the decision is
-// then the preset's (or the overriding rule's), and recorded as such.
+// then the preset's (or the overriding rule's), and recorded as such; a
+// request the agent's ask rule put to the person is rejected.
 var ErrNoAnswer = errors.New("no answer from the person: the rule decides")
 
 // ruleBy is who decides by the session's rule: the preset, or a rule
