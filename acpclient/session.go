@@ -39,6 +39,7 @@ type Session struct {
 	c        *Client
 	id       string
 	cwd      string
+	dirs     []string // session/new's additionalDirectories (the client's project, CwdPolicy)
 	roots    roots
 	instance string // the agent's instance workspace, real path ("": none; Options.Instance)
 	rule     Rule
@@ -73,16 +74,18 @@ func (s *Session) ID() string { return s.id }
 // Cwd is the cwd sent in session/new.
 func (s *Session) Cwd() string { return s.cwd }
 
-// NewSession opens another session (session/new) on the client's backend.
+// NewSession opens another session (session/new) on the client's backend
+// (without a cwd, the primary session's cwd and additional directories).
 // The session lives until it is closed or the backend ends.
 func (c *Client) NewSession(ctx context.Context, o SessionOptions) (*Session, error) {
+	var dirs []string
 	if o.Cwd == "" {
-		o.Cwd = c.primary.cwd
+		o.Cwd, dirs = c.primary.cwd, c.primary.dirs
 	}
 	if o.Rule == "" {
 		o.Rule = c.opts.Rule
 	}
-	s, err := c.newSession(o, false)
+	s, err := c.newSession(o, false, dirs...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,17 +95,17 @@ func (c *Client) NewSession(ctx context.Context, o SessionOptions) (*Session, er
 	return s, nil
 }
 
-// newSession builds a session (not yet opened) with its roots: its cwd
-// and the agent's workspace.
-func (c *Client) newSession(o SessionOptions, primary bool) (*Session, error) {
-	s := &Session{c: c, cwd: o.Cwd, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary, delegate: o.Delegate, ext: o.Extension}
+// newSession builds a session (not yet opened) with its roots: its cwd,
+// the agent's workspace and its additional directories dirs.
+func (c *Client) newSession(o SessionOptions, primary bool, dirs ...string) (*Session, error) {
+	s := &Session{c: c, cwd: o.Cwd, dirs: dirs, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary, delegate: o.Delegate, ext: o.Extension}
 	if s.obs == nil {
 		s.obs = nopObserver{}
 	}
 	s.thread = newThread(s.emit)
 	s.setFilter()
 	var err error
-	if s.roots, err = newRoots(s.cwd, c.opts.Launch.Workspace); err != nil {
+	if s.roots, err = newRoots(append([]string{s.cwd, c.opts.Launch.Workspace}, dirs...)...); err != nil {
 		return nil, err
 	}
 	if c.opts.Instance && c.opts.Launch.Workspace != "" {
@@ -120,7 +123,7 @@ func (c *Client) open(ctx context.Context, s *Session, mcp []acp.McpServer) erro
 	if mcp == nil {
 		mcp = []acp.McpServer{}
 	}
-	resp, err := c.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: s.cwd, McpServers: mcp})
+	resp, err := c.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: s.cwd, McpServers: mcp, AdditionalDirectories: s.dirs})
 	if err != nil {
 		return c.failure(ctx, ErrStart, "session/new", err)
 	}
