@@ -376,15 +376,15 @@ func (c *Client) CwdPolicy() rpcpeer.CwdPolicy {
 	switch {
 	case l.SessionCwd == model.CwdWorkspace:
 		return rpcpeer.CwdPolicy{Workspace: l.Workspace}
-	case l.SessionCwd == model.CwdWorkspaceClient && l.Workspace != "" && c.TakesDirectories():
+	case l.SessionCwd == model.CwdWorkspaceClient && l.Workspace != "" && c.takesDirectories():
 		return rpcpeer.CwdPolicy{Workspace: l.Workspace, AddClient: true}
 	}
 	return rpcpeer.CwdPolicy{}
 }
 
-// TakesDirectories reports whether the agent takes additionalDirectories
+// takesDirectories reports whether the agent takes additionalDirectories
 // in session/new (agentCapabilities.sessionCapabilities).
-func (c *Client) TakesDirectories() bool {
+func (c *Client) takesDirectories() bool {
 	return c.info.AgentCapabilities.SessionCapabilities.AdditionalDirectories != nil
 }
 

@@ -70,9 +70,6 @@ func parseRule(verdict, text string) permRule {
 	return pr
 }
 
-// Empty reports whether there is no rule.
-func (r Rules) Empty() bool { return len(r.list) == 0 }
-
 // ToolInput is what a permission request says of its tool call, which
 // the rules match.
 type ToolInput struct {
