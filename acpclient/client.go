@@ -85,6 +85,11 @@ type Options struct {
 	MCPServers []acp.McpServer
 	// Rule answers permission requests when Ask is nil.
 	Rule Rule
+	// Rules are the agent's own permission rules (RulesOf its
+	// permissions), which decide before Ask and Rule: allow and deny
+	// answer, ask puts the request to Ask (docs/run.md, "Permission
+	// rules"). None when a flag's Rule overrides the agent's permissions.
+	Rules Rules
 	// Mode is the ACP session mode every session is put in when the agent
 	// offers it (ModeFor; "": the agent's own).
 	Mode string
@@ -356,7 +361,45 @@ func (c *Client) setup(ctx context.Context) error {
 		return c.failure(ctx, ErrStart, "initialize", err)
 	}
 	c.info = info
+	c.primary.cwd, c.primary.dirs = c.sessionCwd(c.primary.cwd)
 	return c.open(ctx, c.primary, c.opts.MCPServers)
+}
+
+// CwdPolicy is the archetype's sessionCwd policy of the client's agent
+// (Options.Launch.SessionCwd) once the agent answered initialize, as a
+// session's cwd follows it here and as up's lease applies it to a
+// client's session/new (docs/runtime.md, "An employee reached from an
+// editor"): "workspace" the agent's workspace; "workspace+client" the
+// workspace with the client's project among the additionalDirectories
+// when the agent takes them, else the client's project; "client" the
+// client's project.
+func (c *Client) CwdPolicy() rpcpeer.CwdPolicy {
+	l := c.opts.Launch
+	switch {
+	case l.SessionCwd == model.CwdWorkspace:
+		return rpcpeer.CwdPolicy{Workspace: l.Workspace}
+	case l.SessionCwd == model.CwdWorkspaceClient && l.Workspace != "" && c.takesDirectories():
+		return rpcpeer.CwdPolicy{Workspace: l.Workspace, AddClient: true}
+	}
+	return rpcpeer.CwdPolicy{}
+}
+
+// takesDirectories reports whether the agent takes additionalDirectories
+// in session/new (agentCapabilities.sessionCapabilities).
+func (c *Client) takesDirectories() bool {
+	return c.info.AgentCapabilities.SessionCapabilities.AdditionalDirectories != nil
+}
+
+// sessionCwd is the cwd and the additional directories of a session for
+// the client's project client, by CwdPolicy. The session's roots, made
+// from client and the workspace, hold both.
+func (c *Client) sessionCwd(client string) (string, []string) {
+	p := c.CwdPolicy()
+	cwd := p.Session(client)
+	if p.AddClient && client != "" && client != cwd {
+		return cwd, []string{client}
+	}
+	return cwd, nil
 }
 
 // failure turns a failed request into an Error: a backend that exited is

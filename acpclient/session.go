@@ -39,6 +39,7 @@ type Session struct {
 	c        *Client
 	id       string
 	cwd      string
+	dirs     []string // session/new's additionalDirectories (the client's project, CwdPolicy)
 	roots    roots
 	instance string // the agent's instance workspace, real path ("": none; Options.Instance)
 	rule     Rule
@@ -73,16 +74,18 @@ func (s *Session) ID() string { return s.id }
 // Cwd is the cwd sent in session/new.
 func (s *Session) Cwd() string { return s.cwd }
 
-// NewSession opens another session (session/new) on the client's backend.
+// NewSession opens another session (session/new) on the client's backend
+// (without a cwd, the primary session's cwd and additional directories).
 // The session lives until it is closed or the backend ends.
 func (c *Client) NewSession(ctx context.Context, o SessionOptions) (*Session, error) {
+	var dirs []string
 	if o.Cwd == "" {
-		o.Cwd = c.primary.cwd
+		o.Cwd, dirs = c.primary.cwd, c.primary.dirs
 	}
 	if o.Rule == "" {
 		o.Rule = c.opts.Rule
 	}
-	s, err := c.newSession(o, false)
+	s, err := c.newSession(o, false, dirs...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,17 +95,17 @@ func (c *Client) NewSession(ctx context.Context, o SessionOptions) (*Session, er
 	return s, nil
 }
 
-// newSession builds a session (not yet opened) with its roots: its cwd
-// and the agent's workspace.
-func (c *Client) newSession(o SessionOptions, primary bool) (*Session, error) {
-	s := &Session{c: c, cwd: o.Cwd, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary, delegate: o.Delegate, ext: o.Extension}
+// newSession builds a session (not yet opened) with its roots: its cwd,
+// the agent's workspace and its additional directories dirs.
+func (c *Client) newSession(o SessionOptions, primary bool, dirs ...string) (*Session, error) {
+	s := &Session{c: c, cwd: o.Cwd, dirs: dirs, rule: o.Rule, ask: o.Ask, obs: o.Observer, primary: primary, delegate: o.Delegate, ext: o.Extension}
 	if s.obs == nil {
 		s.obs = nopObserver{}
 	}
 	s.thread = newThread(s.emit)
 	s.setFilter()
 	var err error
-	if s.roots, err = newRoots(s.cwd, c.opts.Launch.Workspace); err != nil {
+	if s.roots, err = newRoots(append([]string{s.cwd, c.opts.Launch.Workspace}, dirs...)...); err != nil {
 		return nil, err
 	}
 	if c.opts.Instance && c.opts.Launch.Workspace != "" {
@@ -120,7 +123,7 @@ func (c *Client) open(ctx context.Context, s *Session, mcp []acp.McpServer) erro
 	if mcp == nil {
 		mcp = []acp.McpServer{}
 	}
-	resp, err := c.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: s.cwd, McpServers: mcp})
+	resp, err := c.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: s.cwd, McpServers: mcp, AdditionalDirectories: s.dirs})
 	if err != nil {
 		return c.failure(ctx, ErrStart, "session/new", err)
 	}
@@ -328,8 +331,10 @@ func (s *Session) update(u acp.SessionUpdate) {
 	}
 }
 
-// requestPermission answers with Ask or the Rule; once the turn is
-// cancelled every request is answered "cancelled".
+// requestPermission answers by the agent's own rule that matches the
+// tool call (Options.Rules: allow and deny decide, ask puts it to the
+// person), else with Ask or the Rule; once the turn is cancelled every
+// request is answered "cancelled".
 func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 	call := s.thread.awaiting(req.ToolCall)
 	s.mu.Lock()
@@ -339,12 +344,14 @@ func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissi
 	if t != nil {
 		turnDone = t.done
 	}
-	d, cancelled, by := s.decide(ctx, turnDone, call, req.Options)
+	m := s.c.opts.Rules.Match(InputOf(call, req.ToolCall, s.cwd))
+	call.Matched = m.Rule
+	d, cancelled, by := s.decide(ctx, turnDone, call, m.Verdict, req.Options)
 	var rule Rule
 	if by == ByPreset || by == ByRule {
 		rule = s.rule
 	}
-	s.thread.decided(call.ID, d, cancelled, by, rule)
+	s.thread.decided(call.ID, d, cancelled, by, rule, m.Rule)
 	if cancelled || d.OptionID == "" {
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}
 	}
@@ -352,9 +359,10 @@ func (s *Session) requestPermission(ctx context.Context, req acp.RequestPermissi
 }
 
 // decide answers a permission request: cancelled once the turn is,
-// else by the person (Ask) or the rule. by says who answered
+// else by the agent's rule whose verdict is allow or deny, else by the
+// person (Ask) or, when none answers, unanswered. by says who answered
 // (ToolCall.By).
-func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
+func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall, verdict string, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
 	if turn != nil {
 		select {
 		case <-turn:
@@ -362,8 +370,11 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 		default:
 		}
 	}
+	if verdict == VerdictAllow || verdict == VerdictDeny {
+		return Choose(verdict == VerdictAllow, false, options), false, ByAgentRule
+	}
 	if s.ask == nil {
-		return Decide(s.rule, call.Kind, options), false, s.ruleBy()
+		return s.unanswered(call, verdict, options)
 	}
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -376,7 +387,7 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 	}()
 	d, err := s.ask(actx, call, options)
 	if errors.Is(err, ErrNoAnswer) {
-		return Decide(s.rule, call.Kind, options), false, s.ruleBy()
+		return s.unanswered(call, verdict, options)
 	}
 	if err != nil {
 		return Decision{}, true, ByUser
@@ -384,9 +395,20 @@ func (s *Session) decide(ctx context.Context, turn chan struct{}, call ToolCall,
 	return d, false, ByUser
 }
 
+// unanswered decides a request no person answered: the agent's ask rule
+// rejects it (the rule wants a person's consent, and none was given),
+// else the session's rule decides.
+func (s *Session) unanswered(call ToolCall, verdict string, options []acp.PermissionOption) (_ Decision, cancelled bool, by string) {
+	if verdict == VerdictAsk {
+		return Choose(false, false, options), false, ByAgentRule
+	}
+	return Decide(s.rule, call.Kind, options), false, s.ruleBy()
+}
+
 // ErrNoAnswer, from an AskFunc, leaves the request to the session's rule
 // (the person was not asked, or did not answer in time): the decision is
-// then the preset's (or the overriding rule's), and recorded as such.
+// then the preset's (or the overriding rule's), and recorded as such; a
+// request the agent's ask rule put to the person is rejected.
 var ErrNoAnswer = errors.New("no answer from the person: the rule decides")
 
 // ruleBy is who decides by the session's rule: the preset, or a rule

@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -31,18 +32,30 @@ type ToolCall struct {
 	// OptionID is the permission option chosen, if one was.
 	OptionID string
 	// By says who answered the last permission request (ByUser, ByPreset,
-	// ByRule, ByCancel); Rule is the rule that answered it (ByPreset,
-	// ByRule).
+	// ByRule, ByAgentRule, ByCancel); Rule is the rule that answered it
+	// (ByPreset, ByRule).
 	By   string
 	Rule Rule
+	// Matched is the agent's own permission rule that matched the
+	// request, as RuleMatch.Rule ("deny Bash(rm:*)"; "" none): it decided
+	// (ByAgentRule), or, an ask rule, put the request to the person.
+	Matched string
 }
+
+// AskedByRule reports whether the agent's own ask rule matched the
+// request: it is put to a person whatever the preset allows.
+func (c ToolCall) AskedByRule() bool { return strings.HasPrefix(c.Matched, VerdictAsk+" ") }
 
 // Who answers a permission request (ToolCall.By).
 const (
 	ByUser   = "user"   // a person (Options.Ask)
 	ByPreset = "preset" // the agent's own preset (Options.Preset)
 	ByRule   = "rule"   // a rule that overrides the preset: --approve-all, --approve-reads, --deny-all
-	ByCancel = "cancel" // the turn was cancelled
+	// ByAgentRule: one of the agent's own permission rules (Options.Rules,
+	// ToolCall.Matched): an allow or deny rule, or an ask rule no person
+	// answered.
+	ByAgentRule = "permissions"
+	ByCancel    = "cancel" // the turn was cancelled
 )
 
 // Permissions counts the permission requests of a session by answer.
@@ -199,7 +212,7 @@ func (t *thread) awaiting(req acp.ToolCallUpdate) ToolCall {
 // decided records the answer to a permission request, counts it and
 // emits it (every decision, as an Event with Decision set, even one that
 // changes nothing visible).
-func (t *thread) decided(id string, d Decision, cancelled bool, by string, rule Rule) ToolCall {
+func (t *thread) decided(id string, d Decision, cancelled bool, by string, rule Rule, matched string) ToolCall {
 	state := StateDenied
 	t.mu.Lock()
 	switch {
@@ -213,7 +226,7 @@ func (t *thread) decided(id string, d Decision, cancelled bool, by string, rule 
 		t.perms.Denied++
 	}
 	c := t.get(id)
-	c.OptionID, c.State, c.By, c.Rule = d.OptionID, state, by, rule
+	c.OptionID, c.State, c.By, c.Rule, c.Matched = d.OptionID, state, by, rule, matched
 	snap := *c
 	t.mu.Unlock()
 	t.emit(Event{Kind: EventToolCall, ToolCall: &snap, Decision: true})

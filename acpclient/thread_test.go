@@ -45,17 +45,17 @@ func TestThreadTransitions(t *testing.T) {
 	st := func(s acp.ToolCallStatus) *acp.ToolCallStatus { return &s }
 	th.started(&acp.SessionUpdateToolCall{ToolCallId: "a", Title: "Edit", Kind: "edit", Status: "pending"})
 	th.awaiting(acp.ToolCallUpdate{ToolCallId: "a"})
-	th.decided("a", Decision{OptionID: "yes", Allowed: true}, false, ByPreset, AllowAll)
+	th.decided("a", Decision{OptionID: "yes", Allowed: true}, false, ByPreset, AllowAll, "")
 	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("pending")}) // no step back
 	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("in_progress")})
 	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("in_progress")}) // no change, no event
 	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "a", Status: st("completed")})
 
 	th.awaiting(acp.ToolCallUpdate{ToolCallId: "b", Kind: acp.Ptr(acp.ToolKindExecute)}) // permission before tool_call
-	th.decided("b", Decision{OptionID: "no"}, false, ByPreset, AllowReads)
+	th.decided("b", Decision{OptionID: "no"}, false, ByPreset, AllowReads, "")
 	th.updated(&acp.SessionToolCallUpdate{ToolCallId: "b", Status: st("failed")})
 	th.awaiting(acp.ToolCallUpdate{ToolCallId: "c"})
-	th.decided("c", Decision{}, true, ByCancel, "")
+	th.decided("c", Decision{}, true, ByCancel, "", "")
 
 	if got, want := rec.states("a"), []State{StatePending, StateAwaiting, StateAllowed, StateInProgress, StateCompleted}; !reflect.DeepEqual(got, want) {
 		t.Errorf("a: %v, want %v", got, want)

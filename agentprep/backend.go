@@ -16,7 +16,8 @@ import (
 
 // Backend is how actctl's ACP client starts agent r (run, chat, task,
 // up, the MCP tool run_agent): its backend's acp command, its MCP
-// servers, the permission rule (rule, else the agent's preset), the
+// servers, the permission rule (rule, else the agent's preset and its
+// own allow, deny and ask rules), the
 // session mode that goes with it and the preset, which binds the client
 // methods the agent may call, and its session plugins (docs/plugins.md);
 // clientDir is the client's project (docs/run.md).
@@ -32,12 +33,13 @@ func Backend(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpc
 	}
 	preset := acpclient.RuleFor(r.Permissions)
 	mode := acpclient.ModeFor(r.Permissions)
+	var rules acpclient.Rules
 	if rule == "" {
-		rule = preset
+		rule, rules = preset, acpclient.RulesOf(r.Permissions)
 	} else {
 		mode = acpclient.ModeForRule(rule, mode)
 	}
-	o := acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Mode: mode, Preset: preset,
+	o := acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Rules: rules, Mode: mode, Preset: preset,
 		Instance: r.Archetype.Workspace == schema.WorkspaceInstance}
 	if err := withPlugins(&o, cfg, r, clientDir); err != nil {
 		return acpclient.Options{}, err

@@ -11,7 +11,8 @@ import (
 // EmployeeAgent resolves the declared agent name for `actctl task`
 // (docs/runtime.md), writing nothing: an unknown agent is an error,
 // another archetype than employee a *UsageError naming it and `actctl
-// run`.
+// run`, an employee that does not offer start an error saying what it
+// offers.
 func EmployeeAgent(cfg *schema.Config, name string) (*schema.Resolved, error) {
 	if _, ok := cfg.Agents[name]; !ok {
 		return nil, UnknownAgent(cfg, name)
@@ -23,6 +24,11 @@ func EmployeeAgent(cfg *schema.Config, name string) (*schema.Resolved, error) {
 	if r.ArchetypeName != schema.ArchEmployee {
 		return nil, &UsageError{fmt.Errorf("task: agent %s has archetype %q: task runs an employee's tasks; %s",
 			name, r.ArchetypeName, oneTurn(r))}
+	}
+	// A task is one of up's scheduled tasks, run without up: it serves
+	// the start mode, as up does (docs/runtime.md, "actctl task").
+	if err := Offers(r, schema.InteractStart); err != nil {
+		return nil, fmt.Errorf("task: %w", err)
 	}
 	return r, nil
 }

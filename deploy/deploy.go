@@ -140,9 +140,11 @@ func dnsLabel(s string, n int, fallback string) string {
 	return s
 }
 
-// agents lists the declared employees and services (what `up` runs), by
-// name, resolved; an agent that does not resolve (the config's
-// validation reports it) and one `actctl proxy` made are left out.
+// agents lists the declared agents `up` can hold, by name, resolved:
+// those that offer start (schema.Resolved.HeldByUp, the rule `up` and
+// `actctl task` apply), whatever their archetype; an agent that does not
+// resolve (the config's validation reports it) and one `actctl proxy`
+// made are left out.
 func agents(cfg *schema.Config) []*schema.Resolved {
 	var out []*schema.Resolved
 	for _, n := range slices.Sorted(maps.Keys(cfg.Agents)) {
@@ -150,7 +152,7 @@ func agents(cfg *schema.Config) []*schema.Resolved {
 		if err != nil || cfg.Agents[n].Adhoc {
 			continue
 		}
-		if r.ArchetypeName == schema.ArchEmployee || r.ArchetypeName == schema.ArchService {
+		if r.HeldByUp() {
 			out = append(out, r)
 		}
 	}
@@ -158,16 +160,18 @@ func agents(cfg *schema.Config) []*schema.Resolved {
 }
 
 // agentsOn lists the agents of agents(cfg) that target runs
-// (schema.Agent.RunsOn); some reports that it leaves others out, whence
-// its `up` must name those it runs.
-func agentsOn(cfg *schema.Config, target string) (on []*schema.Resolved, some bool) {
+// (schema.Agent.RunsOn); named reports that its `up` must name those it
+// runs: it leaves others out, or runs one whose archetype has no
+// autoStart (an `up` naming none would not start it).
+func agentsOn(cfg *schema.Config, target string) (on []*schema.Resolved, named bool) {
 	all := agents(cfg)
 	for _, r := range all {
 		if r.Agent.RunsOn(target, r.ArchetypeName) {
 			on = append(on, r)
+			named = named || !r.Archetype.AutoStart
 		}
 	}
-	return on, len(on) < len(all)
+	return on, named || len(on) < len(all)
 }
 
 // secretKeys are the environment variables the agents rs need from the

@@ -1,6 +1,7 @@
 package employee
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 
@@ -145,5 +146,5 @@ func LogDecision(w *tasklog.Writer, e acpclient.Event) {
 	}
 	c := e.ToolCall
 	w.Decision(tasklog.Decision{ToolCallID: c.ID, Title: c.Title, Kind: string(c.Kind), Decision: string(c.State),
-		OptionID: c.OptionID, By: c.By, Rule: string(c.Rule)})
+		OptionID: c.OptionID, By: c.By, Rule: cmp.Or(c.Matched, string(c.Rule))})
 }

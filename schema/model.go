@@ -205,6 +205,10 @@ var (
 // concern one agent.
 func EventHasAgent(name string) bool { return model.EventHasAgent(name) }
 
+// UpRuns is model.UpRuns: whether `actctl up` runs agents of launch mode
+// m.
+func UpRuns(m string) bool { return model.UpRuns(m) }
+
 // IsSSHURL is model.IsSSHURL: whether a git URL is an SSH one.
 func IsSSHURL(url string) bool { return model.IsSSHURL(url) }
 

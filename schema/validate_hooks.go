@@ -93,11 +93,16 @@ func (c *Config) checkAgent(path, name string) (Diagnostic, bool) {
 
 // checkPromptable checks that a prompt hook can reach agent name: up
 // holds it, or it offers run (an agent that does not resolve is reported
-// elsewhere).
+// elsewhere). The message names why up does not hold it: a launch mode up
+// does not run, or an archetype without start.
 func (c *Config) checkPromptable(path, name string) (Diagnostic, bool) {
 	r, err := c.Resolve(name)
 	if err != nil || r.HeldByUp() || r.Offer(InteractRun) {
 		return Diagnostic{}, true
 	}
-	return c.Diag(path, "agent %q cannot be prompted by a hook: up does not hold it (launchMode %q) and it does not offer run (archetype %s's interactionModes); add run to them, or prompt an employee or service", name, r.LaunchMode, r.ArchetypeName), false
+	why, fix := fmt.Sprintf("launchMode %q", r.LaunchMode), "add run to them"
+	if UpRuns(r.LaunchMode) { // up runs its launch mode: start is what it lacks
+		why, fix = fmt.Sprintf("archetype %s's interactionModes leave out start", r.ArchetypeName), "add start or run to them"
+	}
+	return c.Diag(path, "agent %q cannot be prompted by a hook: up does not hold it (%s) and it does not offer run (archetype %s's interactionModes); %s, or prompt an employee or service", name, why, r.ArchetypeName, fix), false
 }

@@ -67,6 +67,9 @@ func TestHooksInvalid(t *testing.T) {
 		{"archetypes: repo: interactionModes: [\"chat\"]\ntemplates: rt: {backend: \"claude-code\", archetype: \"repo\"}\nagents: rp: template: \"rt\"\n" +
 			`hooks: x: {on: "task:done", agents: ["writer"], prompt: {agent: "rp", text: "t"}}`,
 			`actant.cue:8:65: hooks.x.prompt.agent: agent "rp" cannot be prompted by a hook: up does not hold it (launchMode "direct") and it does not offer run (archetype repo's interactionModes); add run to them`},
+		{"archetypes: employee: {interactionModes: [\"proxy\"], autoStart: false}\ntemplates: et: {backend: \"claude-code\", archetype: \"employee\", schedule: heartbeat: {interval: \"1h\", prompt: \"p\"}}\nagents: em: template: \"et\"\n" +
+			`hooks: x: {on: "task:done", agents: ["writer"], prompt: {agent: "em", text: "t"}}`,
+			`actant.cue:8:65: hooks.x.prompt.agent: agent "em" cannot be prompted by a hook: up does not hold it (archetype employee's interactionModes leave out start) and it does not offer run (archetype employee's interactionModes); add start or run to them, or prompt an employee or service`},
 		{`hooks: x: {on: "idle", run: {command: "true", timeout: "soon"}}`,
 			`hooks.x.run.timeout: want a duration such as "30s" or "5m", got "soon"`},
 	} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // DecisionMethod is the method of the line with which a task file records
@@ -23,9 +24,12 @@ type Decision struct {
 	// OptionID is the agent's option chosen (none when cancelled).
 	OptionID string `json:"optionId,omitempty"`
 	// By is who decided: "preset" (the agent's preset), "rule" (a rule
-	// overriding it: --approve-all, --approve-reads, --deny-all), "user"
-	// (a person) or "cancel" (the turn was cancelled); Rule the rule that
-	// answered ("reads", "edits", "all", "none").
+	// overriding it: --approve-all, --approve-reads, --deny-all),
+	// "permissions" (one of the agent's own allow, deny or ask rules),
+	// "user" (a person) or "cancel" (the turn was cancelled); Rule the
+	// rule that answered ("reads", "edits", "all", "none"), or the agent's
+	// own rule that matched ("deny Bash(rm:*)"; with "user", the ask rule
+	// that put the request to the person).
 	By   string `json:"by"`
 	Rule string `json:"rule,omitempty"`
 }
@@ -61,6 +65,7 @@ func ParseDecision(params json.RawMessage) (Decision, bool) {
 }
 
 // Words are d as a person reads it: "by the preset (rule edits)",
+// "by the agent's permission rule deny Bash(rm:*)",
 // "by --deny-all (rule none)", "by the user", "the turn was cancelled".
 func (d Decision) Words() string {
 	switch d.By {
@@ -68,7 +73,15 @@ func (d Decision) Words() string {
 		return fmt.Sprintf("by the agent's preset (rule %s)", d.Rule)
 	case "rule":
 		return fmt.Sprintf("by a rule overriding the preset (rule %s)", d.Rule)
+	case "permissions":
+		if strings.HasPrefix(d.Rule, "ask ") {
+			return fmt.Sprintf("by the agent's permission rule %s, which no person answered", d.Rule)
+		}
+		return fmt.Sprintf("by the agent's permission rule %s", d.Rule)
 	case "user":
+		if d.Rule != "" {
+			return fmt.Sprintf("by the user (asked by the agent's permission rule %s)", d.Rule)
+		}
 		return "by the user"
 	case "cancel":
 		return "the turn was cancelled"

@@ -349,11 +349,12 @@ func (m *Manager) CancelTurn(agent, id string) error {
 	return m.CancelTask(agent, c.Running)
 }
 
-// ask puts a permission request the preset does not allow to the
-// person: the task log records the ask, and the answer (Answer) or, past
-// AskWait, the preset's decides it (acpclient.ErrNoAnswer).
+// ask puts a permission request the preset does not allow, or the
+// agent's ask rule matched, to the person: the task log records the ask,
+// and the answer (Answer) or, past AskWait, the preset's decides it
+// (acpclient.ErrNoAnswer; an ask rule's request is then rejected).
 func (cv *convo) ask(ctx context.Context, call acpclient.ToolCall, options []acp.PermissionOption) (acpclient.Decision, error) {
-	if cv.l.sess.Rule().Allows(call.Kind) {
+	if !call.AskedByRule() && cv.l.sess.Rule().Allows(call.Kind) {
 		return acpclient.Decision{}, acpclient.ErrNoAnswer
 	}
 	m := cv.a.m

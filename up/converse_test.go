@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/acpclient"
+	"github.com/actctl/actctl/model"
 	"github.com/actctl/actctl/schedule"
 	"github.com/actctl/actctl/tasklog"
 )
@@ -111,6 +112,74 @@ func TestConversationAskDeadline(t *testing.T) {
 	h.wait("prompt:after", "api")
 	if log := taskText(t, s, task); !strings.Contains(log, `"decision":"denied","optionId":"no","by":"preset","rule":"edits"`) {
 		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestConversationAskRule: a request the agent's own ask rule matches is
+// put to the person though the preset allows it, and recorded as the
+// user's answer with the rule that asked; unanswered past AskWait it is
+// rejected, recorded as the rule's. A deny rule answers without asking.
+// Before, the preset (edits) allowed every one of them unasked.
+func TestConversationAskRule(t *testing.T) {
+	h := newHarness(t, nil)
+	h.rule = acpclient.AllowEdits
+	h.rules = acpclient.RulesOf(model.Permissions{Ask: []string{"Edit"}, Deny: []string{"WebFetch"}})
+	asked := make(chan uint64, 10)
+	h.m.opts.Asked = func(_ string, task uint64) { asked <- task }
+	s := service(t, "api")
+	h.m.Sync([]Spec{s})
+	h.wait("process:start", "api")
+	ctx := context.Background()
+	id, err := h.m.NewConversation(ctx, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := h.m.Say(ctx, "api", id, "perm edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for waiting := true; waiting; {
+		select {
+		case task := <-asked:
+			if task != first {
+				t.Fatalf("asked in task %d, want %d", task, first)
+			}
+			waiting = false
+		case ev := <-h.events:
+			if ev.Name == "prompt:after" {
+				t.Fatalf("the turn ended without asking the person")
+			}
+		}
+	}
+	if err := h.m.Answer("api", id, "call-edit", "no"); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("prompt:after", "api")
+	second, err := h.m.Say(ctx, "api", id, "perm edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	h.clk.Advance(DefaultAskWait)
+	h.wait("prompt:after", "api")
+	third, err := h.m.Say(ctx, "api", id, "perm fetch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wait("prompt:after", "api")
+	for task, want := range map[uint64]string{
+		first:  `"decision":"denied","optionId":"no","by":"user","rule":"ask Edit"`,
+		second: `"decision":"denied","optionId":"no","by":"permissions","rule":"ask Edit"`,
+		third:  `"decision":"denied","optionId":"no","by":"permissions","rule":"deny WebFetch"`,
+	} {
+		if log := taskText(t, s, task); !strings.Contains(log, want) {
+			t.Errorf("task %d's log lacks %s:\n%s", task, want, log)
+		}
+	}
+	select {
+	case task := <-asked:
+		t.Errorf("task %d was put to the person: a deny rule answers", task)
+	default:
 	}
 }
 

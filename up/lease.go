@@ -248,27 +248,30 @@ func (lc *leaseConn) serves(method string) bool {
 // cwdParam is the request's params.cwd, checked by the session cwd rule
 // (rpcpeer.ReadCwd); required: the request must carry one, and it must
 // be a directory.
-func cwdParam(line []byte, m message, required bool) (string, *acp.RequestError) {
+func cwdParam(line []byte, m message, required bool) (rpcpeer.Cwd, *acp.RequestError) {
 	env := lineframe.Parse(line)
 	c, problem := rpcpeer.ReadCwd(line, &env, required)
 	if problem != "" {
-		return "", rpcpeer.InvalidParams(m.Method, problem)
+		return c, rpcpeer.InvalidParams(m.Method, problem)
 	}
 	if fi, err := os.Stat(c.Path); required && (err != nil || !fi.IsDir()) {
-		return "", rpcpeer.InvalidParams(m.Method, fmt.Sprintf("cwd %s is not a directory", c.Path))
+		return c, rpcpeer.InvalidParams(m.Method, fmt.Sprintf("cwd %s is not a directory", c.Path))
 	}
-	return c.Path, nil
+	return c, nil
 }
 
-// newSession relays session/new as the client sent it (_meta and all);
-// the answer registers the session (opened).
+// newSession relays session/new as the client sent it (_meta and all)
+// but for its cwd, which follows the agent's sessionCwd policy as on
+// proxy (acpclient.Client.CwdPolicy: an employee's session works in its
+// instance, the client's project among its additionalDirectories); the
+// answer registers the session (opened) with the client's cwd.
 func (lc *leaseConn) newSession(line []byte, m message) {
 	cwd, e := cwdParam(line, m, true)
 	if e != nil {
 		lc.replyErr(m.ID, e)
 		return
 	}
-	lc.call(line, m, cwd)
+	lc.call(lc.c.CwdPolicy().Apply(line, cwd), m, cwd.Path)
 }
 
 // call relays a client's request to the agent under an id of up's.

@@ -52,6 +52,9 @@ type harness struct {
 	// rule, if set (before the first Sync), answers the agents'
 	// permission requests (default: acpclient.AllowAll).
 	rule acpclient.Rule
+	// rules, if set (before the first Sync), are the agents' own
+	// permission rules (acpclient.Options.Rules).
+	rules acpclient.Rules
 }
 
 func newHarness(t testing.TB, env map[string]string) *harness {
@@ -69,7 +72,7 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 		}
 		ws := filepath.Join(t.TempDir())
 		return acpclient.Start(ctx, acpclient.Options{Launch: launch.Launch{Command: self, Env: e, Cwd: ws, Workspace: ws},
-			ClientCwd: ws, Rule: cmp.Or(h.rule, acpclient.AllowAll), Preset: h.preset, Observer: obs, Grace: 5 * time.Second})
+			ClientCwd: ws, Rule: cmp.Or(h.rule, acpclient.AllowAll), Rules: h.rules, Preset: h.preset, Observer: obs, Grace: 5 * time.Second})
 	}
 	publish := func(ev hooks.Event) {
 		if h.onPublish != nil {

@@ -162,7 +162,7 @@ func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acpc
 			fmt.Fprintln(a.w)
 			return acpclient.Decision{}, ctx.Err()
 		case <-timeout:
-			fmt.Fprintln(a.w, "\nno answer in time: the agent's preset decides")
+			fmt.Fprintln(a.w, "\n"+noAnswer(call))
 			return acpclient.Decision{}, acpclient.ErrNoAnswer
 		}
 		if !ok {
@@ -178,6 +178,15 @@ func (a *asker) ask(ctx context.Context, call acpclient.ToolCall, options []acpc
 			return acpclient.Choose(true, true, options), nil
 		}
 	}
+}
+
+// noAnswer says who decides a question not answered in time: the
+// preset, or, when the agent's ask rule asked it, nobody: it is rejected.
+func noAnswer(call acpclient.ToolCall) string {
+	if call.AskedByRule() {
+		return "no answer in time: rejected (the agent's permission rule " + termsafe.Line(call.Matched) + " wants a person's yes)"
+	}
+	return "no answer in time: the agent's preset decides"
 }
 
 func kindName(k acpclient.ToolKind) string {

@@ -458,6 +458,12 @@ func (g *globals) Warn(format string, args ...any) {
 	fmt.Fprintf(g.Stderr, "actctl: warning: "+format+"\n", args...)
 }
 
+// Note prints one "actctl: note:" line on stderr: something to know, not
+// a problem.
+func (g *globals) Note(format string, args ...any) {
+	fmt.Fprintf(g.Stderr, "actctl: note: "+format+"\n", args...)
+}
+
 // workspace is the options of the workflows (package workspace) for
 // these flags: the hub's progress on a terminal, debug lines with
 // ACTCTL_DEBUG=1.

@@ -10,12 +10,13 @@ import (
 
 // TestStartModeChecked: start means what it says (docs/runtime.md,
 // "actctl up"). An employee whose archetype leaves start out is refused
-// by `up NAME` (nothing written) and by `actctl start` (up keeps not
+// by `up NAME` and `actctl task` (nothing written) and by `actctl start` (up keeps not
 // holding it), each naming the modes it offers; a tool agent is refused
 // naming its launch mode; describe shows the modes each agent truly
 // offers (a tool agent's start, which no command serves, left out); an
 // archetype with autoStart but without start is a validate error at its
-// position. On the old code up started the employee (issue 32 item 5).
+// position. On the old code up started the employee (issue 32 item 5),
+// and `actctl task` ran it.
 func TestStartModeChecked(t *testing.T) {
 	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	cfg := `package actant
@@ -44,6 +45,10 @@ agents: {triage: template: "emp", api: template: "svc", helper: template: "tl"}
 		if r.Code != 1 || !strings.Contains(r.Stderr, tc.why) {
 			t.Fatalf("up %s: exit %d, want 1 and %q:\n%s", tc.agent, r.Code, tc.why, r.Stderr)
 		}
+	}
+	// task runs one of up's tasks: it serves start too.
+	if r := actctl(t, root, home, "task", "triage"); r.Code != 1 || !strings.Contains(r.Stderr, "task: "+why) {
+		t.Errorf("task triage: exit %d, want 1 and %q:\n%s", r.Code, "task: "+why, r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".actant")); !os.IsNotExist(err) {
 		t.Errorf("a refused up wrote .actant: %v", err)
