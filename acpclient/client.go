@@ -88,7 +88,8 @@ type Options struct {
 	// Rules are the agent's own permission rules (RulesOf its
 	// permissions), which decide before Ask and Rule: allow and deny
 	// answer, ask puts the request to Ask (docs/run.md, "Permission
-	// rules"). None when a flag's Rule overrides the agent's permissions.
+	// rules"). Only the deny rules when a flag's Rule overrides the agent's
+	// permissions.
 	Rules Rules
 	// Mode is the ACP session mode every session is put in when the agent
 	// offers it (ModeFor; "": the agent's own).

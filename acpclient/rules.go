@@ -57,6 +57,19 @@ func RulesOf(p model.Permissions) Rules {
 	return r
 }
 
+// Denials are r's deny rules alone: what a flag that answers every
+// request (--approve-all, --approve-reads, --deny-all) leaves of the
+// agent's rules (docs/run.md, "Permission rules").
+func (r Rules) Denials() Rules {
+	var d Rules
+	for _, pr := range r.list {
+		if pr.verdict == VerdictDeny {
+			d.list = append(d.list, pr)
+		}
+	}
+	return d
+}
+
 // parseRule splits "Tool(arg)" into its tool and argument.
 func parseRule(verdict, text string) permRule {
 	pr := permRule{verdict: verdict, text: strings.TrimSpace(text)}

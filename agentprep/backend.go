@@ -33,11 +33,14 @@ func Backend(cfg *schema.Config, r *schema.Resolved, clientDir string, rule acpc
 	}
 	preset := acpclient.RuleFor(r.Permissions)
 	mode := acpclient.ModeFor(r.Permissions)
-	var rules acpclient.Rules
+	rules := acpclient.RulesOf(r.Permissions)
 	if rule == "" {
-		rule, rules = preset, acpclient.RulesOf(r.Permissions)
+		rule = preset
 	} else {
+		// A flag answers what the mode would; the config's deny rules
+		// still hold.
 		mode = acpclient.ModeForRule(rule, mode)
+		rules = rules.Denials()
 	}
 	o := acpclient.Options{Launch: l, ClientCwd: clientDir, MCPServers: mcp, Rule: rule, Rules: rules, Mode: mode, Preset: preset,
 		Instance: r.Archetype.Workspace == schema.WorkspaceInstance}

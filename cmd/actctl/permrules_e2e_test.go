@@ -25,16 +25,23 @@ templates: {
 }
 agents: {helper: template: "tl", triage: template: "emp"}
 `)
-	for _, tc := range []struct{ verb, agent, prompt, want string }{
-		{"run", "helper", "perm-cmd rm -rf build", "permission: no"},
-		{"run", "helper", "perm-cmd git push origin main", "permission: no"},
-		{"run", "helper", "perm-cmd ls -la", "permission: yes"},
-		{"task", "triage", "perm-cmd make test", "permission: yes"},
-		{"task", "triage", "perm-path edit notes/today.md", "permission: yes"},
-		{"task", "triage", "perm-path edit /etc/hosts", "permission: no"},
+	for _, tc := range []struct {
+		verb, agent, prompt, want string
+		flags                     []string
+	}{
+		{"run", "helper", "perm-cmd rm -rf build", "permission: no", nil},
+		// A flag takes the allow and ask rules' place, never a deny rule's.
+		{"run", "helper", "perm-cmd rm -rf build", "permission: no", []string{"--approve-all"}},
+		{"run", "helper", "perm-cmd git push origin main", "permission: yes", []string{"--approve-all"}},
+		{"run", "helper", "perm-cmd git push origin main", "permission: no", nil},
+		{"run", "helper", "perm-cmd ls -la", "permission: yes", nil},
+		{"task", "triage", "perm-cmd make test", "permission: yes", nil},
+		{"task", "triage", "perm-path edit notes/today.md", "permission: yes", nil},
+		{"task", "triage", "perm-path edit /etc/hosts", "permission: no", nil},
 	} {
-		if r := actctl(t, root, home, tc.verb, tc.agent, "-p", tc.prompt); !strings.Contains(r.Stdout, tc.want) {
-			t.Errorf("%s %s -p %q: exit %d, want %q\n%s%s", tc.verb, tc.agent, tc.prompt, r.Code, tc.want, r.Stdout, r.Stderr)
+		args := append([]string{tc.verb, tc.agent, "-p", tc.prompt}, tc.flags...)
+		if r := actctl(t, root, home, args...); !strings.Contains(r.Stdout, tc.want) {
+			t.Errorf("%s %s -p %q %v: exit %d, want %q\n%s%s", tc.verb, tc.agent, tc.prompt, tc.flags, r.Code, tc.want, r.Stdout, r.Stderr)
 		}
 	}
 	for task, want := range map[string]string{
