@@ -120,14 +120,23 @@ type traceWriter struct {
 	partial []byte
 }
 
+// Write traces each line p completes, then writes p: a line is traced
+// before its reader can have it, so a peer that ends the connection on
+// an answer never ends it before the answer's trace line (a copy that
+// traced after writing lost its last lines to the proxy's exit).
 func (tw *traceWriter) Write(p []byte) (int, error) {
-	n, err := tw.w.Write(p)
-	rest := p[:n]
+	tw.trace(p)
+	return tw.w.Write(p)
+}
+
+// trace traces the lines p completes and keeps its partial last one.
+func (tw *traceWriter) trace(p []byte) {
+	rest := p
 	for {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			tw.partial = append(tw.partial, rest...)
-			return n, err
+			return
 		}
 		line := rest[:i]
 		if len(tw.partial) > 0 {
