@@ -76,6 +76,10 @@ type hub struct {
 	bytes   int     // what entries cost (Entry.size)
 	subs    map[*sub]struct{}
 	dropped atomic.Uint64
+	// file keeps the timeline across runs of up (timeline.go); nil: in
+	// memory only.
+	file *timelineFile
+	logf func(format string, args ...any)
 }
 
 type sub struct {
@@ -248,6 +252,15 @@ func (h *hub) add(e Entry) {
 	if e.Hook != "" {
 		e.Of = h.eventOf(e)
 	}
+	h.keep(e)
+	h.persist(e)
+	h.mu.Unlock()
+	h.send(message{event: "entry", data: mustJSON(e)})
+}
+
+// keep puts e in the timeline in time order and lets the oldest go past
+// the bounds. Its caller holds h.mu.
+func (h *hub) keep(e Entry) {
 	h.entries = append(h.entries, e)
 	i := len(h.entries) - 1
 	for ; i > 0 && h.entries[i-1].Time.After(e.Time); i-- {
@@ -260,8 +273,39 @@ func (h *hub) add(e Entry) {
 		h.entries[0] = Entry{} // its strings are not kept by the array
 		h.entries = h.entries[1:]
 	}
-	h.mu.Unlock()
-	h.send(message{event: "entry", data: mustJSON(e)})
+}
+
+// persist appends e to the timeline's file, if it has one; a failure is
+// said once and the timeline goes on in memory only. Its caller holds
+// h.mu.
+func (h *hub) persist(e Entry) {
+	if h.file == nil {
+		return
+	}
+	if err := h.file.append(e, h.entries); err != nil {
+		h.logf("%v (the timeline is no longer kept across runs of up)", err)
+		h.file.close()
+		h.file = nil
+	}
+}
+
+// restore reads the timeline of earlier runs from the file at path, keeps
+// it within the bounds and appends to the file from now on.
+func (h *hub) restore(path string) error {
+	old, err := readTimeline(path)
+	if err != nil {
+		return err
+	}
+	for _, e := range old {
+		h.keep(e)
+		h.seq = max(h.seq, e.Seq)
+	}
+	t := &timelineFile{path: path}
+	if err := t.rewrite(h.entries); err != nil {
+		return err
+	}
+	h.file = t
+	return nil
 }
 
 // eventOf is the Seq of the entry of run's event (its name, agent and

@@ -37,6 +37,12 @@ type Options struct {
 	Host string
 	// MaxLive overrides MaxLivePerClient (tests).
 	MaxLive int
+	// Timeline, when set, is the file that keeps the events page's
+	// timeline across runs of up (timeline.go); it must lie where only
+	// this user writes (up gives one in its actctl home).
+	Timeline string
+	// Logf says what went wrong with the Timeline file (nil: nothing).
+	Logf func(format string, args ...any)
 }
 
 // Server is the dashboard's HTTP handler.
@@ -74,9 +80,28 @@ func New(src Source, opts Options) (*Server, error) {
 	if opts.MaxLive <= 0 {
 		opts.MaxLive = MaxLivePerClient
 	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
 	s := &Server{src: src, opts: opts, port: port, cookie: CookieName + "-" + port, clients: map[string]int{}, live: newHub(src), instance: NewToken()[:16]}
+	s.live.logf = opts.Logf
+	if opts.Timeline != "" {
+		if err := s.live.restore(opts.Timeline); err != nil {
+			opts.Logf("%v (the timeline starts empty and is kept in memory only)", err)
+		}
+	}
 	s.routes()
 	return s, nil
+}
+
+// Close closes the file the timeline is kept in, if any; the Server
+// serves on without it.
+func (s *Server) Close() error {
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	err := s.live.file.close()
+	s.live.file = nil
+	return err
 }
 
 // ServeHTTP applies the security rules, then routes the request.

@@ -46,7 +46,7 @@ func (s *Server) Run(ctx context.Context, sv Serve) error {
 		return err
 	}
 	if sv.UI != nil {
-		stopUI, err := s.startUI(sv.UI, cfg.Root)
+		stopUI, err := s.startUI(sv.UI, cfg.Root, cfg.Home)
 		if err != nil {
 			return err
 		}

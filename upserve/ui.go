@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/dashboard"
 	"github.com/actctl/actctl/hooks"
+	"github.com/actctl/actctl/internal/layout"
 	"github.com/actctl/actctl/launch"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
@@ -30,7 +32,7 @@ type UIPlan struct {
 
 // startUI serves the dashboard and records its URL in ui.json; stop
 // closes it and removes the record.
-func (s *Server) startUI(p *UIPlan, root string) (stop func(), err error) {
+func (s *Server) startUI(p *UIPlan, root, home string) (stop func(), err error) {
 	ln, err := net.Listen("tcp", p.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("up: dashboard: %w", err)
@@ -41,7 +43,8 @@ func (s *Server) startUI(p *UIPlan, root string) (stop func(), err error) {
 	if p.Remote {
 		extra = p.Host
 	}
-	srv, err := dashboard.New(s.Source(), dashboard.Options{Token: tok, Addr: ln.Addr().String(), Host: extra})
+	srv, err := dashboard.New(s.Source(), dashboard.Options{Token: tok, Addr: ln.Addr().String(), Host: extra,
+		Timeline: s.timelinePath(root, home), Logf: s.logf})
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -61,10 +64,25 @@ func (s *Server) startUI(p *UIPlan, root string) (stop func(), err error) {
 	}
 	return func() {
 		_ = hs.Close()
+		if err := srv.Close(); err != nil {
+			s.logf("dashboard: %v", err)
+		}
 		if err := control.RemoveUI(root); err != nil {
 			s.logf("%v", err)
 		}
 	}, nil
+}
+
+// timelinePath is where the dashboard keeps its timeline across runs of
+// up: beside the workspace's process ledgers in the actctl home (""
+// when there is none: in memory only).
+func (s *Server) timelinePath(root, home string) string {
+	dir, err := control.LedgerDir(home, root)
+	if err != nil {
+		s.logf("dashboard: %v (the timeline is kept in memory only)", err)
+		return ""
+	}
+	return filepath.Join(dir, layout.Timeline)
 }
 
 // observe feeds the dashboard the events and hook runs of the bus b.

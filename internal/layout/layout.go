@@ -28,6 +28,8 @@
 //	procs/<key>/          per workspace (key: a digest of its root), the
 //	                      process ledgers of the actctl processes running
 //	                      there (packages launch, control)
+//	  timeline.jsonl      the dashboard's events timeline, kept across
+//	                      runs of up (package dashboard)
 //
 // state.json, state.pending.json and adhoc.json are sealed with this
 // user's key, inputs.rec and config.cache end with its seal (package
@@ -96,6 +98,9 @@ const (
 	// of the actctl processes running there (never the workspace: a
 	// clone could bring one).
 	Ledgers = "procs"
+	// Timeline, beside a workspace's ledgers, keeps the dashboard's
+	// timeline across runs of up (this machine's: never the workspace).
+	Timeline = "timeline.jsonl"
 	// InstanceRecord is an instance workspace's runtime record.
 	InstanceRecord = ".actant.json"
 )
