@@ -123,7 +123,10 @@ func serveConn(parent context.Context, conn net.Conn, h Handler) {
 	go func() {
 		defer close(gone)
 		_, _ = io.Copy(io.Discard, br) // until the client closes (or we do)
-		cancel(nil)
+		// The client went (no cause), or up stops: the read deadline
+		// that ended the copy may come before parent's cancel reaches
+		// ctx, and the handler must still see ErrShuttingDown.
+		cancel(context.Cause(parent))
 	}()
 	result, err := handle(ctx, h, req, out)
 	out.finish(result, err)
