@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // TestPruneScript runs the workflow's prune step under GitHub's default
@@ -16,7 +18,7 @@ import (
 func TestPruneScript(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip("bash is not on PATH: the prune step runs under GitHub's default shell, bash, which .ci/run's machines have")
+		testutil.Missing(t, "bash is not on PATH: the prune step runs under GitHub's default shell, bash")
 	}
 	home := t.TempDir()
 	logs := filepath.Join(home, "instances", "triage", "logs")

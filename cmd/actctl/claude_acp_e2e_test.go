@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // claudeACPVersion is the claude-agent-acp adapter the test below runs;
@@ -48,7 +49,7 @@ func claudeACP() string {
 func TestEmployeeStaysItselfClaude(t *testing.T) {
 	acp := claudeACP()
 	if acp == "" {
-		t.Skipf("claude-agent-acp@%s is not installed: .ci/run installs it with npm (skipped where npm is unreachable), or set ACTCTL_CLAUDE_ACP (docs/testing-runtime.md)", claudeACPVersion)
+		testutil.Missing(t, "claude-agent-acp@%s is not installed: .ci/run installs it with npm, or set ACTCTL_CLAUDE_ACP (docs/testing-runtime.md)", claudeACPVersion)
 	}
 	for _, c := range []struct {
 		name, policy, model, mode string
@@ -102,9 +103,7 @@ func claudeSession(t *testing.T, ws, proj, home, userHome string) map[string]str
 		in.Close()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(time.Minute): // a failure deadline, not a wait
+		if _, ok := testutil.Within(done); !ok {
 			cmd.Process.Kill()
 			t.Errorf("proxy did not end after stdin closed:\n%s", stderr.String())
 		}

@@ -30,9 +30,6 @@ import (
 //
 //	go test ./cmd/actctl -run '^$' -bench 'UpScaleBinary/agents=200/' -benchtime 20x
 func BenchmarkUpScaleBinary(b *testing.B) {
-	if testing.Short() {
-		b.Skip("starts hundreds of agents")
-	}
 	for _, n := range []int{200, 1000} {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) { upScale(b, n) })
 	}

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // runtimePackages are the packages that run agents (up's runtime, an
@@ -22,7 +24,7 @@ var runtimePackages = []string{
 func TestRuntimeLinksNoCUE(t *testing.T) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("the go command is not on PATH: only it lists a package's dependencies across modules")
+		testutil.Missing(t, "the go command is not on PATH: only it lists a package's dependencies across modules")
 	}
 	args := append([]string{"list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}"}, runtimePackages...)
 	cmd := exec.Command(goCmd, args...)

@@ -2,12 +2,15 @@
 // exists once: a goroutine-safe output buffer a test can wait on (no
 // sleeps), the ACP SDK's example agent and client, built once per test
 // binary, a replay of the kubelet's fsGroup walk over a volume
-// (KubeletWalk) and a webhook signer (Sign). Only tests import it.
+// (KubeletWalk), a webhook signer (Sign), a bounded wait on a channel
+// (Within) and the rule for a missing prerequisite (Missing). Only tests
+// import it.
 package testutil
 
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +23,33 @@ import (
 // Deadline bounds every wait of WaitFor. It is not a performance
 // threshold: it only turns a hang into a failure.
 const Deadline = 30 * time.Second
+
+// Within returns what c gives, or false when it gives nothing within
+// Deadline: it turns a hang into a failure, and nothing waits for time
+// to pass when c comes.
+func Within[T any](c <-chan T) (T, bool) {
+	timer := time.NewTimer(Deadline)
+	defer timer.Stop()
+	select {
+	case v := <-c:
+		return v, true
+	case <-timer.C:
+		var zero T
+		return zero, false
+	}
+}
+
+// Missing skips t for a prerequisite this machine lacks (a program, a
+// package), except under CI (CI=true), where .ci/run installs every one:
+// there it fails, so that CI never passes a test it did not run.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	why := fmt.Sprintf(format, args...)
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s: CI must run this test (.ci/run installs what it needs)", why)
+	}
+	t.Skip(why)
+}
 
 // Buffer is a goroutine-safe bytes.Buffer for a process's output.
 type Buffer struct {
