@@ -77,8 +77,11 @@ func (a *agent) letGo() {
 	a.mu.Lock()
 	held, c := a.opening > 0 || len(a.leases) > 0, a.client
 	a.mu.Unlock()
-	if held || c != nil && ended(c) {
-		return // held, or its process ended (a crash stays one)
+	if held || c == nil || ended(c) {
+		// Held, or its process ended: a crash stays one. A running
+		// agent without a client is one whose process was reaped
+		// (Start's AfterDone) before its supervisor said so.
+		return
 	}
 	switch a.sup.Status().State {
 	case supervise.Running, supervise.Starting:
