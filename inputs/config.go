@@ -110,6 +110,21 @@ func cachedSnapshot(root string, key, b []byte, stats []Stat) ([]byte, string) {
 	return snap, ""
 }
 
+// Settled reports whether no input of the load k was taken for was
+// modified while that load ran (markRacy): only then may Save write the
+// snapshot. A nil k is not.
+func (k *ConfigKey) Settled() bool {
+	if k == nil {
+		return false
+	}
+	for i := range k.stats {
+		if k.stats[i].markRacy(k.start); k.stats[i].Racy {
+			return false
+		}
+	}
+	return true
+}
+
 // Save caches snap, the snapshot of the load that k was taken for, when
 // the workspace has been applied (its state exists: nothing is written
 // into a workspace actctl does not manage yet) and no input was modified
@@ -121,10 +136,8 @@ func (k *ConfigKey) Save(snap func() ([]byte, error)) error {
 	if _, err := os.Stat(layout.Path(k.root, layout.State)); err != nil {
 		return nil
 	}
-	for i := range k.stats {
-		if k.stats[i].markRacy(k.start); k.stats[i].Racy {
-			return nil
-		}
+	if !k.Settled() {
+		return nil
 	}
 	mk, why := cacheKey(k.root, k.home, true)
 	if mk == nil {

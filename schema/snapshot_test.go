@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -90,6 +91,65 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReleaseKeepsPositions: a config that let go of its CUE value
+// (Release) finds every position it found before, and its snapshot is
+// the one it would have made.
+func TestReleaseKeepsPositions(t *testing.T) {
+	for name, dir := range snapshotWorkspaces(t) {
+		t.Run(name, func(t *testing.T) {
+			root, err := filepath.Abs(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := LoadDir(root, filepath.Join(t.TempDir(), "home"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := c.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			every := maps.Clone(c.pos)
+			addValuePositions(c.value, nil, every)
+			paths := append(slices.Collect(maps.Keys(every)), "agents.nobody.template", "skills.nothing[3]", "zzz")
+			want := map[string]string{}
+			for _, p := range paths {
+				want[p] = posString(c.Pos(p))
+			}
+			if err := c.Release(); err != nil {
+				t.Fatal(err)
+			}
+			if c.value.Exists() {
+				t.Fatal("the value is still held")
+			}
+			for _, p := range paths {
+				if g := posString(c.Pos(p)); g != want[p] {
+					t.Errorf("Pos(%s) = %s, want %s", p, g, want[p])
+				}
+			}
+			got, err := c.Snapshot()
+			if err != nil || !reflect.DeepEqual(snapshotTable(t, got), snapshotTable(t, snap)) {
+				t.Errorf("snapshot after Release differs (%v)", err)
+			}
+		})
+	}
+}
+
+// snapshotTable is what the snapshot b says, in a form that compares
+// equal whatever the order its positions were encoded in.
+func snapshotTable(t *testing.T, b []byte) map[string]string {
+	var s snapshot
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{"": string(s.Config) + fmt.Sprint(s.Version, s.Files)}
+	for i, p := range s.Paths {
+		src := s.Sources[s.At[2*i]]
+		out[p] = fmt.Sprint(src.Name, src.Size, src.Lines, s.At[2*i+1])
+	}
+	return out
 }
 
 func posString(p token.Pos) string {

@@ -65,6 +65,9 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 	if o.Loaded != nil {
 		o.Loaded()
 	}
+	if !o.DryRun {
+		l.ReleaseConfig()
+	}
 	cfg, rep := l.Config, l.Hub
 	events := newApplyEvents(ctx, o.Options, cfg)
 	res, err := applyPruning(ctx, cfg, reconcile.Options{
