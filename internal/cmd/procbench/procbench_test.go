@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,6 +122,37 @@ func TestReportScale(t *testing.T) {
 		"| write floor | 1.00 s | 0.500 s |", "| cold / directory-fsync floor | 1.25x | |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}
+
+// TestFitGrowth: a fixed cost plus a cost per agent is found again from
+// its times, with exponent near 1 (below it by the fixed part) and above
+// 1 for a quadratic step; fewer than two sizes or a zero time fit nothing.
+func TestFitGrowth(t *testing.T) {
+	ns := []int{10, 100, 1000, 10000}
+	times := func(f func(n float64) float64) []float64 {
+		var ts []float64
+		for _, n := range ns {
+			ts = append(ts, f(float64(n)))
+		}
+		return ts
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6*math.Max(1, math.Abs(b)) }
+	g, ok := fitGrowth(ns, times(func(n float64) float64 { return 0.02 + 0.0005*n }))
+	if !ok || !near(g.fixed, 0.02) || !near(g.perAgent, 0.0005) || g.exponent < 0.98 || g.exponent > 1 {
+		t.Errorf("linear: %+v %v", g, ok)
+	}
+	if got, want := g.String(), "0.020 s + 0.500 ms/agent, n^0.98"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	g, _ = fitGrowth(ns, times(func(n float64) float64 { return 0.01 + 1e-7*n*n }))
+	if !near(g.exponent, math.Log(10.01/0.11)/math.Log(10)) {
+		t.Errorf("quadratic: exponent %v", g.exponent)
+	}
+	for _, bad := range [][]float64{{1}, {1, 0}, {1, 2, 3}} {
+		if _, ok := fitGrowth(ns[:min(len(bad), 2)], bad); ok {
+			t.Errorf("fitted %v", bad)
 		}
 	}
 }

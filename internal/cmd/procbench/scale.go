@@ -224,13 +224,14 @@ func reportScale(w io.Writer, sizes []int, all map[int]map[string]scaleRun, load
 	for _, n := range sizes {
 		fmt.Fprintf(w, " %d agents | per 1,000 |", n)
 	}
-	fmt.Fprint(w, "\n|---|")
+	fmt.Fprint(w, " fitted growth |\n|---|")
 	for range sizes {
 		fmt.Fprint(w, "---|---|")
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, "---|")
 	for _, work := range scaleWork {
 		fmt.Fprintf(w, "| %s |", work)
+		var ts []float64
 		for _, n := range sizes {
 			r := all[n][work]
 			if r.ratio != 0 {
@@ -242,7 +243,12 @@ func reportScale(w io.Writer, sizes []int, all map[int]map[string]scaleRun, load
 				mem = fmt.Sprintf(", %.0f MiB", float64(r.rssK)/1024)
 			}
 			fmt.Fprintf(w, " %.2f s%s | %.3f s%s |", r.d.Seconds(), mem, r.d.Seconds()*1000/float64(n), perAgentKB(r.rssK, n))
+			ts = append(ts, r.d.Seconds())
 		}
-		fmt.Fprintln(w)
+		fit := ""
+		if g, ok := fitGrowth(sizes, ts); ok {
+			fit = g.String()
+		}
+		fmt.Fprintf(w, " %s |\n", fit)
 	}
 }
