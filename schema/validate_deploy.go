@@ -192,12 +192,12 @@ func (c *Config) checkSystemdRuns() Diagnostics {
 		return nil
 	}
 	some := false
-	for _, a := range c.Agents {
-		t, ok := c.Templates[a.Template]
-		if !ok || a.Adhoc || (t.Archetype != ArchEmployee && t.Archetype != ArchService) {
+	for name, a := range c.Agents {
+		r, ok := c.heldByUp(name)
+		if !ok {
 			continue
 		}
-		if a.RunsOn(TargetSystemd, t.Archetype) {
+		if a.RunsOn(TargetSystemd, r.ArchetypeName) {
 			return nil
 		}
 		some = true
@@ -205,7 +205,23 @@ func (c *Config) checkSystemdRuns() Diagnostics {
 	if !some {
 		return nil
 	}
-	return Diagnostics{c.Diag(Path("deploy", "systemd"), "every employee and service chooses other engines (deploy: engines): the unit would run none of them; remove deploy.systemd or choose it for an agent")}
+	return Diagnostics{c.Diag(Path("deploy", "systemd"), "every agent up runs (employees, services, any agent that offers start) chooses other engines (deploy: engines): the unit would run none of them; remove deploy.systemd or choose it for an agent")}
+}
+
+// heldByUp resolves agent name when `up` holds it (Resolved.HeldByUp:
+// it offers start), which is what the deploy renderers run on a target
+// (deploy's agents): an adhoc agent, one that does not resolve (reported
+// as such) and one that does not offer start are not deployed, whatever
+// their archetype.
+func (c *Config) heldByUp(name string) (*Resolved, bool) {
+	if c.Agents[name].Adhoc {
+		return nil, false
+	}
+	r, err := c.Resolve(name)
+	if err != nil || !r.HeldByUp() {
+		return nil, false
+	}
+	return r, true
 }
 
 // validateDeployDirs refuses a target directory outside the workspace
@@ -341,12 +357,12 @@ func (c *Config) checkEngines(name, arch string) Diagnostics {
 			on = append(on, t)
 		}
 	}
-	if (arch != ArchEmployee && arch != ArchService) || len(on) < 2 || CheckName(name) != "" {
+	if _, held := c.heldByUp(name); !held || len(on) < 2 || CheckName(name) != "" {
 		return nil // an invalid name is reported as such
 	}
-	why := "each would run its schedule (every task twice, its state split)"
-	if arch == ArchService {
-		why = "each would run it (two sessions answering apart, its hooks run twice, its state split)"
+	why := "each would run it (two sessions answering apart, its hooks run twice, its state split)"
+	if arch == ArchEmployee {
+		why = "each would run its schedule (every task twice, its state split)"
 	}
 	return Diagnostics{c.Diag(Path("agents", name), "%s %q is rendered by %s at once: %s; choose with agents.%s.deploy.engines: [%q] (one of them), or list several on purpose", arch, name, strings.Join(on, ", "), why, name, on[0])}
 }
@@ -390,7 +406,7 @@ func (c *Config) checkGitHubInstall(name, backend string) Diagnostics {
 // (docs/deploy.md, "Trust gates on the targets").
 func (c *Config) checkHeadlessTrust(name string, t Template) Diagnostics {
 	b, ok := c.Backends[t.Backend]
-	if !ok || b.Trust == nil || b.Trust.Note == "" || (t.Archetype != ArchEmployee && t.Archetype != ArchService) {
+	if _, held := c.heldByUp(name); !ok || b.Trust == nil || b.Trust.Note == "" || !held {
 		return nil
 	}
 	var on []string

@@ -104,7 +104,7 @@ agents: e: {template: "emp"AGENT}
 		{`systemd: scope: "system"`, `, deploy: engines: ["systemd"]`, `deploy.systemd.scope: a system unit without a user runs actctl and every agent as root: give deploy.systemd.user`, ""},
 		{`systemd: {scope: "system", user: "agents"}`, `, deploy: engines: ["systemd"]`, ``, ""},
 		{`systemd: {user: "agents"}`, `, deploy: engines: ["systemd"]`, `deploy.systemd.user: a user unit runs as the user whose manager starts it`, ""},
-		{`systemd: {}`, `, deploy: engines: ["kubernetes"]`, `deploy.systemd: every employee and service chooses other engines`, ""},
+		{`systemd: {}`, `, deploy: engines: ["kubernetes"]`, `deploy.systemd: every agent up runs (employees, services, any agent that offers start) chooses other engines`, ""},
 		{`systemd: {}`, `, deploy: engines: ["systemd"]`, `actant.cue:8:9: agents.s: service "s" is rendered by kubernetes, systemd at once: each would run it (two sessions answering apart, its hooks run twice, its state split); choose with agents.s.deploy.engines: ["kubernetes"]`, " "},
 		{`systemd: {}`, `, deploy: engines: ["systemd"]`, ``, `, deploy: engines: ["kubernetes", "systemd"]`},
 		{`github: {}`, `, deploy: engines: ["github"]`, ``, " "},
@@ -319,6 +319,52 @@ agents: e: {template: "emp"AGENT}
 		}
 		if all := strings.Join(got, "\n"); (tc.want == "") != (all == "") || !strings.Contains(all, tc.want) {
 			t.Errorf("%+v: warnings %q, want %q", tc, all, tc.want)
+		}
+	}
+}
+
+// TestDeployChecksFollowWhatUpRuns: validate's deploy checks are about
+// the agents the renderers put on a target, those `up` holds (they offer
+// start), whatever their archetype: a repo or tool agent whose template
+// starts it with up is checked as a service is (rendered by two engines,
+// a trust gate nothing answers there), an employee that does not offer
+// start (launch mode direct) is not deployed, so not checked.
+func TestDeployChecksFollowWhatUpRuns(t *testing.T) {
+	const base = `package actant
+deploy: {
+	kubernetes: {namespace: "agents", image: "ghcr.io/acme/agents@sha256:0123", secret: "actctl-agents"}
+	systemd: {}
+}
+templates: t: {backend: "codex", archetype: "ARCH"TEMPLATE}
+agents: x: {template: "t"AGENT}
+`
+	const sched = `, schedule: heartbeat: {interval: "30m", prompt: "look"}`
+	for _, tc := range []struct{ arch, template, agent, err, warn string }{
+		{"repo", `, launchMode: "acp-service"`, ``, `actant.cue:7:9: agents.x: repo "x" is rendered by kubernetes, systemd at once: each would run it`, `agent "x" runs backend codex on systemd, where nothing answers a trust prompt`},
+		{"tool", `, launchMode: "acp-background"`, ``, `agents.x: tool "x" is rendered by kubernetes, systemd at once`, ``},
+		{"repo", `, launchMode: "acp-service"`, `, deploy: engines: ["systemd"]`, ``, `agent "x" runs backend codex on systemd, where nothing answers a trust prompt`},
+		{"repo", ``, ``, ``, ``},
+		{"employee", `, launchMode: "direct"` + sched, ``, ``, ``},
+		{"employee", sched, ``, `agents.x: employee "x" is rendered by kubernetes, systemd at once: each would run its schedule`, ``},
+	} {
+		src := strings.NewReplacer("ARCH", tc.arch, "TEMPLATE", tc.template, "AGENT", tc.agent).Replace(base)
+		cfg, err := LoadDir(writeWorkspace(t, map[string]string{"actant.cue": src}), filepath.Join(t.TempDir(), "home"))
+		var ds Diagnostics
+		errors.As(err, &ds)
+		if got := ds.Errors(); (tc.err == "") != (len(got) == 0) || len(got) > 1 || len(got) == 1 && !strings.Contains(got[0].String(), tc.err) {
+			t.Errorf("%+v: errors %v, want %q", tc, got, tc.err)
+		}
+		if cfg == nil {
+			continue
+		}
+		var warned []string
+		for _, w := range cfg.Warnings {
+			if strings.Contains(w.String(), "trust prompt") {
+				warned = append(warned, w.String())
+			}
+		}
+		if all := strings.Join(warned, "\n"); (tc.warn == "") != (all == "") || !strings.Contains(all, tc.warn) {
+			t.Errorf("%+v: trust warnings %q, want %q", tc, all, tc.warn)
 		}
 	}
 }
