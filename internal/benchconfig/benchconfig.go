@@ -7,8 +7,24 @@ package benchconfig
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
+
+// WriteFilesSkills writes FilesSkills(n, k) into dir.
+func WriteFilesSkills(dir string, n, k int) error {
+	for name, content := range FilesSkills(n, k) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // FilesSkills are the files of a workspace with n agents and k skills in
 // the shared template: its actant.cue (Config) and a placeholder in each

@@ -42,14 +42,8 @@ func write(dir string, agents, skills int, withSchema bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for name, content := range benchconfig.FilesSkills(agents, skills) {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return err
-		}
+	if err := benchconfig.WriteFilesSkills(dir, agents, skills); err != nil {
+		return err
 	}
 	if !withSchema {
 		return nil

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/actctl/actctl/internal/benchconfig"
 )
 
 // coldRun is one cold apply and the directory-fsync floor of its files.
@@ -54,14 +52,8 @@ func runCold(bins []string, n, rounds int, tmpParent string) error {
 func coldRound(dir, bin string, n int) (coldRun, error) {
 	defer os.RemoveAll(dir)
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-	for name, content := range benchconfig.FilesSkills(n, scaleSkills) {
-		p := filepath.Join(ws, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return coldRun{}, err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return coldRun{}, err
-		}
+	if err := writeScaleWorkspace(ws, n); err != nil {
+		return coldRun{}, err
 	}
 	d, rss, cpu, out, err := timedCPU(home, bin, "-C", ws, "apply")
 	if err != nil {

@@ -73,6 +73,9 @@ func collect(ws string) (dirs []string, files []file, err error) {
 			return err
 		}
 		rel, _ := filepath.Rel(ws, p)
+		if e.IsDir() && rel == ".git" {
+			return filepath.SkipDir // the workspace's repository: not apply's
+		}
 		if e.IsDir() {
 			dirs = append(dirs, rel)
 			return nil

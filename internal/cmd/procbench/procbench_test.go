@@ -47,7 +47,8 @@ func TestJobConfig(t *testing.T) {
 }
 
 // TestWriteFloorCopiesTree checks that both write floors write the same
-// files as apply (all but the config and the lock), with the same bytes.
+// files as apply (all but the config, the lock and the repository), with
+// the same bytes.
 func TestWriteFloorCopiesTree(t *testing.T) {
 	for name, floor := range map[string]func(ws, dst string) (time.Duration, error){"plain": writeFloor, "directory fsyncs": writeDirFloor} {
 		t.Run(name, func(t *testing.T) { testFloorCopiesTree(t, floor) })
@@ -63,6 +64,7 @@ func testFloorCopiesTree(t *testing.T, floor func(ws, dst string) (time.Duration
 		"CLAUDE.md":                   "# c\n",
 		".claude/skills/a/SKILL.md":   "a\n",
 		".claude/skills/a-b/SKILL.md": "ab\n",
+		".git/HEAD":                   "ref: refs/heads/main\n",
 	}
 	for p, c := range files {
 		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
@@ -77,7 +79,7 @@ func testFloorCopiesTree(t *testing.T, floor func(ws, dst string) (time.Duration
 	}
 	for p, c := range files {
 		got, err := os.ReadFile(filepath.Join(dst, p))
-		skipped := p == "actant.cue" || p == ".actant/lock"
+		skipped := p == "actant.cue" || p == ".actant/lock" || p == ".git/HEAD"
 		if skipped != os.IsNotExist(err) || (!skipped && string(got) != c) {
 			t.Errorf("%s: %q, %v", p, got, err)
 		}
@@ -89,8 +91,8 @@ func testFloorCopiesTree(t *testing.T, floor func(ws, dst string) (time.Duration
 		}
 		return err
 	})
-	if n != len(files)-2 {
-		t.Errorf("%d files written, want %d (no temp files left)", n, len(files)-2)
+	if n != len(files)-3 {
+		t.Errorf("%d files written, want %d (no temp files left)", n, len(files)-3)
 	}
 }
 

@@ -66,14 +66,8 @@ func runScale(sizes []int, tmpParent, tags string) error {
 // (docs/benchmarks.md, "One agent's edit at 10,000 agents").
 func scaleRound(dir, actctl string, n int) (map[string]scaleRun, error) {
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-	for name, content := range benchconfig.FilesSkills(n, scaleSkills) {
-		p := filepath.Join(ws, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return nil, err
-		}
+	if err := writeScaleWorkspace(ws, n); err != nil {
+		return nil, err
 	}
 	r := map[string]scaleRun{}
 	run := func(work, want string, args ...string) error {
@@ -168,6 +162,27 @@ func agent0Edited(config string, rev int) (string, error) {
 		j = len(config) - i
 	}
 	return config[:i] + line + fmt.Sprintf("%q}", fmt.Sprintf("p0-r%d", rev)) + config[i+j:], nil
+}
+
+// writeScaleWorkspace writes the workspace of n agents
+// (benchconfig.FilesSkills with scaleSkills) into ws as a user keeps it:
+// a git repository with the config and the skills committed (what
+// apply reads of git, such as the tracked paths a .gitignore block
+// leaves out, is then part of what is timed).
+func writeScaleWorkspace(ws string, n int) error {
+	if err := benchconfig.WriteFilesSkills(ws, n, scaleSkills); err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "team"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+			"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
 }
 
 // medianRun is the run of the median time of rs.
