@@ -19,7 +19,6 @@ import (
 	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/internal/lineframe"
 	"github.com/actctl/actctl/internal/rpcpeer"
-	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/tasklog"
 )
 
@@ -34,7 +33,9 @@ const setModeWait = 60 * time.Second
 // Upgrade answers a lease request (docs/runtime.md, "Session leases"):
 // the connection becomes an ACP stream relayed to the agent's warm
 // process, and every session the client opens is a session on it. An
-// agent that is not running is refused at once. The client's identity
+// agent up runs that is not running is refused at once; an on-demand
+// one's process is started, and held while the connection lasts
+// (leasing). The client's identity
 // (leaseID: req.Client and on Linux the socket peer's uid) decides who
 // lists and resumes its idle sessions.
 func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(context.Context, io.Reader, io.Writer) error, error) {
@@ -42,13 +43,12 @@ func (m *Manager) Upgrade(ctx context.Context, req control.Request) (func(contex
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	c := a.client
-	a.mu.Unlock()
-	if st := a.sup.Status(); st.State != supervise.Running || c == nil {
-		return nil, fmt.Errorf("agent %s is %s: there is no warm process to lease (actctl start %s)", a.name, st.State, a.name)
+	c, held, err := a.leasing(ctx)
+	if err != nil {
+		return nil, err
 	}
 	return func(ctx context.Context, r io.Reader, w io.Writer) error {
+		defer held()
 		defer a.guardAgent("a lease connection")
 		uid, ok := peerUID(w)
 		a.serveLease(ctx, c, newLeaseID(req.Client, uid, ok), r, w)

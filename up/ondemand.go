@@ -11,10 +11,11 @@ import (
 
 // An on-demand agent (Spec.OnDemand: a repo or tool agent, which up
 // never starts by itself; docs/dashboard.md, "Repo and tool agents") has
-// no process until a dashboard conversation asks for one: NewConversation
-// starts it, and once no session holds it any more (the conversation
-// closed, idle past the lease TTL, or ended with the process) it is
-// stopped. Its lock (takeLock) is held only while its process runs, and
+// no process until a dashboard conversation or a lease (`actctl chat`,
+// `proxy --lease`) asks for one: NewConversation and Upgrade start it,
+// and once nothing holds it any more (the conversations closed, idle past
+// the lease TTL, or ended with the process; the lease connections gone)
+// it is stopped. Its lock (takeLock) is held only while its process runs, and
 // its restart policy is the caller's ("never": a crash leaves it crashed
 // until the next conversation). A config change stops its process
 // instead of restarting it: the next conversation starts it anew.
@@ -60,14 +61,36 @@ func (a *agent) conversing(ctx context.Context) (*acpclient.Client, func(), erro
 	}
 	if err != nil {
 		opened()
-		return nil, nil, fmt.Errorf("agent %s: its process for the conversation: %w", a.name, err)
+		if st := a.sup.Status(); st.LastErr != nil && (st.State == supervise.Crashed || st.State == supervise.Fatal) {
+			err = st.LastErr // why its start failed, not what the next one does
+		}
+		return nil, nil, fmt.Errorf("agent %s: up could not start its process on demand: %w", a.name, err)
 	}
 	return c, opened, nil
 }
 
+// leasing returns the process a lease connection is relayed to, and a
+// function to call once the connection has ended. An agent up runs must
+// be running; an on-demand agent's process is started (conversing) and
+// held until then: the connection counts as a conversation being opened.
+func (a *agent) leasing(ctx context.Context) (*acpclient.Client, func(), error) {
+	if a.onDemand() {
+		return a.conversing(ctx)
+	}
+	a.mu.Lock()
+	c := a.client
+	a.mu.Unlock()
+	if st := a.sup.Status(); st.State != supervise.Running || c == nil {
+		return nil, nil, fmt.Errorf("agent %s is %s: there is no warm process to lease (actctl start %s)", a.name, st.State, a.name)
+	}
+	return c, func() {}, nil
+}
+
 // letGo stops an on-demand agent's process once nothing holds it: no
-// session (a conversation's or a lease's) and no conversation being
-// opened. It returns once the process has stopped (the grace at most).
+// dashboard conversation, no lease connection, no conversation being
+// opened. A lease client's session left idle (its client gone) does not
+// hold it: it ends with the process, as a cold chat's does. It returns
+// once the process has stopped (the grace at most).
 func (a *agent) letGo() {
 	if !a.onDemand() {
 		return
@@ -75,7 +98,7 @@ func (a *agent) letGo() {
 	a.demand.Lock()
 	defer a.demand.Unlock()
 	a.mu.Lock()
-	held, c := a.opening > 0 || len(a.leases) > 0, a.client
+	held, c := a.opening > 0 || a.holdsSessions(), a.client
 	a.mu.Unlock()
 	if held || c == nil || ended(c) {
 		// Held, or its process ended: a crash stays one. A running
@@ -93,6 +116,21 @@ func (a *agent) letGo() {
 	if err := a.sup.Stop(m.procCtx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, supervise.ErrNotRunning) {
 		m.opts.Logf("%s: stop: %v", a.name, err)
 	}
+}
+
+// holdsSessions reports whether a session holds the agent's process: a
+// dashboard conversation's (held until closed or idle past the TTL), or
+// a lease client's while its client is connected. Under a.mu.
+func (a *agent) holdsSessions() bool {
+	for _, l := range a.leases {
+		l.mu.Lock()
+		held := l.owner != nil || l.setup || l.ownerID == dashboardID()
+		l.mu.Unlock()
+		if held {
+			return true
+		}
+	}
+	return false
 }
 
 // ended reports whether c's process has ended.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/actctl/actctl/supervise"
 )
 
@@ -123,5 +125,58 @@ func TestOnDemandCrashed(t *testing.T) {
 	}
 	if st, _ := h.m.StatusOf("helper"); st.Restarts != 0 {
 		t.Errorf("restarted by policy: %+v", st)
+	}
+}
+
+// TestOnDemandLease: a lease (`actctl chat`, `proxy --lease`) on an
+// on-demand agent starts its process when none runs and holds it while
+// the lease connection lasts; it shares the process a conversation
+// holds; a lease client's session left idle does not hold it (the
+// process stops with the last holder, as a cold chat's does). A prompt
+// holds it for its turn.
+func TestOnDemandLease(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.Sync([]Spec{onDemand(t, "helper")})
+	c := h.lease("helper", "yes")
+	st, err := h.m.StatusOf("helper")
+	if err != nil || st.State != supervise.Running || st.Pid == 0 {
+		t.Fatalf("after a lease: %+v %v", st, err)
+	}
+	pid := st.Pid
+	h.wait("process:start", "helper")
+	sid := c.newSession(t, t.TempDir())
+	if r, err := c.prompt(sid, "session"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt on the lease: %+v %v", r, err)
+	}
+	conv, again := conversationPid(t, h, "helper")
+	if again != pid {
+		t.Fatalf("a conversation beside the lease runs on pid %d, want %d", again, pid)
+	}
+	c.close()
+	if st, _ := h.m.StatusOf("helper"); st.Pid != pid || gone(pid) {
+		t.Fatalf("the lease gone, the conversation open: %+v", st)
+	}
+	if err := h.m.CloseConversation("helper", conv); err != nil {
+		t.Fatal(err)
+	}
+	if !gone(pid) {
+		t.Fatalf("process %d left running for an idle lease session", pid)
+	}
+
+	c = h.lease("helper", "yes")
+	pid = h.wait("process:start", "helper").Data["pid"].(int)
+	c.newSession(t, t.TempDir())
+	c.close()
+	if !gone(pid) {
+		t.Fatalf("a second lease's process %d left running after the lease", pid)
+	}
+
+	out, err := h.m.Prompt(context.Background(), "helper", "session", true, nil)
+	if err != nil || out.Error != "" {
+		t.Fatalf("prompt: %+v %v", out, err)
+	}
+	pid = h.wait("process:start", "helper").Data["pid"].(int)
+	if st, _ = h.m.StatusOf("helper"); st.State != supervise.Stopped || !gone(pid) {
+		t.Fatalf("after the prompt's turn: %+v, process %d", st, pid)
 	}
 }

@@ -116,6 +116,16 @@ func (a *agent) unrun(t schedule.Task, run *taskRun, err error) {
 
 func (a *agent) promptService(ctx context.Context, text string, wait bool, run *taskRun) (Outcome, error) {
 	m := a.m
+	// An on-demand agent's process is started for the prompt, and held
+	// until its turn has ended (ondemand.go).
+	held := func() {}
+	if a.onDemand() {
+		_, opened, err := a.conversing(ctx)
+		if err != nil {
+			return Outcome{Agent: a.name}, err
+		}
+		held = opened
+	}
 	a.mu.Lock()
 	a.seq++
 	t := schedule.Task{ID: a.seq, Kind: schedule.KindPrompt, Prompt: text, Queued: m.opts.Clock.Now()}
@@ -125,11 +135,13 @@ func (a *agent) promptService(ctx context.Context, text string, wait bool, run *
 	if !wait {
 		go func() {
 			defer m.tasks.Done()
+			defer held()
 			_ = a.promptSession(m.taskCtx, t, run)
 		}()
 		return Outcome{Agent: a.name, Task: t.ID, Queued: true}, nil
 	}
 	defer m.tasks.Done()
+	defer held()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(m.taskCtx, func() { cancel(control.ErrShuttingDown) })

@@ -9,8 +9,10 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
+	"github.com/actctl/actctl/dashboard"
 	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
+	"github.com/actctl/actctl/supervise"
 	"github.com/actctl/actctl/up"
 )
 
@@ -20,8 +22,9 @@ import (
 // with them. A conversation starts the agent's process (as `actctl chat`
 // starts it: its backend's acp command, its own cwd policy, the workspace
 // root as the client's project); it stops once no conversation holds it,
-// and with up. The control socket (`status`, `prompt`, `start`, leases)
-// still answers only for the agents up runs.
+// and with up. The control socket reaches them too (control.go): a lease
+// (`actctl chat`, `proxy --lease`) or a prompt starts the process as a
+// conversation does and holds it while it lasts; `status` shows it.
 
 // demandManager is the manager of the on-demand agents: up's options,
 // their own launch.
@@ -108,13 +111,32 @@ func (s *Server) manager(agent string) *up.Manager {
 	return s.m
 }
 
-// notOnDemand refuses what up does only for the agents it runs (a
-// prompt, start, stop, restart) on an agent it holds on demand.
+// notOnDemand refuses what up does only for the agents it runs (start,
+// stop, restart; the dashboard's one-shot prompt box) on an agent it
+// holds on demand.
 func (s *Server) notOnDemand(agent string) error {
 	if s.manager(agent) != s.od {
 		return nil
 	}
-	return fmt.Errorf("up holds %s on demand: a conversation on its page starts its process, which stops once none holds it (no prompt, start or stop of its own)", agent)
+	return fmt.Errorf("up holds %s on demand: a conversation (its page, actctl chat %s) starts its process, which stops once none holds it (no start or stop of its own)", agent, agent)
+}
+
+// demandStatus is what `actctl status` hears of the on-demand agents:
+// those whose process runs ("in conversation", as their card says) or
+// ended in a crash. One with no process is left out: status then reads
+// its runtime record, which names a process of its own (a cold chat's).
+func (s *Server) demandStatus() []up.AgentStatus {
+	var out []up.AgentStatus
+	for _, st := range s.od.Status() {
+		switch st.State {
+		case supervise.Created, supervise.Stopped:
+			continue
+		case supervise.Running:
+			st.State, st.LastError = dashboard.StateInConversation, "" // a crash before this process
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // sessions are the dashboard's conversations and task controls, each

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/actctl/actctl/acpclient"
 	"github.com/actctl/actctl/agentprep"
+	"github.com/actctl/actctl/control"
 	"github.com/actctl/actctl/internal/termsafe"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/up"
@@ -50,6 +52,10 @@ func chatLease(ctx context.Context, c *cli.Context, g *globals, rule acpclient.R
 	if err != nil {
 		if needsUp {
 			return nil, false, fmt.Errorf("chat --resume and --list need %s running under actctl up: %w", name, err)
+		}
+		if !r.HeldByUp() && !errors.Is(err, control.ErrNoUp) {
+			// Held on demand (docs/dashboard.md, "Repo and tool agents").
+			g.Note("chat: actctl up holds %s on demand but cannot lease it: %v; chat starts a process of its own", name, err)
 		}
 		return nil, false, nil
 	}

@@ -191,8 +191,13 @@ func TestUpLifecycle(t *testing.T) {
 	if r := actctl(t, root, home, "logs", "triage"); r.Code != 0 || !strings.Contains(r.Stdout, "prompt") || !strings.Contains(r.Stdout, "hello") {
 		t.Fatalf("logs triage: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := actctl(t, root, home, "prompt", "helper", "-p", "hi"); r.Code != 1 || !strings.Contains(r.Stderr, "not run by this actctl up") {
-		t.Fatalf("prompt helper: %d\n%s", r.Code, r.Stderr)
+	// A tool agent up holds on demand: the prompt's turn runs on a
+	// process started for it (docs/dashboard.md, "Repo and tool agents").
+	if r := actctl(t, root, home, "prompt", "helper", "-p", "session"); r.Code != 0 || !strings.Contains(r.Stdout, "turn 1") {
+		t.Fatalf("prompt helper: %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := actctl(t, root, home, "prompt", "nope", "-p", "hi"); r.Code != 1 || !strings.Contains(r.Stderr, "not run by this actctl up") {
+		t.Fatalf("prompt nope: %d\n%s", r.Code, r.Stderr)
 	}
 
 	// A killed service is restarted and counts it.
