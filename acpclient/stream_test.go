@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestAnswerID: the answers the SDK writes are recognised, and end the
+// TestAnswerID: the answers written are recognised, and end the
 // wait of the request admitted under the id in the spelling the agent
 // used (a string id re-encoded with its HTML escapes, a number); the
 // client's own requests are not answers. (issue #20 item 14)
@@ -30,7 +30,7 @@ func TestAnswerID(t *testing.T) {
 			continue
 		}
 		var p pending
-		p.admit([]byte(tc.admitted), "fs/read_text_file", 10)
+		p.admit([]byte(tc.admitted), "fs/read_text_file", 10, func() {})
 		p.done(id)
 		if p.reqs.Len() != 0 || p.bytes != 0 {
 			t.Errorf("the answer %s did not end the wait of request %s", tc.line, tc.admitted)
