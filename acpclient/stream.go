@@ -51,8 +51,12 @@ type inbound struct {
 	line []byte // the line being read
 }
 
-// inboundBuffer is the size of the reader of an agent's stdout.
-const inboundBuffer = 4 << 10
+// inboundBuffer is the size of the reader of an agent's stdout;
+// maxKeptLine the largest buffer of a line it keeps for the next one.
+const (
+	inboundBuffer = 4 << 10
+	maxKeptLine   = 4 * inboundBuffer
+)
 
 func newInbound(c *Client, r io.Reader) *inbound {
 	// A small buffer: next assembles a longer line from its fragments,
@@ -85,8 +89,8 @@ func (r *inbound) read(k *conn) error {
 // next reads one line (without its newline); a line over MaxMessage ends
 // the stream with errOversize, after the client noted it.
 func (r *inbound) next() ([]byte, error) {
-	if cap(r.line) > 1<<20 {
-		r.line = nil // the buffer of a big message is not kept
+	if cap(r.line) > maxKeptLine {
+		r.line = nil // the buffer of a long message is not kept
 	}
 	r.line = r.line[:0]
 	for {

@@ -63,3 +63,20 @@ func TestPendingRequestsReleased(t *testing.T) {
 func tailOfString(s string, n int) string {
 	return s[max(0, len(s)-n):] + " (" + strconv.Itoa(len(s)) + " bytes)"
 }
+
+// TestInboundKeepsNoBigBuffer: the reader of an idle agent holds no more
+// than a few buffers' worth once a long line (a tool call's diff) has
+// been read: `up` holds one reader per agent.
+func TestInboundKeepsNoBigBuffer(t *testing.T) {
+	long := `{"jsonrpc":"2.0","method":"_x","params":"` + strings.Repeat("x", 200<<10) + `"}` + "\n"
+	in := newInbound(&Client{}, strings.NewReader(long+"{}\n"))
+	if line, err := in.next(); err != nil || len(line) != len(long)-1 {
+		t.Fatalf("long line: %d bytes, %v", len(line), err)
+	}
+	if line, err := in.next(); err != nil || string(line) != "{}" {
+		t.Fatalf("next line %q, %v", line, err)
+	}
+	if c := cap(in.line); c > maxKeptLine {
+		t.Fatalf("the reader keeps %d KiB after a long line (want <= %d KiB)", c>>10, maxKeptLine>>10)
+	}
+}
