@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -174,7 +173,7 @@ func (e *Error) Unwrap() error { return e.Err }
 type Client struct {
 	opts    Options
 	proc    *launch.Proc
-	conn    *acp.ClientSideConnection
+	conn    *conn
 	info    acp.InitializeResponse
 	primary *Session
 	terms   terminals
@@ -294,8 +293,8 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if err := c.spawn(); err != nil {
 		return nil, err
 	}
-	// The SDK's writes do not watch ctx: one blocked on an agent that
-	// does not read ends only with the backend (see cancelTurn).
+	// Writes do not watch ctx: one blocked on an agent that does not
+	// read ends only with the backend (see cancelTurn).
 	stopKill := context.AfterFunc(ctx, c.killAll)
 	err = c.setup(ctx)
 	stopKill()
@@ -341,11 +340,9 @@ func (c *Client) spawn() error {
 		c.opts.OnStart(p.Pid())
 	}
 	close(started)
-	ready := make(chan struct{})
 	c.out = &outbound{w: p.Stdin, fn: c.wire.sent, pending: &c.pending, trace: c.opts.Trace}
-	c.conn = acp.NewClientSideConnection(guard{c}, c.out, newInbound(c, Gate(p.Stdout, ready)))
-	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	close(ready)
+	c.conn = newConn(c, c.out)
+	go c.conn.serve(newInbound(c, p.Stdout))
 	return nil
 }
 
@@ -353,7 +350,7 @@ func (c *Client) spawn() error {
 // and writes and terminals as its preset allows), and opens the primary
 // session.
 func (c *Client) setup(ctx context.Context) error {
-	info, err := c.conn.Initialize(ctx, acp.InitializeRequest{
+	info, err := call[acp.InitializeResponse](ctx, c.conn, acp.AgentMethodInitialize, acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersionNumber,
 		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: c.methods.Write}, Terminal: c.methods.Terminal},
 		ClientInfo:         &acp.Implementation{Name: "actctl", Version: "dev"},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"sort"
 	"time"
 
@@ -31,18 +30,15 @@ func Connect(ctx context.Context, conn io.ReadWriteCloser, o Options) (*Client, 
 	}
 	readCtx, stopRead := context.WithCancel(context.Background())
 	c.readCtx = readCtx
-	ready := make(chan struct{})
 	c.out = &outbound{w: conn, fn: c.wire.sent, pending: &c.pending}
-	c.conn = acp.NewClientSideConnection(guard{c}, c.out, newInbound(c, Gate(conn, ready)))
-	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	close(ready)
-	go func() {
-		<-c.conn.Done()
+	c.conn = newConn(c, c.out)
+	context.AfterFunc(c.conn.ctx, func() {
 		close(c.exited)
 		stopRead() // after: AfterDone runs once Done is closed
-	}()
+	})
+	go c.conn.serve(newInbound(c, conn))
 	stop := context.AfterFunc(ctx, c.killAll)
-	info, err := c.conn.Initialize(ctx, acp.InitializeRequest{
+	info, err := call[acp.InitializeResponse](ctx, c.conn, acp.AgentMethodInitialize, acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersionNumber,
 		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true}},
 		ClientInfo:         &acp.Implementation{Name: "actctl", Version: "dev"},
@@ -79,7 +75,7 @@ func (c *Client) Open(ctx context.Context, cwd, resume string) error {
 		c.primary = s
 		return nil
 	}
-	if _, err := c.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: acp.SessionId(resume), Cwd: cwd}); err != nil {
+	if _, err := call[acp.ResumeSessionResponse](ctx, c.conn, acp.AgentMethodSessionResume, acp.ResumeSessionRequest{SessionId: acp.SessionId(resume), Cwd: cwd}); err != nil {
 		return c.failure(ctx, ErrStart, "session/resume", err)
 	}
 	s.id = resume
@@ -93,7 +89,7 @@ func (c *Client) Open(ctx context.Context, cwd, resume string) error {
 // ListSessions lists the sessions the backend offers the client
 // (session/list: on a lease, the client's own), by id.
 func (c *Client) ListSessions(ctx context.Context) ([]acp.SessionInfo, error) {
-	r, err := c.conn.ListSessions(ctx, acp.ListSessionsRequest{})
+	r, err := call[acp.ListSessionsResponse](ctx, c.conn, acp.AgentMethodSessionList, acp.ListSessionsRequest{})
 	if err != nil {
 		return nil, c.failure(ctx, ErrStart, "session/list", err)
 	}

@@ -12,13 +12,15 @@ import (
 )
 
 // An agent may answer a turn and exit at once (a one-shot agent does).
-// The SDK then has the answer and sees the end of the connection almost
-// together, and a request waiting for its answer picks one of the two at
-// random: the turn is reported "peer disconnected" although it ended. The
-// wire log keeps, from what is written and read on the wire, the last
-// answer to each session's session/prompt, so that Prompt takes it when
-// the SDK dropped it — once the session/update notifications read before
-// it have been handled, as the SDK would have ensured.
+// The ACP SDK's connection then had the answer and saw the end of the
+// connection almost together, and a request waiting for its answer
+// picked one of the two at random: the turn was reported "peer
+// disconnected" although it ended. The client's own connection gives an
+// answer read before the end first (conn.call); the wire log, kept from
+// then as a second guard, keeps from what is written and read on the
+// wire the last answer to each session's session/prompt, so that Prompt
+// takes it when the request failed — once the session/update
+// notifications read before it have been handled.
 type wireLog struct {
 	mu        sync.Mutex
 	prompts   map[string]string     // id of a session/prompt in flight -> its session

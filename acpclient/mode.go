@@ -72,7 +72,7 @@ func (c *Client) applyMode(ctx context.Context, s *Session, modes *acp.SessionMo
 			want, strings.Join(offered, ", "), modes.CurrentModeId))
 		return nil
 	}
-	_, err := c.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: acp.SessionId(s.id), ModeId: acp.SessionModeId(want)})
+	_, err := call[acp.SetSessionModeResponse](ctx, c.conn, acp.AgentMethodSessionSetMode, acp.SetSessionModeRequest{SessionId: acp.SessionId(s.id), ModeId: acp.SessionModeId(want)})
 	if err != nil {
 		if ctx.Err() != nil || c.connClosed() {
 			return c.failure(ctx, ErrStart, "session/set_mode", err)

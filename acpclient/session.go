@@ -123,7 +123,7 @@ func (c *Client) open(ctx context.Context, s *Session, mcp []acp.McpServer) erro
 	if mcp == nil {
 		mcp = []acp.McpServer{}
 	}
-	resp, err := c.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: s.cwd, McpServers: mcp, AdditionalDirectories: s.dirs})
+	resp, err := call[acp.NewSessionResponse](ctx, c.conn, acp.AgentMethodSessionNew, acp.NewSessionRequest{Cwd: s.cwd, McpServers: mcp, AdditionalDirectories: s.dirs})
 	if err != nil {
 		return c.failure(ctx, ErrStart, "session/new", err)
 	}
@@ -193,7 +193,7 @@ func (s *Session) Close() {
 	sent := make(chan struct{})
 	go func() { // the write may block: see cancelTurn
 		defer close(sent)
-		_, _ = c.conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: acp.SessionId(s.id)})
+		_, _ = call[acp.CloseSessionResponse](ctx, c.conn, acp.AgentMethodSessionClose, acp.CloseSessionRequest{SessionId: acp.SessionId(s.id)})
 	}()
 	select {
 	case <-sent:
@@ -239,7 +239,9 @@ func (s *Session) PromptBlocks(ctx context.Context, blocks []acp.ContentBlock) (
 	defer stopReq()
 	done := make(chan answer, 1)
 	go func() {
-		r, err := s.c.conn.Prompt(reqCtx, acp.PromptRequest{SessionId: acp.SessionId(s.id), Prompt: blocks})
+		// reqCtx ends before the answer only once cancelTurn has sent
+		// session/cancel (the SDK's Prompt sent it again).
+		r, err := call[acp.PromptResponse](reqCtx, s.c.conn, acp.AgentMethodSessionPrompt, acp.PromptRequest{SessionId: acp.SessionId(s.id), Prompt: blocks})
 		done <- answer{r, err}
 	}()
 	var a answer
@@ -276,7 +278,7 @@ func (s *Session) PromptBlocks(ctx context.Context, blocks []acp.ContentBlock) (
 func (s *Session) cancelTurn(t *turn, done <-chan answer, stopReq func()) answer {
 	t.cancel()
 	go func() {
-		_ = s.c.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: acp.SessionId(s.id)})
+		_ = s.c.conn.notify(context.Background(), acp.AgentMethodSessionCancel, acp.CancelNotification{SessionId: acp.SessionId(s.id)})
 	}()
 	timer := time.NewTimer(s.c.opts.Grace)
 	defer timer.Stop()
@@ -431,7 +433,7 @@ func (s *Session) Created() acp.NewSessionResponse { return s.created }
 // SetMode passes session/set_mode to the agent for this session.
 func (s *Session) SetMode(ctx context.Context, r acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
 	r.SessionId = acp.SessionId(s.id)
-	return s.c.conn.SetSessionMode(ctx, r)
+	return call[acp.SetSessionModeResponse](ctx, s.c.conn, acp.AgentMethodSessionSetMode, r)
 }
 
 // SetConfigOption passes session/set_config_option to the agent for this
@@ -443,5 +445,5 @@ func (s *Session) SetConfigOption(ctx context.Context, r acp.SetSessionConfigOpt
 	case r.ValueId != nil:
 		r.ValueId.SessionId = acp.SessionId(s.id)
 	}
-	return s.c.conn.SetSessionConfigOption(ctx, r)
+	return call[acp.SetSessionConfigOptionResponse](ctx, s.c.conn, acp.AgentMethodSessionSetConfigOption, r)
 }

@@ -3,6 +3,7 @@ package acpclient
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,41 +16,21 @@ import (
 	"github.com/actctl/actctl/internal/rpcpeer"
 )
 
-// Gate returns a reader that reads nothing from r until open is closed:
-// an SDK connection starts reading at once, and its reader must not race
-// with the connection's setup (SetLogger).
-func Gate(r io.Reader, open <-chan struct{}) io.Reader { return gated{r, open} }
-
-type gated struct {
-	r    io.Reader
-	open <-chan struct{}
-}
-
-func (g gated) Read(p []byte) (int, error) {
-	<-g.open
-	return g.r.Read(p)
-}
-
-// The backend's stdout does not go to the SDK as it is: the SDK queues
-// notifications for a handler goroutine and drops the connection when
-// more than 1,024 wait (a slow stdout of actctl's then fails a healthy
-// agent), and it starts a goroutine for every request, however many the
-// agent sends without reading the answers. So the client reads the
-// stream itself, one line at a time (docs/run.md, "Bounds"):
+// The client reads the backend's stdout itself, one line at a time
+// (docs/run.md, "Bounds"), and hands the connection (conn) what is its:
 //   - notifications (session/update, extension notifications) are handled
 //     right there, in order: while their observer is slow, nothing more is
-//     read, the pipe fills and the agent waits (backpressure);
-//   - requests pass to the SDK while fewer than MaxPendingRequests (and
+//     read, the pipe fills and the agent waits (backpressure; no queue);
+//   - requests are served while fewer than MaxPendingRequests (and
 //     maxPendingBytes of them) await their answers; the excess is answered
 //     at once with an error, written by the reader itself, so a flood of
 //     requests costs the agent errors and never actctl's memory;
-//   - answers pass to the SDK, one line per Read, so it never holds more
-//     than the line at hand;
+//   - answers go to the requests waiting for them;
 //   - a message over MaxMessage bytes ends the connection, reported as
 //     what it is.
 
 // MaxMessage is the largest JSON-RPC message (one line, its newline
-// included) the client reads: the SDK's own line limit.
+// included) the client reads: the ACP SDK's line limit.
 const MaxMessage = 10 << 20
 
 // MaxPendingRequests bounds the agent's requests the client handles at
@@ -63,18 +44,19 @@ const (
 // errOversize ends the stream at a message over MaxMessage.
 var errOversize = errors.New("a message over the size limit")
 
-// inbound is the reader the SDK's connection reads the backend's stdout
-// through (see above).
+// inbound reads the backend's stdout (see above).
 type inbound struct {
 	c    *Client
 	br   *bufio.Reader
 	line []byte // the line being read
-	out  []byte // what is left of the line passed to the SDK
-	err  error  // the end of the stream, once reached
 }
 
-// inboundBuffer is the size of the reader of an agent's stdout.
-const inboundBuffer = 4 << 10
+// inboundBuffer is the size of the reader of an agent's stdout;
+// maxKeptLine the largest buffer of a line it keeps for the next one.
+const (
+	inboundBuffer = 4 << 10
+	maxKeptLine   = 4 * inboundBuffer
+)
 
 func newInbound(c *Client, r io.Reader) *inbound {
 	// A small buffer: next assembles a longer line from its fragments,
@@ -83,35 +65,32 @@ func newInbound(c *Client, r io.Reader) *inbound {
 	return &inbound{c: c, br: bufio.NewReaderSize(r, inboundBuffer)}
 }
 
-func (r *inbound) Read(p []byte) (int, error) {
-	for len(r.out) == 0 {
-		if r.err != nil {
-			return 0, r.err
-		}
+// read reads the stream until it ends, and returns why: every line is
+// routed, classified once, traced, filtered and dispatched; what is the
+// connection's goes to k.
+func (r *inbound) read(k *conn) error {
+	for {
 		line, err := r.next()
-		r.err = err
 		if len(bytes.TrimSpace(line)) > 0 && r.c.route(line) {
 			// Classified once; every reader of the line is given this.
 			env := lineframe.Parse(line)
 			r.c.opts.Trace.Line("agent"+rpcpeer.ToClient, line, &env)
-			if r.c.opts.Filter != nil && r.c.filtered(line, &env) {
-				continue
-			}
-			if r.c.dispatch(line, &env) {
-				r.out = append(line, '\n')
+			filtered := r.c.opts.Filter != nil && r.c.filtered(line, &env)
+			if !filtered && r.c.dispatch(line, &env) {
+				k.handle(line, &env)
 			}
 		}
+		if err != nil {
+			return err
+		}
 	}
-	n := copy(p, r.out)
-	r.out = r.out[n:]
-	return n, nil
 }
 
 // next reads one line (without its newline); a line over MaxMessage ends
 // the stream with errOversize, after the client noted it.
 func (r *inbound) next() ([]byte, error) {
-	if cap(r.line) > 1<<20 {
-		r.line = nil // the buffer of a big message is not kept
+	if cap(r.line) > maxKeptLine {
+		r.line = nil // the buffer of a long message is not kept
 	}
 	r.line = r.line[:0]
 	for {
@@ -132,26 +111,19 @@ func (r *inbound) next() ([]byte, error) {
 }
 
 // dispatch shows a line to the observers, handles it if it is a
-// notification, admits it if it is a request, and reports whether the SDK
-// gets it. env is the line's envelope (an id as the SDK reads it: a null
-// id is none).
+// notification, and reports whether the connection gets it (an answer, a
+// request, $/cancel_request). env is the line's envelope (a null id is
+// none).
 func (c *Client) dispatch(line []byte, env *lineframe.Envelope) bool {
 	if !c.received(line, env) {
 		return false
 	}
 	method, ok := lineframe.Unquote(env.Method)
 	noID := env.ID == nil || string(env.ID) == "null"
-	if !ok || len(method) == 0 || string(method) == "$/cancel_request" && noID {
-		return true // an answer, or what the SDK handles itself
-	}
-	if noID {
-		c.notification(method, paramsOf(line, env))
-		return false
-	}
-	if c.pending.admit(env.ID, string(method), len(line)) {
+	if !ok || len(method) == 0 || !noID || string(method) == "$/cancel_request" {
 		return true
 	}
-	c.out.writeBusy(env.ID)
+	c.notification(method, paramsOf(line, env))
 	return false
 }
 
@@ -165,7 +137,7 @@ func paramsOf(line []byte, env *lineframe.Envelope) json.RawMessage {
 
 // notification handles a notification where it was read: session/update
 // by its session, an extension notification by its session's Extension;
-// any other is dropped, as the SDK drops what it has no handler for.
+// any other is dropped, as the ACP SDK drops what it has no handler for.
 // params aliases the reader's buffer: only a copy is kept.
 func (c *Client) notification(method []byte, params json.RawMessage) {
 	switch {
@@ -191,26 +163,45 @@ func (c *Client) notification(method []byte, params json.RawMessage) {
 }
 
 // pending counts the agent's requests admitted and not yet answered, by
-// id (rpcpeer.Pending: the SDK echoes an id re-encoded).
+// id (rpcpeer.Pending: an answer written, a lease's included, may carry
+// the id re-encoded).
 type pending struct {
 	mu    sync.Mutex
-	reqs  rpcpeer.Pending[int] // the size of each
+	reqs  rpcpeer.Pending[inflight]
 	bytes int
 }
 
-// admit takes a request of size bytes in, unless that would pass the
-// bounds (one request is always admitted when none is in flight).
-func (p *pending) admit(id []byte, method string, size int) bool {
+// inflight is one request of the agent's being served.
+type inflight struct {
+	size   int
+	cancel context.CancelFunc // ends the context it is served with
+}
+
+// admit takes a request of size bytes in, served with a context that
+// cancel ends, unless that would pass the bounds (one request is always
+// admitted when none is in flight).
+func (p *pending) admit(id []byte, method string, size int, cancel context.CancelFunc) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := p.reqs.Len()
 	if n >= MaxPendingRequests || n > 0 && p.bytes+size > maxPendingBytes {
 		return false
 	}
-	if p.reqs.Add(id, method, size) {
+	if p.reqs.Add(id, method, inflight{size, cancel}) {
 		p.bytes += size
 	}
 	return true
+}
+
+// cancel ends the context of request id, in answer to the agent's
+// $/cancel_request.
+func (p *pending) cancel(id []byte) {
+	p.mu.Lock()
+	e, ok := p.reqs.Peek(id)
+	p.mu.Unlock()
+	if ok {
+		e.Value.cancel()
+	}
 }
 
 // done counts the answer to request id written.
@@ -218,13 +209,13 @@ func (p *pending) done(id []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e, ok := p.reqs.Take(id); ok {
-		p.bytes -= e.Value
+		p.bytes -= e.Value.size
 	}
 }
 
-// outbound is the writer the SDK's connection writes the backend's stdin
-// through: every message (the SDK writes one whole message, newline
-// included, per Write) goes to fn first, and an answer written ends its
+// outbound is the writer the connection writes the backend's stdin
+// through: every message (one whole message, newline included, per
+// Write) goes to fn first, and an answer written ends its
 // request's place among the pending ones. The reader's own answers to the
 // excess are written through it too, one message at a time.
 type outbound struct {
@@ -256,7 +247,7 @@ func (o *outbound) traced(p []byte) {
 }
 
 // writeRaw writes a line of a lease's (Client.WriteRaw) whole, between
-// the SDK's messages.
+// the connection's messages.
 func (o *outbound) writeRaw(line []byte) error {
 	o.traced(line)
 	o.mu.Lock()
@@ -276,8 +267,8 @@ func (o *outbound) writeBusy(id json.RawMessage) {
 	_, _ = o.w.Write(append(msg, '\n'))
 }
 
-// answerID is the id of an answer the SDK wrote (one whole message per
-// Write); false for the client's own requests and notifications.
+// answerID is the id of an answer written (one whole message per Write);
+// false for the client's own requests and notifications.
 func answerID(p []byte) ([]byte, bool) {
 	env := lineframe.Parse(p)
 	return env.ID, env.Kind == lineframe.KindResponse

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestAnswerID: the answers the SDK writes are recognised, and end the
+// TestAnswerID: the answers written are recognised, and end the
 // wait of the request admitted under the id in the spelling the agent
 // used (a string id re-encoded with its HTML escapes, a number); the
 // client's own requests are not answers. (issue #20 item 14)
@@ -30,7 +30,7 @@ func TestAnswerID(t *testing.T) {
 			continue
 		}
 		var p pending
-		p.admit([]byte(tc.admitted), "fs/read_text_file", 10)
+		p.admit([]byte(tc.admitted), "fs/read_text_file", 10, func() {})
 		p.done(id)
 		if p.reqs.Len() != 0 || p.bytes != 0 {
 			t.Errorf("the answer %s did not end the wait of request %s", tc.line, tc.admitted)
@@ -62,4 +62,21 @@ func TestPendingRequestsReleased(t *testing.T) {
 
 func tailOfString(s string, n int) string {
 	return s[max(0, len(s)-n):] + " (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// TestInboundKeepsNoBigBuffer: the reader of an idle agent holds no more
+// than a few buffers' worth once a long line (a tool call's diff) has
+// been read: `up` holds one reader per agent.
+func TestInboundKeepsNoBigBuffer(t *testing.T) {
+	long := `{"jsonrpc":"2.0","method":"_x","params":"` + strings.Repeat("x", 200<<10) + `"}` + "\n"
+	in := newInbound(&Client{}, strings.NewReader(long+"{}\n"))
+	if line, err := in.next(); err != nil || len(line) != len(long)-1 {
+		t.Fatalf("long line: %d bytes, %v", len(line), err)
+	}
+	if line, err := in.next(); err != nil || string(line) != "{}" {
+		t.Fatalf("next line %q, %v", line, err)
+	}
+	if c := cap(in.line); c > maxKeptLine {
+		t.Fatalf("the reader keeps %d KiB after a long line (want <= %d KiB)", c>>10, maxKeptLine>>10)
+	}
 }

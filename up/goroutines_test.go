@@ -8,10 +8,11 @@ import (
 // TestIdleServiceGoroutines: an idle service holds a bounded number of
 // goroutines of up's process, whatever waits on its backend's end does
 // so without a goroutine of its own (acpclient.Client.AfterDone,
-// launch.Spec.OnExit): the ACP SDK's four, the reaper, the stderr copy
-// and its supervisor (docs/runtime.md, "Limits"; was ten).
+// launch.Spec.OnExit): the ACP connection's reader, the reaper, the
+// stderr copy and its supervisor (docs/runtime.md, "Limits"; was ten,
+// then seven with the ACP SDK's connection and its four).
 func TestIdleServiceGoroutines(t *testing.T) {
-	const n, perAgent = 10, 7
+	const n, perAgent = 10, 4
 	h := newHarness(t, nil)
 	before := runtime.NumGoroutine()
 	var specs []Spec

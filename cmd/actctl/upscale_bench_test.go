@@ -18,7 +18,9 @@ import (
 //
 //   - KB-rss/agent: up's whole resident memory over the agents, once the
 //     start wave has settled and 10 s idle passed (the agents are other
-//     processes); threads, up's OS threads;
+//     processes); KB-anon/agent, the same without the binary's text and
+//     files mapped (RssAnon: what the agents cost); threads, up's OS
+//     threads;
 //   - %cpu-idle: up's CPU over those 10 s, in % of one core;
 //   - ms-status(p50/p99): `actctl status` while they run (b.N runs).
 //
@@ -49,8 +51,10 @@ func upScale(b *testing.B, n int) {
 	<-time.After(10 * time.Second) // the start wave settles (up.SettleAfter): a window, not a wait for an event
 	idle := idleCPU(b, pid, 10*time.Second)
 	rss, threads := procRSSKB(b, pid), procStatus(b, pid, "Threads:")
+	anon := procStatus(b, pid, "RssAnon:")
 	b.Run("idle", func(b *testing.B) {
 		b.ReportMetric(float64(rss)/float64(n), "KB-rss/agent")
+		b.ReportMetric(float64(anon)/float64(n), "KB-anon/agent")
 		b.ReportMetric(float64(threads), "threads")
 		b.ReportMetric(idle, "%cpu-idle")
 	})
