@@ -30,6 +30,11 @@ func NewLines(r io.Reader, bufSize, max int) *Lines {
 // Next returns the next line including its "\n". A final line without "\n"
 // is returned as is before io.EOF. The slice is valid until the next call.
 func (r *Lines) Next() ([]byte, error) {
+	if cap(r.big) > 4*r.buf {
+		// The last line was a big one: its memory is not kept while
+		// short lines follow (an idle relay would hold it for good).
+		r.big = nil
+	}
 	line, err := r.br.ReadSlice('\n')
 	if err == nil {
 		if len(line) > r.max {
@@ -43,10 +48,6 @@ func (r *Lines) Next() ([]byte, error) {
 			return r.big, nil
 		}
 		return nil, err
-	}
-	if cap(r.big) > 4*r.buf {
-		// Do not keep the memory of a previous huge message.
-		r.big = nil
 	}
 	r.big = append(r.big[:0], line...)
 	for {

@@ -39,3 +39,26 @@ func TestLines(t *testing.T) {
 		t.Error("HasLine with only a partial line buffered")
 	}
 }
+
+// TestLinesKeepNoBigBuffer: once a line longer than the buffer was read,
+// the next call lets its memory go, whether the next line is short or
+// long (a relay that saw one big message and then idles holds no copy).
+func TestLinesKeepNoBigBuffer(t *testing.T) {
+	const buf = 64
+	big := strings.Repeat("x", 100*buf) + "\n"
+	for _, next := range []string{"short\n", strings.Repeat("y", 10*buf) + "\n"} {
+		r := NewLines(strings.NewReader(big+next+"tail\n"), buf, 1<<20)
+		if l, err := r.Next(); err != nil || string(l) != big {
+			t.Fatalf("first line: %d bytes, %v", len(l), err)
+		}
+		if l, err := r.Next(); err != nil || string(l) != next {
+			t.Fatalf("second line: %q, %v", l, err)
+		}
+		if cap(r.big) > 4*len(next)+4*buf {
+			t.Errorf("after a %d-byte line, then one of %d: %d bytes kept", len(big), len(next), cap(r.big))
+		}
+		if _, err := r.Next(); err != nil || cap(r.big) > 4*buf {
+			t.Errorf("after a short line: %d bytes kept (%v)", cap(r.big), err)
+		}
+	}
+}
