@@ -95,6 +95,10 @@ type Options struct {
 	Mode string
 	// Warn, if set, receives a warning about the session mode, once.
 	Warn func(msg string)
+	// Note, if set, receives a note about where the agent's sessions
+	// work, once: a sessionCwd "workspace+client" the agent cannot honour
+	// (rpcpeer.NoDirectoriesNote).
+	Note func(msg string)
 	// Preset is the agent's own preset as a Rule (RuleFor of its
 	// permissions; "": Rule). With a session's rule it decides which
 	// client methods the agent may call in that session, and with Rule
@@ -359,6 +363,7 @@ func (c *Client) setup(ctx context.Context) error {
 		return c.failure(ctx, ErrStart, "initialize", err)
 	}
 	c.info = info
+	c.noteCwd()
 	c.primary.cwd, c.primary.dirs = c.sessionCwd(c.primary.cwd)
 	return c.open(ctx, c.primary, c.opts.MCPServers)
 }
@@ -380,6 +385,16 @@ func (c *Client) CwdPolicy() rpcpeer.CwdPolicy {
 		return rpcpeer.CwdPolicy{Workspace: l.Workspace, AddClient: true}
 	}
 	return rpcpeer.CwdPolicy{}
+}
+
+// noteCwd says, through Options.Note, when the agent's sessionCwd is
+// "workspace+client" and it does not take additionalDirectories: its
+// sessions then work in the client's project, as proxy says too.
+func (c *Client) noteCwd() {
+	l := c.opts.Launch
+	if c.opts.Note != nil && l.SessionCwd == model.CwdWorkspaceClient && l.Workspace != "" && !c.takesDirectories() {
+		c.opts.Note(rpcpeer.NoDirectoriesNote)
+	}
 }
 
 // takesDirectories reports whether the agent takes additionalDirectories

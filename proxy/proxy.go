@@ -904,7 +904,7 @@ func (r *relay) learnDirectories(line []byte, env *lineframe.Envelope) {
 	}
 	r.mu.Unlock()
 	if !takes {
-		r.log.printf("note: the backend does not take additionalDirectories: its sessions work in the client's project, where it may not read the agent's own instructions and settings (sessionCwd %q)", schema.CwdWorkspaceClient)
+		r.log.printf("note: %s", rpcpeer.NoDirectoriesNote)
 	}
 }
 

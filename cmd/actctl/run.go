@@ -197,6 +197,7 @@ func (a *agentSession) clientOptions(rule acpclient.Rule, ask acpclient.AskFunc,
 	o.Warn = func(msg string) {
 		fmt.Fprintf(g.Stderr, "actctl: %s: warning: agent %s: %s\n", a.verb, p.Agent.Name, msg)
 	}
+	o.Note = func(msg string) { g.Note("%s: agent %s: %s", a.verb, p.Agent.Name, msg) }
 	if a.log, err = agentprep.OpenLog(p.Agent); err != nil {
 		fmt.Fprintf(g.Stderr, "actctl: %s: %v (the backend's stderr is not logged)\n", a.verb, err)
 	} else {

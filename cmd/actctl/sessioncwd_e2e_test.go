@@ -41,3 +41,33 @@ agents: triage: template: "emp"
 	}
 	check("chat on a lease", r)
 }
+
+// TestSessionCwdNoDirectoriesNote: where the agent does not take
+// additionalDirectories, `run` and `chat` say once, as `proxy` does, that
+// the employee's sessions work in the client's project; with an agent
+// that takes them they say nothing of it.
+func TestSessionCwdNoDirectoriesNote(t *testing.T) {
+	for _, takes := range []bool{false, true} {
+		root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+		env := `ACTCTL_TEST_EXTRA_DIRS: "0"`
+		if takes {
+			env = `ACTCTL_TEST_EXTRA_DIRS: "1"`
+		}
+		writeConfigTB(t, root, `package actant
+`+scriptedBackend(t, env)+`
+archetypes: employee: interactionModes: ["start", "chat", "run", "proxy"]
+templates: emp: {backend: "scripted", archetype: "employee", schedule: heartbeat: {interval: "1h", prompt: "check"}}
+agents: triage: template: "emp"
+`)
+		project := t.TempDir()
+		for verb, r := range map[string]result{
+			"run":  actctl(t, root, home, "run", "triage", "--cwd", project, "-p", "dirs"),
+			"chat": chatWith(t, root, home, "dirs\n", "triage", "--cwd", project),
+		} {
+			note := "actctl: note: " + verb + ": agent triage: the backend does not take additionalDirectories: its sessions work in the client's project"
+			if r.Code != 0 || strings.Count(r.Stderr, note) != map[bool]int{false: 1, true: 0}[takes] {
+				t.Errorf("%s, agent takes directories %v: exit %d, want the note %d times:\n%s", verb, takes, r.Code, map[bool]int{false: 1, true: 0}[takes], r.Stderr)
+			}
+		}
+	}
+}

@@ -181,3 +181,9 @@ func JSONString(s string) []byte {
 	_ = enc.Encode(s)
 	return []byte(strings.TrimSuffix(b.String(), "\n"))
 }
+
+// NoDirectoriesNote is what the relays and the ACP client say, once, when
+// an agent whose sessionCwd is "workspace+client" does not take
+// additionalDirectories: its sessions then work in the client's project
+// (docs/runtime.md, "An employee reached from an editor").
+const NoDirectoriesNote = `the backend does not take additionalDirectories: its sessions work in the client's project, where it may not read the agent's own instructions and settings (sessionCwd "workspace+client")`
