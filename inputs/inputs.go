@@ -158,36 +158,47 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 // find nothing to change and print nothing but said (the warnings the
 // recorded apply printed). It writes nothing.
 func Check(root, home string) (said Said, why string) {
+	rec, _, why := current(root, home)
+	if why != "" {
+		return said, why
+	}
+	return rec.Said, outputsUnchanged(root, rec)
+}
+
+// current is the record of the workspace at root, with the key that
+// sealed it, when the run and every recorded input are as recorded;
+// else why not.
+func current(root, home string) (*Record, []byte, string) {
 	b, err := readRegular(path(root))
 	if errors.Is(err, fs.ErrNotExist) {
-		return said, "no record of the last apply's inputs"
+		return nil, nil, "no record of the last apply's inputs"
 	}
 	if err != nil {
-		return said, err.Error()
+		return nil, nil, err.Error()
 	}
 	key, why := cacheKey(root, home, false)
 	rec, err := decode(key, b)
 	if err != nil {
 		if other := claimedHome(b); other != home && other != "" {
 			// Sealed under another home's key, as its record says.
-			return said, "recorded with the actctl home " + other
+			return nil, nil, "recorded with the actctl home " + other
 		}
 		if key == nil {
-			return said, why
+			return nil, nil, why
 		}
-		return said, fmt.Sprintf("%s: %v", path(root), err)
+		return nil, nil, fmt.Sprintf("%s: %v", path(root), err)
 	}
 	if why := rec.sameRun(root, home); why != "" {
-		return said, why
+		return nil, nil, why
 	}
 	now, err := gather(rec.Sources)
 	if err != nil {
-		return said, err.Error()
+		return nil, nil, err.Error()
 	}
 	if why := compare(rec.Stats, now); why != "" {
-		return said, why
+		return nil, nil, why
 	}
-	return rec.Said, outputsUnchanged(root, rec)
+	return rec, key, ""
 }
 
 func (rec *Record) encode() ([]byte, error) {
