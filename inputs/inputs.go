@@ -34,8 +34,9 @@ import (
 
 // version is the format version of inputs.rec; another one is ignored.
 // 2: the stat data of state.json and actant.owned (StateStat, OwnedStat).
-// 3: the sha256 trailer; 4: the trailer is a seal (see seal).
-const version = 4
+// 3: the sha256 trailer; 4: the trailer is a seal (see seal); 5: the
+// agents (see Agent) after the stat tables.
+const version = 5
 
 // Sources are the inputs of one apply that only the loaded config knows;
 // the fixed ones (the root's *.cue files, cue.mod/, actant.lock,
@@ -51,11 +52,24 @@ type Sources struct {
 	// markers of the hub trees it used (a tree is extracted once per
 	// commit and never changed; its marker is rewritten when it is).
 	Files []string `json:"files,omitempty"`
+	// Agents are the agents the apply rendered, each with where its
+	// runtime record lives (what `status` reads of them; see Agent).
+	Agents []Agent `json:"-"`
+}
+
+// Agent is one agent an apply rendered, as `status` lists it without
+// loading the config: its name, its directory (as the state records
+// it) and its runtime record (runrecord.Path).
+type Agent struct {
+	Name   string `json:"n"`
+	Dir    string `json:"d"`
+	Record string `json:"r"`
 }
 
 // Record is the content of .actant/inputs.rec: a line of JSON, then
-// Stats and Outputs as stat tables (see statTable), then the trailer
-// (see seal).
+// Stats and Outputs as stat tables (see statTable), then a line of JSON
+// with Sources.Agents (decoded only by Agents: the fast path of apply
+// does not need them), then the trailer (see seal).
 type Record struct {
 	Version int               `json:"version"`
 	Build   string            `json:"build"`
@@ -78,6 +92,8 @@ type Record struct {
 	// Said is what that apply printed besides its changes, which the same
 	// inputs make every apply print again.
 	Said Said `json:"said"`
+	// agents is the agents line as read (see Agents).
+	agents []byte
 }
 
 // Said are the warnings an apply printed that follow from its inputs
@@ -85,6 +101,10 @@ type Record struct {
 type Said struct {
 	Config []string `json:"config,omitempty"`
 	Render []string `json:"render,omitempty"`
+	// Status are those of Config a load for `status` prints (not those
+	// of deploy targets and schedules, which only the checking commands
+	// print).
+	Status []string `json:"status,omitempty"`
 }
 
 // path is the record's place in the workspace at root.
@@ -207,7 +227,12 @@ func (rec *Record) encode() ([]byte, error) {
 		return nil, err
 	}
 	b = appendTable(append(b, '\n'), rec.Stats)
-	return appendTable(b, rec.Outputs), nil
+	b = appendTable(b, rec.Outputs)
+	agents, err := json.Marshal(rec.Sources.Agents)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b, agents...), '\n'), nil
 }
 
 func decode(key, b []byte) (*Record, error) {
@@ -236,9 +261,11 @@ func decode(key, b []byte) (*Record, error) {
 	if rec.Outputs, rest, err = parseTable(rest); err != nil {
 		return nil, err
 	}
-	if len(rest) != 0 {
-		return nil, errors.New("trailing data")
+	line, after, ok := bytes.Cut(rest, []byte{'\n'})
+	if !ok || len(after) != 0 {
+		return nil, errors.New("no agents line, or trailing data")
 	}
+	rec.agents = line
 	return rec, nil
 }
 

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,7 +104,9 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 // one, that was quiet and warned of nothing.
 func recordInputs(o Options, cfg *schema.Config, rep *hub.Report, res *Result, start time.Time) {
 	st, sum := res.LeftState()
-	if err := inputs.Save(applySources(cfg, rep), said(o, cfg, res), start, st, sum); err != nil {
+	src := applySources(cfg, rep)
+	src.Agents = listedAgents(cfg, st)
+	if err := inputs.Save(src, said(o, cfg, res), start, st, sum); err != nil {
 		o.warn("%v", err)
 	}
 }
@@ -125,14 +126,9 @@ func hubTime(rep *hub.Report) time.Duration {
 // With ACTCTL_DEBUG=1 it says on stderr which path runs and why.
 func fastApply(o Options, start time.Time) *Result {
 	debug := func(format string, args ...any) { o.debug("apply", format, args...) }
-	lo, err := o.LoadOptions()
+	root, home, err := o.rootAndHome()
 	if err != nil {
-		return nil
-	}
-	root, rerr := schema.Find(lo)
-	home, herr := lo.HomeDir()
-	if rerr != nil || herr != nil {
-		debug("full path: %v", errors.Join(rerr, herr))
+		debug("full path: %v", err)
 		return nil
 	}
 	said, why := inputs.Check(root, home)
@@ -168,6 +164,9 @@ func said(o Options, cfg *schema.Config, res *Result) inputs.Said {
 	for _, w := range cfg.Warnings {
 		if o.concerns(cfg, w.Path) {
 			s.Config = append(s.Config, w.String())
+			if !deployOrSchedule(w.Path) {
+				s.Status = append(s.Status, w.String())
+			}
 		}
 	}
 	s.Render = res.Warnings
