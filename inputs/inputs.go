@@ -122,26 +122,30 @@ func path(root string) string { return layout.Path(root, layout.Inputs) }
 // record gone stale (an apply that reported something, or failed,
 // records nothing) is harmless: what made the later run differ changed
 // the stat data of an input or the state, which Check compares; with no
-// agents left, apply removes it with the rest of .actant.
-func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum string) error {
+// agents left, apply removes it with the rest of .actant. It returns
+// when the inputs it recorded racy settle (zero: none was): an apply
+// that starts then records them settled (`up` and `apply --watch` run
+// one: workspace.Watch).
+func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum string) (settles time.Time, err error) {
 	build := Identity()
 	if build == "" || !statComplete || st == nil {
-		return nil
+		return settles, nil
 	}
 	key, _ := cacheKey(src.Root, src.Home, true)
 	if key == nil {
-		return nil // no key to seal with: no record (the normal path runs)
+		return settles, nil // no key to seal with: no record (the normal path runs)
 	}
 	src.Files = notWritten(src.Files, st)
 	stats, err := gather(src)
 	if err != nil {
-		return fmt.Errorf("record inputs: %w", err)
+		return settles, fmt.Errorf("record inputs: %w", err)
 	}
-	racy := false
 	for i := range stats {
-		stats[i].markRacy(start)
-		racy = racy || stats[i].Racy
+		if stats[i].markRacy(start); stats[i].Racy && stats[i].settlesAt().After(settles) {
+			settles = stats[i].settlesAt()
+		}
 	}
+	racy := !settles.IsZero()
 	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: sum, Said: said}
 	// With an input racy (actant.cue saved just before this apply),
 	// Check stops at it before it looks at the outputs: they are not
@@ -151,16 +155,16 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 		if why := rec.outputs(src.Root, start, st); why != "" {
 			// Changed meanwhile, or not all as apply left them: nothing
 			// to vouch for (the next apply reports it).
-			return nil
+			return settles, nil
 		}
 	}
 	b, err := rec.encode()
 	if err != nil {
-		return fmt.Errorf("record inputs: %w", err)
+		return settles, fmt.Errorf("record inputs: %w", err)
 	}
 	b = seal(key, b)
 	if old, err := readRegular(path(src.Root)); err == nil && bytes.Equal(old, b) {
-		return nil
+		return settles, nil
 	}
 	err = writeSealed(path(src.Root), b)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -168,9 +172,9 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 		// apply holding it removed our temp file as a leftover (or .actant
 		// itself). It records its own inputs; without ours the next apply
 		// takes the normal path.
-		return nil
+		return settles, nil
 	}
-	return err
+	return settles, err
 }
 
 // Check reports why a plain apply in the workspace at root, with actctl

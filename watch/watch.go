@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/actctl/actctl/internal/clock"
 )
 
 // DefaultDebounce is the quiet window used when Options.Debounce is
@@ -117,7 +119,15 @@ type Result struct {
 	Summary string
 	// JSON is the cycle's machine-readable result.
 	JSON any
+	// Again, when positive, asks for one more run that long after this
+	// one (on Options.Clock), triggered by TriggerAgain: an apply whose
+	// inputs were saved too recently to be recorded (racy) records them
+	// once they have settled.
+	Again time.Duration
 }
+
+// TriggerAgain is the trigger of a run a Result.Again asked for.
+const TriggerAgain = "(inputs settled)"
 
 // Poller checks a hub source that has an `interval`.
 type Poller struct {
@@ -147,6 +157,8 @@ type Options struct {
 	Run func(ctx context.Context, trigger []string) (Result, error)
 	// Pollers are the hub sources with an interval.
 	Pollers []Poller
+	// Clock times Result.Again (nil: the real clock; tests give a fake).
+	Clock clock.Clock
 	// Report receives one Cycle per run and one per poll or watch
 	// failure. May be nil.
 	Report func(Cycle)
@@ -253,6 +265,7 @@ type watcher struct {
 
 	polls   []*watchPollState
 	running bool
+	again   clock.Timer // the run a Result.Again asked for; nil: none
 }
 
 type watchJob struct {
@@ -283,10 +296,14 @@ func (w *watcher) loop(ctx context.Context) error {
 		// Arm the timer for the next thing to do, but never while a run is
 		// in flight: its completion re-evaluates everything anyway.
 		timerC = nil
+		var againC <-chan time.Time
 		if !w.running {
 			if at, ok := w.nextWake(); ok {
 				timer.Reset(time.Until(at))
 				timerC = timer.C
+			}
+			if w.again != nil {
+				againC = w.again.C()
 			}
 		}
 		select {
@@ -310,6 +327,10 @@ func (w *watcher) loop(ctx context.Context) error {
 			w.running = false
 			w.finish(ctx, r)
 		case <-timerC:
+			w.maybeStart(ctx, done)
+		case <-againC:
+			w.again = nil
+			w.force = append(w.force, TriggerAgain)
 			w.maybeStart(ctx, done)
 		}
 		timer.Stop()
@@ -462,8 +483,25 @@ func (w *watcher) finish(ctx context.Context, r watchJobResult) {
 	if r.err != nil && errors.Is(r.err, context.Canceled) && ctx.Err() != nil {
 		return // abandoned on shutdown: nothing worth printing
 	}
+	w.armAgain(r.res.Again)
 	w.report(Cycle{Kind: CycleApply, Initial: r.initial, Start: r.start, Duration: r.dur,
 		Trigger: r.trigger, Err: r.err, Summary: r.res.Summary, JSON: r.res.JSON})
+}
+
+// armAgain arms the run a Result.Again asked for (d > 0), replacing
+// one still to come.
+func (w *watcher) armAgain(d time.Duration) {
+	if w.again != nil {
+		w.again.Stop()
+		w.again = nil
+	}
+	if d > 0 {
+		clk := w.o.Clock
+		if clk == nil {
+			clk = clock.Real()
+		}
+		w.again = clk.NewTimer(d)
+	}
 }
 
 func (w *watcher) report(c Cycle) {

@@ -101,14 +101,17 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 // recordInputs records what an apply of cfg that started at start read
 // and left (res), for the next plain apply's fast path and status
 // (inputs.Save): called after a plain apply, or a watch cycle that is
-// one, that was quiet and warned of nothing.
-func recordInputs(o Options, cfg *schema.Config, rep *hub.Report, res *Result, start time.Time) {
+// one, that was quiet and warned of nothing. It returns when the inputs
+// it found racy settle (zero: none was; see inputs.Save).
+func recordInputs(o Options, cfg *schema.Config, rep *hub.Report, res *Result, start time.Time) time.Time {
 	st, sum := res.LeftState()
 	src := applySources(cfg, rep)
 	src.Agents = listedAgents(cfg, st)
-	if err := inputs.Save(src, said(o, cfg, res), start, st, sum); err != nil {
+	settles, err := inputs.Save(src, said(o, cfg, res), start, st, sum)
+	if err != nil {
 		o.warn("%v", err)
 	}
+	return settles
 }
 
 // hubTime is the time rep spent on the network, zero when it used none.
