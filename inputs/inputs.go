@@ -232,9 +232,12 @@ func (rec *Record) encode() ([]byte, error) {
 	}
 	b = appendTable(append(b, '\n'), rec.Stats)
 	b = appendTable(b, rec.Outputs)
-	agents, err := json.Marshal(rec.Sources.Agents)
-	if err != nil {
-		return nil, err
+	agents := rec.agents // a decoded record's, as read (see Refresh)
+	if agents == nil {
+		var err error
+		if agents, err = json.Marshal(rec.Sources.Agents); err != nil {
+			return nil, err
+		}
 	}
 	return append(append(b, agents...), '\n'), nil
 }

@@ -56,6 +56,9 @@ func TestRefreshInputsRuntimeKeys(t *testing.T) {
 	if fast == nil {
 		t.Fatal("synced: nil after RefreshInputs")
 	}
+	if listed := SyncedStatus(o); len(listed) != 2 {
+		t.Fatalf("SyncedStatus after RefreshInputs: %+v (%s)", listed, debug)
+	}
 	slow, err := reconcile.Status(cfg, reconcile.Options{})
 	if err != nil {
 		t.Fatal(err)
