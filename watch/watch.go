@@ -120,10 +120,13 @@ type Result struct {
 	// JSON is the cycle's machine-readable result.
 	JSON any
 	// Again, when positive, asks for one more run that long after this
-	// one (on Options.Clock), triggered by TriggerAgain: an apply whose
-	// inputs were saved too recently to be recorded (racy) records them
-	// once they have settled.
+	// one (on Options.Clock), triggered by TriggerAgain unless another
+	// run starts first: an apply whose inputs were saved too recently to
+	// be recorded (racy) records them once they have settled.
 	Again time.Duration
+	// Silent: the run is not reported (a run again that changed
+	// nothing: bookkeeping, not news).
+	Silent bool
 }
 
 // TriggerAgain is the trigger of a run a Result.Again asked for.
@@ -263,9 +266,10 @@ type watcher struct {
 	firstPending time.Time
 	lastEvent    time.Time
 
-	polls   []*watchPollState
-	running bool
-	again   clock.Timer // the run a Result.Again asked for; nil: none
+	polls    []*watchPollState
+	running  bool
+	again    clock.Timer // the run a Result.Again asked for; nil: none
+	againDue bool        // its time came: the next quiet moment runs it
 }
 
 type watchJob struct {
@@ -329,8 +333,7 @@ func (w *watcher) loop(ctx context.Context) error {
 		case <-timerC:
 			w.maybeStart(ctx, done)
 		case <-againC:
-			w.again = nil
-			w.force = append(w.force, TriggerAgain)
+			w.again, w.againDue = nil, true
 			w.maybeStart(ctx, done)
 		}
 		timer.Stop()
@@ -375,6 +378,9 @@ func (w *watcher) maybeStart(ctx context.Context, done chan watchJobResult) {
 	// another run.
 	if quiet || len(j.polls) > 0 {
 		j.trigger = w.takePending()
+		if len(j.trigger) == 0 && w.againDue {
+			j.trigger = []string{TriggerAgain}
+		}
 	}
 	if len(j.trigger) == 0 && len(j.polls) == 0 {
 		return
@@ -405,6 +411,11 @@ func (w *watcher) takePending() []string {
 
 func (w *watcher) start(ctx context.Context, j watchJob, done chan<- watchJobResult) {
 	w.running = true
+	if j.initial || len(j.trigger) > 0 {
+		// This run does what a run again was for, and asks again if need be.
+		w.armAgain(0)
+		w.againDue = false
+	}
 	go func() { done <- watchWork(ctx, j, w.o.Run) }()
 }
 
@@ -484,6 +495,9 @@ func (w *watcher) finish(ctx context.Context, r watchJobResult) {
 		return // abandoned on shutdown: nothing worth printing
 	}
 	w.armAgain(r.res.Again)
+	if r.err == nil && r.res.Silent {
+		return
+	}
 	w.report(Cycle{Kind: CycleApply, Initial: r.initial, Start: r.start, Duration: r.dur,
 		Trigger: r.trigger, Err: r.err, Summary: r.res.Summary, JSON: r.res.JSON})
 }

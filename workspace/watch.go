@@ -124,6 +124,9 @@ func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, erro
 		w.o.After(cfg, res, err)
 	}
 	wr := w.result(cfg, res)
+	// A run only to record settled inputs that changed nothing is not
+	// news: not reported.
+	wr.Silent = slices.Equal(trigger, []string{watch.TriggerAgain}) && res != nil && len(res.Items) == 0 && quiet(res)
 	if !settles.IsZero() {
 		// An input saved just before (every edit: the watch debounces
 		// 50 ms) was racy: neither the inputs record nor the config cache
