@@ -101,9 +101,9 @@ type Record struct {
 type Said struct {
 	Config []string `json:"config,omitempty"`
 	Render []string `json:"render,omitempty"`
-	// Status are those of Config a load for `status` prints (not those
-	// of deploy targets and schedules, which only the checking commands
-	// print).
+	// Status are what a load for `status` prints: those of Config it
+	// prints (not those of deploy targets and schedules, which only the
+	// checking commands print), then the ad-hoc agents it ignored.
 	Status []string `json:"status,omitempty"`
 }
 

@@ -91,7 +91,7 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 		l.SaveConfig()
 	}
 	if o.Plain && !warned && quiet(res) {
-		recordInputs(o.Options, cfg, rep, res, o.Start)
+		recordInputs(o.Options, l, res, o.Start)
 	}
 	events.fire(res)
 	events.wait()
@@ -103,11 +103,15 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 // (inputs.Save): called after a plain apply, or a watch cycle that is
 // one, that was quiet and warned of nothing. It returns when the inputs
 // it found racy settle (zero: none was; see inputs.Save).
-func recordInputs(o Options, cfg *schema.Config, rep *hub.Report, res *Result, start time.Time) time.Time {
+func recordInputs(o Options, l *Loaded, res *Result, start time.Time) time.Time {
 	st, sum := res.LeftState()
-	src := applySources(cfg, rep)
-	src.Agents = listedAgents(cfg, st)
-	settles, err := inputs.Save(src, said(o, cfg, res), start, st, sum)
+	src := applySources(l.Config, l.Hub)
+	src.Agents = listedAgents(l.Config, st)
+	said := said(o, l.Config, res)
+	for _, s := range l.ignored {
+		said.Status = append(said.Status, "warning: "+s) // as Load warns
+	}
+	settles, err := inputs.Save(src, said, start, st, sum)
 	if err != nil {
 		o.warn("%v", err)
 	}

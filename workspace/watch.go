@@ -115,7 +115,7 @@ func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, erro
 		l.SaveConfig() // as Apply's: status and get under up take it
 		if w.plain() && !warned && quiet(res) {
 			// As a plain apply's: status under up takes the fast path.
-			settles = recordInputs(w.o.Options, cfg, l.Hub, res, start)
+			settles = recordInputs(w.o.Options, l, res, start)
 		}
 		events.fire(res)
 		w.bg.add(events)

@@ -49,6 +49,23 @@ func debugStatus(t *testing.T, dir, home string, args ...string) (r result, stde
 // removed: the config loaded, every agent rendered).
 func TestStatusFastNoConfig(t *testing.T) {
 	dir, home := statusWorkspace(t)
+	t.Run("plain", func(t *testing.T) { statusFastAsFull(t, dir, home) })
+	// An ad-hoc agents file actctl did not seal: the load warns that it
+	// ignores it, and so does the fast path.
+	writeFiles(t, dir, map[string]string{".actant/adhoc.json": `{"agents": {}}`})
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, ".actant/adhoc.json"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if r := actctl(t, dir, home, "apply"); r.Code != 0 || !strings.Contains(r.Stderr, "adhoc.json") {
+		t.Fatalf("apply: %d %s", r.Code, r.Stderr)
+	}
+	t.Run("ignored ad-hoc agents", func(t *testing.T) { statusFastAsFull(t, dir, home) })
+}
+
+// statusFastAsFull checks that status in dir takes the fast path and
+// prints what the full path prints, in text and JSON.
+func statusFastAsFull(t *testing.T, dir, home string) {
 	for _, args := range [][]string{nil, {"-o", "json"}} {
 		fast, fastErr, ok := debugStatus(t, dir, home, args...)
 		if !ok || fast.Code != 0 {
