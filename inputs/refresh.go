@@ -22,49 +22,49 @@ import (
 // would send the fast path (and `status`) to the normal path until the
 // next plain apply (docs/design.md, "The apply fast path"). Everything
 // else must be as recorded: the run, the inputs, state.json, the other
-// outputs; else it records nothing and says why. It returns "" when the
-// record holds (recorded again, or nothing had changed).
-func Refresh(root, home string) string {
+// outputs; else it records nothing and says why. It returns how many
+// outputs it recorded again (0 and "": nothing had changed).
+func Refresh(root, home string) (int, string) {
 	rec, key, why := current(root, home)
 	if why != "" {
-		return why
+		return 0, why
 	}
 	sp := layout.Path(root, layout.State)
 	before, why := rec.metaHolds(root)
 	if why != "" {
-		return why
+		return 0, why
 	}
 	changed := changedOutputs(rec)
 	if len(changed) == 0 {
-		return ""
+		return 0, ""
 	}
 	st, err := reconcile.WorkspaceState(root, home)
 	if err != nil {
-		return err.Error()
+		return 0, err.Error()
 	}
 	if again, err := statOf(sp, true, false); err != nil || again != before {
-		return "state.json changed while it was read"
+		return 0, "state.json changed while it was read"
 	}
 	if why := rec.resettle(changed, entriesAt(st, rec.Outputs, changed)); why != "" {
-		return why
+		return 0, why
 	}
 	if len(rec.Hashed) > maxHashed {
-		return "too many files written just now"
+		return 0, "too many files written just now"
 	}
 	if why := noJournal(root); why != "" {
-		return why
+		return 0, why
 	}
 	if again, err := statOf(sp, true, false); err != nil || again != before {
-		return "state.json changed while the outputs were checked"
+		return 0, "state.json changed while the outputs were checked"
 	}
 	b, err := rec.encode()
 	if err != nil {
-		return err.Error()
+		return 0, err.Error()
 	}
 	if err := writeSealed(path(root), seal(key, b)); err != nil {
-		return err.Error()
+		return 0, err.Error()
 	}
-	return ""
+	return len(changed), ""
 }
 
 // metaHolds checks what outputsUnchanged checks first: no journal, and

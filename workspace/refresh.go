@@ -7,10 +7,14 @@ import "github.com/actctl/actctl/inputs"
 // agents, whose runtime records (keys of an instance's .actant.json
 // beside those apply owns) changed files the record vouches for
 // (inputs.Refresh): the fast path and `status` then hold until the
-// config or a file apply owns changes. With ACTCTL_DEBUG=1 it says why
-// when it could not.
+// config or a file apply owns changes. With ACTCTL_DEBUG=1 it says what
+// it did, or why it could not.
 func RefreshInputs(o Options, root, home string) {
-	if why := inputs.Refresh(root, home); why != "" {
+	n, why := inputs.Refresh(root, home)
+	switch {
+	case why != "":
 		o.debug("inputs", "not recorded again: %s", why)
+	case n > 0:
+		o.debug("inputs", "recorded again: %d files changed only by the runtime", n)
 	}
 }

@@ -142,3 +142,35 @@ func TestStatusFastFallsBack(t *testing.T) {
 		})
 	}
 }
+
+// TestUpRecordsInputsAfterStarts: up's starts write the agents' runtime
+// keys into their instances' .actant.json, files apply's record vouches
+// for; once the starts settle, up records the inputs again, and status
+// while up runs takes the fast path (loads no config).
+func TestUpRecordsInputsAfterStarts(t *testing.T) {
+	t.Setenv("ACTCTL_DEBUG", "1")
+	root, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeConfigTB(t, root, "package actant\n"+scriptedBackend(t, "")+`
+templates: svc: {backend: "scripted", archetype: "service"}
+agents: {
+	one: template: "svc"
+	two: template: "svc"
+}
+`)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "actant.cue"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	p := startUp(t, root, home)
+	defer p.stop()
+	p.waitLine(`: process:start pid \d+`)
+	p.waitLine(`: process:start pid \d+`)
+	p.waitLine(`debug: inputs: recorded again: 2 files changed only by the runtime`)
+	r := actctl(t, root, home, "status")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "debug: status: fast path") || strings.Contains(r.Stderr, "debug: config:") {
+		t.Fatalf("status under up: not the fast path (%d):\n%s", r.Code, r.Stderr)
+	}
+	if strings.Count(r.Stdout, "running pid") != 2 {
+		t.Errorf("status under up:\n%s", r.Stdout)
+	}
+}
