@@ -34,8 +34,9 @@ import (
 
 // version is the format version of inputs.rec; another one is ignored.
 // 2: the stat data of state.json and actant.owned (StateStat, OwnedStat).
-// 3: the sha256 trailer; 4: the trailer is a seal (see seal).
-const version = 4
+// 3: the sha256 trailer; 4: the trailer is a seal (see seal); 5: the
+// agents (see Agent) after the stat tables.
+const version = 5
 
 // Sources are the inputs of one apply that only the loaded config knows;
 // the fixed ones (the root's *.cue files, cue.mod/, actant.lock,
@@ -51,11 +52,24 @@ type Sources struct {
 	// markers of the hub trees it used (a tree is extracted once per
 	// commit and never changed; its marker is rewritten when it is).
 	Files []string `json:"files,omitempty"`
+	// Agents are the agents the apply rendered, each with where its
+	// runtime record lives (what `status` reads of them; see Agent).
+	Agents []Agent `json:"-"`
+}
+
+// Agent is one agent an apply rendered, as `status` lists it without
+// loading the config: its name, its directory (as the state records
+// it) and its runtime record (runrecord.Path).
+type Agent struct {
+	Name   string `json:"n"`
+	Dir    string `json:"d"`
+	Record string `json:"r"`
 }
 
 // Record is the content of .actant/inputs.rec: a line of JSON, then
-// Stats and Outputs as stat tables (see statTable), then the trailer
-// (see seal).
+// Stats and Outputs as stat tables (see statTable), then a line of JSON
+// with Sources.Agents (decoded only by Agents: the fast path of apply
+// does not need them), then the trailer (see seal).
 type Record struct {
 	Version int               `json:"version"`
 	Build   string            `json:"build"`
@@ -78,6 +92,8 @@ type Record struct {
 	// Said is what that apply printed besides its changes, which the same
 	// inputs make every apply print again.
 	Said Said `json:"said"`
+	// agents is the agents line as read (see Agents).
+	agents []byte
 }
 
 // Said are the warnings an apply printed that follow from its inputs
@@ -85,6 +101,10 @@ type Record struct {
 type Said struct {
 	Config []string `json:"config,omitempty"`
 	Render []string `json:"render,omitempty"`
+	// Status are what a load for `status` prints: those of Config it
+	// prints (not those of deploy targets and schedules, which only the
+	// checking commands print), then the ad-hoc agents it ignored.
+	Status []string `json:"status,omitempty"`
 }
 
 // path is the record's place in the workspace at root.
@@ -102,26 +122,30 @@ func path(root string) string { return layout.Path(root, layout.Inputs) }
 // record gone stale (an apply that reported something, or failed,
 // records nothing) is harmless: what made the later run differ changed
 // the stat data of an input or the state, which Check compares; with no
-// agents left, apply removes it with the rest of .actant.
-func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum string) error {
+// agents left, apply removes it with the rest of .actant. It returns
+// when the inputs it recorded racy settle (zero: none was): an apply
+// that starts then records them settled (`up` and `apply --watch` run
+// one: workspace.Watch).
+func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum string) (settles time.Time, err error) {
 	build := Identity()
 	if build == "" || !statComplete || st == nil {
-		return nil
+		return settles, nil
 	}
 	key, _ := cacheKey(src.Root, src.Home, true)
 	if key == nil {
-		return nil // no key to seal with: no record (the normal path runs)
+		return settles, nil // no key to seal with: no record (the normal path runs)
 	}
 	src.Files = notWritten(src.Files, st)
 	stats, err := gather(src)
 	if err != nil {
-		return fmt.Errorf("record inputs: %w", err)
+		return settles, fmt.Errorf("record inputs: %w", err)
 	}
-	racy := false
 	for i := range stats {
-		stats[i].markRacy(start)
-		racy = racy || stats[i].Racy
+		if stats[i].markRacy(start); stats[i].Racy && stats[i].settlesAt().After(settles) {
+			settles = stats[i].settlesAt()
+		}
 	}
+	racy := !settles.IsZero()
 	rec := Record{Version: version, Build: build, Sources: src, Env: environment(), Stats: stats, State: sum, Said: said}
 	// With an input racy (actant.cue saved just before this apply),
 	// Check stops at it before it looks at the outputs: they are not
@@ -131,16 +155,16 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 		if why := rec.outputs(src.Root, start, st); why != "" {
 			// Changed meanwhile, or not all as apply left them: nothing
 			// to vouch for (the next apply reports it).
-			return nil
+			return settles, nil
 		}
 	}
 	b, err := rec.encode()
 	if err != nil {
-		return fmt.Errorf("record inputs: %w", err)
+		return settles, fmt.Errorf("record inputs: %w", err)
 	}
 	b = seal(key, b)
 	if old, err := readRegular(path(src.Root)); err == nil && bytes.Equal(old, b) {
-		return nil
+		return settles, nil
 	}
 	err = writeSealed(path(src.Root), b)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -148,9 +172,9 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 		// apply holding it removed our temp file as a leftover (or .actant
 		// itself). It records its own inputs; without ours the next apply
 		// takes the normal path.
-		return nil
+		return settles, nil
 	}
-	return err
+	return settles, err
 }
 
 // Check reports why a plain apply in the workspace at root, with actctl
@@ -158,36 +182,47 @@ func Save(src Sources, said Said, start time.Time, st *reconcile.State, sum stri
 // find nothing to change and print nothing but said (the warnings the
 // recorded apply printed). It writes nothing.
 func Check(root, home string) (said Said, why string) {
+	rec, _, why := current(root, home)
+	if why != "" {
+		return said, why
+	}
+	return rec.Said, outputsUnchanged(root, rec)
+}
+
+// current is the record of the workspace at root, with the key that
+// sealed it, when the run and every recorded input are as recorded;
+// else why not.
+func current(root, home string) (*Record, []byte, string) {
 	b, err := readRegular(path(root))
 	if errors.Is(err, fs.ErrNotExist) {
-		return said, "no record of the last apply's inputs"
+		return nil, nil, "no record of the last apply's inputs"
 	}
 	if err != nil {
-		return said, err.Error()
+		return nil, nil, err.Error()
 	}
 	key, why := cacheKey(root, home, false)
 	rec, err := decode(key, b)
 	if err != nil {
 		if other := claimedHome(b); other != home && other != "" {
 			// Sealed under another home's key, as its record says.
-			return said, "recorded with the actctl home " + other
+			return nil, nil, "recorded with the actctl home " + other
 		}
 		if key == nil {
-			return said, why
+			return nil, nil, why
 		}
-		return said, fmt.Sprintf("%s: %v", path(root), err)
+		return nil, nil, fmt.Sprintf("%s: %v", path(root), err)
 	}
 	if why := rec.sameRun(root, home); why != "" {
-		return said, why
+		return nil, nil, why
 	}
 	now, err := gather(rec.Sources)
 	if err != nil {
-		return said, err.Error()
+		return nil, nil, err.Error()
 	}
 	if why := compare(rec.Stats, now); why != "" {
-		return said, why
+		return nil, nil, why
 	}
-	return rec.Said, outputsUnchanged(root, rec)
+	return rec, key, ""
 }
 
 func (rec *Record) encode() ([]byte, error) {
@@ -196,7 +231,15 @@ func (rec *Record) encode() ([]byte, error) {
 		return nil, err
 	}
 	b = appendTable(append(b, '\n'), rec.Stats)
-	return appendTable(b, rec.Outputs), nil
+	b = appendTable(b, rec.Outputs)
+	agents := rec.agents // a decoded record's, as read (see Refresh)
+	if agents == nil {
+		var err error
+		if agents, err = json.Marshal(rec.Sources.Agents); err != nil {
+			return nil, err
+		}
+	}
+	return append(append(b, agents...), '\n'), nil
 }
 
 func decode(key, b []byte) (*Record, error) {
@@ -225,9 +268,11 @@ func decode(key, b []byte) (*Record, error) {
 	if rec.Outputs, rest, err = parseTable(rest); err != nil {
 		return nil, err
 	}
-	if len(rest) != 0 {
-		return nil, errors.New("trailing data")
+	line, after, ok := bytes.Cut(rest, []byte{'\n'})
+	if !ok || len(after) != 0 {
+		return nil, errors.New("no agents line, or trailing data")
 	}
+	rec.agents = line
 	return rec, nil
 }
 

@@ -365,9 +365,11 @@ func save(t *testing.T, src Sources, said Said, start time.Time) error {
 	t.Helper()
 	st, data := readState(t, src.Root)
 	if data == nil {
-		return Save(src, said, start, nil, "")
+		_, err := Save(src, said, start, nil, "")
+		return err
 	}
-	return Save(src, said, start, st, digest(data))
+	_, err := Save(src, said, start, st, digest(data))
+	return err
 }
 
 // readState reads the state the test's workspace at root holds (the
@@ -661,7 +663,7 @@ func TestSaveStateNotAsLeft(t *testing.T) {
 	st, data := readState(t, root)
 	src := Sources{Root: root, Home: home, Trees: []string{filepath.Join(root, "skills/s")}}
 	for _, sum := range []string{digest(append(data, '\n')), ""} {
-		if err := Save(src, Said{}, time.Now(), st, sum); err != nil {
+		if _, err := Save(src, Said{}, time.Now(), st, sum); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
@@ -671,7 +673,7 @@ func TestSaveStateNotAsLeft(t *testing.T) {
 	// The state the apply left is what the record vouches for, as given:
 	// Save does not decode state.json.
 	st.Agents["a"].Entries = st.Agents["a"].Entries[:1] // the directory only
-	if err := Save(src, Said{}, time.Now(), st, digest(data)); err != nil {
+	if _, err := Save(src, Said{}, time.Now(), st, digest(data)); err != nil {
 		t.Fatal(err)
 	}
 	if rec := readRecord(t, root); len(rec.Outputs) != 1 || rec.State != digest(data) {

@@ -38,16 +38,8 @@ import (
 // it. The state's stat data is taken again at the end: an apply that ran
 // meanwhile replaced it (a new inode, a new ctime).
 func outputsUnchanged(root string, rec *Record) string {
-	if why := noJournal(root); why != "" {
-		return why
-	}
-	sp := layout.Path(root, layout.State)
-	before, why := metaUnchanged(sp, rec.StateStat, rec.State, "state.json changed since the inputs were recorded")
+	before, why := rec.metaHolds(root)
 	if why != "" {
-		return why
-	}
-	op := filepath.Join(root, reconcile.OwnedFile)
-	if _, why := metaUnchanged(op, rec.OwnedStat, rec.Owned, op+" is not the record the state goes with"); why != "" {
 		return why
 	}
 	if len(rec.Hashed) > maxHashed {
@@ -59,7 +51,7 @@ func outputsUnchanged(root string, rec *Record) string {
 	if why := noJournal(root); why != "" {
 		return why
 	}
-	if again, err := statOf(sp, true, false); err != nil || again != before {
+	if again, err := statOf(layout.Path(root, layout.State), true, false); err != nil || again != before {
 		return "state.json changed while it was checked"
 	}
 	return ""

@@ -86,14 +86,23 @@ func (s *Stat) markRacy(start time.Time) {
 	if s.Missing || s.Presence {
 		return
 	}
-	slack := racySlack
-	if s.Mtime%int64(time.Second) == 0 {
-		slack = coarseSlack
-	}
-	if s.Mtime >= start.Add(-slack).UnixNano() {
+	if s.Mtime >= start.Add(-s.slack()).UnixNano() {
 		s.Racy = true
 	}
 }
+
+// slack is racySlack, or coarseSlack where the file system keeps whole
+// seconds.
+func (s *Stat) slack() time.Duration {
+	if s.Mtime%int64(time.Second) == 0 {
+		return coarseSlack
+	}
+	return racySlack
+}
+
+// settlesAt is when an input racy now stops being so: an apply that
+// starts then records it settled.
+func (s *Stat) settlesAt() time.Time { return time.Unix(0, s.Mtime).Add(s.slack() + time.Millisecond) }
 
 // compare reports the first input that differs between the record and
 // now; "" when none does.

@@ -160,9 +160,17 @@ const maxRecord = 1 << 20
 // cannot hang or exhaust actctl (docs/design.md, "What actctl trusts").
 func readRecord(path string) ([]byte, error) { return model.ReadRegular(path, maxRecord) }
 
-// decodeRecord decodes the runtime keys of a record's bytes.
+// decodeRecord decodes the runtime keys of a record's bytes. Plain JSON
+// whose numbers are integers (every record actctl writes) decodes as it
+// is; anything else through its canonical form (numbers such as 1.0 or
+// 1e3): the same result, without building and sorting a map of every
+// key (`status` reads 10,000 records at 10,000 agents).
 func decodeRecord(b []byte) (Record, error) {
 	var rec Record
+	if json.Unmarshal(b, &rec) == nil {
+		return rec, nil
+	}
+	rec = Record{}
 	std, err := jsonStandard(b)
 	if err != nil {
 		return rec, err

@@ -184,3 +184,27 @@ func TestMarkStopped(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeRecordAsCanonical: a record decodes to what its canonical
+// form decodes to, plain or not.
+func TestDecodeRecordAsCanonical(t *testing.T) {
+	for _, b := range []string{
+		`{"pid": 12, "pidStart": 34, "status": "running", "processOwnership": "managed", "name": "x"}`,
+		`{"pid": 12.0, "status": "running"}`,
+		`{"pid": 1e3, "pidStart": 2E2}`,
+		`{"pid": 1, "pid": 2}`,
+		`{"status": 7}`,
+		``,
+		`[1]`,
+	} {
+		got, gotErr := decodeRecord([]byte(b))
+		var want Record
+		std, wantErr := jsonStandard([]byte(b))
+		if wantErr == nil {
+			wantErr = json.Unmarshal(std, &want)
+		}
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%s: %+v (%v), canonical %+v (%v)", b, got, gotErr, want, wantErr)
+		}
+	}
+}

@@ -292,6 +292,7 @@ func (a *agent) observe(ev supervise.Event) {
 	if record != "" {
 		a.writeRecord(record, ev)
 	}
+	a.m.settled.poke() // the record changed (Options.Settled)
 	data := map[string]any{"state": string(ev.State), "restarts": ev.Restarts}
 	if ev.Pid > 0 {
 		data["pid"] = ev.Pid
@@ -311,7 +312,6 @@ func (a *agent) observe(ev supervise.Event) {
 	if ev.Name == supervise.EventStop || ev.Name == supervise.EventCrash {
 		a.m.dropSubscriptions(a.name, ev.Name)
 	}
-	a.m.settled.poke()
 	a.m.opts.Publish(hooks.Event{Name: ev.Name, Agent: a.name, Time: ev.Time, Data: data})
 	if ev.Name == supervise.EventStart {
 		a.primaryStarted()

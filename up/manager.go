@@ -29,7 +29,7 @@ type Manager struct {
 	leaving map[string]*leaving
 	closed  bool
 	drained chan struct{} // closed once Shutdown drained every agent
-	settled *settler      // calls Options.ReleaseMemory (nil without it)
+	settled *settler      // calls Options.ReleaseMemory and Settled (nil without either)
 
 	// leaseFault, set by tests before any lease, is called at points of
 	// the lease path (fault) to inject a panic there.
@@ -53,8 +53,14 @@ func New(opts Options) *Manager {
 	m := &Manager{opts: opts, agents: map[string]*agent{}, leaving: map[string]*leaving{}, drained: make(chan struct{})}
 	m.taskCtx, m.stopTasks = context.WithCancel(context.Background())
 	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
-	if opts.ReleaseMemory != nil {
-		m.settled = &settler{clk: opts.Clock, ctx: m.procCtx, f: opts.ReleaseMemory}
+	if opts.ReleaseMemory != nil || opts.Settled != nil {
+		m.settled = &settler{clk: opts.Clock, ctx: m.procCtx, f: func() {
+			for _, f := range []func(){opts.ReleaseMemory, opts.Settled} {
+				if f != nil {
+					f()
+				}
+			}
+		}}
 	}
 	return m
 }

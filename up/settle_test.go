@@ -79,3 +79,23 @@ func TestReleaseMemoryBeforeStarts(t *testing.T) {
 		t.Errorf("calls %v, want %v", calls, want)
 	}
 }
+
+// TestSettledHook: Options.Settled alone makes a manager call it once
+// starts and stops have settled, after ReleaseMemory when both are set.
+func TestSettledHook(t *testing.T) {
+	clk := clock.NewFake(t0)
+	calls := make(chan string, 4)
+	m := New(Options{Clock: clk, ReleaseMemory: func() { calls <- "release" }, Settled: func() { calls <- "settled" }})
+	defer m.Shutdown()
+	m.settled.poke()
+	clk.WaitPending(1)
+	clk.Advance(SettleAfter)
+	if got := []string{<-calls, <-calls}; !slices.Equal(got, []string{"release", "settled"}) {
+		t.Errorf("calls %v", got)
+	}
+	only := New(Options{Clock: clk, Settled: func() { calls <- "settled" }})
+	defer only.Shutdown()
+	if only.settled == nil {
+		t.Fatal("no settler with Settled alone")
+	}
+}

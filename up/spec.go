@@ -117,6 +117,11 @@ type Options struct {
 	// until used (`actctl up` sets runtime/debug.FreeOSMemory;
 	// docs/runtime.md, "Limits").
 	ReleaseMemory func()
+	// Settled, if set, is called once processes have stopped starting and
+	// stopping (none for SettleAfter), after ReleaseMemory: each start
+	// and stop rewrote the agent's runtime record (`actctl up` records
+	// the inputs again then: docs/design.md, "The apply fast path").
+	Settled func()
 }
 
 // DefaultTurnGrace is how long a restart (a person's or a config

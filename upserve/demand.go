@@ -34,7 +34,7 @@ func (s *Server) demandManager() *up.Manager {
 		launch = s.launchDemand
 	}
 	return up.New(up.Options{Launch: launch, Publish: s.publish, Logf: s.o.Logf, Grace: s.o.Grace, Loops: s.o.Loops,
-		StartTimeout: s.o.StartTimeout, TurnGrace: s.o.TurnGrace, TaskStarted: s.taskStarted})
+		StartTimeout: s.o.StartTimeout, TurnGrace: s.o.TurnGrace, TaskStarted: s.taskStarted, Settled: s.o.Settled})
 }
 
 // onDemand reports whether r is an agent up holds on demand: one it does

@@ -42,6 +42,9 @@ type Options struct {
 	// Launch starts an agent's backend (nil: as `actctl run` does,
 	// agentprep.StartLogged); tests give their own.
 	Launch up.LaunchFunc
+	// Settled, if set, is up.Options.Settled of the agents up runs and
+	// of those it holds on demand.
+	Settled func()
 }
 
 // Server is one `actctl up`: the config of the last cycle, the hooks bus
@@ -87,7 +90,7 @@ func New(o Options) *Server {
 	}
 	s.m = up.New(up.Options{Launch: launch, Publish: s.publish, Logf: o.Logf, Grace: o.Grace, Loops: o.Loops, Subscriptions: s.subs,
 		StartTimeout: o.StartTimeout, TurnGrace: o.TurnGrace, Canvas: s.canvasChanged,
-		TaskStarted: s.taskStarted, ReleaseMemory: debug.FreeOSMemory})
+		TaskStarted: s.taskStarted, ReleaseMemory: debug.FreeOSMemory, Settled: o.Settled})
 	s.od = s.demandManager()
 	s.lastHooks, s.endHooks = context.WithCancel(context.Background())
 	s.prompter = &hookPrompter{s: s, busy: map[string]*sync.Mutex{}}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/actctl/actctl/internal/clock"
 )
 
 // DefaultDebounce is the quiet window used when Options.Debounce is
@@ -117,7 +119,18 @@ type Result struct {
 	Summary string
 	// JSON is the cycle's machine-readable result.
 	JSON any
+	// Again, when positive, asks for one more run that long after this
+	// one (on Options.Clock), triggered by TriggerAgain unless another
+	// run starts first: an apply whose inputs were saved too recently to
+	// be recorded (racy) records them once they have settled.
+	Again time.Duration
+	// Silent: the run is not reported (a run again that changed
+	// nothing: bookkeeping, not news).
+	Silent bool
 }
+
+// TriggerAgain is the trigger of a run a Result.Again asked for.
+const TriggerAgain = "(inputs settled)"
 
 // Poller checks a hub source that has an `interval`.
 type Poller struct {
@@ -147,6 +160,8 @@ type Options struct {
 	Run func(ctx context.Context, trigger []string) (Result, error)
 	// Pollers are the hub sources with an interval.
 	Pollers []Poller
+	// Clock times Result.Again (nil: the real clock; tests give a fake).
+	Clock clock.Clock
 	// Report receives one Cycle per run and one per poll or watch
 	// failure. May be nil.
 	Report func(Cycle)
@@ -251,8 +266,10 @@ type watcher struct {
 	firstPending time.Time
 	lastEvent    time.Time
 
-	polls   []*watchPollState
-	running bool
+	polls    []*watchPollState
+	running  bool
+	again    clock.Timer // the run a Result.Again asked for; nil: none
+	againDue bool        // its time came: the next quiet moment runs it
 }
 
 type watchJob struct {
@@ -283,10 +300,14 @@ func (w *watcher) loop(ctx context.Context) error {
 		// Arm the timer for the next thing to do, but never while a run is
 		// in flight: its completion re-evaluates everything anyway.
 		timerC = nil
+		var againC <-chan time.Time
 		if !w.running {
 			if at, ok := w.nextWake(); ok {
 				timer.Reset(time.Until(at))
 				timerC = timer.C
+			}
+			if w.again != nil {
+				againC = w.again.C()
 			}
 		}
 		select {
@@ -310,6 +331,9 @@ func (w *watcher) loop(ctx context.Context) error {
 			w.running = false
 			w.finish(ctx, r)
 		case <-timerC:
+			w.maybeStart(ctx, done)
+		case <-againC:
+			w.again, w.againDue = nil, true
 			w.maybeStart(ctx, done)
 		}
 		timer.Stop()
@@ -354,6 +378,9 @@ func (w *watcher) maybeStart(ctx context.Context, done chan watchJobResult) {
 	// another run.
 	if quiet || len(j.polls) > 0 {
 		j.trigger = w.takePending()
+		if len(j.trigger) == 0 && w.againDue {
+			j.trigger = []string{TriggerAgain}
+		}
 	}
 	if len(j.trigger) == 0 && len(j.polls) == 0 {
 		return
@@ -384,6 +411,11 @@ func (w *watcher) takePending() []string {
 
 func (w *watcher) start(ctx context.Context, j watchJob, done chan<- watchJobResult) {
 	w.running = true
+	if j.initial || len(j.trigger) > 0 {
+		// This run does what a run again was for, and asks again if need be.
+		w.armAgain(0)
+		w.againDue = false
+	}
 	go func() { done <- watchWork(ctx, j, w.o.Run) }()
 }
 
@@ -462,8 +494,28 @@ func (w *watcher) finish(ctx context.Context, r watchJobResult) {
 	if r.err != nil && errors.Is(r.err, context.Canceled) && ctx.Err() != nil {
 		return // abandoned on shutdown: nothing worth printing
 	}
+	w.armAgain(r.res.Again)
+	if r.err == nil && r.res.Silent {
+		return
+	}
 	w.report(Cycle{Kind: CycleApply, Initial: r.initial, Start: r.start, Duration: r.dur,
 		Trigger: r.trigger, Err: r.err, Summary: r.res.Summary, JSON: r.res.JSON})
+}
+
+// armAgain arms the run a Result.Again asked for (d > 0), replacing
+// one still to come.
+func (w *watcher) armAgain(d time.Duration) {
+	if w.again != nil {
+		w.again.Stop()
+		w.again = nil
+	}
+	if d > 0 {
+		clk := w.o.Clock
+		if clk == nil {
+			clk = clock.Real()
+		}
+		w.again = clk.NewTimer(d)
+	}
 }
 
 func (w *watcher) report(c Cycle) {

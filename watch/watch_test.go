@@ -18,6 +18,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/actctl/actctl/internal/atomicfile"
+	"github.com/actctl/actctl/internal/clock"
+	"github.com/actctl/actctl/internal/testutil"
 )
 
 // watchDeadline bounds every wait. It is generous on purpose: waits poll for the
@@ -943,5 +945,45 @@ func TestWatchRemovesUnreferencedWatches(t *testing.T) {
 	w.setSpec(Spec{Files: []string{j("p/f.md")}}.normalize(), time.Time{})
 	if got, want := list(), []string{"p"}; !slices.Equal(got, want) {
 		t.Errorf("watches = %q, want %q", got, want)
+	}
+}
+
+// TestWatchRunsAgain: a run's Result.Again runs it once more that long
+// after, on the watch's clock, triggered by TriggerAgain; a Silent run
+// is not reported.
+func TestWatchRunsAgain(t *testing.T) {
+	clk := clock.NewFake(time.Now())
+	triggers := make(chan []string, 4)
+	reported := make(chan Cycle, 4)
+	n := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Watch(ctx, Options{Base: Workspace(t.TempDir()), Clock: clk, Report: func(c Cycle) { reported <- c },
+			Run: func(_ context.Context, trigger []string) (Result, error) {
+				n++
+				triggers <- trigger
+				return Result{Again: time.Duration(2-n) * time.Second, Silent: n == 2}, nil
+			}})
+	}()
+	<-triggers
+	<-reported // the first run
+	armed := make(chan struct{})
+	go func() { clk.WaitPending(1); close(armed) }()
+	if _, ok := testutil.Within(armed); !ok {
+		t.Fatal("no run again armed")
+	}
+	clk.Advance(time.Second)
+	if got, ok := testutil.Within(triggers); !ok || !slices.Equal(got, []string{TriggerAgain}) {
+		t.Fatalf("run again: trigger %q (%v)", got, ok)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-reported:
+		t.Errorf("a silent run was reported: %+v", c)
+	default:
 	}
 }

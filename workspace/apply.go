@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,7 +91,7 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 		l.SaveConfig()
 	}
 	if o.Plain && !warned && quiet(res) {
-		recordInputs(o.Options, cfg, rep, res, o.Start)
+		recordInputs(o.Options, l, res, o.Start)
 	}
 	events.fire(res)
 	events.wait()
@@ -102,12 +101,21 @@ func Apply(ctx context.Context, o ApplyOptions) error {
 // recordInputs records what an apply of cfg that started at start read
 // and left (res), for the next plain apply's fast path and status
 // (inputs.Save): called after a plain apply, or a watch cycle that is
-// one, that was quiet and warned of nothing.
-func recordInputs(o Options, cfg *schema.Config, rep *hub.Report, res *Result, start time.Time) {
+// one, that was quiet and warned of nothing. It returns when the inputs
+// it found racy settle (zero: none was; see inputs.Save).
+func recordInputs(o Options, l *Loaded, res *Result, start time.Time) time.Time {
 	st, sum := res.LeftState()
-	if err := inputs.Save(applySources(cfg, rep), said(o, cfg, res), start, st, sum); err != nil {
+	src := applySources(l.Config, l.Hub)
+	src.Agents = listedAgents(l.Config, st)
+	said := said(o, l.Config, res)
+	for _, s := range l.ignored {
+		said.Status = append(said.Status, "warning: "+s) // as Load warns
+	}
+	settles, err := inputs.Save(src, said, start, st, sum)
+	if err != nil {
 		o.warn("%v", err)
 	}
+	return settles
 }
 
 // hubTime is the time rep spent on the network, zero when it used none.
@@ -125,14 +133,9 @@ func hubTime(rep *hub.Report) time.Duration {
 // With ACTCTL_DEBUG=1 it says on stderr which path runs and why.
 func fastApply(o Options, start time.Time) *Result {
 	debug := func(format string, args ...any) { o.debug("apply", format, args...) }
-	lo, err := o.LoadOptions()
+	root, home, err := o.rootAndHome()
 	if err != nil {
-		return nil
-	}
-	root, rerr := schema.Find(lo)
-	home, herr := lo.HomeDir()
-	if rerr != nil || herr != nil {
-		debug("full path: %v", errors.Join(rerr, herr))
+		debug("full path: %v", err)
 		return nil
 	}
 	said, why := inputs.Check(root, home)
@@ -168,6 +171,9 @@ func said(o Options, cfg *schema.Config, res *Result) inputs.Said {
 	for _, w := range cfg.Warnings {
 		if o.concerns(cfg, w.Path) {
 			s.Config = append(s.Config, w.String())
+			if !deployOrSchedule(w.Path) {
+				s.Status = append(s.Status, w.String())
+			}
 		}
 	}
 	s.Render = res.Warnings

@@ -24,6 +24,9 @@ type Loaded struct {
 	key       *inputs.ConfigKey
 	evaluated *schema.Config
 	o         Options
+	// ignored are the ad-hoc agents (or their file) the load ignored,
+	// said as warnings.
+	ignored []string
 }
 
 // Load finds and loads the workspace config, printing its warnings, and
@@ -65,6 +68,7 @@ func Load(ctx context.Context, o Options, ho hub.Options) (*Loaded, error) {
 	for _, s := range ignored {
 		o.warn("%s", s)
 	}
+	l.ignored = ignored
 	return l, nil
 }
 

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,4 +80,15 @@ func (o Options) home() string {
 		return ""
 	}
 	return h
+}
+
+// rootAndHome are the workspace root and the actctl home o finds.
+func (o Options) rootAndHome() (root, home string, err error) {
+	lo, err := o.LoadOptions()
+	if err != nil {
+		return "", "", err
+	}
+	root, rerr := schema.Find(lo)
+	home, herr := lo.HomeDir()
+	return root, home, errors.Join(rerr, herr)
 }

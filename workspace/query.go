@@ -1,10 +1,12 @@
 package workspace
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/actctl/actctl/inputs"
 	"github.com/actctl/actctl/reconcile"
+	"github.com/actctl/actctl/runrecord"
 	"github.com/actctl/actctl/schema"
 )
 
@@ -65,6 +67,65 @@ func synced(cfg *schema.Config) []AgentStatus {
 	out := make([]AgentStatus, 0, len(st.Agents))
 	for name, a := range st.Agents {
 		out = append(out, AgentStatus{Name: name, Status: Synced, Dir: a.Dir})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Listed is an agent's sync status found without loading the config
+// (SyncedStatus), with where its runtime record lives (runrecord.Path).
+type Listed struct {
+	AgentStatus
+	Record string
+}
+
+// SyncedStatus is the status of every agent of o's workspace when the
+// apply fast path holds, found without loading the config (nor checking
+// it: it is as the last plain apply loaded it): each agent that apply
+// rendered is Synced in its recorded directory (see synced), and its
+// runtime record is where it was then (inputs.Agents). It prints the
+// config's warnings as Load would print them for `status`. Nil when the
+// config must be loaded (with ACTCTL_DEBUG=1 it says why), and always
+// for a run that prints only some agents' warnings (OnlyAgent, Acts).
+func SyncedStatus(o Options) []Listed {
+	if o.OnlyAgent != "" || o.Acts != nil {
+		return nil
+	}
+	root, home, err := o.rootAndHome()
+	if err != nil {
+		o.debug("status", "full path: %v", err)
+		return nil
+	}
+	agents, said, why := inputs.Agents(root, home)
+	if why != "" {
+		o.debug("status", "full path: %s", why)
+		return nil
+	}
+	o.debug("status", "fast path: inputs and outputs unchanged")
+	for _, w := range said.Status {
+		fmt.Fprintf(o.Stderr, "actctl: %s\n", w) // as Load prints them
+	}
+	out := make([]Listed, len(agents))
+	for i, a := range agents {
+		out[i] = Listed{AgentStatus: AgentStatus{Name: a.Name, Status: Synced, Dir: a.Dir}, Record: a.Record}
+	}
+	return out // by name, as listedAgents recorded them
+}
+
+// listedAgents are the agents of the state st an apply of cfg left, as
+// SyncedStatus lists them; nil when one does not resolve (then status
+// loads the config).
+func listedAgents(cfg *schema.Config, st *reconcile.State) []inputs.Agent {
+	if st == nil {
+		return nil
+	}
+	out := make([]inputs.Agent, 0, len(st.Agents))
+	for name, a := range st.Agents {
+		r, err := cfg.Resolve(name)
+		if err != nil {
+			return nil
+		}
+		out = append(out, inputs.Agent{Name: name, Dir: a.Dir, Record: runrecord.Path(r)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

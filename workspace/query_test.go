@@ -63,10 +63,14 @@ func TestStatusSyncedInvalidated(t *testing.T) {
 		name   string
 		change func(t *testing.T, root string)
 		want   map[string]string // agent -> status, of the rendered run
+		// sameBytes: the state is written again byte for byte; a record
+		// that holds its digest (racy: written within the clock's tick)
+		// rightly still holds, one that holds its stat data does not.
+		sameBytes bool
 	}{
-		{"config edited", edit("actant.cue", strings.Replace(twoAgents, "Be helpful.", "Be brief.", 1)), map[string]string{"helper": OutOfSync, "other": OutOfSync}},
-		{"agent added", edit("actant.cue", strings.Replace(twoAgents, "agents: {", "agents: {\n\tthird: {template: \"tool\", workDir: \"a\"}", 1)), map[string]string{"helper": Synced, "other": Synced, "third": Missing}},
-		{"output edited", edit("b/FAKE.md", "edited by hand\n"), map[string]string{"helper": Synced, "other": OutOfSync}},
+		{"config edited", edit("actant.cue", strings.Replace(twoAgents, "Be helpful.", "Be brief.", 1)), map[string]string{"helper": OutOfSync, "other": OutOfSync}, false},
+		{"agent added", edit("actant.cue", strings.Replace(twoAgents, "agents: {", "agents: {\n\tthird: {template: \"tool\", workDir: \"a\"}", 1)), map[string]string{"helper": Synced, "other": Synced, "third": Missing}, false},
+		{"output edited", edit("b/FAKE.md", "edited by hand\n"), map[string]string{"helper": Synced, "other": OutOfSync}, false},
 		{"state rewritten", func(t *testing.T, root string) {
 			p := layout.Path(root, layout.State)
 			b, err := os.ReadFile(p)
@@ -77,20 +81,20 @@ func TestStatusSyncedInvalidated(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeFiles(t, root, map[string]string{filepath.ToSlash(filepath.Join(".actant", filepath.Base(p))): string(b)})
-		}, map[string]string{"helper": Synced, "other": Synced}},
+		}, map[string]string{"helper": Synced, "other": Synced}, true},
 		{"inputs record removed", func(t *testing.T, root string) {
 			if err := os.Remove(layout.Path(root, layout.Inputs)); err != nil {
 				t.Fatal(err)
 			}
-		}, map[string]string{"helper": Synced, "other": Synced}},
-		{"journal left", edit(".actant/"+reconcile.PendingFile, "{}"), nil},
+		}, map[string]string{"helper": Synced, "other": Synced}, false},
+		{"journal left", edit(".actant/"+reconcile.PendingFile, "{}"), nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _, _ := newWorkspace(t, map[string]string{"actant.cue": twoAgents})
 			apply(t, o, ApplyOptions{Plain: true})
 			tc.change(t, o.Dir)
 			cfg := loadRO(t, o)
-			if got := synced(cfg); got != nil {
+			if got := synced(cfg); got != nil && !tc.sameBytes {
 				t.Fatalf("synced after the change: %+v", got)
 			}
 			if tc.want == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/actctl/actctl/hub"
+	"github.com/actctl/actctl/internal/clock"
 	"github.com/actctl/actctl/reconcile"
 	"github.com/actctl/actctl/schema"
 	"github.com/actctl/actctl/watch"
@@ -37,6 +38,9 @@ type WatchOptions struct {
 	After func(*schema.Config, *Result, error)
 	// Report prints each cycle.
 	Report func(watch.Cycle)
+	// Clock is the cycles' (nil: the real clock): when a cycle starts,
+	// and when one whose inputs were racy runs again (tests give a fake).
+	Clock clock.Clock
 }
 
 // Watch is the loop of apply --watch and up: apply, then re-apply on
@@ -44,6 +48,9 @@ type WatchOptions struct {
 // until ctx ends.
 func Watch(ctx context.Context, o WatchOptions) error {
 	o.Dir = o.Root
+	if o.Clock == nil {
+		o.Clock = clock.Real()
+	}
 	if o.Once == nil {
 		o.Once = NewWarnOnce(o.Stderr)
 	}
@@ -62,6 +69,7 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		Run:      w.run,
 		Pollers:  pollers,
 		Report:   o.Report,
+		Clock:    o.Clock,
 	})
 }
 
@@ -79,7 +87,7 @@ type watcher struct {
 // the watch what to watch next.
 func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, error) {
 	w.o.Once.cycle()
-	start := time.Now()
+	start := w.o.Clock.Now()
 	warned := false
 	l, err := Load(ctx, w.o.Options, hub.Options{Frozen: w.o.Frozen, Warn: func(s string) {
 		warned = true
@@ -101,12 +109,13 @@ func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, erro
 	if res != nil {
 		res.Since(start, hubTime(l.Hub)) // as Apply's
 	}
+	var settles time.Time
 	if err == nil {
 		seedHeartbeats(w.o.Options, cfg, w.o.Only)
 		l.SaveConfig() // as Apply's: status and get under up take it
 		if w.plain() && !warned && quiet(res) {
 			// As a plain apply's: status under up takes the fast path.
-			recordInputs(w.o.Options, cfg, l.Hub, res, start)
+			settles = recordInputs(w.o.Options, l, res, start)
 		}
 		events.fire(res)
 		w.bg.add(events)
@@ -114,7 +123,18 @@ func (w *watcher) run(ctx context.Context, trigger []string) (watch.Result, erro
 	if w.o.After != nil {
 		w.o.After(cfg, res, err)
 	}
-	return w.result(cfg, res), err
+	wr := w.result(cfg, res)
+	// A run only to record settled inputs that changed nothing is not
+	// news: not reported.
+	wr.Silent = slices.Equal(trigger, []string{watch.TriggerAgain}) && res != nil && len(res.Items) == 0 && quiet(res)
+	if !settles.IsZero() {
+		// An input saved just before (every edit: the watch debounces
+		// 50 ms) was racy: neither the inputs record nor the config cache
+		// holds, and every status would load and render until the next
+		// cycle. One more, once it settled, records them.
+		wr.Again = max(settles.Sub(w.o.Clock.Now()), time.Millisecond)
+	}
+	return wr, err
 }
 
 // plain reports whether the watch's cycles are plain applies: every

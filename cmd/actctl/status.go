@@ -47,13 +47,7 @@ func statusCmd(c *cli.Context) error {
 		}
 		return kubeStatus(g, c.Args().Slice())
 	}
-	cfg, err := g.Load()
-	if err != nil {
-		return fail(err)
-	}
-	// up is asked first: the runtime record of an agent it holds is not
-	// read (at a thousand agents, a thousand files read for nothing).
-	out, err := agentStatuses(cfg, c.Args().Slice(), heldByUp(g))
+	out, err := statuses(g, c.Args().Slice())
 	if err != nil {
 		return fail(err)
 	}
@@ -99,6 +93,42 @@ func printStatuses(g *globals, out []agentStatusJSON) error {
 	return bw.Flush()
 }
 
+// statuses is what `status` reports for the agents named in only (every
+// agent when it is empty). With none named and nothing changed since the
+// last plain apply, the config is not loaded (workspace.SyncedStatus).
+// up is asked first: the runtime record of an agent it holds is not read
+// (at a thousand agents, a thousand files read for nothing).
+func statuses(g *globals, only []string) ([]agentStatusJSON, error) {
+	if len(only) == 0 {
+		if listed := workspace.SyncedStatus(g.workspace()); listed != nil {
+			held := heldByUp(g)
+			out := make([]agentStatusJSON, len(listed))
+			for i, l := range listed {
+				out[i] = agentStatusJSON{AgentStatus: l.AgentStatus, Process: process(held, l.Name, func() string { return l.Record })}
+			}
+			return out, nil
+		}
+	}
+	cfg, err := g.Load()
+	if err != nil {
+		return nil, err
+	}
+	return agentStatuses(cfg, only, heldByUp(g))
+}
+
+// process is the PROCESS of agent name: what up says of it when it is
+// in held, else what its runtime record (at the path record gives) says.
+func process(held map[string]up.AgentStatus, name string, record func() string) *processJSON {
+	if h, ok := held[name]; ok {
+		return upProcess(h)
+	}
+	p := record()
+	if p == "" {
+		return nil
+	}
+	return processAt(p)
+}
+
 // agentStatuses is what `status` reports for the agents named in only
 // (every agent when it is empty): sync status plus process, what up says
 // of the agents in held (heldByUp), else the agent's runtime record.
@@ -116,12 +146,7 @@ func agentStatuses(cfg *schema.Config, only []string, held map[string]up.AgentSt
 		if len(only) > 0 && !keep[st.Name] {
 			continue
 		}
-		var p *processJSON
-		if h, ok := held[st.Name]; ok {
-			p = upProcess(h)
-		} else {
-			p = processState(cfg, st.Name)
-		}
+		p := process(held, st.Name, func() string { return recordPath(cfg, st.Name) })
 		out = append(out, agentStatusJSON{AgentStatus: st, Process: p})
 	}
 	return out, nil
@@ -229,14 +254,20 @@ func turnDetails(t up.TurnStatus) string {
 	return msg
 }
 
-// processState reads the agent's runtime record: which process serves it.
-// A recorded pid that is no longer alive is reported as "exited".
-func processState(cfg *schema.Config, name string) *processJSON {
+// recordPath is where agent name of cfg keeps its runtime record, ""
+// when it does not resolve.
+func recordPath(cfg *schema.Config, name string) string {
 	r, err := cfg.Resolve(name)
 	if err != nil {
-		return nil
+		return ""
 	}
-	rec, err := runrecord.Read(runrecord.Path(r))
+	return runrecord.Path(r)
+}
+
+// processAt reads the runtime record at p: which process serves its
+// agent. A recorded pid that is no longer alive is reported as "exited".
+func processAt(path string) *processJSON {
+	rec, err := runrecord.Read(path)
 	if err != nil || (rec.Status == "" && rec.PID == 0) {
 		return nil
 	}

@@ -73,7 +73,9 @@ func upCmd(c *cli.Context) error {
 	}
 	logf := upLogf(g)
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
-	s := upserve.New(upOptions(c, g, names, logf))
+	o := upOptions(c, g, names, logf)
+	o.Settled = func() { workspace.RefreshInputs(g.workspace(), cfg.Root, cfg.Home) }
+	s := upserve.New(o)
 	defer s.Close()
 	if err := s.ListenWebhooks(addr, cfg); err != nil {
 		return err
