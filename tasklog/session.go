@@ -50,9 +50,31 @@ func BeginSession(dir string, started time.Time, name string) (*Writer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session log: %w", err)
 		}
+		pruneSessions(dir, file)
 		return &Writer{dir: dir, name: file, path: f.Name(), f: f}, nil
 	}
 	return nil, fmt.Errorf("session log: %s: too many files of that name", filepath.Join(SessionsDir(dir), base))
+}
+
+// KeepSessions is how many session logs an agent keeps: beginning one
+// removes the oldest beyond it, so that an editor's proxy, opened and
+// closed all day, does not fill the disk (docs/plugins.md, "What the
+// logs record").
+const KeepSessions = 100
+
+// pruneSessions removes the oldest session logs of dir beyond
+// KeepSessions, never begun, the one just created. A log that cannot be
+// removed stays: the next session tries again.
+func pruneSessions(dir, begun string) {
+	names, err := Sessions(dir)
+	if err != nil || len(names) <= KeepSessions {
+		return
+	}
+	for _, n := range names[:len(names)-KeepSessions] {
+		if n != begun {
+			_ = os.Remove(filepath.Join(SessionsDir(dir), n))
+		}
+	}
 }
 
 // Close closes a session log's file (a task's ends with Finish); its

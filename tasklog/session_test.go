@@ -59,3 +59,33 @@ func TestSessionLogs(t *testing.T) {
 		t.Errorf("the session logs outlive Remove: %v", err)
 	}
 }
+
+// TestSessionLogsKept: beginning a session log removes the oldest beyond
+// KeepSessions, oldest first, and never the one it begins (even one
+// whose start sorts before the others: a clock set back).
+func TestSessionLogsKept(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 29, 13, 0, 0, 0, time.UTC)
+	for i := range KeepSessions + 5 {
+		w, err := BeginSession(dir, at.Add(time.Duration(i)*time.Second), "proxy-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	names, err := Sessions(dir)
+	if err != nil || len(names) != KeepSessions || names[0] != "20261129T130005Z-proxy-1.jsonl" {
+		t.Fatalf("%d kept, oldest %q (%v); want %d, the oldest 5 removed", len(names), names[0], err, KeepSessions)
+	}
+	w, err := BeginSession(dir, at.Add(-time.Hour), "proxy-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := os.Stat(w.Path()); err != nil {
+		t.Errorf("the log just begun was removed: %v", err)
+	}
+	if names, _ = Sessions(dir); len(names) != KeepSessions+1 || names[1] != "20261129T130005Z-proxy-1.jsonl" {
+		t.Errorf("after a log that sorts first: %d kept, second %q", len(names), names[1])
+	}
+}
