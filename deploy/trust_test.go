@@ -137,6 +137,12 @@ func TestEveryTrustGate(t *testing.T) {
 		if be.Install == "" {
 			be.Install = "npm install -g " + b
 		}
+		if be.ACP == nil {
+			// A target runs only an agent that offers start, which needs
+			// an acp command (zed, deepagents have none built in): one is
+			// given, as a user would, so the gate is the question.
+			be.ACP = &schema.Command{Command: b + "-acp"}
+		}
 		cfg.Backends[b] = be
 		a := cfg.Agents["report"]
 		a.Deploy.Kubernetes = &schema.AgentKubernetes{Shape: schema.ShapeCron}
