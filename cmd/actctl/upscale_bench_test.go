@@ -4,8 +4,13 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +27,9 @@ import (
 //     files mapped (RssAnon: what the agents cost); threads, up's OS
 //     threads;
 //   - %cpu-idle: up's CPU over those 10 s, in % of one core;
-//   - ms-status(p50/p99): `actctl status` while they run (b.N runs).
+//   - ms-status(p50/p99): `actctl status` while they run (b.N runs);
+//   - agent-page: an employee's dashboard page viewed b.N times, its
+//     p50, and up's RSS growth over the views (MB-rss-growth).
 //
 // The config is dated an hour back, so that up's apply records its
 // inputs and config cache (a config saved just before up starts is racy:
@@ -44,6 +51,7 @@ func upScale(b *testing.B, n int) {
 	root, home := idleWorkspace(b, n)
 	p := startUp(b, root, home)
 	defer stopUp(b, p)
+	dash := p.waitLine(`up: dashboard (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64})$`)[1]
 	for range n {
 		p.waitLine(`: process:start pid \d+`)
 	}
@@ -59,6 +67,39 @@ func upScale(b *testing.B, n int) {
 		b.ReportMetric(idle, "%cpu-idle")
 	})
 	b.Run("status", func(b *testing.B) { benchStatus(b, root, home) })
+	b.Run("agent-page", func(b *testing.B) { benchAgentPage(b, dash, pid, n) })
+}
+
+// benchAgentPage views one employee's dashboard page b.N times and
+// reports its time and up's resident memory after the views beside
+// before them (issue #37 item 3: a page works on its agent only, and
+// the views leave up's memory where it was).
+func benchAgentPage(b *testing.B, dash string, pid, n int) {
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	if res, err := c.Get(dash); err != nil || res.StatusCode != 200 {
+		b.Fatalf("log in: %v %v", res, err)
+	}
+	u, _ := url.Parse(dash)
+	before := procRSSKB(b, pid)
+	var ds []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		res, err := c.Get("http://" + u.Host + "/agents/emp-1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("the page: %d", res.StatusCode)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "ms-page(p50)")
+	b.ReportMetric(float64(procRSSKB(b, pid)-before)/1024, "MB-rss-growth")
+	b.ReportMetric(float64(procRSSKB(b, pid))/float64(n), "KB-rss/agent")
 }
 
 // idleWorkspace writes a workspace of n agents on the test agent, half
