@@ -30,6 +30,7 @@ type Manager struct {
 	closed  bool
 	drained chan struct{} // closed once Shutdown drained every agent
 	settled *settler      // calls Options.ReleaseMemory and Settled (nil without either)
+	idle    *settler      // calls Options.ReleaseMemory after reads (ReleaseLater; nil without it)
 
 	// leaseFault, set by tests before any lease, is called at points of
 	// the lease path (fault) to inject a panic there.
@@ -55,15 +56,25 @@ func New(opts Options) *Manager {
 	m.procCtx, m.stopProcs = context.WithCancel(context.Background())
 	if opts.ReleaseMemory != nil || opts.Settled != nil {
 		m.settled = &settler{clk: opts.Clock, ctx: m.procCtx, f: func() {
-			for _, f := range []func(){opts.ReleaseMemory, opts.Settled} {
+			for _, f := range []func(){opts.Settled, opts.ReleaseMemory} {
 				if f != nil {
 					f()
 				}
 			}
 		}}
 	}
+	if opts.ReleaseMemory != nil {
+		m.idle = &settler{clk: opts.Clock, ctx: m.procCtx, f: opts.ReleaseMemory}
+	}
 	return m
 }
+
+// ReleaseLater calls Options.ReleaseMemory once nothing called
+// ReleaseLater for SettleAfter: a reader that makes much garbage (the
+// dashboard's agent page renders and reads the agent's files) says so,
+// and a burst of them gives its memory back once, after the last
+// (docs/runtime.md, "Limits"). It does nothing without ReleaseMemory.
+func (m *Manager) ReleaseLater() { m.idle.poke() }
 
 // leaving is an agent being removed: it stays known by its name until
 // its process has stopped (done), and next, if set, is the spec of the

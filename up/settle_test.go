@@ -81,7 +81,8 @@ func TestReleaseMemoryBeforeStarts(t *testing.T) {
 }
 
 // TestSettledHook: Options.Settled alone makes a manager call it once
-// starts and stops have settled, after ReleaseMemory when both are set.
+// starts and stops have settled, before ReleaseMemory when both are set
+// (which then gives back the garbage of what Settled did).
 func TestSettledHook(t *testing.T) {
 	clk := clock.NewFake(t0)
 	calls := make(chan string, 4)
@@ -90,7 +91,7 @@ func TestSettledHook(t *testing.T) {
 	m.settled.poke()
 	clk.WaitPending(1)
 	clk.Advance(SettleAfter)
-	if got := []string{<-calls, <-calls}; !slices.Equal(got, []string{"release", "settled"}) {
+	if got := []string{<-calls, <-calls}; !slices.Equal(got, []string{"settled", "release"}) {
 		t.Errorf("calls %v", got)
 	}
 	only := New(Options{Clock: clk, Settled: func() { calls <- "settled" }})
@@ -98,4 +99,35 @@ func TestSettledHook(t *testing.T) {
 	if only.settled == nil {
 		t.Fatal("no settler with Settled alone")
 	}
+}
+
+// TestReleaseLater: a burst of ReleaseLater calls gives memory back
+// once, SettleAfter after the last, and never calls Settled (a page view
+// is no start or stop); without ReleaseMemory it does nothing.
+func TestReleaseLater(t *testing.T) {
+	clk := clock.NewFake(t0)
+	calls := make(chan string, 4)
+	m := New(Options{Clock: clk, ReleaseMemory: func() { calls <- "release" }, Settled: func() { calls <- "settled" }})
+	defer m.Shutdown()
+	m.ReleaseLater()
+	clk.WaitPending(1)
+	clk.Advance(SettleAfter / 2)
+	m.ReleaseLater() // moves it on
+	clk.Advance(SettleAfter / 2)
+	clk.WaitPending(1)
+	select {
+	case c := <-calls:
+		t.Fatalf("%s before SettleAfter from the last call", c)
+	default:
+	}
+	clk.Advance(SettleAfter / 2)
+	if c := <-calls; c != "release" {
+		t.Fatalf("called %s", c)
+	}
+	select {
+	case c := <-calls:
+		t.Errorf("then %s", c)
+	default:
+	}
+	New(Options{Clock: clk}).ReleaseLater() // no ReleaseMemory: nothing to call, no panic
 }

@@ -118,9 +118,10 @@ type Options struct {
 	// docs/runtime.md, "Limits").
 	ReleaseMemory func()
 	// Settled, if set, is called once processes have stopped starting and
-	// stopping (none for SettleAfter), after ReleaseMemory: each start
-	// and stop rewrote the agent's runtime record (`actctl up` records
-	// the inputs again then: docs/design.md, "The apply fast path").
+	// stopping (none for SettleAfter), before ReleaseMemory, which then
+	// gives its garbage back too: each start and stop rewrote the agent's
+	// runtime record (`actctl up` records the inputs again then, reading
+	// every output: docs/design.md, "The apply fast path").
 	Settled func()
 }
 

@@ -162,6 +162,7 @@ func (s source) Detail(name string) (dashboard.Detail, error) {
 		return d, err
 	}
 	d.Describe, d.Files = s.u.o.Describe(cfg, name, a.AgentStatus)
+	s.u.m.ReleaseLater() // the render's garbage goes back once the views stop
 	d.Tasks, _ = tasklog.Summaries(tasklog.Dir(r))
 	s.schedule(&d, r)
 	return d, nil
