@@ -144,3 +144,17 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// TestReleasedSaid: each time up gives memory back, Options.Released is
+// told (`actctl up` prints it with ACTCTL_DEBUG=1; the scale benchmark
+// waits for that line instead of a time window).
+func TestReleasedSaid(t *testing.T) {
+	n := 0
+	s := New(Options{Logf: func(string, ...any) {}, Warn: func(string, ...any) {}, Released: func() { n++ }})
+	defer s.Close()
+	s.releaseMemory()
+	s.releaseMemory()
+	if n != 2 {
+		t.Fatalf("Released told %d times, want 2", n)
+	}
+}

@@ -45,6 +45,10 @@ type Options struct {
 	// Settled, if set, is up.Options.Settled of the agents up runs and
 	// of those it holds on demand.
 	Settled func()
+	// Released, if set, is told each time up gave memory back to the
+	// system (up.Options.ReleaseMemory: `actctl up` says so with
+	// ACTCTL_DEBUG=1).
+	Released func()
 }
 
 // Server is one `actctl up`: the config of the last cycle, the hooks bus
@@ -90,11 +94,19 @@ func New(o Options) *Server {
 	}
 	s.m = up.New(up.Options{Launch: launch, Publish: s.publish, Logf: o.Logf, Grace: o.Grace, Loops: o.Loops, Subscriptions: s.subs,
 		StartTimeout: o.StartTimeout, TurnGrace: o.TurnGrace, Canvas: s.canvasChanged,
-		TaskStarted: s.taskStarted, ReleaseMemory: debug.FreeOSMemory, Settled: o.Settled})
+		TaskStarted: s.taskStarted, ReleaseMemory: s.releaseMemory, Settled: o.Settled})
 	s.od = s.demandManager()
 	s.lastHooks, s.endHooks = context.WithCancel(context.Background())
 	s.prompter = &hookPrompter{s: s, busy: map[string]*sync.Mutex{}}
 	return s
+}
+
+// releaseMemory gives memory back to the system and says so (Released).
+func (s *Server) releaseMemory() {
+	debug.FreeOSMemory()
+	if s.o.Released != nil {
+		s.o.Released()
+	}
 }
 
 // Prompter runs the prompt hooks of this up: the apply's buses take it too.

@@ -75,6 +75,9 @@ func upCmd(c *cli.Context) error {
 	g.loops = hooks.NewGuard(hooks.MaxChain, func(msg string) { g.Warn("%s", msg) })
 	o := upOptions(c, g, names, logf)
 	o.Settled = func() { workspace.RefreshInputs(g.workspace(), cfg.Root, cfg.Home) }
+	if d := g.workspace().Debug; d != nil {
+		o.Released = func() { fmt.Fprintln(d, "actctl: debug: up: memory given back to the system") }
+	}
 	s := upserve.New(o)
 	defer s.Close()
 	if err := s.ListenWebhooks(addr, cfg); err != nil {

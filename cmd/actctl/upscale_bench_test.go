@@ -9,13 +9,12 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/actctl/actctl/up"
 )
 
 // BenchmarkUpScaleBinary runs `actctl up` on 200 and on 1,000 idle
@@ -52,14 +51,16 @@ func BenchmarkUpScaleBinary(b *testing.B) {
 // once).
 func upScale(b *testing.B, n int) {
 	root, home := idleWorkspace(b, n)
-	p := startUp(b, root, home)
+	// With ACTCTL_DEBUG=1 up says when it gave memory back: the
+	// measures below wait for that line (env execs up: the same pid).
+	p := runUp(b, exec.Command("env", "ACTCTL_DEBUG=1", actctlBin, "up", "--grace", "2s"), root, home)
 	defer stopUp(b, p)
 	dash := p.waitLine(`up: dashboard (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64})$`)[1]
 	for range n {
 		p.waitLine(`: process:start pid \d+`)
 	}
 	pid := p.cmd.Process.Pid
-	<-time.After(10 * time.Second) // the start wave settles (up.SettleAfter): a window, not a wait for an event
+	p.waitLine(releasedLine) // the start wave settled (up.SettleAfter after the last start)
 	idle := idleCPU(b, pid, 10*time.Second)
 	rss, threads := procRSSKB(b, pid), procStatus(b, pid, "Threads:")
 	anon := procStatus(b, pid, "RssAnon:")
@@ -70,14 +71,14 @@ func upScale(b *testing.B, n int) {
 		b.ReportMetric(idle, "%cpu-idle")
 	})
 	b.Run("status", func(b *testing.B) { benchStatus(b, root, home) })
-	b.Run("agent-page", func(b *testing.B) { benchAgentPage(b, dash, pid, n) })
+	b.Run("agent-page", func(b *testing.B) { benchAgentPage(b, p, dash, pid, n) })
 }
 
 // benchAgentPage views one employee's dashboard page b.N times and
 // reports its time and up's resident memory after the views beside
 // before them (issue #37 item 3: a page works on its agent only, and
 // the views leave up's memory where it was).
-func benchAgentPage(b *testing.B, dash string, pid, n int) {
+func benchAgentPage(b *testing.B, p *upProc, dash string, pid, n int) {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
 	if res, err := c.Get(dash); err != nil || res.StatusCode != 200 {
@@ -103,9 +104,13 @@ func benchAgentPage(b *testing.B, dash string, pid, n int) {
 	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "ms-page(p50)")
 	b.ReportMetric(float64(procRSSKB(b, pid)-before)/1024, "MB-rss-growth")
 	b.StopTimer()
-	<-time.After(up.SettleAfter + 5*time.Second) // up gives the views' memory back (Manager.ReleaseLater): a window, not a wait for an event
+	p.waitLine(releasedLine) // up gave the views' memory back (Manager.ReleaseLater)
 	b.ReportMetric(float64(procRSSKB(b, pid)-before)/1024, "MB-rss-growth-settled")
 }
+
+// releasedLine is what `actctl up` says, with ACTCTL_DEBUG=1, each time it
+// gave memory back to the system.
+const releasedLine = `^actctl: debug: up: memory given back to the system$`
 
 // idleWorkspace writes a workspace of n agents on the test agent, half
 // services, half employees with an hourly heartbeat, its config dated an
