@@ -480,13 +480,7 @@ func (a *agent) permission(ctx context.Context, sid acp.SessionId, words []strin
 	// the tests check the client's own answer ("cancelled") to a request
 	// pending at that moment.
 	resp, err := a.c().RequestPermission(context.Background(), acp.RequestPermissionRequest{SessionId: sid, ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(kind)}, Options: opts})
-	outcome := "cancelled"
-	switch {
-	case err != nil:
-		outcome = "error " + err.Error()
-	case resp.Outcome.Selected != nil:
-		outcome = string(resp.Outcome.Selected.OptionId)
-	}
+	outcome := permissionOutcome(resp, err)
 	status := acp.ToolCallStatusFailed
 	if outcome == "yes" || outcome == "always" {
 		status = acp.ToolCallStatusCompleted

@@ -149,17 +149,10 @@ func permRich(t *Turn) (acp.StopReason, error) {
 			Locations:  []acp.ToolCallLocation{{Path: "/tmp/notes.txt", Line: acp.Ptr(7)}},
 			Content:    []acp.ToolCallContent{acp.ToolDiffContent("/tmp/notes.txt", "new", "old")},
 		},
-		Options: []acp.PermissionOption{{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "yes"},
-			{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "no"}},
+		Options: allowOrReject(),
 	}
 	resp, err := t.Conn().RequestPermission(context.Background(), req)
-	outcome := "cancelled"
-	switch {
-	case err != nil:
-		outcome = "error " + err.Error()
-	case resp.Outcome.Selected != nil:
-		outcome = string(resp.Outcome.Selected.OptionId)
-	}
+	outcome := permissionOutcome(resp, err)
 	if o := outcomeOf(string(t.SID)); o.outcome == "" {
 		o.outcome = outcome
 		close(o.done)
@@ -182,4 +175,22 @@ func echoMeta(t *Turn) (acp.StopReason, error) {
 		`,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":` + string(text) +
 		`,"annotations":{"priority":0.5},"_meta":{"test/chunk":true}}}}}` + "\n"))
 	return acp.StopReasonEndTurn, err
+}
+
+// permissionOutcome is what the agent says of its permission request's
+// answer: the option chosen, "cancelled", or the error.
+func permissionOutcome(resp acp.RequestPermissionResponse, err error) string {
+	switch {
+	case err != nil:
+		return "error " + err.Error()
+	case resp.Outcome.Selected != nil:
+		return string(resp.Outcome.Selected.OptionId)
+	}
+	return "cancelled"
+}
+
+// allowOrReject are the options of the agent's permission requests.
+func allowOrReject() []acp.PermissionOption {
+	return []acp.PermissionOption{{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "yes"},
+		{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "no"}}
 }

@@ -38,15 +38,8 @@ func askTool(t *Turn, kind acp.ToolKind, title string, raw map[string]any) (acp.
 		acp.WithStartKind(kind), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(raw))})
 	resp, err := t.Conn().RequestPermission(context.Background(), acp.RequestPermissionRequest{SessionId: t.SID,
 		ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(kind), RawInput: raw},
-		Options: []acp.PermissionOption{{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "yes"},
-			{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "no"}}})
-	outcome := "cancelled"
-	switch {
-	case err != nil:
-		outcome = "error " + err.Error()
-	case resp.Outcome.Selected != nil:
-		outcome = string(resp.Outcome.Selected.OptionId)
-	}
+		Options:  allowOrReject()})
+	outcome := permissionOutcome(resp, err)
 	t.Say("permission: " + outcome + "\n")
 	return acp.StopReasonEndTurn, nil
 }
