@@ -213,7 +213,7 @@ type Client struct {
 // session's prompt goes to that session's observer, as its updates do.
 func (c *Client) received(line []byte, env *lineframe.Envelope) bool {
 	if env.Valid {
-		if sid := c.wire.read(line, env); sid != "" {
+		if sid := c.wire.read(env); sid != "" {
 			c.sessionObserver(sid).Message(line)
 		} else {
 			c.observerOf(line, env).Message(line)
@@ -595,7 +595,6 @@ func (nopObserver) Event(Event)    {}
 
 // SessionUpdate passes the agent's update to the session it names.
 func (c *Client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	defer c.wire.handled()
 	s, err := c.session(n.SessionId)
 	if err != nil {
 		return err

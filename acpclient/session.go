@@ -250,15 +250,6 @@ func (s *Session) PromptBlocks(ctx context.Context, blocks []acp.ContentBlock) (
 	case <-ctx.Done():
 		a = s.cancelTurn(t, done, stopReq)
 	}
-	if a.err != nil && ctx.Err() == nil {
-		// An answer read just before the connection ended is the turn's
-		// end, whatever the SDK made of it (see wireLog).
-		if r, ok := s.c.wire.answer(s.id); ok {
-			a = answer{resp: r}
-		}
-	} else {
-		s.c.wire.forget(s.id)
-	}
 	res := Result{SessionID: s.id, Duration: time.Since(start), Permissions: s.thread.permissions().minus(before), StopReason: a.resp.StopReason}
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)

@@ -144,7 +144,6 @@ func (c *Client) notification(method []byte, params json.RawMessage) {
 	case string(method) == acp.ClientMethodSessionUpdate:
 		var n acp.SessionNotification
 		if json.Unmarshal(params, &n) != nil || n.Validate() != nil {
-			c.wire.handled()
 			return
 		}
 		_ = c.SessionUpdate(c.readCtx, n)
